@@ -1,0 +1,134 @@
+"""The linear-classifier base every classifier of the suite inherits.
+
+It owns what all linear classifiers share: validating X, y and sample weights, encoding
+the labels into ``classes_``, the single-class error, one-vs-rest for estimators whose
+rule is binary, and ``decision_function`` / ``predict`` from ``coef_`` and ``intercept_``.
+Subclasses implement ``_fit_linear(X, y_encoded, sample_weight)`` and set ``coef_``
+(``(1, p)`` for two classes, ``(K, p)`` otherwise) and ``intercept_``.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+
+def encode_classes(y, estimator_name):
+    """``(classes, y_encoded)`` with a clear error when fewer than two classes remain."""
+    check_classification_targets(y)
+    classes, y_encoded = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least 2 classes; got 1 class "
+            f"({classes[0]!r}). Linear separability compares classes."
+        )
+    return classes, y_encoded.astype(np.intp, copy=False)
+
+
+def check_weights(sample_weight, X, y_encoded, n_classes):
+    """Validate sample weights; ``None`` stays ``None`` so unweighted paths stay cheap."""
+    if sample_weight is None:
+        return None
+    sample_weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
+    if not np.any(sample_weight):
+        raise ValueError("Sample weights are all zero: at least one must be positive.")
+    per_class = np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
+    if np.any(per_class == 0):
+        raise ValueError(
+            "Every class needs a positive total sample weight; class indices "
+            f"{np.flatnonzero(per_class == 0).tolist()} have weight zero."
+        )
+    return sample_weight
+
+
+class LinearClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base for linear classifiers: ``decision_function(x) = x @ coef_.T + intercept_``.
+
+    For two classes ``coef_`` has shape ``(1, n_features)`` and ``decision_function``
+    returns shape ``(n_samples,)``, positive meaning ``classes_[1]``. For K > 2 classes
+    it returns ``(n_samples, K)`` and the prediction is the arg-max.
+
+    Subclasses set ``_accept_sparse`` and implement ``_fit_linear``. Estimators whose
+    rule is binary call :meth:`_fit_one_vs_rest` from it.
+    """
+
+    _accept_sparse = False
+
+    def _validate_fit_data(self, X, y, sample_weight=None):
+        """Validated ``(X, y_encoded, sample_weight)``; sets ``classes_``."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=self._accept_sparse and "csr",
+            dtype=[np.float64, np.float32],
+            y_numeric=False,
+        )
+        self.classes_, y_encoded = encode_classes(y, type(self).__name__)
+        sample_weight = check_weights(sample_weight, X, y_encoded, len(self.classes_))
+        return X, y_encoded, sample_weight
+
+    def _validate_predict_data(self, X):
+        check_is_fitted(self)
+        return validate_data(
+            self,
+            X,
+            accept_sparse=self._accept_sparse and "csr",
+            dtype=[np.float64, np.float32],
+            reset=False,
+        )
+
+    def _fit_one_vs_rest(self, X, y_encoded, sample_weight, fit_binary):
+        """Stack ``fit_binary(X, c, sample_weight) -> (coef (p,), intercept)`` over classes.
+
+        ``c`` is ``+1`` for the class at hand and ``-1`` for the rest. Two classes need a
+        single binary fit (``c = +1`` meaning ``classes_[1]``).
+        """
+        n_classes = len(self.classes_)
+        targets = range(1, 2) if n_classes == 2 else range(n_classes)
+        fits = [
+            fit_binary(X, np.where(y_encoded == k, 1.0, -1.0), sample_weight)
+            for k in targets
+        ]
+        self.coef_ = np.vstack([coef for coef, _ in fits]).astype(X.dtype, copy=False)
+        self.intercept_ = np.array([b for _, b in fits], dtype=X.dtype)
+        return fits
+
+    def decision_function(self, X):
+        """Signed scores of the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, > 0 means ``classes_[1]``; otherwise one score per class.
+        """
+        X = self._validate_predict_data(X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels of the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accept_sparse
+        return tags

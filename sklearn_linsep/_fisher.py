@@ -1,0 +1,370 @@
+"""Fisher's linear discriminant, extended to a singular covariance.
+
+The math lives in module-level functions (``nearest_mean_rule``, ``fisher_directions``,
+``accuracy_threshold``) that take class statistics and the regularised inverse from
+``_stats``; :class:`FisherDiscriminant` only validates and calls them.
+"""
+
+from numbers import Real, Integral
+
+import numpy as np
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import LinearClassifierBase
+from ._stats import class_statistics, regularized_covariance
+
+
+def nearest_mean_rule(reg, means, log_priors=None):
+    """Linear scores of the nearest class mean in the metric of S(κ)⁻¹.
+
+    With ``A = S(κ)⁻¹`` and class means ``m_k``, the score of class k is
+    ``m_kᵀ A x - ½ m_kᵀ A m_k + log π_k``. It is computed relative to the centre ``c`` of
+    the class means (``δ_k = m_k - c``) to avoid cancellation. For two classes the
+    difference of the two scores is Fisher's rule ``uᵀx - α`` with ``u = S(κ)⁻¹ d`` and
+    the midpoint threshold ``α = ½ uᵀ(m₊ + m₋)``.
+
+    Parameters
+    ----------
+    reg : RegularizedCovariance
+    means : ndarray of shape (n_classes, n_features)
+    log_priors : ndarray of shape (n_classes,), default=None
+        Added to the scores (the log prior ratio shift of LDA).
+
+    Returns
+    -------
+    coef : ndarray of shape (1, n_features) for two classes, else (n_classes, n_features)
+    intercept : ndarray of shape (1,) or (n_classes,)
+    """
+    centre = means.mean(axis=0)
+    deltas = means - centre
+    coef = reg.solve(deltas.T).T
+    intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
+    if log_priors is not None:
+        intercept = intercept + log_priors
+    if len(means) == 2:
+        coef = coef[1:] - coef[:1]
+        intercept = intercept[1:] - intercept[:1]
+    if not np.any(coef):
+        raise ValueError(
+            "The Fisher direction is zero: the class means coincide"
+            + ("" if np.any(deltas) else " exactly")
+            + ", or their difference lies in the null space of S and kappa is "
+            "infinite. No linear rule separates classes with equal means."
+        )
+    return coef, intercept
+
+
+def fisher_directions(reg, counts, means):
+    """Discriminant directions: leading eigenvectors of S(κ)⁻¹ S_B.
+
+    Solves the generalised problem ``S_B v = λ S(κ) v`` through the whitening W of S(κ)
+    (``Wᵀ S(κ) W = I``): the singular vectors of ``D W``, with D the weighted centred
+    class means, give ``v = W f``, normalised so that ``vᵀ S(κ) v = 1``. At most K - 1
+    eigenvalues are non-zero.
+
+    Returns
+    -------
+    scalings : ndarray of shape (n_features, min(n_classes - 1, n_features))
+    explained_variance_ratio : ndarray of shape (min(n_classes - 1, n_features),)
+    """
+    n_classes, n_features = means.shape
+    weights = counts / counts.sum()
+    grand_mean = weights @ means
+    between = np.sqrt(weights)[:, None] * (means - grand_mean)
+    whitening = reg.whitening()
+    _, singular_values, right = np.linalg.svd(between @ whitening, full_matrices=False)
+    n_directions = min(n_classes - 1, n_features)
+    scalings = whitening @ right[:n_directions].T
+    eigenvalues = singular_values**2
+    ratio = eigenvalues[:n_directions] / eigenvalues.sum()
+    projected = (means - grand_mean) @ scalings
+    if n_classes == 2:
+        # The axis points from classes_[0] to classes_[1].
+        signs = np.sign(projected[1] - projected[0])
+    else:
+        signs = np.sign(projected[np.argmax(np.abs(projected), axis=0), range(n_directions)])
+    signs[signs == 0] = 1.0
+    return scalings * signs, ratio
+
+
+def accuracy_threshold(scores, positive, weights, preferred):
+    """The threshold t on ``scores`` that maximises the weighted training accuracy.
+
+    A sample is assigned to the positive class when its score exceeds t. Among the
+    optimal open intervals between consecutive distinct scores, ``preferred`` is kept
+    if it lies in one; otherwise the middle of the optimal interval nearest to it is
+    returned (Haralick's accuracy-maximising threshold, ties broken toward the midpoint
+    rule).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+    positive : ndarray of bool of shape (n_samples,)
+    weights : ndarray of shape (n_samples,)
+    preferred : float
+
+    Returns
+    -------
+    threshold : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep._fisher import accuracy_threshold
+    >>> scores = np.array([0.0, 1.0, 2.0, 3.0])
+    >>> accuracy_threshold(scores, scores > 0.5, np.ones(4), preferred=2.5)
+    0.5
+    """
+    order = np.argsort(scores, kind="stable")
+    sorted_scores = scores[order]
+    pos = np.where(positive[order], weights[order], 0.0)
+    neg = np.where(positive[order], 0.0, weights[order])
+    # correct[i]: the first i sorted samples are called negative, the rest positive.
+    correct = np.concatenate([[0.0], np.cumsum(neg)]) + (
+        pos.sum() - np.concatenate([[0.0], np.cumsum(pos)])
+    )
+    n = scores.shape[0]
+    valid = np.ones(n + 1, dtype=bool)
+    valid[1:n] = sorted_scores[1:] > sorted_scores[:-1]
+    best = correct[valid].max()
+    cuts = np.flatnonzero(valid & (correct >= best - 1e-12 * weights.sum()))
+    lower = np.where(cuts > 0, sorted_scores[np.maximum(cuts - 1, 0)], -np.inf)
+    upper = np.where(cuts < n, sorted_scores[np.minimum(cuts, n - 1)], np.inf)
+    if np.any((lower < preferred) & (preferred < upper)):
+        return float(preferred)
+    distance = np.where(preferred <= lower, lower - preferred, preferred - upper)
+    j = np.argmin(distance)
+    if np.isfinite(lower[j]) and np.isfinite(upper[j]):
+        return float(0.5 * (lower[j] + upper[j]))
+    gaps = np.diff(np.unique(sorted_scores))
+    step = float(np.median(gaps)) if gaps.size else 1.0
+    return float(upper[j] - step if np.isinf(lower[j]) else lower[j] + step)
+
+
+class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, LinearClassifierBase):
+    r"""Fisher's linear discriminant, extended to a singular covariance.
+
+    For two classes with mean difference :math:`d = \bar x_+ - \bar x_-` and pooled
+    within-class covariance :math:`S`, the direction is
+
+    .. math:: u(\kappa) = S(\kappa)^{-1} d = (S^\dagger + Q/\kappa)\, d,
+              \qquad Q = I - S^\dagger S,
+
+    the Moore–Penrose inverse :math:`S^\dagger` plus the null-space regularisation
+    :math:`S(\kappa) = S + \kappa Q` (Ben-Israel & Levin 2005). If S is nonsingular,
+    Q = 0 and this is exactly Fisher's :math:`S^{-1} d`: κ has no effect. If S is
+    singular and d lies in its range, the direction is :math:`S^\dagger d`; otherwise
+    small κ favours the null-space part of d, along which the training classes collapse
+    to two points. With p > n the training data are always separable and u(κ)
+    separates them, which pinv-LDA does not.
+
+    The rule is :math:`u^\top x > \alpha` for ``classes_[1]``, with the midpoint threshold
+    :math:`\alpha = \tfrac12 u^\top(\bar x_+ + \bar x_-)` shifted by
+    :math:`-\log(\pi_+/\pi_-)` when priors are given, or the threshold that maximises
+    the training accuracy on the projection (Haralick).
+
+    For K > 2 classes the directions are the leading (at most K - 1) eigenvectors of
+    :math:`S(\kappa)^{-1} S_B`, and a sample goes to the nearest class mean in the
+    discriminant space, which is the linear rule
+    :math:`\bar x_k^\top S(\kappa)^{-1} x - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k
+    (+ \log \pi_k)`.
+
+    Parameters
+    ----------
+    kappa : float, default=1.0
+        The regularisation κ > 0 of the null space of S; ``np.inf`` gives
+        :math:`S^\dagger d`. It has no effect when S is nonsingular. Tune it with
+        ``GridSearchCV`` when p is close to or above n.
+    threshold : {"midpoint", "accuracy"}, default="midpoint"
+        The paper's midpoint threshold, or the one maximising the (weighted, and
+        prior-weighted when priors are given) training accuracy on the projection. Only
+        "midpoint" is defined for more than two classes.
+    priors : array-like of shape (n_classes,), default=None
+        Positive class priors summing to one. When given, the scores are shifted by
+        their logarithms, as in LDA; by default no shift (the nearest class mean).
+    n_components : int, default=None
+        Number of discriminant directions kept by ``transform``, at most
+        ``min(n_classes - 1, n_features)`` (the default).
+    store_covariance : bool, default=False
+        Whether to store the pooled covariance in ``covariance_``.
+    tol : float, default=None
+        Relative rank tolerance: an eigenvalue of S at most ``tol`` times the largest
+        counts as zero. None means ``max(n_samples, n_features) * eps``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        For two classes, :math:`u(\kappa)`; otherwise the class scores' weights.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+        Weighted class means.
+    covariance_ : ndarray of shape (n_features, n_features)
+        Pooled within-class covariance ``W / (Σw - K)``; only with
+        ``store_covariance=True``.
+    rank_ : int
+        Numerical rank of the pooled covariance.
+    null_space_dim_ : int
+        ``n_features - rank_``: the dimension on which κ acts.
+    scalings_ : ndarray of shape (n_features, n_components)
+        Discriminant directions, normalised to unit variance in S(κ).
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        Share of the between-class variance along each direction.
+    xbar_ : ndarray of shape (n_features,)
+        Weighted overall mean, the origin of ``transform``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when X has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The nonsingular rule
+        with shrinkage instead of the null-space regularisation.
+    SeparabilityAngle : The angle of separability built on the same direction.
+
+    References
+    ----------
+    A. Ben-Israel and Y. Levin, "The geometry of linear separability in data sets",
+    Linear Algebra Appl. (2006). R. A. Fisher (1936). R. M. Haralick, "Linear Decision
+    Rules".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import FisherDiscriminant
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(20, 60))   # more features than samples: S is singular
+    >>> y = np.repeat([0, 1], 10)
+    >>> clf = FisherDiscriminant(kappa=1.0).fit(X, y)
+    >>> clf.rank_, clf.null_space_dim_
+    (18, 42)
+    >>> clf.score(X, y)
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        "kappa": [Interval(Real, 0, None, closed="neither")],
+        "threshold": [StrOptions({"midpoint", "accuracy"})],
+        "priors": ["array-like", None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "store_covariance": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        kappa=1.0,
+        *,
+        threshold="midpoint",
+        priors=None,
+        n_components=None,
+        store_covariance=False,
+        tol=None,
+    ):
+        self.kappa = kappa
+        self.threshold = threshold
+        self.priors = priors
+        self.n_components = n_components
+        self.store_covariance = store_covariance
+        self.tol = tol
+
+    def _log_priors(self, n_classes):
+        if self.priors is None:
+            return None
+        priors = np.asarray(self.priors, dtype=np.float64)
+        if priors.shape != (n_classes,):
+            raise ValueError(
+                f"priors has shape {priors.shape}; expected ({n_classes},), one per class."
+            )
+        if np.any(~np.isfinite(priors)) or np.any(priors <= 0):
+            raise ValueError("priors must be finite and positive.")
+        if not np.isclose(priors.sum(), 1.0, rtol=0, atol=1e-8):
+            raise ValueError(f"priors must sum to 1; they sum to {priors.sum():g}.")
+        return np.log(priors)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the discriminant.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights (an integer weight equals repeating the row).
+
+        Returns
+        -------
+        self : FisherDiscriminant
+        """
+        X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        n_classes, n_features = len(self.classes_), X.shape[1]
+        log_priors = self._log_priors(n_classes)
+        if self.threshold == "accuracy" and n_classes > 2:
+            raise ValueError(
+                "threshold='accuracy' is defined for two classes only; got "
+                f"{n_classes}. Use threshold='midpoint'."
+            )
+        max_components = min(n_classes - 1, n_features)
+        if self.n_components is not None and self.n_components > max_components:
+            raise ValueError(
+                f"n_components={self.n_components} exceeds min(n_classes - 1, "
+                f"n_features) = {max_components}."
+            )
+
+        stats = class_statistics(X, y_encoded, n_classes, sample_weight)
+        covariance = stats.pooled_covariance()
+        reg = regularized_covariance(covariance, self.kappa, self.tol, stats.n_samples)
+        coef, intercept = nearest_mean_rule(reg, stats.means, log_priors)
+        if self.threshold == "accuracy":
+            intercept = self._accuracy_intercept(
+                X, y_encoded, sample_weight, stats, coef[0], intercept[0], log_priors
+            )
+        scalings, ratio = fisher_directions(reg, stats.counts, stats.means)
+
+        n_components = self.n_components or max_components
+        dtype = X.dtype
+        self.coef_ = coef.astype(dtype, copy=False)
+        self.intercept_ = np.asarray(intercept, dtype=dtype).reshape(-1)
+        self.means_ = stats.means.astype(dtype, copy=False)
+        if self.store_covariance:
+            self.covariance_ = covariance.astype(dtype, copy=False)
+        self.rank_ = reg.rank
+        self.null_space_dim_ = reg.null_space_dim
+        self.scalings_ = scalings[:, :n_components].astype(dtype, copy=False)
+        self.explained_variance_ratio_ = ratio[:n_components]
+        self.xbar_ = stats.grand_mean.astype(dtype, copy=False)
+        self._n_features_out = n_components
+        return self
+
+    def _accuracy_intercept(self, X, y_encoded, sample_weight, stats, u, intercept, log_priors):
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        if log_priors is not None:
+            weights = weights * (np.exp(log_priors) / stats.counts)[y_encoded]
+        scores = np.asarray(X @ u, dtype=np.float64)
+        threshold = accuracy_threshold(scores, y_encoded == 1, weights, preferred=-intercept)
+        return np.array([-threshold])
+
+    def transform(self, X):
+        """Project X on the discriminant directions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            ``(X - xbar_) @ scalings_``; for two classes one column, increasing toward
+            ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return (X - self.xbar_) @ self.scalings_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

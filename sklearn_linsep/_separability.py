@@ -1,0 +1,527 @@
+r"""The angle of separability (Ben-Israel & Levin 2005, §5): function, transformer, scorer.
+
+Lift the data to :math:`\mathbb R^{p+1}`, class -1 at height z = -1 and class +1 at
+z = +1. The lifted covariance is singular in z and the lifted mean difference (d, 2) is
+not in its range, so the regularisation S(κ) = diag(S, κ) applies: the separating
+hyperplane H(κ) has normal n = (S(κ)⁻¹d, 2/κ) and makes the angle
+θ(κ) = arctan(κ‖S(κ)⁻¹d‖ / 2) with the horizontal. θ near 0 means inseparable, near π/2
+well separated.
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+from numbers import Real
+
+import numpy as np
+from scipy import stats as scipy_stats
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.pipeline import Pipeline
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.validation import check_is_fitted, check_X_y, validate_data
+
+from ._base import check_weights, encode_classes
+from ._stats import class_statistics, regularized_covariance
+
+_METRICS = {"euclidean", "mahalanobis"}
+
+
+@dataclass(frozen=True)
+class HotellingT2Result:
+    """Hotelling's two-sample T² test of equal means, i.e. of θ = 0.
+
+    Under two normal populations with a common covariance, θ = 0 exactly when d = 0.
+    ``statistic`` is ``T² = (n₊n₋/n) dᵀS⁻¹d`` and
+    ``f_statistic = (n - p - 1) / (p (n - 2)) · T²`` follows F(df1, df2) =
+    F(p, n - p - 1) under the null hypothesis.
+    """
+
+    statistic: float
+    f_statistic: float
+    df1: int
+    df2: float
+    pvalue: float
+
+
+@dataclass(frozen=True)
+class AngleResult:
+    """The angle of separability of two classes and the quantities behind it.
+
+    Attributes
+    ----------
+    angle : float
+        θ(κ) in radians, in [0, π/2].
+    cos_angle : float
+        cos θ(κ) = (2/κ) / √(L² + 4/κ²), with L the length in the chosen metric.
+    scaled_distance : float
+        ‖S(κ)⁻¹d‖, the paper's length (units: 1 / units of X).
+    mahalanobis_distance : float
+        √(dᵀS(κ)⁻¹d), the affine-invariant length.
+    metric : str
+        Which length θ uses: "euclidean" (``scaled_distance``) or "mahalanobis".
+    kappa : float
+    rank : int
+        Numerical rank of the pooled covariance S.
+    normal : ndarray of shape (n_features + 1,)
+        The normal n = (S(κ)⁻¹d, 2/κ) of the lifted hyperplane H(κ).
+    hotelling : HotellingT2Result or None
+        None when the test is undefined: S singular or n ≤ p + 1.
+    """
+
+    angle: float
+    cos_angle: float
+    scaled_distance: float
+    mahalanobis_distance: float
+    metric: str
+    kappa: float
+    rank: int
+    normal: np.ndarray
+    hotelling: HotellingT2Result | None
+
+    @property
+    def degrees(self):
+        """θ(κ) in degrees."""
+        return float(np.degrees(self.angle))
+
+
+def angle_from_length(length, kappa):
+    """``(θ, cos θ)`` with θ = arctan(κ·length/2), stable for κ = ∞ and length = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep._separability import angle_from_length
+    >>> theta, cos_theta = angle_from_length(2.0, kappa=1.0)
+    >>> round(float(np.degrees(theta)), 6), round(cos_theta, 6)
+    (45.0, 0.707107)
+    """
+    if length == 0.0:
+        return 0.0, 1.0
+    half = kappa * length / 2.0
+    return float(np.arctan(half)), float(1.0 / np.hypot(1.0, half))
+
+
+def _hotelling(stats, d, reg):
+    n = stats.total_weight
+    p = stats.n_features
+    if reg.rank < p or n - p - 1 <= 0:
+        return None
+    t2 = float(stats.counts[0] * stats.counts[1] / n * (d @ reg.solve(d)))
+    f = (n - p - 1) / (p * (n - 2)) * t2
+    return HotellingT2Result(t2, f, p, n - p - 1, float(scipy_stats.f.sf(f, p, n - p - 1)))
+
+
+def _two_class_angle(stats, kappa, metric, tol):
+    """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``."""
+    reg = regularized_covariance(stats.pooled_covariance(), kappa, tol, stats.n_samples)
+    d = stats.means[1] - stats.means[0]
+    u = reg.solve(d)
+    scaled = float(np.linalg.norm(u))
+    mahalanobis = float(np.sqrt(max(d @ u, 0.0)))
+    theta, cos_theta = angle_from_length(scaled if metric == "euclidean" else mahalanobis, kappa)
+    result = AngleResult(
+        angle=theta,
+        cos_angle=cos_theta,
+        scaled_distance=scaled,
+        mahalanobis_distance=mahalanobis,
+        metric=metric,
+        kappa=float(kappa),
+        rank=reg.rank,
+        normal=np.append(u, 2.0 / kappa),
+        hotelling=_hotelling(stats, d, reg),
+    )
+    offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
+    return result, u, offset
+
+
+def _pairwise(X, y_encoded, n_classes, sample_weight, kappa, metric, tol):
+    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j."""
+    pairs = {}
+    for i, j in combinations(range(n_classes), 2):
+        if n_classes == 2:
+            rows = slice(None)
+            labels = y_encoded
+        else:
+            rows = np.flatnonzero((y_encoded == i) | (y_encoded == j))
+            labels = (y_encoded[rows] == j).astype(np.intp)
+        weights = None if sample_weight is None else sample_weight[rows]
+        stats = class_statistics(X[rows], labels, 2, weights)
+        pairs[i, j] = _two_class_angle(stats, kappa, metric, tol)
+    return pairs
+
+
+def _validated_xy(X, y, sample_weight, caller):
+    X, y = check_X_y(X, y, dtype=[np.float64, np.float32], y_numeric=False)
+    classes, y_encoded = encode_classes(y, caller)
+    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
+    return X, classes, y_encoded, sample_weight
+
+
+def _smallest_angle(X, y, *, kappa, metric, sample_weight=None, tol=None, caller):
+    X, classes, y_encoded, sample_weight = _validated_xy(X, y, sample_weight, caller)
+    pairs = _pairwise(X, y_encoded, len(classes), sample_weight, kappa, metric, tol)
+    return min(result.angle for result, _, _ in pairs.values())
+
+
+_ANGLE_PARAMS = {
+    "X": ["array-like"],
+    "y": ["array-like"],
+    "kappa": [Interval(Real, 0, None, closed="neither")],
+    "metric": [StrOptions(_METRICS)],
+    "sample_weight": ["array-like", None],
+    "tol": [Interval(Real, 0, None, closed="left"), None],
+}
+
+
+@validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
+def separability_statistics(
+    X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None
+):
+    r"""The angle of separability of two classes with cos θ, lengths and Hotelling's test.
+
+    .. math:: \theta(\kappa) = \arctan\!\Big(\frac{\kappa L}{2}\Big),\qquad
+              \cos\theta(\kappa) = \frac{2/\kappa}{\sqrt{L^2 + 4/\kappa^2}},
+
+    with :math:`L = \|S(\kappa)^{-1} d\|` (``metric="euclidean"``, the paper's) or
+    :math:`L = \sqrt{d^\top S(\kappa)^{-1} d}` (``metric="mahalanobis"``), S the pooled
+    covariance (divisor n₊ + n₋ - 2) and :math:`S(\kappa)^{-1} = S^\dagger + Q/\kappa`
+    when S is singular.
+
+    The Euclidean length is not scale-invariant: multiplying X by c divides it by c.
+    The Mahalanobis length is invariant under any nonsingular affine map of X.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Exactly two classes; the second in sorted order is the lifted +1.
+    kappa : float, default=1.0
+        The regularisation κ > 0 (the height of the lifted classes is ±1).
+    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+        The length L. "euclidean" reproduces the paper.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative frequency weights.
+    tol : float, default=None
+        Relative rank tolerance of S (see :class:`FisherDiscriminant`).
+
+    Returns
+    -------
+    result : AngleResult
+
+    Examples
+    --------
+    >>> from sklearn_linsep import load_breast_cancer_wisconsin, separability_statistics
+    >>> X, y = load_breast_cancer_wisconsin(return_X_y=True)
+    >>> result = separability_statistics(X, y)
+    >>> round(result.degrees, 2), round(result.scaled_distance, 4)
+    (43.01, 1.8654)
+    >>> result.hotelling.pvalue < 1e-100
+    True
+    """
+    X, classes, y_encoded, sample_weight = _validated_xy(
+        X, y, sample_weight, "separability_statistics"
+    )
+    if len(classes) != 2:
+        raise ValueError(
+            f"The angle of separability compares two classes; got {len(classes)}. "
+            "SeparabilityAngle gives the angle of every pair."
+        )
+    stats = class_statistics(X, y_encoded, 2, sample_weight)
+    return _two_class_angle(stats, kappa, metric, tol)[0]
+
+
+@validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
+def separability_angle(X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None):
+    r"""The angle of separability θ(κ) of two classes, in radians.
+
+    :math:`\theta(\kappa) = \arctan(\kappa \|S(\kappa)^{-1} d\| / 2)` in [0, π/2): near
+    0 the classes are inseparable, near π/2 well separated. See
+    :func:`separability_statistics` for cos θ, the lengths and Hotelling's test.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Exactly two classes.
+    kappa : float, default=1.0
+    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+        ``"euclidean"`` is the paper's ‖S⁻¹d‖ (depends on the units of X);
+        ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant).
+    sample_weight : array-like of shape (n_samples,), default=None
+    tol : float, default=None
+
+    Returns
+    -------
+    angle : float
+        θ(κ) in radians.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import separability_angle
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> round(float(np.degrees(separability_angle(X, y))), 2)
+    80.54
+    """
+    return separability_statistics(
+        X, y, kappa=kappa, metric=metric, sample_weight=sample_weight, tol=tol
+    ).angle
+
+
+class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""The angle of separability θ(κ) as a transformer.
+
+    ``fit`` computes θ(κ) = arctan(κ‖S(κ)⁻¹d‖/2) and the lifted hyperplane H(κ) with
+    normal n = (S(κ)⁻¹d, 2/κ); ``transform`` returns the signed distance of each sample
+    to the trace of H(κ) on z = 0 (Fisher's midpoint hyperplane
+    :math:`u^\top x = \tfrac12 u^\top(\bar x_+ + \bar x_-)`, u = S(κ)⁻¹d), positive on
+    the side of ``classes_[1]``; ``score(X, y)`` returns the angle of (X, y) itself, so
+    ``cross_val_score(SeparabilityAngle(), X, y)`` gives the angles of the held-out
+    folds.
+
+    With K > 2 classes every pair i < j gets its own angle (``pairwise_angles_``) and
+    its own column in ``transform``; ``angle_`` and ``score`` are the smallest pairwise
+    angle, the least separable pair.
+
+    Parameters
+    ----------
+    kappa : float, default=1.0
+        The regularisation κ > 0.
+    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+        The length behind θ: the paper's ‖S(κ)⁻¹d‖ or the affine-invariant
+        √(dᵀS(κ)⁻¹d). The hyperplane is the same for both.
+    tol : float, default=None
+        Relative rank tolerance of S (see :class:`FisherDiscriminant`).
+
+    Attributes
+    ----------
+    angle_ : float
+        θ(κ) in radians (for K > 2 the smallest pairwise angle).
+    cos_angle_ : float
+    scaled_distance_ : float
+        ‖S(κ)⁻¹d‖ of the (least separable) pair.
+    normal_ : ndarray of shape (n_features + 1,)
+        Normal (S(κ)⁻¹d, 2/κ) of the lifted hyperplane of that pair.
+    hotelling_ : HotellingT2Result or None
+        Hotelling's T² test of θ = 0 for that pair, None where undefined.
+    least_separable_pair_ : tuple
+        The two classes behind ``angle_``.
+    pairwise_angles_ : ndarray of shape (n_classes, n_classes)
+        Symmetric matrix of the pairwise angles in radians (zero diagonal).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    separability_angle : The same angle as a function.
+    make_separability_scorer : The angle of held-out data as a scorer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn_linsep import SeparabilityAngle
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(3, 1, (50, 2))])
+    >>> y = np.repeat([0, 1], 50)
+    >>> est = SeparabilityAngle().fit(X, y)
+    >>> bool(0 < est.angle_ < np.pi / 2)
+    True
+    >>> est.transform(X[:2]).shape
+    (2, 1)
+    >>> cross_val_score(SeparabilityAngle(), X, y, cv=3).shape
+    (3,)
+    """
+
+    _parameter_constraints: dict = {
+        "kappa": [Interval(Real, 0, None, closed="neither")],
+        "metric": [StrOptions(_METRICS)],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, kappa=1.0, *, metric="euclidean", tol=None):
+        self.kappa = kappa
+        self.metric = metric
+        self.tol = tol
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Compute the angle(s) and the hyperplane(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : SeparabilityAngle
+        """
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=False)
+        self.classes_, y_encoded = encode_classes(y, type(self).__name__)
+        n_classes = len(self.classes_)
+        sample_weight = check_weights(sample_weight, X, y_encoded, n_classes)
+        pairs = _pairwise(
+            X, y_encoded, n_classes, sample_weight, self.kappa, self.metric, self.tol
+        )
+        self.pairwise_angles_ = np.zeros((n_classes, n_classes))
+        for (i, j), (result, _, _) in pairs.items():
+            self.pairwise_angles_[i, j] = self.pairwise_angles_[j, i] = result.angle
+        (i, j), (result, _, _) = min(pairs.items(), key=lambda item: item[1][0].angle)
+        self.angle_ = result.angle
+        self.cos_angle_ = result.cos_angle
+        self.scaled_distance_ = result.scaled_distance
+        self.normal_ = result.normal
+        self.hotelling_ = result.hotelling
+        self.least_separable_pair_ = (self.classes_[i], self.classes_[j])
+        self._set_hyperplanes([(u, offset) for _, u, offset in pairs.values()])
+        return self
+
+    def _set_hyperplanes(self, traces):
+        """Unit normals and offsets of the traces; a zero normal (d = 0) stays zero."""
+        normals = np.array([u for u, _ in traces])
+        offsets = np.array([offset for _, offset in traces])
+        lengths = np.linalg.norm(normals, axis=1)
+        safe = np.where(lengths > 0, lengths, 1.0)
+        self._unit_normals = normals / safe[:, None]
+        self._offsets = offsets / safe
+        self._n_features_out = len(traces)
+
+    def transform(self, X):
+        """Signed distance of each sample to the trace of H(κ) on z = 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_pairs)
+            One column per pair of classes (one column for two classes), positive on
+            the side of the pair's second class.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        distances = X @ self._unit_normals.T - self._offsets
+        return distances.astype(X.dtype, copy=False)
+
+    def score(self, X, y, sample_weight=None):
+        """The angle of separability of (X, y) itself, in radians.
+
+        For K > 2 classes, the smallest pairwise angle (the least separable pair).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        angle : float
+        """
+        check_is_fitted(self)
+        validate_data(self, X, reset=False)
+        return _smallest_angle(
+            X,
+            y,
+            kappa=self.kappa,
+            metric=self.metric,
+            sample_weight=sample_weight,
+            tol=self.tol,
+            caller=f"{type(self).__name__}.score",
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+
+def _feature_space(estimator, X):
+    """The features a fitted estimator works in: a pipeline's input to its last step,
+    a transformer's output, or X itself."""
+    if isinstance(estimator, Pipeline):
+        return estimator[:-1].transform(X) if len(estimator) > 1 else X
+    if hasattr(estimator, "transform"):
+        return estimator.transform(X)
+    return X
+
+
+class _SeparabilityScorer:
+    """Callable ``scorer(estimator, X, y)``: the angle of (X, y) in the estimator's
+    feature space (see :func:`make_separability_scorer`)."""
+
+    def __init__(self, kappa, metric):
+        self.kappa = kappa
+        self.metric = metric
+
+    def __call__(self, estimator, X, y, sample_weight=None):
+        return _smallest_angle(
+            _feature_space(estimator, X),
+            y,
+            kappa=self.kappa,
+            metric=self.metric,
+            sample_weight=sample_weight,
+            caller="separability_scorer",
+        )
+
+    def __repr__(self):
+        return f"make_separability_scorer(kappa={self.kappa!r}, metric={self.metric!r})"
+
+
+@validate_params(
+    {"kappa": [Interval(Real, 0, None, closed="neither")], "metric": [StrOptions(_METRICS)]},
+    prefer_skip_nested_validation=True,
+)
+def make_separability_scorer(*, kappa=1.0, metric="euclidean"):
+    """A scorer returning the angle of separability of held-out data.
+
+    For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ) (radians,
+    greater is better) of the held-out fold, measured in the feature space of the
+    fitted estimator: for a ``Pipeline`` the output of every step before the last, for
+    a transformer its ``transform``, otherwise X itself. With K > 2 classes it is the
+    smallest pairwise angle.
+
+    Parameters
+    ----------
+    kappa : float, default=1.0
+    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, sample_weight=None) -> float``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_linsep import FisherDiscriminant, make_separability_scorer
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 3)), rng.normal(2, 1, (50, 3))])
+    >>> y = np.repeat([0, 1], 50)
+    >>> pipe = make_pipeline(StandardScaler(), FisherDiscriminant())
+    >>> scorer = make_separability_scorer(metric="mahalanobis")
+    >>> scores = cross_val_score(pipe, X, y, cv=5, scoring=scorer)
+    >>> bool(np.all((0 < scores) & (scores < np.pi / 2)))
+    True
+    """
+    return _SeparabilityScorer(kappa, metric)
+
+
+separability_scorer = make_separability_scorer()
+"""The angle of separability (κ = 1, Euclidean) of held-out data, as a scorer.
+
+See :func:`make_separability_scorer`.
+"""
