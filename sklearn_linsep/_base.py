@@ -32,8 +32,6 @@ def check_weights(sample_weight, X, y_encoded, n_classes):
     sample_weight = _check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )
-    if not np.any(sample_weight):
-        raise ValueError("Sample weights are all zero: at least one must be positive.")
     per_class = np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
     if np.any(per_class == 0):
         raise ValueError(

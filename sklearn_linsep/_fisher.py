@@ -245,7 +245,7 @@ class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Line
     """
 
     _parameter_constraints: dict = {
-        "kappa": [Interval(Real, 0, None, closed="neither")],
+        "kappa": [Interval(Real, 0, None, closed="right")],
         "threshold": [StrOptions({"midpoint", "accuracy"})],
         "priors": ["array-like", None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],

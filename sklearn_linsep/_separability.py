@@ -170,7 +170,7 @@ def _smallest_angle(X, y, *, kappa, metric, sample_weight=None, tol=None, caller
 _ANGLE_PARAMS = {
     "X": ["array-like"],
     "y": ["array-like"],
-    "kappa": [Interval(Real, 0, None, closed="neither")],
+    "kappa": [Interval(Real, 0, None, closed="right")],
     "metric": [StrOptions(_METRICS)],
     "sample_weight": ["array-like", None],
     "tol": [Interval(Real, 0, None, closed="left"), None],
@@ -265,8 +265,11 @@ def separability_angle(X, y, *, kappa=1.0, metric="euclidean", sample_weight=Non
     >>> from sklearn_linsep import separability_angle
     >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 0.0], [4.0, 1.0]])
     >>> y = np.array([0, 0, 1, 1])
+
+    Here S is singular and u = S†d + Qd/κ = (3, 0), so θ = arctan(3/2):
+
     >>> round(float(np.degrees(separability_angle(X, y))), 2)
-    80.54
+    56.31
     """
     return separability_statistics(
         X, y, kappa=kappa, metric=metric, sample_weight=sample_weight, tol=tol
@@ -281,8 +284,10 @@ class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     to the trace of H(κ) on z = 0 (Fisher's midpoint hyperplane
     :math:`u^\top x = \tfrac12 u^\top(\bar x_+ + \bar x_-)`, u = S(κ)⁻¹d), positive on
     the side of ``classes_[1]``; ``score(X, y)`` returns the angle of (X, y) itself, so
-    ``cross_val_score(SeparabilityAngle(), X, y)`` gives the angles of the held-out
-    folds.
+    ``cross_val_score(SeparabilityAngle(), X, y, cv=StratifiedKFold())`` gives the
+    angles of the held-out folds. Pass a stratified splitter: this is not a classifier,
+    so an integer ``cv`` means plain ``KFold``, whose folds may hold one class only on
+    sorted data.
 
     With K > 2 classes every pair i < j gets its own angle (``pairwise_angles_``) and
     its own column in ``transform``; ``angle_`` and ``score`` are the smallest pairwise
@@ -325,7 +330,7 @@ class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.model_selection import StratifiedKFold, cross_val_score
     >>> from sklearn_linsep import SeparabilityAngle
     >>> rng = np.random.RandomState(0)
     >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(3, 1, (50, 2))])
@@ -335,12 +340,12 @@ class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     True
     >>> est.transform(X[:2]).shape
     (2, 1)
-    >>> cross_val_score(SeparabilityAngle(), X, y, cv=3).shape
+    >>> cross_val_score(SeparabilityAngle(), X, y, cv=StratifiedKFold(3)).shape
     (3,)
     """
 
     _parameter_constraints: dict = {
-        "kappa": [Interval(Real, 0, None, closed="neither")],
+        "kappa": [Interval(Real, 0, None, closed="right")],
         "metric": [StrOptions(_METRICS)],
         "tol": [Interval(Real, 0, None, closed="left"), None],
     }
@@ -479,7 +484,7 @@ class _SeparabilityScorer:
 
 
 @validate_params(
-    {"kappa": [Interval(Real, 0, None, closed="neither")], "metric": [StrOptions(_METRICS)]},
+    {"kappa": [Interval(Real, 0, None, closed="right")], "metric": [StrOptions(_METRICS)]},
     prefer_skip_nested_validation=True,
 )
 def make_separability_scorer(*, kappa=1.0, metric="euclidean"):

@@ -165,11 +165,13 @@ def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
     if chunk_rows is None:
         chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
     stats = _empty_statistics(n_classes, n_features)
-    for start in range(0, n_samples, chunk_rows):
-        stop = min(start + chunk_rows, n_samples)
-        weights = None if sample_weight is None else sample_weight[start:stop]
-        chunk = _chunk_statistics(X[start:stop], y[start:stop], n_classes, weights)
-        stats = stats.merge(chunk)
+    # Overflow is checked once below, with a message that says what to do.
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, n_samples, chunk_rows):
+            stop = min(start + chunk_rows, n_samples)
+            weights = None if sample_weight is None else sample_weight[start:stop]
+            chunk = _chunk_statistics(X[start:stop], y[start:stop], n_classes, weights)
+            stats = stats.merge(chunk)
     if not (np.all(np.isfinite(stats.means)) and np.all(np.isfinite(stats.within_scatter))):
         raise ValueError(
             "The class statistics overflowed float64: the features are too large in "

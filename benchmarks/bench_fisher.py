@@ -1,0 +1,334 @@
+"""Benchmark ``FisherDiscriminant.fit`` against scikit-learn's LDA and a bare ``X.T @ X``.
+
+Run from the repository root::
+
+    python benchmarks/bench_fisher.py              # full run (n = 1e5 and 1e6)
+    python benchmarks/bench_fisher.py --quick      # smoke run (n = 1e5 only)
+    python benchmarks/bench_fisher.py --repeats 7  # more repetitions per timing
+
+It needs the ``bench`` extra (``pip install threadpoolctl psutil``).
+
+For every data set (two Gaussian classes with different means and a shared covariance,
+generated once per (n, p, dtype) and reused by every estimator) it times
+
+* ``FisherDiscriminant().fit(X, y)`` (ours),
+* ``LinearDiscriminantAnalysis(solver=s).fit(X, y)`` for s in "svd", "lsqr", "eigen",
+* a bare ``X.T @ X`` on the same array: the floor for any method that forms the scatter,
+
+repeating each timing (5 times at n = 1e5, 3 times at n = 1e6 unless ``--repeats`` is
+given) and reporting the median. The ratios are ``sklearn fastest / ours`` (a speed-up,
+larger is better) and ``ours / bare X.T@X`` (smaller is better).
+
+The peak extra memory of each fit beyond X is measured in a separate, untimed run: the
+tracemalloc peak (numpy reports its data buffers to tracemalloc) is the reliable figure;
+the peak RSS growth sampled every 2 ms by a background thread with psutil is a lower
+bound (the allocator reuses memory freed by earlier calls, and short peaks can fall
+between samples).
+
+The whole table is run twice: with the BLAS thread count left at its default and pinned
+to one thread with ``threadpoolctl.threadpool_limits(1)``. The BLAS library, kernel
+("architecture") and thread count reported by threadpoolctl are printed with each table.
+The environment is used as given: OpenBLAS reads OPENBLAS_CORETYPE and similar variables
+at load time, so compare against e.g. ``env -u OPENBLAS_CORETYPE python ...``.
+"""
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import threading
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import sklearn
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+try:
+    import psutil
+except ImportError:  # psutil only adds the RSS column
+    psutil = None
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from sklearn_linsep import FisherDiscriminant
+
+LDA_SOLVERS = ("svd", "lsqr", "eigen")
+MB = 1024.0**2
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def cpu_model():
+    """The CPU model name from /proc/cpuinfo (or platform's guess elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def blas_description():
+    """One line per BLAS/OpenMP library loaded, as threadpoolctl sees it now."""
+    lines = []
+    for lib in threadpool_info():
+        # The directory tells whose copy it is (numpy.libs, scipy.libs, ...).
+        owner = os.path.basename(os.path.dirname(lib["filepath"]))
+        lines.append(
+            f"{lib['user_api']}: {lib['internal_api']} {lib.get('version')} "
+            f"kernel={lib.get('architecture')} threads={lib['num_threads']} "
+            f"layer={lib.get('threading_layer')} ({owner})"
+        )
+    return lines or ["(no BLAS library seen by threadpoolctl)"]
+
+
+def blas_threads():
+    """The BLAS thread count in force, as a short string."""
+    counts = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    return ",".join(str(c) for c in sorted(counts)) or "?"
+
+
+def print_machine():
+    print("# Machine")
+    print(f"platform : {platform.platform()}")
+    print(f"cpu      : {cpu_model()} ({os.cpu_count()} logical CPUs)")
+    if psutil is not None:
+        print(f"memory   : {psutil.virtual_memory().total / 1024**3:.1f} GiB")
+    print(f"python   : {platform.python_version()}")
+    print(f"numpy    : {np.__version__}")
+    print(f"sklearn  : {sklearn.__version__}")
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+                "OMP_NUM_THREADS"):
+        print(f"{var:<21}= {os.environ.get(var, '(unset)')}")
+    for line in blas_description():
+        print(f"blas     : {line}")
+    print()
+
+
+# ------------------------------------------------------------------------------ data
+
+
+def make_data(n, p, dtype, seed=0):
+    """Two Gaussian classes with different means and one shared covariance.
+
+    The covariance is ``A Aᵀ / p + I`` for a random A (well conditioned, not diagonal);
+    class 1 is shifted by a random mean difference of norm 2.
+    """
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.5).astype(np.intp)
+    A = rng.standard_normal((p, p))
+    chol = np.linalg.cholesky(A @ A.T / p + np.eye(p))
+    shift = rng.standard_normal(p)
+    shift *= 2.0 / np.linalg.norm(shift)
+    X = rng.standard_normal((n, p)) @ chol.T
+    X[y == 1] += shift
+    X += 5.0  # a common offset, so nothing is accidentally centred
+    return np.ascontiguousarray(X, dtype=dtype), y
+
+
+# ------------------------------------------------------------------------ candidates
+
+
+def candidates():
+    """``name -> f(X, y)``: what is timed. The bare Gram product is the floor."""
+    cands = {"ours": lambda X, y: FisherDiscriminant().fit(X, y)}
+    for solver in LDA_SOLVERS:
+        cands[f"lda-{solver}"] = (
+            lambda X, y, s=solver: LinearDiscriminantAnalysis(solver=s).fit(X, y)
+        )
+    cands["X.T@X"] = lambda X, y: X.T @ X
+    return cands
+
+
+# ------------------------------------------------------------------------- measuring
+
+
+def time_call(func, X, y, repeats):
+    """Median wall time of ``func(X, y)`` over ``repeats`` calls (after a GC each)."""
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        func(X, y)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), times
+
+
+class RSSSampler:
+    """Peak resident set size growth while active, sampled every ``interval`` seconds."""
+
+    def __init__(self, interval=0.002):
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def _run(self):
+        proc = psutil.Process()
+        while not self._stop.is_set():
+            self.peak = max(self.peak, proc.memory_info().rss)
+            time.sleep(self.interval)
+
+    def __enter__(self):
+        self.base = psutil.Process().memory_info().rss
+        self.peak = self.base
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, psutil.Process().memory_info().rss)
+
+    @property
+    def extra(self):
+        return self.peak - self.base
+
+
+def peak_memory(func, X, y):
+    """``(tracemalloc peak, RSS peak growth)`` in bytes of one untimed ``func(X, y)``.
+
+    X already exists, so both count only what the call allocates beyond it. The result
+    of the call is dropped before measuring ends, but the peak is what matters.
+    """
+    gc.collect()
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    func(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    traced = peak - base
+    rss = float("nan")
+    if psutil is not None:
+        gc.collect()
+        with RSSSampler() as sampler:
+            func(X, y)
+        rss = sampler.extra
+    return traced, rss
+
+
+def coef_cosine(X, y):
+    """Cosine between our direction and LDA-eigen's, a sanity check that they agree."""
+    ours = FisherDiscriminant().fit(X, y).coef_.ravel().astype(np.float64)
+    theirs = LinearDiscriminantAnalysis(solver="eigen").fit(X, y).coef_.ravel()
+    return float(ours @ theirs / (np.linalg.norm(ours) * np.linalg.norm(theirs)))
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def default_repeats(n, args):
+    if args.repeats is not None:
+        return args.repeats
+    return 5 if n <= 100_000 else 3
+
+
+def run_case(X, y, repeats, measure_memory):
+    """Time (and optionally measure memory of) every candidate on one data set."""
+    row = {}
+    for name, func in candidates().items():
+        entry = {}
+        if measure_memory:
+            # Also serves as the warm-up: first-touch and import costs stay out of timing.
+            entry["traced"], entry["rss"] = peak_memory(func, X, y)
+        else:
+            func(X, y)
+        entry["median"], entry["times"] = time_call(func, X, y, repeats)
+        row[name] = entry
+    return row
+
+
+def print_table(title, results):
+    """Print one table of medians, ratios and memory."""
+    names = list(candidates())
+    print(f"## {title}")
+    for line in blas_description():
+        print(f"   {line}")
+    head = (
+        f"{'n':>9} {'p':>4} {'dtype':>7} {'thr':>3} {'rep':>3} | "
+        + " ".join(f"{name:>9}" for name in names)
+        + f" | {'skl/ours':>8} {'ours/XtX':>8} | {'cos':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    for (n, p, dtype), (threads, repeats, row, cosine) in results.items():
+        ours = row["ours"]["median"]
+        fastest = min(row[f"lda-{s}"]["median"] for s in LDA_SOLVERS)
+        floor = row["X.T@X"]["median"]
+        print(
+            f"{n:>9.0e} {p:>4} {dtype:>7} {threads:>3} {repeats:>3} | "
+            + " ".join(f"{row[name]['median']:>8.4f}s" for name in names)
+            + f" | {fastest / ours:>7.2f}x {ours / floor:>7.2f}x | {cosine:>8.5f}"
+        )
+    print()
+    mem_rows = [(k, v) for k, v in results.items() if "traced" in v[2]["ours"]]
+    if mem_rows:
+        print(f"Peak extra memory beyond X, MB (tracemalloc / RSS growth); "
+              f"X itself in brackets")
+        print(f"{'n':>9} {'p':>4} {'dtype':>7} {'[X]':>7} | "
+              + " ".join(f"{name:>15}" for name in names))
+        for (n, p, dtype), (_, _, row, _) in mem_rows:
+            x_mb = n * p * np.dtype(dtype).itemsize / MB
+            cells = " ".join(
+                f"{row[name]['traced'] / MB:>7.1f}/{row[name]['rss'] / MB:<7.1f}"
+                for name in names
+            )
+            print(f"{n:>9.0e} {p:>4} {dtype:>7} {x_mb:>7.1f} | {cells}")
+        print()
+
+
+def cases(args):
+    sizes = [100_000] if args.quick else [100_000, 1_000_000]
+    out = []
+    for n in sizes:
+        for p in (10, 100):
+            out.append((n, p, "float64"))
+            if p == 100 and (n == max(sizes) or args.quick):
+                out.append((n, p, "float32"))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="n = 1e5 only (smoke run)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timings per candidate (default 5 at n=1e5, 3 at n=1e6)")
+    parser.add_argument("--threads", choices=("default", "1", "both"), default="both",
+                        help="BLAS thread settings to run (default: both)")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", category=UserWarning)
+
+    print_machine()
+    settings = {"default": [None], "1": [1], "both": [None, 1]}[args.threads]
+    results = {limit: {} for limit in settings}
+    for n, p, dtype in cases(args):
+        X, y = make_data(n, p, dtype)
+        cosine = coef_cosine(X, y)
+        for limit in settings:
+            with threadpool_limits(limits=limit):
+                repeats = default_repeats(n, args)
+                # Memory does not depend on the thread count: measure it once.
+                row = run_case(X, y, repeats, measure_memory=limit is None or
+                               len(settings) == 1)
+                results[limit][(n, p, dtype)] = (blas_threads(), repeats, row, cosine)
+        del X, y
+        gc.collect()
+
+    for limit in settings:
+        with threadpool_limits(limits=limit):
+            label = "default BLAS threads" if limit is None else f"BLAS pinned to {limit}"
+            print_table(f"Median fit time, {label}", results[limit])
+    print("skl/ours = fastest sklearn LDA solver / ours (speed-up, target >= 4x at "
+          "n=1e6, p=100)")
+    print("ours/XtX = ours / bare X.T @ X on the same array (target <= 2x)")
+    print("cos      = cosine between our coef_ and LDA(solver='eigen').coef_")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,365 @@
+import numpy as np
+import pytest
+import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import FisherDiscriminant
+from sklearn_linsep._fisher import accuracy_threshold
+
+
+def _pooled(X, y):
+    """Reference statistics straight from the definitions (np.cov per class)."""
+    classes = np.unique(y)
+    n = len(y)
+    S = sum((np.sum(y == c) - 1) * np.cov(X[y == c].T, ddof=1) for c in classes)
+    S = np.atleast_2d(S) / (n - len(classes))
+    means = np.array([X[y == c].mean(axis=0) for c in classes])
+    return S, means
+
+
+def _cosine(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def _two_gaussians(n=200, p=4, shift=1.5, seed=0):
+    rng = np.random.RandomState(seed)
+    A = rng.normal(size=(p, p))
+    X = rng.normal(size=(n, p)) @ A
+    y = np.arange(n) % 2
+    X[y == 1] += shift
+    return X, y
+
+
+def _random_affine(seed, p):
+    rng = np.random.RandomState(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(p, p)))
+    A = Q * rng.uniform(0.2, 5.0, size=p)  # nonsingular, condition number ≤ 25
+    return A, rng.normal(size=p) * 10
+
+
+# --- the direction against independent references --------------------------------
+
+
+def test_nonsingular_direction_is_fishers():
+    X, y = _two_gaussians()
+    S, means = _pooled(X, y)
+    expected = np.linalg.solve(S, means[1] - means[0])
+    clf = FisherDiscriminant().fit(X, y)
+    assert clf.rank_ == 4 and clf.null_space_dim_ == 0
+    assert _cosine(clf.coef_[0], expected) > 1 - 1e-10
+    np.testing.assert_allclose(clf.coef_[0], expected, rtol=1e-9)
+    # midpoint threshold α = ½ uᵀ(x̄₊ + x̄₋)
+    np.testing.assert_allclose(-clf.intercept_[0], 0.5 * expected @ means.sum(axis=0), rtol=1e-9)
+
+
+def test_nonsingular_kappa_has_no_effect():
+    X, y = _two_gaussians()
+    fits = [FisherDiscriminant(kappa=k).fit(X, y) for k in (1e-3, 1.0, 1e3)]
+    for clf in fits[1:]:
+        np.testing.assert_allclose(clf.coef_, fits[0].coef_, rtol=1e-12)
+        np.testing.assert_allclose(clf.intercept_, fits[0].intercept_, rtol=1e-12)
+
+
+def test_singular_with_d_in_range_is_pinv_direction_and_kappa_free():
+    # Data in a 2-D subspace of R^5: S has rank 2 and d lies in its range.
+    rng = np.random.RandomState(3)
+    basis = rng.normal(size=(2, 5))
+    y = np.arange(40) % 2
+    Z = rng.normal(size=(40, 2)) + 2.0 * y[:, None]
+    X = Z @ basis
+    S, means = _pooled(X, y)
+    expected = scipy.linalg.pinvh(S) @ (means[1] - means[0])
+    fits = [FisherDiscriminant(kappa=k).fit(X, y) for k in (0.01, 1.0, 100.0)]
+    assert fits[0].rank_ == 2 and fits[0].null_space_dim_ == 3
+    for clf in fits:
+        assert _cosine(clf.coef_[0], expected) > 1 - 1e-10
+        np.testing.assert_allclose(clf.coef_, fits[0].coef_, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("kappa", [0.01, 1.0, 100.0])
+def test_singular_with_d_outside_range_is_regularised_direction(kappa):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 60))
+    y = np.repeat([0, 1], 10)
+    S, means = _pooled(X, y)
+    d = means[1] - means[0]
+    null = scipy.linalg.null_space(S, rcond=1e-10)
+    expected = scipy.linalg.pinvh(S) @ d + null @ (null.T @ d) / kappa
+    clf = FisherDiscriminant(kappa=kappa).fit(X, y)
+    assert clf.rank_ == 18 and clf.null_space_dim_ == 42 == null.shape[1]
+    assert _cosine(clf.coef_[0], expected) > 1 - 1e-10
+
+
+def test_kappa_changes_the_fit_exactly_when_s_is_singular():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 60))
+    y = np.repeat([0, 1], 10)
+    small, large = (FisherDiscriminant(kappa=k).fit(X, y) for k in (0.01, 100.0))
+    assert _cosine(small.coef_[0], large.coef_[0]) < 0.99
+    S, means = _pooled(X, y)
+    infinite = FisherDiscriminant(kappa=np.inf).fit(X, y)
+    pinv_direction = scipy.linalg.pinvh(S) @ (means[1] - means[0])
+    assert _cosine(infinite.coef_[0], pinv_direction) > 1 - 1e-10
+    # κ → ∞ approaches S†d
+    assert _cosine(FisherDiscriminant(kappa=1e8).fit(X, y).coef_[0], pinv_direction) > 1 - 1e-6
+
+
+def test_p_greater_than_n_separates_training_data_where_lda_does_not():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 60))
+    y = np.repeat([0, 1], 10)
+    assert FisherDiscriminant(kappa=1.0).fit(X, y).score(X, y) == 1.0
+    lda_accuracy = LinearDiscriminantAnalysis(solver="svd").fit(X, y).score(X, y)
+    assert lda_accuracy < 0.9
+
+
+def test_grid_search_over_kappa():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(40, 80))
+    y = np.repeat([0, 1], 20)
+    X[y == 1, :5] += 1.0
+    search = GridSearchCV(FisherDiscriminant(), {"kappa": [1e-3, 1e-1, 1.0, 10.0]}, cv=4)
+    search.fit(X, y)
+    assert search.best_params_["kappa"] in (1e-3, 1e-1, 1.0, 10.0)
+    assert len(set(np.round(search.cv_results_["mean_test_score"], 12))) >= 1
+    assert cross_val_score(make_pipeline(StandardScaler(), FisherDiscriminant()), X, y, cv=4).shape == (4,)
+
+
+def test_agrees_in_direction_with_sklearn_lda():
+    X, y = _two_gaussians(p=6, seed=5)
+    ours = FisherDiscriminant().fit(X, y).coef_[0]
+    for solver in ("lsqr", "eigen"):
+        theirs = LinearDiscriminantAnalysis(solver=solver).fit(X, y).coef_[0]
+        assert _cosine(ours, theirs) > 1 - 1e-10
+    # With LDA's empirical priors the decisions coincide.
+    priors = np.bincount(y) / len(y)
+    lda = LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    fisher = FisherDiscriminant(priors=priors).fit(X, y)
+    assert np.mean(lda.predict(X) == fisher.predict(X)) > 0.99
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), p=st.integers(1, 5))
+def test_predictions_invariant_under_affine_maps(seed, p):
+    X, y = _two_gaussians(n=80, p=p, shift=1.0, seed=seed % 1000)
+    A, b = _random_affine(seed, p)
+    clf = FisherDiscriminant().fit(X, y)
+    mapped = FisherDiscriminant().fit(X @ A.T + b, y)
+    scores = clf.decision_function(X)
+    mapped_scores = mapped.decision_function(X @ A.T + b)
+    np.testing.assert_allclose(mapped_scores, scores, atol=1e-7 * (1 + np.abs(scores).max()))
+    clear = np.abs(scores) > 1e-6
+    np.testing.assert_array_equal(clf.predict(X)[clear], mapped.predict(X @ A.T + b)[clear])
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invariant_to_sample_order_and_label_renaming(seed):
+    X, y = _two_gaussians(n=60, p=3, seed=seed % 1000)
+    order = np.random.RandomState(seed).permutation(len(y))
+    names = np.array(["zebra", "ant"])[y]  # sorted classes_ swap the roles
+    clf = FisherDiscriminant().fit(X, y)
+    shuffled = FisherDiscriminant().fit(X[order], y[order])
+    np.testing.assert_allclose(shuffled.coef_, clf.coef_, rtol=1e-10)
+    renamed = FisherDiscriminant().fit(X, names)
+    np.testing.assert_allclose(renamed.coef_, -clf.coef_, rtol=1e-10)
+    np.testing.assert_array_equal(renamed.predict(X), np.array(["zebra", "ant"])[clf.predict(X)])
+
+
+# --- thresholds and priors ----------------------------------------------------------
+
+
+def test_accuracy_threshold_is_optimal_by_brute_force():
+    rng = np.random.RandomState(2)
+    X = np.vstack([rng.normal(0, 1, (70, 2)), rng.normal(1.2, 1.5, (30, 2))])
+    y = np.repeat([0, 1], [70, 30])
+    mid = FisherDiscriminant().fit(X, y)
+    acc = FisherDiscriminant(threshold="accuracy").fit(X, y)
+    np.testing.assert_allclose(acc.coef_, mid.coef_)
+    scores = X @ mid.coef_[0]
+    candidates = np.concatenate([[scores.min() - 1], np.sort(scores) + 1e-9])
+    best = max(np.mean((scores > t) == (y == 1)) for t in candidates)
+    assert acc.score(X, y) == pytest.approx(best)
+    assert acc.score(X, y) >= mid.score(X, y)
+
+
+def test_accuracy_threshold_keeps_the_midpoint_when_it_is_optimal():
+    scores = np.array([0.0, 1.0, 5.0, 6.0])
+    positive = np.array([False, False, True, True])
+    assert accuracy_threshold(scores, positive, np.ones(4), preferred=3.2) == 3.2
+    assert accuracy_threshold(scores, positive, np.ones(4), preferred=10.0) == 3.0
+    weighted = np.array([1.0, 1.0, 1.0, 10.0])
+    # labels crossed, weight 10 on the last sample: calling everything negative wins
+    assert accuracy_threshold(scores, ~positive, weighted, preferred=3.0) > 6.0
+
+
+def test_priors_shift_the_threshold_by_the_log_ratio():
+    X, y = _two_gaussians()
+    plain = FisherDiscriminant().fit(X, y)
+    shifted = FisherDiscriminant(priors=[0.2, 0.8]).fit(X, y)
+    np.testing.assert_allclose(shifted.coef_, plain.coef_)
+    np.testing.assert_allclose(shifted.intercept_ - plain.intercept_, np.log(0.8 / 0.2))
+
+
+@pytest.mark.parametrize(
+    "priors, message",
+    [([0.5, 0.6], "sum to 1"), ([1.0, 0.0], "positive"), ([0.2, 0.3, 0.5], "shape")],
+)
+def test_bad_priors(priors, message):
+    X, y = _two_gaussians()
+    with pytest.raises(ValueError, match=message):
+        FisherDiscriminant(priors=priors).fit(X, y)
+
+
+def test_accuracy_threshold_refused_for_more_than_two_classes():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="two classes only"):
+        FisherDiscriminant(threshold="accuracy").fit(X, np.arange(30) % 3)
+
+
+# --- more than two classes ------------------------------------------------------------
+
+
+def _three_classes(seed=0, p=4):
+    rng = np.random.RandomState(seed)
+    centres = rng.normal(scale=3, size=(3, p))
+    y = np.repeat([0, 1, 2], [30, 40, 50])
+    return centres[y] + rng.normal(size=(120, p)) @ rng.normal(size=(p, p)), y
+
+
+def test_multiclass_directions_solve_the_generalised_eigenproblem():
+    X, y = _three_classes()
+    S, means = _pooled(X, y)
+    weights = np.bincount(y) / len(y)
+    centred = means - weights @ means
+    S_B = (centred * weights[:, None]).T @ centred
+    eigenvalues, vectors = scipy.linalg.eigh(S_B, S)  # vᵀ S v = 1
+    vectors = vectors[:, ::-1][:, :2]
+    clf = FisherDiscriminant().fit(X, y)
+    assert clf.scalings_.shape == (4, 2)
+    for j in range(2):
+        assert abs(_cosine(clf.scalings_[:, j], vectors[:, j])) > 1 - 1e-9
+    np.testing.assert_allclose(np.abs(clf.scalings_), np.abs(vectors), rtol=1e-7)
+    top = eigenvalues[::-1][:2]
+    np.testing.assert_allclose(clf.explained_variance_ratio_, top / top.sum(), rtol=1e-9)
+
+
+def test_multiclass_prediction_is_nearest_mean_in_discriminant_space():
+    X, y = _three_classes(seed=4)
+    clf = FisherDiscriminant().fit(X, y)
+    Z = clf.transform(X)
+    centres = np.array([Z[y == k].mean(axis=0) for k in range(3)])
+    nearest = np.argmin(((Z[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+    np.testing.assert_array_equal(clf.predict(X), nearest)
+    assert clf.coef_.shape == (3, 4) and clf.decision_function(X).shape == (120, 3)
+
+
+def test_transform_shape_names_and_n_components():
+    X, y = _three_classes()
+    clf = FisherDiscriminant(n_components=1).fit(X, y)
+    assert clf.transform(X).shape == (120, 1)
+    assert list(clf.get_feature_names_out()) == ["fisherdiscriminant0"]
+    with pytest.raises(ValueError, match="n_components"):
+        FisherDiscriminant(n_components=3).fit(X, y)
+    X2, y2 = _two_gaussians()
+    Z = FisherDiscriminant().fit_transform(X2, y2)
+    assert Z.shape == (200, 1) and Z[y2 == 1].mean() > Z[y2 == 0].mean()
+
+
+# --- weights, dtypes, integration --------------------------------------------------------
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y = _two_gaussians(n=30, p=3)
+    w = np.random.RandomState(0).randint(1, 4, size=30)
+    weighted = FisherDiscriminant(store_covariance=True).fit(X, y, sample_weight=w)
+    repeated = FisherDiscriminant(store_covariance=True).fit(X.repeat(w, axis=0), y.repeat(w))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-10)
+    np.testing.assert_allclose(weighted.covariance_, repeated.covariance_, rtol=1e-10)
+
+
+def test_float32_is_kept():
+    X, y = _two_gaussians()
+    clf = FisherDiscriminant().fit(X.astype(np.float32), y)
+    assert clf.coef_.dtype == clf.intercept_.dtype == np.float32
+    assert clf.transform(X.astype(np.float32)).dtype == np.float32
+    np.testing.assert_allclose(clf.coef_, FisherDiscriminant().fit(X, y).coef_, rtol=1e-4)
+
+
+def test_stored_covariance_is_the_pooled_one():
+    X, y = _two_gaussians()
+    clf = FisherDiscriminant(store_covariance=True).fit(X, y)
+    S, means = _pooled(X, y)
+    np.testing.assert_allclose(clf.covariance_, S, rtol=1e-10)
+    np.testing.assert_allclose(clf.means_, means, rtol=1e-12)
+    assert not hasattr(FisherDiscriminant().fit(X, y), "covariance_")
+
+
+# --- bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_and_inf_are_refused(bad):
+    X, y = _two_gaussians()
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        FisherDiscriminant().fit(X, y)
+
+
+def test_empty_one_class_and_one_dimensional_input():
+    with pytest.raises(ValueError, match="0 sample"):
+        FisherDiscriminant().fit(np.empty((0, 3)), np.empty(0))
+    with pytest.raises(ValueError, match="1 class"):
+        FisherDiscriminant().fit(np.ones((5, 2)), np.zeros(5))
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        FisherDiscriminant().fit(np.arange(6.0), [0, 0, 0, 1, 1, 1])
+
+
+def test_wrong_number_of_features_at_predict():
+    X, y = _two_gaussians()
+    clf = FisherDiscriminant().fit(X, y)
+    with pytest.raises(ValueError, match="4 features"):
+        clf.predict(X[:, :3])
+
+
+def test_string_labels():
+    X, y = _two_gaussians()
+    labels = np.array(["benign", "malignant"])[y]
+    clf = FisherDiscriminant().fit(X, labels)
+    assert set(clf.predict(X)) <= {"benign", "malignant"}
+    assert clf.score(X, labels) > 0.7
+
+
+def test_identical_rows_are_a_clear_error():
+    with pytest.raises(ValueError, match="class means coincide"):
+        FisherDiscriminant().fit(np.ones((6, 3)), [0, 1, 0, 1, 0, 1])
+
+
+def test_constant_column_is_harmless():
+    X, y = _two_gaussians(p=3)
+    with_constant = np.column_stack([X, np.full(len(X), 7.0)])
+    clf = FisherDiscriminant().fit(with_constant, y)
+    assert clf.rank_ == 3 and clf.null_space_dim_ == 1
+    np.testing.assert_allclose(clf.coef_[0, :3], FisherDiscriminant().fit(X, y).coef_[0], rtol=1e-9)
+    assert abs(clf.coef_[0, 3]) < 1e-12 * np.abs(clf.coef_).max()
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_extreme_scales_give_the_same_rule(scale):
+    X, y = _two_gaussians()
+    reference = FisherDiscriminant().fit(X, y)
+    scaled = FisherDiscriminant().fit(X * scale, y)
+    assert np.all(np.isfinite(scaled.coef_))
+    np.testing.assert_allclose(scaled.coef_ * scale, reference.coef_, rtol=1e-9)
+    np.testing.assert_array_equal(scaled.predict(X * scale), reference.predict(X))
+
+
+def test_beyond_float64_range_is_a_clear_error():
+    X, y = _two_gaussians()
+    with pytest.raises(ValueError, match="too large in magnitude"):
+        FisherDiscriminant().fit(X * 1e200, y)

@@ -1,0 +1,125 @@
+import numpy as np
+import pytest
+import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_linsep._stats import class_statistics, regularized_covariance
+
+
+def _naive(X, y, n_classes, w=None):
+    """Two-pass reference: weighted means, then the centred scatter, per class."""
+    w = np.ones(len(X)) if w is None else w
+    counts = np.array([w[y == k].sum() for k in range(n_classes)])
+    means = np.array([w[y == k] @ X[y == k] / counts[k] for k in range(n_classes)])
+    centred = X - means[y]
+    return counts, means, (centred * w[:, None]).T @ centred
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(4, 60),
+    p=st.integers(1, 6),
+    n_classes=st.integers(2, 4),
+    chunk_rows=st.integers(1, 70),
+    weighted=st.booleans(),
+)
+def test_one_pass_statistics_match_two_pass_reference(
+    seed, n, p, n_classes, chunk_rows, weighted
+):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, p)) * 10 + 1e3  # large means: raw sums of squares would fail
+    y = np.arange(n) % n_classes
+    rng.shuffle(y)
+    w = rng.randint(0, 4, size=n).astype(float) if weighted else None
+    if w is not None:
+        w[np.arange(n_classes)] += 1  # every class keeps some weight
+        y[np.arange(n_classes)] = np.arange(n_classes)
+    stats = class_statistics(X, y, n_classes, w, chunk_rows=chunk_rows)
+    counts, means, scatter = _naive(X, y, n_classes, w)
+    np.testing.assert_allclose(stats.counts, counts, rtol=1e-12)
+    np.testing.assert_allclose(stats.means, means, rtol=1e-12)
+    np.testing.assert_allclose(stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max())
+    assert stats.n_samples == n
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), split=st.floats(0.0, 1.0))
+def test_merge_of_two_parts_equals_statistics_of_the_union(seed, split):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(40, 3))
+    y = rng.randint(0, 3, size=40)
+    cut = int(split * 40)
+    whole = class_statistics(X, y, 3)
+    merged = class_statistics(X[:cut], y[:cut], 3).merge(class_statistics(X[cut:], y[cut:], 3))
+    np.testing.assert_allclose(merged.counts, whole.counts)
+    np.testing.assert_allclose(merged.means, whole.means, atol=1e-13)
+    np.testing.assert_allclose(merged.within_scatter, whole.within_scatter, atol=1e-11)
+
+
+def test_merge_refuses_other_shapes():
+    a = class_statistics(np.ones((4, 2)), np.array([0, 1, 0, 1]), 2)
+    b = class_statistics(np.ones((4, 3)), np.array([0, 1, 0, 1]), 2)
+    with pytest.raises(ValueError, match="different shapes"):
+        a.merge(b)
+
+
+def test_pooled_covariance_divides_by_weight_minus_classes():
+    X = np.array([[0.0], [2.0], [10.0], [14.0]])
+    stats = class_statistics(X, np.array([0, 0, 1, 1]), 2)
+    np.testing.assert_allclose(stats.pooled_covariance(), [[(2 + 8) / 2]])
+
+
+def test_pooled_covariance_one_point_per_class_is_zero():
+    stats = class_statistics(np.array([[0.0, 1.0], [3.0, 4.0]]), np.array([0, 1]), 2)
+    np.testing.assert_array_equal(stats.pooled_covariance(), np.zeros((2, 2)))
+
+
+def test_pooled_covariance_with_too_little_weight_is_an_error():
+    X = np.array([[0.0], [1.0], [5.0], [6.0]])
+    stats = class_statistics(X, np.array([0, 0, 1, 1]), 2, np.full(4, 0.25))
+    with pytest.raises(ValueError, match="more samples than classes"):
+        stats.pooled_covariance()
+
+
+def test_overflow_is_reported_not_returned():
+    X = np.array([[1e200], [-1e200], [3e200], [5e200]])
+    with pytest.raises(ValueError, match="too large"):
+        class_statistics(X, np.array([0, 0, 1, 1]), 2)
+
+
+@pytest.mark.parametrize("kappa", [1e-3, 0.5, 1.0, 7.0, np.inf])
+def test_regularized_inverse_is_pinv_plus_null_projector_over_kappa(kappa):
+    rng = np.random.RandomState(0)
+    A = rng.normal(size=(6, 3))
+    S = A @ A.T  # rank 3 in R^6
+    reg = regularized_covariance(S, kappa)
+    assert (reg.rank, reg.null_space_dim) == (3, 3)
+    null = scipy.linalg.null_space(S)
+    expected = scipy.linalg.pinvh(S) + (0.0 if np.isinf(kappa) else 1.0 / kappa) * null @ null.T
+    b = rng.normal(size=6)
+    np.testing.assert_allclose(reg.solve(b), expected @ b, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(reg.null_projector(), null @ null.T, atol=1e-12)
+    # S(κ) = S + κQ and S(κ)⁻¹ are inverses of each other.
+    if np.isfinite(kappa):
+        S_kappa = S + kappa * reg.null_projector()
+        np.testing.assert_allclose(S_kappa @ reg.solve(b), b, rtol=1e-8, atol=1e-10)
+
+
+def test_whitening_normalises_the_regularised_covariance():
+    rng = np.random.RandomState(1)
+    A = rng.normal(size=(5, 2))
+    S = A @ A.T
+    reg = regularized_covariance(S, 0.3)
+    W = reg.whitening()
+    S_kappa = S + 0.3 * reg.null_projector()
+    np.testing.assert_allclose(W.T @ S_kappa @ W, np.eye(5), atol=1e-10)
+
+
+def test_rank_tolerance_is_relative_and_settable():
+    S = np.diag([1.0, 1e-9, 0.0])
+    assert regularized_covariance(S, 1.0).rank == 2
+    assert regularized_covariance(S, 1.0, tol=1e-6).rank == 1
+    assert regularized_covariance(1e-200 * S, 1.0).rank == 2
+    assert regularized_covariance(np.zeros((3, 3)), 1.0).rank == 0
