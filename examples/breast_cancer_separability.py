@@ -24,7 +24,9 @@ data = load_breast_cancer_wisconsin()
 X, y = data.data, data.target
 counts = np.bincount(y)
 print(f"Wisconsin breast cancer: n = {X.shape[0]}, p = {X.shape[1]}")
-print(f"classes: {data.target_names[0]} {counts[0]}, {data.target_names[1]} {counts[1]}\n")
+print(
+    f"classes: {data.target_names[0]} {counts[0]}, {data.target_names[1]} {counts[1]}\n"
+)
 
 # %%
 # The angle of separability, in the paper's metric and in the affine-invariant one.
@@ -46,7 +48,10 @@ print(
 cv = StratifiedKFold(n_splits=10, shuffle=True, random_state=0)
 for name, model in [
     ("FisherDiscriminant", FisherDiscriminant()),
-    ("FisherDiscriminant(threshold='accuracy')", FisherDiscriminant(threshold="accuracy")),
+    (
+        "FisherDiscriminant(threshold='accuracy')",
+        FisherDiscriminant(threshold="accuracy"),
+    ),
     ("LinearDiscriminantAnalysis", LinearDiscriminantAnalysis()),
 ]:
     scores = cross_val_score(model, X, y, cv=cv)

@@ -1,20 +1,24 @@
 """The linear-classifier base every classifier of the suite inherits.
 
 It owns what all linear classifiers share: validating X, y and sample weights, encoding
-the labels into ``classes_``, the single-class error, one-vs-rest for estimators whose
-rule is binary, and ``decision_function`` / ``predict`` from ``coef_`` and ``intercept_``.
-Subclasses implement ``_fit_linear(X, y_encoded, sample_weight)`` and set ``coef_``
+the labels into ``classes_``, the single-class error, one-vs-rest for estimators
+whose rule is binary, and ``decision_function`` / ``predict`` from ``coef_`` and
+``intercept_``. A subclass's ``fit`` calls ``_validate_fit_data`` and sets ``coef_``
 (``(1, p)`` for two classes, ``(K, p)`` otherwise) and ``intercept_``.
 """
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 
 def encode_classes(y, estimator_name):
-    """``(classes, y_encoded)`` with a clear error when fewer than two classes remain."""
+    """``(classes, y_encoded)``, with a clear error for fewer than two classes."""
     check_classification_targets(y)
     classes, y_encoded = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
@@ -26,7 +30,7 @@ def encode_classes(y, estimator_name):
 
 
 def check_weights(sample_weight, X, y_encoded, n_classes):
-    """Validate sample weights; ``None`` stays ``None`` so unweighted paths stay cheap."""
+    """Validated sample weights; ``None`` stays ``None`` (the unweighted path)."""
     if sample_weight is None:
         return None
     sample_weight = _check_sample_weight(
@@ -48,8 +52,8 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
     returns shape ``(n_samples,)``, positive meaning ``classes_[1]``. For K > 2 classes
     it returns ``(n_samples, K)`` and the prediction is the arg-max.
 
-    Subclasses set ``_accept_sparse`` and implement ``_fit_linear``. Estimators whose
-    rule is binary call :meth:`_fit_one_vs_rest` from it.
+    Subclasses set ``_accept_sparse`` and implement ``fit``. Estimators whose rule is
+    binary call :meth:`_fit_one_vs_rest` from it.
     """
 
     _accept_sparse = False
@@ -79,10 +83,10 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         )
 
     def _fit_one_vs_rest(self, X, y_encoded, sample_weight, fit_binary):
-        """Stack ``fit_binary(X, c, sample_weight) -> (coef (p,), intercept)`` over classes.
+        """Stack ``fit_binary(X, c, sample_weight) -> (coef, intercept)`` over classes.
 
-        ``c`` is ``+1`` for the class at hand and ``-1`` for the rest. Two classes need a
-        single binary fit (``c = +1`` meaning ``classes_[1]``).
+        ``c`` is ``+1`` for the class at hand and ``-1`` for the rest. Two classes need
+        a single binary fit (``c = +1`` meaning ``classes_[1]``).
         """
         n_classes = len(self.classes_)
         targets = range(1, 2) if n_classes == 2 else range(n_classes)

@@ -5,7 +5,7 @@ The math lives in module-level functions (``nearest_mean_rule``, ``fisher_direct
 ``_stats``; :class:`FisherDiscriminant` only validates and calls them.
 """
 
-from numbers import Real, Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
@@ -20,8 +20,8 @@ def nearest_mean_rule(reg, means, log_priors=None):
     """Linear scores of the nearest class mean in the metric of S(κ)⁻¹.
 
     With ``A = S(κ)⁻¹`` and class means ``m_k``, the score of class k is
-    ``m_kᵀ A x - ½ m_kᵀ A m_k + log π_k``. It is computed relative to the centre ``c`` of
-    the class means (``δ_k = m_k - c``) to avoid cancellation. For two classes the
+    ``m_kᵀ A x - ½ m_kᵀ A m_k + log π_k``. It is computed relative to the centre ``c``
+    of the class means (``δ_k = m_k - c``) to avoid cancellation. For two classes the
     difference of the two scores is Fisher's rule ``uᵀx - α`` with ``u = S(κ)⁻¹ d`` and
     the midpoint threshold ``α = ½ uᵀ(m₊ + m₋)``.
 
@@ -34,7 +34,8 @@ def nearest_mean_rule(reg, means, log_priors=None):
 
     Returns
     -------
-    coef : ndarray of shape (1, n_features) for two classes, else (n_classes, n_features)
+    coef : ndarray of shape (1, n_features) or (n_classes, n_features)
+        One row for two classes, else one per class.
     intercept : ndarray of shape (1,) or (n_classes,)
     """
     centre = means.mean(axis=0)
@@ -84,7 +85,9 @@ def fisher_directions(reg, counts, means):
         # The axis points from classes_[0] to classes_[1].
         signs = np.sign(projected[1] - projected[0])
     else:
-        signs = np.sign(projected[np.argmax(np.abs(projected), axis=0), range(n_directions)])
+        signs = np.sign(
+            projected[np.argmax(np.abs(projected), axis=0), range(n_directions)]
+        )
     signs[signs == 0] = 1.0
     return scalings * signs, ratio
 
@@ -143,7 +146,9 @@ def accuracy_threshold(scores, positive, weights, preferred):
     return float(upper[j] - step if np.isinf(lower[j]) else lower[j] + step)
 
 
-class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, LinearClassifierBase):
+class FisherDiscriminant(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, LinearClassifierBase
+):
     r"""Fisher's linear discriminant, extended to a singular covariance.
 
     For two classes with mean difference :math:`d = \bar x_+ - \bar x_-` and pooled
@@ -160,7 +165,8 @@ class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Line
     to two points. With p > n the training data are always separable and u(κ)
     separates them, which pinv-LDA does not.
 
-    The rule is :math:`u^\top x > \alpha` for ``classes_[1]``, with the midpoint threshold
+    The rule is :math:`u^\top x > \alpha` for ``classes_[1]``, with the midpoint
+    threshold
     :math:`\alpha = \tfrac12 u^\top(\bar x_+ + \bar x_-)` shifted by
     :math:`-\log(\pi_+/\pi_-)` when priors are given, or the threshold that maximises
     the training accuracy on the projection (Haralick).
@@ -168,8 +174,8 @@ class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Line
     For K > 2 classes the directions are the leading (at most K - 1) eigenvectors of
     :math:`S(\kappa)^{-1} S_B`, and a sample goes to the nearest class mean in the
     discriminant space, which is the linear rule
-    :math:`\bar x_k^\top S(\kappa)^{-1} x - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k
-    (+ \log \pi_k)`.
+    :math:`\bar x_k^\top S(\kappa)^{-1} x
+    - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k (+ \log \pi_k)`.
 
     Parameters
     ----------
@@ -276,7 +282,8 @@ class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Line
         priors = np.asarray(self.priors, dtype=np.float64)
         if priors.shape != (n_classes,):
             raise ValueError(
-                f"priors has shape {priors.shape}; expected ({n_classes},), one per class."
+                f"priors has shape {priors.shape}; expected ({n_classes},), "
+                "one per class."
             )
         if np.any(~np.isfinite(priors)) or np.any(priors <= 0):
             raise ValueError("priors must be finite and positive.")
@@ -339,12 +346,16 @@ class FisherDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Line
         self._n_features_out = n_components
         return self
 
-    def _accuracy_intercept(self, X, y_encoded, sample_weight, stats, u, intercept, log_priors):
+    def _accuracy_intercept(
+        self, X, y_encoded, sample_weight, stats, u, intercept, log_priors
+    ):
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         if log_priors is not None:
             weights = weights * (np.exp(log_priors) / stats.counts)[y_encoded]
         scores = np.asarray(X @ u, dtype=np.float64)
-        threshold = accuracy_threshold(scores, y_encoded == 1, weights, preferred=-intercept)
+        threshold = accuracy_threshold(
+            scores, y_encoded == 1, weights, preferred=-intercept
+        )
         return np.array([-threshold])
 
     def transform(self, X):

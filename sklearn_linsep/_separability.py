@@ -1,4 +1,5 @@
-r"""The angle of separability (Ben-Israel & Levin 2005, §5): function, transformer, scorer.
+r"""The angle of separability (Ben-Israel & Levin 2005, §5) as function, transformer
+and scorer.
 
 Lift the data to :math:`\mathbb R^{p+1}`, class -1 at height z = -1 and class +1 at
 z = +1. The lifted covariance is singular in z and the lifted mean difference (d, 2) is
@@ -112,7 +113,9 @@ def _hotelling(stats, d, reg):
         return None
     t2 = float(stats.counts[0] * stats.counts[1] / n * (d @ reg.solve(d)))
     f = (n - p - 1) / (p * (n - 2)) * t2
-    return HotellingT2Result(t2, f, p, n - p - 1, float(scipy_stats.f.sf(f, p, n - p - 1)))
+    return HotellingT2Result(
+        t2, f, p, n - p - 1, float(scipy_stats.f.sf(f, p, n - p - 1))
+    )
 
 
 def _two_class_angle(stats, kappa, metric, tol):
@@ -122,7 +125,9 @@ def _two_class_angle(stats, kappa, metric, tol):
     u = reg.solve(d)
     scaled = float(np.linalg.norm(u))
     mahalanobis = float(np.sqrt(max(d @ u, 0.0)))
-    theta, cos_theta = angle_from_length(scaled if metric == "euclidean" else mahalanobis, kappa)
+    theta, cos_theta = angle_from_length(
+        scaled if metric == "euclidean" else mahalanobis, kappa
+    )
     result = AngleResult(
         angle=theta,
         cos_angle=cos_theta,
@@ -181,7 +186,7 @@ _ANGLE_PARAMS = {
 def separability_statistics(
     X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None
 ):
-    r"""The angle of separability of two classes with cos θ, lengths and Hotelling's test.
+    r"""The angle of separability of two classes, with cos θ, lengths, Hotelling's T².
 
     .. math:: \theta(\kappa) = \arctan\!\Big(\frac{\kappa L}{2}\Big),\qquad
               \cos\theta(\kappa) = \frac{2/\kappa}{\sqrt{L^2 + 4/\kappa^2}},
@@ -235,7 +240,9 @@ def separability_statistics(
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
-def separability_angle(X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None):
+def separability_angle(
+    X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None
+):
     r"""The angle of separability θ(κ) of two classes, in radians.
 
     :math:`\theta(\kappa) = \arctan(\kappa \|S(\kappa)^{-1} d\| / 2)` in [0, π/2): near
@@ -276,7 +283,9 @@ def separability_angle(X, y, *, kappa=1.0, metric="euclidean", sample_weight=Non
     ).angle
 
 
-class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class SeparabilityAngle(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     r"""The angle of separability θ(κ) as a transformer.
 
     ``fit`` computes θ(κ) = arctan(κ‖S(κ)⁻¹d‖/2) and the lifted hyperplane H(κ) with
@@ -369,7 +378,9 @@ class SeparabilityAngle(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         -------
         self : SeparabilityAngle
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=False)
+        X, y = validate_data(
+            self, X, y, dtype=[np.float64, np.float32], y_numeric=False
+        )
         self.classes_, y_encoded = encode_classes(y, type(self).__name__)
         n_classes = len(self.classes_)
         sample_weight = check_weights(sample_weight, X, y_encoded, n_classes)
@@ -484,14 +495,18 @@ class _SeparabilityScorer:
 
 
 @validate_params(
-    {"kappa": [Interval(Real, 0, None, closed="right")], "metric": [StrOptions(_METRICS)]},
+    {
+        "kappa": [Interval(Real, 0, None, closed="right")],
+        "metric": [StrOptions(_METRICS)],
+    },
     prefer_skip_nested_validation=True,
 )
 def make_separability_scorer(*, kappa=1.0, metric="euclidean"):
     """A scorer returning the angle of separability of held-out data.
 
-    For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ) (radians,
-    greater is better) of the held-out fold, measured in the feature space of the
+    For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ)
+    (radians, greater is better) of the held-out fold, measured in the feature space of
+    the
     fitted estimator: for a ``Pipeline`` the output of every step before the last, for
     a transformer its ``transform``, otherwise X itself. With K > 2 classes it is the
     smallest pairwise angle.

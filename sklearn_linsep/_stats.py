@@ -3,10 +3,10 @@
 Everything here works on plain arrays; estimators call it and never the other way round.
 
 The pass over X is chunked: each chunk is centred on its own per-class means and its
-centred scatter is merged into the running totals with the pairwise update of Chan, Golub
-and LeVeque (1979). Memory beyond X is O(K·p + p²) plus one chunk, and the result does not
-depend on a raw sum of squares (which loses everything to cancellation when the means are
-large against the spread).
+centred scatter is merged into the running totals with the pairwise update of Chan,
+Golub and LeVeque (1979). Memory beyond X is O(K·p + p²) plus one chunk, and the result
+does not depend on a raw sum of squares (which loses everything to cancellation when the
+means are large against the spread).
 """
 
 from dataclasses import dataclass
@@ -79,7 +79,8 @@ class ClassStatistics:
     def merge(self, other):
         """Statistics of the union of the rows behind ``self`` and ``other``.
 
-        Exact (up to rounding) whatever the split: the update of Chan, Golub and LeVeque,
+        Exact (up to rounding) whatever the split: the update of Chan, Golub and
+        LeVeque,
         ``W = W_a + W_b + Σ_k (c_a c_b / (c_a + c_b)) δ_k δ_kᵀ`` with ``δ_k`` the
         difference of the two means of class k.
         """
@@ -172,7 +173,9 @@ def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
             weights = None if sample_weight is None else sample_weight[start:stop]
             chunk = _chunk_statistics(X[start:stop], y[start:stop], n_classes, weights)
             stats = stats.merge(chunk)
-    if not (np.all(np.isfinite(stats.means)) and np.all(np.isfinite(stats.within_scatter))):
+    if not (
+        np.all(np.isfinite(stats.means)) and np.all(np.isfinite(stats.within_scatter))
+    ):
         raise ValueError(
             "The class statistics overflowed float64: the features are too large in "
             "magnitude (about 1e154 or more). Rescale X, e.g. with StandardScaler."

@@ -69,6 +69,8 @@ def test_predict_checks_fitted_and_feature_count():
 
     with pytest.raises(NotFittedError):
         _NearestCentroidOvR().predict(np.zeros((2, 1)))
-    clf = _NearestCentroidOvR().fit(np.array([[0.0], [1.0], [4.0], [5.0]]), [0, 0, 1, 1])
+    clf = _NearestCentroidOvR().fit(
+        np.array([[0.0], [1.0], [4.0], [5.0]]), [0, 0, 1, 1]
+    )
     with pytest.raises(ValueError, match="features"):
         clf.predict(np.zeros((2, 3)))

@@ -1,4 +1,4 @@
-"""scikit-learn's estimator checks over every public estimator, with no expected failures.
+"""scikit-learn's estimator checks over every public estimator, no expected failures.
 
 ``parametrize_with_checks`` runs the API, classifier and transformer checks. The checks
 that neither it nor ``check_estimator`` runs (scikit-learn calls them from its own

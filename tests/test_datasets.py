@@ -32,11 +32,17 @@ LOADERS = [
 
 @pytest.mark.parametrize("filename, md5", CHECKSUMS.items())
 def test_shipped_files_are_the_originals(filename, md5):
-    raw = resources.files("sklearn_linsep.datasets").joinpath("data", filename).read_bytes()
+    raw = (
+        resources.files("sklearn_linsep.datasets")
+        .joinpath("data", filename)
+        .read_bytes()
+    )
     assert hashlib.md5(raw).hexdigest() == md5
 
 
-@pytest.mark.parametrize("loader, shape, positives, cited", LOADERS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "loader, shape, positives, cited", LOADERS, ids=lambda v: getattr(v, "__name__", "")
+)
 def test_loader_bunch(loader, shape, positives, cited):
     bunch = loader()
     assert bunch.data.shape == shape
@@ -49,7 +55,9 @@ def test_loader_bunch(loader, shape, positives, cited):
     np.testing.assert_array_equal(X, bunch.data)
 
 
-@pytest.mark.parametrize("loader, shape, positives, cited", LOADERS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "loader, shape, positives, cited", LOADERS, ids=lambda v: getattr(v, "__name__", "")
+)
 def test_as_frame(loader, shape, positives, cited):
     pytest.importorskip("pandas")
     bunch = loader(as_frame=True)
@@ -75,12 +83,18 @@ def test_votes_codings():
     np.testing.assert_array_equal(np.isnan(raw).sum(axis=0)[-1], 104)
     paper = load_house_votes_84().data
     assert set(np.unique(paper)) == {-1.0, 1.0}
-    assert set(np.unique(load_house_votes_84(preparation="abstain_zero").data)) == {-1.0, 0.0, 1.0}
+    assert set(np.unique(load_house_votes_84(preparation="abstain_zero").data)) == {
+        -1.0,
+        0.0,
+        1.0,
+    }
 
 
 def test_pima_raw_marks_impossible_zeros():
     raw = load_pima_diabetes(preparation="raw").data
-    np.testing.assert_array_equal(np.isnan(raw).sum(axis=0), [0, 5, 35, 227, 374, 11, 0, 0])
+    np.testing.assert_array_equal(
+        np.isnan(raw).sum(axis=0), [0, 5, 35, 227, 374, 11, 0, 0]
+    )
 
 
 def test_hepatitis_codings():

@@ -20,10 +20,16 @@ def test_readme_quick_start_runs(capsys):
     assert printed[-1] == "1.0"
 
 
-@pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name
+)
 def test_example_script_runs(script):
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()

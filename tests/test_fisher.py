@@ -42,7 +42,7 @@ def _random_affine(seed, p):
     return A, rng.normal(size=p) * 10
 
 
-# --- the direction against independent references --------------------------------
+# --- the direction against independent references ---
 
 
 def test_nonsingular_direction_is_fishers():
@@ -54,7 +54,9 @@ def test_nonsingular_direction_is_fishers():
     assert _cosine(clf.coef_[0], expected) > 1 - 1e-10
     np.testing.assert_allclose(clf.coef_[0], expected, rtol=1e-9)
     # midpoint threshold α = ½ uᵀ(x̄₊ + x̄₋)
-    np.testing.assert_allclose(-clf.intercept_[0], 0.5 * expected @ means.sum(axis=0), rtol=1e-9)
+    np.testing.assert_allclose(
+        -clf.intercept_[0], 0.5 * expected @ means.sum(axis=0), rtol=1e-9
+    )
 
 
 def test_nonsingular_kappa_has_no_effect():
@@ -106,7 +108,10 @@ def test_kappa_changes_the_fit_exactly_when_s_is_singular():
     pinv_direction = scipy.linalg.pinvh(S) @ (means[1] - means[0])
     assert _cosine(infinite.coef_[0], pinv_direction) > 1 - 1e-10
     # κ → ∞ approaches S†d
-    assert _cosine(FisherDiscriminant(kappa=1e8).fit(X, y).coef_[0], pinv_direction) > 1 - 1e-6
+    assert (
+        _cosine(FisherDiscriminant(kappa=1e8).fit(X, y).coef_[0], pinv_direction)
+        > 1 - 1e-6
+    )
 
 
 def test_p_greater_than_n_separates_training_data_where_lda_does_not():
@@ -123,11 +128,15 @@ def test_grid_search_over_kappa():
     X = rng.normal(size=(40, 80))
     y = np.repeat([0, 1], 20)
     X[y == 1, :5] += 1.0
-    search = GridSearchCV(FisherDiscriminant(), {"kappa": [1e-3, 1e-1, 1.0, 10.0]}, cv=4)
+    search = GridSearchCV(
+        FisherDiscriminant(), {"kappa": [1e-3, 1e-1, 1.0, 10.0]}, cv=4
+    )
     search.fit(X, y)
     assert search.best_params_["kappa"] in (1e-3, 1e-1, 1.0, 10.0)
     assert len(set(np.round(search.cv_results_["mean_test_score"], 12))) >= 1
-    assert cross_val_score(make_pipeline(StandardScaler(), FisherDiscriminant()), X, y, cv=4).shape == (4,)
+    assert cross_val_score(
+        make_pipeline(StandardScaler(), FisherDiscriminant()), X, y, cv=4
+    ).shape == (4,)
 
 
 def test_agrees_in_direction_with_sklearn_lda():
@@ -152,9 +161,13 @@ def test_predictions_invariant_under_affine_maps(seed, p):
     mapped = FisherDiscriminant().fit(X @ A.T + b, y)
     scores = clf.decision_function(X)
     mapped_scores = mapped.decision_function(X @ A.T + b)
-    np.testing.assert_allclose(mapped_scores, scores, atol=1e-7 * (1 + np.abs(scores).max()))
+    np.testing.assert_allclose(
+        mapped_scores, scores, atol=1e-7 * (1 + np.abs(scores).max())
+    )
     clear = np.abs(scores) > 1e-6
-    np.testing.assert_array_equal(clf.predict(X)[clear], mapped.predict(X @ A.T + b)[clear])
+    np.testing.assert_array_equal(
+        clf.predict(X)[clear], mapped.predict(X @ A.T + b)[clear]
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -168,10 +181,12 @@ def test_invariant_to_sample_order_and_label_renaming(seed):
     np.testing.assert_allclose(shuffled.coef_, clf.coef_, rtol=1e-10)
     renamed = FisherDiscriminant().fit(X, names)
     np.testing.assert_allclose(renamed.coef_, -clf.coef_, rtol=1e-10)
-    np.testing.assert_array_equal(renamed.predict(X), np.array(["zebra", "ant"])[clf.predict(X)])
+    np.testing.assert_array_equal(
+        renamed.predict(X), np.array(["zebra", "ant"])[clf.predict(X)]
+    )
 
 
-# --- thresholds and priors ----------------------------------------------------------
+# --- thresholds and priors ---
 
 
 def test_accuracy_threshold_is_optimal_by_brute_force():
@@ -222,7 +237,7 @@ def test_accuracy_threshold_refused_for_more_than_two_classes():
         FisherDiscriminant(threshold="accuracy").fit(X, np.arange(30) % 3)
 
 
-# --- more than two classes ------------------------------------------------------------
+# --- more than two classes ---
 
 
 def _three_classes(seed=0, p=4):
@@ -246,7 +261,9 @@ def test_multiclass_directions_solve_the_generalised_eigenproblem():
         assert abs(_cosine(clf.scalings_[:, j], vectors[:, j])) > 1 - 1e-9
     np.testing.assert_allclose(np.abs(clf.scalings_), np.abs(vectors), rtol=1e-7)
     top = eigenvalues[::-1][:2]
-    np.testing.assert_allclose(clf.explained_variance_ratio_, top / top.sum(), rtol=1e-9)
+    np.testing.assert_allclose(
+        clf.explained_variance_ratio_, top / top.sum(), rtol=1e-9
+    )
 
 
 def test_multiclass_prediction_is_nearest_mean_in_discriminant_space():
@@ -271,14 +288,16 @@ def test_transform_shape_names_and_n_components():
     assert Z.shape == (200, 1) and Z[y2 == 1].mean() > Z[y2 == 0].mean()
 
 
-# --- weights, dtypes, integration --------------------------------------------------------
+# --- weights, dtypes, integration ---
 
 
 def test_integer_weights_equal_repeated_rows():
     X, y = _two_gaussians(n=30, p=3)
     w = np.random.RandomState(0).randint(1, 4, size=30)
     weighted = FisherDiscriminant(store_covariance=True).fit(X, y, sample_weight=w)
-    repeated = FisherDiscriminant(store_covariance=True).fit(X.repeat(w, axis=0), y.repeat(w))
+    repeated = FisherDiscriminant(store_covariance=True).fit(
+        X.repeat(w, axis=0), y.repeat(w)
+    )
     np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-10)
     np.testing.assert_allclose(weighted.covariance_, repeated.covariance_, rtol=1e-10)
 
@@ -288,7 +307,9 @@ def test_float32_is_kept():
     clf = FisherDiscriminant().fit(X.astype(np.float32), y)
     assert clf.coef_.dtype == clf.intercept_.dtype == np.float32
     assert clf.transform(X.astype(np.float32)).dtype == np.float32
-    np.testing.assert_allclose(clf.coef_, FisherDiscriminant().fit(X, y).coef_, rtol=1e-4)
+    np.testing.assert_allclose(
+        clf.coef_, FisherDiscriminant().fit(X, y).coef_, rtol=1e-4
+    )
 
 
 def test_stored_covariance_is_the_pooled_one():
@@ -300,7 +321,7 @@ def test_stored_covariance_is_the_pooled_one():
     assert not hasattr(FisherDiscriminant().fit(X, y), "covariance_")
 
 
-# --- bad input -------------------------------------------------------------------------
+# --- bad input ---
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -345,7 +366,9 @@ def test_constant_column_is_harmless():
     with_constant = np.column_stack([X, np.full(len(X), 7.0)])
     clf = FisherDiscriminant().fit(with_constant, y)
     assert clf.rank_ == 3 and clf.null_space_dim_ == 1
-    np.testing.assert_allclose(clf.coef_[0, :3], FisherDiscriminant().fit(X, y).coef_[0], rtol=1e-9)
+    np.testing.assert_allclose(
+        clf.coef_[0, :3], FisherDiscriminant().fit(X, y).coef_[0], rtol=1e-9
+    )
     assert abs(clf.coef_[0, 3]) < 1e-12 * np.abs(clf.coef_).max()
 
 

@@ -4,8 +4,8 @@ import scipy.linalg
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -44,7 +44,7 @@ def _lifted_reference(X, y, kappa):
     return np.arccos(cos_theta), normal
 
 
-# --- the paper -----------------------------------------------------------------------
+# --- the paper ---
 
 PAPER = [
     (load_breast_cancer_wisconsin, 1.8654, 43.01),
@@ -53,7 +53,9 @@ PAPER = [
 ]
 
 
-@pytest.mark.parametrize("loader, length, degrees", PAPER, ids=lambda v: getattr(v, "__name__", v))
+@pytest.mark.parametrize(
+    "loader, length, degrees", PAPER, ids=lambda v: getattr(v, "__name__", v)
+)
 def test_reproduces_table_1_of_the_paper(loader, length, degrees):
     X, y = loader(return_X_y=True)
     result = separability_statistics(X, y, kappa=1.0)
@@ -85,7 +87,9 @@ def test_figure_2_angle_rises_to_a_right_angle():
         result = separability_statistics(X, y)
         angles.append(result.angle)
         lengths.append(result.scaled_distance)
-        assert result.angle == pytest.approx(np.arctan(result.scaled_distance / 2), abs=1e-15)
+        assert result.angle == pytest.approx(
+            np.arctan(result.scaled_distance / 2), abs=1e-15
+        )
     angles = np.array(angles)
     assert np.all(np.diff(angles) > 0)
     assert angles[0] < 0.2 and angles[-1] > np.radians(87)
@@ -93,7 +97,7 @@ def test_figure_2_angle_rises_to_a_right_angle():
     np.testing.assert_allclose(lengths[-1], 50, rtol=0.15)
 
 
-# --- the definition against independent references -----------------------------------
+# --- the definition against independent references ---
 
 
 @pytest.mark.parametrize("kappa", [0.1, 1.0, 5.0])
@@ -108,7 +112,9 @@ def test_angle_matches_lifted_construction(kappa, shape):
     assert result.angle == pytest.approx(expected, abs=1e-9)
     np.testing.assert_allclose(result.normal, normal, rtol=1e-7)
     assert result.cos_angle == pytest.approx(np.cos(expected), abs=1e-9)
-    assert result.angle == pytest.approx(np.arctan(kappa * result.scaled_distance / 2), abs=1e-14)
+    assert result.angle == pytest.approx(
+        np.arctan(kappa * result.scaled_distance / 2), abs=1e-14
+    )
     assert result.cos_angle == pytest.approx(
         (2 / kappa) / np.sqrt(result.scaled_distance**2 + 4 / kappa**2), rel=1e-12
     )
@@ -119,7 +125,9 @@ def test_euclidean_length_scales_inversely_and_mahalanobis_is_invariant():
     base = separability_statistics(X, y)
     scaled = separability_statistics(10.0 * X, y)
     assert scaled.scaled_distance == pytest.approx(base.scaled_distance / 10, rel=1e-10)
-    assert scaled.mahalanobis_distance == pytest.approx(base.mahalanobis_distance, rel=1e-10)
+    assert scaled.mahalanobis_distance == pytest.approx(
+        base.mahalanobis_distance, rel=1e-10
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -142,7 +150,9 @@ def test_angle_invariant_to_order_and_label_names(seed):
     order = np.random.RandomState(seed).permutation(40)
     theta = separability_angle(X, y)
     assert separability_angle(X[order], y[order]) == pytest.approx(theta, abs=1e-12)
-    assert separability_angle(X, np.array(["b", "a"])[y]) == pytest.approx(theta, abs=1e-12)
+    assert separability_angle(X, np.array(["b", "a"])[y]) == pytest.approx(
+        theta, abs=1e-12
+    )
 
 
 def test_hotelling_matches_the_textbook_formula():
@@ -161,7 +171,10 @@ def test_hotelling_matches_the_textbook_formula():
 
 def test_hotelling_undefined_when_s_is_singular():
     rng = np.random.RandomState(0)
-    assert separability_statistics(rng.normal(size=(10, 20)), np.arange(10) % 2).hotelling is None
+    assert (
+        separability_statistics(rng.normal(size=(10, 20)), np.arange(10) % 2).hotelling
+        is None
+    )
 
 
 def test_equal_means_give_angle_zero():
@@ -172,7 +185,7 @@ def test_equal_means_give_angle_zero():
     np.testing.assert_array_equal(est.transform(X), np.zeros((4, 1)))
 
 
-# --- the transformer --------------------------------------------------------------------
+# --- the transformer ---
 
 
 def test_transform_is_signed_distance_to_fishers_midpoint_hyperplane():
@@ -221,11 +234,16 @@ def test_transform_output_as_pandas():
     pd = pytest.importorskip("pandas")
     X, y = _two_gaussians()
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
-    out = SeparabilityAngle().set_output(transform="pandas").fit(frame, y).transform(frame)
+    out = (
+        SeparabilityAngle()
+        .set_output(transform="pandas")
+        .fit(frame, y)
+        .transform(frame)
+    )
     assert list(out.columns) == ["separabilityangle0"]
 
 
-# --- the scorer ------------------------------------------------------------------------------
+# --- the scorer ---
 
 
 def test_scorer_measures_the_feature_space_of_the_estimator():
@@ -233,13 +251,17 @@ def test_scorer_measures_the_feature_space_of_the_estimator():
     train, test = np.arange(80), np.arange(80, 120)
     pipe = make_pipeline(StandardScaler(), FisherDiscriminant()).fit(X[train], y[train])
     features = pipe[0].transform(X[test])
-    assert separability_scorer(pipe, X[test], y[test]) == separability_angle(features, y[test])
+    assert separability_scorer(pipe, X[test], y[test]) == separability_angle(
+        features, y[test]
+    )
     fisher = FisherDiscriminant().fit(X[train], y[train])
     assert separability_scorer(fisher, X[test], y[test]) == separability_angle(
         fisher.transform(X[test]), y[test]
     )
     logistic = LogisticRegression().fit(X[train], y[train])
-    assert separability_scorer(logistic, X[test], y[test]) == separability_angle(X[test], y[test])
+    assert separability_scorer(logistic, X[test], y[test]) == separability_angle(
+        X[test], y[test]
+    )
     mahalanobis = make_separability_scorer(kappa=3.0, metric="mahalanobis")
     assert mahalanobis(logistic, X[test], y[test]) == separability_angle(
         X[test], y[test], kappa=3.0, metric="mahalanobis"
@@ -258,7 +280,7 @@ def test_scorer_in_grid_search():
     assert 0 < search.best_score_ < np.pi / 2
 
 
-# --- bad input ---------------------------------------------------------------------------
+# --- bad input ---
 
 
 def test_function_bad_input():
@@ -282,5 +304,9 @@ def test_extreme_scales_follow_the_units_law(scale):
     X, y = _two_gaussians()
     base = separability_statistics(X, y)
     scaled = separability_statistics(X * scale, y)
-    assert scaled.scaled_distance == pytest.approx(base.scaled_distance / scale, rel=1e-9)
-    assert scaled.mahalanobis_distance == pytest.approx(base.mahalanobis_distance, rel=1e-9)
+    assert scaled.scaled_distance == pytest.approx(
+        base.scaled_distance / scale, rel=1e-9
+    )
+    assert scaled.mahalanobis_distance == pytest.approx(
+        base.mahalanobis_distance, rel=1e-9
+    )

@@ -29,7 +29,9 @@ def test_one_pass_statistics_match_two_pass_reference(
     seed, n, p, n_classes, chunk_rows, weighted
 ):
     rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n, p)) * 10 + 1e3  # large means: raw sums of squares would fail
+    X = (
+        rng.normal(size=(n, p)) * 10 + 1e3
+    )  # large means: raw sums of squares would fail
     y = np.arange(n) % n_classes
     rng.shuffle(y)
     w = rng.randint(0, 4, size=n).astype(float) if weighted else None
@@ -40,7 +42,9 @@ def test_one_pass_statistics_match_two_pass_reference(
     counts, means, scatter = _naive(X, y, n_classes, w)
     np.testing.assert_allclose(stats.counts, counts, rtol=1e-12)
     np.testing.assert_allclose(stats.means, means, rtol=1e-12)
-    np.testing.assert_allclose(stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max())
+    np.testing.assert_allclose(
+        stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max()
+    )
     assert stats.n_samples == n
 
 
@@ -52,7 +56,9 @@ def test_merge_of_two_parts_equals_statistics_of_the_union(seed, split):
     y = rng.randint(0, 3, size=40)
     cut = int(split * 40)
     whole = class_statistics(X, y, 3)
-    merged = class_statistics(X[:cut], y[:cut], 3).merge(class_statistics(X[cut:], y[cut:], 3))
+    merged = class_statistics(X[:cut], y[:cut], 3).merge(
+        class_statistics(X[cut:], y[cut:], 3)
+    )
     np.testing.assert_allclose(merged.counts, whole.counts)
     np.testing.assert_allclose(merged.means, whole.means, atol=1e-13)
     np.testing.assert_allclose(merged.within_scatter, whole.within_scatter, atol=1e-11)
@@ -97,7 +103,10 @@ def test_regularized_inverse_is_pinv_plus_null_projector_over_kappa(kappa):
     reg = regularized_covariance(S, kappa)
     assert (reg.rank, reg.null_space_dim) == (3, 3)
     null = scipy.linalg.null_space(S)
-    expected = scipy.linalg.pinvh(S) + (0.0 if np.isinf(kappa) else 1.0 / kappa) * null @ null.T
+    expected = (
+        scipy.linalg.pinvh(S)
+        + (0.0 if np.isinf(kappa) else 1.0 / kappa) * null @ null.T
+    )
     b = rng.normal(size=6)
     np.testing.assert_allclose(reg.solve(b), expected @ b, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(reg.null_projector(), null @ null.T, atol=1e-12)

@@ -35,8 +35,13 @@ def _read_text(subdir, name):
 
 
 def _parse(layout):
-    """Float features (NaN for ``?``) and integer targets of a raw comma-separated file."""
-    rows = [line.split(",") for line in _read_text("data", layout.filename).splitlines() if line]
+    """Float features (NaN for ``?``) and integer targets of a raw comma-separated
+    file."""
+    rows = [
+        line.split(",")
+        for line in _read_text("data", layout.filename).splitlines()
+        if line
+    ]
     codes = layout.codes or {}
 
     def cell(text):
@@ -109,7 +114,9 @@ _BREAST = _Layout(
     {"preparation": [StrOptions({"paper", "complete", "raw"})], **_COMMON_PARAMS},
     prefer_skip_nested_validation=True,
 )
-def load_breast_cancer_wisconsin(*, preparation="paper", return_X_y=False, as_frame=False):
+def load_breast_cancer_wisconsin(
+    *, preparation="paper", return_X_y=False, as_frame=False
+):
     """Wisconsin Breast Cancer (original), 699 rows, 9 attributes, benign/malignant.
 
     Parameters
