@@ -8,12 +8,12 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
-    "sphinx.ext.intersphinx",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
 
 autosummary_generate = True
+templates_path = ["_templates"]
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
@@ -24,11 +24,17 @@ sphinx_gallery_conf = {
     "filename_pattern": r"\.py$",
 }
 
-intersphinx_mapping = {
-    "python": ("https://docs.python.org/3", None),
-    "numpy": ("https://numpy.org/doc/stable", None),
-    "sklearn": ("https://scikit-learn.org/stable", None),
-}
-
 html_theme = "pydata_sphinx_theme"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_templates"]
+
+
+def _skip_metadata_request_methods(app, what, name, obj, skip, options):
+    # scikit-learn generates set_{fit,score,...}_request methods whose docstrings link
+    # into its own site's glossary.
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_request_methods)

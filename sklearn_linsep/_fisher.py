@@ -221,7 +221,7 @@ class FisherDiscriminant(
     xbar_ : ndarray of shape (n_features,)
         Weighted overall mean, the origin of ``transform``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined when X has feature names that are all strings.
 
     See Also

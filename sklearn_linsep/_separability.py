@@ -329,7 +329,7 @@ class SeparabilityAngle(
         Symmetric matrix of the pairwise angles in radians (zero diagonal).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
 
     See Also
     --------
