@@ -16,7 +16,8 @@ generated once per (n, p, dtype) and reused by every estimator) it times
 * a bare ``X.T @ X`` on the same array: the floor for any method that forms the scatter,
 
 repeating each timing (5 times at n = 1e5, 3 times at n = 1e6 unless ``--repeats`` is
-given) and reporting the median. The ratios are ``sklearn fastest / ours`` (a speed-up,
+given, the candidates taking turns round-robin after one untimed warm-up call each) and
+reporting the median. The ratios are ``sklearn fastest / ours`` (a speed-up,
 larger is better) and ``ours / bare X.T@X`` (smaller is better).
 
 The peak extra memory of each fit beyond X is measured in a separate, untimed run: the
@@ -148,15 +149,20 @@ def candidates():
 # ------------------------------------------------------------------------- measuring
 
 
-def time_call(func, X, y, repeats):
-    """Median wall time of ``func(X, y)`` over ``repeats`` calls (after a GC each)."""
-    times = []
+def time_round_robin(funcs, X, y, repeats):
+    """``name -> list of wall times`` of ``funcs[name](X, y)``, ``repeats`` each.
+
+    The candidates take turns (one call of each per round) so that a burst of load
+    from elsewhere on a shared machine hits all of them rather than just one.
+    """
+    times = {name: [] for name in funcs}
     for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        func(X, y)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), times
+        for name, func in funcs.items():
+            gc.collect()
+            start = time.perf_counter()
+            func(X, y)
+            times[name].append(time.perf_counter() - start)
+    return times
 
 
 class RSSSampler:
@@ -231,16 +237,18 @@ def default_repeats(n, args):
 
 def run_case(X, y, repeats, measure_memory):
     """Time (and optionally measure memory of) every candidate on one data set."""
-    row = {}
-    for name, func in candidates().items():
-        entry = {}
+    funcs = candidates()
+    row = {name: {} for name in funcs}
+    for name, func in funcs.items():
+        # One untimed call each first (the memory run, or a plain warm-up), so that
+        # first-touch and lazy-import costs stay out of the timings.
         if measure_memory:
-            # Also serves as the warm-up: first-touch and import costs stay out of timing.
-            entry["traced"], entry["rss"] = peak_memory(func, X, y)
+            row[name]["traced"], row[name]["rss"] = peak_memory(func, X, y)
         else:
             func(X, y)
-        entry["median"], entry["times"] = time_call(func, X, y, repeats)
-        row[name] = entry
+    for name, times in time_round_robin(funcs, X, y, repeats).items():
+        row[name]["times"] = times
+        row[name]["median"] = statistics.median(times)
     return row
 
 
@@ -253,7 +261,7 @@ def print_table(title, results):
     head = (
         f"{'n':>9} {'p':>4} {'dtype':>7} {'thr':>3} {'rep':>3} | "
         + " ".join(f"{name:>9}" for name in names)
-        + f" | {'skl/ours':>8} {'ours/XtX':>8} | {'cos':>8}"
+        + f" | {'skl/ours':>8} {'ours/XtX':>8} | {'cos':>8} {'spread':>6}"
     )
     print(head)
     print("-" * len(head))
@@ -261,10 +269,11 @@ def print_table(title, results):
         ours = row["ours"]["median"]
         fastest = min(row[f"lda-{s}"]["median"] for s in LDA_SOLVERS)
         floor = row["X.T@X"]["median"]
+        spread = max(max(e["times"]) / min(e["times"]) for e in row.values())
         print(
             f"{n:>9.0e} {p:>4} {dtype:>7} {threads:>3} {repeats:>3} | "
             + " ".join(f"{row[name]['median']:>8.4f}s" for name in names)
-            + f" | {fastest / ours:>7.2f}x {ours / floor:>7.2f}x | {cosine:>8.5f}"
+            + f" | {fastest / ours:>7.2f}x {ours / floor:>7.2f}x | {cosine:>8.5f} {spread:>5.2f}x"
         )
     print()
     mem_rows = [(k, v) for k, v in results.items() if "traced" in v[2]["ours"]]
@@ -328,6 +337,7 @@ def main():
           "n=1e6, p=100)")
     print("ours/XtX = ours / bare X.T @ X on the same array (target <= 2x)")
     print("cos      = cosine between our coef_ and LDA(solver='eigen').coef_")
+    print("spread   = largest max/min ratio of the repeated timings in the row (noise)")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
+    check_X_y,
     validate_data,
 )
 
@@ -45,6 +46,28 @@ def check_weights(sample_weight, X, y_encoded, n_classes):
     return sample_weight
 
 
+def validate_labelled_data(
+    X, y, sample_weight, name, estimator=None, accept_sparse=False, reset=True
+):
+    """``(X, classes, y_encoded, sample_weight)``, validated for a classification fit.
+
+    With an estimator this is ``validate_data`` (which records ``n_features_in_`` and
+    feature names when ``reset``); without one, for functions, ``check_X_y``.
+    """
+    options = dict(
+        accept_sparse=accept_sparse and "csr",
+        dtype=[np.float64, np.float32],
+        y_numeric=False,
+    )
+    if estimator is None:
+        X, y = check_X_y(X, y, **options)
+    else:
+        X, y = validate_data(estimator, X, y, reset=reset, **options)
+    classes, y_encoded = encode_classes(y, name)
+    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
+    return X, classes, y_encoded, sample_weight
+
+
 class LinearClassifierBase(ClassifierMixin, BaseEstimator):
     """Base for linear classifiers: ``decision_function(x) = x @ coef_.T + intercept_``.
 
@@ -60,16 +83,14 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _validate_fit_data(self, X, y, sample_weight=None):
         """Validated ``(X, y_encoded, sample_weight)``; sets ``classes_``."""
-        X, y = validate_data(
-            self,
+        X, self.classes_, y_encoded, sample_weight = validate_labelled_data(
             X,
             y,
-            accept_sparse=self._accept_sparse and "csr",
-            dtype=[np.float64, np.float32],
-            y_numeric=False,
+            sample_weight,
+            type(self).__name__,
+            estimator=self,
+            accept_sparse=self._accept_sparse,
         )
-        self.classes_, y_encoded = encode_classes(y, type(self).__name__)
-        sample_weight = check_weights(sample_weight, X, y_encoded, len(self.classes_))
         return X, y_encoded, sample_weight
 
     def _validate_predict_data(self, X):

@@ -13,10 +13,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import LinearClassifierBase
-from ._stats import class_statistics, regularized_covariance
+from ._stats import class_statistics
 
 
-def nearest_mean_rule(reg, means, log_priors=None):
+def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
     """Linear scores of the nearest class mean in the metric of S(κ)⁻¹.
 
     With ``A = S(κ)⁻¹`` and class means ``m_k``, the score of class k is
@@ -31,6 +31,9 @@ def nearest_mean_rule(reg, means, log_priors=None):
     means : ndarray of shape (n_classes, n_features)
     log_priors : ndarray of shape (n_classes,), default=None
         Added to the scores (the log prior ratio shift of LDA).
+    atol : float, default=0.0
+        Rounding level of the mean differences: parts of them (in the range or in the
+        null space of S) no longer than this are treated as zero.
 
     Returns
     -------
@@ -40,19 +43,33 @@ def nearest_mean_rule(reg, means, log_priors=None):
     """
     centre = means.mean(axis=0)
     deltas = means - centre
-    coef = reg.solve(deltas.T).T
-    intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
-    if log_priors is not None:
-        intercept = intercept + log_priors
+    if np.all(np.linalg.norm(deltas, axis=1) <= atol):
+        raise ValueError(
+            "The class means coincide (to rounding): no linear rule separates "
+            "classes with equal means."
+        )
     if len(means) == 2:
-        coef = coef[1:] - coef[:1]
-        intercept = intercept[1:] - intercept[:1]
+        # Solve for d itself so that its split into range and null parts is exact.
+        d = means[1] - means[0]
+        coef = reg.solve(d, atol)[None, :]
+        intercept = np.array([-coef[0] @ (0.5 * (means[0] + means[1]))])
+        if log_priors is not None:
+            intercept = intercept + (log_priors[1] - log_priors[0])
+    else:
+        coef = reg.solve(deltas.T, atol).T
+        intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
+        if log_priors is not None:
+            intercept = intercept + log_priors
     if not np.any(coef):
         raise ValueError(
-            "The Fisher direction is zero: the class means coincide"
-            + ("" if np.any(deltas) else " exactly")
-            + ", or their difference lies in the null space of S and kappa is "
-            "infinite. No linear rule separates classes with equal means."
+            "The Fisher direction S†d is zero: the mean difference lies in the null "
+            "space of S and kappa is infinite. Use a finite kappa."
+        )
+    if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+        raise ValueError(
+            f"The discriminant overflowed with kappa={reg.kappa:g}: the null-space "
+            "part of the mean difference is divided by kappa, so kappa is too small "
+            "for the scale of X (kappa has the units of X squared)."
         )
     return coef, intercept
 
@@ -142,8 +159,9 @@ def accuracy_threshold(scores, positive, weights, preferred):
     if np.isfinite(lower[j]) and np.isfinite(upper[j]):
         return float(0.5 * (lower[j] + upper[j]))
     gaps = np.diff(np.unique(sorted_scores))
-    step = float(np.median(gaps)) if gaps.size else 1.0
-    return float(upper[j] - step if np.isinf(lower[j]) else lower[j] + step)
+    edge = upper[j] if np.isinf(lower[j]) else lower[j]
+    step = float(np.median(gaps)) if gaps.size else max(abs(float(edge)), 1.0)
+    return float(edge - step if np.isinf(lower[j]) else edge + step)
 
 
 class FisherDiscriminant(
@@ -163,7 +181,8 @@ class FisherDiscriminant(
     singular and d lies in its range, the direction is :math:`S^\dagger d`; otherwise
     small κ favours the null-space part of d, along which the training classes collapse
     to two points. With p > n the training data are always separable and u(κ)
-    separates them, which pinv-LDA does not.
+    separates them once κ is small against the within-class spread (κ has the units of
+    S, those of X squared); pinv-LDA (κ = ∞) does not.
 
     The rule is :math:`u^\top x > \alpha` for ``classes_[1]``, with the midpoint
     threshold
@@ -173,7 +192,8 @@ class FisherDiscriminant(
 
     For K > 2 classes the directions are the leading (at most K - 1) eigenvectors of
     :math:`S(\kappa)^{-1} S_B`, and a sample goes to the nearest class mean in the
-    discriminant space, which is the linear rule
+    discriminant space spanned by all min(K - 1, p) of them (``n_components`` limits
+    ``transform`` only, as in LDA), which is the linear rule
     :math:`\bar x_k^\top S(\kappa)^{-1} x
     - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k (+ \log \pi_k)`.
 
@@ -322,22 +342,23 @@ class FisherDiscriminant(
             )
 
         stats = class_statistics(X, y_encoded, n_classes, sample_weight)
-        covariance = stats.pooled_covariance()
-        reg = regularized_covariance(covariance, self.kappa, self.tol, stats.n_samples)
-        coef, intercept = nearest_mean_rule(reg, stats.means, log_priors)
+        reg = stats.regularized_inverse(self.kappa, self.tol, X.dtype)
+        coef, intercept = nearest_mean_rule(
+            reg, stats.means, log_priors, stats.mean_noise
+        )
+        dtype = X.dtype
+        self.coef_ = coef.astype(dtype, copy=False)
         if self.threshold == "accuracy":
             intercept = self._accuracy_intercept(
-                X, y_encoded, sample_weight, stats, coef[0], intercept[0], log_priors
+                X, y_encoded, sample_weight, stats, intercept[0], log_priors
             )
         scalings, ratio = fisher_directions(reg, stats.counts, stats.means)
 
         n_components = self.n_components or max_components
-        dtype = X.dtype
-        self.coef_ = coef.astype(dtype, copy=False)
         self.intercept_ = np.asarray(intercept, dtype=dtype).reshape(-1)
         self.means_ = stats.means.astype(dtype, copy=False)
         if self.store_covariance:
-            self.covariance_ = covariance.astype(dtype, copy=False)
+            self.covariance_ = stats.pooled_covariance().astype(dtype, copy=False)
         self.rank_ = reg.rank
         self.null_space_dim_ = reg.null_space_dim
         self.scalings_ = scalings[:, :n_components].astype(dtype, copy=False)
@@ -347,12 +368,14 @@ class FisherDiscriminant(
         return self
 
     def _accuracy_intercept(
-        self, X, y_encoded, sample_weight, stats, u, intercept, log_priors
+        self, X, y_encoded, sample_weight, stats, intercept, log_priors
     ):
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         if log_priors is not None:
             weights = weights * (np.exp(log_priors) / stats.counts)[y_encoded]
-        scores = np.asarray(X @ u, dtype=np.float64)
+        # Scores as decision_function computes them (in X's dtype), so that the
+        # threshold falls between the very values predict will compare.
+        scores = np.asarray(X @ self.coef_[0], dtype=np.float64)
         threshold = accuracy_threshold(
             scores, y_encoded == 1, weights, preferred=-intercept
         )

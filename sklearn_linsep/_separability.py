@@ -23,10 +23,10 @@ from sklearn.base import (
 )
 from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import check_weights, encode_classes
-from ._stats import class_statistics, regularized_covariance
+from ._base import validate_labelled_data
+from ._stats import class_statistics
 
 _METRICS = {"euclidean", "mahalanobis"}
 
@@ -89,21 +89,30 @@ class AngleResult:
         return float(np.degrees(self.angle))
 
 
-def angle_from_length(length, kappa):
-    """``(θ, cos θ)`` with θ = arctan(κ·length/2), stable for κ = ∞ and length = 0.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_linsep._separability import angle_from_length
-    >>> theta, cos_theta = angle_from_length(2.0, kappa=1.0)
-    >>> round(float(np.degrees(theta)), 6), round(cos_theta, 6)
-    (45.0, 0.707107)
-    """
-    if length == 0.0:
-        return 0.0, 1.0
-    half = kappa * length / 2.0
+def _angle(kappa_length):
+    """``(θ, cos θ)`` with θ = arctan(κL/2), from the product κL (which may be inf)."""
+    half = kappa_length / 2.0
     return float(np.arctan(half)), float(1.0 / np.hypot(1.0, half))
+
+
+def _kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv):
+    """κL without forming ∞·0: ``L² = ‖S†d‖² + ‖Qd‖²/κ²`` (Euclidean) or
+    ``dᵀS†d + ‖Qd‖²/κ`` (Mahalanobis), multiplied by κ² before the square root.
+
+    At κ = ∞ this is the limit: ∞ when the range part contributes, else ‖Qd‖ for the
+    Euclidean length (the limit of arctan(κ‖S(κ)⁻¹d‖/2) is arctan(‖Qd‖/2) when
+    d ∈ N(S)).
+    """
+    range_term, null_term = (
+        (pinv_sq, null_sq) if metric == "euclidean" else (d_pinv, 0.0)
+    )
+    if np.isinf(kappa):
+        if range_term > 0 or (metric == "mahalanobis" and null_sq > 0):
+            return np.inf
+        return float(np.sqrt(null_term))
+    if metric == "euclidean":
+        return float(np.hypot(kappa * np.sqrt(pinv_sq), np.sqrt(null_sq)))
+    return float(np.sqrt(kappa * kappa * d_pinv + kappa * null_sq))
 
 
 def _hotelling(stats, d, reg):
@@ -114,61 +123,53 @@ def _hotelling(stats, d, reg):
     t2 = float(stats.counts[0] * stats.counts[1] / n * (d @ reg.solve(d)))
     f = (n - p - 1) / (p * (n - 2)) * t2
     return HotellingT2Result(
-        t2, f, p, n - p - 1, float(scipy_stats.f.sf(f, p, n - p - 1))
+        t2, f, p, float(n - p - 1), float(scipy_stats.f.sf(f, p, n - p - 1))
     )
 
 
-def _two_class_angle(stats, kappa, metric, tol):
+def _two_class_angle(stats, kappa, metric, tol, dtype):
     """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``."""
-    reg = regularized_covariance(stats.pooled_covariance(), kappa, tol, stats.n_samples)
+    reg = stats.regularized_inverse(kappa, tol, dtype)
     d = stats.means[1] - stats.means[0]
-    u = reg.solve(d)
-    scaled = float(np.linalg.norm(u))
-    mahalanobis = float(np.sqrt(max(d @ u, 0.0)))
-    theta, cos_theta = angle_from_length(
-        scaled if metric == "euclidean" else mahalanobis, kappa
-    )
+    pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
+    u = pinv_part if np.isinf(kappa) else pinv_part + null_part / kappa
+    pinv_sq, null_sq = float(pinv_part @ pinv_part), float(null_part @ null_part)
+    d_pinv = max(float(d @ pinv_part), 0.0)
+    theta, cos_theta = _angle(_kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv))
     result = AngleResult(
         angle=theta,
         cos_angle=cos_theta,
-        scaled_distance=scaled,
-        mahalanobis_distance=mahalanobis,
+        scaled_distance=float(np.linalg.norm(u)),
+        mahalanobis_distance=float(np.sqrt(d_pinv + null_sq / kappa)),
         metric=metric,
         kappa=float(kappa),
         rank=reg.rank,
         normal=np.append(u, 2.0 / kappa),
         hotelling=_hotelling(stats, d, reg),
     )
+    if not (np.all(np.isfinite(result.normal)) and np.isfinite(result.scaled_distance)):
+        raise ValueError(
+            f"The separating hyperplane overflowed with kappa={kappa:g}: the "
+            "null-space part of the mean difference is divided by kappa, so kappa is "
+            "too small "
+            "for the scale of X (kappa has the units of X squared)."
+        )
     offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
     return result, u, offset
 
 
 def _pairwise(X, y_encoded, n_classes, sample_weight, kappa, metric, tol):
-    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j."""
-    pairs = {}
-    for i, j in combinations(range(n_classes), 2):
-        if n_classes == 2:
-            rows = slice(None)
-            labels = y_encoded
-        else:
-            rows = np.flatnonzero((y_encoded == i) | (y_encoded == j))
-            labels = (y_encoded[rows] == j).astype(np.intp)
-        weights = None if sample_weight is None else sample_weight[rows]
-        stats = class_statistics(X[rows], labels, 2, weights)
-        pairs[i, j] = _two_class_angle(stats, kappa, metric, tol)
-    return pairs
+    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j, from
+    one pass over X."""
+    stats = class_statistics(X, y_encoded, n_classes, sample_weight, per_class=True)
+    return {
+        (i, j): _two_class_angle(stats.pair(i, j), kappa, metric, tol, X.dtype)
+        for i, j in combinations(range(n_classes), 2)
+    }
 
 
-def _validated_xy(X, y, sample_weight, caller):
-    X, y = check_X_y(X, y, dtype=[np.float64, np.float32], y_numeric=False)
-    classes, y_encoded = encode_classes(y, caller)
-    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
-    return X, classes, y_encoded, sample_weight
-
-
-def _smallest_angle(X, y, *, kappa, metric, sample_weight=None, tol=None, caller):
-    X, classes, y_encoded, sample_weight = _validated_xy(X, y, sample_weight, caller)
-    pairs = _pairwise(X, y_encoded, len(classes), sample_weight, kappa, metric, tol)
+def _smallest_angle(X, y_encoded, n_classes, sample_weight, kappa, metric, tol):
+    pairs = _pairwise(X, y_encoded, n_classes, sample_weight, kappa, metric, tol)
     return min(result.angle for result, _, _ in pairs.values())
 
 
@@ -227,7 +228,7 @@ def separability_statistics(
     >>> result.hotelling.pvalue < 1e-100
     True
     """
-    X, classes, y_encoded, sample_weight = _validated_xy(
+    X, classes, y_encoded, sample_weight = validate_labelled_data(
         X, y, sample_weight, "separability_statistics"
     )
     if len(classes) != 2:
@@ -236,7 +237,7 @@ def separability_statistics(
             "SeparabilityAngle gives the angle of every pair."
         )
     stats = class_statistics(X, y_encoded, 2, sample_weight)
-    return _two_class_angle(stats, kappa, metric, tol)[0]
+    return _two_class_angle(stats, kappa, metric, tol, X.dtype)[0]
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
@@ -378,12 +379,10 @@ class SeparabilityAngle(
         -------
         self : SeparabilityAngle
         """
-        X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], y_numeric=False
+        X, self.classes_, y_encoded, sample_weight = validate_labelled_data(
+            X, y, sample_weight, type(self).__name__, estimator=self
         )
-        self.classes_, y_encoded = encode_classes(y, type(self).__name__)
         n_classes = len(self.classes_)
-        sample_weight = check_weights(sample_weight, X, y_encoded, n_classes)
         pairs = _pairwise(
             X, y_encoded, n_classes, sample_weight, self.kappa, self.metric, self.tol
         )
@@ -397,6 +396,7 @@ class SeparabilityAngle(
         self.normal_ = result.normal
         self.hotelling_ = result.hotelling
         self.least_separable_pair_ = (self.classes_[i], self.classes_[j])
+        self.pairs_ = [(self.classes_[i], self.classes_[j]) for i, j in pairs]
         self._set_hyperplanes([(u, offset) for _, u, offset in pairs.values()])
         return self
 
@@ -444,15 +444,11 @@ class SeparabilityAngle(
         angle : float
         """
         check_is_fitted(self)
-        validate_data(self, X, reset=False)
+        X, classes, y_encoded, sample_weight = validate_labelled_data(
+            X, y, sample_weight, f"{type(self).__name__}.score", self, reset=False
+        )
         return _smallest_angle(
-            X,
-            y,
-            kappa=self.kappa,
-            metric=self.metric,
-            sample_weight=sample_weight,
-            tol=self.tol,
-            caller=f"{type(self).__name__}.score",
+            X, y_encoded, len(classes), sample_weight, self.kappa, self.metric, self.tol
         )
 
     def __sklearn_tags__(self):
@@ -476,45 +472,56 @@ class _SeparabilityScorer:
     """Callable ``scorer(estimator, X, y)``: the angle of (X, y) in the estimator's
     feature space (see :func:`make_separability_scorer`)."""
 
-    def __init__(self, kappa, metric):
+    def __init__(self, kappa, metric, tol):
         self.kappa = kappa
         self.metric = metric
+        self.tol = tol
 
     def __call__(self, estimator, X, y, sample_weight=None):
+        X, classes, y_encoded, sample_weight = validate_labelled_data(
+            _feature_space(estimator, X), y, sample_weight, "separability_scorer"
+        )
         return _smallest_angle(
-            _feature_space(estimator, X),
-            y,
-            kappa=self.kappa,
-            metric=self.metric,
-            sample_weight=sample_weight,
-            caller="separability_scorer",
+            X, y_encoded, len(classes), sample_weight, self.kappa, self.metric, self.tol
         )
 
     def __repr__(self):
-        return f"make_separability_scorer(kappa={self.kappa!r}, metric={self.metric!r})"
+        return (
+            f"make_separability_scorer(kappa={self.kappa!r}, metric={self.metric!r}, "
+            f"tol={self.tol!r})"
+        )
 
 
 @validate_params(
     {
         "kappa": [Interval(Real, 0, None, closed="right")],
         "metric": [StrOptions(_METRICS)],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def make_separability_scorer(*, kappa=1.0, metric="euclidean"):
+def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None):
     """A scorer returning the angle of separability of held-out data.
 
     For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ)
-    (radians, greater is better) of the held-out fold, measured in the feature space of
-    the
-    fitted estimator: for a ``Pipeline`` the output of every step before the last, for
-    a transformer its ``transform``, otherwise X itself. With K > 2 classes it is the
-    smallest pairwise angle.
+    (radians, greater is better) of the held-out fold, measured in the feature space
+    of the fitted estimator:
+
+    - a ``Pipeline``: the output of every step before the last (the input of its
+      final estimator, whose own parameters therefore never change the score: tune
+      the steps before it);
+    - a bare transformer (it has ``transform``): its output, e.g. the projection of a
+      ``FisherDiscriminant`` or the kept columns of a feature selector;
+    - anything else: X itself.
+
+    With K > 2 classes it is the smallest pairwise angle.
 
     Parameters
     ----------
     kappa : float, default=1.0
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
+    tol : float, default=None
+        Relative rank tolerance (see :class:`FisherDiscriminant`).
 
     Returns
     -------
@@ -537,7 +544,7 @@ def make_separability_scorer(*, kappa=1.0, metric="euclidean"):
     >>> bool(np.all((0 < scores) & (scores < np.pi / 2)))
     True
     """
-    return _SeparabilityScorer(kappa, metric)
+    return _SeparabilityScorer(kappa, metric, tol)
 
 
 separability_scorer = make_separability_scorer()

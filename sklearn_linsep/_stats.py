@@ -12,6 +12,7 @@ means are large against the spread).
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
 # large enough for BLAS to run at full speed, small enough to stay cheap beside X.
@@ -32,12 +33,16 @@ class ClassStatistics:
         Pooled within-class scatter ``Σ_k Σ_{i in k} w_i (x_i - m_k)(x_i - m_k)ᵀ``.
     n_samples : int
         Number of rows seen, whatever their weights.
+    class_scatter : ndarray of shape (n_classes, n_features, n_features) or None
+        The scatter of each class on its own (kept on request: it costs K·p² memory),
+        for the statistics of any pair of classes.
     """
 
     counts: np.ndarray
     means: np.ndarray
     within_scatter: np.ndarray
     n_samples: int
+    class_scatter: np.ndarray | None = None
 
     @property
     def n_classes(self):
@@ -56,6 +61,16 @@ class ClassStatistics:
         """Weighted mean of all rows."""
         return self.counts @ self.means / self.total_weight
 
+    @property
+    def mean_noise(self):
+        """The rounding level of a difference of class means.
+
+        A mean difference (or a part of one) no longer than this is indistinguishable
+        from zero: ``16 √p · eps · max |m_kj|``.
+        """
+        scale = np.abs(self.means).max() if self.means.size else 0.0
+        return 16.0 * np.sqrt(self.n_features) * np.finfo(np.float64).eps * scale
+
     def pooled_covariance(self):
         """Pooled within-class covariance ``S = W / (Σw - K)``.
 
@@ -71,18 +86,46 @@ class ClassStatistics:
                 return np.zeros_like(self.within_scatter)
             raise ValueError(
                 "The pooled covariance divides by sum(sample_weight) - n_classes, "
-                f"which is {dof:g} here: give more samples than classes (sample "
-                "weights count as repetitions of a row)."
+                f"which is {dof:g} here. Sample weights are frequency weights (an "
+                "integer weight counts as that many copies of the row), so weights "
+                "normalised to sum to 1 do not fit: scale them to sum to the number "
+                "of rows."
             )
         return self.within_scatter / dof
+
+    def regularized_inverse(self, kappa, tol=None, dtype=np.float64):
+        """S(κ)⁻¹ of the pooled covariance, factored (see regularized_covariance)."""
+        return regularized_covariance(
+            self.pooled_covariance(),
+            kappa,
+            tol=tol,
+            n_samples=self.n_samples,
+            dtype=dtype,
+            feature_scale=np.abs(self.means).max(axis=0),
+        )
+
+    def pair(self, i, j):
+        """Statistics of classes i and j alone (needs ``class_scatter``)."""
+        if self.class_scatter is None:
+            raise ValueError(
+                "Pairwise statistics need class_statistics(per_class=True)."
+            )
+        pair = [i, j]
+        return ClassStatistics(
+            counts=self.counts[pair],
+            means=self.means[pair],
+            within_scatter=self.class_scatter[i] + self.class_scatter[j],
+            # Only the default rank tolerance reads n_samples: all rows bound it.
+            n_samples=self.n_samples,
+            class_scatter=self.class_scatter[pair],
+        )
 
     def merge(self, other):
         """Statistics of the union of the rows behind ``self`` and ``other``.
 
         Exact (up to rounding) whatever the split: the update of Chan, Golub and
-        LeVeque,
-        ``W = W_a + W_b + Σ_k (c_a c_b / (c_a + c_b)) δ_k δ_kᵀ`` with ``δ_k`` the
-        difference of the two means of class k.
+        LeVeque, ``W = W_a + W_b + Σ_k (c_a c_b / (c_a + c_b)) δ_k δ_kᵀ`` with ``δ_k``
+        the difference of the two means of class k.
         """
         if self.means.shape != other.means.shape:
             raise ValueError(
@@ -94,42 +137,54 @@ class ClassStatistics:
         share = (other.counts / safe)[:, None]
         delta = other.means - self.means
         means = self.means + share * delta
-        factor = np.sqrt(self.counts * other.counts / safe)[:, None]
-        scaled = factor * delta
+        scaled = np.sqrt(self.counts * other.counts / safe)[:, None] * delta
         within = self.within_scatter + other.within_scatter + scaled.T @ scaled
-        return ClassStatistics(counts, means, within, self.n_samples + other.n_samples)
+        class_scatter = None
+        if self.class_scatter is not None and other.class_scatter is not None:
+            corrections = scaled[:, :, None] * scaled[:, None, :]
+            class_scatter = self.class_scatter + other.class_scatter + corrections
+        return ClassStatistics(
+            counts, means, within, self.n_samples + other.n_samples, class_scatter
+        )
 
 
-def _empty_statistics(n_classes, n_features):
+def _empty_statistics(n_classes, n_features, per_class):
     return ClassStatistics(
         counts=np.zeros(n_classes),
         means=np.zeros((n_classes, n_features)),
         within_scatter=np.zeros((n_features, n_features)),
         n_samples=0,
+        class_scatter=np.zeros((n_classes, n_features, n_features))
+        if per_class
+        else None,
     )
 
 
-def _chunk_statistics(X, y, n_classes, sample_weight):
+def _chunk_statistics(X, y, n_classes, sample_weight, per_class):
     """Statistics of one chunk, centred on its own class means (two passes, exact)."""
-    if sample_weight is None:
-        counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-        indicator = np.zeros((X.shape[0], n_classes))
-        indicator[np.arange(X.shape[0]), y] = 1.0
-    else:
-        counts = np.bincount(y, weights=sample_weight, minlength=n_classes)
-        indicator = np.zeros((X.shape[0], n_classes))
-        indicator[np.arange(X.shape[0]), y] = sample_weight
-    sums = indicator.T @ X
-    means = sums / np.where(counts > 0, counts, 1.0)[:, None]
+    indicator = np.zeros((X.shape[0], n_classes))
+    indicator[np.arange(X.shape[0]), y] = (
+        1.0 if sample_weight is None else sample_weight
+    )
+    counts = indicator.sum(axis=0)
+    means = (indicator.T @ X) / np.where(counts > 0, counts, 1.0)[:, None]
     centred = np.subtract(X, means[y], dtype=np.float64)
     if sample_weight is not None:
         centred *= np.sqrt(sample_weight)[:, None]
     # ``A.T @ A`` on the same buffer runs as one symmetric rank-k update (syrk).
     within = centred.T @ centred
-    return ClassStatistics(counts, means, within, X.shape[0])
+    class_scatter = None
+    if per_class:
+        class_scatter = np.empty((n_classes, X.shape[1], X.shape[1]))
+        for k in range(n_classes):
+            rows = centred[y == k]
+            class_scatter[k] = rows.T @ rows
+    return ClassStatistics(counts, means, within, X.shape[0], class_scatter)
 
 
-def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
+def class_statistics(
+    X, y, n_classes, sample_weight=None, chunk_rows=None, per_class=False
+):
     """Counts, means and pooled centred scatter of each class in one pass over X.
 
     Parameters
@@ -144,6 +199,8 @@ def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
         Non-negative frequency weights.
     chunk_rows : int, default=None
         Rows per chunk; by default about 4 MiB of float64 per chunk.
+    per_class : bool, default=False
+        Also keep the scatter of each class (for pairwise statistics).
 
     Returns
     -------
@@ -165,13 +222,15 @@ def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
     n_samples, n_features = X.shape
     if chunk_rows is None:
         chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
-    stats = _empty_statistics(n_classes, n_features)
+    stats = _empty_statistics(n_classes, n_features, per_class)
     # Overflow is checked once below, with a message that says what to do.
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, n_samples, chunk_rows):
             stop = min(start + chunk_rows, n_samples)
             weights = None if sample_weight is None else sample_weight[start:stop]
-            chunk = _chunk_statistics(X[start:stop], y[start:stop], n_classes, weights)
+            chunk = _chunk_statistics(
+                X[start:stop], y[start:stop], n_classes, weights, per_class
+            )
             stats = stats.merge(chunk)
     if not (
         np.all(np.isfinite(stats.means)) and np.all(np.isfinite(stats.within_scatter))
@@ -185,71 +244,94 @@ def class_statistics(X, y, n_classes, sample_weight=None, chunk_rows=None):
 
 @dataclass(frozen=True)
 class RegularizedCovariance:
-    """Eigen-decomposition of a covariance S and its regularisation S(κ) = S + κQ.
+    """The regularised inverse ``S(κ)⁻¹ = S† + Q/κ`` of a covariance S, factored.
 
-    Q = I - S†S is the orthogonal projector on the null space of S, so that
-    ``S(κ)⁻¹ = S† + Q/κ``. In the eigenbasis of S this only replaces the eigenvalues
-    judged zero (at most ``tol`` times the largest) by κ.
+    ``S† = F Fᵀ`` with F a (p, r) basis of the range R(S), and ``Q = N Nᵀ`` with N an
+    orthonormal (p, p - r) basis of the null space N(S). Then
+    ``S(κ)⁻¹ = F Fᵀ + N Nᵀ / κ`` and ``W = [F, N / √κ]`` whitens S(κ) = S + κQ:
+    ``Wᵀ S(κ) W = I``.
 
     Attributes
     ----------
-    eigenvectors : ndarray of shape (n_features, n_features)
-    eigenvalues : ndarray of shape (n_features,)
-        Eigenvalues of S, ascending, negative rounding noise clipped to zero.
-    in_range : ndarray of bool of shape (n_features,)
-        Which eigenvectors span the range R(S); the others span N(S).
+    range_factor : ndarray of shape (n_features, rank)
+        F, with ``F Fᵀ = S†``.
+    null_basis : ndarray of shape (n_features, n_features - rank)
+        N, orthonormal, with ``N Nᵀ = Q = I - S†S``.
+    range_basis : ndarray of shape (n_features, rank)
+        An orthonormal basis of R(S), so that ``range_basis.T @ b`` measures the part of
+        a vector b that S sees.
     kappa : float
         The regularisation κ > 0 (``inf`` gives the Moore–Penrose inverse S†).
     """
 
-    eigenvectors: np.ndarray
-    eigenvalues: np.ndarray
-    in_range: np.ndarray
+    range_factor: np.ndarray
+    null_basis: np.ndarray
+    range_basis: np.ndarray
     kappa: float
 
     @property
     def rank(self):
-        return int(self.in_range.sum())
+        return int(self.range_factor.shape[1])
 
     @property
     def null_space_dim(self):
-        return int(self.in_range.size - self.rank)
+        return int(self.null_basis.shape[1])
 
-    @property
-    def regularized_eigenvalues(self):
-        """Eigenvalues of S(κ): those of S on R(S), κ on N(S)."""
-        return np.where(self.in_range, self.eigenvalues, self.kappa)
+    def split(self, b, atol=0.0):
+        """``(S† b, Q b)`` for a vector or the columns of a matrix.
 
-    def solve(self, b):
-        """``S(κ)⁻¹ b = (S† + Q/κ) b`` for a vector or the columns of a matrix."""
-        V = self.eigenvectors
-        scale = 1.0 / self.regularized_eigenvalues
-        coords = V.T @ b
-        if coords.ndim == 2:
-            scale = scale[:, None]
-        return V @ (scale * coords)
+        A part whose norm is at most ``atol`` (per column) is set to zero: rounding
+        noise in b must not become a direction, least of all divided by a small κ.
+        """
+        b = np.asarray(b, dtype=np.float64)
+        in_range = self.range_basis.T @ b
+        in_null = self.null_basis.T @ b
+        if atol > 0:
+            in_range = in_range * (np.linalg.norm(in_range, axis=0) > atol)
+            in_null = in_null * (np.linalg.norm(in_null, axis=0) > atol)
+        # S† b depends on b only through its range part: S† b = F Fᵀ (R Rᵀ b).
+        pinv_part = self.range_factor @ (
+            self.range_factor.T @ (self.range_basis @ in_range)
+        )
+        return pinv_part, self.null_basis @ in_null
+
+    def solve(self, b, atol=0.0):
+        """``S(κ)⁻¹ b = S† b + Q b / κ`` (see :meth:`split` for ``atol``)."""
+        pinv_part, null_part = self.split(b, atol)
+        if np.isinf(self.kappa):
+            return pinv_part
+        return pinv_part + null_part / self.kappa
 
     def whitening(self):
-        """W with ``Wᵀ S(κ) W = I`` on the directions S(κ) does not send to infinity."""
-        return self.eigenvectors / np.sqrt(self.regularized_eigenvalues)
+        """W = [F, N / √κ], with ``Wᵀ S(κ) W = I`` (the N block vanishes at κ = ∞)."""
+        return np.hstack([self.range_factor, self.null_basis / np.sqrt(self.kappa)])
 
     def null_projector(self):
         """Q = I - S†S, the orthogonal projector on the null space of S."""
-        null = self.eigenvectors[:, ~self.in_range]
-        return null @ null.T
+        return self.null_basis @ self.null_basis.T
 
 
-def default_rank_tol(n_samples, n_features):
+def default_rank_tol(n_samples, n_features, dtype=np.float64):
     """The relative rank tolerance used when none is given: ``max(n, p) · eps``.
 
-    Each entry of the scatter matrix is a sum of n rounded products, so eigenvalues
-    below about ``n · eps`` times the largest cannot be told from zero.
+    ``eps`` is that of the data's dtype: float32 data carry only float32 precision, so
+    directions they leave undetermined at that level count as null.
     """
-    return max(n_samples, n_features) * np.finfo(np.float64).eps
+    return max(n_samples, n_features) * np.finfo(dtype).eps
 
 
-def regularized_covariance(S, kappa, tol=None, n_samples=1):
-    """Eigen-decompose S and mark its numerical null space.
+def regularized_covariance(
+    S, kappa, tol=None, n_samples=1, dtype=np.float64, feature_scale=None
+):
+    """Factor S(κ)⁻¹ = S† + Q/κ, deciding the numerical rank of S unit-free.
+
+    The rank is decided on the correlation matrix ``C = D^{-1/2} S D^{-1/2}``
+    (``D = diag S``), so that it does not depend on the units of the features: an
+    eigenvalue of C at most ``tol`` times the largest counts as zero. A feature whose
+    variance is below its own rounding level (``(tol · feature_scale)²``, e.g. a
+    constant column) is in the null space outright. The range of S is then
+    ``D^{1/2} V_r``; with ``A = D^{1/2} V_r Λ_r^{1/2} = U R`` (QR) the truncated S is
+    ``A Aᵀ`` and ``S† = U R^{-T} R^{-1} Uᵀ``, which never inverts the graded S itself.
 
     Parameters
     ----------
@@ -258,10 +340,15 @@ def regularized_covariance(S, kappa, tol=None, n_samples=1):
     kappa : float
         The regularisation κ > 0, or ``inf`` for the Moore–Penrose inverse alone.
     tol : float, default=None
-        Relative tolerance: an eigenvalue at most ``tol · λ_max`` counts as zero. None
-        uses ``default_rank_tol(n_samples, n_features)``.
+        Relative tolerance on the eigenvalues of C. None uses
+        ``default_rank_tol(n_samples, n_features, dtype)``.
     n_samples : int, default=1
         Number of rows behind S, for the default tolerance.
+    dtype : dtype, default=np.float64
+        The dtype of the data behind S, for the default tolerance.
+    feature_scale : ndarray of shape (n_features,), default=None
+        The magnitude of each feature (e.g. the largest absolute class mean), below
+        whose rounding level a variance counts as zero. None: only exact zeros do.
 
     Returns
     -------
@@ -277,12 +364,24 @@ def regularized_covariance(S, kappa, tol=None, n_samples=1):
     >>> reg.solve(np.array([1.0, 1.0]))
     array([0.5, 2. ])
     """
-    eigenvalues, eigenvectors = np.linalg.eigh(S)
-    eigenvalues = np.clip(eigenvalues, 0.0, None)
+    n_features = S.shape[0]
     if tol is None:
-        tol = default_rank_tol(n_samples, S.shape[0])
-    largest = eigenvalues[-1] if eigenvalues.size else 0.0
-    in_range = eigenvalues > tol * largest
-    if largest == 0.0:
-        in_range[:] = False
-    return RegularizedCovariance(eigenvectors, eigenvalues, in_range, float(kappa))
+        tol = default_rank_tol(n_samples, n_features, dtype)
+    variances = np.clip(np.diag(S), 0.0, None)
+    floor = 0.0 if feature_scale is None else (tol * np.asarray(feature_scale)) ** 2
+    varying = np.flatnonzero(variances > floor)
+    root = np.sqrt(variances[varying])
+    correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
+    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
+    keep = eigenvalues > tol * max(eigenvalues[-1], 0.0) if varying.size else []
+    factor = (root[:, None] * eigenvectors[:, keep]) * np.sqrt(eigenvalues[keep])
+    A = np.zeros((n_features, factor.shape[1]))
+    A[varying] = factor
+    Q_full, R = np.linalg.qr(A, mode="complete")
+    rank = A.shape[1]
+    range_basis = Q_full[:, :rank]
+    # F = U R^{-T}, so that F Fᵀ = U (R Rᵀ)⁻¹ Uᵀ = (A Aᵀ)†.
+    range_factor = scipy.linalg.solve_triangular(R[:rank], range_basis.T, lower=False).T
+    return RegularizedCovariance(
+        range_factor, Q_full[:, rank:], range_basis, float(kappa)
+    )

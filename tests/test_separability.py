@@ -4,6 +4,7 @@ import scipy.linalg
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -196,12 +197,12 @@ def test_transform_is_signed_distance_to_fishers_midpoint_hyperplane():
     np.testing.assert_allclose(est.transform(X)[:, 0], expected, rtol=1e-9, atol=1e-12)
     assert est.transform(X)[y == 1].mean() > 0 > est.transform(X)[y == 0].mean()
     result = separability_statistics(X, y, kappa=2.0)
-    assert (est.angle_, est.cos_angle_, est.scaled_distance_) == (
-        result.angle,
-        result.cos_angle,
-        result.scaled_distance,
+    np.testing.assert_allclose(
+        [est.angle_, est.cos_angle_, est.scaled_distance_],
+        [result.angle, result.cos_angle, result.scaled_distance],
+        rtol=1e-12,
     )
-    np.testing.assert_array_equal(est.normal_, result.normal)
+    np.testing.assert_allclose(est.normal_, result.normal, rtol=1e-12)
     assert list(est.get_feature_names_out()) == ["separabilityangle0"]
 
 
@@ -251,33 +252,40 @@ def test_scorer_measures_the_feature_space_of_the_estimator():
     train, test = np.arange(80), np.arange(80, 120)
     pipe = make_pipeline(StandardScaler(), FisherDiscriminant()).fit(X[train], y[train])
     features = pipe[0].transform(X[test])
-    assert separability_scorer(pipe, X[test], y[test]) == separability_angle(
-        features, y[test]
-    )
+    scaled_angle = separability_angle(features, y[test])
+    assert separability_scorer(pipe, X[test], y[test]) == pytest.approx(scaled_angle)
     fisher = FisherDiscriminant().fit(X[train], y[train])
-    assert separability_scorer(fisher, X[test], y[test]) == separability_angle(
-        fisher.transform(X[test]), y[test]
+    projected_angle = separability_angle(fisher.transform(X[test]), y[test])
+    assert separability_scorer(fisher, X[test], y[test]) == pytest.approx(
+        projected_angle
     )
+    raw_angle = separability_angle(X[test], y[test])
+    assert scaled_angle != pytest.approx(raw_angle) != pytest.approx(projected_angle)
     logistic = LogisticRegression().fit(X[train], y[train])
-    assert separability_scorer(logistic, X[test], y[test]) == separability_angle(
-        X[test], y[test]
-    )
+    assert separability_scorer(logistic, X[test], y[test]) == pytest.approx(raw_angle)
     mahalanobis = make_separability_scorer(kappa=3.0, metric="mahalanobis")
-    assert mahalanobis(logistic, X[test], y[test]) == separability_angle(
-        X[test], y[test], kappa=3.0, metric="mahalanobis"
+    assert mahalanobis(logistic, X[test], y[test]) == pytest.approx(
+        separability_angle(X[test], y[test], kappa=3.0, metric="mahalanobis")
     )
     assert "mahalanobis" in repr(mahalanobis)
 
 
-def test_scorer_in_grid_search():
-    X, y = _two_gaussians(n=120)
+def test_scorer_in_grid_search_tunes_the_steps_before_the_last():
+    # Three informative features, then noise: the held-out angle grows from one kept
+    # feature to three, and the scorer must see what the selection step does.
+    rng = np.random.RandomState(0)
+    y = np.arange(200) % 2
+    X = rng.normal(size=(200, 8))
+    X[:, :3] += 1.5 * y[:, None]
     search = GridSearchCV(
-        make_pipeline(StandardScaler(), SeparabilityAngle()),
-        {"separabilityangle__kappa": [0.5, 1.0]},
+        make_pipeline(SelectKBest(f_classif), SeparabilityAngle()),
+        {"selectkbest__k": [1, 3, 8]},
         scoring=separability_scorer,
-        cv=3,
+        cv=StratifiedKFold(4),
     ).fit(X, y)
-    assert 0 < search.best_score_ < np.pi / 2
+    scores = search.cv_results_["mean_test_score"]
+    assert len(set(np.round(scores, 10))) == 3
+    assert scores[0] < scores[1]
 
 
 # --- bad input ---

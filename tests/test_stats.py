@@ -85,7 +85,7 @@ def test_pooled_covariance_one_point_per_class_is_zero():
 def test_pooled_covariance_with_too_little_weight_is_an_error():
     X = np.array([[0.0], [1.0], [5.0], [6.0]])
     stats = class_statistics(X, np.array([0, 0, 1, 1]), 2, np.full(4, 0.25))
-    with pytest.raises(ValueError, match="more samples than classes"):
+    with pytest.raises(ValueError, match="frequency weights"):
         stats.pooled_covariance()
 
 
@@ -126,9 +126,50 @@ def test_whitening_normalises_the_regularised_covariance():
     np.testing.assert_allclose(W.T @ S_kappa @ W, np.eye(5), atol=1e-10)
 
 
-def test_rank_tolerance_is_relative_and_settable():
-    S = np.diag([1.0, 1e-9, 0.0])
+def test_rank_does_not_depend_on_the_units_of_the_features():
+    rng = np.random.RandomState(0)
+    A = rng.normal(size=(4, 2))
+    S = A @ A.T + np.diag([0, 0, 0, 1.0])  # rank 3 in R^4
+    for units in ([1, 1, 1, 1], [1e8, 1e-8, 1, 1e4], [1e-6, 1, 1e6, 1]):
+        D = np.diag(units)
+        assert regularized_covariance(D @ S @ D, 1.0).rank == 3
+    assert regularized_covariance(np.diag([1.0, 1e-9, 0.0]), 1.0).rank == 2
+    assert regularized_covariance(np.zeros((3, 3)), 1.0).rank == 0
+
+
+def test_rank_tolerance_is_relative_settable_and_follows_the_dtype():
+    delta = 1e-8  # correlation 1 - δ: eigenvalues 2 - δ and δ of C
+    S = np.array([[1.0, 1 - delta], [1 - delta, 1.0]]) * 1e6
     assert regularized_covariance(S, 1.0).rank == 2
     assert regularized_covariance(S, 1.0, tol=1e-6).rank == 1
-    assert regularized_covariance(1e-200 * S, 1.0).rank == 2
-    assert regularized_covariance(np.zeros((3, 3)), 1.0).rank == 0
+    assert regularized_covariance(S, 1.0, dtype=np.float32, n_samples=100).rank == 1
+
+
+def test_variance_below_the_rounding_level_of_the_feature_is_null():
+    S = np.diag([2.0, 1e-34])  # e.g. a constant column 7.0 after rounding
+    assert regularized_covariance(S, 1.0).rank == 2
+    assert regularized_covariance(S, 1.0, feature_scale=[1.0, 7.0]).rank == 1
+
+
+def test_split_drops_rounding_noise():
+    reg = regularized_covariance(np.diag([1.0, 0.0]), kappa=1e-12)
+    pinv_part, null_part = reg.split(np.array([1.0, 1e-17]), atol=1e-15)
+    np.testing.assert_array_equal(null_part, [0.0, 0.0])
+    np.testing.assert_allclose(
+        reg.solve(np.array([1.0, 1e-17]), atol=1e-15), [1.0, 0.0]
+    )
+
+
+def test_pair_statistics_equal_the_statistics_of_the_two_classes_alone():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(90, 3))
+    y = np.repeat([0, 1, 2], 30)
+    stats = class_statistics(X, y, 3, per_class=True, chunk_rows=17)
+    rows = y != 1
+    alone = class_statistics(X[rows], (y[rows] == 2).astype(int), 2)
+    pair = stats.pair(0, 2)
+    np.testing.assert_allclose(pair.means, alone.means)
+    np.testing.assert_allclose(pair.within_scatter, alone.within_scatter, rtol=1e-12)
+    np.testing.assert_allclose(stats.class_scatter.sum(axis=0), stats.within_scatter)
+    with pytest.raises(ValueError, match="per_class"):
+        class_statistics(X, y, 3).pair(0, 1)
