@@ -48,18 +48,19 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
             "The class means coincide (to rounding): no linear rule separates "
             "classes with equal means."
         )
-    if len(means) == 2:
-        # Solve for d itself so that its split into range and null parts is exact.
-        d = means[1] - means[0]
-        coef = reg.solve(d, atol)[None, :]
-        intercept = np.array([-coef[0] @ (0.5 * (means[0] + means[1]))])
-        if log_priors is not None:
-            intercept = intercept + (log_priors[1] - log_priors[0])
-    else:
-        coef = reg.solve(deltas.T, atol).T
-        intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
-        if log_priors is not None:
-            intercept = intercept + log_priors
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        if len(means) == 2:
+            # Solve for d itself so that its split into range and null parts is exact.
+            d = means[1] - means[0]
+            coef = reg.solve(d, atol)[None, :]
+            intercept = np.array([-coef[0] @ (0.5 * (means[0] + means[1]))])
+        else:
+            coef = reg.solve(deltas.T, atol).T
+            intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
+    if log_priors is not None:
+        intercept = intercept + (
+            log_priors[1] - log_priors[0] if len(means) == 2 else log_priors
+        )
     if not np.any(coef):
         raise ValueError(
             "The Fisher direction S†d is zero: the mean difference lies in the null "
@@ -320,7 +321,10 @@ class FisherDiscriminant(
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative frequency weights (an integer weight equals repeating the row).
+            Non-negative frequency weights: an integer weight equals repeating the row,
+            and the pooled covariance divides by ``sum(sample_weight) - n_classes``.
+            Their scale therefore matters when S is singular (it sets the scale of S
+            against κ), and weights normalised to sum to 1 are refused.
 
         Returns
         -------

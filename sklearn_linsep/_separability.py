@@ -38,7 +38,8 @@ class HotellingT2Result:
     Under two normal populations with a common covariance, θ = 0 exactly when d = 0.
     ``statistic`` is ``T² = (n₊n₋/n) dᵀS⁻¹d`` and
     ``f_statistic = (n - p - 1) / (p (n - 2)) · T²`` follows F(df1, df2) =
-    F(p, n - p - 1) under the null hypothesis.
+    F(p, n - p - 1) under the null hypothesis. ``df2`` is a float because frequency
+    weights may make n fractional.
     """
 
     statistic: float
@@ -58,10 +59,13 @@ class AngleResult:
         θ(κ) in radians, in [0, π/2].
     cos_angle : float
         cos θ(κ) = (2/κ) / √(L² + 4/κ²), with L the length in the chosen metric.
+        With the Euclidean length this is the cosine of the angle between ``normal``
+        and the z axis; with the Mahalanobis length θ is a measure on the same scale,
+        not that geometric angle.
     scaled_distance : float
         ‖S(κ)⁻¹d‖, the paper's length (units: 1 / units of X).
     mahalanobis_distance : float
-        √(dᵀS(κ)⁻¹d), the affine-invariant length.
+        √(dᵀS(κ)⁻¹d), the length that is affine-invariant when S is nonsingular.
     metric : str
         Which length θ uses: "euclidean" (``scaled_distance``) or "mahalanobis".
     kappa : float
@@ -132,7 +136,13 @@ def _two_class_angle(stats, kappa, metric, tol, dtype):
     reg = stats.regularized_inverse(kappa, tol, dtype)
     d = stats.means[1] - stats.means[0]
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
-    u = pinv_part if np.isinf(kappa) else pinv_part + null_part / kappa
+    u = reg.solve(d, atol=stats.mean_noise)
+    if not np.all(np.isfinite(u)):
+        raise ValueError(
+            f"The separating hyperplane overflowed with kappa={kappa:g}: the "
+            "null-space part of the mean difference is divided by kappa, so kappa is "
+            "too small for the scale of X (kappa has the units of X squared)."
+        )
     pinv_sq, null_sq = float(pinv_part @ pinv_part), float(null_part @ null_part)
     d_pinv = max(float(d @ pinv_part), 0.0)
     theta, cos_theta = _angle(_kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv))
@@ -147,13 +157,6 @@ def _two_class_angle(stats, kappa, metric, tol, dtype):
         normal=np.append(u, 2.0 / kappa),
         hotelling=_hotelling(stats, d, reg),
     )
-    if not (np.all(np.isfinite(result.normal)) and np.isfinite(result.scaled_distance)):
-        raise ValueError(
-            f"The separating hyperplane overflowed with kappa={kappa:g}: the "
-            "null-space part of the mean difference is divided by kappa, so kappa is "
-            "too small "
-            "for the scale of X (kappa has the units of X squared)."
-        )
     offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
     return result, u, offset
 
@@ -197,8 +200,13 @@ def separability_statistics(
     covariance (divisor n₊ + n₋ - 2) and :math:`S(\kappa)^{-1} = S^\dagger + Q/\kappa`
     when S is singular.
 
-    The Euclidean length is not scale-invariant: multiplying X by c divides it by c.
-    The Mahalanobis length is invariant under any nonsingular affine map of X.
+    When S is nonsingular, multiplying X by c divides the Euclidean length by c, and
+    the Mahalanobis length is invariant under any nonsingular affine map of X. When S
+    is singular neither law holds exactly: κ acts on the null space and has the units
+    of X squared.
+
+    At κ = ∞ the angle is the limit: π/2 when S†d ≠ 0, else arctan(‖Qd‖/2) (the mean
+    difference lies in the null space of S) for the Euclidean length.
 
     Parameters
     ----------
@@ -246,7 +254,7 @@ def separability_angle(
 ):
     r"""The angle of separability θ(κ) of two classes, in radians.
 
-    :math:`\theta(\kappa) = \arctan(\kappa \|S(\kappa)^{-1} d\| / 2)` in [0, π/2): near
+    :math:`\theta(\kappa) = \arctan(\kappa \|S(\kappa)^{-1} d\| / 2)` in [0, π/2]: near
     0 the classes are inseparable, near π/2 well separated. See
     :func:`separability_statistics` for cos θ, the lengths and Hotelling's test.
 
@@ -258,7 +266,7 @@ def separability_angle(
     kappa : float, default=1.0
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
         ``"euclidean"`` is the paper's ‖S⁻¹d‖ (depends on the units of X);
-        ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant).
+        ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant when S is nonsingular).
     sample_weight : array-like of shape (n_samples,), default=None
     tol : float, default=None
 
@@ -308,7 +316,8 @@ class SeparabilityAngle(
     kappa : float, default=1.0
         The regularisation κ > 0.
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
-        The length behind θ: the paper's ‖S(κ)⁻¹d‖ or the affine-invariant
+        The length behind θ: the paper's ‖S(κ)⁻¹d‖ or the (for nonsingular S)
+        affine-invariant
         √(dᵀS(κ)⁻¹d). The hyperplane is the same for both.
     tol : float, default=None
         Relative rank tolerance of S (see :class:`FisherDiscriminant`).

@@ -300,7 +300,9 @@ class RegularizedCovariance:
         pinv_part, null_part = self.split(b, atol)
         if np.isinf(self.kappa):
             return pinv_part
-        return pinv_part + null_part / self.kappa
+        # A tiny κ can overflow; callers check the result and say why.
+        with np.errstate(over="ignore"):
+            return pinv_part + null_part / self.kappa
 
     def whitening(self):
         """W = [F, N / √κ], with ``Wᵀ S(κ) W = I`` (the N block vanishes at κ = ∞)."""
@@ -374,14 +376,29 @@ def regularized_covariance(
     correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
     eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = eigenvalues > tol * max(eigenvalues[-1], 0.0) if varying.size else []
-    factor = (root[:, None] * eigenvectors[:, keep]) * np.sqrt(eigenvalues[keep])
-    A = np.zeros((n_features, factor.shape[1]))
-    A[varying] = factor
-    Q_full, R = np.linalg.qr(A, mode="complete")
-    rank = A.shape[1]
+    eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
+    identity = np.eye(n_features)
+    if eigenvalues.size == varying.size:
+        # The varying features are linearly independent: S† restricted to them is
+        # the inverse D^{-1/2} C⁻¹ D^{-1/2}, and R(S) is spanned by their coordinates.
+        factor = np.zeros((n_features, varying.size))
+        factor[varying] = eigenvectors / (root[:, None] * np.sqrt(eigenvalues))
+        constant = np.setdiff1d(np.arange(n_features), varying)
+        return RegularizedCovariance(
+            factor, identity[:, constant], identity[:, varying], float(kappa)
+        )
+    # Rank-deficient: S ≈ A Aᵀ with A = D^{1/2} V_r Λ_r^{1/2}. Householder QR of a
+    # row-graded matrix is accurate once its rows are sorted by decreasing norm.
+    A = np.zeros((n_features, eigenvalues.size))
+    A[varying] = (root[:, None] * eigenvectors) * np.sqrt(eigenvalues)
+    order = np.argsort(-np.linalg.norm(A, axis=1), kind="stable")
+    Q_sorted, R = np.linalg.qr(A[order], mode="complete")
+    Q_full = np.empty_like(Q_sorted)
+    Q_full[order] = Q_sorted
+    rank = eigenvalues.size
     range_basis = Q_full[:, :rank]
     # F = U R^{-T}, so that F Fᵀ = U (R Rᵀ)⁻¹ Uᵀ = (A Aᵀ)†.
-    range_factor = scipy.linalg.solve_triangular(R[:rank], range_basis.T, lower=False).T
+    range_factor = scipy.linalg.solve_triangular(R[:rank], range_basis.T).T
     return RegularizedCovariance(
         range_factor, Q_full[:, rank:], range_basis, float(kappa)
     )

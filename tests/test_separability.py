@@ -139,9 +139,15 @@ def test_mahalanobis_angle_is_affine_invariant(seed, p):
     Q, _ = np.linalg.qr(rng.normal(size=(p, p)))
     A = Q * rng.uniform(0.1, 10, size=p)
     b = rng.normal(size=p) * 100
-    theta = separability_angle(X, y, metric="mahalanobis")
-    mapped = separability_angle(X @ A.T + b, y, metric="mahalanobis")
-    assert mapped == pytest.approx(theta, abs=1e-9)
+    base = separability_statistics(X, y, metric="mahalanobis")
+    mapped = separability_statistics(X @ A.T + b, y, metric="mahalanobis")
+    # The invariance is exact; rounding grows with the conditioning of the mapped S.
+    condition = np.linalg.cond(np.atleast_2d(np.cov((X @ A.T)[y == 0].T)))
+    rel = 1e-13 * condition + 1e-12
+    assert mapped.mahalanobis_distance == pytest.approx(
+        base.mahalanobis_distance, rel=rel
+    )
+    assert mapped.angle == pytest.approx(base.angle, rel=rel)
 
 
 @settings(max_examples=20, deadline=None)
@@ -318,3 +324,52 @@ def test_extreme_scales_follow_the_units_law(scale):
     assert scaled.mahalanobis_distance == pytest.approx(
         base.mahalanobis_distance, rel=1e-9
     )
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y = _two_gaussians(n=40)
+    w = np.random.RandomState(1).randint(1, 4, size=40)
+    weighted = separability_statistics(X, y, sample_weight=w)
+    repeated = separability_statistics(X.repeat(w, axis=0), y.repeat(w))
+    assert weighted.angle == pytest.approx(repeated.angle, rel=1e-12)
+    assert weighted.hotelling.statistic == pytest.approx(
+        repeated.hotelling.statistic, rel=1e-10
+    )
+    assert weighted.hotelling.df2 == repeated.hotelling.df2
+
+
+def test_infinite_kappa_is_the_limit():
+    X, y = _two_gaussians()
+    assert separability_angle(X, y, kappa=np.inf) == np.pi / 2
+    # Mean difference in the null space of S (rotated): θ(κ) → arctan(‖Qd‖/2).
+    rng = np.random.RandomState(0)
+    Z0 = np.column_stack([rng.normal(size=(20, 2)), np.zeros(20)])
+    rotation, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    X = np.vstack([Z0, Z0 + [0.0, 0.0, 1.0]]) @ rotation.T
+    y = np.repeat([0, 1], 20)
+    limit = np.arctan(0.5)
+    assert separability_angle(X, y, kappa=np.inf) == pytest.approx(limit, abs=1e-12)
+    assert separability_angle(X, y, kappa=1e8) == pytest.approx(limit, abs=1e-9)
+    assert separability_angle(X, y, kappa=1.0) == pytest.approx(limit, abs=1e-9)
+
+
+def test_tiny_kappa_on_a_large_scale_is_a_clear_error():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 60)) * 1e150
+    with pytest.raises(ValueError, match="kappa is\\s+too small"):
+        separability_statistics(X, np.repeat([0, 1], 10), kappa=1e-300)
+
+
+def test_pairs_name_the_transform_columns():
+    rng = np.random.RandomState(0)
+    y = np.repeat(["a", "b", "c"], 20)
+    X = rng.normal(size=(60, 2)) + 3 * (y[:, None] == ["b", "c"])
+    est = SeparabilityAngle().fit(X, y)
+    assert est.pairs_ == [("a", "b"), ("a", "c"), ("b", "c")]
+    distances = est.transform(X)
+    for column, (first, second) in enumerate(est.pairs_):
+        assert (
+            distances[y == second, column].mean()
+            > 0
+            > distances[y == first, column].mean()
+        )
