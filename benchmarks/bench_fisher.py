@@ -94,6 +94,26 @@ def blas_threads():
     return ",".join(str(c) for c in sorted(counts)) or "?"
 
 
+def code_version():
+    """The git commit of the package under test, and whether its sources are edited."""
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "sklearn_linsep"], cwd=root,
+            capture_output=True, text=True, check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    edited = [line[3:] for line in dirty if line.strip()]
+    return commit + (f" + uncommitted edits to {', '.join(edited)}" if edited else "")
+
+
 def print_machine():
     print("# Machine")
     print(f"platform : {platform.platform()}")
@@ -103,6 +123,8 @@ def print_machine():
     print(f"python   : {platform.python_version()}")
     print(f"numpy    : {np.__version__}")
     print(f"sklearn  : {sklearn.__version__}")
+    print(f"code     : sklearn_linsep at {code_version()}")
+    print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
                 "OMP_NUM_THREADS"):
         print(f"{var:<21}= {os.environ.get(var, '(unset)')}")
