@@ -5,6 +5,7 @@ Run from the repository root::
     python benchmarks/bench_fisher.py              # full run (n = 1e5 and 1e6)
     python benchmarks/bench_fisher.py --quick      # smoke run (n = 1e5 only)
     python benchmarks/bench_fisher.py --repeats 7  # more repetitions per timing
+    python benchmarks/bench_fisher.py --threads 1  # only the table pinned to 1 thread
 
 It needs the ``bench`` extra (``pip install threadpoolctl psutil``).
 
@@ -38,6 +39,7 @@ import gc
 import os
 import platform
 import statistics
+import subprocess
 import threading
 import time
 import tracemalloc
@@ -90,23 +92,29 @@ def blas_description():
 
 def blas_threads():
     """The BLAS thread count in force, as a short string."""
-    counts = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    counts = {
+        lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
+    }
     return ",".join(str(c) for c in sorted(counts)) or "?"
 
 
 def code_version():
     """The git commit of the package under test, and whether its sources are edited."""
-    import subprocess
-
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-            text=True, check=True,
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "sklearn_linsep"], cwd=root,
-            capture_output=True, text=True, check=True,
+            ["git", "status", "--porcelain", "--", "sklearn_linsep"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
@@ -125,8 +133,12 @@ def print_machine():
     print(f"sklearn  : {sklearn.__version__}")
     print(f"code     : sklearn_linsep at {code_version()}")
     print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
-    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
-                "OMP_NUM_THREADS"):
+    for var in (
+        "OPENBLAS_CORETYPE",
+        "OPENBLAS_L2_SIZE",
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+    ):
         print(f"{var:<21}= {os.environ.get(var, '(unset)')}")
     for line in blas_description():
         print(f"blas     : {line}")
@@ -161,9 +173,9 @@ def candidates():
     """``name -> f(X, y)``: what is timed. The bare Gram product is the floor."""
     cands = {"ours": lambda X, y: FisherDiscriminant().fit(X, y)}
     for solver in LDA_SOLVERS:
-        cands[f"lda-{solver}"] = (
-            lambda X, y, s=solver: LinearDiscriminantAnalysis(solver=s).fit(X, y)
-        )
+        cands[f"lda-{solver}"] = lambda X, y, s=solver: LinearDiscriminantAnalysis(
+            solver=s
+        ).fit(X, y)
     cands["X.T@X"] = lambda X, y: X.T @ X
     return cands
 
@@ -300,10 +312,14 @@ def print_table(title, results):
     print()
     mem_rows = [(k, v) for k, v in results.items() if "traced" in v[2]["ours"]]
     if mem_rows:
-        print(f"Peak extra memory beyond X, MB (tracemalloc / RSS growth); "
-              f"X itself in brackets")
-        print(f"{'n':>9} {'p':>4} {'dtype':>7} {'[X]':>7} | "
-              + " ".join(f"{name:>15}" for name in names))
+        print(
+            "Peak extra memory beyond X, MB (tracemalloc / RSS growth); "
+            "X itself in brackets"
+        )
+        print(
+            f"{'n':>9} {'p':>4} {'dtype':>7} {'[X]':>7} | "
+            + " ".join(f"{name:>15}" for name in names)
+        )
         for (n, p, dtype), (_, _, row, _) in mem_rows:
             x_mb = n * p * np.dtype(dtype).itemsize / MB
             cells = " ".join(
@@ -328,10 +344,18 @@ def cases(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="n = 1e5 only (smoke run)")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="timings per candidate (default 5 at n=1e5, 3 at n=1e6)")
-    parser.add_argument("--threads", choices=("default", "1", "both"), default="both",
-                        help="BLAS thread settings to run (default: both)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="timings per candidate (default 5 at n=1e5, 3 at n=1e6)",
+    )
+    parser.add_argument(
+        "--threads",
+        choices=("default", "1", "both"),
+        default="both",
+        help="BLAS thread settings to run (default: both)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore", category=UserWarning)
 
@@ -345,18 +369,23 @@ def main():
             with threadpool_limits(limits=limit):
                 repeats = default_repeats(n, args)
                 # Memory does not depend on the thread count: measure it once.
-                row = run_case(X, y, repeats, measure_memory=limit is None or
-                               len(settings) == 1)
+                row = run_case(
+                    X, y, repeats, measure_memory=limit is None or len(settings) == 1
+                )
                 results[limit][(n, p, dtype)] = (blas_threads(), repeats, row, cosine)
         del X, y
         gc.collect()
 
     for limit in settings:
         with threadpool_limits(limits=limit):
-            label = "default BLAS threads" if limit is None else f"BLAS pinned to {limit}"
+            label = (
+                "default BLAS threads" if limit is None else f"BLAS pinned to {limit}"
+            )
             print_table(f"Median fit time, {label}", results[limit])
-    print("skl/ours = fastest sklearn LDA solver / ours (speed-up, target >= 4x at "
-          "n=1e6, p=100)")
+    print(
+        "skl/ours = fastest sklearn LDA solver / ours (speed-up, target >= 4x at "
+        "n=1e6, p=100)"
+    )
     print("ours/XtX = ours / bare X.T @ X on the same array (target <= 2x)")
     print("cos      = cosine between our coef_ and LDA(solver='eigen').coef_")
     print("spread   = largest max/min ratio of the repeated timings in the row (noise)")

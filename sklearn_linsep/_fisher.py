@@ -217,8 +217,13 @@ class FisherDiscriminant(
     store_covariance : bool, default=False
         Whether to store the pooled covariance in ``covariance_``.
     tol : float, default=None
-        Relative rank tolerance: an eigenvalue of S at most ``tol`` times the largest
-        counts as zero. None means ``max(n_samples, n_features) * eps``.
+        Relative rank tolerance. The rank of S is decided on its correlation matrix
+        (S scaled to unit diagonal, so that the units of the features do not matter):
+        an eigenvalue at most ``tol`` times the largest counts as zero. None means
+        ``max(n_samples, n_features) * eps64 + n_features * (4 * eps * r)**2``, the
+        rounding of the accumulated scatter plus that of the data (``eps`` of X's
+        dtype, r the largest ratio of a feature's magnitude to its spread); a
+        feature whose variance is below its own rounding level counts as constant.
 
     Attributes
     ----------

@@ -2,9 +2,10 @@
 
 Everything here works on plain arrays; estimators call it and never the other way round.
 
-The pass over X is chunked: each chunk is centred on its own per-class means and its
-centred scatter is merged into the running totals with the pairwise update of Chan,
-Golub and LeVeque (1979). Memory beyond X is O(K·p + p²) plus one chunk, and the result
+The pass over X is chunked: each chunk is shifted by per-class references (the running
+class means), one product gives its scatter, class sums and counts, and the result is
+merged into the running totals with the pairwise update of Chan, Golub and LeVeque
+(1979). Memory beyond X is O(K·p + p²) plus one chunk, and the result
 does not depend on a raw sum of squares (which loses everything to cancellation when the
 means are large against the spread).
 """
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+
+from ._kernels import centre_with_indicator, centre_with_indicator_weighted
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
 # large enough for BLAS to run at full speed, small enough to stay cheap beside X.
@@ -160,26 +163,46 @@ def _empty_statistics(n_classes, n_features, per_class):
     )
 
 
-def _chunk_statistics(X, y, n_classes, sample_weight, per_class):
-    """Statistics of one chunk, centred on its own class means (two passes, exact)."""
-    indicator = np.zeros((X.shape[0], n_classes))
-    indicator[np.arange(X.shape[0]), y] = (
-        1.0 if sample_weight is None else sample_weight
-    )
-    counts = indicator.sum(axis=0)
-    means = (indicator.T @ X) / np.where(counts > 0, counts, 1.0)[:, None]
-    centred = np.subtract(X, means[y], dtype=np.float64)
-    if sample_weight is not None:
-        centred *= np.sqrt(sample_weight)[:, None]
-    # ``A.T @ A`` on the same buffer runs as one symmetric rank-k update (syrk).
-    within = centred.T @ centred
+def _references(stats, X, y):
+    """Per-class centres for the next chunk: the running means, or for a class not
+    seen yet its first row in the chunk (any point of the class keeps the shifted
+    sums small against the spread)."""
+    reference = stats.means.copy()
+    for k in np.flatnonzero(stats.counts == 0):
+        rows = np.flatnonzero(y == k)
+        if rows.size:
+            reference[k] = X[rows[0]]
+    return reference
+
+
+def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buffer):
+    """Statistics of one chunk from one product.
+
+    The kernel writes ``B = [√w (X - reference[y]), √w one-hot(y)]`` and ``BᵀB``
+    (one symmetric rank-k update) holds the shifted scatter, the class sums of the
+    shifted rows and the class weights; subtracting ``Σ_k c_k δ_k δ_kᵀ`` (δ_k the
+    class mean minus its reference, small) gives the centred scatter.
+    """
+    n, p = X.shape
+    B = buffer[:n]
+    X = np.ascontiguousarray(X)  # the kernel walks along rows
+    if sample_weight is None:
+        centre_with_indicator(X, y, reference, B)
+    else:
+        centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
+    gram = B.T @ B
+    counts = np.diagonal(gram[p:, p:]).copy()
+    shift = gram[p:, :p] / np.where(counts > 0, counts, 1.0)[:, None]
+    scaled = np.sqrt(counts)[:, None] * shift
+    within = gram[:p, :p] - scaled.T @ scaled
+    means = np.where(counts[:, None] > 0, reference + shift, 0.0)
     class_scatter = None
     if per_class:
-        class_scatter = np.empty((n_classes, X.shape[1], X.shape[1]))
+        class_scatter = np.empty((n_classes, p, p))
         for k in range(n_classes):
-            rows = centred[y == k]
-            class_scatter[k] = rows.T @ rows
-    return ClassStatistics(counts, means, within, X.shape[0], class_scatter)
+            rows = B[y == k, :p]
+            class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
+    return ClassStatistics(counts, means, within, n, class_scatter)
 
 
 def class_statistics(
@@ -223,13 +246,21 @@ def class_statistics(
     if chunk_rows is None:
         chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
     stats = _empty_statistics(n_classes, n_features, per_class)
+    buffer = np.empty((min(chunk_rows, n_samples), n_features + n_classes))
     # Overflow is checked once below, with a message that says what to do.
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, n_samples, chunk_rows):
             stop = min(start + chunk_rows, n_samples)
+            X_chunk, y_chunk = X[start:stop], y[start:stop]
             weights = None if sample_weight is None else sample_weight[start:stop]
             chunk = _chunk_statistics(
-                X[start:stop], y[start:stop], n_classes, weights, per_class
+                X_chunk,
+                y_chunk,
+                n_classes,
+                weights,
+                per_class,
+                _references(stats, X_chunk, y_chunk),
+                buffer,
             )
             stats = stats.merge(chunk)
     if not (
@@ -313,13 +344,19 @@ class RegularizedCovariance:
         return self.null_basis @ self.null_basis.T
 
 
-def default_rank_tol(n_samples, n_features, dtype=np.float64):
-    """The relative rank tolerance used when none is given: ``max(n, p) · eps``.
+def default_rank_tol(n_samples, n_features, dtype=np.float64, spread_ratio=1.0):
+    """The relative rank tolerance used when none is given.
 
-    ``eps`` is that of the data's dtype: float32 data carry only float32 precision, so
-    directions they leave undetermined at that level count as null.
+    ``max(n, p) · eps64 + p · (4 · eps · r)²``. The first term is the rounding of the
+    scatter accumulated in float64 over n rows. The second is the rounding of the data
+    themselves (``eps`` of their dtype): a value x carries an error of about eps·|x|,
+    so a feature whose magnitude is r times its spread adds noise of relative variance
+    (eps·r)² to every direction, and an eigenvalue of the correlation matrix below
+    that cannot be told from zero.
     """
-    return max(n_samples, n_features) * np.finfo(dtype).eps
+    accumulation = max(n_samples, n_features) * np.finfo(np.float64).eps
+    representation = n_features * (4.0 * np.finfo(dtype).eps * spread_ratio) ** 2
+    return accumulation + representation
 
 
 def regularized_covariance(
@@ -330,7 +367,7 @@ def regularized_covariance(
     The rank is decided on the correlation matrix ``C = D^{-1/2} S D^{-1/2}``
     (``D = diag S``), so that it does not depend on the units of the features: an
     eigenvalue of C at most ``tol`` times the largest counts as zero. A feature whose
-    variance is below its own rounding level (``(tol · feature_scale)²``, e.g. a
+    variance is below its own rounding level (``(16 · eps · feature_scale)²``, e.g. a
     constant column) is in the null space outright. The range of S is then
     ``D^{1/2} V_r``; with ``A = D^{1/2} V_r Λ_r^{1/2} = U R`` (QR) the truncated S is
     ``A Aᵀ`` and ``S† = U R^{-T} R^{-1} Uᵀ``, which never inverts the graded S itself.
@@ -343,14 +380,15 @@ def regularized_covariance(
         The regularisation κ > 0, or ``inf`` for the Moore–Penrose inverse alone.
     tol : float, default=None
         Relative tolerance on the eigenvalues of C. None uses
-        ``default_rank_tol(n_samples, n_features, dtype)``.
+        ``default_rank_tol(n_samples, n_features, dtype, r)`` with r the largest ratio
+        of a feature's magnitude to its spread.
     n_samples : int, default=1
         Number of rows behind S, for the default tolerance.
     dtype : dtype, default=np.float64
         The dtype of the data behind S, for the default tolerance.
     feature_scale : ndarray of shape (n_features,), default=None
-        The magnitude of each feature (e.g. the largest absolute class mean), below
-        whose rounding level a variance counts as zero. None: only exact zeros do.
+        The magnitude of each feature (e.g. the largest absolute class mean), which
+        sets its rounding level. None: only exact zero variances count as zero.
 
     Returns
     -------
@@ -367,12 +405,14 @@ def regularized_covariance(
     array([0.5, 2. ])
     """
     n_features = S.shape[0]
-    if tol is None:
-        tol = default_rank_tol(n_samples, n_features, dtype)
     variances = np.clip(np.diag(S), 0.0, None)
-    floor = 0.0 if feature_scale is None else (tol * np.asarray(feature_scale)) ** 2
-    varying = np.flatnonzero(variances > floor)
+    scale = np.zeros(n_features) if feature_scale is None else np.asarray(feature_scale)
+    # A variance below the rounding level of the feature's own values is no variance.
+    varying = np.flatnonzero(variances > (16 * np.finfo(dtype).eps * scale) ** 2)
     root = np.sqrt(variances[varying])
+    if tol is None:
+        ratio = np.max((scale[varying] + root) / root, initial=1.0)
+        tol = default_rank_tol(n_samples, n_features, dtype, ratio)
     correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
     eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = eigenvalues > tol * max(eigenvalues[-1], 0.0) if varying.size else []

@@ -42,9 +42,9 @@ def test_one_pass_statistics_match_two_pass_reference(
     counts, means, scatter = _naive(X, y, n_classes, w)
     np.testing.assert_allclose(stats.counts, counts, rtol=1e-12)
     np.testing.assert_allclose(stats.means, means, rtol=1e-12)
-    np.testing.assert_allclose(
-        stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max()
-    )
+    # Rounding is relative to the data, not to the (possibly vanishing) scatter.
+    atol = 1e-12 * n * np.abs(X).max() ** 2
+    np.testing.assert_allclose(stats.within_scatter, scatter, rtol=1e-9, atol=atol)
     assert stats.n_samples == n
 
 
@@ -142,7 +142,14 @@ def test_rank_tolerance_is_relative_settable_and_follows_the_dtype():
     S = np.array([[1.0, 1 - delta], [1 - delta, 1.0]]) * 1e6
     assert regularized_covariance(S, 1.0).rank == 2
     assert regularized_covariance(S, 1.0, tol=1e-6).rank == 1
-    assert regularized_covariance(S, 1.0, dtype=np.float32, n_samples=100).rank == 1
+    # float32 values 1000 times their spread carry errors of about 1e-4 of the
+    # spread: a correlation of 1 - 1e-8 can no longer be told from 1.
+    offset = [1e6, 1e6]  # magnitude 1000 times the spread of 1e3
+    assert regularized_covariance(S, 1.0, feature_scale=offset).rank == 2
+    assert (
+        regularized_covariance(S, 1.0, dtype=np.float32, feature_scale=offset).rank == 1
+    )
+    assert regularized_covariance(S, 1.0, dtype=np.float32).rank == 2
 
 
 def test_variance_below_the_rounding_level_of_the_feature_is_null():
@@ -173,3 +180,18 @@ def test_pair_statistics_equal_the_statistics_of_the_two_classes_alone():
     np.testing.assert_allclose(stats.class_scatter.sum(axis=0), stats.within_scatter)
     with pytest.raises(ValueError, match="per_class"):
         class_statistics(X, y, 3).pair(0, 1)
+
+
+def test_large_offsets_and_sorted_classes_lose_nothing():
+    # Values near 1e8 with unit spread, classes sorted (class 1 absent from the early
+    # chunks): a raw sum of squares would keep no digit of the scatter.
+    rng = np.random.RandomState(0)
+    noise = rng.normal(size=(5000, 3))
+    y = np.repeat([0, 1], 2500)
+    X = 1e8 + noise + 5.0 * y[:, None]
+    stats = class_statistics(X, y, 2, chunk_rows=700)
+    _, means, scatter = _naive(X - 1e8, y, 2)  # the shift by 1e8 is exact here
+    np.testing.assert_allclose(stats.means - 1e8, means, atol=3e-8)  # ulp(1e8) = 1.5e-8
+    np.testing.assert_allclose(
+        stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max()
+    )
