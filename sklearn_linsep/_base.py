@@ -21,13 +21,30 @@ from sklearn.utils.validation import (
 def encode_classes(y, estimator_name):
     """``(classes, y_encoded)``, with a clear error for fewer than two classes."""
     check_classification_targets(y)
-    classes, y_encoded = np.unique(y, return_inverse=True)
+    classes, y_encoded = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
+    if classes is None:
+        classes, y_encoded = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least 2 classes; got 1 class "
             f"({classes[0]!r}). Linear separability compares classes."
         )
     return classes, y_encoded.astype(np.intp, copy=False)
+
+
+def _integer_codes(y):
+    """``np.unique(y, return_inverse=True)`` for integer labels in O(n), not a sort;
+    ``(None, None)`` when their range is too wide for a lookup table."""
+    if y.size == 0:
+        return None, None
+    low = y.min()
+    span = int(y.max()) - int(low)
+    if span > 4 * y.size + 1024:
+        return None, None
+    offset = y.astype(np.intp) - int(low)
+    present = np.bincount(offset, minlength=span + 1) > 0
+    classes = (np.flatnonzero(present) + int(low)).astype(y.dtype)
+    return classes, (np.cumsum(present) - 1)[offset]
 
 
 def check_weights(sample_weight, X, y_encoded, n_classes):

@@ -74,3 +74,22 @@ def test_predict_checks_fitted_and_feature_count():
     )
     with pytest.raises(ValueError, match="features"):
         clf.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([5, 3, 3, 9, 5]),
+        np.array([-7, 2, -7, 2, 2], dtype=np.int8),
+        np.array([True, False, True]),
+        np.array([0, 10**12, 10**12]),  # too wide for the lookup table
+        np.array(["b", "a", "b"]),
+        np.array([1.0, 2.0, 1.0]),
+    ],
+)
+def test_encoding_equals_numpy_unique(y):
+    classes, codes = encode_classes(y, "Est")
+    expected_classes, expected_codes = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(codes, expected_codes)
