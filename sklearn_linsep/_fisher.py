@@ -75,7 +75,7 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
     return coef, intercept
 
 
-def fisher_directions(reg, counts, means):
+def fisher_directions(reg, stats):
     """Discriminant directions: leading eigenvectors of S(κ)⁻¹ S_B.
 
     Solves the generalised problem ``S_B v = λ S(κ) v`` through the whitening W of S(κ)
@@ -88,9 +88,9 @@ def fisher_directions(reg, counts, means):
     scalings : ndarray of shape (n_features, min(n_classes - 1, n_features))
     explained_variance_ratio : ndarray of shape (min(n_classes - 1, n_features),)
     """
+    means, grand_mean = stats.means, stats.grand_mean
     n_classes, n_features = means.shape
-    weights = counts / counts.sum()
-    grand_mean = weights @ means
+    weights = stats.counts / stats.total_weight
     between = np.sqrt(weights)[:, None] * (means - grand_mean)
     whitening = reg.whitening()
     _, singular_values, right = np.linalg.svd(between @ whitening, full_matrices=False)
@@ -361,7 +361,7 @@ class FisherDiscriminant(
             intercept = self._accuracy_intercept(
                 X, y_encoded, sample_weight, stats, intercept[0], log_priors
             )
-        scalings, ratio = fisher_directions(reg, stats.counts, stats.means)
+        scalings, ratio = fisher_directions(reg, stats)
 
         n_components = self.n_components or max_components
         self.intercept_ = np.asarray(intercept, dtype=dtype).reshape(-1)
