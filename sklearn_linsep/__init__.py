@@ -5,6 +5,7 @@ hyperplane.
 """
 
 from ._fisher import FisherDiscriminant
+from ._online import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
 from ._separability import (
     AngleResult,
     HotellingT2Result,
@@ -25,6 +26,10 @@ from .datasets import (
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Adaline",
+    "LearningRateSchedule",
+    "Perceptron",
+    "PocketPerceptron",
     "AngleResult",
     "FisherDiscriminant",
     "HotellingT2Result",
