@@ -7,6 +7,7 @@ both slower.
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 
 @numba.njit(cache=True, nogil=True)
@@ -60,9 +61,10 @@ def centre_with_indicator_weighted(X, y, reference, root_weight, out):
 # Task k's target is ``c = +1`` where ``codes[i] == first_class + k`` and ``-1``
 # elsewhere: two classes are one task with ``first_class = 1``.
 #
-# Rows come either from a dense ``X`` or from CSR arrays (``data, indices, indptr``),
-# chosen by ``sparse``; the unused form is a dummy. One source serves both, and the
-# branch on ``sparse`` is the same for every row, so it costs nothing measurable.
+# ``rows`` is ``(X,)`` for a dense C-ordered X, or ``(data, indices, indptr)`` for a
+# CSR matrix. ``row_dot`` and ``row_axpy`` are overloaded on that tuple, so each
+# kernel is written once and compiled into a dense and a sparse loop. (A runtime
+# ``if sparse`` inside the row loop made the dense epoch 6-8 times slower.)
 #
 # A learning-rate schedule is ``(kind, params, table)``: kind 0 is constant
 # ``params[0]``, 1 hyperbolic ``params[1] / (params[2] + t)``, 2 inverse scaling
@@ -86,56 +88,77 @@ def _rate(kind, params, table, t):
     return rate * params[5]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _row_dot(X, data, indices, indptr, sparse, i, W, k, bias):
-    """``W[k] · (x_i, bias)``, accumulated in float64."""
-    p = W.shape[1] - 1
-    total = W[k, p] * bias
-    if sparse:
+def row_dot(rows, i, W, k, bias):
+    """``W[k] · (x_i, bias)``, accumulated in float64 (compiled code only)."""
+    raise NotImplementedError("row_dot runs inside numba kernels only")
+
+
+def row_axpy(rows, i, step, W, k, bias):
+    """``W[k] += step * (x_i, bias)`` (compiled code only)."""
+    raise NotImplementedError("row_axpy runs inside numba kernels only")
+
+
+@overload(row_dot, inline="always")
+def _row_dot_impl(rows, i, W, k, bias):
+    if len(rows) == 1:
+
+        def dense(rows, i, W, k, bias):
+            X = rows[0]
+            p = X.shape[1]
+            total = W[k, p] * bias
+            for j in range(p):
+                total += W[k, j] * X[i, j]
+            return total
+
+        return dense
+
+    def csr(rows, i, W, k, bias):
+        data, indices, indptr = rows
+        total = W[k, W.shape[1] - 1] * bias
         for jj in range(indptr[i], indptr[i + 1]):
             total += W[k, indices[jj]] * data[jj]
-    else:
-        for j in range(p):
-            total += W[k, j] * X[i, j]
-    return total
+        return total
+
+    return csr
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _row_axpy(X, data, indices, indptr, sparse, i, step, W, k, bias):
-    """``W[k] += step * (x_i, bias)``."""
-    p = W.shape[1] - 1
-    W[k, p] += step * bias
-    if sparse:
+@overload(row_axpy, inline="always")
+def _row_axpy_impl(rows, i, step, W, k, bias):
+    if len(rows) == 1:
+
+        def dense(rows, i, step, W, k, bias):
+            X = rows[0]
+            p = X.shape[1]
+            W[k, p] += step * bias
+            for j in range(p):
+                W[k, j] += step * X[i, j]
+
+        return dense
+
+    def csr(rows, i, step, W, k, bias):
+        data, indices, indptr = rows
+        W[k, W.shape[1] - 1] += step * bias
         for jj in range(indptr[i], indptr[i + 1]):
             W[k, indices[jj]] += step * data[jj]
-    else:
-        for j in range(p):
-            W[k, j] += step * X[i, j]
+
+    return csr
 
 
 @numba.njit(cache=True, nogil=True)
-def weighted_correct(
-    X, data, indices, indptr, sparse, codes, first_class, sample_weight, bias, W, k
-):
+def weighted_correct(rows, codes, first_class, sample_weight, bias, W, k):
     """Total weight of the samples that row ``W[k]`` classifies as ``predict`` does
     (a score > 0 means the positive class, a score of 0 the negative one)."""
-    n = codes.shape[0]
     total = 0.0
-    for i in range(n):
+    for i in range(codes.shape[0]):
         positive = codes[i] == first_class + k
-        score = _row_dot(X, data, indices, indptr, sparse, i, W, k, bias)
-        if (score > 0.0) == positive:
+        if (row_dot(rows, i, W, k, bias) > 0.0) == positive:
             total += sample_weight[i]
     return total
 
 
 @numba.njit(cache=True, nogil=True)
 def perceptron_epoch(
-    X,
-    data,
-    indices,
-    indptr,
-    sparse,
+    rows,
     codes,
     first_class,
     sample_weight,
@@ -148,11 +171,9 @@ def perceptron_epoch(
     updates,
     mistakes,
     pocket,
-    P,
-    pocket_correct,
-    run,
-    pocket_run,
-    checked,
+    pocket_weights,
+    counts,
+    runs,
 ):
     """One pass of Rosenblatt's rule over ``order``, optionally with Gallant's pocket.
 
@@ -160,15 +181,18 @@ def perceptron_epoch(
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
     ``mistakes[k]`` (set to 0 here) counts them.
 
-    With ``pocket``, ``run[k]`` counts the consecutive correct classifications of
-    the current ``W[k]`` and ``pocket_run[k]`` those that earned the pocket ``P[k]``
-    its place. When a run beats the pocket's, the candidate ``W[k]`` (if not
-    ``checked[k]`` already) is scored on the whole training set; it replaces the
-    pocket only if it classifies a strictly larger weight of samples correctly
-    (the ratchet), ``pocket_correct[k]`` holding the pocket's. A candidate is scored
-    at most once, so an epoch costs one perceptron epoch plus one pass per check.
+    With ``pocket`` (see :func:`pocket_end_of_epoch` for the whole scheme),
+    ``pocket_weights[1]`` is the candidate under evaluation (when
+    ``runs[k, EVALUATING]``): the weight of the samples it classifies correctly is
+    added to ``counts[k, CANDIDATE]`` in the same pass, at the cost of one more dot
+    product per sample and no extra read of X. ``runs[k, RUN]`` counts the
+    consecutive correct classifications of ``W[k]``; when a run ends longer than
+    the bar ``runs[k, BAR]`` and than the epoch's longest so far, ``W[k]`` is kept
+    in ``pocket_weights[2]`` with its run in ``runs[k, SNAPSHOT_RUN]``.
     """
     n_tasks = W.shape[0]
+    candidate = pocket_weights[1]
+    snapshot = pocket_weights[2]
     for k in range(n_tasks):
         mistakes[k] = 0
     for position in range(order.shape[0]):
@@ -178,45 +202,139 @@ def perceptron_epoch(
             continue
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0
-            score = _row_dot(X, data, indices, indptr, sparse, i, W, k, bias)
-            if target * score <= 0.0:
+            if pocket and runs[k, EVALUATING]:
+                if (row_dot(rows, i, candidate, k, bias) > 0.0) == (target > 0.0):
+                    counts[k, CANDIDATE] += weight
+            if target * row_dot(rows, i, W, k, bias) <= 0.0:
+                if pocket:
+                    _keep_if_longest(W, k, runs, snapshot)
+                    runs[k, RUN] = 0
+                    runs[k, KEPT] = 0
                 step = _rate(kind, params, table, updates[k]) * weight * target
-                _row_axpy(X, data, indices, indptr, sparse, i, step, W, k, bias)
+                row_axpy(rows, i, step, W, k, bias)
                 updates[k] += 1
                 mistakes[k] += 1
-                if pocket:
-                    run[k] = 0
-                    checked[k] = False
             elif pocket:
-                run[k] += 1
-                if run[k] > pocket_run[k] and not checked[k]:
-                    checked[k] = True
-                    correct = weighted_correct(
-                        X,
-                        data,
-                        indices,
-                        indptr,
-                        sparse,
-                        codes,
-                        first_class,
-                        sample_weight,
-                        bias,
-                        W,
-                        k,
-                    )
-                    if correct > pocket_correct[k]:
-                        P[k, :] = W[k, :]
-                        pocket_correct[k] = correct
-                        pocket_run[k] = run[k]
+                runs[k, RUN] += 1
+
+
+# Columns of the pocket's integer state ``runs`` and float state ``counts``.
+RUN, BAR, SNAPSHOT_RUN, EVALUATING, KEPT = 0, 1, 2, 3, 4
+POCKET, CANDIDATE = 0, 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _keep_if_longest(W, k, runs, snapshot):
+    """Keep ``W[k]`` as the epoch's longest-run weights if its run beats the bar,
+    the epoch's best so far, and ``W[k]`` is not kept already."""
+    run = runs[k, RUN]
+    if run > runs[k, BAR] and run > runs[k, SNAPSHOT_RUN] and runs[k, KEPT] == 0:
+        snapshot[k, :] = W[k, :]
+        runs[k, SNAPSHOT_RUN] = run
+        runs[k, KEPT] = 1
+
+
+@numba.njit(cache=True, nogil=True)
+def pocket_end_of_epoch(W, pocket_weights, counts, runs):
+    """Gallant's ratchet, with the evaluation of a candidate folded into an epoch.
+
+    Gallant scores a candidate on the whole training set as soon as its run of
+    consecutive correct classifications beats the pocket's; on 10⁶ noisy samples
+    that is a full pass each time the record run grows by one, hundreds of passes
+    an epoch. Here a candidate is chosen per epoch (the weights whose run was the
+    longest of the epoch, if longer than the bar: the longest run of any candidate
+    chosen before) and scored during the next epoch, in the same pass.
+
+    At the end of an epoch, per task: the candidate just scored replaces the
+    pocket ``pocket_weights[0]`` if it classified a strictly larger weight of
+    samples correctly (the ratchet; ``counts[k, POCKET]`` holds the pocket's);
+    the current run is considered as a candidate too; the epoch's longest-run
+    weights become the candidate of the next epoch and raise the bar.
+    """
+    for k in range(W.shape[0]):
+        if runs[k, EVALUATING] and counts[k, CANDIDATE] > counts[k, POCKET]:
+            pocket_weights[0, k, :] = pocket_weights[1, k, :]
+            counts[k, POCKET] = counts[k, CANDIDATE]
+        _keep_if_longest(W, k, runs, pocket_weights[2])
+        if runs[k, SNAPSHOT_RUN] > runs[k, BAR]:
+            pocket_weights[1, k, :] = pocket_weights[2, k, :]
+            runs[k, BAR] = runs[k, SNAPSHOT_RUN]
+            runs[k, EVALUATING] = 1
+        else:
+            runs[k, EVALUATING] = 0
+        runs[k, SNAPSHOT_RUN] = 0
+        counts[k, CANDIDATE] = 0.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _splitmix64(state):
+    """``(next_state, 64 random bits)``."""
+    state += np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True, nogil=True)
+def _shuffle_in_place(values, state):
+    """Fisher-Yates on ``values``; returns the advanced random state."""
+    for i in range(values.shape[0] - 1, 0, -1):
+        state, bits = _splitmix64(state)
+        if i < 0xFFFFFFFF:
+            # Lemire's multiply-shift: 32 random bits scaled to {0, ..., i}.
+            j = np.int64(((bits >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        else:
+            j = np.int64(bits % np.uint64(i + 1))
+        values[i], values[j] = values[j], values[i]
+    return state
+
+
+@numba.njit(cache=True, nogil=True)
+def shuffled_order(n, seed):
+    """A uniformly random permutation of ``range(n)`` (Fisher-Yates on splitmix64).
+
+    Ten times faster than ``RandomState.permutation`` at n = 10⁶, and seeded by the
+    caller: no global random state.
+    """
+    order = np.arange(n)
+    _shuffle_in_place(order, np.uint64(seed))
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
+def block_shuffled_order(n, block, seed):
+    """``range(n)`` cut in blocks of ``block`` consecutive indices, the blocks in a
+    random order, each block read in sequence from a random start (wrapping round)
+    in a random direction.
+
+    On rows permuted once beforehand this is a random visiting order whose reads
+    stay sequential within a block, so the hardware prefetcher hides the memory
+    latency: on 10⁶ × 10 float64 rows an epoch takes about 17 ms in this order
+    against 60-70 ms in a uniformly random one (9 ms in the stored order). A
+    random order inside each block measured no better than a uniform one.
+    """
+    n_blocks = (n + block - 1) // block
+    blocks = np.arange(n_blocks)
+    state = _shuffle_in_place(blocks, np.uint64(seed))
+    order = np.empty(n, dtype=np.int64)
+    position = 0
+    for b in blocks:
+        start = b * block
+        length = min(n, start + block) - start
+        state, bits = _splitmix64(state)
+        offset = np.int64((bits >> np.uint64(33)) % np.uint64(length))
+        backwards = (bits & np.uint64(1)) == np.uint64(1)
+        for step in range(length):
+            row = start + (offset + step) % length
+            order[position + (length - 1 - step if backwards else step)] = row
+        position += length
+    return order
 
 
 @numba.njit(cache=True, nogil=True)
 def lms_epoch(
-    X,
-    data,
-    indices,
-    indptr,
-    sparse,
+    rows,
     codes,
     first_class,
     sample_weight,
@@ -250,22 +368,9 @@ def lms_epoch(
         t += 1
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0
-            residual = target - _row_dot(
-                X, data, indices, indptr, sparse, i, W, k, bias
-            )
+            residual = target - row_dot(rows, i, W, k, bias)
             if not abs(residual) <= limit:
                 return False
             loss[k] += weight * residual * residual
-            _row_axpy(
-                X,
-                data,
-                indices,
-                indptr,
-                sparse,
-                i,
-                rate * weight * residual,
-                W,
-                k,
-                bias,
-            )
+            row_axpy(rows, i, rate * weight * residual, W, k, bias)
     return True

@@ -107,11 +107,7 @@ def _call_schedule(function, t):
 class _Problem:
     """One training call's data, in the form the kernels take."""
 
-    X: np.ndarray  # dense rows, or a dummy when sparse
-    data: np.ndarray  # CSR arrays, or dummies when dense
-    indices: np.ndarray
-    indptr: np.ndarray
-    sparse: bool
+    matrix: object  # X: C-ordered ndarray or CSR matrix
     codes: np.ndarray  # class index of each sample
     first_class: int
     sample_weight: np.ndarray  # sample_weight × class_weight, float64
@@ -123,15 +119,26 @@ class _Problem:
         return self.codes.shape[0]
 
     @property
-    def rows(self):
-        return (self.X, self.data, self.indices, self.indptr, self.sparse)
+    def block_size(self):
+        """Rows per block of ``shuffle="blocks"``: about 64 KiB of X, at least 64."""
+        row_bytes = self.matrix.dtype.itemsize * max(1, self.matrix.shape[1])
+        if sp.issparse(self.matrix):
+            row_bytes = self.matrix.data.nbytes / max(1, self.n_samples)
+        return int(max(64, 2**16 // max(1, row_bytes)))
 
-    def matrix(self):
-        """X as a matrix (dense, or CSR) for BLAS."""
-        if not self.sparse:
-            return self.X
-        shape = (self.n_samples, self.X.shape[1])
-        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=shape)
+    @property
+    def identity_order(self):
+        """``range(n_samples)`` as an array, made once."""
+        if getattr(self, "_identity", None) is None:
+            self._identity = np.arange(self.n_samples)
+        return self._identity
+
+    @property
+    def rows(self):
+        """The kernels' ``rows``: ``(X,)`` or the CSR arrays."""
+        if sp.issparse(self.matrix):
+            return (self.matrix.data, self.matrix.indices, self.matrix.indptr)
+        return (self.matrix,)
 
     def targets(self):
         """``(n_samples, n_tasks)`` one-vs-rest targets ±1."""
@@ -139,35 +146,23 @@ class _Problem:
         return np.where(self.codes[:, None] == tasks, 1.0, -1.0)
 
     def max_squared_norm(self):
-        """``max_i s_i ‖x̃_i‖²`` over the samples of positive weight."""
-        squared = row_norms(self.matrix(), squared=True) + self.bias**2
+        """``max_i s_i ‖x̃_i‖²``."""
+        squared = row_norms(self.matrix, squared=True) + self.bias**2
         return float(np.max(self.sample_weight * squared))
 
 
 def _make_problem(X, codes, n_classes, sample_weight, fit_intercept):
-    n_samples, n_features = X.shape
-    if sp.issparse(X):
-        X = X.tocsr()
-        dense = np.zeros((1, n_features), dtype=X.dtype)
-        data, indices, indptr = X.data, X.indices, X.indptr
-    else:
-        dense = np.ascontiguousarray(X)
-        data = np.zeros(1, dtype=X.dtype)
-        indices = indptr = np.zeros(1, dtype=np.int32)
+    X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
     weights = (
-        np.ones(n_samples)
+        np.ones(X.shape[0])
         if sample_weight is None
-        else np.asarray(sample_weight, float)
+        else np.ascontiguousarray(sample_weight, dtype=np.float64)
     )
     return _Problem(
-        dense,
-        data,
-        indices,
-        indptr,
-        sp.issparse(X),
+        X,
         np.ascontiguousarray(codes, dtype=np.intp),
         1 if n_classes == 2 else 0,
-        np.ascontiguousarray(weights),
+        weights,
         1.0 if fit_intercept else 0.0,
         1 if n_classes == 2 else n_classes,
     )
@@ -199,7 +194,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     _parameter_constraints: dict = {
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
+        "shuffle": ["boolean", StrOptions({"blocks"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
@@ -238,10 +233,10 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             The fitted estimator.
         """
         X, codes, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        self._random = check_random_state(self.random_state)
         problem = self._problem(X, codes, sample_weight)
         weights = self._initial_weights(problem, X.shape[1], coef_init, intercept_init)
         self._start(problem, weights)
-        self._random = check_random_state(self.random_state)
         self._train(problem, self.max_iter, self._random)
         self._finish(problem, final=True)
         return self
@@ -293,10 +288,11 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             )
             if not np.any(sample_weight > 0):
                 raise ValueError("sample_weight has no positive entry.")
+        if first_call:
+            self._random = check_random_state(self.random_state)
         problem = self._problem(X, codes, sample_weight)
         if first_call:
             self._start(problem, np.zeros((problem.n_tasks, X.shape[1] + 1)))
-            self._random = check_random_state(self.random_state)
         else:
             self._resume(problem)
         self._train(problem, 1, self._random)
@@ -324,6 +320,12 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             )
             base = 1.0 if sample_weight is None else sample_weight
             sample_weight = base * per_class[codes]
+        if self.shuffle == "blocks":
+            # One uniform permutation of the rows (a copy), then blockwise orders.
+            seed = self._random.randint(np.iinfo(np.int64).max, dtype=np.int64)
+            rows = _kernels.shuffled_order(X.shape[0], seed)
+            X, codes = X[rows], codes[rows]
+            sample_weight = None if sample_weight is None else sample_weight[rows]
         return _make_problem(
             X, codes, len(self.classes_), sample_weight, self.fit_intercept
         )
@@ -394,9 +396,14 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         return LearningRateSchedule(learning_rate, eta0, a, b, self.power_t)
 
     def _epoch_order(self, problem, random_state):
-        if self.shuffle:
-            return random_state.permutation(problem.n_samples).astype(np.intp)
-        return np.arange(problem.n_samples, dtype=np.intp)
+        if not self.shuffle:
+            return problem.identity_order
+        seed = random_state.randint(np.iinfo(np.int64).max, dtype=np.int64)
+        if self.shuffle == "blocks":
+            return _kernels.block_shuffled_order(
+                problem.n_samples, problem.block_size, seed
+            )
+        return _kernels.shuffled_order(problem.n_samples, seed)
 
     def _train(self, problem, n_epochs, random_state):
         for _ in range(n_epochs):
@@ -451,7 +458,7 @@ class _PerceptronRule(_OnlineLinearClassifier):
             self._updates.min(), self._updates.max() + problem.n_samples
         )
         _kernels.perceptron_epoch(
-            *problem.rows,
+            problem.rows,
             problem.codes,
             problem.first_class,
             problem.sample_weight,
@@ -507,8 +514,15 @@ class Perceptron(_PerceptronRule):
         Learn an intercept (the weight of the constant 1 of :math:`\tilde x`).
     max_iter : int, default=1000
         Maximum number of epochs (passes over the training data).
-    shuffle : bool, default=True
-        Visit the samples in a fresh random order each epoch (online mode).
+    shuffle : bool or "blocks", default=True
+        Visit the samples in a fresh uniformly random order each epoch (online
+        mode). Random order costs memory latency: on 10⁶ × 10 rows an epoch takes
+        about 6 times as long as in the stored order. ``"blocks"`` is the
+        cache-friendly alternative, about 4 times faster an epoch there: the rows
+        are permuted once (a copy of X), then each epoch visits blocks of about
+        64 KiB of rows in a random order, each block read in sequence from a random
+        start in a random direction. Rows of one block stay together, in the same
+        cyclic order, from epoch to epoch.
     random_state : int, RandomState instance or None, default=None
         Seeds the order of the samples; no global random state is used.
     warm_start : bool, default=False
@@ -614,7 +628,7 @@ class Perceptron(_PerceptronRule):
         return self._record_mistakes(mistakes)
 
     def _batch_step(self, problem):
-        X = problem.matrix()
+        X = problem.matrix
         weights = self._weights
         targets = problem.targets()
         scores = X @ weights[:, :-1].T + problem.bias * weights[:, -1]
@@ -643,11 +657,9 @@ class Perceptron(_PerceptronRule):
 # Dummy pocket arguments of the perceptron kernel when there is no pocket.
 _NO_POCKET = (
     False,
-    np.zeros((1, 1)),
-    np.zeros(1),
-    np.zeros(1, dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-    np.zeros(1, dtype=np.bool_),
+    np.zeros((3, 1, 1)),
+    np.zeros((1, 2)),
+    np.zeros((1, 5), dtype=np.int64),
 )
 
 
@@ -655,13 +667,21 @@ class PocketPerceptron(_PerceptronRule):
     r"""Gallant's pocket algorithm with ratchet: the perceptron for inseparable data.
 
     The online perceptron runs as in :class:`Perceptron`, and a second set of
-    weights, the pocket, keeps the best weights seen: the perceptron's current
-    weights replace the pocket only when they classify a strictly larger (weighted)
-    number of training samples correctly (the ratchet). Following Gallant's efficient
-    form, candidate weights are scored on the whole training set only when their
-    run of consecutive correct classifications beats the pocket's, so that an epoch
-    costs about what a perceptron epoch costs. The fitted ``coef_`` and
-    ``intercept_`` are the pocket's.
+    weights, the pocket, keeps the best weights seen: candidate weights replace the
+    pocket only when they classify a strictly larger (weighted) number of training
+    samples correctly (the ratchet). The fitted ``coef_`` and ``intercept_`` are the
+    pocket's.
+
+    Candidates are chosen as in Gallant's efficient form, by their run of
+    consecutive correct classifications, but scored without extra passes over the
+    data. Gallant scores a candidate on the whole training set as soon as its run
+    beats the pocket's; on 10⁶ noisy samples that meant a full pass each time the
+    record run grew by one, hundreds of passes per epoch. Here, in each epoch the
+    weights with the longest run (if longer than the runs of all earlier
+    candidates) become the candidate, and it is scored during the next epoch, in
+    the same pass as the perceptron's updates (one more dot product per sample, no
+    extra read of X). The candidate left at the end of a ``fit`` or
+    ``partial_fit`` is scored with one final pass.
 
     On separable data the perceptron converges and the pocket ends with zero
     training errors; on inseparable data the pocket's training accuracy never
@@ -673,8 +693,9 @@ class PocketPerceptron(_PerceptronRule):
         Learn an intercept.
     max_iter : int, default=100
         Epochs to run unless one makes no mistake (on inseparable data all are run).
-    shuffle : bool, default=True
-        A fresh random order of the samples each epoch.
+    shuffle : bool or "blocks", default=True
+        A fresh random order of the samples each epoch; ``"blocks"`` as in
+        :class:`Perceptron`.
     random_state : int, RandomState instance or None, default=None
         Seeds the order of the samples.
     warm_start : bool, default=False
@@ -770,7 +791,7 @@ class PocketPerceptron(_PerceptronRule):
 
     def _start(self, problem, weights):
         super()._start(problem, weights)
-        self._pocket_weights = weights.copy()
+        self._pocket_weights = np.stack([weights, weights, weights])
         self._pocket_history = []
         self._open_pocket(problem)
 
@@ -779,19 +800,18 @@ class PocketPerceptron(_PerceptronRule):
         self._open_pocket(problem)
 
     def _open_pocket(self, problem):
-        """Score the pocket on this call's training data; the runs start afresh."""
+        """Score the pocket on this call's data; no candidate, no run, no bar yet."""
         n_tasks = problem.n_tasks
-        self._pocket_correct = np.array(
-            [self._correct(problem, self._pocket_weights, k) for k in range(n_tasks)]
-        )
-        self._run = np.zeros(n_tasks, dtype=np.int64)
-        self._pocket_run = np.zeros(n_tasks, dtype=np.int64)
-        self._checked = np.zeros(n_tasks, dtype=np.bool_)
+        self._counts = np.zeros((n_tasks, 2))
+        self._counts[:, _kernels.POCKET] = [
+            self._correct(problem, self._pocket_weights[0], k) for k in range(n_tasks)
+        ]
+        self._runs = np.zeros((n_tasks, 5), dtype=np.int64)
 
     @staticmethod
     def _correct(problem, weights, task):
         return _kernels.weighted_correct(
-            *problem.rows,
+            problem.rows,
             problem.codes,
             problem.first_class,
             problem.sample_weight,
@@ -801,40 +821,46 @@ class PocketPerceptron(_PerceptronRule):
         )
 
     def _epoch(self, problem, order):
-        pocket_state = (
-            True,
-            self._pocket_weights,
-            self._pocket_correct,
-            self._run,
-            self._pocket_run,
-            self._checked,
-        )
+        pocket_state = (True, self._pocket_weights, self._counts, self._runs)
         mistakes = self._online_epoch(problem, order, pocket_state)
-        if not np.any(mistakes):
-            self._pocket_clean_weights(problem)
-        self._pocket_history.append(self._pocket_correct / problem.sample_weight.sum())
+        _kernels.pocket_end_of_epoch(
+            self._weights, self._pocket_weights, self._counts, self._runs
+        )
+        self._pocket_history.append(self._pocket_accuracy(problem))
         return self._record_mistakes(mistakes)
 
-    def _pocket_clean_weights(self, problem):
-        """After an epoch without mistakes the current weights are perfect."""
+    def _pocket_accuracy(self, problem):
+        return self._counts[:, _kernels.POCKET] / problem.sample_weight.sum()
+
+    def _close_pocket(self, problem):
+        """Score the candidate left for a next epoch, and the current weights after
+        an epoch without mistakes (they are perfect): one pass each, once a call."""
+        pocket, candidate, _ = self._pocket_weights
         for k in range(problem.n_tasks):
-            correct = self._correct(problem, self._weights, k)
-            if correct > self._pocket_correct[k]:
-                self._pocket_weights[k] = self._weights[k]
-                self._pocket_correct[k] = correct
+            finalists = []
+            if self._runs[k, _kernels.EVALUATING]:
+                finalists.append(candidate[k].copy())
+            if not np.any(self._mistakes[-1]):
+                finalists.append(self._weights[k].copy())
+            for weights in finalists:
+                correct = self._correct(problem, weights[None, :], 0)
+                if correct > self._counts[k, _kernels.POCKET]:
+                    pocket[k] = weights
+                    self._counts[k, _kernels.POCKET] = correct
+            self._runs[k, _kernels.EVALUATING] = 0
+        self._pocket_history[-1] = self._pocket_accuracy(problem)
 
     def _published_weights(self):
-        return self._pocket_weights
+        return self._pocket_weights[0]
 
     def _finish(self, problem, final):
+        self._close_pocket(problem)
         super()._finish(problem, final)
         self.perceptron_coef_ = self._weights[:, :-1].copy()
         self.perceptron_intercept_ = self._weights[:, -1] * problem.bias
         self.pocket_history_ = _history(self._pocket_history, problem.n_tasks)
         if problem.n_tasks == 1:
-            self.pocket_score_ = float(
-                self._pocket_correct[0] / problem.sample_weight.sum()
-            )
+            self.pocket_score_ = float(self._pocket_accuracy(problem)[0])
         else:
             self.pocket_score_ = _multiclass_accuracy(
                 problem, self.coef_, self.intercept_
@@ -842,7 +868,7 @@ class PocketPerceptron(_PerceptronRule):
 
 
 def _multiclass_accuracy(problem, coef, intercept):
-    scores = problem.matrix() @ coef.T + intercept
+    scores = problem.matrix @ coef.T + intercept
     right = np.argmax(scores, axis=1) == problem.codes
     return float(np.sum(problem.sample_weight * right) / problem.sample_weight.sum())
 
@@ -887,8 +913,9 @@ class Adaline(_OnlineLinearClassifier):
         ``max_iter`` epochs.
     n_iter_no_change : int, default=5
         Epochs without sufficient improvement before stopping.
-    shuffle : bool, default=True
-        A fresh random order of the samples each epoch.
+    shuffle : bool or "blocks", default=True
+        A fresh random order of the samples each epoch; ``"blocks"`` as in
+        :class:`Perceptron`.
     random_state : int, RandomState instance or None, default=None
         Seeds the order of the samples.
     warm_start : bool, default=False
@@ -1024,7 +1051,7 @@ class Adaline(_OnlineLinearClassifier):
             kind, params, table = self._kernel_schedule(t_first, t_first + n_updates)
             loss = np.zeros(problem.n_tasks)
             stable = _kernels.lms_epoch(
-                *problem.rows,
+                problem.rows,
                 problem.codes,
                 problem.first_class,
                 problem.sample_weight,
@@ -1124,16 +1151,18 @@ def _weighted_lstsq(problem):
     """Minimum-norm ``W`` of ``min Σ_i s_i (c_i - W x̃_i)²`` for all tasks at once."""
     root = np.sqrt(problem.sample_weight)
     targets = problem.targets() * root[:, None]
-    if problem.sparse:
-        X = problem.matrix()
+    if sp.issparse(problem.matrix):
         scaled = sp.hstack(
-            [sp.diags(root) @ X, sp.csr_matrix(root[:, None] * problem.bias)]
+            [
+                sp.diags(root) @ problem.matrix,
+                sp.csr_matrix(root[:, None] * problem.bias),
+            ]
         ).tocsr()
         gram = np.asarray((scaled.T @ scaled).todense(), dtype=np.float64)
         rhs = np.asarray(scaled.T @ targets)
         return (scipy.linalg.pinvh(gram) @ rhs).T
-    augmented = np.empty((problem.n_samples, problem.X.shape[1] + 1))
-    augmented[:, :-1] = problem.X
+    augmented = np.empty((problem.n_samples, problem.matrix.shape[1] + 1))
+    augmented[:, :-1] = problem.matrix
     augmented[:, -1] = problem.bias
     augmented *= root[:, None]
     solution = scipy.linalg.lstsq(
@@ -1143,7 +1172,7 @@ def _weighted_lstsq(problem):
 
 
 def _mean_squared_error(problem, weights):
-    scores = problem.matrix() @ weights[:, :-1].T + problem.bias * weights[:, -1]
+    scores = problem.matrix @ weights[:, :-1].T + problem.bias * weights[:, -1]
     residuals = problem.targets() - scores
     weighted = problem.sample_weight[:, None] * residuals**2
     return weighted.sum(axis=0) / problem.sample_weight.sum()
