@@ -156,6 +156,34 @@ def weighted_correct(rows, codes, first_class, sample_weight, bias, W, k):
     return total
 
 
+# The pocket's integer state ``runs`` (one row per task) and float state ``counts``.
+RUN, POCKET_RUN, SNAPSHOT_RUN, EVALUATING, KEPT, CHECKED, IS_POCKET = range(7)
+POCKET, CANDIDATE = 0, 1
+
+
+@numba.njit(cache=True, nogil=True)
+def beats_pocket(rows, codes, first_class, sample_weight, bias, W, k, to_beat, total):
+    """``(rows scanned, correct weight, better)`` for the weights ``W[k]``.
+
+    ``better`` means a correctly classified weight strictly above ``to_beat``; the
+    scan stops as soon as the misclassified weight exceeds ``total - to_beat``,
+    when the answer is known to be no.
+    """
+    correct = 0.0
+    allowed_wrong = total - to_beat
+    wrong = 0.0
+    n = codes.shape[0]
+    for i in range(n):
+        positive = codes[i] == first_class + k
+        if (row_dot(rows, i, W, k, bias) > 0.0) == positive:
+            correct += sample_weight[i]
+        else:
+            wrong += sample_weight[i]
+            if wrong > allowed_wrong:
+                return i + 1, correct, False
+    return n, correct, correct > to_beat
+
+
 @numba.njit(cache=True, nogil=True)
 def perceptron_epoch(
     rows,
@@ -174,6 +202,7 @@ def perceptron_epoch(
     pocket_weights,
     counts,
     runs,
+    budget,
 ):
     """One pass of Rosenblatt's rule over ``order``, optionally with Gallant's pocket.
 
@@ -181,18 +210,27 @@ def perceptron_epoch(
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
     ``mistakes[k]`` (set to 0 here) counts them.
 
-    With ``pocket`` (see :func:`pocket_end_of_epoch` for the whole scheme),
-    ``pocket_weights[1]`` is the candidate under evaluation (when
-    ``runs[k, EVALUATING]``): the weight of the samples it classifies correctly is
-    added to ``counts[k, CANDIDATE]`` in the same pass, at the cost of one more dot
-    product per sample and no extra read of X. ``runs[k, RUN]`` counts the
-    consecutive correct classifications of ``W[k]``; when a run ends longer than
-    the bar ``runs[k, BAR]`` and than the epoch's longest so far, ``W[k]`` is kept
-    in ``pocket_weights[2]`` with its run in ``runs[k, SNAPSHOT_RUN]``.
+    With ``pocket``: Gallant's pocket with ratchet in its efficient form.
+    ``runs[k, RUN]`` counts the consecutive correct classifications of ``W[k]``.
+    When it exceeds the pocket's run ``runs[k, POCKET_RUN]``, the candidate ``W[k]``
+    (once: ``CHECKED``) is scored on the whole training set by
+    :func:`beats_pocket` and replaces the pocket ``pocket_weights[0]`` only if it
+    classifies a strictly larger weight of samples correctly (``counts[k,
+    POCKET]`` holds the pocket's). While ``W[k]`` is the pocket (``IS_POCKET``) its
+    run is the pocket's run.
+
+    Scoring costs a pass over the data; ``budget[0]`` is the number of rows the
+    epoch may still scan. Once it is spent, candidates are not scored at once:
+    the one whose run was longest (and longer than the pocket's) is kept in
+    ``pocket_weights[2]`` and :func:`pocket_end_of_epoch` makes it the candidate
+    ``pocket_weights[1]`` scored during the next epoch (``EVALUATING``), in the
+    same pass as the updates: one more dot product per sample, no extra read of X.
     """
     n_tasks = W.shape[0]
     candidate = pocket_weights[1]
-    snapshot = pocket_weights[2]
+    total = 0.0
+    if pocket:
+        total = np.sum(sample_weight)
     for k in range(n_tasks):
         mistakes[k] = 0
     for position in range(order.shape[0]):
@@ -207,28 +245,56 @@ def perceptron_epoch(
                     counts[k, CANDIDATE] += weight
             if target * row_dot(rows, i, W, k, bias) <= 0.0:
                 if pocket:
-                    _keep_if_longest(W, k, runs, snapshot)
+                    _keep_if_longest(W, k, runs, pocket_weights[2])
                     runs[k, RUN] = 0
                     runs[k, KEPT] = 0
+                    runs[k, CHECKED] = 0
+                    runs[k, IS_POCKET] = 0
                 step = _rate(kind, params, table, updates[k]) * weight * target
                 row_axpy(rows, i, step, W, k, bias)
                 updates[k] += 1
                 mistakes[k] += 1
             elif pocket:
                 runs[k, RUN] += 1
-
-
-# Columns of the pocket's integer state ``runs`` and float state ``counts``.
-RUN, BAR, SNAPSHOT_RUN, EVALUATING, KEPT = 0, 1, 2, 3, 4
-POCKET, CANDIDATE = 0, 1
+                if runs[k, IS_POCKET]:
+                    runs[k, POCKET_RUN] = max(runs[k, POCKET_RUN], runs[k, RUN])
+                elif (
+                    runs[k, RUN] > runs[k, POCKET_RUN]
+                    and not runs[k, CHECKED]
+                    and budget[0] >= codes.shape[0]
+                ):
+                    runs[k, CHECKED] = 1
+                    scanned, correct, better = beats_pocket(
+                        rows,
+                        codes,
+                        first_class,
+                        sample_weight,
+                        bias,
+                        W,
+                        k,
+                        counts[k, POCKET],
+                        total,
+                    )
+                    budget[0] -= scanned
+                    if better:
+                        pocket_weights[0, k, :] = W[k, :]
+                        counts[k, POCKET] = correct
+                        runs[k, POCKET_RUN] = runs[k, RUN]
+                        runs[k, IS_POCKET] = 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _keep_if_longest(W, k, runs, snapshot):
-    """Keep ``W[k]`` as the epoch's longest-run weights if its run beats the bar,
-    the epoch's best so far, and ``W[k]`` is not kept already."""
+    """Keep ``W[k]`` for scoring in the next epoch if it was not scored, its run
+    beats the pocket's and the longest kept this epoch, and it is not kept yet."""
     run = runs[k, RUN]
-    if run > runs[k, BAR] and run > runs[k, SNAPSHOT_RUN] and runs[k, KEPT] == 0:
+    if (
+        run > runs[k, POCKET_RUN]
+        and run > runs[k, SNAPSHOT_RUN]
+        and not runs[k, CHECKED]
+        and not runs[k, IS_POCKET]
+        and not runs[k, KEPT]
+    ):
         snapshot[k, :] = W[k, :]
         runs[k, SNAPSHOT_RUN] = run
         runs[k, KEPT] = 1
@@ -236,30 +302,23 @@ def _keep_if_longest(W, k, runs, snapshot):
 
 @numba.njit(cache=True, nogil=True)
 def pocket_end_of_epoch(W, pocket_weights, counts, runs):
-    """Gallant's ratchet, with the evaluation of a candidate folded into an epoch.
+    """The ratchet for the candidate scored during the epoch, and the choice of the
+    next epoch's candidate (see :func:`perceptron_epoch`).
 
-    Gallant scores a candidate on the whole training set as soon as its run of
-    consecutive correct classifications beats the pocket's; on 10⁶ noisy samples
-    that is a full pass each time the record run grows by one, hundreds of passes
-    an epoch. Here a candidate is chosen per epoch (the weights whose run was the
-    longest of the epoch, if longer than the bar: the longest run of any candidate
-    chosen before) and scored during the next epoch, in the same pass.
-
-    At the end of an epoch, per task: the candidate just scored replaces the
-    pocket ``pocket_weights[0]`` if it classified a strictly larger weight of
-    samples correctly (the ratchet; ``counts[k, POCKET]`` holds the pocket's);
-    the current run is considered as a candidate too; the epoch's longest-run
-    weights become the candidate of the next epoch and raise the bar.
+    Per task: the candidate just scored replaces the pocket if it classified a
+    strictly larger weight of samples correctly; the current run is considered
+    for keeping; the kept weights, if their run beats the pocket's, become the
+    candidate of the next epoch.
     """
     for k in range(W.shape[0]):
         if runs[k, EVALUATING] and counts[k, CANDIDATE] > counts[k, POCKET]:
             pocket_weights[0, k, :] = pocket_weights[1, k, :]
             counts[k, POCKET] = counts[k, CANDIDATE]
+            runs[k, POCKET_RUN] = max(runs[k, POCKET_RUN], runs[k, EVALUATING])
         _keep_if_longest(W, k, runs, pocket_weights[2])
-        if runs[k, SNAPSHOT_RUN] > runs[k, BAR]:
+        if runs[k, SNAPSHOT_RUN] > runs[k, POCKET_RUN]:
             pocket_weights[1, k, :] = pocket_weights[2, k, :]
-            runs[k, BAR] = runs[k, SNAPSHOT_RUN]
-            runs[k, EVALUATING] = 1
+            runs[k, EVALUATING] = runs[k, SNAPSHOT_RUN]  # > 0: its run, for the ratchet
         else:
             runs[k, EVALUATING] = 0
         runs[k, SNAPSHOT_RUN] = 0

@@ -1,0 +1,601 @@
+"""Tests of the perceptron family (Perceptron, PocketPerceptron, Adaline).
+
+References used: scikit-learn's Perceptron (the same online rule, so the same weights
+when neither shuffles), a plain-Python batch perceptron, cvxpy for the margin in
+Novikoff's bound, numpy's lstsq for Adaline's limit.
+"""
+
+import pickle
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_iris, make_blobs, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SklearnPerceptron
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
+
+ONLINE_LEARNERS = [Perceptron, PocketPerceptron, Adaline]
+
+
+def noisy_problem(n=400, p=5, noise=0.5, seed=0, n_classes=2):
+    """Linearly generated labels with label noise: not separable."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    if n_classes == 2:
+        y = (X @ rng.standard_normal(p) + noise * rng.standard_normal(n) > 0).astype(
+            int
+        )
+    else:
+        y = np.argmax(X @ rng.standard_normal((p, n_classes)), axis=1)
+        flip = rng.random(n) < 0.1
+        y[flip] = rng.integers(0, n_classes, flip.sum())
+    return X, y
+
+
+def iris_setosa(nudged=False):
+    """SPEC §6: setosa against the rest on sepal length and width."""
+    X, y = load_iris(return_X_y=True)
+    X = X[:, :2].copy()
+    if nudged:
+        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
+    return X, (y == 0).astype(int)
+
+
+def augmented_margin(X, c):
+    """γ̃: the hard margin of a separator through the origin of (x, 1) space (QP)."""
+    Xa = np.column_stack([X, np.ones(len(X))])
+    w = cp.Variable(Xa.shape[1])
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(w)), [cp.multiply(c, Xa @ w) >= 1])
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10)
+    assert problem.status == cp.OPTIMAL
+    return 1.0 / np.linalg.norm(w.value), np.max(np.linalg.norm(Xa, axis=1))
+
+
+# ---------------------------------------------------------------- Perceptron
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_online_perceptron_equals_sklearn_without_shuffling(n_classes):
+    X, y = noisy_problem(n_classes=n_classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = Perceptron(max_iter=7, shuffle=False).fit(X, y)
+        theirs = SklearnPerceptron(max_iter=7, tol=None, shuffle=False).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-12)
+    assert ours.n_iter_ == theirs.n_iter_ == 7
+
+
+def naive_batch_perceptron(X, c, epochs, rate=1.0):
+    w = np.zeros(X.shape[1] + 1)
+    Xa = np.column_stack([X, np.ones(len(X))])
+    history = []
+    for _ in range(epochs):
+        wrong = [i for i in range(len(X)) if c[i] * (Xa[i] @ w) <= 0]
+        history.append(len(wrong))
+        if not wrong:
+            break
+        w = w + rate * sum(c[i] * Xa[i] for i in wrong)
+    return w, history
+
+
+def test_batch_mode_is_the_gradient_step_on_the_perceptron_criterion():
+    X, y = noisy_problem(n=60, p=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = Perceptron(mode="batch", max_iter=25, eta0=0.5).fit(X, y)
+    w, history = naive_batch_perceptron(X, np.where(y == 1, 1.0, -1.0), 25, 0.5)
+    np.testing.assert_allclose(ours.coef_[0], w[:-1], rtol=1e-10)
+    np.testing.assert_allclose(ours.intercept_[0], w[-1], rtol=1e-10)
+    np.testing.assert_array_equal(ours.errors_, history)
+
+
+def test_batch_mode_converges_on_separable_data_and_ignores_order():
+    X, y = iris_setosa(nudged=True)
+    clf = Perceptron(mode="batch", max_iter=100_000).fit(X, y)
+    assert clf.converged_ and clf.errors_[-1] == 0 and clf.score(X, y) == 1.0
+    order = np.random.default_rng(0).permutation(len(y))
+    again = Perceptron(mode="batch", max_iter=100_000).fit(X[order], y[order])
+    np.testing.assert_allclose(again.coef_, clf.coef_, rtol=1e-9)
+
+
+@st.composite
+def separable_sets(draw):
+    """Points away from a random hyperplane (a guaranteed gap), labelled by it."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n = draw(st.integers(2, 40))
+    p = draw(st.integers(1, 4))
+    gap = draw(st.floats(0.05, 1.0))
+    offset = draw(st.floats(-2.0, 2.0))
+    rng = np.random.default_rng(seed)
+    normal = rng.standard_normal(p)
+    normal /= np.linalg.norm(normal)
+    X = rng.uniform(-3, 3, size=(n, p))
+    side = X @ normal - offset
+    c = np.where(side >= 0, 1.0, -1.0)
+    X += np.outer(c * gap, normal)  # push every point gap further from the plane
+    c[:2] = [1.0, -1.0]  # both classes present
+    X[0] = (offset + 3 * gap) * normal
+    X[1] = (offset - 3 * gap) * normal
+    return X, c, draw(st.booleans()), draw(st.integers(0, 10))
+
+
+@settings(max_examples=40, deadline=None)
+@given(separable_sets())
+def test_novikoff_bound_holds(data):
+    """With w₀ = 0 and a constant rate, updates ≤ (R̃/γ̃)² on separable data."""
+    X, c, shuffle, seed = data
+    gamma, radius = augmented_margin(X, c)
+    clf = Perceptron(shuffle=shuffle, random_state=seed, max_iter=10**6).fit(X, c)
+    assert clf.converged_ and clf.score(X, c) == 1.0
+    assert clf.n_updates_ <= (radius / gamma) ** 2 * (1 + 1e-9)
+
+
+def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():
+    for seed in range(5):
+        params = dict(learning_rate="hyperbolic", a=10, b=1000, random_state=seed)
+        plain = Perceptron(max_iter=100_000, **params).fit(*iris_setosa())
+        nudged = Perceptron(max_iter=100_000, **params).fit(*iris_setosa(nudged=True))
+        assert plain.converged_ and nudged.converged_
+        assert plain.score(*iris_setosa()) == 1.0
+        assert nudged.n_iter_ < plain.n_iter_
+        # SPEC §6: the guaranteed bound for the augmented perceptron is ≈ 51387.
+        assert plain.n_updates_ <= 51387
+    assert plain.errors_[-1] == 0 and plain.errors_.shape == (plain.n_iter_,)
+
+
+def test_inseparable_data_warn_and_run_max_iter():
+    X, y = noisy_problem()
+    with pytest.warns(ConvergenceWarning, match="may not be linearly separable"):
+        clf = Perceptron(max_iter=5, random_state=0).fit(X, y)
+    assert clf.n_iter_ == 5 and not clf.converged_ and np.all(clf.errors_ > 0)
+    assert clf.n_updates_ == clf.errors_.sum()
+
+
+def test_multiclass_histories_have_one_column_per_class():
+    X, y = noisy_problem(n_classes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(max_iter=4, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, 5) and clf.errors_.shape == (4, 3)
+    np.testing.assert_array_equal(clf.n_updates_, clf.errors_.sum(axis=0))
+
+
+@pytest.mark.parametrize(
+    "kind, params, function",
+    [
+        ("constant", dict(eta0=0.3), lambda t: 0.3 + 0 * t),
+        ("hyperbolic", dict(a=10.0, b=1000.0), lambda t: 10.0 / (1000.0 + t)),
+        ("invscaling", dict(eta0=2.0, power_t=0.5), lambda t: 2.0 / np.sqrt(t + 1)),
+    ],
+)
+def test_named_schedules_equal_their_callable(kind, params, function):
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        named = Perceptron(learning_rate=kind, max_iter=3, shuffle=False, **params)
+        called = Perceptron(learning_rate=function, max_iter=3, shuffle=False)
+        scalar = Perceptron(
+            learning_rate=lambda t: float(function(np.array(t))),
+            max_iter=3,
+            shuffle=False,
+        )
+        named.fit(X, y)
+        called.fit(X, y)
+        scalar.fit(X, y)
+    np.testing.assert_allclose(called.coef_, named.coef_, rtol=1e-12)
+    np.testing.assert_allclose(scalar.coef_, named.coef_, rtol=1e-12)
+    np.testing.assert_allclose(named.schedule_(np.arange(5)), function(np.arange(5)))
+
+
+def test_schedule_object():
+    schedule = LearningRateSchedule(
+        "hyperbolic", eta0=1.0, a=10.0, b=1000.0, power_t=0.5
+    )
+    assert schedule(0) == pytest.approx(0.01)
+    assert schedule(1000) == pytest.approx(0.005)
+
+
+def test_callable_schedule_must_give_positive_rates():
+    X, y = noisy_problem(n=50)
+    with pytest.raises(ValueError, match="finite positive rates"):
+        Perceptron(learning_rate=lambda t: -1.0 + 0 * t).fit(X, y)
+
+
+def test_auto_rates_resolve_from_the_data():
+    X, y = noisy_problem(n=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Perceptron(eta0="auto", max_iter=2).fit(X, y)
+    expected = 1.0 / np.max(np.sum(X**2, axis=1) + 1.0)
+    assert clf.schedule_.eta0 == pytest.approx(expected)
+
+
+# ------------------------------------------------------- weights and invariances
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_zero_weight_equals_removal_without_shuffling(Learner):
+    X, y = noisy_problem(n=80)
+    weights = np.ones(len(y))
+    weights[::7] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        kept = weights > 0
+        params = dict(max_iter=6, shuffle=False)
+        if Learner is Adaline:
+            params.update(eta0=0.01, learning_rate="constant")
+        weighted = Learner(**params).fit(X, y, sample_weight=weights)
+        removed = Learner(**params).fit(X[kept], y[kept])
+    np.testing.assert_allclose(weighted.coef_, removed.coef_, rtol=1e-12)
+
+
+def test_class_weight_multiplies_sample_weight():
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        by_class = Perceptron(class_weight={0: 3.0, 1: 0.5}, max_iter=4, shuffle=False)
+        by_sample = Perceptron(max_iter=4, shuffle=False)
+        by_class.fit(X, y)
+        by_sample.fit(X, y, sample_weight=np.where(y == 0, 3.0, 0.5))
+    np.testing.assert_allclose(by_class.coef_, by_sample.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_sparse_equals_dense(Learner):
+    X, y = noisy_problem(n=120, p=8)
+    X[np.abs(X) < 0.8] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense = Learner(max_iter=5, random_state=1).fit(X, y)
+        sparse = Learner(max_iter=5, random_state=1).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_float32_input(Learner):
+    X, y = noisy_problem(n=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        single = Learner(max_iter=5, random_state=0).fit(X.astype(np.float32), y)
+        double = Learner(max_iter=5, random_state=0).fit(
+            X.astype(np.float32).astype(float), y
+        )
+    np.testing.assert_allclose(single.coef_, double.coef_, rtol=1e-6, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), shuffle=st.booleans())
+def test_renaming_labels_keeps_the_predictions(seed, shuffle):
+    """c → -c negates every update: same mistakes, same predicted labels."""
+    X, y = noisy_problem(n=60, seed=seed)
+    names = np.array(["zebra", "aardvark"])  # reverses which class is classes_[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for Learner in (Perceptron, PocketPerceptron):
+            numeric = Learner(max_iter=5, shuffle=shuffle, random_state=seed).fit(X, y)
+            named = Learner(max_iter=5, shuffle=shuffle, random_state=seed)
+            named.fit(X, names[y])
+            np.testing.assert_array_equal(named.predict(X), names[numeric.predict(X)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), power=st.integers(-60, 60))
+def test_scaling_by_a_power_of_two_without_intercept_changes_nothing(seed, power):
+    X, y = noisy_problem(n=60, seed=seed)
+    scale = 2.0**power
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = Perceptron(fit_intercept=False, max_iter=5, random_state=seed).fit(X, y)
+        scaled = Perceptron(fit_intercept=False, max_iter=5, random_state=seed)
+        scaled.fit(X * scale, y)
+    np.testing.assert_array_equal(scaled.errors_, plain.errors_)
+    np.testing.assert_array_equal(scaled.coef_, plain.coef_ * scale)
+
+
+def test_sample_order_does_not_matter_in_batch_mode():
+    X, y = noisy_problem(n=100)
+    order = np.random.default_rng(3).permutation(100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = Perceptron(mode="batch", max_iter=10).fit(X, y)
+        b = Perceptron(mode="batch", max_iter=10).fit(X[order], y[order])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-10)
+
+
+# ------------------------------------------------------------------- state
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_partial_fit_epochs_equal_fit_epochs(Learner):
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        params = dict(shuffle=False)
+        if Learner is Adaline:
+            params["tol"] = None
+        fitted = Learner(max_iter=4, **params).fit(X, y)
+        streamed = Learner(**params)
+        for _ in range(4):
+            streamed.partial_fit(X, y, classes=[0, 1])
+    # The pocket's candidates depend on where calls start; the perceptron does not.
+    name = "perceptron_coef_" if Learner is PocketPerceptron else "coef_"
+    np.testing.assert_allclose(
+        getattr(streamed, name), getattr(fitted, name), rtol=1e-12
+    )
+    assert streamed.n_iter_ == fitted.n_iter_ == 4
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_partial_fit_errors(Learner):
+    X, y = noisy_problem(n=50)
+    clf = Learner()
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, y)
+    clf.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="not among classes_"):
+        clf.partial_fit(X, np.where(y == 1, 2, 0))
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="is not the same as"):
+        clf.partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        Learner().partial_fit(X, np.zeros(50), classes=[0])
+    with pytest.raises(ValueError, match="balanced"):
+        Learner(class_weight="balanced").partial_fit(X, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_fit_after_partial_fit_starts_afresh(Learner):
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fresh = Learner(max_iter=3, random_state=0).fit(X, y)
+        reused = Learner(max_iter=3, random_state=0)
+        for _ in range(3):
+            reused.partial_fit(X[::-1], y[::-1], classes=[0, 1])
+        reused.fit(X, y)
+    np.testing.assert_array_equal(reused.coef_, fresh.coef_)
+    assert reused.n_iter_ == fresh.n_iter_
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_random_state_reproducible_and_pickle_round_trip(Learner):
+    X, y = noisy_problem(n=100, n_classes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = Learner(max_iter=3, random_state=42).fit(X, y)
+        b = Learner(max_iter=3, random_state=42).fit(X, y)
+        c = Learner(max_iter=3, random_state=43).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, c.coef_)
+    restored = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(restored.predict(X), a.predict(X))
+    np.testing.assert_array_equal(restored.decision_function(X), a.decision_function(X))
+
+
+def test_shuffle_blocks_is_reproducible_and_learns():
+    X, y = noisy_problem(n=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = Perceptron(shuffle="blocks", max_iter=5, random_state=0).fit(X, y)
+        b = Perceptron(shuffle="blocks", max_iter=5, random_state=0).fit(X, y)
+        pocket = PocketPerceptron(shuffle="blocks", max_iter=5, random_state=0)
+        pocket.fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert pocket.pocket_score_ == pytest.approx(pocket.score(X, y))
+    assert pocket.pocket_score_ > 0.85
+
+
+def test_warm_start_continues_and_coef_init_is_used():
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        twice = Perceptron(max_iter=1, shuffle=False, warm_start=True)
+        twice.fit(X, y).fit(X, y)
+        once = Perceptron(max_iter=2, shuffle=False).fit(X, y)
+        np.testing.assert_allclose(twice.coef_, once.coef_, rtol=1e-12)
+        start = Perceptron(max_iter=1, shuffle=False).fit(X, y)
+        resumed = Perceptron(max_iter=1, shuffle=False).fit(
+            X, y, coef_init=start.coef_, intercept_init=start.intercept_
+        )
+    np.testing.assert_allclose(resumed.coef_, once.coef_, rtol=1e-12)
+    with pytest.raises(ValueError, match="coef_init has shape"):
+        Perceptron().fit(X, y, coef_init=np.zeros(3))
+    with pytest.raises(ValueError, match="intercept_init has 2 values"):
+        Perceptron().fit(X, y, intercept_init=np.zeros(2))
+
+
+def test_in_pipeline_cross_validation_and_grid_search():
+    X, y = make_classification(300, 6, random_state=0)
+    pipe = make_pipeline(StandardScaler(), PocketPerceptron(random_state=0))
+    assert cross_val_score(pipe, X, y, cv=5).mean() > 0.8
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), Adaline(random_state=0)),
+        {"adaline__solver": ["online", "lstsq"]},
+        cv=3,
+    ).fit(X, y)
+    assert search.best_score_ > 0.8
+
+
+# ----------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_bad_input(Learner):
+    X, y = noisy_problem(n=30)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Learner().fit(bad, y)
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        Learner().fit(bad, y)
+    with pytest.raises(ValueError, match="1 class"):
+        Learner().fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="0 sample"):
+        Learner().fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="2D array"):
+        Learner().fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Learner().fit(X, y[:-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = Learner(max_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :2])
+    with pytest.raises(ValueError, match="positive total sample weight"):
+        Learner().fit(X, y, sample_weight=np.where(y == 0, 0.0, 1.0))
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_perceptron_at_extreme_scales(scale):
+    """With w₀ = 0 and no intercept the rule is scale-free: the same mistakes."""
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = Perceptron(fit_intercept=False, max_iter=5, shuffle=False).fit(X, y)
+        scaled = Perceptron(fit_intercept=False, max_iter=5, shuffle=False)
+        scaled.fit(X * scale, y)
+    np.testing.assert_array_equal(scaled.errors_, plain.errors_)
+    np.testing.assert_array_equal(scaled.predict(X * scale), plain.predict(X))
+
+
+# -------------------------------------------------------------------- pocket
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pocket_score_is_the_training_score_and_history_is_monotone(n_classes):
+    X, y = noisy_problem(n=300, n_classes=n_classes, seed=5)
+    weights = np.random.default_rng(0).integers(1, 4, size=len(y)).astype(float)
+    for sample_weight in (None, weights):
+        clf = PocketPerceptron(max_iter=20, random_state=0)
+        clf.fit(X, y, sample_weight=sample_weight)
+        assert clf.pocket_score_ == pytest.approx(
+            clf.score(X, y, sample_weight=sample_weight), abs=1e-12
+        )
+        history = clf.pocket_history_
+        assert history.shape[0] == clf.n_iter_ == 20
+        assert np.all(np.diff(history, axis=0) >= 0)
+
+
+def test_pocket_on_separable_data_ends_without_training_errors():
+    for nudged in (False, True):
+        X, y = iris_setosa(nudged)
+        clf = PocketPerceptron(max_iter=100_000, random_state=0).fit(X, y)
+        assert clf.converged_ and clf.pocket_score_ == 1.0 and clf.score(X, y) == 1.0
+
+
+def inseparable_sets():
+    X, y = load_iris(return_X_y=True)
+    keep = y > 0  # versicolor against virginica: inseparable
+    yield "iris-versicolor-virginica", X[keep], y[keep]
+    X, y = make_blobs(400, centers=2, cluster_std=3.0, random_state=0)
+    yield "noisy-blobs", X, y
+
+
+@pytest.mark.parametrize("name, X, y", list(inseparable_sets()))
+def test_pocket_beats_the_plain_perceptrons_on_inseparable_data(name, X, y):
+    epochs = 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for seed in range(5):
+            pocket = PocketPerceptron(max_iter=epochs, random_state=seed).fit(X, y)
+            ours = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
+            theirs = SklearnPerceptron(max_iter=epochs, tol=None, random_state=seed)
+            theirs.fit(X, y)
+            # The same trajectory: the pocket keeps the best of its weights.
+            np.testing.assert_array_equal(pocket.perceptron_coef_, ours.coef_)
+            assert pocket.score(X, y) >= ours.score(X, y)
+            assert pocket.score(X, y) >= theirs.score(X, y)
+
+
+def test_pocket_partial_fit_keeps_a_ratchet_per_call():
+    X, y = noisy_problem(n=300)
+    clf = PocketPerceptron(random_state=0)
+    for _ in range(5):
+        clf.partial_fit(X, y, classes=[0, 1])
+    assert np.all(np.diff(clf.pocket_history_) >= 0)
+    assert clf.pocket_score_ == pytest.approx(clf.score(X, y))
+
+
+# -------------------------------------------------------------------- Adaline
+
+
+def augmented_lstsq(X, y, sample_weight=None, fit_intercept=True):
+    c = np.where(y == 1, 1.0, -1.0)
+    Xa = np.column_stack([X, np.ones(len(X)) * fit_intercept])
+    root = np.ones(len(X)) if sample_weight is None else np.sqrt(sample_weight)
+    return np.linalg.lstsq(Xa * root[:, None], c * root, rcond=None)[0]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_lstsq_solver_equals_numpy_lstsq(sparse, fit_intercept):
+    X, y = noisy_problem(n=200, p=6)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, 200)
+    data = sp.csr_matrix(X) if sparse else X
+    clf = Adaline(solver="lstsq", fit_intercept=fit_intercept)
+    clf.fit(data, y, sample_weight=weights)
+    expected = augmented_lstsq(X, y, weights, fit_intercept)
+    np.testing.assert_allclose(clf.coef_[0], expected[:-1], rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_[0], expected[-1], atol=1e-10)
+    assert not hasattr(clf, "partial_fit")
+
+
+def test_lstsq_solver_with_more_features_than_samples_is_minimum_norm():
+    X, y = noisy_problem(n=10, p=30)
+    clf = Adaline(solver="lstsq").fit(X, y)
+    expected = augmented_lstsq(X, y)
+    np.testing.assert_allclose(clf.coef_[0], expected[:-1], rtol=1e-8, atol=1e-12)
+
+
+def test_online_adaline_approaches_least_squares():
+    X, y = make_classification(500, 5, random_state=0)
+    exact = augmented_lstsq(X, y)
+    errors = []
+    for epochs in (3, 30, 300, 3000):
+        clf = Adaline(tol=None, max_iter=epochs, random_state=0).fit(X, y)
+        weights = np.r_[clf.coef_[0], clf.intercept_]
+        errors.append(np.linalg.norm(weights - exact) / np.linalg.norm(exact))
+    assert errors[0] > errors[1] > errors[2] > errors[3]
+    assert errors[3] < 0.01
+    assert clf.loss_.shape == (3000,) and clf.loss_[-1] < clf.loss_[0]
+
+
+def test_adaline_stops_on_tol():
+    X, y = make_classification(500, 5, random_state=0)
+    clf = Adaline(tol=1e-3, max_iter=1000, random_state=0).fit(X, y)
+    assert clf.converged_ and clf.n_iter_ < 1000
+
+
+def test_adaline_reduces_a_diverging_rate():
+    """Features at loc=100 with eta0=1: the rate is cut, never weights of 1e200."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(loc=100.0, size=(60, 3))
+    y = (X[:, 0] > 100).astype(int)
+    with pytest.warns(ConvergenceWarning, match="diverged"):
+        clf = Adaline(learning_rate="constant", eta0=1.0, max_iter=20, tol=None)
+        clf.fit(X, y)
+    assert np.all(np.isfinite(clf.coef_)) and np.max(np.abs(clf.coef_)) < 10
+    assert clf.schedule_.scale < 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # auto rate: no reduction
+        auto = Adaline(max_iter=20, tol=None).fit(X, y)
+    assert auto.schedule_.scale == 1.0
+
+
+def test_adaline_gives_up_with_a_clear_error():
+    X, y = noisy_problem(n=30)
+    with pytest.raises(ValueError, match="diverged even after"):
+        Adaline(learning_rate="constant", eta0=1e40, max_iter=3).fit(X * 1e10, y)
