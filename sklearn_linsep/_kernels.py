@@ -122,6 +122,40 @@ def _row_dot_impl(rows, i, W, k, bias):
     return csr
 
 
+def row_dot_pair(rows, i, W, V, k, bias):
+    """``(W[k] · x̃_i, V[k] · x̃_i)`` in one loop over the row (compiled code only)."""
+    raise NotImplementedError("row_dot_pair runs inside numba kernels only")
+
+
+@overload(row_dot_pair, inline="always")
+def _row_dot_pair_impl(rows, i, W, V, k, bias):
+    if len(rows) == 1:
+
+        def dense(rows, i, W, V, k, bias):
+            X = rows[0]
+            p = X.shape[1]
+            first = W[k, p] * bias
+            second = V[k, p] * bias
+            for j in range(p):
+                first += W[k, j] * X[i, j]
+                second += V[k, j] * X[i, j]
+            return first, second
+
+        return dense
+
+    def csr(rows, i, W, V, k, bias):
+        data, indices, indptr = rows
+        p = W.shape[1] - 1
+        first = W[k, p] * bias
+        second = V[k, p] * bias
+        for jj in range(indptr[i], indptr[i + 1]):
+            first += W[k, indices[jj]] * data[jj]
+            second += V[k, indices[jj]] * data[jj]
+        return first, second
+
+    return csr
+
+
 @overload(row_axpy, inline="always")
 def _row_axpy_impl(rows, i, step, W, k, bias):
     if len(rows) == 1:
@@ -241,9 +275,12 @@ def perceptron_epoch(
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0
             if pocket and runs[k, EVALUATING]:
-                if (row_dot(rows, i, candidate, k, bias) > 0.0) == (target > 0.0):
+                score, candidate_score = row_dot_pair(rows, i, W, candidate, k, bias)
+                if (candidate_score > 0.0) == (target > 0.0):
                     counts[k, CANDIDATE] += weight
-            if target * row_dot(rows, i, W, k, bias) <= 0.0:
+            else:
+                score = row_dot(rows, i, W, k, bias)
+            if target * score <= 0.0:
                 if pocket:
                     _keep_if_longest(W, k, runs, pocket_weights[2])
                     runs[k, RUN] = 0

@@ -675,10 +675,11 @@ class PocketPerceptron(_PerceptronRule):
     being the longest run its weights made). Each score is a pass over the
     training set (stopped early once the candidate cannot win); on 10⁶ noisy
     samples that would be dozens of passes per epoch. So an epoch may scan at most
-    ``max(n_samples / 2, 10⁵)`` rows for scores; once that is spent, the candidate
-    with the longest run is kept and scored during the next epoch, in the same
-    pass as the perceptron's updates (one more dot product per sample, no extra
-    read of X). On small data every candidate is scored at once, as Gallant does.
+    10⁵ rows for scores at once (on more than 10⁵ samples, none); beyond that, the
+    candidate with the longest run is kept and scored during the next epoch, in
+    the same pass as the perceptron's updates (one more dot product per sample, no
+    extra read of X). On small data candidates are scored at once, as Gallant
+    does.
     The candidate left at the end of a ``fit`` or ``partial_fit`` and the
     perceptron's final weights are scored with one pass each, so the pocket is
     never worse than :class:`Perceptron` run with the same parameters.
@@ -821,9 +822,9 @@ class PocketPerceptron(_PerceptronRule):
         )
 
     def _epoch(self, problem, order):
-        # Rows an epoch may scan to score candidates at once (Gallant); beyond it
-        # they are scored during the next epoch. At 10⁶ rows that is half a pass.
-        budget = np.array([max(problem.n_samples // 2, 100_000)], dtype=np.int64)
+        # Rows an epoch may scan to score candidates at once (Gallant); a check
+        # must fit in what is left, so on more than 10⁵ rows none is made at once.
+        budget = np.array([100_000], dtype=np.int64)
         pocket_state = (True, self._pocket_weights, self._counts, self._runs, budget)
         mistakes = self._online_epoch(problem, order, pocket_state)
         _kernels.pocket_end_of_epoch(
