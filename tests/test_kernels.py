@@ -1,6 +1,9 @@
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from scipy import stats
 
+from sklearn_linsep import _kernels
 from sklearn_linsep._kernels import (
     centre_with_indicator,
     centre_with_indicator_weighted,
@@ -34,3 +37,196 @@ def test_weighted_rows_are_scaled_by_the_root_weight():
     np.testing.assert_allclose(
         gram[2:, :2], np.eye(2)[y].T @ (centred * weights[:, None])
     )
+
+
+# ------------------------------------------------------------ perceptron family
+
+NO_POCKET = (
+    False,
+    np.zeros((3, 1, 1)),
+    np.zeros((1, 2)),
+    np.zeros((1, 7), dtype=np.int64),
+    np.zeros(1, dtype=np.int64),
+)
+CONSTANT_ONE = (_kernels.RATE_CONSTANT, np.array([1.0, 0, 1, 0, 0, 1.0]), np.zeros(1))
+
+
+def rows_of(X, sparse):
+    if sparse:
+        X = sp.csr_matrix(X)
+        return (X.data, X.indices, X.indptr)
+    return (np.ascontiguousarray(X),)
+
+
+def naive_epoch(X, codes, weights, order, W, bias=1.0):
+    W = W.copy()
+    mistakes = 0
+    for i in order:
+        c = 1.0 if codes[i] == 1 else -1.0
+        x = np.r_[X[i], bias]
+        if weights[i] > 0 and c * (W[0] @ x) <= 0:
+            W[0] += weights[i] * c * x
+            mistakes += 1
+    return W, mistakes
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_perceptron_epoch_matches_a_python_loop(sparse, dtype):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3)).astype(dtype)
+    X[np.abs(X) < 0.5] = 0
+    codes = rng.integers(0, 2, 40)
+    weights = rng.integers(0, 3, 40).astype(float)
+    order = rng.permutation(40)
+    W = np.zeros((1, 4))
+    updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    _kernels.perceptron_epoch(
+        rows_of(X, sparse),
+        codes,
+        1,
+        weights,
+        order,
+        1.0,
+        W,
+        *CONSTANT_ONE,
+        updates,
+        mistakes,
+        *NO_POCKET,
+    )
+    expected, count = naive_epoch(
+        X.astype(float), codes, weights, order, np.zeros((1, 4))
+    )
+    np.testing.assert_allclose(W, expected, rtol=1e-12)
+    assert mistakes[0] == count == updates[0]
+
+
+def test_weighted_correct_and_beats_pocket_follow_predict():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((50, 2))
+    codes = rng.integers(0, 2, 50)
+    weights = rng.uniform(0.5, 2, 50)
+    W = np.array([[1.0, -1.0, 0.2]])
+    predicted = (X @ W[0, :2] + W[0, 2] > 0).astype(int)
+    expected = weights[predicted == codes].sum()
+    rows = rows_of(X, False)
+    assert _kernels.weighted_correct(rows, codes, 1, weights, 1.0, W, 0) == (
+        pytest.approx(expected)
+    )
+    scanned, correct, better = _kernels.beats_pocket(
+        rows, codes, 1, weights, 1.0, W, 0, expected - 1e-9, weights.sum()
+    )
+    assert better and scanned == 50 and correct == pytest.approx(expected)
+    scanned, _, better = _kernels.beats_pocket(
+        rows, codes, 1, weights, 1.0, W, 0, expected, weights.sum()
+    )
+    assert not better  # a tie does not pass the ratchet
+
+
+def test_beats_pocket_stops_once_the_candidate_cannot_win():
+    X = np.ones((100, 1))
+    codes = np.zeros(100, dtype=np.intp)  # every score 1 > 0 is wrong
+    scanned, correct, better = _kernels.beats_pocket(
+        rows_of(X, False), codes, 1, np.ones(100), 1.0, np.ones((1, 2)), 0, 90.0, 100.0
+    )
+    assert not better and scanned == 11 and correct == 0
+
+
+def test_pocket_end_of_epoch_ratchet():
+    W = np.zeros((1, 2))
+    pocket_weights = np.stack(
+        [np.full((1, 2), 1.0), np.full((1, 2), 2.0), np.full((1, 2), 3.0)]
+    )
+    counts = np.array([[10.0, 12.0]])
+    runs = np.zeros((1, 7), dtype=np.int64)
+    runs[0, _kernels.EVALUATING] = 5
+    runs[0, _kernels.SNAPSHOT_RUN] = 9
+    runs[0, _kernels.POCKET_RUN] = 4
+    _kernels.pocket_end_of_epoch(W, pocket_weights, counts, runs)
+    # The candidate (12 > 10) became the pocket; the kept weights the next candidate.
+    np.testing.assert_array_equal(pocket_weights[0], [[2.0, 2.0]])
+    assert counts[0, _kernels.POCKET] == 12.0 and counts[0, _kernels.CANDIDATE] == 0
+    np.testing.assert_array_equal(pocket_weights[1], [[3.0, 3.0]])
+    assert runs[0, _kernels.EVALUATING] == 9 and runs[0, _kernels.POCKET_RUN] == 5
+    # A candidate no better than the pocket (a tie) is dropped.
+    counts[0, _kernels.CANDIDATE] = 12.0
+    _kernels.pocket_end_of_epoch(W, pocket_weights, counts, runs)
+    np.testing.assert_array_equal(pocket_weights[0], [[2.0, 2.0]])
+    assert runs[0, _kernels.EVALUATING] == 0
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lms_epoch_matches_a_python_loop_and_flags_divergence(sparse):
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 3))
+    codes = rng.integers(0, 2, 30)
+    weights = np.ones(30)
+    order = np.arange(30)
+    schedule = (_kernels.RATE_CONSTANT, np.array([0.05, 0, 1, 0, 0, 1.0]), np.zeros(1))
+    W = np.zeros((1, 4))
+    loss = np.zeros(1)
+    stable = _kernels.lms_epoch(
+        rows_of(X, sparse), codes, 1, weights, order, 1.0, W, *schedule, 0, 1e6, loss
+    )
+    w, total = np.zeros(4), 0.0
+    for i in order:
+        x = np.r_[X[i], 1.0]
+        residual = (1.0 if codes[i] == 1 else -1.0) - w @ x
+        total += residual**2
+        w += 0.05 * residual * x
+    assert stable
+    np.testing.assert_allclose(W[0], w, rtol=1e-12)
+    assert loss[0] == pytest.approx(total)
+    big = (_kernels.RATE_CONSTANT, np.array([50.0, 0, 1, 0, 0, 1.0]), np.zeros(1))
+    W[:] = 0
+    assert not _kernels.lms_epoch(
+        rows_of(X, sparse), codes, 1, weights, order, 1.0, W, *big, 0, 1e6, loss
+    )
+
+
+def test_rate_table_is_indexed_from_its_first_update():
+    X = np.array([[1.0], [-1.0], [1.0], [-1.0]])
+    codes = np.array([0, 1, 0, 1])  # every sample is a mistake while W = 0 ...
+    table = np.array([0.5, 0.25, 0.125, 0.0625])
+    params = np.array([0, 0, 1, 0, 10, 1.0])  # ... and the table starts at t = 10
+    W = np.zeros((1, 2))
+    updates = np.array([10], dtype=np.int64)
+    mistakes = np.zeros(1, np.int64)
+    _kernels.perceptron_epoch(
+        rows_of(X, False),
+        codes,
+        1,
+        np.ones(4),
+        np.arange(1),
+        1.0,
+        W,
+        _kernels.RATE_TABLE,
+        params,
+        table,
+        updates,
+        mistakes,
+        *NO_POCKET,
+    )
+    np.testing.assert_array_equal(W, [[-0.5, -0.5]])
+    assert updates[0] == 11
+
+
+def test_shuffled_order_is_a_uniform_reproducible_permutation():
+    order = _kernels.shuffled_order(1000, 7)
+    np.testing.assert_array_equal(np.sort(order), np.arange(1000))
+    np.testing.assert_array_equal(order, _kernels.shuffled_order(1000, 7))
+    assert not np.array_equal(order, _kernels.shuffled_order(1000, 8))
+    # Where element 0 lands, over many seeds: uniform on 5 places (chi-square).
+    landing = [
+        np.flatnonzero(_kernels.shuffled_order(5, s) == 0)[0] for s in range(4000)
+    ]
+    assert stats.chisquare(np.bincount(landing, minlength=5)).pvalue > 1e-4
+
+
+def test_block_shuffled_order_reads_blocks_in_sequence():
+    order = _kernels.block_shuffled_order(1000, 64, 3)
+    np.testing.assert_array_equal(np.sort(order), np.arange(1000))
+    steps = np.abs(np.diff(order))
+    # Inside a block consecutive positions are neighbours (or the wrap-around).
+    assert np.mean(steps == 1) > 0.9
+    assert not np.array_equal(order, _kernels.block_shuffled_order(1000, 64, 4))
