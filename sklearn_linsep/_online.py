@@ -526,10 +526,10 @@ class Perceptron(_PerceptronRule):
         Start ``fit`` from the weights of the previous fit.
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
-    learning_rate : {"constant", "hyperbolic", "invscaling"} or callable, \
-            default="constant"
-        :math:`\eta_t` of the ``t``-th update (from 0): ``eta0``,
-        ``a / (b + t)``, ``eta0 / (t + 1) ** power_t``, or ``learning_rate(t)``
+    learning_rate : str or callable, default="constant"
+        :math:`\eta_t` of the ``t``-th update (from 0): ``"constant"`` is ``eta0``,
+        ``"hyperbolic"`` is ``a / (b + t)``, ``"invscaling"`` is
+        ``eta0 / (t + 1) ** power_t``; a callable gives ``learning_rate(t)``
         (called on an integer array of update counts when it accepts one). In
         batch mode ``t`` counts the steps.
     eta0 : float or "auto", default=1.0
@@ -558,7 +558,7 @@ class Perceptron(_PerceptronRule):
     schedule_ : LearningRateSchedule
         The resolved learning rate; ``schedule_(t)`` gives :math:`\eta_t`.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when X has feature names that are all strings.
 
     See Also
@@ -703,12 +703,15 @@ class PocketPerceptron(_PerceptronRule):
         Start ``fit`` from the previous fit's perceptron and pocket weights.
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
-    learning_rate : {"constant", "hyperbolic", "invscaling"} or callable, \
-            default="constant"
-        As in :class:`Perceptron`.
+    learning_rate : str or callable, default="constant"
+        ``"constant"``, ``"hyperbolic"``, ``"invscaling"`` or a callable, as in
+        :class:`Perceptron`.
     eta0 : float or "auto", default=1.0
+        The constant rate and the numerator of ``"invscaling"``.
     a, b : float or "auto", default=10.0, 1000.0
+        The hyperbolic rate ``a / (b + t)``.
     power_t : float, default=0.5
+        Exponent of ``"invscaling"``.
 
     Attributes
     ----------
@@ -733,7 +736,8 @@ class PocketPerceptron(_PerceptronRule):
     n_iter_ : int
     schedule_ : LearningRateSchedule
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Defined only when X has feature names that are all strings.
 
     See Also
     --------
@@ -928,8 +932,8 @@ class Adaline(_OnlineLinearClassifier):
         Start ``fit`` from the previous weights.
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
-    learning_rate : {"constant", "hyperbolic", "invscaling"} or callable, \
-            default="hyperbolic"
+    learning_rate : str or callable, default="hyperbolic"
+        ``"constant"``, ``"hyperbolic"``, ``"invscaling"`` or a callable:
         :math:`\delta_t` of the ``t``-th sample (from 0), as in :class:`Perceptron`.
     eta0 : float or "auto", default="auto"
         Rate of ``"constant"`` and numerator of ``"invscaling"``.
@@ -955,7 +959,8 @@ class Adaline(_OnlineLinearClassifier):
     schedule_ : LearningRateSchedule
         The resolved schedule, ``scale`` included.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Defined only when X has feature names that are all strings.
 
     See Also
     --------
