@@ -49,6 +49,34 @@ class LearningRateSchedule:
     ``"invscaling"``: ``η_t = eta0 / (t + 1) ** power_t``; ``"callable"``:
     ``η_t = function(t)``. Every rate is multiplied by ``scale`` (1 unless Adaline
     reduced it to stop a divergence).
+
+    The learners of the perceptron family resolve their parameters (``"auto"``
+    included) into one of these, exposed as ``schedule_``.
+
+    Parameters
+    ----------
+    kind : {"constant", "hyperbolic", "invscaling", "callable"}
+    eta0 : float
+        The constant rate and the numerator of ``"invscaling"``.
+    a, b : float
+        The hyperbolic rate ``a / (b + t)``.
+    power_t : float
+        Exponent of ``"invscaling"``.
+    function : callable, default=None
+        The rate of update ``t`` for ``"callable"``.
+    scale : float, default=1.0
+        Factor applied to every rate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import LearningRateSchedule, Perceptron
+    >>> schedule = LearningRateSchedule("hyperbolic", 1.0, a=10, b=1000, power_t=0.5)
+    >>> schedule(np.array([0, 1000]))
+    array([0.01 , 0.005])
+    >>> X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
+    >>> Perceptron(learning_rate="hyperbolic").fit(X, y).schedule_.kind
+    'hyperbolic'
     """
 
     kind: str
