@@ -354,9 +354,42 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             rows = _kernels.shuffled_order(X.shape[0], seed)
             X, codes = X[rows], codes[rows]
             sample_weight = None if sample_weight is None else sample_weight[rows]
-        return _make_problem(
+        problem = _make_problem(
             X, codes, len(self.classes_), sample_weight, self.fit_intercept
         )
+        self._check_scale(problem)
+        return problem
+
+    # Entries of X beyond this size make w·x overflow (w grows like x); below its
+    # inverse, w·x underflows.
+    _largest_scale = 1e100
+
+    def _check_scale(self, problem):
+        """Refuse X whose scale makes the scores overflow or vanish in float64."""
+        X = problem.matrix
+        values = X.data if sp.issparse(X) else X
+        largest = float(np.max(np.abs(values))) if values.size else 0.0
+        name = type(self).__name__
+        if largest > self._largest_scale:
+            raise ValueError(
+                f"X holds entries of size {largest:.3g}: {name}'s scores w·x, with "
+                "w of the size of x, would overflow float64. Divide X by a constant "
+                "or use StandardScaler."
+            )
+        if 0 < largest < 1 / self._largest_scale:
+            if not self.fit_intercept:
+                raise ValueError(
+                    f"X's largest entry is {largest:.3g}: {name}'s scores w·x, with "
+                    "w of the size of x, would underflow float64. Multiply X by a "
+                    "constant or use StandardScaler."
+                )
+            warnings.warn(
+                f"X's largest entry is {largest:.3g}, against the constant 1 the "
+                f"intercept multiplies: {name}'s rule is not scale-invariant with an "
+                "intercept, and the features will barely count. Use StandardScaler.",
+                UserWarning,
+                stacklevel=4,
+            )
 
     def _initial_weights(self, problem, n_features, coef_init, intercept_init):
         shape = (problem.n_tasks, n_features)
@@ -1020,6 +1053,10 @@ class Adaline(_OnlineLinearClassifier):
     }
 
     _max_rate_reductions = 30
+
+    def _check_scale(self, problem):
+        if self.solver == "online":  # LAPACK's least squares scales for itself
+            super()._check_scale(problem)
 
     def __init__(
         self,

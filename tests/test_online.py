@@ -277,20 +277,30 @@ def test_float32_input(Learner):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), shuffle=st.booleans())
 def test_renaming_labels_keeps_the_predictions(seed, shuffle):
-    """c → -c negates every update: same mistakes, same predicted labels."""
+    """c → -c negates every update: same mistakes, same predicted labels.
+
+    The pocket starts from w = 0, which predicts classes_[0] everywhere (a score of
+    0 is negative), so its first comparisons depend on which class is first; its
+    perceptron is still exactly negated.
+    """
     X, y = noisy_problem(n=60, seed=seed)
     names = np.array(["zebra", "aardvark"])  # reverses which class is classes_[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for Learner in (Perceptron, PocketPerceptron):
-            numeric = Learner(max_iter=5, shuffle=shuffle, random_state=seed).fit(X, y)
-            named = Learner(max_iter=5, shuffle=shuffle, random_state=seed)
-            named.fit(X, names[y])
-            np.testing.assert_array_equal(named.predict(X), names[numeric.predict(X)])
+        params = dict(max_iter=5, shuffle=shuffle, random_state=seed)
+        numeric = Perceptron(**params).fit(X, y)
+        named = Perceptron(**params).fit(X, names[y])
+        np.testing.assert_array_equal(named.predict(X), names[numeric.predict(X)])
+        np.testing.assert_array_equal(named.coef_, -numeric.coef_)
+        pocket = PocketPerceptron(**params).fit(X, y)
+        renamed = PocketPerceptron(**params).fit(X, names[y])
+        np.testing.assert_array_equal(
+            renamed.perceptron_coef_, -pocket.perceptron_coef_
+        )
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), power=st.integers(-60, 60))
+@given(seed=st.integers(0, 10**6), power=st.integers(-200, 200))
 def test_scaling_by_a_power_of_two_without_intercept_changes_nothing(seed, power):
     X, y = noisy_problem(n=60, seed=seed)
     scale = 2.0**power
@@ -458,7 +468,22 @@ def test_bad_input(Learner):
         Learner().fit(X, y, sample_weight=np.where(y == 0, 0.0, 1.0))
 
 
-@pytest.mark.parametrize("scale", [1e-150, 1e150])
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_extreme_scales_get_a_clear_error_or_warning(Learner):
+    X, y = noisy_problem(n=50)
+    with pytest.raises(ValueError, match="overflow"):
+        Learner().fit(X * 1e200, y)
+    with pytest.raises(ValueError, match="underflow"):
+        Learner(fit_intercept=False).fit(X * 1e-200, y)
+    with pytest.warns(UserWarning, match="barely count"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            Learner(max_iter=2).fit(X * 1e-200, y)
+    exact = Adaline(solver="lstsq").fit(X * 1e200, y)  # LAPACK scales for itself
+    assert exact.score(X * 1e200, y) == Adaline(solver="lstsq").fit(X, y).score(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-90, 1e90])
 def test_perceptron_at_extreme_scales(scale):
     """With w₀ = 0 and no intercept the rule is scale-free: the same mistakes."""
     X, y = noisy_problem(n=100)
