@@ -66,17 +66,18 @@ def centre_with_indicator_weighted(X, y, reference, root_weight, out):
 # kernel is written once and compiled into a dense and a sparse loop. (A runtime
 # ``if sparse`` inside the row loop made the dense epoch 6-8 times slower.)
 #
-# A learning-rate schedule is ``(kind, params, table)``: kind 0 is constant
+# A learning-rate schedule is ``(kind, params, table, starts)``: kind 0 is constant
 # ``params[0]``, 1 hyperbolic ``params[1] / (params[2] + t)``, 2 inverse scaling
-# ``params[0] / (t + 1) ** params[3]``, 3 a table of rates indexed by
-# ``t - params[4]``; every rate is multiplied by ``params[5]``. ``t`` counts the
-# updates made before this one.
+# ``params[0] / (t + 1) ** params[3]``, 3 a table of rates: row r of ``table`` holds
+# the rates of updates ``starts[r]``, ``starts[r] + 1``, ... of task r (one row
+# for all tasks when they share ``t``). Every rate is multiplied by ``params[4]``.
+# ``t`` counts the updates made before this one.
 
 RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING, RATE_TABLE = 0, 1, 2, 3
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _rate(kind, params, table, t):
+def _rate(kind, params, table, starts, k, t):
     if kind == 0:
         rate = params[0]
     elif kind == 1:
@@ -84,8 +85,9 @@ def _rate(kind, params, table, t):
     elif kind == 2:
         rate = params[0] / (t + 1.0) ** params[3]
     else:
-        rate = table[t - np.int64(params[4])]
-    return rate * params[5]
+        row = k if table.shape[0] > 1 else 0
+        rate = table[row, t - starts[row]]
+    return rate * params[4]
 
 
 def row_dot(rows, i, W, k, bias):
@@ -230,6 +232,7 @@ def perceptron_epoch(
     kind,
     params,
     table,
+    starts,
     updates,
     mistakes,
     pocket,
@@ -242,7 +245,8 @@ def perceptron_epoch(
 
     For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ 0``
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
-    ``mistakes[k]`` (set to 0 here) counts them.
+    ``mistakes[k]`` (set to 0 here) counts them. A score that is not a number
+    (``inf - inf``) counts as a mistake, so that it surfaces in the weights.
 
     With ``pocket``: Gallant's pocket with ratchet in its efficient form.
     ``runs[k, RUN]`` counts the consecutive correct classifications of ``W[k]``.
@@ -280,14 +284,16 @@ def perceptron_epoch(
                     counts[k, CANDIDATE] += weight
             else:
                 score = row_dot(rows, i, W, k, bias)
-            if target * score <= 0.0:
+            if not target * score > 0.0:
                 if pocket:
                     _keep_if_longest(W, k, runs, pocket_weights[2])
                     runs[k, RUN] = 0
                     runs[k, KEPT] = 0
                     runs[k, CHECKED] = 0
                     runs[k, IS_POCKET] = 0
-                step = _rate(kind, params, table, updates[k]) * weight * target
+                step = (
+                    _rate(kind, params, table, starts, k, updates[k]) * weight * target
+                )
                 row_axpy(rows, i, step, W, k, bias)
                 updates[k] += 1
                 mistakes[k] += 1
@@ -440,6 +446,7 @@ def lms_epoch(
     kind,
     params,
     table,
+    starts,
     t_start,
     limit,
     loss,
@@ -460,7 +467,7 @@ def lms_epoch(
         weight = sample_weight[i]
         if weight == 0.0:
             continue
-        rate = _rate(kind, params, table, t)
+        rate = _rate(kind, params, table, starts, 0, t)
         t += 1
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0

@@ -100,16 +100,17 @@ class LearningRateSchedule:
             rate = _call_schedule(self.function, t)
         return rate * self.scale
 
-    def kernel_args(self, t_first, t_last):
-        """``(kind, params, table)`` for a kernel whose updates run from ``t_first``
-        to at most ``t_last``; a callable is tabulated over that range."""
-        params = np.array(
-            [self.eta0, self.a, self.b, self.power_t, t_first, self.scale]
-        )
+    def kernel_args(self, starts, length):
+        """``(kind, params, table, starts)`` for a kernel whose task r makes at most
+        ``length`` updates from update ``starts[r]``; a callable is tabulated over
+        those ranges only."""
+        starts = np.array(starts, dtype=np.int64, ndmin=1)  # a copy: updates move
+        params = np.array([self.eta0, self.a, self.b, self.power_t, self.scale])
         if self.kind != "callable":
-            return _SCHEDULE_CODES[self.kind], params, np.zeros(1)
-        table = _call_schedule(self.function, np.arange(t_first, t_last + 1))
-        return _kernels.RATE_TABLE, params, table
+            return _SCHEDULE_CODES[self.kind], params, np.zeros((1, 1)), starts
+        steps = starts[:, None] + np.arange(length + 1)
+        table = _call_schedule(self.function, steps)
+        return _kernels.RATE_TABLE, params, table, starts
 
 
 def _call_schedule(function, t):
@@ -141,6 +142,7 @@ class _Problem:
     sample_weight: np.ndarray  # sample_weight × class_weight, float64
     bias: float
     n_tasks: int
+    score_weight: object = None  # the sample weights alone (None: all ones)
 
     @property
     def n_samples(self):
@@ -194,6 +196,14 @@ def _make_problem(X, codes, n_classes, sample_weight, fit_intercept):
         1.0 if fit_intercept else 0.0,
         1 if n_classes == 2 else n_classes,
     )
+
+
+def _private_random_state(random_state):
+    """``check_random_state``, except that ``None`` gives a fresh generator seeded
+    from the operating system instead of numpy's global one."""
+    if random_state is None:
+        return np.random.RandomState()
+    return check_random_state(random_state)
 
 
 def _squeeze(values):
@@ -261,10 +271,12 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             The fitted estimator.
         """
         X, codes, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        self._random = check_random_state(self.random_state)
+        self._random = _private_random_state(self.random_state)
         problem = self._problem(X, codes, sample_weight)
+        self._warm = self.warm_start and coef_init is None and intercept_init is None
         weights = self._initial_weights(problem, X.shape[1], coef_init, intercept_init)
         self._start(problem, weights)
+        self._streaming = False
         self._train(problem, self.max_iter, self._random)
         self._finish(problem, final=True)
         return self
@@ -288,13 +300,21 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             The updated estimator.
         """
         first_call = _check_partial_fit_first_call(self, classes)
-        if first_call:
-            if len(self.classes_) < 2:
-                del self.classes_
-                raise ValueError(
-                    f"{type(self).__name__} needs at least 2 classes; classes="
-                    f"{classes!r} holds fewer."
-                )
+        try:
+            return self._partial_fit(X, y, sample_weight, first_call)
+        except Exception:
+            if first_call:  # leave no half-made state for the next call
+                for name in ("classes_", "n_features_in_", "feature_names_in_"):
+                    if hasattr(self, name):
+                        delattr(self, name)
+            raise
+
+    def _partial_fit(self, X, y, sample_weight, first_call):
+        if first_call and len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 classes; classes="
+                f"{self.classes_.tolist()!r} holds fewer."
+            )
         if self.class_weight == "balanced":
             raise ValueError(
                 "class_weight='balanced' needs the whole training set; with "
@@ -317,12 +337,14 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             if not np.any(sample_weight > 0):
                 raise ValueError("sample_weight has no positive entry.")
         if first_call:
-            self._random = check_random_state(self.random_state)
+            self._random = _private_random_state(self.random_state)
+            self._warm = False
         problem = self._problem(X, codes, sample_weight)
         if first_call:
             self._start(problem, np.zeros((problem.n_tasks, X.shape[1] + 1)))
         else:
             self._resume(problem)
+        self._streaming = True
         self._train(problem, 1, self._random)
         self._finish(problem, final=False)
         return self
@@ -342,23 +364,29 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         return codes
 
     def _problem(self, X, codes, sample_weight):
+        score_weight = sample_weight
         if self.class_weight is not None:
             per_class = compute_class_weight(
                 self.class_weight, classes=self.classes_, y=self.classes_[codes]
             )
             base = 1.0 if sample_weight is None else sample_weight
             sample_weight = base * per_class[codes]
-        if self.shuffle == "blocks":
+        if self._permutes_rows():
             # One uniform permutation of the rows (a copy), then blockwise orders.
             seed = self._random.randint(np.iinfo(np.int64).max, dtype=np.int64)
             rows = _kernels.shuffled_order(X.shape[0], seed)
             X, codes = X[rows], codes[rows]
             sample_weight = None if sample_weight is None else sample_weight[rows]
+            score_weight = None if score_weight is None else score_weight[rows]
         problem = _make_problem(
             X, codes, len(self.classes_), sample_weight, self.fit_intercept
         )
+        problem.score_weight = score_weight
         self._check_scale(problem)
         return problem
+
+    def _permutes_rows(self):
+        return self.shuffle == "blocks"
 
     # Entries of X beyond this size make w·x overflow (w grows like x); below its
     # inverse, w·x underflows.
@@ -394,18 +422,22 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def _initial_weights(self, problem, n_features, coef_init, intercept_init):
         shape = (problem.n_tasks, n_features)
         weights = np.zeros((problem.n_tasks, n_features + 1))
-        previous = self._previous_weights(shape) if self.warm_start else None
+        previous = self._previous_weights(shape) if self._warm else None
         if previous is not None:
             weights[:] = previous
         if coef_init is not None:
             coef_init = np.asarray(coef_init, dtype=np.float64)
-            if coef_init.size != np.prod(shape):
+            if coef_init.shape == shape[1:] and shape[0] == 1:
+                coef_init = coef_init[None, :]
+            if coef_init.shape != shape:
                 raise ValueError(
                     f"coef_init has shape {coef_init.shape}; expected {shape} "
                     "(one row per class, a single row for two classes)."
                 )
-            weights[:, :-1] = coef_init.reshape(shape)
+            weights[:, :-1] = coef_init
         if intercept_init is not None:
+            if not self.fit_intercept:
+                raise ValueError("intercept_init needs fit_intercept=True.")
             intercept_init = np.asarray(intercept_init, dtype=np.float64).ravel()
             if intercept_init.size != problem.n_tasks:
                 raise ValueError(
@@ -485,8 +517,8 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def _published_weights(self):
         return self._weights
 
-    def _kernel_schedule(self, t_first, t_last):
-        return self._schedule.kernel_args(int(t_first), int(t_last))
+    def _kernel_schedule(self, starts, length):
+        return self._schedule.kernel_args(starts, length)
 
     @property
     def schedule_(self):
@@ -512,9 +544,7 @@ class _PerceptronRule(_OnlineLinearClassifier):
 
     def _online_epoch(self, problem, order, pocket_state):
         mistakes = np.zeros(problem.n_tasks, dtype=np.int64)
-        kind, params, table = self._kernel_schedule(
-            self._updates.min(), self._updates.max() + problem.n_samples
-        )
+        schedule = self._kernel_schedule(self._updates, problem.n_samples)
         _kernels.perceptron_epoch(
             problem.rows,
             problem.codes,
@@ -523,9 +553,7 @@ class _PerceptronRule(_OnlineLinearClassifier):
             order,
             problem.bias,
             self._weights,
-            kind,
-            params,
-            table,
+            *schedule,
             self._updates,
             mistakes,
             *pocket_state,
@@ -742,8 +770,10 @@ class PocketPerceptron(_PerceptronRule):
     extra read of X). On small data candidates are scored at once, as Gallant
     does.
     The candidate left at the end of a ``fit`` or ``partial_fit`` and the
-    perceptron's final weights are scored with one pass each, so the pocket is
-    never worse than :class:`Perceptron` run with the same parameters.
+    perceptron's final weights are scored with one pass each, so for two classes
+    the pocket is never worse on the training data than :class:`Perceptron` run
+    with the same parameters. With K > 2 classes that holds for each one-vs-rest
+    task, not necessarily for the arg-max rule.
 
     On separable data the perceptron converges and the pocket ends with zero
     training errors; on inseparable data the pocket's training accuracy never
@@ -784,10 +814,12 @@ class PocketPerceptron(_PerceptronRule):
         The perceptron's current weights (where training continues from).
     perceptron_intercept_ : ndarray, shape as ``intercept_``
     pocket_score_ : float
-        Training accuracy of the pocket, weighted by the sample and class weights:
-        equal to ``score(X, y, sample_weight)`` for the training data of ``fit``.
+        Training accuracy of the pocket (weighted by ``sample_weight``): equal to
+        ``score(X, y, sample_weight)`` on the data of the last ``fit`` or
+        ``partial_fit``.
     pocket_history_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
-        The pocket's training accuracy after each epoch (per one-vs-rest task for
+        The quantity the ratchet maximises (training accuracy weighted by the
+        sample and class weights) after each epoch (per one-vs-rest task for
         K > 2); non-decreasing.
     converged_ : bool
         Whether the last epoch made no mistake.
@@ -857,7 +889,11 @@ class PocketPerceptron(_PerceptronRule):
 
     def _start(self, problem, weights):
         super()._start(problem, weights)
-        self._pocket_weights = np.stack([weights, weights, weights])
+        pocket = weights
+        if self._warm and getattr(self, "coef_", None) is not None:
+            if self.coef_.shape == (weights.shape[0], weights.shape[1] - 1):
+                pocket = np.column_stack([self.coef_, self.intercept_])
+        self._pocket_weights = np.stack([pocket, weights, weights])
         self._pocket_history = []
         self._open_pocket(problem)
 
@@ -910,8 +946,10 @@ class PocketPerceptron(_PerceptronRule):
             finalists = [self._weights[k].copy()]
             if self._runs[k, _kernels.EVALUATING]:
                 finalists.append(candidate[k].copy())
+            trial = pocket.copy()
             for weights in finalists:
-                correct = self._correct(problem, weights[None, :], 0)
+                trial[k] = weights
+                correct = self._correct(problem, trial, k)
                 if correct > self._counts[k, _kernels.POCKET]:
                     pocket[k] = weights
                     self._counts[k, _kernels.POCKET] = correct
@@ -927,18 +965,23 @@ class PocketPerceptron(_PerceptronRule):
         self.perceptron_coef_ = self._weights[:, :-1].copy()
         self.perceptron_intercept_ = self._weights[:, -1] * problem.bias
         self.pocket_history_ = _history(self._pocket_history, problem.n_tasks)
-        if problem.n_tasks == 1:
-            self.pocket_score_ = float(self._pocket_accuracy(problem)[0])
-        else:
-            self.pocket_score_ = _multiclass_accuracy(
-                problem, self.coef_, self.intercept_
-            )
+        self.pocket_score_ = _accuracy(problem, self.coef_, self.intercept_)
 
 
-def _multiclass_accuracy(problem, coef, intercept):
+def _accuracy(problem, coef, intercept):
+    """Training accuracy of a linear rule, weighted by the sample weights alone
+    (what ``score(X, y, sample_weight)`` gives)."""
     scores = problem.matrix @ coef.T + intercept
-    right = np.argmax(scores, axis=1) == problem.codes
-    return float(np.sum(problem.sample_weight * right) / problem.sample_weight.sum())
+    if scores.shape[1] == 1:
+        predicted = (scores[:, 0] > 0).astype(np.intp)
+    else:
+        predicted = np.argmax(scores, axis=1)
+    weights = (
+        np.ones(problem.n_samples)
+        if problem.score_weight is None
+        else problem.score_weight
+    )
+    return float(np.sum(weights * (predicted == problem.codes)) / np.sum(weights))
 
 
 class Adaline(_OnlineLinearClassifier):
@@ -961,11 +1004,15 @@ class Adaline(_OnlineLinearClassifier):
     about ten epochs and then decaying like ``1/epoch`` (``b`` = 10 × the number of
     samples, ``a = b δ₀``). A faster decay (``b`` = the number of samples) left
     ill-conditioned problems far from the least-squares weights after 1000 epochs
-    (relative error 0.40 against 0.008 on the example below). A rate that
-    makes the loss grow (a residual 10⁴ times larger than possible at the start of
-    the epoch, or an epoch loss 10 times the previous one) is detected: the epoch is
-    rolled back, the rate divided by 10 (with a warning), and after 30 reductions
-    the fit stops with an error. Coefficients are never left diverging.
+    (relative error 0.40 against 0.008 on the example below).
+
+    A rate that makes the loss grow is detected: a residual 10⁴ times larger than
+    possible at the start of the epoch, an epoch's mean squared error above 10 per
+    task (the zero weights have 1), or above twice both that and the best epoch's.
+    The fit then starts again from its initial weights (a ``partial_fit`` call
+    from the weights the best epoch started from) with the rate divided by 10,
+    with a warning; after 30 reductions it stops with an error. Coefficients are
+    never left diverging.
 
     Parameters
     ----------
@@ -990,7 +1037,7 @@ class Adaline(_OnlineLinearClassifier):
     random_state : int, RandomState instance or None, default=None
         Seeds the order of the samples.
     warm_start : bool, default=False
-        Start ``fit`` from the previous weights.
+        Start ``fit`` from the previous weights (online solver only).
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class.
     learning_rate : str or callable, default="hyperbolic"
@@ -1055,8 +1102,11 @@ class Adaline(_OnlineLinearClassifier):
     _max_rate_reductions = 30
 
     def _check_scale(self, problem):
-        if self.solver == "online":  # LAPACK's least squares scales for itself
+        if self.solver == "online":  # the least-squares solvers scale for themselves
             super()._check_scale(problem)
+
+    def _permutes_rows(self):
+        return self.solver == "online" and super()._permutes_rows()
 
     def __init__(
         self,
@@ -1094,6 +1144,8 @@ class Adaline(_OnlineLinearClassifier):
     def _start(self, problem, weights):
         super()._start(problem, weights)
         self._losses = []
+        self._best_loss, self._stalled = np.inf, 0
+        self._best_weights = None
         self._reductions = 0
         self._norm_bound = np.sqrt(problem.max_squared_norm())
         self.converged_ = False
@@ -1106,9 +1158,24 @@ class Adaline(_OnlineLinearClassifier):
             self.n_iter_, self.converged_ = 1, True
             return
         reductions = self._reductions
-        self._first_epoch_of_call = len(self._losses)
-        self._best_loss, self._stalled = np.inf, 0
-        super()._train(problem, n_epochs, random_state)
+        weights, updates = self._weights.copy(), self._updates.copy()
+        n_losses, n_iter = len(self._losses), self.n_iter_
+        best_loss, stalled = self._best_loss, self._stalled
+        while True:
+            self._best_loss, self._stalled = best_loss, stalled
+            try:
+                super()._train(problem, n_epochs, random_state)
+                break
+            except _Diverged as diverged:
+                # Start the call again at a tenth the rate: a fit from its initial
+                # weights, a partial_fit from the weights the best epoch so far
+                # started from (the earlier calls may have drifted already).
+                if self._streaming and self._best_weights is not None:
+                    weights = self._best_weights
+                self._weights, self._updates = weights.copy(), updates.copy()
+                del self._losses[n_losses:]
+                self.n_iter_ = n_iter
+                self._reduce_rate(diverged.loss)
         if self._reductions > reductions:
             warnings.warn(
                 f"Adaline's loss diverged at the requested learning rate; the rate "
@@ -1123,58 +1190,64 @@ class Adaline(_OnlineLinearClassifier):
         limit = 1e4 * (1.0 + np.max(np.linalg.norm(start, axis=1)) * self._norm_bound)
         n_updates = int(np.count_nonzero(problem.sample_weight))
         t_first = int(self._updates[0])
-        while True:
-            kind, params, table = self._kernel_schedule(t_first, t_first + n_updates)
-            loss = np.zeros(problem.n_tasks)
-            stable = _kernels.lms_epoch(
-                problem.rows,
-                problem.codes,
-                problem.first_class,
-                problem.sample_weight,
-                order,
-                problem.bias,
-                self._weights,
-                kind,
-                params,
-                table,
-                t_first,
-                limit,
-                loss,
-            )
-            loss /= problem.sample_weight.sum()
-            if stable and not self._loss_grew(loss):
-                break
-            self._weights[:] = start
-            self._reduce_rate()
+        schedule = self._kernel_schedule([t_first], n_updates)
+        loss = np.zeros(problem.n_tasks)
+        stable = _kernels.lms_epoch(
+            problem.rows,
+            problem.codes,
+            problem.first_class,
+            problem.sample_weight,
+            order,
+            problem.bias,
+            self._weights,
+            *schedule,
+            t_first,
+            limit,
+            loss,
+        )
+        loss /= problem.sample_weight.sum()
+        if not stable:
+            raise _Diverged(np.inf)
+        if self._loss_grew(loss):
+            raise _Diverged(float(np.sum(loss)))
         self._updates += n_updates
         self._losses.append(loss)
+        total = float(np.sum(loss))
+        improved = total < self._best_loss * (1.0 - (self.tol or 0.0))
+        self._stalled = 0 if improved else self._stalled + 1
+        if total < self._best_loss:
+            # The running loss was measured from these weights on: a restart point.
+            self._best_loss, self._best_weights = total, start
         if self.tol is None:
             return False
-        total = float(np.sum(loss))
-        if total < self._best_loss * (1.0 - self.tol):
-            self._stalled = 0
-        else:
-            self._stalled += 1
-        self._best_loss = min(self._best_loss, total)
         self.converged_ = self._stalled >= self.n_iter_no_change
         return self.converged_
 
     def _loss_grew(self, loss):
-        """A loss 10 times the previous epoch's (of the same call, on the same data)
-        means divergence."""
-        if not np.all(np.isfinite(loss)):
-            return True
-        if len(self._losses) <= self._first_epoch_of_call:
-            return False
-        return bool(np.sum(loss) > 10.0 * np.sum(self._losses[-1]))
+        """Whether the epoch's loss shows a diverging rate.
 
-    def _reduce_rate(self):
+        The zero weights have a loss of 1 per task (the targets are ±1). A loss
+        above 10 per task, or above twice both the best epoch's loss since the fit
+        (or the first partial_fit) and the zero weights' loss, is taken for
+        divergence: a stable rate comes near neither.
+        """
+        total = float(np.sum(loss))
+        if not np.isfinite(total):
+            return True
+        zero_weights = float(len(loss))
+        if total > 10.0 * zero_weights:
+            return True
+        return total > 2.0 * max(self._best_loss, zero_weights)
+
+    def _reduce_rate(self, loss):
         self._reductions += 1
         if self._reductions > self._max_rate_reductions:
             raise ValueError(
                 "Adaline diverged even after dividing the learning rate by "
-                f"1e{self._max_rate_reductions}: the features are too badly scaled "
-                "for the online rule; scale them or use solver='lstsq'."
+                f"1e{self._max_rate_reductions} (last mean squared error {loss:.3g} "
+                "per call, against 1 per class for zero weights): the features are "
+                "too badly scaled for the online rule, or earlier partial_fit calls "
+                "had diverged already. Scale X or use solver='lstsq'."
             )
         self._schedule = replace(self._schedule, scale=self._schedule.scale / 10.0)
 
@@ -1195,9 +1268,11 @@ class Adaline(_OnlineLinearClassifier):
         tags = super().__sklearn_tags__()
         # Measured: on check_class_weight_classifiers' unscaled blobs (feature scale
         # 20, class weights 1000 : 0.0001) the stable rate 1/max s‖x̃‖² moves the
-        # intercept by about 0.1 in 1000 epochs, so the online rule predicts the
-        # heavy class for 54% (2 classes) and 70% (3) of the test set, not > 87%.
-        # Its limit, solver="lstsq", predicts it for 100% and is not marked.
+        # intercept only to -0.26 (least squares: -1.0) in the check's 1000
+        # epochs, so the online rule predicts the heavy class for 78% of the test
+        # set with 2 classes (94% with 3), not > 87%. Its limit, solver="lstsq",
+        # predicts it for 100% and is not marked. This is the only check the tag
+        # relaxes that the online rule fails.
         tags.classifier_tags.poor_score = self.solver == "online"
         return tags
 
@@ -1223,6 +1298,14 @@ class Adaline(_OnlineLinearClassifier):
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
 
+class _Diverged(Exception):
+    """Adaline's loss grew: the call starts again at a lower rate."""
+
+    def __init__(self, loss):
+        super().__init__(loss)
+        self.loss = loss
+
+
 def _weighted_lstsq(problem):
     """Minimum-norm ``W`` of ``min Σ_i s_i (c_i - W x̃_i)²`` for all tasks at once."""
     root = np.sqrt(problem.sample_weight)
@@ -1235,8 +1318,7 @@ def _weighted_lstsq(problem):
             ]
         ).tocsr()
         gram = np.asarray((scaled.T @ scaled).todense(), dtype=np.float64)
-        rhs = np.asarray(scaled.T @ targets)
-        return (scipy.linalg.pinvh(gram) @ rhs).T
+        return _normal_equations(gram, np.asarray(scaled.T @ targets)).T
     augmented = np.empty((problem.n_samples, problem.matrix.shape[1] + 1))
     augmented[:, :-1] = problem.matrix
     augmented[:, -1] = problem.bias
@@ -1245,6 +1327,29 @@ def _weighted_lstsq(problem):
         augmented, targets, overwrite_a=True, check_finite=False
     )[0]
     return solution.T
+
+
+def _normal_equations(gram, rhs):
+    """Minimum-norm solution of ``gram w = rhs`` (``gram`` = AᵀA, ``rhs`` = Aᵀb).
+
+    The columns are equilibrated first (``D gram D`` with unit diagonal), so that a
+    feature on a small scale is not mistaken for a zero one. When the equilibrated
+    matrix has full numerical rank the solution is unique and the scaling changes
+    nothing; otherwise the minimum-norm solution is that of the unscaled system.
+    """
+    diagonal = np.diag(gram)
+    used = diagonal > 0
+    inverse_root = np.zeros_like(diagonal)
+    inverse_root[used] = 1.0 / np.sqrt(diagonal[used])
+    equilibrated = gram * np.outer(inverse_root, inverse_root)
+    eigenvalues, eigenvectors = scipy.linalg.eigh(equilibrated)
+    cutoff = eigenvalues[-1] * len(diagonal) * np.finfo(float).eps * 16
+    if np.all(used) and eigenvalues[0] > cutoff:
+        inner = eigenvectors @ (
+            (eigenvectors.T @ (inverse_root[:, None] * rhs)) / eigenvalues[:, None]
+        )
+        return inverse_root[:, None] * inner
+    return scipy.linalg.pinvh(gram) @ rhs
 
 
 def _mean_squared_error(problem, weights):

@@ -48,7 +48,19 @@ NO_POCKET = (
     np.zeros((1, 7), dtype=np.int64),
     np.zeros(1, dtype=np.int64),
 )
-CONSTANT_ONE = (_kernels.RATE_CONSTANT, np.array([1.0, 0, 1, 0, 0, 1.0]), np.zeros(1))
+
+
+def constant_rate(rate):
+    """Kernel schedule arguments of a constant rate."""
+    return (
+        _kernels.RATE_CONSTANT,
+        np.array([rate, 0.0, 1.0, 0.0, 1.0]),
+        np.zeros((1, 1)),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+CONSTANT_ONE = constant_rate(1.0)
 
 
 def rows_of(X, sparse):
@@ -162,7 +174,7 @@ def test_lms_epoch_matches_a_python_loop_and_flags_divergence(sparse):
     codes = rng.integers(0, 2, 30)
     weights = np.ones(30)
     order = np.arange(30)
-    schedule = (_kernels.RATE_CONSTANT, np.array([0.05, 0, 1, 0, 0, 1.0]), np.zeros(1))
+    schedule = constant_rate(0.05)
     W = np.zeros((1, 4))
     loss = np.zeros(1)
     stable = _kernels.lms_epoch(
@@ -177,25 +189,26 @@ def test_lms_epoch_matches_a_python_loop_and_flags_divergence(sparse):
     assert stable
     np.testing.assert_allclose(W[0], w, rtol=1e-12)
     assert loss[0] == pytest.approx(total)
-    big = (_kernels.RATE_CONSTANT, np.array([50.0, 0, 1, 0, 0, 1.0]), np.zeros(1))
+    big = constant_rate(50.0)
     W[:] = 0
     assert not _kernels.lms_epoch(
         rows_of(X, sparse), codes, 1, weights, order, 1.0, W, *big, 0, 1e6, loss
     )
 
 
-def test_rate_table_is_indexed_from_its_first_update():
+def test_rate_table_rows_start_at_each_tasks_update_count():
     X = np.array([[1.0], [-1.0], [1.0], [-1.0]])
-    codes = np.array([0, 1, 0, 1])  # every sample is a mistake while W = 0 ...
-    table = np.array([0.5, 0.25, 0.125, 0.0625])
-    params = np.array([0, 0, 1, 0, 10, 1.0])  # ... and the table starts at t = 10
-    W = np.zeros((1, 2))
-    updates = np.array([10], dtype=np.int64)
-    mistakes = np.zeros(1, np.int64)
+    codes = np.array([1, 0, 2, 2])  # three tasks; w = 0 makes every sample a mistake
+    table = np.array([[0.5, 0.25, 0.125], [4.0, 2.0, 1.0], [8.0, 16.0, 32.0]])
+    starts = np.array([10, 0, 7], dtype=np.int64)
+    params = np.array([0.0, 0.0, 1.0, 0.0, 1.0])
+    W = np.zeros((3, 2))
+    updates = starts.copy()
+    mistakes = np.zeros(3, np.int64)
     _kernels.perceptron_epoch(
         rows_of(X, False),
         codes,
-        1,
+        0,
         np.ones(4),
         np.arange(1),
         1.0,
@@ -203,12 +216,34 @@ def test_rate_table_is_indexed_from_its_first_update():
         _kernels.RATE_TABLE,
         params,
         table,
+        starts,
         updates,
         mistakes,
         *NO_POCKET,
     )
-    np.testing.assert_array_equal(W, [[-0.5, -0.5]])
-    assert updates[0] == 11
+    # Sample 0 (class 1) is a mistake for every task, each at its own first rate.
+    np.testing.assert_array_equal(W, [[-0.5, -0.5], [4.0, 4.0], [-8.0, -8.0]])
+    np.testing.assert_array_equal(updates, starts + 1)
+
+
+def test_a_score_that_is_not_a_number_is_a_mistake():
+    X = np.array([[np.inf], [1.0]])
+    W = np.array([[np.inf, -np.inf]])  # inf·inf - inf = nan
+    updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    _kernels.perceptron_epoch(
+        rows_of(X, False),
+        np.array([1, 1]),
+        1,
+        np.ones(2),
+        np.arange(1),
+        1.0,
+        W,
+        *CONSTANT_ONE,
+        updates,
+        mistakes,
+        *NO_POCKET,
+    )
+    assert mistakes[0] == 1
 
 
 def test_shuffled_order_is_a_uniform_reproducible_permutation():
