@@ -4,7 +4,13 @@ Decide whether two classes can be split by a hyperplane, measure how well, and f
 hyperplane.
 """
 
+from ._certificates import (
+    cover_separability_probability,
+    linear_separability,
+    perceptron_mistake_bound,
+)
 from ._fisher import FisherDiscriminant
+from ._margin import SeparabilityResult
 from ._online import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
 from ._separability import (
     AngleResult,
@@ -15,6 +21,7 @@ from ._separability import (
     separability_scorer,
     separability_statistics,
 )
+from ._svm import HardMarginSVM
 from .datasets import (
     load_breast_cancer_wisconsin,
     load_bupa_liver,
@@ -22,24 +29,32 @@ from .datasets import (
     load_house_votes_84,
     load_pima_diabetes,
 )
+from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "Adaline",
     "LearningRateSchedule",
+    "NotLinearlySeparableError",
+    "NotLinearlySeparableWarning",
     "Perceptron",
     "PocketPerceptron",
     "AngleResult",
     "FisherDiscriminant",
+    "HardMarginSVM",
     "HotellingT2Result",
     "SeparabilityAngle",
+    "SeparabilityResult",
+    "cover_separability_probability",
     "load_breast_cancer_wisconsin",
     "load_bupa_liver",
     "load_hepatitis",
     "load_house_votes_84",
+    "linear_separability",
     "load_pima_diabetes",
     "make_separability_scorer",
+    "perceptron_mistake_bound",
     "separability_angle",
     "separability_scorer",
     "separability_statistics",

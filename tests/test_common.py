@@ -22,6 +22,7 @@ from sklearn.utils.estimator_checks import (
 from sklearn_linsep import (
     Adaline,
     FisherDiscriminant,
+    HardMarginSVM,
     Perceptron,
     PocketPerceptron,
     SeparabilityAngle,
@@ -38,6 +39,8 @@ ESTIMATORS = [
     PocketPerceptron(),
     Adaline(),
     Adaline(solver="lstsq"),
+    HardMarginSVM(),
+    HardMarginSVM(on_inseparable="raise"),
 ]
 TRANSFORMERS = [est for est in ESTIMATORS if hasattr(est, "transform")]
 
@@ -48,11 +51,49 @@ _ONLINE_WEIGHTS = (
 )
 
 
+# The checks that feed data no hyperplane separates (random labels, overlapping
+# blobs): HardMarginSVM(on_inseparable="raise") refuses them by design, with a
+# NotLinearlySeparableError and its certificate. Each of them was seen failing with
+# that error and no other; the default on_inseparable="soft" passes them all.
+INSEPARABLE_DATA_CHECKS = [
+    "check_classifier_data_not_an_array",
+    "check_classifiers_train",
+    "check_classifiers_train(readonly_memmap=True)",
+    "check_classifiers_train(readonly_memmap=True,X_dtype=float32)",
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_dtype_object",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag",
+    "check_estimators_dtypes",
+    "check_estimators_nan_inf",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_fit_score_takes_y",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit",
+    "check_sample_weights_list",
+    "check_sample_weights_not_an_array",
+    "check_sample_weights_pandas_series",
+    "check_supervised_y_2d",
+]
+_INSEPARABLE = "feeds inseparable data, which on_inseparable='raise' refuses by design"
+
+
 def expected_failed_checks(estimator):
-    """The only expected failures: sample-weight equivalence of per-sample modes.
+    """The expected failures: sample-weight equivalence of per-sample modes, and
+    the checks feeding inseparable data to HardMarginSVM(on_inseparable="raise").
 
     They are strict (pyproject's ``xfail_strict``): a pass would fail the run.
     """
+    if isinstance(estimator, HardMarginSVM) and estimator.on_inseparable == "raise":
+        return dict.fromkeys(INSEPARABLE_DATA_CHECKS, _INSEPARABLE)
     online = (
         isinstance(estimator, PocketPerceptron)
         or (isinstance(estimator, Perceptron) and estimator.mode == "online")
@@ -75,15 +116,26 @@ def _name(estimator):
     return type(estimator).__name__
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
-@pytest.mark.parametrize(
-    "check",
-    [
+def _outside_parametrize_cases():
+    checks = [
         check_param_validation,
         check_dataframe_column_names_consistency,
         check_all_zero_sample_weights_error,
-    ],
-)
+    ]
+    for estimator in ESTIMATORS:
+        for check in checks:
+            refuses = (
+                isinstance(estimator, HardMarginSVM)
+                and estimator.on_inseparable == "raise"
+                and check is check_dataframe_column_names_consistency
+            )
+            marks = [pytest.mark.xfail(reason=_INSEPARABLE, strict=True)] * refuses
+            yield pytest.param(
+                estimator, check, marks=marks, id=f"{check.__name__}-{estimator!r}"
+            )
+
+
+@pytest.mark.parametrize("estimator, check", _outside_parametrize_cases())
 def test_checks_outside_parametrize(estimator, check):
     check(_name(estimator), estimator)
 

@@ -1,0 +1,354 @@
+"""The maximal-margin hyperplane, exact, by a working set; and the certificate of
+inseparability that the same loop produces.
+
+``maximal_margin`` scales the data, grows a working set of candidate support vectors
+with the margin QP (``_solvers``, Clarabel), verifies the optimality conditions on
+every sample and maps the answer back. On inseparable data it returns the Farkas
+certificate and, if asked, the limit C → ∞ of the soft margin. The estimator
+(``_svm``) and the separability functions (``_certificates``) both stand on it.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._solvers import SolverError, hull_intersection_lp, margin_qp, total_hinge_lp
+from ._working_set import AugmentedRows, ScaledRows, grow, seed_indices
+
+
+@dataclass
+class SeparabilityResult:
+    """Whether two classes are linearly separable, with a certificate either way.
+
+    Separable: ``coef``, ``intercept`` with ``c_i (coef · x_i + intercept) ≥ 1`` for
+    every sample (``c = +1`` for ``classes[1]``), whose geometric margin is
+    ``margin``. Inseparable: ``certificate_indices`` of a few samples of each class
+    and ``certificate_weights`` (λ ≥ 0, summing to 1 within each class) whose convex
+    combinations coincide at ``common_point``: a point in both convex hulls, so no
+    hyperplane has the two classes on strictly opposite sides (Gordan, Farkas).
+    Either certificate is checked with one matrix product by :meth:`verify`.
+
+    Attributes
+    ----------
+    separable : bool
+    classes : ndarray of shape (2,)
+        The negative and the positive class.
+    coef, intercept, margin : ndarray, float, float
+        A separating hyperplane and its geometric margin (None when inseparable).
+    certificate_indices, certificate_weights : ndarray
+        The samples and weights of the inseparability certificate (None when
+        separable).
+    common_point : ndarray of shape (n_features,)
+        The point both weighted combinations give.
+    certificate_signs : ndarray
+        ``c`` (+1 for ``classes[1]``) of the certificate's samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import linear_separability
+    >>> X = np.array([[0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]])
+    >>> result = linear_separability(X, [0, 0, 1, 1])  # the XOR square
+    >>> result.separable, result.common_point, result.verify(X, [0, 0, 1, 1])
+    (False, array([1., 1.]), True)
+    """
+
+    separable: bool
+    classes: np.ndarray
+    coef: np.ndarray = None
+    intercept: float = None
+    margin: float = None
+    certificate_indices: np.ndarray = None
+    certificate_weights: np.ndarray = None
+    common_point: np.ndarray = None
+    certificate_signs: np.ndarray = None  # c of the certificate's samples
+
+    def verify(self, X, y, rtol=1e-9):
+        """Re-check the certificate on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels; samples of classes other than ``classes`` are ignored.
+        rtol : float, default=1e-9
+            Relative tolerance of the equalities of the inseparability certificate
+            (relative to the size of the points involved).
+
+        Returns
+        -------
+        valid : bool
+        """
+        y = np.asarray(y)
+        in_pair = np.isin(y, self.classes)
+        c = np.where(y == self.classes[1], 1.0, -1.0)
+        if self.separable:
+            scores = np.asarray(X[in_pair] @ self.coef).ravel() + self.intercept
+            return bool(np.all(c[in_pair] * scores > 0))
+        indices = self.certificate_indices
+        weights = self.certificate_weights
+        if np.any(weights < 0) or not np.all(in_pair[indices]):
+            return False
+        points = X[indices]
+        points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
+        signs = c[indices]
+        sums = [weights[signs > 0].sum(), weights[signs < 0].sum()]
+        if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+            return False
+        size = max(np.abs(points).max(), 1e-300)
+        positive = weights[signs > 0] @ points[signs > 0]
+        negative = weights[signs < 0] @ points[signs < 0]
+        tolerance = rtol * size * np.sqrt(points.shape[1])
+        return bool(
+            np.linalg.norm(positive - negative) <= tolerance
+            and np.linalg.norm(positive - self.common_point) <= tolerance
+        )
+
+    def describe(self):
+        """One line: the verdict and the size of its certificate."""
+        if self.separable:
+            return f"separable, by a hyperplane of margin {self.margin:.6g}"
+        counts = [
+            int(np.sum(self.certificate_signs < 0)),
+            int(np.sum(self.certificate_signs > 0)),
+        ]
+        negative, positive = (str(label) for label in self.classes)
+        return (
+            f"{counts[1]} sample(s) of class {positive} and {counts[0]} of class "
+            f"{negative} have convex combinations that coincide at "
+            f"{np.array2string(self.common_point, precision=6)}"
+        )
+
+
+def certificate_from_subset(scaled, c, working, classes=(0, 1), fit_intercept=True):
+    """The Farkas certificate of a subset of samples that admits no separator.
+
+    ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
+    X too: ``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
+    ``Σ λ_i c_i x_i = 0``. Being valid for the subset, it is valid for all samples.
+    """
+    weights = hull_intersection_lp(scaled.rows(working), c[working], fit_intercept)
+    if weights is None:
+        raise SolverError(
+            "The QP found no separator of a subset, but no point in both convex "
+            "hulls either: the data are at the limit of float precision."
+        )
+    keep = weights > 0
+    indices = working[keep]
+    weights = weights[keep]
+    points = scaled.X[indices]
+    points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
+    signs = c[indices]
+    positive = signs > 0
+    common = (
+        weights[positive] @ points[positive]
+        if fit_intercept
+        else np.zeros(points.shape[1])
+    )
+    return SeparabilityResult(
+        separable=False,
+        classes=np.asarray(classes),
+        certificate_indices=indices,
+        certificate_weights=weights,
+        common_point=common,
+        certificate_signs=signs,
+    )
+
+
+@dataclass
+class MarginResult:
+    """The hyperplane ``coef · x + intercept`` of one two-class problem."""
+
+    coef: np.ndarray
+    intercept: float
+    separable: bool
+    margin: float  # geometric margin 1/‖w‖ (separable), else that of the C → ∞ limit
+    support: np.ndarray  # indices of the samples with positive dual weight
+    dual: np.ndarray  # α_i c_i of those samples, on the original scale of X
+    hinge_violation: float  # Σ s_i max(0, 1 - c_i(w·x_i + b)); 0 when separable
+    rounds: int  # working-set rounds
+    certificate: SeparabilityResult = None  # when inseparable
+
+
+def maximal_margin(
+    X,
+    c,
+    sample_weight=None,
+    tol=1e-9,
+    initial_size=None,
+    batch=None,
+    soft=True,
+    augmented=False,
+):
+    """The maximal-margin hyperplane of the samples ``X`` labelled ``c = ±1``.
+
+    Solves ``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1`` on the samples of
+    positive weight. X is centred and divided by one scalar (its largest centred
+    entry) first, so the QP sees entries in [-1, 1] whatever the units, and the
+    answer is mapped back. Then the optimality (KKT) conditions are checked on all
+    samples: feasibility ``c_i(w·x_i + b) ≥ 1 - tol``, ``w = Σ α_i c_i x_i``,
+    ``Σ α_i c_i = 0`` and complementary slackness, each to ``tol`` (relative).
+
+    On inseparable data the working set that the QP proves infeasible yields the
+    Farkas certificate. With ``soft`` the result is then the limit C → ∞ of the
+    soft margin: the minimum total hinge violation ``Σ s_i ξ_i`` (an LP), then the
+    largest margin among its minimisers (a QP); otherwise only the certificate.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    c : ndarray of shape (n_samples,)
+        Labels ±1.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Samples of weight 0 are left out; positive weights only weigh the hinge
+        violations of the inseparable case (the hard margin does not depend on
+        them).
+    tol : float, default=1e-9
+        Tolerance of the constraints and optimality conditions.
+    initial_size : int, default=None
+        Seed samples per class (default ``max(2 p + 10, 50)``).
+    batch : int, default=None
+        Violated samples added per round (default ``max(p + 10, 100)``).
+    soft : bool, default=True
+        Fit the C → ∞ limit when the data are inseparable.
+    augmented : bool, default=False
+        Separate the augmented samples ``(x, 1)`` by a hyperplane through the
+        origin (no free intercept): the margin of Novikoff's bound. The result's
+        ``coef`` then has ``n_features + 1`` entries; no certificate, no soft limit.
+
+    Returns
+    -------
+    result : MarginResult
+    """
+    n, p = X.shape
+    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    active = weights > 0
+    scaled = AugmentedRows(X, active) if augmented else ScaledRows(X, active)
+    initial_size = initial_size or max(2 * p + 10, 50)
+    batch = batch or max(p + 10, 100)
+
+    def solve(indices):
+        return margin_qp(scaled.rows(indices), c[indices], fit_intercept=not augmented)
+
+    def violations(solution):
+        margins = c * scaled.scores(solution.coef, solution.intercept)
+        return np.where(active, (1.0 - tol) - margins, -np.inf)
+
+    seed = seed_indices(scaled, c, active, initial_size)
+    solution, working, rounds = grow(seed, solve, violations, batch)
+    if solution.feasible:
+        _check_optimality(scaled, c, active, working, solution, tol, not augmented)
+        return _margin_result(scaled, c, working, solution, rounds, True, 0.0)
+    if augmented:
+        return MarginResult(
+            None, 0.0, False, 0.0, np.array([], int), np.array([]), np.inf, rounds
+        )
+    certificate = certificate_from_subset(scaled, c, working)
+    if not soft:
+        return MarginResult(
+            None,
+            0.0,
+            False,
+            0.0,
+            np.array([], int),
+            np.array([]),
+            np.inf,
+            rounds,
+            certificate,
+        )
+    result = _soft_limit(scaled, c, weights, active, working, tol, batch)
+    result.rounds += rounds
+    result.certificate = certificate
+    return result
+
+
+def _soft_limit(scaled, c, weights, active, working, tol, batch):
+    """The C → ∞ limit of the soft margin, with a working set for both stages."""
+    rounds = 0
+    while True:
+        hinge, hinge_rounds, working = _least_hinge(
+            scaled, c, weights, active, working, tol, batch
+        )
+        rounds += hinge_rounds
+        budget = hinge.total * (1 + tol) + tol
+        rows = scaled.rows(working)
+        solution = margin_qp(
+            rows, c[working], slack_budget=budget, weights=weights[working]
+        )
+        rounds += 1
+        if not solution.feasible:  # pragma: no cover - the LP proved it feasible
+            raise SolverError("The soft-margin QP is infeasible at the LP's optimum.")
+        margins = c * scaled.scores(solution.coef, solution.intercept)
+        outside = np.ones(len(c), bool)
+        outside[working] = False
+        violated = np.flatnonzero(outside & active & (margins < 1 - tol))
+        if violated.size == 0:
+            break
+        working = np.union1d(working, violated[:batch])
+    total = float(np.sum(weights * np.maximum(0.0, 1.0 - margins)))
+    result = _margin_result(scaled, c, working, solution, rounds, False, total)
+    return result
+
+
+def _least_hinge(scaled, c, weights, active, working, tol, batch):
+    """Stage 1: the minimum total hinge, on a working set that grows with the
+    samples of positive hinge outside it."""
+
+    class Feasible:
+        feasible = True
+
+    def solve(indices):
+        solution = total_hinge_lp(
+            scaled.rows(indices), c[indices], weights=weights[indices]
+        )
+        holder = Feasible()
+        holder.solution = solution
+        return holder
+
+    def violations(holder):
+        solution = holder.solution
+        margins = c * scaled.scores(solution.coef, solution.intercept)
+        return np.where(active, (1.0 - tol) - margins, -np.inf)
+
+    holder, working, rounds = grow(working, solve, violations, batch)
+    return holder.solution, rounds, working
+
+
+def _margin_result(scaled, c, working, solution, rounds, separable, hinge):
+    coef, intercept = scaled.to_original(solution.coef, solution.intercept)
+    dual = solution.dual
+    keep = dual > 1e-8 * max(dual.max(initial=0.0), 1e-300)
+    support = working[keep]
+    # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x (Σ α c = 0 removes the centre).
+    dual_coef = dual[keep] * c[support] / scaled.scale**2
+    norm = np.linalg.norm(solution.coef)
+    margin = scaled.scale / norm if norm > 0 else np.inf
+    return MarginResult(
+        coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
+    )
+
+
+def _check_optimality(scaled, c, active, working, solution, tol, fit_intercept):
+    """The KKT conditions of the hard margin on all samples, or a SolverError."""
+    margins = c * scaled.scores(solution.coef, solution.intercept)
+    alpha = solution.dual
+    rows = scaled.rows(working)
+    labels = c[working]
+    norm = max(np.linalg.norm(solution.coef), 1e-300)
+    problems = []
+    if np.min(margins[active]) < 1 - 10 * tol:
+        problems.append(f"a constraint is violated by {1 - margins[active].min():.2e}")
+    if np.linalg.norm(solution.coef - rows.T @ (alpha * labels)) > 1e3 * tol * norm:
+        problems.append("w differs from Σ α c z")
+    if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
+        problems.append(f"Σ α c = {alpha @ labels:.2e}")
+    slackness = alpha @ np.abs(margins[working] - 1.0)
+    if slackness > 1e3 * tol * max(alpha.sum(), 1.0):
+        problems.append(f"complementary slackness off by {slackness:.2e}")
+    if problems:
+        raise SolverError(
+            "The margin QP's answer fails the optimality conditions on the data ("
+            + "; ".join(problems)
+            + f"; Clarabel status {solution.status})."
+        )

@@ -1,0 +1,190 @@
+"""HardMarginSVM: the maximal-margin separating hyperplane, exact.
+
+The mathematics is in ``_margin.maximal_margin``; the estimator validates, runs it
+one-vs-rest and publishes the support vectors.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import LinearClassifierBase
+from ._margin import maximal_margin
+from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
+
+
+class HardMarginSVM(LinearClassifierBase):
+    r"""The maximal-margin separating hyperplane, exact.
+
+    Solves :math:`\min \tfrac12\|w\|^2` subject to
+    :math:`c_i(w^T x_i + b) \ge 1` for every training sample: the separating
+    hyperplane farthest from both classes, with geometric margin
+    :math:`1/\|w\|`. The solution depends only on the support vectors (the samples
+    on :math:`c_i(w^T x_i + b) = 1`), usually few: the QP is solved on a working set
+    of candidates (seeded by the samples nearest the hyperplane halfway between the
+    class means, grown by the most violated constraints after each solve, with one
+    matrix-vector product over X) until no constraint is violated. The optimality
+    conditions are then verified on all samples. X is centred and scaled by one
+    scalar before solving, and the answer mapped back.
+
+    On inseparable data no hyperplane satisfies the constraints. With
+    ``on_inseparable="soft"`` (default) the estimator fits the limit C → ∞ of the
+    soft-margin SVM (the least total hinge violation, then the largest margin among
+    the hyperplanes that attain it) and emits a
+    :class:`~sklearn_linsep.NotLinearlySeparableWarning`; with ``"raise"`` it
+    raises :class:`~sklearn_linsep.NotLinearlySeparableError`, whose
+    ``certificate`` (a :class:`SeparabilityResult`) proves it: a point in the
+    convex hulls of both classes. More than two classes are fitted one-vs-rest.
+
+    Parameters
+    ----------
+    on_inseparable : {"soft", "raise"}, default="soft"
+        What to do when the classes cannot be separated.
+    tol : float, default=1e-9
+        Tolerance of the constraints and of the optimality conditions checked on
+        all samples.
+    initial_size : int, default=None
+        Seed samples per class in the working set (``max(2 p + 10, 50)``).
+    batch : int, default=None
+        Most violated samples added per round (``max(p + 10, 100)``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    margin_ : float or ndarray of shape (n_classes,)
+        Geometric margin :math:`1/\|w\|` (of the C → ∞ limit when inseparable).
+    separable_ : bool or ndarray of shape (n_classes,)
+    hinge_violation_ : float or ndarray of shape (n_classes,)
+        :math:`\sum_i s_i \max(0, 1 - c_i(w^T x_i + b))`: 0 when separable.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors (of any one-vs-rest task).
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
+        :math:`\alpha_i c_i`, so that ``coef_ = dual_coef_ @ support_vectors_``.
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    n_iter_ : int or ndarray of shape (n_classes,)
+        Working-set rounds.
+    certificate_ : SeparabilityResult or None
+        For two inseparable classes, the proof of inseparability.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Defined only when X has feature names that are all strings.
+
+    See Also
+    --------
+    linear_separability : The separability test with certificates.
+    sklearn.svm.SVC : ``SVC(kernel="linear", C=1e10)`` approximates the hard margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_linsep import HardMarginSVM
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X, y = X[:, :2], (y == 0).astype(int)  # setosa against the rest (SPEC §6)
+    >>> svm = HardMarginSVM().fit(X, y)
+    >>> np.round(svm.coef_ * 7, 6), round(float(svm.intercept_[0]) * 7, 6)
+    (array([[-60.,  50.]]), 162.0)
+    >>> round(svm.margin_, 6), svm.separable_
+    (0.089626, True)
+    """
+
+    _accept_sparse = True
+
+    _parameter_constraints: dict = {
+        "on_inseparable": [StrOptions({"soft", "raise"})],
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "initial_size": [Interval(Integral, 1, None, closed="left"), None],
+        "batch": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(
+        self, on_inseparable="soft", *, tol=1e-9, initial_size=None, batch=None
+    ):
+        self.on_inseparable = on_inseparable
+        self.tol = tol
+        self.initial_size = initial_size
+        self.batch = batch
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the maximal-margin hyperplane (one-vs-rest for K > 2 classes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Samples of weight 0 are left out; otherwise weights matter only for the
+            hinge violations of inseparable data.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        results = []
+
+        def fit_binary(X, c, weights):
+            result = maximal_margin(
+                X,
+                c,
+                weights,
+                tol=self.tol,
+                initial_size=self.initial_size,
+                batch=self.batch,
+                soft=self.on_inseparable == "soft",
+            )
+            if not result.separable and self.on_inseparable == "raise":
+                raise NotLinearlySeparableError(
+                    "The classes are not linearly separable: "
+                    f"{result.certificate.describe()}",
+                    certificate=result.certificate,
+                )
+            results.append(result)
+            return result.coef, result.intercept
+
+        self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
+        self._publish(X, y_encoded, results)
+        if not all(result.separable for result in results):
+            warnings.warn(
+                "The classes are not linearly separable: fitted the limit C → ∞ of "
+                "the soft margin (least total hinge violation "
+                f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
+                "margin). Use on_inseparable='raise' to get the certificate as an "
+                "error.",
+                NotLinearlySeparableWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _publish(self, X, y_encoded, results):
+        def squeeze(values):
+            values = np.asarray(values)
+            return values.item() if values.size == 1 else values
+
+        self.margin_ = squeeze([r.margin for r in results])
+        self.separable_ = squeeze([r.separable for r in results])
+        self.hinge_violation_ = squeeze([r.hinge_violation for r in results])
+        self.n_iter_ = squeeze([r.rounds for r in results])
+        self.certificate_ = results[0].certificate if len(results) == 1 else None
+        support = np.unique(np.concatenate([r.support for r in results]))
+        self.support_ = support.astype(np.intp)
+        vectors = X[support]
+        self.support_vectors_ = (
+            vectors.toarray() if hasattr(vectors, "toarray") else np.asarray(vectors)
+        )
+        dual = np.zeros((len(results), support.size))
+        for k, result in enumerate(results):
+            dual[k, np.searchsorted(support, result.support)] = result.dual
+        self.dual_coef_ = dual
+        self.n_support_ = np.bincount(
+            y_encoded[support], minlength=len(self.classes_)
+        ).astype(np.int32)

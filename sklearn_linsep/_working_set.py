@@ -1,0 +1,129 @@
+"""The working-set loop shared by the hard margin and the separability test.
+
+A problem whose constraints are one per sample (``c_i (w·x_i + b) ≥ 1``) is solved on
+a small subset of the samples; one pass over all of them finds the constraints the
+subset's answer violates; the worst join the subset; repeat until none is violated.
+The answer on the final subset is then the answer on all the samples: it satisfies
+every constraint, and no constraint outside the subset can do better. The
+subproblem (a QP or an LP) is a parameter; so is the violation of a sample.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._solvers import SolverError
+
+MAX_ROUNDS = 200
+
+
+class ScaledRows:
+    """X seen as ``Z = (X - centre) / scale`` without copying X.
+
+    ``rows(indices)`` gives a dense block of Z; ``scores(w, b)`` gives
+    ``Z @ w + b`` for all samples with one matrix-vector product on X.
+    """
+
+    def __init__(self, X, active, centre=True):
+        self.X = X
+        mean = np.asarray(X[active].mean(axis=0)).ravel() if centre else None
+        self.centre = mean if centre else np.zeros(X.shape[1])
+        if sp.issparse(X):
+            spread = abs(X[active]).max(axis=0).toarray().ravel() + np.abs(self.centre)
+        else:
+            spread = np.abs(X[active] - self.centre).max(axis=0)
+        largest = float(np.max(spread)) if spread.size else 0.0
+        self.scale = largest if largest > 0 else 1.0
+
+    def rows(self, indices):
+        block = self.X[indices]
+        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
+        return (block - self.centre) / self.scale
+
+    def scores(self, coef, intercept):
+        """``Z @ coef + intercept`` for every sample (one pass over X)."""
+        raw = np.asarray(self.X @ (coef / self.scale)).ravel()
+        return raw + (intercept - self.centre @ coef / self.scale)
+
+    def to_original(self, coef, intercept):
+        """``(w, b)`` on X of the hyperplane ``(coef, intercept)`` on Z."""
+        weights = coef / self.scale
+        return weights, intercept - self.centre @ weights
+
+
+def seed_indices(scaled, c, active, size):
+    """Candidate support vectors: of each class, the ``size`` active samples
+    closest to (or beyond) the hyperplane halfway between the class means."""
+    positive = active & (c > 0)
+    negative = active & (c < 0)
+    X = scaled.X
+    mean_pos = np.asarray(X[positive].mean(axis=0)).ravel()
+    mean_neg = np.asarray(X[negative].mean(axis=0)).ravel()
+    direction = mean_pos - mean_neg
+    if not np.any(direction):
+        direction = np.ones_like(direction)
+    offset = -direction @ (mean_pos + mean_neg) / 2
+    signed = c * (np.asarray(X @ direction).ravel() + offset)
+    chosen = []
+    for members in (np.flatnonzero(positive), np.flatnonzero(negative)):
+        take = min(size, members.size)
+        nearest = np.argpartition(signed[members], take - 1)[:take]
+        chosen.append(members[nearest])
+    return np.unique(np.concatenate(chosen))
+
+
+def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS):
+    """The loop: ``(solution, working_set, rounds)``.
+
+    ``solve(indices)`` solves the subproblem on those samples and returns an
+    object with a ``feasible`` attribute; an infeasible subset ends the loop (it
+    proves the whole set infeasible). ``violations(solution)`` returns one number
+    per sample, positive where the constraint is violated; at most ``batch`` of
+    the worst join per round.
+    """
+    working = np.unique(seed)
+    for rounds in range(1, max_rounds + 1):
+        solution = solve(working)
+        if not solution.feasible:
+            return solution, working, rounds
+        violation = violations(solution)
+        violation[working] = -np.inf  # solved for already, to the solver's precision
+        violated = np.flatnonzero(violation > 0)
+        if violated.size == 0:
+            return solution, working, rounds
+        if violated.size > batch:
+            worst = np.argpartition(violation[violated], -batch)[-batch:]
+            violated = violated[worst]
+        working = np.union1d(working, violated)
+    raise SolverError(
+        f"The working set still gained violated constraints after {max_rounds} "
+        f"rounds ({working.size} samples in it)."
+    )
+
+
+class AugmentedRows:
+    """X seen as ``Z = (X, 1) / scale``: the augmented samples of the perceptron,
+    divided by one scalar (which keeps margins through the origin in proportion)
+    but not centred (which would not)."""
+
+    def __init__(self, X, active):
+        values = X[active]
+        values = (
+            values.data
+            if hasattr(values, "data") and hasattr(values, "indptr")
+            else values
+        )
+        largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+        self.X = X
+        self.scale = max(largest, 1.0)
+
+    def rows(self, indices):
+        block = self.X[indices]
+        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
+        return np.column_stack([block, np.ones(len(indices))]) / self.scale
+
+    def scores(self, coef, intercept):
+        raw = np.asarray(self.X @ coef[:-1]).ravel() + coef[-1]
+        return raw / self.scale + intercept
+
+    def to_original(self, coef, intercept):
+        return coef / self.scale, intercept
