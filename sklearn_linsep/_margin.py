@@ -128,6 +128,18 @@ def certificate_from_subset(scaled, c, working, classes=(0, 1), fit_intercept=Tr
     X too: ``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
     ``Σ λ_i c_i x_i = 0``. Being valid for the subset, it is valid for all samples.
     """
+    pair = _opposite_duplicates(scaled.X, c) if fit_intercept else None
+    if pair is not None:  # the smallest certificate there is: one point, two labels
+        indices, weights = np.asarray(pair), np.ones(2)
+        common = np.asarray(scaled.X[pair[0]], float).ravel()
+        return SeparabilityResult(
+            separable=False,
+            classes=np.asarray(classes),
+            certificate_indices=indices,
+            certificate_weights=weights,
+            common_point=common,
+            certificate_signs=c[indices],
+        )
     weights = hull_intersection_lp(scaled.rows(working), c[working], fit_intercept)
     if weights is None:
         raise SolverError(
@@ -154,6 +166,22 @@ def certificate_from_subset(scaled, c, working, classes=(0, 1), fit_intercept=Tr
         common_point=common,
         certificate_signs=signs,
     )
+
+
+def _opposite_duplicates(X, c):
+    """Indices ``(i, j)`` of two equal rows with opposite labels, or None (dense X
+    only: one sort of the rows)."""
+    if sp.issparse(X):
+        return None
+    rows = np.ascontiguousarray(X)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    order = np.argsort(keys, kind="stable")
+    same = keys[order[1:]] == keys[order[:-1]]
+    flips = c[order[1:]] != c[order[:-1]]
+    hits = np.flatnonzero(same & flips)
+    if hits.size == 0:
+        return None
+    return int(order[hits[0]]), int(order[hits[0] + 1])
 
 
 @dataclass

@@ -1,0 +1,213 @@
+"""Tests of linear_separability, the mistake bound and Cover's probability.
+
+References: the separating LP on all the data (HiGHS, one call), the cvxpy margin QP,
+the combinatorial formula of Cover's theorem (math.comb) and a Monte Carlo count.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from sklearn.datasets import load_iris
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    cover_separability_probability,
+    linear_separability,
+    perceptron_mistake_bound,
+)
+
+
+def separable_by_one_lp(X, c):
+    """Brute force: the LP c_i (w·x_i + b) ≥ 1 on all the data."""
+    rows = -np.column_stack([c[:, None] * X, c])
+    result = linprog(
+        np.zeros(rows.shape[1]),
+        A_ub=rows,
+        b_ub=-np.ones(len(c)),
+        bounds=[(None, None)] * rows.shape[1],
+        method="highs",
+    )
+    assert result.status in (0, 2)
+    return result.status == 0
+
+
+@st.composite
+def labelled_sets(draw):
+    seed = draw(st.integers(0, 2**32 - 1))
+    n = draw(st.integers(2, 40))
+    p = draw(st.integers(1, 4))
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    if draw(st.booleans()):
+        y = (X @ rng.standard_normal(p) > rng.normal(0, 0.3)).astype(int)  # separable
+    else:
+        y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    return X, y
+
+
+@settings(max_examples=60, deadline=None)
+@given(labelled_sets())
+def test_verdict_matches_one_lp_and_the_certificate_holds(data):
+    X, y = data
+    c = np.where(y == 1, 1.0, -1.0)
+    result = linear_separability(X, y)
+    assert result.separable == separable_by_one_lp(X, c)
+    assert result.verify(X, y)
+    if result.separable:
+        assert np.min(c * (X @ result.coef + result.intercept)) >= 1 - 1e-9
+        assert result.margin <= HardMarginSVM().fit(X, y).margin_ * (1 + 1e-7)
+    else:
+        weights, signs = result.certificate_weights, result.certificate_signs
+        assert np.all(weights > 0)
+        assert weights[signs > 0].sum() == pytest.approx(1.0)
+        assert weights[signs < 0].sum() == pytest.approx(1.0)
+        assert len(weights) <= X.shape[1] + 2  # Carathéodory: a basic solution
+        np.testing.assert_allclose(
+            weights[signs < 0] @ X[result.certificate_indices[signs < 0]],
+            result.common_point,
+            atol=1e-9,
+        )
+
+
+def test_iris_pairs_and_verification_catches_a_forged_certificate():
+    X, y = load_iris(return_X_y=True)
+    pairs = linear_separability(X, y)
+    assert {pair: r.separable for pair, r in pairs.items()} == {
+        (0, 1): True,
+        (0, 2): True,
+        (1, 2): False,
+    }
+    inseparable = pairs[1, 2]
+    assert inseparable.verify(X, y) and set(y[inseparable.certificate_indices]) == {
+        1,
+        2,
+    }
+    inseparable.certificate_weights = inseparable.certificate_weights * 1.1
+    assert not inseparable.verify(X, y)
+    separable = pairs[0, 1]
+    separable.intercept += 100.0
+    assert not separable.verify(X, y)
+
+
+def test_xor_and_opposite_duplicates():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    result = linear_separability(X, [0, 0, 1, 1])
+    assert not result.separable
+    np.testing.assert_allclose(result.common_point, [0.5, 0.5])
+    twins = np.array([[0.0, 0.0], [4.0, 4.0], [2.0, 2.0], [2.0, 2.0], [9.0, 9.0]])
+    result = linear_separability(twins, [0, 0, 0, 1, 1])
+    assert not result.separable and len(result.certificate_indices) == 2
+    assert result.verify(twins, [0, 0, 0, 1, 1])
+
+
+def test_degenerate_and_large_inputs():
+    # One point per class, and all points on a line in R³.
+    assert linear_separability([[0.0, 1.0], [1.0, 0.0]], [0, 1]).separable
+    t = np.linspace(-1, 1, 30)
+    line = np.outer(t, [1.0, 2.0, -1.0])
+    assert linear_separability(line, (t > 0).astype(int)).separable
+    assert not linear_separability(line, (np.abs(t) > 0.5).astype(int)).separable
+    # n = 10⁶ rows with p = 2, both verdicts.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (10**6, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    assert linear_separability(X, y).separable
+    y[0], y[1] = 1 - y[0], 1 - y[1]
+    X[1] = X[0]
+    inseparable = linear_separability(X, y)
+    assert not inseparable.separable and inseparable.verify(X, y)
+
+
+def test_sparse_input():
+    X, y = load_iris(return_X_y=True)
+    keep = y > 0
+    dense = linear_separability(X[keep], y[keep])
+    sparse = linear_separability(sp.csr_matrix(X[keep]), y[keep])
+    assert not dense.separable and not sparse.separable
+    assert sparse.verify(X[keep], y[keep])
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="1 class"):
+        linear_separability([[0.0], [1.0]], [1, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        linear_separability([[0.0], [np.nan]], [0, 1])
+    with pytest.raises(ValueError, match="0 sample"):
+        linear_separability(np.zeros((0, 2)), [])
+
+
+# --------------------------------------------------------------- mistake bound
+
+
+def iris_setosa(nudged=False):
+    X, y = load_iris(return_X_y=True)
+    X = X[:, :2].copy()
+    if nudged:
+        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
+    return X, (y == 0).astype(int)
+
+
+def test_mistake_bounds_reproduce_spec():
+    assert perceptron_mistake_bound(*iris_setosa()) == pytest.approx(51387, rel=1e-4)
+    textbook = perceptron_mistake_bound(*iris_setosa(), bound="textbook")
+    assert textbook == pytest.approx(9567.0, rel=1e-4)
+    nudged = iris_setosa(nudged=True)
+    assert perceptron_mistake_bound(*nudged) == pytest.approx(7279, rel=1e-3)
+    assert perceptron_mistake_bound(*nudged, bound="textbook") == pytest.approx(
+        3842.5, rel=1e-4
+    )
+
+
+def test_mistake_bound_is_infinite_when_inseparable_and_needs_two_classes():
+    X, y = load_iris(return_X_y=True)
+    assert perceptron_mistake_bound(X[y > 0], y[y > 0]) == np.inf
+    with pytest.raises(ValueError, match="two classes"):
+        perceptron_mistake_bound(X, y)
+
+
+# ------------------------------------------------------------------- Cover
+
+
+@pytest.mark.parametrize("Z, N", [(1, 1), (5, 2), (10, 3), (30, 7), (60, 30)])
+def test_cover_equals_the_counting_formula(Z, N):
+    count = 2 * sum(math.comb(Z - 1, k) for k in range(N))
+    exact = count / 2**Z
+    assert cover_separability_probability(Z, N, affine=False) == pytest.approx(exact)
+    assert cover_separability_probability(Z, N - 1) == pytest.approx(exact)
+
+
+def test_cover_half_at_twice_the_dimension_and_stable_for_millions():
+    for N in (1, 5, 50, 5000):
+        assert cover_separability_probability(2 * N, N, affine=False) == pytest.approx(
+            0.5, abs=1e-12
+        )
+    big = cover_separability_probability(4 * 10**6, 2 * 10**6 - 1)
+    assert big == pytest.approx(0.5, abs=1e-3)
+    assert cover_separability_probability(10**7, 10**6) == 0.0
+    assert cover_separability_probability(10**7, 6 * 10**6) == 1.0
+    ripley = cover_separability_probability(10**6, 500_100, method="ripley")
+    exact = cover_separability_probability(10**6, 500_100)
+    assert ripley == pytest.approx(exact, abs=1e-3)
+
+
+@pytest.mark.parametrize("Z, p", [(6, 2), (8, 2), (10, 3)])
+def test_cover_against_monte_carlo(Z, p):
+    """Gaussian points are in general position; count separable random labellings."""
+    rng = np.random.default_rng(Z * 10 + p)
+    trials = 400
+    separable = 0
+    for _ in range(trials):
+        X = rng.standard_normal((Z, p))
+        y = rng.integers(0, 2, Z)
+        if y.min() == y.max():
+            separable += 1
+            continue
+        separable += linear_separability(X, y).separable
+    expected = cover_separability_probability(Z, p)
+    assert separable / trials == pytest.approx(expected, abs=4 * np.sqrt(0.25 / trials))

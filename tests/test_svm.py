@@ -1,0 +1,244 @@
+"""Tests of HardMarginSVM and the maximal-margin mathematics in ``_margin``.
+
+The independent reference is cvxpy (Clarabel) on the full QP at tight tolerance, and
+the closed-form Iris numbers of SPEC §6.
+"""
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_iris
+from sklearn.model_selection import cross_val_score
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    NotLinearlySeparableError,
+    NotLinearlySeparableWarning,
+)
+from sklearn_linsep._margin import maximal_margin
+
+
+def iris_setosa(nudged=False):
+    X, y = load_iris(return_X_y=True)
+    X = X[:, :2].copy()
+    if nudged:
+        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
+    return X, (y == 0).astype(int)
+
+
+def reference_qp(X, c):
+    """The full hard-margin QP in cvxpy at tight tolerance."""
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(c, X @ w + b) >= 1]
+    )
+    problem.solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
+    assert problem.status == cp.OPTIMAL
+    return w.value, float(b.value)
+
+
+def reference_soft_limit(X, c):
+    """The C → ∞ limit in cvxpy: least total hinge, then the largest margin."""
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
+    cp.Problem(cp.Minimize(hinge)).solve(solver=cp.CLARABEL)
+    least = hinge.value
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-9) + 1e-9]
+    )
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
+    return w.value, float(b.value), least
+
+
+def separable_set(seed, n=200, p=5, gap=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) * rng.uniform(0.5, 3, p)
+    normal = rng.standard_normal(p)
+    normal /= np.linalg.norm(normal)
+    side = X @ normal - rng.uniform(-0.5, 0.5)
+    X += np.outer(np.sign(side) * gap, normal)
+    return X, (side > 0).astype(int)
+
+
+def test_iris_reproduces_spec():
+    svm = HardMarginSVM().fit(*iris_setosa())
+    np.testing.assert_allclose(svm.coef_[0], [-60 / 7, 50 / 7], rtol=1e-8)
+    np.testing.assert_allclose(svm.intercept_[0], 162 / 7, rtol=1e-8)
+    assert svm.margin_ == pytest.approx(7 / np.sqrt(6100), rel=1e-9)
+    X, _ = iris_setosa()
+    vectors = {tuple(row) for row in X[svm.support_]}
+    assert vectors == {(5.5, 3.5), (4.5, 2.3), (4.9, 2.5)}
+    assert svm.separable_ and svm.hinge_violation_ == 0.0
+    assert svm.certificate_ is None
+    nudged = HardMarginSVM().fit(*iris_setosa(nudged=True))
+    np.testing.assert_allclose(nudged.coef_[0], [-5, 5], rtol=1e-8)
+    np.testing.assert_allclose(nudged.intercept_[0], 11, rtol=1e-8)
+    assert nudged.margin_ == pytest.approx(1 / np.sqrt(50), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_equals_the_full_qp(seed):
+    X, y = separable_set(seed, p=2 + seed)
+    c = np.where(y == 1, 1.0, -1.0)
+    w, b = reference_qp(X, c)
+    svm = HardMarginSVM().fit(X, y)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-7)
+    np.testing.assert_allclose(svm.coef_[0], w, rtol=1e-6, atol=1e-8)
+    on_margin = np.flatnonzero(np.abs(c * (X @ w + b) - 1) < 1e-6)
+    assert set(svm.support_) <= set(on_margin)
+    np.testing.assert_allclose(svm.dual_coef_ @ svm.support_vectors_, svm.coef_)
+    assert np.sum(svm.dual_coef_) == pytest.approx(
+        0, abs=1e-8 * np.abs(svm.dual_coef_).sum()
+    )
+    margins = c * svm.decision_function(X)
+    assert margins.min() == pytest.approx(1.0, abs=1e-8)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    scale=st.sampled_from([1e-6, 1e-4, 1.0, 1e4, 1e6]),
+    shift=st.sampled_from([0.0, 1e3, -1e6]),
+)
+def test_affine_maps_scale_the_margin(seed, scale, shift):
+    """Moving and scaling X by a scalar moves the hyperplane, scales the margin.
+
+    (Only where the shift leaves the data ~10 digits: X·1e-6 - 1e6 keeps 4.)
+    """
+    assume(abs(shift) <= 1e6 * scale)
+    X, y = separable_set(seed % 1000, n=80, p=3)
+    plain = HardMarginSVM().fit(X, y)
+    moved = HardMarginSVM().fit(X * scale + shift, y)
+    assert moved.margin_ == pytest.approx(plain.margin_ * scale, rel=1e-6)
+    np.testing.assert_array_equal(moved.predict(X * scale + shift), plain.predict(X))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_sample_order_and_label_names_do_not_matter(seed):
+    X, y = separable_set(seed % 1000, n=60, p=3)
+    order = np.random.default_rng(seed).permutation(len(y))
+    plain = HardMarginSVM().fit(X, y)
+    shuffled = HardMarginSVM().fit(X[order], y[order])
+    np.testing.assert_allclose(shuffled.coef_, plain.coef_, rtol=1e-6, atol=1e-9)
+    named = HardMarginSVM().fit(X, np.array(["b", "a"])[y])  # classes_ reversed
+    np.testing.assert_allclose(named.coef_, -plain.coef_, rtol=1e-6, atol=1e-9)
+
+
+def test_sparse_equals_dense_and_weights():
+    X, y = separable_set(1, n=150, p=6)
+    X[np.abs(X) < 0.3] = 0
+    dense = HardMarginSVM().fit(X, y)
+    sparse = HardMarginSVM().fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-7, atol=1e-10)
+    weights = np.ones(len(y))
+    weights[dense.support_[0]] = 0  # leave a support vector out
+    left_out = HardMarginSVM().fit(X, y, sample_weight=weights)
+    removed = HardMarginSVM().fit(
+        np.delete(X, dense.support_[0], 0), np.delete(y, dense.support_[0])
+    )
+    np.testing.assert_allclose(left_out.coef_, removed.coef_, rtol=1e-7)
+    assert left_out.margin_ >= dense.margin_
+
+
+def test_multiclass_is_one_vs_rest():
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y)
+    assert svm.coef_.shape == (3, 4) and svm.separable_.tolist() == [True, False, False]
+    alone = HardMarginSVM().fit(X, (y == 0).astype(int))
+    np.testing.assert_allclose(svm.coef_[0], alone.coef_[0], rtol=1e-7)
+    np.testing.assert_allclose(
+        svm.dual_coef_ @ svm.support_vectors_, svm.coef_, atol=1e-6
+    )
+    assert svm.n_support_.sum() == len(svm.support_)
+
+
+def test_inseparable_soft_limit_equals_cvxpy():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal(1.5, 1, (60, 2))])
+    y = np.repeat([0, 1], 60)
+    with pytest.warns(NotLinearlySeparableWarning, match="C → ∞"):
+        svm = HardMarginSVM().fit(X, y)
+    w, b, least = reference_soft_limit(X, np.where(y == 1, 1.0, -1.0))
+    assert not svm.separable_
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-6)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)
+    assert svm.certificate_.verify(X, y)
+
+
+def test_raise_carries_a_certificate():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [3.0, 3.0]])
+    y = np.array([0, 0, 1, 1])  # the same point in both classes
+    with pytest.raises(NotLinearlySeparableError, match="coincide") as caught:
+        HardMarginSVM(on_inseparable="raise").fit(X, y)
+    certificate = caught.value.certificate
+    assert certificate.verify(X, y) and len(certificate.certificate_indices) == 2
+    np.testing.assert_allclose(certificate.common_point, [0.0, 0.0], atol=1e-12)
+
+
+def test_degenerate_data():
+    # All points on a line in R³: S is singular, the QP is not.
+    t = np.linspace(-1, 1, 20)
+    X = np.outer(t, [1.0, 2.0, -1.0]) + [5.0, 0.0, 1.0]
+    y = (t > 0.05).astype(int)
+    svm = HardMarginSVM().fit(X, y)
+    assert svm.separable_ and svm.score(X, y) == 1.0
+    gap = np.linalg.norm(X[y == 1][0] - X[y == 0][-1])
+    assert svm.margin_ == pytest.approx(gap / 2, rel=1e-7)
+    # One point per class: the perpendicular bisector.
+    pair = HardMarginSVM().fit([[0.0, 0.0], [2.0, 0.0]], [0, 1])
+    np.testing.assert_allclose(pair.coef_, [[1.0, 0.0]], atol=1e-8)
+    assert pair.intercept_[0] == pytest.approx(-1.0) and pair.margin_ == pytest.approx(
+        1
+    )
+
+
+def test_a_million_rows_in_two_dimensions():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (10**6, 2))
+    score = X @ [1.0, -2.0] + 0.1
+    keep = np.abs(score) > 0.01
+    X, y = X[keep], (score[keep] > 0).astype(int)
+    svm = HardMarginSVM().fit(X, y)
+    assert svm.separable_ and svm.score(X, y) == 1.0
+    assert svm.n_iter_ < 20 and len(svm.support_) <= 3
+
+
+def test_bad_input():
+    X, y = separable_set(0, n=30, p=3)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        HardMarginSVM().fit(bad, y)
+    with pytest.raises(ValueError, match="1 class"):
+        HardMarginSVM().fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="0 sample"):
+        HardMarginSVM().fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="2D array"):
+        HardMarginSVM().fit(X[:, 0], y)
+    fitted = HardMarginSVM().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :2])
+
+
+def test_cross_validation():
+    X, y = separable_set(3, n=120, p=4)
+    assert cross_val_score(HardMarginSVM(), X, y, cv=4).mean() > 0.9
+
+
+def test_maximal_margin_without_soft_limit_returns_the_certificate():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    c = np.array([-1.0, 1.0, -1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = maximal_margin(X, c, soft=False)
+    assert not result.separable and result.coef is None
+    assert result.certificate.verify(X, (c > 0).astype(int))
