@@ -14,8 +14,13 @@ from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._base import validate_labelled_data
-from ._margin import SeparabilityResult, certificate_from_subset, maximal_margin
-from ._solvers import separating_lp
+from ._margin import (
+    SeparabilityResult,
+    certificate_from_subset,
+    check_scale,
+    maximal_margin,
+)
+from ._solvers import SolverError, separating_lp
 from ._working_set import ScaledRows, grow, seed_indices
 
 
@@ -94,6 +99,7 @@ def _two_class_separability(X, c, classes, tol):
     n, p = X.shape
     active = np.ones(n, bool)
     scaled = ScaledRows(X, active)
+    check_scale(scaled.scale)
 
     def solve(indices):
         return separating_lp(scaled.rows(indices), c[indices])
@@ -175,12 +181,30 @@ def perceptron_mistake_bound(X, y, *, bound="guaranteed"):
         if hasattr(X, "multiply")
         else np.einsum("ij,ij->i", X, X)
     ).ravel()
-    augmented = bound == "guaranteed"
-    result = maximal_margin(X, c, soft=False, augmented=augmented)
-    if not result.separable:
+    # Decide separability on the centred problem, whose numerics do not depend on
+    # where the data sit; the augmented one is separable exactly when it is.
+    if not maximal_margin(X, c, soft=False, classes=classes).separable:
         return np.inf
+    augmented = bound == "guaranteed"
+    if not augmented:
+        result = maximal_margin(X, c, soft=False)
+    else:
+        try:
+            result = maximal_margin(X, c, soft=False, augmented=True)
+        except SolverError as error:
+            raise SolverError(_AUGMENTED_TOO_SMALL + f" ({error})") from error
+        if not result.separable:
+            raise SolverError(_AUGMENTED_TOO_SMALL)
     radius_squared = np.max(squared_norms + (1.0 if augmented else 0.0))
     return float(radius_squared / result.margin**2)
+
+
+_AUGMENTED_TOO_SMALL = (
+    "The data are separable, but the margin of the augmented samples (x, 1) through "
+    "the origin is too small for the QP to resolve: the data sit far from the "
+    "origin relative to their spread, and the guaranteed bound is astronomically "
+    "large. Centre X first, or use bound='textbook'."
+)
 
 
 @validate_params(

@@ -8,13 +8,14 @@ certificate and, if asked, the limit C → ∞ of the soft margin. The estimator
 (``_svm``) and the separability functions (``_certificates``) both stand on it.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._solvers import SolverError, hull_intersection_lp, margin_qp, total_hinge_lp
-from ._working_set import AugmentedRows, ScaledRows, grow, seed_indices
+from ._working_set import MAX_ROUNDS, AugmentedRows, ScaledRows, grow, seed_indices
 
 
 @dataclass
@@ -73,33 +74,40 @@ class SeparabilityResult:
         y : array-like of shape (n_samples,)
             Labels; samples of classes other than ``classes`` are ignored.
         rtol : float, default=1e-9
-            Relative tolerance of the equalities of the inseparability certificate
-            (relative to the size of the points involved).
+            Tolerance of the equalities of the inseparability certificate, relative
+            to the distance of its points from the common point (plus the
+            rounding of the sums at the points' magnitude).
 
         Returns
         -------
         valid : bool
         """
         y = np.asarray(y)
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=float)
         in_pair = np.isin(y, self.classes)
         c = np.where(y == self.classes[1], 1.0, -1.0)
         if self.separable:
             scores = np.asarray(X[in_pair] @ self.coef).ravel() + self.intercept
             return bool(np.all(c[in_pair] * scores > 0))
-        indices = self.certificate_indices
-        weights = self.certificate_weights
+        indices = np.asarray(self.certificate_indices)
+        weights = np.asarray(self.certificate_weights, dtype=float)
         if np.any(weights < 0) or not np.all(in_pair[indices]):
             return False
         points = X[indices]
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
         signs = c[indices]
-        sums = [weights[signs > 0].sum(), weights[signs < 0].sum()]
-        if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        if not np.allclose(
+            [weights[signs > 0].sum(), weights[signs < 0].sum()], 1.0, rtol=0, atol=1e-9
+        ):
             return False
-        size = max(np.abs(points).max(), 1e-300)
         positive = weights[signs > 0] @ points[signs > 0]
         negative = weights[signs < 0] @ points[signs < 0]
-        tolerance = rtol * size * np.sqrt(points.shape[1])
+        # Relative to how far the points lie from the common point, plus the
+        # rounding of the weighted sums at the points' magnitude.
+        spread = np.max(np.linalg.norm(points - self.common_point, axis=1))
+        rounding = 64 * np.finfo(float).eps * np.abs(points).max() * len(weights)
+        tolerance = rtol * spread + rounding
         return bool(
             np.linalg.norm(positive - negative) <= tolerance
             and np.linalg.norm(positive - self.common_point) <= tolerance
@@ -121,44 +129,38 @@ class SeparabilityResult:
         )
 
 
-def certificate_from_subset(scaled, c, working, classes=(0, 1), fit_intercept=True):
+def certificate_from_subset(
+    scaled, c, working, classes=(0, 1), fit_intercept=True, active=None
+):
     """The Farkas certificate of a subset of samples that admits no separator.
 
     ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
     X too: ``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
     ``Σ λ_i c_i x_i = 0``. Being valid for the subset, it is valid for all samples.
+    Two equal samples with opposite labels, when there are any, are the certificate
+    (the smallest there is). The certificate is verified before it is returned: a
+    solver that wrongly declared the subset infeasible gives a SolverError, never
+    a false certificate.
     """
-    pair = _opposite_duplicates(scaled.X, c) if fit_intercept else None
-    if pair is not None:  # the smallest certificate there is: one point, two labels
+    active = np.ones(len(c), bool) if active is None else active
+    pair = _opposite_duplicates(scaled.X, c, active) if fit_intercept else None
+    if pair is not None:
         indices, weights = np.asarray(pair), np.ones(2)
-        common = np.asarray(scaled.X[pair[0]], float).ravel()
-        return SeparabilityResult(
-            separable=False,
-            classes=np.asarray(classes),
-            certificate_indices=indices,
-            certificate_weights=weights,
-            common_point=common,
-            certificate_signs=c[indices],
-        )
-    weights = hull_intersection_lp(scaled.rows(working), c[working], fit_intercept)
-    if weights is None:
-        raise SolverError(
-            "The QP found no separator of a subset, but no point in both convex "
-            "hulls either: the data are at the limit of float precision."
-        )
-    keep = weights > 0
-    indices = working[keep]
-    weights = weights[keep]
+    else:
+        weights = hull_intersection_lp(scaled.rows(working), c[working], fit_intercept)
+        if weights is None:
+            raise SolverError(
+                "The QP found no separator of a subset of the samples, but the LP "
+                "found no point in both convex hulls either: the classes come too "
+                "close to touching for float precision to decide."
+            )
+        keep = weights > 0
+        indices, weights = working[keep], weights[keep]
     points = scaled.X[indices]
     points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
     signs = c[indices]
-    positive = signs > 0
-    common = (
-        weights[positive] @ points[positive]
-        if fit_intercept
-        else np.zeros(points.shape[1])
-    )
-    return SeparabilityResult(
+    common = weights[signs > 0] @ points[signs > 0]
+    result = SeparabilityResult(
         separable=False,
         classes=np.asarray(classes),
         certificate_indices=indices,
@@ -166,22 +168,32 @@ def certificate_from_subset(scaled, c, working, classes=(0, 1), fit_intercept=Tr
         common_point=common,
         certificate_signs=signs,
     )
+    labels = np.where(c > 0, result.classes[1], result.classes[0])
+    if not result.verify(scaled.X, labels):
+        raise SolverError(
+            "The solvers declared the classes inseparable, but the certificate they "
+            "gave does not hold: the classes come within the solvers' precision "
+            "(about 1e-9 of the data's spread) of touching, too close to decide."
+        )
+    return result
 
 
-def _opposite_duplicates(X, c):
-    """Indices ``(i, j)`` of two equal rows with opposite labels, or None (dense X
-    only: one sort of the rows)."""
+def _opposite_duplicates(X, c, active):
+    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None
+    (dense X only: one sort of the rows)."""
     if sp.issparse(X):
         return None
-    rows = np.ascontiguousarray(X)
+    candidates = np.flatnonzero(active)
+    rows = np.ascontiguousarray(X[candidates], dtype=np.float64) + 0.0  # -0.0 → 0.0
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
     order = np.argsort(keys, kind="stable")
     same = keys[order[1:]] == keys[order[:-1]]
-    flips = c[order[1:]] != c[order[:-1]]
+    labels = c[candidates]
+    flips = labels[order[1:]] != labels[order[:-1]]
     hits = np.flatnonzero(same & flips)
     if hits.size == 0:
         return None
-    return int(order[hits[0]]), int(order[hits[0] + 1])
+    return int(candidates[order[hits[0]]]), int(candidates[order[hits[0] + 1]])
 
 
 @dataclass
@@ -208,6 +220,7 @@ def maximal_margin(
     batch=None,
     soft=True,
     augmented=False,
+    classes=(0, 1),
 ):
     """The maximal-margin hyperplane of the samples ``X`` labelled ``c = ±1``.
 
@@ -244,6 +257,8 @@ def maximal_margin(
         Separate the augmented samples ``(x, 1)`` by a hyperplane through the
         origin (no free intercept): the margin of Novikoff's bound. The result's
         ``coef`` then has ``n_features + 1`` entries; no certificate, no soft limit.
+    classes : sequence of 2 labels, default=(0, 1)
+        The labels of ``c = -1`` and ``c = +1``, for the certificate.
 
     Returns
     -------
@@ -253,6 +268,7 @@ def maximal_margin(
     weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
     active = weights > 0
     scaled = AugmentedRows(X, active) if augmented else ScaledRows(X, active)
+    check_scale(scaled.scale)
     initial_size = initial_size or max(2 * p + 10, 50)
     batch = batch or max(p + 10, 100)
 
@@ -267,12 +283,13 @@ def maximal_margin(
     solution, working, rounds = grow(seed, solve, violations, batch)
     if solution.feasible:
         _check_optimality(scaled, c, active, working, solution, tol, not augmented)
+        _warn_if_inexact(solution)
         return _margin_result(scaled, c, working, solution, rounds, True, 0.0)
     if augmented:
         return MarginResult(
             None, 0.0, False, 0.0, np.array([], int), np.array([]), np.inf, rounds
         )
-    certificate = certificate_from_subset(scaled, c, working)
+    certificate = certificate_from_subset(scaled, c, working, classes, active=active)
     if not soft:
         return MarginResult(
             None,
@@ -291,47 +308,80 @@ def maximal_margin(
     return result
 
 
+def check_scale(scale):
+    """Refuse data whose spread the dual coefficients (α / scale²) and the QP's
+    scaling cannot represent in float64."""
+    if not 1e-100 <= scale <= 1e100:
+        raise ValueError(
+            f"X's centred entries reach {scale:.3g}: outside [1e-100, 1e100], where "
+            "the margin, the dual coefficients (α / scale²) and the scores stay "
+            "representable in float64. Rescale X by a constant."
+        )
+
+
+def _warn_if_inexact(solution):
+    if solution.status != "Solved":
+        warnings.warn(
+            f"Clarabel stopped with status {solution.status}; the answer passed "
+            "the optimality conditions on all samples.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _soft_limit(scaled, c, weights, active, working, tol, batch):
-    """The C → ∞ limit of the soft margin, with a working set for both stages."""
+    """The C → ∞ limit of the soft margin, with a working set for both stages.
+
+    The working set must hold every sample of positive hinge at the optimum, so its
+    size (and the cost of both stages) grows with the number of margin violators.
+    """
     rounds = 0
-    while True:
+    for _ in range(MAX_ROUNDS):
         hinge, hinge_rounds, working = _least_hinge(
-            scaled, c, weights, active, working, tol, batch
+            scaled, c, weights, active, working, tol
         )
         rounds += hinge_rounds
-        budget = hinge.total * (1 + tol) + tol
+        # The LP's optimum is exact to ~1e-12 relative (a basic solution); the QP
+        # gets that much room, which moves the margin by as little.
+        budget = hinge.total * (1 + 1e-11) + 1e-12 * weights[working].sum()
         rows = scaled.rows(working)
         solution = margin_qp(
             rows, c[working], slack_budget=budget, weights=weights[working]
         )
         rounds += 1
-        if not solution.feasible:  # pragma: no cover - the LP proved it feasible
-            raise SolverError("The soft-margin QP is infeasible at the LP's optimum.")
+        if not solution.feasible:
+            raise SolverError(
+                f"Clarabel reports the margin QP infeasible ({solution.status}) at the "
+                "least total hinge the LP found."
+            )
         margins = c * scaled.scores(solution.coef, solution.intercept)
         outside = np.ones(len(c), bool)
         outside[working] = False
         violated = np.flatnonzero(outside & active & (margins < 1 - tol))
         if violated.size == 0:
             break
-        working = np.union1d(working, violated[:batch])
+        working = np.union1d(working, violated)
+    else:
+        raise SolverError(
+            f"The soft margin's working set still grew after {MAX_ROUNDS} rounds."
+        )
+    _warn_if_inexact(solution)
     total = float(np.sum(weights * np.maximum(0.0, 1.0 - margins)))
-    result = _margin_result(scaled, c, working, solution, rounds, False, total)
-    return result
+    return _margin_result(scaled, c, working, solution, rounds, False, total)
 
 
-def _least_hinge(scaled, c, weights, active, working, tol, batch):
-    """Stage 1: the minimum total hinge, on a working set that grows with the
-    samples of positive hinge outside it."""
+def _least_hinge(scaled, c, weights, active, working, tol):
+    """Stage 1: the minimum total hinge, on a working set that takes in every
+    sample of positive hinge outside it, each round."""
 
     class Feasible:
         feasible = True
 
     def solve(indices):
-        solution = total_hinge_lp(
+        holder = Feasible()
+        holder.solution = total_hinge_lp(
             scaled.rows(indices), c[indices], weights=weights[indices]
         )
-        holder = Feasible()
-        holder.solution = solution
         return holder
 
     def violations(holder):
@@ -339,7 +389,7 @@ def _least_hinge(scaled, c, weights, active, working, tol, batch):
         margins = c * scaled.scores(solution.coef, solution.intercept)
         return np.where(active, (1.0 - tol) - margins, -np.inf)
 
-    holder, working, rounds = grow(working, solve, violations, batch)
+    holder, working, rounds = grow(working, solve, violations, batch=len(c))
     return holder.solution, rounds, working
 
 
@@ -348,13 +398,27 @@ def _margin_result(scaled, c, working, solution, rounds, separable, hinge):
     dual = solution.dual
     keep = dual > 1e-8 * max(dual.max(initial=0.0), 1e-300)
     support = working[keep]
-    # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x (Σ α c = 0 removes the centre).
-    dual_coef = dual[keep] * c[support] / scaled.scale**2
+    # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
+    # centre: balanced on the support itself, since X's offset multiplies what is
+    # left of the sum.
+    alpha = _balanced(dual[keep], c[support])
+    dual_coef = alpha * c[support] / scaled.scale**2
     norm = np.linalg.norm(solution.coef)
-    margin = scaled.scale / norm if norm > 0 else np.inf
+    margin = scaled.scale / norm if norm > 1e-12 else np.inf
     return MarginResult(
         coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
     )
+
+
+def _balanced(dual, c):
+    """α rescaled per class so that Σ α c = 0 to rounding (the solver meets it to
+    its tolerance; the centre of X would multiply what is left in the dual
+    coefficients)."""
+    positive, negative = dual[c > 0].sum(), dual[c < 0].sum()
+    if positive <= 0 or negative <= 0:
+        return dual
+    middle = (positive + negative) / 2
+    return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
 
 
 def _check_optimality(scaled, c, active, working, solution, tol, fit_intercept):
@@ -365,14 +429,15 @@ def _check_optimality(scaled, c, active, working, solution, tol, fit_intercept):
     labels = c[working]
     norm = max(np.linalg.norm(solution.coef), 1e-300)
     problems = []
-    if np.min(margins[active]) < 1 - 10 * tol:
+    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
+    if np.min(margins[active]) < 1 - allowed:
         problems.append(f"a constraint is violated by {1 - margins[active].min():.2e}")
     if np.linalg.norm(solution.coef - rows.T @ (alpha * labels)) > 1e3 * tol * norm:
         problems.append("w differs from Σ α c z")
     if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
         problems.append(f"Σ α c = {alpha @ labels:.2e}")
     slackness = alpha @ np.abs(margins[working] - 1.0)
-    if slackness > 1e3 * tol * max(alpha.sum(), 1.0):
+    if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
         problems.append(f"complementary slackness off by {slackness:.2e}")
     if problems:
         raise SolverError(

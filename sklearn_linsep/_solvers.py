@@ -174,13 +174,13 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None):
     """
     n, p = Z.shape
     n_intercept = 1 if fit_intercept else 0
-    rows = [-(c[:, None] * Z)]
+    rows = [sp.csr_matrix(-(c[:, None] * Z))]
     if fit_intercept:
-        rows.append(-c[:, None])
-    rows.append(-np.eye(n))
+        rows.append(sp.csr_matrix(-c[:, None]))
+    rows.append(-sp.identity(n, format="csr"))
     result = linprog(
         np.r_[np.zeros(p + n_intercept), np.ones(n) if weights is None else weights],
-        A_ub=np.hstack(rows),
+        A_ub=sp.hstack(rows, format="csr"),
         b_ub=-np.ones(n),
         bounds=[(None, None)] * (p + n_intercept) + [(0, None)] * n,
         method="highs-ds",

@@ -71,7 +71,10 @@ class HardMarginSVM(LinearClassifierBase):
     n_iter_ : int or ndarray of shape (n_classes,)
         Working-set rounds.
     certificate_ : SeparabilityResult or None
-        For two inseparable classes, the proof of inseparability.
+        For two inseparable classes, the proof of inseparability. (With K > 2
+        classes, ``on_inseparable="raise"`` raises with the certificate of the
+        first inseparable one-vs-rest task, for the labels ``y == classes_[k]``:
+        check it with ``certificate.verify(X, y == classes_[k])``.)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when X has feature names that are all strings.
@@ -133,6 +136,12 @@ class HardMarginSVM(LinearClassifierBase):
         results = []
 
         def fit_binary(X, c, weights):
+            task = len(results)
+            if len(self.classes_) == 2:
+                classes, problem = self.classes_, "The classes"
+            else:  # one against the rest: the certificate speaks of y == label
+                classes = np.array([False, True])
+                problem = f"Class {self.classes_[task]!s} and the rest"
             result = maximal_margin(
                 X,
                 c,
@@ -141,10 +150,11 @@ class HardMarginSVM(LinearClassifierBase):
                 initial_size=self.initial_size,
                 batch=self.batch,
                 soft=self.on_inseparable == "soft",
+                classes=classes,
             )
             if not result.separable and self.on_inseparable == "raise":
                 raise NotLinearlySeparableError(
-                    "The classes are not linearly separable: "
+                    f"{problem} are not linearly separable: "
                     f"{result.certificate.describe()}",
                     certificate=result.certificate,
                 )

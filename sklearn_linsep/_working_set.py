@@ -25,12 +25,23 @@ class ScaledRows:
 
     def __init__(self, X, active, centre=True):
         self.X = X
-        mean = np.asarray(X[active].mean(axis=0)).ravel() if centre else None
-        self.centre = mean if centre else np.zeros(X.shape[1])
-        if sp.issparse(X):
-            spread = abs(X[active]).max(axis=0).toarray().ravel() + np.abs(self.centre)
+        self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
+        if active.all():  # extremes by column, without a centred copy of X
+            high = np.asarray(
+                X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0)
+            )
+            low = np.asarray(
+                X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0)
+            )
         else:
-            spread = np.abs(X[active] - self.centre).max(axis=0)
+            subset = X[active]
+            high = np.asarray(
+                subset.max(axis=0).todense() if sp.issparse(X) else subset.max(axis=0)
+            )
+            low = np.asarray(
+                subset.min(axis=0).todense() if sp.issparse(X) else subset.min(axis=0)
+            )
+        spread = np.maximum(high.ravel() - self.centre, self.centre - low.ravel())
         largest = float(np.max(spread)) if spread.size else 0.0
         self.scale = largest if largest > 0 else 1.0
 
@@ -40,14 +51,44 @@ class ScaledRows:
         return (block - self.centre) / self.scale
 
     def scores(self, coef, intercept):
-        """``Z @ coef + intercept`` for every sample (one pass over X)."""
-        raw = np.asarray(self.X @ (coef / self.scale)).ravel()
-        return raw + (intercept - self.centre @ coef / self.scale)
+        """``Z @ coef + intercept`` for every sample (one pass over X).
+
+        Dense X is centred chunk by chunk (a few MB at a time), so the scores do
+        not lose the digits X's offset would cancel; sparse X cannot be centred
+        without filling it, and its scores carry that rounding
+        (:attr:`rounding` per unit of ``‖coef‖``).
+        """
+        weights = coef / self.scale
+        if sp.issparse(self.X):
+            raw = np.asarray(self.X @ weights).ravel()
+            return raw + (intercept - self.centre @ weights)
+        n, p = self.X.shape
+        out = np.empty(n)
+        step = max(1, (1 << 19) // max(p, 1))
+        for start in range(0, n, step):
+            block = self.X[start : start + step] - self.centre
+            out[start : start + step] = block @ weights
+        return out + intercept
+
+    @property
+    def rounding(self):
+        """Bound on the rounding of :meth:`scores` per unit ``‖coef‖``."""
+        magnitude = (
+            float(np.max(np.abs(self.centre))) / self.scale
+            if sp.issparse(self.X)
+            else 1.0
+        )
+        return 16 * np.finfo(float).eps * (1.0 + magnitude) * np.sqrt(self.X.shape[1])
 
     def to_original(self, coef, intercept):
         """``(w, b)`` on X of the hyperplane ``(coef, intercept)`` on Z."""
         weights = coef / self.scale
         return weights, intercept - self.centre @ weights
+
+
+def _masked_mean(X, mask):
+    """Mean of the rows where ``mask`` holds: one matrix-vector product, no copy."""
+    return np.asarray(mask.astype(float) @ X).ravel() / max(np.count_nonzero(mask), 1)
 
 
 def seed_indices(scaled, c, active, size):
@@ -56,8 +97,8 @@ def seed_indices(scaled, c, active, size):
     positive = active & (c > 0)
     negative = active & (c < 0)
     X = scaled.X
-    mean_pos = np.asarray(X[positive].mean(axis=0)).ravel()
-    mean_neg = np.asarray(X[negative].mean(axis=0)).ravel()
+    mean_pos = _masked_mean(X, positive)
+    mean_neg = _masked_mean(X, negative)
     direction = mean_pos - mean_neg
     if not np.any(direction):
         direction = np.ones_like(direction)
@@ -127,3 +168,7 @@ class AugmentedRows:
 
     def to_original(self, coef, intercept):
         return coef / self.scale, intercept
+
+    @property
+    def rounding(self):
+        return 16 * np.finfo(float).eps * np.sqrt(self.X.shape[1] + 1)

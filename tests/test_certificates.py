@@ -16,10 +16,13 @@ from sklearn.datasets import load_iris
 
 from sklearn_linsep import (
     HardMarginSVM,
+    NotLinearlySeparableError,
+    SeparabilityResult,
     cover_separability_probability,
     linear_separability,
     perceptron_mistake_bound,
 )
+from sklearn_linsep._solvers import SolverError
 
 
 def separable_by_one_lp(X, c):
@@ -211,3 +214,59 @@ def test_cover_against_monte_carlo(Z, p):
         separable += linear_separability(X, y).separable
     expected = cover_separability_probability(Z, p)
     assert separable / trials == pytest.approx(expected, abs=4 * np.sqrt(0.25 / trials))
+
+
+# ------------------------------------------------------- review follow-ups
+
+
+def test_verify_rejects_a_geometrically_false_certificate():
+    X = np.array([[1e9], [1e9 + 0.5]])  # separable, far from the origin
+    forged = SeparabilityResult(
+        separable=False,
+        classes=np.array([0, 1]),
+        certificate_indices=np.array([0, 1]),
+        certificate_weights=np.array([1.0, 1.0]),
+        common_point=X[0],
+        certificate_signs=np.array([-1.0, 1.0]),
+    )
+    assert not forged.verify(X, [0, 1])
+    assert linear_separability(X, [0, 1]).verify([[1e9], [1e9 + 0.5]], [0, 1])
+
+
+def test_touching_classes_give_an_error_never_a_false_certificate():
+    X = np.array([[0.0], [1.0], [1.0 + 1e-9], [2.0]])
+    with pytest.raises(SolverError, match="too close"):
+        linear_separability(X, [0, 0, 1, 1])
+
+
+def test_duplicates_with_signed_zeros_and_zero_weights():
+    X = np.array([[0.0, 0.0], [-0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    result = linear_separability(X, [0, 1, 0, 1])
+    assert not result.separable and len(result.certificate_indices) == 2
+    twins = np.array([[0.0], [1.0], [1.0], [3.0], [0.5], [2.5]])
+    y = np.array([0, 0, 1, 1, 1, 0])
+    weights = np.array([1.0, 1.0, 0.0, 1.0, 1.0, 1.0])  # drop one twin
+    with pytest.raises(NotLinearlySeparableError) as caught:
+        HardMarginSVM(on_inseparable="raise").fit(twins, y, sample_weight=weights)
+    assert 2 not in caught.value.certificate.certificate_indices
+
+
+def test_mistake_bound_off_the_unit_scale():
+    X, y = iris_setosa()
+    textbook = perceptron_mistake_bound(X, y, bound="textbook")
+    for scale in (1e-4, 1e4, 1e6):
+        # The textbook bound is scale-free; the guaranteed one is either computed
+        # or refused with a clear error, never inf for separable data.
+        assert perceptron_mistake_bound(X * scale, y, bound="textbook") == (
+            pytest.approx(textbook, rel=1e-6)
+        )
+        try:
+            value = perceptron_mistake_bound(X * scale, y)
+        except SolverError as error:
+            assert "too small" in str(error)
+        else:
+            assert np.isfinite(value) and value >= textbook
+    sparse = perceptron_mistake_bound(sp.csr_matrix(X + 1e4), y, bound="textbook")
+    assert sparse == pytest.approx(
+        perceptron_mistake_bound(X + 1e4, y, bound="textbook"), rel=1e-6
+    )

@@ -7,6 +7,7 @@ test_common.py) are called directly below.
 
 import pytest
 from sklearn.utils.estimator_checks import (
+    _check_name,  # the name xfails use
     check_all_zero_sample_weights_error,
     check_dataframe_column_names_consistency,
     check_get_feature_names_out_error,
@@ -16,6 +17,7 @@ from sklearn.utils.estimator_checks import (
     check_set_output_transform_pandas,
     check_transformer_get_feature_names_out,
     check_transformer_get_feature_names_out_pandas,
+    estimator_checks_generator,
     parametrize_with_checks,
 )
 
@@ -23,6 +25,7 @@ from sklearn_linsep import (
     Adaline,
     FisherDiscriminant,
     HardMarginSVM,
+    NotLinearlySeparableError,
     Perceptron,
     PocketPerceptron,
     SeparabilityAngle,
@@ -158,3 +161,32 @@ def test_get_feature_names_out_error(transformer):
 )
 def test_transformer_checks_outside_parametrize(transformer, check):
     check(_name(transformer), transformer)
+
+
+def _caused_by_inseparability(error):
+    """Whether an exception, or one in its chain, is the refusal of inseparable
+    data (sklearn's checks sometimes re-raise it as an AssertionError naming it)."""
+    while error is not None:
+        if isinstance(error, NotLinearlySeparableError):
+            return True
+        if "NotLinearlySeparableError" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def test_raise_variant_fails_its_expected_checks_only_by_refusing():
+    """The strict xfails above accept any failure; here each of those checks must
+    fail, and only because the data it feeds are inseparable."""
+    estimator = HardMarginSVM(on_inseparable="raise")
+    names = {name.split("(")[0] for name in INSEPARABLE_DATA_CHECKS}
+    seen = set()
+    for instance, check in estimator_checks_generator(estimator, mark=None):
+        name = _check_name(check)
+        if name not in names:
+            continue
+        seen.add(name)
+        with pytest.raises(Exception) as caught:
+            check(instance)
+        assert _caused_by_inseparability(caught.value), (name, caught.value)
+    assert seen == names

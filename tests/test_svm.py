@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 from sklearn.datasets import load_iris
 from sklearn.model_selection import cross_val_score
 
@@ -21,6 +22,7 @@ from sklearn_linsep import (
     NotLinearlySeparableWarning,
 )
 from sklearn_linsep._margin import maximal_margin
+from sklearn_linsep._solvers import SolverError
 
 
 def iris_setosa(nudged=False):
@@ -45,13 +47,22 @@ def reference_qp(X, c):
 
 
 def reference_soft_limit(X, c):
-    """The C → ∞ limit in cvxpy: least total hinge, then the largest margin."""
-    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    """The C → ∞ limit: least total hinge by one LP on all the data (HiGHS's
+    simplex, exact to rounding), then the largest margin in cvxpy."""
+    n, p = X.shape
+    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
+    lp = linprog(
+        np.r_[np.zeros(p + 1), np.ones(n)],
+        A_ub=rows,
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        method="highs-ds",
+    )
+    least = lp.fun
+    w, b = cp.Variable(p), cp.Variable()
     hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
-    cp.Problem(cp.Minimize(hinge)).solve(solver=cp.CLARABEL)
-    least = hinge.value
     problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-9) + 1e-9]
+        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-12) + 1e-12]
     )
     problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
     return w.value, float(b.value), least
@@ -170,7 +181,7 @@ def test_inseparable_soft_limit_equals_cvxpy():
     w, b, least = reference_soft_limit(X, np.where(y == 1, 1.0, -1.0))
     assert not svm.separable_
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-6)
-    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-7)
     assert svm.certificate_.verify(X, y)
 
 
@@ -242,3 +253,83 @@ def test_maximal_margin_without_soft_limit_returns_the_certificate():
         result = maximal_margin(X, c, soft=False)
     assert not result.separable and result.coef is None
     assert result.certificate.verify(X, (c > 0).astype(int))
+
+
+# ------------------------------------------------------- review follow-ups
+
+
+def test_sparse_data_with_an_offset():
+    X, y = separable_set(0, n=200, p=3)
+    for offset in (1e4, 1e6):
+        dense = HardMarginSVM().fit(X + offset, y)
+        sparse = HardMarginSVM().fit(sp.csr_matrix(X + offset), y)
+        assert sparse.margin_ == pytest.approx(dense.margin_, rel=1e-7)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e7])
+def test_dual_coefficients_reproduce_coef_at_an_offset(offset):
+    X, y = separable_set(2, n=200, p=3)
+    svm = HardMarginSVM().fit(X + offset, y)
+    rebuilt = svm.dual_coef_ @ svm.support_vectors_
+    # X's offset costs about offset · eps digits, nothing more.
+    allowed = 1e-9 + 1e3 * np.finfo(float).eps * offset
+    assert np.linalg.norm(rebuilt - svm.coef_) <= allowed * np.linalg.norm(svm.coef_)
+
+
+@pytest.mark.parametrize("labels", [[1, 2, 1, 2], ["a", "b", "a", "b"], [5, 3, 5, 3]])
+def test_certificates_name_the_classes(labels):
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(NotLinearlySeparableError) as caught:
+        HardMarginSVM(on_inseparable="raise").fit(X, labels)
+    assert caught.value.certificate.verify(X, labels)
+    assert set(map(str, labels)) <= set(str(caught.value).replace(",", " ").split())
+
+
+def test_multiclass_raise_gives_a_one_against_the_rest_certificate():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(
+        NotLinearlySeparableError, match="Class 1 and the rest"
+    ) as caught:
+        HardMarginSVM(on_inseparable="raise").fit(X, y)
+    assert caught.value.certificate.verify(X, y == 1)
+
+
+def test_classes_too_close_to_decide_give_a_clear_error():
+    X = np.array([[0.0], [1.0], [1.0 + 1e-9], [2.0]])
+    with pytest.raises(SolverError, match="too close"):
+        HardMarginSVM(on_inseparable="raise").fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_unrepresentable_scales_are_refused(scale):
+    X, y = iris_setosa()
+    with pytest.raises(ValueError, match="outside"):
+        HardMarginSVM().fit(X * scale, y)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e8])
+def test_far_scales_still_equal_the_reference(scale):
+    X, y = separable_set(4, n=100, p=3)
+    c = np.where(y == 1, 1.0, -1.0)
+    w, _ = reference_qp(X, c)
+    svm = HardMarginSVM().fit(X * scale, y)
+    assert svm.margin_ == pytest.approx(scale / np.linalg.norm(w), rel=1e-7)
+
+
+@pytest.mark.parametrize("nudged", [False, True])
+def test_support_vectors_equal_the_references(nudged):
+    X, y = iris_setosa(nudged)
+    c = np.where(y == 1, 1.0, -1.0)
+    w, b = cp.Variable(2), cp.Variable()
+    constraints = [cp.multiply(c, X @ w + b) >= 1]
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), constraints).solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12
+    )
+    dual = constraints[0].dual_value
+    expected = np.flatnonzero(dual > 1e-6 * dual.max())
+    svm = HardMarginSVM().fit(X, y)
+    np.testing.assert_array_equal(np.sort(svm.support_), expected)
+    if not nudged:  # three support vectors in the plane: the dual is unique
+        np.testing.assert_allclose(
+            np.abs(svm.dual_coef_[0]), dual[expected], rtol=1e-6, atol=1e-9
+        )
