@@ -211,6 +211,11 @@ class MarginResult:
     certificate: SeparabilityResult = None  # when inseparable
 
 
+# Samples with a margin above 1 + DROP_ABOVE leave the working set (see grow):
+# measured best of 0.05, 0.2 and 0.5 at n = 1e4-1e5, p = 20-100.
+DROP_ABOVE = 0.2
+
+
 def maximal_margin(
     X,
     c,
@@ -280,7 +285,11 @@ def maximal_margin(
         return np.where(active, (1.0 - tol) - margins, -np.inf)
 
     seed = seed_indices(scaled, c, active, initial_size)
-    solution, working, rounds = grow(seed, solve, violations, batch)
+    # Samples far inside their side rarely become support vectors: dropping them
+    # keeps the QP near its support vectors (Clarabel's time grows with its rows).
+    solution, working, rounds = grow(
+        seed, solve, violations, batch, drop_above=DROP_ABOVE
+    )
     if solution.feasible:
         _check_optimality(scaled, c, active, working, solution, tol, not augmented)
         _warn_if_inexact(solution)

@@ -112,14 +112,17 @@ def seed_indices(scaled, c, active, size):
     return np.unique(np.concatenate(chosen))
 
 
-def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS):
+def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS, drop_above=None):
     """The loop: ``(solution, working_set, rounds)``.
 
     ``solve(indices)`` solves the subproblem on those samples and returns an
     object with a ``feasible`` attribute; an infeasible subset ends the loop (it
     proves the whole set infeasible). ``violations(solution)`` returns one number
     per sample, positive where the constraint is violated; at most ``batch`` of
-    the worst join per round.
+    the worst join per round. With ``drop_above``, members whose violation is
+    below ``-drop_above`` (far inside their side) leave the working set when others
+    join, which keeps the subproblems small; one that comes back as a violator is
+    taken in again, and the round limit bounds any cycling.
     """
     working = np.unique(seed)
     for rounds in range(1, max_rounds + 1):
@@ -127,6 +130,7 @@ def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS):
         if not solution.feasible:
             return solution, working, rounds
         violation = violations(solution)
+        inside = violation[working]
         violation[working] = -np.inf  # solved for already, to the solver's precision
         violated = np.flatnonzero(violation > 0)
         if violated.size == 0:
@@ -134,6 +138,8 @@ def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS):
         if violated.size > batch:
             worst = np.argpartition(violation[violated], -batch)[-batch:]
             violated = violated[worst]
+        if drop_above is not None:
+            working = working[inside >= -drop_above]
         working = np.union1d(working, violated)
     raise SolverError(
         f"The working set still gained violated constraints after {max_rounds} "
