@@ -81,6 +81,9 @@ def margin_qp(
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = tol
     settings.tol_feas = settings.tol_ktratio = tol
+    # qdldl: on working-set QPs of 400 × 100 dense rows the default ("auto") took
+    # 0.19-0.35 s against 0.05-0.06 s, with as many iterations.
+    settings.direct_solve_method = "qdldl"
     settings.max_iter = MAX_ITERATIONS
     settings.time_limit = TIME_LIMIT
     solver = clarabel.DefaultSolver(
