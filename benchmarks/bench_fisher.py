@@ -39,7 +39,6 @@ import gc
 import os
 import platform
 import statistics
-import subprocess
 import threading
 import time
 import tracemalloc
@@ -53,6 +52,7 @@ try:
     import psutil
 except ImportError:  # psutil only adds the RSS column
     psutil = None
+from _machine import blas_description, code_version, cpu_model  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sklearn_linsep import FisherDiscriminant
@@ -64,62 +64,12 @@ MB = 1024.0**2
 # --------------------------------------------------------------------------- machine
 
 
-def cpu_model():
-    """The CPU model name from /proc/cpuinfo (or platform's guess elsewhere)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def blas_description():
-    """One line per BLAS/OpenMP library loaded, as threadpoolctl sees it now."""
-    lines = []
-    for lib in threadpool_info():
-        # The directory tells whose copy it is (numpy.libs, scipy.libs, ...).
-        owner = os.path.basename(os.path.dirname(lib["filepath"]))
-        lines.append(
-            f"{lib['user_api']}: {lib['internal_api']} {lib.get('version')} "
-            f"kernel={lib.get('architecture')} threads={lib['num_threads']} "
-            f"layer={lib.get('threading_layer')} ({owner})"
-        )
-    return lines or ["(no BLAS library seen by threadpoolctl)"]
-
-
 def blas_threads():
     """The BLAS thread count in force, as a short string."""
     counts = {
         lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
     }
     return ",".join(str(c) for c in sorted(counts)) or "?"
-
-
-def code_version():
-    """The git commit of the package under test, and whether its sources are edited."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "sklearn_linsep"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split("\n")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    edited = [line[3:] for line in dirty if line.strip()]
-    return commit + (f" + uncommitted edits to {', '.join(edited)}" if edited else "")
 
 
 def print_machine():

@@ -98,6 +98,7 @@ try:
     import psutil
 except ImportError:  # psutil only adds the memory line
     psutil = None
+from _machine import code_version, cpu_model  # noqa: E402
 from threadpoolctl import threadpool_info
 
 import sklearn_linsep
@@ -113,18 +114,6 @@ PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(sklearn_linsep.__file
 
 
 # --------------------------------------------------------------------------- machine
-
-
-def cpu_model():
-    """The CPU model name from /proc/cpuinfo (or platform's guess elsewhere)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def thread_lines():
@@ -147,29 +136,6 @@ def thread_lines():
     return lines
 
 
-def code_version():
-    """The git commit of the package under test, and whether its sources are edited."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=PKG_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "sklearn_linsep"],
-            cwd=PKG_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split("\n")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    edited = [line[3:] for line in dirty if line.strip()]
-    return commit + (f" + uncommitted edits to {', '.join(edited)}" if edited else "")
-
-
 def print_machine():
     print("# Machine")
     print(f"platform : {platform.platform()}")
@@ -181,7 +147,8 @@ def print_machine():
         f"versions : numpy {np.__version__}, scipy {scipy.__version__}, "
         f"sklearn {sklearn.__version__}, numba {numba.__version__}"
     )
-    print(f"code     : sklearn_linsep at {code_version()}, imported from {PKG_ROOT}")
+    version = code_version(PKG_ROOT)
+    print(f"code     : sklearn_linsep at {version}, imported from {PKG_ROOT}")
     print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     for var in (
         "OPENBLAS_CORETYPE",
