@@ -14,6 +14,7 @@ from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._base import validate_labelled_data
+from ._dask import DaskRows, DaskScaledRows, any_dask
 from ._margin import (
     SeparabilityResult,
     certificate_from_subset,
@@ -21,7 +22,7 @@ from ._margin import (
     maximal_margin,
 )
 from ._solvers import SolverError, separating_lp
-from ._working_set import ScaledRows, grow, seed_indices
+from ._working_set import ScaledRows, grow
 
 
 @validate_params(
@@ -76,6 +77,8 @@ def linear_separability(X, y, *, tol=1e-9):
     >>> pairs[1, 2].verify(X, y), len(pairs[1, 2].certificate_indices) <= 6
     (True, True)
     """
+    if any_dask(X, y):
+        return _dask_separability(X, y, tol)
     X, classes, y_encoded, _ = validate_labelled_data(
         X, y, None, "linear_separability", accept_sparse=True
     )
@@ -95,25 +98,47 @@ def linear_separability(X, y, *, tol=1e-9):
     return results
 
 
+def _dask_separability(X, y, tol):
+    """linear_separability on dask arrays: the working set here, the passes over
+    the rows as dask tasks; certificate indices are rows of the whole X."""
+    rows = DaskRows(X, y, name="linear_separability")
+    classes = rows.classes()
+    results = {}
+    for a in range(len(classes)):
+        for b in range(a + 1, len(classes)):
+            problem = DaskScaledRows(rows, classes, [b], [a])
+            results[classes[a].item(), classes[b].item()] = separability_of(
+                problem, classes[[a, b]], tol
+            )
+    return next(iter(results.values())) if len(classes) == 2 else results
+
+
 def _two_class_separability(X, c, classes, tol):
-    n, p = X.shape
-    active = np.ones(n, bool)
-    scaled = ScaledRows(X, active)
+    return separability_of(ScaledRows(X, c), classes, tol)
+
+
+def separability_of(scaled, classes, tol):
+    """:func:`linear_separability` of one two-class problem wrapped as a
+    :class:`~sklearn_linsep._working_set.ScaledRows` (or the dask one)."""
     check_scale(scaled.scale)
+    p = scaled.n_features
+    batch = max(p + 10, 100)
 
     def solve(indices):
-        return separating_lp(scaled.rows(indices), c[indices])
+        return separating_lp(scaled.rows(indices), scaled.labels(indices))
 
-    def violations(separator):
-        return tol - c * scaled.scores(separator.coef, separator.intercept)
+    def violators(separator, working):
+        return scaled.violators(
+            separator.coef, separator.intercept, tol, working, batch
+        )
 
-    seed = seed_indices(scaled, c, active, max(2 * p + 10, 50))
-    separator, working, _ = grow(seed, solve, violations, batch=max(p + 10, 100))
+    seed = scaled.seed(max(2 * p + 10, 50))
+    separator, working, _ = grow(seed, solve, violators)
     if not separator.feasible:
-        return certificate_from_subset(scaled, c, working, classes)
+        return certificate_from_subset(scaled, working, classes)
     coef, intercept = scaled.to_original(separator.coef, separator.intercept)
-    margins = c * (np.asarray(X @ coef).ravel() + intercept)
-    smallest = float(margins.min())  # > 0: every sample is on its side
+    smallest = scaled.min_margin(coef, intercept, original=True)
+    # > 0: every sample is on its side; dividing by it makes the smallest margin 1.
     coef, intercept = coef / smallest, intercept / smallest
     return SeparabilityResult(
         separable=True,

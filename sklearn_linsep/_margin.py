@@ -9,13 +9,14 @@ certificate and, if asked, the limit C → ∞ of the soft margin. The estimator
 """
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._dask import any_dask, verify_on_blocks
 from ._solvers import SolverError, hull_intersection_lp, margin_qp, total_hinge_lp
-from ._working_set import MAX_ROUNDS, AugmentedRows, ScaledRows, grow, seed_indices
+from ._working_set import MAX_ROUNDS, AugmentedRows, ScaledRows, grow
 
 
 @dataclass
@@ -70,7 +71,9 @@ class SeparabilityResult:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A dask array is checked block by block (only the certificate's own
+            rows come to the client).
         y : array-like of shape (n_samples,)
             Labels; samples of classes other than ``classes`` are ignored.
         rtol : float, default=1e-9
@@ -82,6 +85,8 @@ class SeparabilityResult:
         -------
         valid : bool
         """
+        if any_dask(X, y):
+            return verify_on_blocks(self, X, y, rtol)
         y = np.asarray(y)
         if not sp.issparse(X):
             X = np.asarray(X, dtype=float)
@@ -129,9 +134,7 @@ class SeparabilityResult:
         )
 
 
-def certificate_from_subset(
-    scaled, c, working, classes=(0, 1), fit_intercept=True, active=None
-):
+def certificate_from_subset(scaled, working, classes=(0, 1), fit_intercept=True):
     """The Farkas certificate of a subset of samples that admits no separator.
 
     ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
@@ -142,12 +145,13 @@ def certificate_from_subset(
     solver that wrongly declared the subset infeasible gives a SolverError, never
     a false certificate.
     """
-    active = np.ones(len(c), bool) if active is None else active
-    pair = _opposite_duplicates(scaled.X, c, active) if fit_intercept else None
+    pair = scaled.opposite_duplicates() if fit_intercept else None
     if pair is not None:
         indices, weights = np.asarray(pair), np.ones(2)
     else:
-        weights = hull_intersection_lp(scaled.rows(working), c[working], fit_intercept)
+        weights = hull_intersection_lp(
+            scaled.rows(working), scaled.labels(working), fit_intercept
+        )
         if weights is None:
             raise SolverError(
                 "The QP found no separator of a subset of the samples, but the LP "
@@ -156,9 +160,8 @@ def certificate_from_subset(
             )
         keep = weights > 0
         indices, weights = working[keep], weights[keep]
-    points = scaled.X[indices]
-    points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
-    signs = c[indices]
+    points = scaled.original_rows(indices)
+    signs = scaled.labels(indices)
     common = weights[signs > 0] @ points[signs > 0]
     result = SeparabilityResult(
         separable=False,
@@ -168,39 +171,16 @@ def certificate_from_subset(
         common_point=common,
         certificate_signs=signs,
     )
-    labels = np.where(c > 0, result.classes[1], result.classes[0])
-    if not result.verify(scaled.X, labels):
+    # Checked on the certificate's own rows (all it reads), renumbered from 0.
+    local = replace(result, certificate_indices=np.arange(len(indices)))
+    labels = np.where(signs > 0, result.classes[1], result.classes[0])
+    if not local.verify(points, labels):
         raise SolverError(
             "The solvers declared the classes inseparable, but the certificate they "
             "gave does not hold: the classes come within the solvers' precision "
             "(about 1e-9 of the data's spread) of touching, too close to decide."
         )
     return result
-
-
-def _opposite_duplicates(X, c, active):
-    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None
-    (dense X only).
-
-    Rows are sorted by a random projection (one matrix-vector product and a sort of
-    n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
-    projections are then compared row by row.
-    """
-    if sp.issparse(X):
-        return None
-    candidates = np.flatnonzero(active)
-    rows = X[candidates] if candidates.size < len(c) else X
-    key = np.asarray(rows @ np.random.default_rng(0).standard_normal(X.shape[1]))
-    order = np.argsort(key, kind="stable")
-    labels = c[candidates][order]
-    ties = np.flatnonzero(
-        (key[order[1:]] == key[order[:-1]]) & (labels[1:] != labels[:-1])
-    )
-    for tie in ties:
-        first, second = order[tie], order[tie + 1]
-        if np.array_equal(rows[first], rows[second]):
-            return int(candidates[first]), int(candidates[second])
-    return None
 
 
 @dataclass
@@ -276,49 +256,69 @@ def maximal_margin(
     -------
     result : MarginResult
     """
-    n, p = X.shape
-    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-    active = weights > 0
-    scaled = AugmentedRows(X, active) if augmented else ScaledRows(X, active)
+    rows_type = AugmentedRows if augmented else ScaledRows
+    return maximal_margin_of(
+        rows_type(X, c, sample_weight),
+        tol=tol,
+        initial_size=initial_size,
+        batch=batch,
+        soft=soft,
+        augmented=augmented,
+        classes=classes,
+    )
+
+
+def maximal_margin_of(
+    scaled,
+    tol=1e-9,
+    initial_size=None,
+    batch=None,
+    soft=True,
+    augmented=False,
+    classes=(0, 1),
+):
+    """:func:`maximal_margin` of a problem already wrapped as a
+    :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
+    same questions, such as the dask one)."""
     check_scale(scaled.scale)
+    p = scaled.n_features
     initial_size = initial_size or max(2 * p + 10, 50)
     batch = batch or max(p + 10, 100)
 
     def solve(indices):
-        return margin_qp(scaled.rows(indices), c[indices], fit_intercept=not augmented)
+        return margin_qp(
+            scaled.rows(indices), scaled.labels(indices), fit_intercept=not augmented
+        )
 
-    def violations(solution):
-        margins = c * scaled.scores(solution.coef, solution.intercept)
-        return np.where(active, (1.0 - tol) - margins, -np.inf)
+    def violators(solution, working):
+        return scaled.violators(
+            solution.coef, solution.intercept, 1.0 - tol, working, batch
+        )
 
-    seed = seed_indices(scaled, c, active, initial_size)
+    seed = scaled.seed(initial_size)
     # Samples far inside their side rarely become support vectors: dropping them
     # keeps the QP near its support vectors (Clarabel's time grows with its rows).
-    solution, working, rounds = grow(
-        seed, solve, violations, batch, drop_above=DROP_ABOVE
-    )
+    solution, working, rounds = grow(seed, solve, violators, drop_above=DROP_ABOVE)
     if solution.feasible:
-        _check_optimality(scaled, c, active, working, solution, tol, not augmented)
+        _check_optimality(scaled, working, solution, tol, not augmented)
         _warn_if_inexact(solution)
-        return _margin_result(scaled, c, working, solution, rounds, True, 0.0)
+        return _margin_result(scaled, working, solution, rounds, True, 0.0)
+    no_hyperplane = dict(
+        coef=None,
+        intercept=0.0,
+        separable=False,
+        margin=0.0,
+        support=np.array([], int),
+        dual=np.array([]),
+        hinge_violation=np.inf,
+        rounds=rounds,
+    )
     if augmented:
-        return MarginResult(
-            None, 0.0, False, 0.0, np.array([], int), np.array([]), np.inf, rounds
-        )
-    certificate = certificate_from_subset(scaled, c, working, classes, active=active)
+        return MarginResult(**no_hyperplane)
+    certificate = certificate_from_subset(scaled, working, classes)
     if not soft:
-        return MarginResult(
-            None,
-            0.0,
-            False,
-            0.0,
-            np.array([], int),
-            np.array([]),
-            np.inf,
-            rounds,
-            certificate,
-        )
-    result = _soft_limit(scaled, c, weights, active, working, tol, batch)
+        return MarginResult(**no_hyperplane, certificate=certificate)
+    result = _soft_limit(scaled, working, tol)
     result.rounds += rounds
     result.certificate = certificate
     return result
@@ -345,7 +345,7 @@ def _warn_if_inexact(solution):
         )
 
 
-def _soft_limit(scaled, c, weights, active, working, tol, batch):
+def _soft_limit(scaled, working, tol):
     """The C → ∞ limit of the soft margin, with a working set for both stages.
 
     The working set must hold every sample of positive hinge at the optimum, so its
@@ -353,16 +353,17 @@ def _soft_limit(scaled, c, weights, active, working, tol, batch):
     """
     rounds = 0
     for _ in range(MAX_ROUNDS):
-        hinge, hinge_rounds, working = _least_hinge(
-            scaled, c, weights, active, working, tol
-        )
+        hinge, hinge_rounds, working = _least_hinge(scaled, working, tol)
         rounds += hinge_rounds
+        weights = scaled.sample_weights(working)
         # The LP's optimum is exact to ~1e-12 relative (a basic solution); the QP
         # gets that much room, which moves the margin by as little.
-        budget = hinge.total * (1 + 1e-11) + 1e-12 * weights[working].sum()
-        rows = scaled.rows(working)
+        budget = hinge.total * (1 + 1e-11) + 1e-12 * weights.sum()
         solution = margin_qp(
-            rows, c[working], slack_budget=budget, weights=weights[working]
+            scaled.rows(working),
+            scaled.labels(working),
+            slack_budget=budget,
+            weights=weights,
         )
         rounds += 1
         if not solution.feasible:
@@ -370,10 +371,9 @@ def _soft_limit(scaled, c, weights, active, working, tol, batch):
                 f"Clarabel reports the margin QP infeasible ({solution.status}) at the "
                 "least total hinge the LP found."
             )
-        margins = c * scaled.scores(solution.coef, solution.intercept)
-        outside = np.ones(len(c), bool)
-        outside[working] = False
-        violated = np.flatnonzero(outside & active & (margins < 1 - tol))
+        violated, _ = scaled.violators(
+            solution.coef, solution.intercept, 1.0 - tol, working
+        )
         if violated.size == 0:
             break
         working = np.union1d(working, violated)
@@ -382,11 +382,11 @@ def _soft_limit(scaled, c, weights, active, working, tol, batch):
             f"The soft margin's working set still grew after {MAX_ROUNDS} rounds."
         )
     _warn_if_inexact(solution)
-    total = float(np.sum(weights * np.maximum(0.0, 1.0 - margins)))
-    return _margin_result(scaled, c, working, solution, rounds, False, total)
+    total = scaled.total_hinge(solution.coef, solution.intercept)
+    return _margin_result(scaled, working, solution, rounds, False, total)
 
 
-def _least_hinge(scaled, c, weights, active, working, tol):
+def _least_hinge(scaled, working, tol):
     """Stage 1: the minimum total hinge, on a working set that takes in every
     sample of positive hinge outside it, each round."""
 
@@ -396,29 +396,31 @@ def _least_hinge(scaled, c, weights, active, working, tol):
     def solve(indices):
         holder = Feasible()
         holder.solution = total_hinge_lp(
-            scaled.rows(indices), c[indices], weights=weights[indices]
+            scaled.rows(indices),
+            scaled.labels(indices),
+            weights=scaled.sample_weights(indices),
         )
         return holder
 
-    def violations(holder):
+    def violators(holder, working):
         solution = holder.solution
-        margins = c * scaled.scores(solution.coef, solution.intercept)
-        return np.where(active, (1.0 - tol) - margins, -np.inf)
+        return scaled.violators(solution.coef, solution.intercept, 1.0 - tol, working)
 
-    holder, working, rounds = grow(working, solve, violations, batch=len(c))
+    holder, working, rounds = grow(working, solve, violators)
     return holder.solution, rounds, working
 
 
-def _margin_result(scaled, c, working, solution, rounds, separable, hinge):
+def _margin_result(scaled, working, solution, rounds, separable, hinge):
     coef, intercept = scaled.to_original(solution.coef, solution.intercept)
     dual = solution.dual
     keep = dual > 1e-8 * max(dual.max(initial=0.0), 1e-300)
     support = working[keep]
+    labels = scaled.labels(support)
     # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
     # centre: balanced on the support itself, since X's offset multiplies what is
     # left of the sum.
-    alpha = _balanced(dual[keep], c[support])
-    dual_coef = alpha * c[support] / scaled.scale**2
+    alpha = _balanced(dual[keep], labels)
+    dual_coef = alpha * labels / scaled.scale**2
     norm = np.linalg.norm(solution.coef)
     margin = scaled.scale / norm if norm > 1e-12 else np.inf
     return MarginResult(
@@ -437,22 +439,23 @@ def _balanced(dual, c):
     return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
 
 
-def _check_optimality(scaled, c, active, working, solution, tol, fit_intercept):
+def _check_optimality(scaled, working, solution, tol, fit_intercept):
     """The KKT conditions of the hard margin on all samples, or a SolverError."""
-    margins = c * scaled.scores(solution.coef, solution.intercept)
     alpha = solution.dual
     rows = scaled.rows(working)
-    labels = c[working]
+    labels = scaled.labels(working)
+    working_margins = labels * (rows @ solution.coef + solution.intercept)
     norm = max(np.linalg.norm(solution.coef), 1e-300)
     problems = []
     allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
-    if np.min(margins[active]) < 1 - allowed:
-        problems.append(f"a constraint is violated by {1 - margins[active].min():.2e}")
+    smallest = scaled.min_margin(solution.coef, solution.intercept)
+    if smallest < 1 - allowed:
+        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
     if np.linalg.norm(solution.coef - rows.T @ (alpha * labels)) > 1e3 * tol * norm:
         problems.append("w differs from Σ α c z")
     if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
         problems.append(f"Σ α c = {alpha @ labels:.2e}")
-    slackness = alpha @ np.abs(margins[working] - 1.0)
+    slackness = alpha @ np.abs(working_margins - 1.0)
     if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
         problems.append(f"complementary slackness off by {slackness:.2e}")
     if problems:

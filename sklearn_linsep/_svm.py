@@ -12,7 +12,9 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LinearClassifierBase
-from ._margin import maximal_margin
+from ._dask import DaskRows, DaskScaledRows, any_dask
+from ._margin import maximal_margin_of
+from ._working_set import ScaledRows
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
 
 
@@ -132,50 +134,92 @@ class HardMarginSVM(LinearClassifierBase):
         self : object
             The fitted estimator.
         """
+        if any_dask(X, y, sample_weight):
+            return self._fit_dask(X, y, sample_weight)
         X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
         results = []
 
         def fit_binary(X, c, weights):
-            task = len(results)
-            if len(self.classes_) == 2:
-                classes, problem = self.classes_, "The classes"
-            else:  # one against the rest: the certificate speaks of y == label
-                classes = np.array([False, True])
-                problem = f"Class {self.classes_[task]!s} and the rest"
-            result = maximal_margin(
-                X,
-                c,
-                weights,
-                tol=self.tol,
-                initial_size=self.initial_size,
-                batch=self.batch,
-                soft=self.on_inseparable == "soft",
-                classes=classes,
-            )
-            if not result.separable and self.on_inseparable == "raise":
-                raise NotLinearlySeparableError(
-                    f"{problem} are not linearly separable: "
-                    f"{result.certificate.describe()}",
-                    certificate=result.certificate,
-                )
+            result = self._solve(ScaledRows(X, c, weights), task=len(results))
             results.append(result)
             return result.coef, result.intercept
 
         self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
-        self._publish(X, y_encoded, results)
-        if not all(result.separable for result in results):
-            warnings.warn(
-                "The classes are not linearly separable: fitted the limit C → ∞ of "
-                "the soft margin (least total hinge violation "
-                f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
-                "margin). Use on_inseparable='raise' to get the certificate as an "
-                "error.",
-                NotLinearlySeparableWarning,
-                stacklevel=2,
-            )
+
+        def support_rows(support):
+            vectors = X[support]
+            if hasattr(vectors, "toarray"):
+                vectors = vectors.toarray()
+            return np.asarray(vectors), y_encoded[support]
+
+        self._publish(results, support_rows)
         return self
 
-    def _publish(self, X, y_encoded, results):
+    def _fit_dask(self, X, y, sample_weight):
+        """The fit on dask arrays: each one-vs-rest problem's working set lives
+        here, the passes over the rows run as dask tasks (see ``_dask``)."""
+        rows = DaskRows(X, y, sample_weight, type(self).__name__)
+        self.classes_ = rows.classes()
+        self.n_features_in_ = rows.n_features
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        n_classes = len(self.classes_)
+        targets = [1] if n_classes == 2 else range(n_classes)
+        problems = [
+            DaskScaledRows(
+                rows, self.classes_, [k], [j for j in range(n_classes) if j != k]
+            )
+            for k in targets
+        ]
+        results = [self._solve(problem, task) for task, problem in enumerate(problems)]
+        self.coef_ = np.vstack([r.coef for r in results]).astype(rows.dtype)
+        self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
+
+        def support_rows(support):
+            # Every support vector was a working-set member of its problem, so it
+            # is among the rows that problem brought to the client.
+            owner = {
+                int(i): problem
+                for problem, result in zip(problems, results, strict=True)
+                for i in result.support
+            }
+            vectors = [owner[int(i)].original_rows([i])[0] for i in support]
+            codes = [owner[int(i)].class_codes([i])[0] for i in support]
+            return (
+                np.asarray(vectors).reshape(len(support), rows.n_features),
+                np.asarray(codes, dtype=np.intp),
+            )
+
+        self._publish(results, support_rows)
+        return self
+
+    def _solve(self, scaled, task):
+        """The MarginResult of one binary problem (task: its one-vs-rest index)."""
+        if len(self.classes_) == 2:
+            classes, problem = self.classes_, "The classes"
+        else:  # one against the rest: the certificate speaks of y == label
+            classes = np.array([False, True])
+            problem = f"Class {self.classes_[task]!s} and the rest"
+        result = maximal_margin_of(
+            scaled,
+            tol=self.tol,
+            initial_size=self.initial_size,
+            batch=self.batch,
+            soft=self.on_inseparable == "soft",
+            classes=classes,
+        )
+        if not result.separable and self.on_inseparable == "raise":
+            raise NotLinearlySeparableError(
+                f"{problem} are not linearly separable: "
+                f"{result.certificate.describe()}",
+                certificate=result.certificate,
+            )
+        return result
+
+    def _publish(self, results, support_rows):
+        """Fitted attributes from the binary results; ``support_rows(indices)``
+        gives the rows and class indices of the support vectors."""
+
         def squeeze(values):
             values = np.asarray(values)
             return values.item() if values.size == 1 else values
@@ -187,14 +231,21 @@ class HardMarginSVM(LinearClassifierBase):
         self.certificate_ = results[0].certificate if len(results) == 1 else None
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)
-        vectors = X[support]
-        self.support_vectors_ = (
-            vectors.toarray() if hasattr(vectors, "toarray") else np.asarray(vectors)
-        )
+        self.support_vectors_, support_codes = support_rows(support)
         dual = np.zeros((len(results), support.size))
         for k, result in enumerate(results):
             dual[k, np.searchsorted(support, result.support)] = result.dual
         self.dual_coef_ = dual
         self.n_support_ = np.bincount(
-            y_encoded[support], minlength=len(self.classes_)
+            support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
+        if not all(result.separable for result in results):
+            warnings.warn(
+                "The classes are not linearly separable: fitted the limit C → ∞ of "
+                "the soft margin (least total hinge violation "
+                f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
+                "margin). Use on_inseparable='raise' to get the certificate as an "
+                "error.",
+                NotLinearlySeparableWarning,
+                stacklevel=4,
+            )

@@ -17,38 +17,55 @@ MAX_ROUNDS = 200
 
 
 class ScaledRows:
-    """X seen as ``Z = (X - centre) / scale`` without copying X.
+    """One two-class problem on X seen as ``Z = (X - centre) / scale``, without
+    copying X.
 
-    ``rows(indices)`` gives a dense block of Z; ``scores(w, b)`` gives
-    ``Z @ w + b`` for all samples with one matrix-vector product on X.
+    It holds the labels ``c = ±1`` and the weights (samples of weight 0 are
+    inactive: left out of every constraint) and answers every question the
+    working-set algorithms ask of the data: rows of Z by index, the worst
+    violators of a hyperplane, the smallest margin, the total hinge, the seed.
+    :class:`~sklearn_linsep._dask.DaskScaledRows` answers the same questions with
+    dask tasks over row blocks, so the algorithms run unchanged on either.
     """
 
-    def __init__(self, X, active, centre=True):
+    def __init__(self, X, c, sample_weight=None, centre=True):
         self.X = X
+        self.c = c
+        self.weights = (
+            np.ones(len(c)) if sample_weight is None else np.asarray(sample_weight)
+        )
+        self.active = self.weights > 0
+        active = self.active
         self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
         if active.all():  # extremes by column, without a centred copy of X
-            high = np.asarray(
-                X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0)
-            )
-            low = np.asarray(
-                X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0)
-            )
+            high, low = _column_max(X), _column_min(X)
         else:
-            subset = X[active]
-            high = np.asarray(
-                subset.max(axis=0).todense() if sp.issparse(X) else subset.max(axis=0)
-            )
-            low = np.asarray(
-                subset.min(axis=0).todense() if sp.issparse(X) else subset.min(axis=0)
-            )
-        spread = np.maximum(high.ravel() - self.centre, self.centre - low.ravel())
+            high, low = _column_max(X[active]), _column_min(X[active])
+        spread = np.maximum(high - self.centre, self.centre - low)
         largest = float(np.max(spread)) if spread.size else 0.0
         self.scale = largest if largest > 0 else 1.0
 
-    def rows(self, indices):
+    @property
+    def n_samples(self):
+        return len(self.c)
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def original_rows(self, indices):
+        """Rows of X itself, dense."""
         block = self.X[indices]
-        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
-        return (block - self.centre) / self.scale
+        return block.toarray() if sp.issparse(block) else np.asarray(block, float)
+
+    def rows(self, indices):
+        return (self.original_rows(indices) - self.centre) / self.scale
+
+    def labels(self, indices):
+        return self.c[indices]
+
+    def sample_weights(self, indices):
+        return self.weights[indices]
 
     def scores(self, coef, intercept):
         """``Z @ coef + intercept`` for every sample (one pass over X).
@@ -70,6 +87,40 @@ class ScaledRows:
             out[start : start + step] = block @ weights
         return out + intercept
 
+    def margins(self, coef, intercept):
+        """``c_i (z_i · coef + intercept)`` of every sample."""
+        return self.c * self.scores(coef, intercept)
+
+    def violators(self, coef, intercept, threshold, working, batch=None):
+        """``(violated, inside)``: the (at most ``batch``) samples outside
+        ``working`` whose margin is below ``threshold``, worst first not
+        guaranteed, and ``threshold - margin`` of the members of ``working``."""
+        violation = np.where(
+            self.active, threshold - self.margins(coef, intercept), -np.inf
+        )
+        return worst_violators(violation, working, batch)
+
+    def min_margin(self, coef, intercept, original=False):
+        """The smallest margin of an active sample; with ``original``, of the
+        hyperplane ``(coef, intercept)`` on X itself (computed on X, not Z)."""
+        if original:
+            margins = self.c * (np.asarray(self.X @ coef).ravel() + intercept)
+        else:
+            margins = self.margins(coef, intercept)
+        return float(np.min(margins[self.active]))
+
+    def total_hinge(self, coef, intercept):
+        """``Σ s_i max(0, 1 - margin_i)``."""
+        hinge = np.maximum(0.0, 1.0 - self.margins(coef, intercept))
+        return float(np.sum(self.weights * hinge))
+
+    def seed(self, size):
+        return seed_indices(self, size)
+
+    def opposite_duplicates(self):
+        """Two equal active rows with opposite labels, or None."""
+        return _opposite_duplicates(self.X, self.c, self.active)
+
     @property
     def rounding(self):
         """Bound on the rounding of :meth:`scores` per unit ``‖coef‖``."""
@@ -86,23 +137,75 @@ class ScaledRows:
         return weights, intercept - self.centre @ weights
 
 
+def _column_max(X):
+    return np.asarray(X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0))
+
+
+def _column_min(X):
+    return np.asarray(X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0))
+
+
 def _masked_mean(X, mask):
     """Mean of the rows where ``mask`` holds: one matrix-vector product, no copy."""
     return np.asarray(mask.astype(float) @ X).ravel() / max(np.count_nonzero(mask), 1)
 
 
-def seed_indices(scaled, c, active, size):
-    """Candidate support vectors: of each class, the ``size`` active samples
-    closest to (or beyond) the hyperplane halfway between the class means."""
-    positive = active & (c > 0)
-    negative = active & (c < 0)
-    X = scaled.X
-    mean_pos = _masked_mean(X, positive)
-    mean_neg = _masked_mean(X, negative)
+def _opposite_duplicates(X, c, active):
+    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None
+    (dense X only).
+
+    Rows are sorted by a random projection (one matrix-vector product and a sort of
+    n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
+    projections are then compared row by row.
+    """
+    if sp.issparse(X):
+        return None
+    candidates = np.flatnonzero(active)
+    rows = X[candidates] if candidates.size < len(c) else X
+    key = np.asarray(rows @ np.random.default_rng(0).standard_normal(X.shape[1]))
+    order = np.argsort(key, kind="stable")
+    labels = c[candidates][order]
+    ties = np.flatnonzero(
+        (key[order[1:]] == key[order[:-1]]) & (labels[1:] != labels[:-1])
+    )
+    for tie in ties:
+        first, second = order[tie], order[tie + 1]
+        if np.array_equal(rows[first], rows[second]):
+            return int(candidates[first]), int(candidates[second])
+    return None
+
+
+def worst_violators(violation, working, batch=None):
+    """``(violated, inside)`` from one violation per sample (positive: violated):
+    the ``batch`` worst samples outside ``working``, and the violations of the
+    members of ``working``."""
+    violation = np.array(violation, dtype=float)
+    inside = violation[working]
+    violation[working] = -np.inf  # solved for already, to the solver's precision
+    violated = np.flatnonzero(violation > 0)
+    if batch is not None and violated.size > batch:
+        worst = np.argpartition(violation[violated], -batch)[-batch:]
+        violated = violated[worst]
+    return violated, inside
+
+
+def seed_direction(mean_pos, mean_neg):
+    """The hyperplane halfway between the class means, ``(direction, offset)``."""
     direction = mean_pos - mean_neg
     if not np.any(direction):
         direction = np.ones_like(direction)
-    offset = -direction @ (mean_pos + mean_neg) / 2
+    return direction, -direction @ (mean_pos + mean_neg) / 2
+
+
+def seed_indices(scaled, size):
+    """Candidate support vectors: of each class, the ``size`` active samples
+    closest to (or beyond) the hyperplane halfway between the class means."""
+    c, active, X = scaled.c, scaled.active, scaled.X
+    positive = active & (c > 0)
+    negative = active & (c < 0)
+    direction, offset = seed_direction(
+        _masked_mean(X, positive), _masked_mean(X, negative)
+    )
     signed = c * (np.asarray(X @ direction).ravel() + offset)
     chosen = []
     for members in (np.flatnonzero(positive), np.flatnonzero(negative)):
@@ -112,32 +215,28 @@ def seed_indices(scaled, c, active, size):
     return np.unique(np.concatenate(chosen))
 
 
-def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS, drop_above=None):
+def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None):
     """The loop: ``(solution, working_set, rounds)``.
 
     ``solve(indices)`` solves the subproblem on those samples and returns an
     object with a ``feasible`` attribute; an infeasible subset ends the loop (it
-    proves the whole set infeasible). ``violations(solution)`` returns one number
-    per sample, positive where the constraint is violated; at most ``batch`` of
-    the worst join per round. With ``drop_above``, members whose violation is
-    below ``-drop_above`` (far inside their side) leave the working set when others
-    join, which keeps the subproblems small; one that comes back as a violator is
-    taken in again, and the round limit bounds any cycling.
+    proves the whole set infeasible). ``violators(solution, working)`` returns the
+    samples outside the working set whose constraint is violated (the worst of
+    them, as many as should join per round) and the violation of each member
+    (positive: violated), as :meth:`ScaledRows.violators` does. With
+    ``drop_above``, members whose violation is below ``-drop_above`` (far inside
+    their side) leave the working set when others join, which keeps the
+    subproblems small; one that comes back as a violator is taken in again, and
+    the round limit bounds any cycling.
     """
     working = np.unique(seed)
     for rounds in range(1, max_rounds + 1):
         solution = solve(working)
         if not solution.feasible:
             return solution, working, rounds
-        violation = violations(solution)
-        inside = violation[working]
-        violation[working] = -np.inf  # solved for already, to the solver's precision
-        violated = np.flatnonzero(violation > 0)
+        violated, inside = violators(solution, working)
         if violated.size == 0:
             return solution, working, rounds
-        if violated.size > batch:
-            worst = np.argpartition(violation[violated], -batch)[-batch:]
-            violated = violated[worst]
         if drop_above is not None:
             working = working[inside >= -drop_above]
         working = np.union1d(working, violated)
@@ -147,25 +246,20 @@ def grow(seed, solve, violations, batch, max_rounds=MAX_ROUNDS, drop_above=None)
     )
 
 
-class AugmentedRows:
+class AugmentedRows(ScaledRows):
     """X seen as ``Z = (X, 1) / scale``: the augmented samples of the perceptron,
     divided by one scalar (which keeps margins through the origin in proportion)
     but not centred (which would not)."""
 
-    def __init__(self, X, active):
-        values = X[active]
-        values = (
-            values.data
-            if hasattr(values, "data") and hasattr(values, "indptr")
-            else values
-        )
+    def __init__(self, X, c, sample_weight=None):
+        super().__init__(X, c, sample_weight, centre=False)
+        values = X[self.active]
+        values = values.data if sp.issparse(values) else values
         largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
-        self.X = X
         self.scale = max(largest, 1.0)
 
     def rows(self, indices):
-        block = self.X[indices]
-        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
+        block = self.original_rows(indices)
         return np.column_stack([block, np.ones(len(indices))]) / self.scale
 
     def scores(self, coef, intercept):

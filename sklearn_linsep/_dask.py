@@ -1,0 +1,519 @@
+"""dask arrays: recognised without importing dask, walked block by block.
+
+dask is optional. Nothing here imports it unless the caller already passed a dask
+array (which means dask is installed and imported): ``is_dask_array`` looks the module
+up in ``sys.modules`` instead of importing it.
+
+Each row block is validated and reduced where it lives, as a dask task; what comes back
+to the client is O(p²) (class statistics) or the few rows a caller asks for, never
+anything of size n.
+"""
+
+import sys
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array
+
+from ._stats import class_statistics
+from ._working_set import seed_direction
+
+
+def is_dask_array(X):
+    """Whether X is a ``dask.array.Array`` (False, without importing dask, if dask
+    was never imported)."""
+    module = sys.modules.get("dask.array")
+    return module is not None and isinstance(X, module.Array)
+
+
+def any_dask(*arrays):
+    return any(is_dask_array(array) for array in arrays)
+
+
+class DaskRows:
+    """X, y (and sample weights) of one fit as aligned dask arrays, rows in blocks.
+
+    X is rechunked to whole rows (one chunk across the features). y and the weights
+    may be dask arrays or in-memory arrays; in-memory ones are cut along X's row
+    chunks. Chunk sizes must be known for that, and for every row index the
+    working-set algorithms use.
+    """
+
+    def __init__(self, X, y=None, sample_weight=None, name="estimator"):
+        import dask.array as da
+
+        if not is_dask_array(X):
+            X = da.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(
+                f"{name} expects a 2-D dask array X; got {X.ndim} dimension(s)."
+            )
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+        self.X = X
+        self.name = name
+        self.known_chunks = not any(np.isnan(size) for size in X.chunks[0])
+        self.y = None if y is None else self._aligned(y, "y")
+        self.sample_weight = (
+            None
+            if sample_weight is None
+            else self._aligned(sample_weight, "sample_weight")
+        )
+
+    def _aligned(self, values, what):
+        import dask.array as da
+
+        if is_dask_array(values):
+            if values.ndim != 1:
+                raise ValueError(f"{what} must be 1-D; got shape {values.shape}.")
+            if values.chunks[0] == self.X.chunks[0]:
+                return values
+            if self.known_chunks and not any(np.isnan(s) for s in values.chunks[0]):
+                if values.shape[0] != self.X.shape[0]:
+                    raise ValueError(
+                        f"X has {self.X.shape[0]} rows but {what} has "
+                        f"{values.shape[0]} entries."
+                    )
+                return values.rechunk((self.X.chunks[0],))
+            if values.numblocks[0] == self.X.numblocks[0]:
+                return values  # unknown sizes: each block's task checks its rows
+            raise ValueError(self._unknown_chunks_message(what))
+        values = np.asarray(values)
+        if values.ndim != 1:
+            raise ValueError(f"{what} must be 1-D; got shape {values.shape}.")
+        if not self.known_chunks:
+            raise ValueError(self._unknown_chunks_message(what))
+        if values.shape[0] != self.X.shape[0]:
+            raise ValueError(
+                f"X has {self.X.shape[0]} rows but {what} has {values.shape[0]} "
+                "entries."
+            )
+        return da.from_array(values, chunks=(self.X.chunks[0],))
+
+    def _unknown_chunks_message(self, what):
+        return (
+            f"{self.name}: X is a dask array of unknown chunk sizes, so {what} cannot "
+            "be cut to match its blocks. Call X.compute_chunk_sizes() first, or pass "
+            f"{what} as a dask array with the same blocks as X."
+        )
+
+    def require_known_chunks(self):
+        if not self.known_chunks:
+            raise ValueError(
+                f"{self.name} needs the row count of every block of X (rows are "
+                "addressed by index); this dask array's chunk sizes are unknown. Call "
+                "X.compute_chunk_sizes() first."
+            )
+
+    @property
+    def n_features(self):
+        return int(self.X.shape[1])
+
+    @property
+    def offsets(self):
+        """First row index of each block (known chunks only)."""
+        return np.concatenate([[0], np.cumsum(self.X.chunks[0])]).astype(np.int64)
+
+    def blocks(self):
+        """Delayed ``(X_block, y_block, weight_block)`` per row block."""
+        X_blocks = self.X.to_delayed().ravel()
+        y_blocks = (
+            [None] * len(X_blocks) if self.y is None else self.y.to_delayed().ravel()
+        )
+        w_blocks = (
+            [None] * len(X_blocks)
+            if self.sample_weight is None
+            else self.sample_weight.to_delayed().ravel()
+        )
+        return list(zip(X_blocks, y_blocks, w_blocks, strict=True))
+
+    @property
+    def dtype(self):
+        """The dtype the blocks are validated to (float32 stays, the rest is
+        float64)."""
+        return self.X.dtype if self.X.dtype == np.float32 else np.dtype(np.float64)
+
+    def classes(self):
+        """The sorted distinct labels of y, computed block by block."""
+        import dask.array as da
+
+        classes = np.unique(da.unique(self.y).compute())
+        check_classification_targets(classes)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{self.name} needs samples of at least 2 classes; got "
+                f"{classes.shape[0]} class(es) ({classes.tolist()!r}). Linear "
+                "separability compares classes."
+            )
+        return classes
+
+
+def validate_block(X, y, sample_weight, classes, name):
+    """One block's ``(X, y_encoded, weights)``: finite floats, known labels, rows
+    that agree. Runs in a dask task; an error there reaches the client as is."""
+    X = check_array(
+        X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
+    )
+    y = np.asarray(y).ravel()
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"{name}: a block of X has {X.shape[0]} rows but the matching block of y "
+            f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
+        )
+    y_encoded = np.searchsorted(classes, y)
+    y_encoded = np.minimum(y_encoded, len(classes) - 1)
+    unknown = classes[y_encoded] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"{name}: y contains labels not in classes: "
+            f"{np.unique(y[unknown])[:5].tolist()!r}."
+        )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if sample_weight.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"{name}: a block of sample_weight has {sample_weight.shape[0]} "
+                f"entries but the matching block of X has {X.shape[0]} rows."
+            )
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be finite and non-negative.")
+    return X, y_encoded.astype(np.intp), sample_weight
+
+
+def _block_statistics(X, y, sample_weight, classes, per_class, name):
+    X, y_encoded, sample_weight = validate_block(X, y, sample_weight, classes, name)
+    return class_statistics(
+        X, y_encoded, len(classes), sample_weight, per_class=per_class
+    )
+
+
+def _merge(first, second):
+    return first.merge(second)
+
+
+def tree_reduce(parts, combine):
+    """Combine delayed values pairwise in a balanced tree (depth log₂ of the
+    number of blocks, so no worker holds more than two partial results)."""
+    import dask
+
+    combine = dask.delayed(combine, pure=True)
+    while len(parts) > 1:
+        paired = [combine(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
+        parts = paired + ([parts[-1]] if len(parts) % 2 else [])
+    return parts[0]
+
+
+def dask_class_statistics(rows, classes, per_class=False):
+    """:func:`~sklearn_linsep._stats.class_statistics` of a :class:`DaskRows`: each
+    block's statistics as a dask task, merged by Chan's update in a tree. Never
+    brings rows to the client."""
+    import dask
+
+    block_stats = dask.delayed(_block_statistics, pure=True)
+    parts = [
+        block_stats(X, y, w, classes, per_class, rows.name) for X, y, w in rows.blocks()
+    ]
+    stats = tree_reduce(parts, _merge).compute()
+    per_class_weight = stats.counts
+    if np.any(per_class_weight == 0):
+        raise ValueError(
+            "Every class needs a positive total sample weight; classes "
+            f"{classes[per_class_weight == 0].tolist()!r} have weight zero."
+        )
+    return stats
+
+
+def _encode_block(y, classes):
+    codes = np.minimum(
+        np.searchsorted(classes, np.asarray(y).ravel()), len(classes) - 1
+    )
+    return codes.astype(np.intp)
+
+
+def _block_problem(X, y, sample_weight, classes, positive, negative):
+    """``(X, codes, c, weights, active)`` of one block: c = +1 for the positive
+    classes, -1 for the negative ones, 0 (inactive) for the rest and for weight 0."""
+    X = np.asarray(X, dtype=np.float64)
+    codes = _encode_block(y, classes)
+    c = np.where(
+        np.isin(codes, positive), 1.0, np.where(np.isin(codes, negative), -1.0, 0.0)
+    )
+    weights = (
+        np.ones(X.shape[0])
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=np.float64).ravel()
+    )
+    return X, codes, c, weights, (c != 0) & (weights > 0)
+
+
+def _summary(X, y, w, classes, positive, negative, name):
+    """Validates the block (once, on the first pass) and sums it up: active
+    counts and sums per side, and the extremes of the active rows."""
+    X, _, w = validate_block(X, y, w, classes, name)
+    X, _, c, _, active = _block_problem(X, y, w, classes, positive, negative)
+    p = X.shape[1]
+    high = X[active].max(axis=0) if active.any() else np.full(p, -np.inf)
+    low = X[active].min(axis=0) if active.any() else np.full(p, np.inf)
+    pos, neg = active & (c > 0), active & (c < 0)
+    return (
+        np.array([pos.sum(), neg.sum()], dtype=float),
+        np.vstack([X[pos].sum(axis=0), X[neg].sum(axis=0)]),
+        high,
+        low,
+    )
+
+
+def _travelling(X, codes, c, weights, local, offset, values):
+    """What a block sends to the client for the rows ``local``: their global
+    indices, values, rows, labels, weights and class codes."""
+    return (local + offset, values, X[local], c[local], weights[local], codes[local])
+
+
+def _seed_block(X, y, w, classes, positive, negative, offset, direction, shift, size):
+    X, codes, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
+    signed = c * (X @ direction + shift)
+    chosen = []
+    for side in (1.0, -1.0):
+        members = np.flatnonzero(active & (c == side))
+        take = min(size, members.size)
+        if take:
+            chosen.append(members[np.argpartition(signed[members], take - 1)[:take]])
+    local = np.concatenate(chosen) if chosen else np.array([], dtype=np.intp)
+    return _travelling(X, codes, c, weights, local, offset, signed[local])
+
+
+def _block_margins(X, c, centre, scale, coef, intercept, original):
+    if original:
+        return c * (X @ coef + intercept)
+    # Centred before the product, as ScaledRows.scores does, so X's offset does
+    # not cost digits.
+    return c * ((X - centre) @ (coef / scale) + intercept)
+
+
+def _violators_block(
+    X, y, w, classes, positive, negative, offset, centre, scale, coef, intercept,
+    threshold, working, batch,
+):  # fmt: skip
+    X, codes, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
+    margins = _block_margins(X, c, centre, scale, coef, intercept, False)
+    violation = np.where(active, threshold - margins, -np.inf)
+    mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
+    violation[mine] = -np.inf
+    local = np.flatnonzero(violation > 0)
+    if batch is not None and local.size > batch:
+        local = local[np.argpartition(violation[local], -batch)[-batch:]]
+    return _travelling(X, codes, c, weights, local, offset, violation[local])
+
+
+def _reduce_block(
+    X, y, w, classes, positive, negative, centre, scale, coef, intercept, what
+):  # fmt: skip
+    X, _, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
+    margins = _block_margins(
+        X, c, centre, scale, coef, intercept, original=what == "min_original"
+    )[active]
+    if what == "total_hinge":
+        return float(np.sum(weights[active] * np.maximum(0.0, 1.0 - margins)))
+    return float(margins.min()) if margins.size else np.inf
+
+
+class DaskScaledRows:
+    """One two-class problem on the row blocks of a :class:`DaskRows`, answering
+    what :class:`~sklearn_linsep._working_set.ScaledRows` answers in memory.
+
+    The client keeps only the rows that the working-set algorithms asked for (the
+    seed and the violators, with their labels and weights); every pass over the
+    data (the seed, the violators of a hyperplane, the smallest margin, the total
+    hinge) runs as one dask task per block, and what comes back is those rows or a
+    number per block.
+
+    Parameters
+    ----------
+    rows : DaskRows
+    classes : ndarray
+        All labels of y, sorted.
+    positive, negative : sequence of int
+        Indices into ``classes`` of the labels that count as c = +1 and c = -1;
+        samples of other labels are left out (as are samples of weight 0).
+    """
+
+    def __init__(self, rows, classes, positive, negative):
+        import dask
+
+        rows.require_known_chunks()
+        self.name = rows.name
+        self.classes = np.asarray(classes)
+        self.sides = (np.asarray(positive), np.asarray(negative))
+        self.n_samples = int(rows.X.shape[0])
+        self.n_features = rows.n_features
+        self._blocks = rows.blocks()
+        self._offsets = rows.offsets[:-1]
+        self._cache = {}
+        summary = dask.delayed(_summary, pure=True)
+        parts = dask.compute(
+            *[
+                summary(X, y, w, self.classes, *self.sides, self.name)
+                for X, y, w in self._blocks
+            ]
+        )
+        counts = sum(part[0] for part in parts)
+        sums = sum(part[1] for part in parts)
+        high = np.max([part[2] for part in parts], axis=0)
+        low = np.min([part[3] for part in parts], axis=0)
+        if np.any(counts == 0):
+            raise ValueError(
+                f"{self.name}: one side of the problem has no sample of positive "
+                "weight."
+            )
+        self._side_means = sums / counts[:, None]
+        self.centre = sums.sum(axis=0) / counts.sum()
+        spread = np.maximum(high - self.centre, self.centre - low)
+        largest = float(np.max(spread)) if spread.size else 0.0
+        self.scale = largest if largest > 0 else 1.0
+
+    def _map(self, function, *args):
+        """``function(X, y, w, classes, positive, negative, [offset,] *args)`` on
+        every block, computed; ``offset`` is passed when ``function`` is a
+        row-returning pass."""
+        import dask
+
+        task = dask.delayed(function, pure=True)
+        with_offset = function in (_seed_block, _violators_block)
+        return dask.compute(
+            *[
+                task(
+                    X,
+                    y,
+                    w,
+                    self.classes,
+                    *self.sides,
+                    *((offset,) if with_offset else ()),
+                    *args,
+                )
+                for (X, y, w), offset in zip(self._blocks, self._offsets, strict=True)
+            ]
+        )
+
+    def _receive(self, parts):
+        """Cache the rows the blocks sent; ``(indices, values)`` of all of them."""
+        indices = np.concatenate([part[0] for part in parts]).astype(np.intp)
+        values = np.concatenate([part[1] for part in parts])
+        for index, row, c, weight, code in zip(
+            indices,
+            (row for part in parts for row in part[2]),
+            np.concatenate([part[3] for part in parts]),
+            np.concatenate([part[4] for part in parts]),
+            np.concatenate([part[5] for part in parts]),
+            strict=True,
+        ):
+            self._cache[int(index)] = (row, c, weight, code)
+        return indices, values
+
+    def _cached(self, indices, field):
+        return np.array([self._cache[int(i)][field] for i in indices])
+
+    def original_rows(self, indices):
+        if len(indices) == 0:
+            return np.empty((0, self.n_features))
+        return self._cached(indices, 0).reshape(len(indices), self.n_features)
+
+    def rows(self, indices):
+        return (self.original_rows(indices) - self.centre) / self.scale
+
+    def labels(self, indices):
+        return self._cached(indices, 1).astype(float)
+
+    def sample_weights(self, indices):
+        return self._cached(indices, 2).astype(float)
+
+    def class_codes(self, indices):
+        return self._cached(indices, 3).astype(np.intp)
+
+    def seed(self, size):
+        direction, shift = seed_direction(*self._side_means)
+        indices, signed = self._receive(self._map(_seed_block, direction, shift, size))
+        labels = self.labels(indices)
+        chosen = []
+        for side in (1.0, -1.0):
+            members = np.flatnonzero(labels == side)
+            take = min(size, members.size)
+            chosen.append(members[np.argpartition(signed[members], take - 1)[:take]])
+        return np.unique(indices[np.concatenate(chosen)])
+
+    def violators(self, coef, intercept, threshold, working, batch=None):
+        working = np.asarray(working, dtype=np.int64)
+        indices, values = self._receive(
+            self._map(
+                _violators_block,
+                self.centre,
+                self.scale,
+                coef,
+                intercept,
+                threshold,
+                working,
+                batch,
+            )
+        )
+        if batch is not None and indices.size > batch:
+            indices = indices[np.argpartition(values, -batch)[-batch:]]
+        inside = threshold - self.labels(working) * (
+            self.rows(working) @ coef + intercept
+        )
+        return np.sort(indices), inside
+
+    def _reduce(self, coef, intercept, what):
+        return self._map(_reduce_block, self.centre, self.scale, coef, intercept, what)
+
+    def min_margin(self, coef, intercept, original=False):
+        what = "min_original" if original else "min"
+        return float(min(self._reduce(coef, intercept, what)))
+
+    def total_hinge(self, coef, intercept):
+        return float(sum(self._reduce(coef, intercept, "total_hinge")))
+
+    def opposite_duplicates(self):
+        # The scan sorts all n rows; on blocks the hull-intersection LP gives a
+        # certificate as valid (if not always the smallest).
+        return None
+
+    @property
+    def rounding(self):
+        return 16 * np.finfo(float).eps * np.sqrt(self.n_features)
+
+    def to_original(self, coef, intercept):
+        weights = coef / self.scale
+        return weights, intercept - self.centre @ weights
+
+
+def _separated_block(X, y, classes, coef, intercept):
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y).ravel()
+    in_pair = np.isin(y, classes)
+    c = np.where(y == classes[1], 1.0, -1.0)
+    return bool(np.all(c[in_pair] * (X[in_pair] @ coef + intercept) > 0))
+
+
+def verify_on_blocks(result, X, y, rtol):
+    """:meth:`SeparabilityResult.verify` on dask arrays: a separating hyperplane
+    is checked block by block (one boolean per block comes back); an
+    inseparability certificate reads only its own rows."""
+    import dask
+
+    rows = DaskRows(X, y, name="SeparabilityResult.verify")
+    if result.separable:
+        task = dask.delayed(_separated_block, pure=True)
+        checks = dask.compute(
+            *[
+                task(X_block, y_block, result.classes, result.coef, result.intercept)
+                for X_block, y_block, _ in rows.blocks()
+            ]
+        )
+        return all(checks)
+    rows.require_known_chunks()
+    indices = np.asarray(result.certificate_indices)
+    order = np.argsort(indices)
+    points, labels = dask.compute(rows.X[indices[order]], rows.y[indices[order]])
+    restore = np.empty_like(order)
+    restore[order] = np.arange(len(order))
+    local = type(result)(**{**vars(result), "certificate_indices": restore})
+    return local.verify(np.asarray(points), np.asarray(labels), rtol)

@@ -1,0 +1,19 @@
+"""Fixtures shared by several test modules."""
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A dask.distributed cluster of 2 worker processes, started inside the test
+    session (no outside service), and a client connected to it; dask's computations
+    in the tests that use it run there."""
+    import distributed
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        memory_limit="2GiB",
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client

@@ -1,0 +1,163 @@
+"""HardMarginSVM and linear_separability on dask arrays, against the in-memory fits.
+
+Every test runs on the 2-process LocalCluster of the ``dask_client`` fixture, so
+the block tasks really run in other processes and only what they return travels.
+"""
+
+import warnings
+
+import dask.array as da
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    NotLinearlySeparableError,
+    NotLinearlySeparableWarning,
+    linear_separability,
+)
+from sklearn_linsep._dask import DaskRows, DaskScaledRows
+from sklearn_linsep._margin import maximal_margin_of
+
+pytestmark = pytest.mark.usefixtures("dask_client")
+
+
+def _separable(n=6000, p=5, gap=0.3, seed=0, offset=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    w = rng.normal(size=p)
+    scores = X @ w
+    keep = np.abs(scores) > gap
+    return X[keep] + offset, (scores[keep] > 0).astype(int)
+
+
+def _iris():
+    return load_iris(return_X_y=True)
+
+
+@pytest.mark.parametrize("chunks", [500, 1777, 10_000])
+@pytest.mark.parametrize("dask_y", [True, False])
+def test_hard_margin_on_blocks_equals_in_memory(chunks, dask_y):
+    X, y = _separable(offset=50.0)  # an offset the centring must absorb
+    reference = HardMarginSVM().fit(X, y)
+    y_in = da.from_array(y, chunks=chunks) if dask_y else y
+    svm = HardMarginSVM().fit(da.from_array(X, chunks=(chunks, X.shape[1])), y_in)
+    assert svm.separable_
+    assert svm.margin_ == pytest.approx(reference.margin_, rel=1e-9)
+    np.testing.assert_allclose(svm.coef_, reference.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(svm.intercept_, reference.intercept_, rtol=1e-7)
+    np.testing.assert_array_equal(svm.support_, reference.support_)
+    np.testing.assert_array_equal(svm.support_vectors_, X[svm.support_])
+    np.testing.assert_allclose(
+        svm.dual_coef_ @ svm.support_vectors_, svm.coef_, rtol=1e-6, atol=1e-9
+    )
+    np.testing.assert_array_equal(svm.n_support_, reference.n_support_)
+    assert svm.n_features_in_ == X.shape[1]
+
+
+def test_only_the_working_set_travels():
+    X, y = _separable(n=100_000, p=4)
+    rows = DaskRows(da.from_array(X, chunks=(10_000, 4)), y)
+    problem = DaskScaledRows(rows, np.array([0, 1]), [1], [0])
+    result = maximal_margin_of(problem)
+    reference = HardMarginSVM().fit(X, y)
+    assert result.margin == pytest.approx(reference.margin_, rel=1e-9)
+    # The client holds the seed and each block's worst violators of each round
+    # only (at most rounds x blocks x batch rows), not the ~88 000 rows.
+    assert 0 < len(problem._cache) <= (result.rounds + 1) * 10 * 100
+    assert len(problem._cache) < len(y) / 20
+
+
+def test_sample_weights_on_blocks_leave_out_zero_weights():
+    X, y = _separable(n=3000, p=3)
+    rng = np.random.default_rng(1)
+    weights = rng.integers(0, 3, size=len(y)).astype(float)
+    reference = HardMarginSVM().fit(X, y, sample_weight=weights)
+    svm = HardMarginSVM().fit(
+        da.from_array(X, chunks=(700, 3)), y, sample_weight=da.from_array(weights, 700)
+    )
+    assert svm.margin_ == pytest.approx(reference.margin_, rel=1e-9)
+    assert np.all(weights[svm.support_] > 0)
+
+
+def test_soft_limit_and_multiclass_on_blocks():
+    X, y = _iris()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        reference = HardMarginSVM().fit(X, y)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(da.from_array(X, chunks=(40, 4)), y)
+    np.testing.assert_allclose(svm.margin_, reference.margin_, rtol=1e-9)
+    np.testing.assert_allclose(svm.hinge_violation_, reference.hinge_violation_)
+    np.testing.assert_array_equal(svm.separable_, reference.separable_)
+    np.testing.assert_array_equal(svm.n_support_, reference.n_support_)
+    predicted = svm.predict(da.from_array(X, chunks=(40, 4)))
+    np.testing.assert_array_equal(np.asarray(predicted), reference.predict(X))
+
+
+def test_raise_gives_a_certificate_valid_on_the_whole_data():
+    X, y = _iris()
+    keep = y > 0
+    X, y = X[keep], y[keep]
+    with pytest.raises(NotLinearlySeparableError) as error:
+        HardMarginSVM(on_inseparable="raise").fit(da.from_array(X, chunks=30), y)
+    certificate = error.value.certificate
+    assert certificate.verify(X, y)
+    assert certificate.verify(da.from_array(X, chunks=30), da.from_array(y, 30))
+
+
+@pytest.mark.parametrize("chunks", [17, 40, 150])
+def test_linear_separability_on_blocks_matches_in_memory(chunks):
+    X, y = _iris()
+    reference = linear_separability(X, y)
+    results = linear_separability(da.from_array(X, chunks=(chunks, 4)), y)
+    assert results.keys() == reference.keys()
+    for pair, result in results.items():
+        assert result.separable == reference[pair].separable
+        assert result.verify(X, y)
+        assert result.verify(da.from_array(X, chunks=33), da.from_array(y, 33))
+        if not result.separable:  # indices are rows of the whole X
+            assert set(y[result.certificate_indices]) == set(pair)
+
+
+def test_linear_separability_two_classes_on_blocks():
+    X, y = _separable(n=20_000, p=6, gap=0.05)
+    result = linear_separability(da.from_array(X, chunks=(3000, 6)), y)
+    assert result.separable and result.verify(X, y)
+    margins = np.where(y == 1, 1, -1) * (X @ result.coef + result.intercept)
+    assert margins.min() == pytest.approx(1.0, rel=1e-9)
+    y_flipped = y.copy()
+    y_flipped[:2] = 1 - y_flipped[:2]  # two mislabelled rows: inseparable
+    result = linear_separability(da.from_array(X, chunks=(3000, 6)), y_flipped)
+    assert not result.separable and result.verify(X, y_flipped)
+    wrong = type(result)(**{**vars(result), "common_point": result.common_point + 1})
+    assert not wrong.verify(da.from_array(X, chunks=3000), y_flipped)
+
+
+def test_a_block_with_no_rows_changes_nothing():
+    X, y = _separable(n=2000, p=3)
+    n = len(y)
+    chunks = ((n // 2, 0, n - n // 2), (3,))
+    svm = HardMarginSVM().fit(da.from_array(X, chunks=chunks), y)
+    assert svm.margin_ == pytest.approx(HardMarginSVM().fit(X, y).margin_, rel=1e-9)
+    assert linear_separability(da.from_array(X, chunks=chunks), y).separable
+
+
+def test_bad_dask_input_gives_clear_errors():
+    X, y = _separable(n=2000, p=3)
+    X_dask = da.from_array(X, chunks=(500, 3))
+    unknown = X_dask[X_dask[:, 0] > -np.inf]  # same rows, unknown chunk sizes
+    y_unknown = da.from_array(y, chunks=500)[X_dask[:, 0] > -np.inf]
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        HardMarginSVM().fit(unknown, y)
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        linear_separability(unknown, y_unknown)
+    with_nan = X.copy()
+    with_nan[1234, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        HardMarginSVM().fit(da.from_array(with_nan, chunks=(500, 3)), y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        linear_separability(X_dask, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="rows"):
+        HardMarginSVM().fit(X_dask, y[:-1])
