@@ -285,6 +285,11 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run one epoch on a batch, continuing from the current state.
 
+        For data in a dask array, dask-ml's ``Incremental`` wrapper calls this
+        once per block: ``Incremental(Perceptron(), shuffle_blocks=False).fit(X, y,
+        classes=[0, 1])`` gives the weights of calling it by hand on the blocks in
+        order, and its ``predict`` returns a dask array.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -1284,7 +1289,8 @@ class Adaline(_OnlineLinearClassifier):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run one Widrow-Hoff epoch on a batch, continuing from the current state.
 
-        Only with ``solver="online"``.
+        Only with ``solver="online"``. dask-ml's ``Incremental`` wrapper calls it
+        once per block of a dask array.
 
         Parameters
         ----------

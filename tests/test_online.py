@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.datasets import load_iris, make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SklearnPerceptron
@@ -770,3 +771,30 @@ def test_sparse_lstsq_keeps_a_small_scale_feature():
     sparse = Adaline(solver="lstsq").fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-6)
     np.testing.assert_allclose(dense.coef_[0], augmented_lstsq(X, y)[:-1], rtol=1e-8)
+
+
+@pytest.mark.parametrize("Estimator", [Perceptron, PocketPerceptron, Adaline])
+def test_dask_ml_incremental_feeds_partial_fit_block_by_block(Estimator, dask_client):
+    """dask-ml's Incremental calls partial_fit once per block, in order: the same
+    weights as calling it by hand on the same blocks."""
+    import dask.array as da
+    from dask_ml.wrappers import Incremental
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 4))
+    y = (X @ np.array([1.0, 2.0, -1.0, 0.5]) > 0).astype(int)
+    estimator = Estimator(shuffle=False, random_state=0)
+    wrapped = Incremental(estimator, scoring="accuracy", shuffle_blocks=False)
+    wrapped.fit(
+        da.from_array(X, chunks=500), da.from_array(y, chunks=500), classes=[0, 1]
+    )
+    by_hand = clone(estimator)
+    for start in range(0, 3000, 500):
+        by_hand.partial_fit(
+            X[start : start + 500], y[start : start + 500], classes=[0, 1]
+        )
+    np.testing.assert_array_equal(wrapped.estimator_.coef_, by_hand.coef_)
+    np.testing.assert_array_equal(wrapped.estimator_.intercept_, by_hand.intercept_)
+    predicted = wrapped.predict(da.from_array(X, chunks=500))
+    np.testing.assert_array_equal(predicted.compute(), by_hand.predict(X))
+    assert wrapped.score(da.from_array(X, chunks=500), y) > 0.9
