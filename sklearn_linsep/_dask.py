@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array
 
+from ._kernels import centred_margins
 from ._stats import class_statistics
 from ._working_set import seed_direction
 
@@ -235,9 +236,7 @@ def _block_problem(X, y, sample_weight, classes, positive, negative):
     classes, -1 for the negative ones, 0 (inactive) for the rest and for weight 0."""
     X = np.asarray(X, dtype=np.float64)
     codes = _encode_block(y, classes)
-    c = np.where(
-        np.isin(codes, positive), 1.0, np.where(np.isin(codes, negative), -1.0, 0.0)
-    )
+    c = _sides(len(classes), positive, negative)[codes]
     weights = (
         np.ones(X.shape[0])
         if sample_weight is None
@@ -282,39 +281,62 @@ def _seed_block(X, y, w, classes, positive, negative, offset, direction, shift, 
     return _travelling(X, codes, c, weights, local, offset, signed[local])
 
 
-def _block_margins(X, c, centre, scale, coef, intercept, original):
-    if original:
-        return c * (X @ coef + intercept)
-    # Centred before the product, as ScaledRows.scores does, so X's offset does
-    # not cost digits.
-    return c * ((X - centre) @ (coef / scale) + intercept)
+def _sides(n_classes, positive, negative):
+    side = np.zeros(n_classes)
+    side[positive], side[negative] = 1.0, -1.0
+    return side
+
+
+def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept):
+    """``(X, codes, weights, margins)`` of one block; margins are ``+inf`` for
+    rows out of the problem (see :func:`~sklearn_linsep._kernels.centred_margins`)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    codes = _encode_block(y, classes)
+    weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
+    margins = np.empty(X.shape[0])
+    side = _sides(len(classes), positive, negative)
+    centred_margins(X, codes, side, weights, centre, coef, float(intercept), margins)
+    return X, codes, weights, margins
 
 
 def _violators_block(
     X, y, w, classes, positive, negative, offset, centre, scale, coef, intercept,
     threshold, working, batch,
 ):  # fmt: skip
-    X, codes, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
-    margins = _block_margins(X, c, centre, scale, coef, intercept, False)
-    violation = np.where(active, threshold - margins, -np.inf)
+    X, codes, weights, margins = _block_margins(
+        X, y, w, classes, positive, negative, centre, coef / scale, intercept
+    )
+    violation = threshold - margins  # -inf out of the problem
     mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
     violation[mine] = -np.inf
     local = np.flatnonzero(violation > 0)
     if batch is not None and local.size > batch:
         local = local[np.argpartition(violation[local], -batch)[-batch:]]
-    return _travelling(X, codes, c, weights, local, offset, violation[local])
+    c = _sides(len(classes), positive, negative)[codes[local]]
+    travelling_weights = weights[local] if weights.size else np.ones(local.size)
+    return (
+        local + offset,
+        violation[local],
+        X[local],
+        c,
+        travelling_weights,
+        codes[local],
+    )
 
 
 def _reduce_block(
     X, y, w, classes, positive, negative, centre, scale, coef, intercept, what
 ):  # fmt: skip
-    X, _, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
-    margins = _block_margins(
-        X, c, centre, scale, coef, intercept, original=what == "min_original"
-    )[active]
+    if what == "min_original":  # the hyperplane on X itself, not on Z
+        centre, scale = np.zeros_like(centre), 1.0
+    _, _, weights, margins = _block_margins(
+        X, y, w, classes, positive, negative, centre, coef / scale, intercept
+    )
+    active = np.isfinite(margins)
     if what == "total_hinge":
-        return float(np.sum(weights[active] * np.maximum(0.0, 1.0 - margins)))
-    return float(margins.min()) if margins.size else np.inf
+        hinge = np.maximum(0.0, 1.0 - margins[active])
+        return float(np.sum(hinge * weights[active] if weights.size else hinge))
+    return float(margins[active].min()) if active.any() else np.inf
 
 
 class DaskScaledRows:
