@@ -21,6 +21,7 @@ from ._separability import (
     separability_scorer,
     separability_statistics,
 )
+from ._stats import ClassStatistics
 from ._svm import HardMarginSVM
 from .datasets import (
     load_breast_cancer_wisconsin,
@@ -41,6 +42,7 @@ __all__ = [
     "Perceptron",
     "PocketPerceptron",
     "AngleResult",
+    "ClassStatistics",
     "FisherDiscriminant",
     "HardMarginSVM",
     "HotellingT2Result",

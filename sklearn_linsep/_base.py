@@ -5,17 +5,25 @@ the labels into ``classes_``, the single-class error, one-vs-rest for estimators
 whose rule is binary, and ``decision_function`` / ``predict`` from ``coef_`` and
 ``intercept_``. A subclass's ``fit`` calls ``_validate_fit_data`` and sets ``coef_``
 (``(1, p)`` for two classes, ``(K, p)`` otherwise) and ``intercept_``.
+
+For a dask array X, ``decision_function`` and ``predict`` return lazy dask arrays,
+computed block by block (:func:`map_row_blocks`).
 """
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
     _check_sample_weight,
+    check_array,
     check_is_fitted,
     check_X_y,
     validate_data,
 )
+
+from ._dask import is_dask_array
 
 
 def encode_classes(y, estimator_name):
@@ -85,6 +93,72 @@ def validate_labelled_data(
     return X, classes, y_encoded, sample_weight
 
 
+def _apply_to_block(block, func, dtype, accept_sparse, *args):
+    # Validated where the block lives: a NaN is reported by the task that meets it.
+    block = check_array(
+        block,
+        accept_sparse=accept_sparse,
+        dtype=dtype,
+        ensure_min_samples=0,
+        input_name="X",
+    )
+    return func(block, *args)
+
+
+def map_row_blocks(estimator, X, func, *args):
+    """``func(X_block, *args)`` on every row block of a dask array X, lazily.
+
+    X is checked against the fitted ``n_features_in_`` (and feature names, which a
+    dask array has none of) as ``validate_data(reset=False)`` does, and each block
+    is validated as the in-memory path validates X (finite; float32 kept, the rest
+    float64). ``func`` maps an ``(n, p)`` block to ``(n,)`` or ``(n, q)`` rows; its
+    output on an empty block gives the result's dtype and width, so that the lazy
+    result declares what the computed one will be.
+
+    Returns
+    -------
+    result : dask.array.Array
+        Row blocks aligned with those of X.
+    """
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D dask array X; got {X.ndim} dimension(s). Reshape a "
+            "single feature with X.reshape(-1, 1)."
+        )
+    _check_n_features(estimator, X, reset=False)
+    _check_feature_names(estimator, X, reset=False)
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
+    accept_sparse = getattr(estimator, "_accept_sparse", False) and "csr"
+    probe = func(np.zeros((0, X.shape[1]), dtype=dtype), *args)
+    if probe.ndim == 1:
+        options = dict(drop_axis=1, chunks=(X.chunks[0],))
+    else:
+        options = dict(chunks=(X.chunks[0], (probe.shape[1],)))
+    return X.map_blocks(
+        _apply_to_block,
+        func,
+        dtype,
+        accept_sparse,
+        *args,
+        dtype=probe.dtype,
+        meta=probe,
+        **options,
+    )
+
+
+def _linear_scores(X, coef, intercept):
+    scores = X @ coef.T + intercept
+    return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def _labels(scores, classes):
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(np.intp)]
+    return classes[np.argmax(scores, axis=1)]
+
+
 class LinearClassifierBase(ClassifierMixin, BaseEstimator):
     """Base for linear classifiers: ``decision_function(x) = x @ coef_.T + intercept_``.
 
@@ -110,8 +184,12 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         )
         return X, y_encoded, sample_weight
 
-    def _validate_predict_data(self, X):
+    def _check_is_fitted(self):
+        """Raise NotFittedError unless fitted (a subclass may say more on why)."""
         check_is_fitted(self)
+
+    def _validate_predict_data(self, X):
+        self._check_is_fitted()
         return validate_data(
             self,
             X,
@@ -141,32 +219,44 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For two classes, > 0 means ``classes_[1]``; otherwise one score per class.
+            A lazy dask array, in X's row blocks, for a dask X.
         """
+        if is_dask_array(X):
+            self._check_is_fitted()
+            return map_row_blocks(self, X, _linear_scores, self.coef_, self.intercept_)
         X = self._validate_predict_data(X)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return _linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """Class labels of the samples.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            A lazy dask array, in X's row blocks, for a dask X.
         """
         scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        if is_dask_array(scores):
+            classes = self.classes_
+            return scores.map_blocks(
+                _labels,
+                classes,
+                dtype=classes.dtype,
+                meta=classes[:0],
+                chunks=(scores.chunks[0],),
+                drop_axis=[1] if scores.ndim == 2 else [],
+            )
+        return _labels(scores, self.classes_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -2,7 +2,9 @@
 
 The math lives in module-level functions (``nearest_mean_rule``, ``fisher_directions``,
 ``accuracy_threshold``) that take class statistics and the regularised inverse from
-``_stats``; :class:`FisherDiscriminant` only validates and calls them.
+``_stats``; :class:`FisherDiscriminant` only validates and calls them, from one method
+(``_model``) whichever way the statistics came: ``fit`` in memory or on dask arrays,
+``partial_fit``, ``merge`` or ``fit_statistics``.
 """
 
 from numbers import Integral, Real
@@ -10,10 +12,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from ._base import LinearClassifierBase
-from ._stats import class_statistics
+from ._base import LinearClassifierBase, map_row_blocks
+from ._dask import any_dask, is_dask_array
+from ._streaming import StatisticsEstimatorMixin
 
 
 def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
@@ -165,8 +168,15 @@ def accuracy_threshold(scores, positive, weights, preferred):
     return float(edge - step if np.isinf(lower[j]) else edge + step)
 
 
+def _project(X, xbar, scalings):
+    return (X - xbar) @ scalings
+
+
 class FisherDiscriminant(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, LinearClassifierBase
+    StatisticsEstimatorMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    LinearClassifierBase,
 ):
     r"""Fisher's linear discriminant, extended to a singular covariance.
 
@@ -197,6 +207,13 @@ class FisherDiscriminant(
     ``transform`` only, as in LDA), which is the linear rule
     :math:`\bar x_k^\top S(\kappa)^{-1} x
     - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k (+ \log \pi_k)`.
+
+    The model depends on the data only through the class statistics
+    (:class:`ClassStatistics`), which merge exactly: ``fit`` takes dask arrays and
+    reduces them block by block, :meth:`partial_fit` takes chunks, :meth:`merge`
+    combines two estimators and :meth:`fit_statistics` takes statistics merged
+    elsewhere, all equal to one fit on all rows (except ``threshold="accuracy"``,
+    which needs the rows and is refused there).
 
     Parameters
     ----------
@@ -246,9 +263,13 @@ class FisherDiscriminant(
         Share of the between-class variance along each direction.
     xbar_ : ndarray of shape (n_features,)
         Weighted overall mean, the origin of ``transform``.
+    statistics_ : ClassStatistics
+        The class counts, means and pooled scatter everything above is computed
+        from; what :meth:`partial_fit` and :meth:`merge` accumulate.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Defined when X has feature names that are all strings.
+        Defined when X has feature names that are all strings (never for a dask
+        array).
 
     See Also
     --------
@@ -317,27 +338,8 @@ class FisherDiscriminant(
             raise ValueError(f"priors must sum to 1; they sum to {priors.sum():g}.")
         return np.log(priors)
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Fit the discriminant.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative frequency weights: an integer weight equals repeating the row,
-            and the pooled covariance divides by ``sum(sample_weight) - n_classes``.
-            Their scale therefore matters when S is singular (it sets the scale of S
-            against κ), and weights normalised to sum to 1 are refused.
-
-        Returns
-        -------
-        self : FisherDiscriminant
-        """
-        X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        n_classes, n_features = len(self.classes_), X.shape[1]
-        log_priors = self._log_priors(n_classes)
+    def _check_model_params(self, n_classes, n_features):
+        self._log_priors(n_classes)
         if self.threshold == "accuracy" and n_classes > 2:
             raise ValueError(
                 "threshold='accuracy' is defined for two classes only; got "
@@ -350,31 +352,213 @@ class FisherDiscriminant(
                 f"n_features) = {max_components}."
             )
 
-        stats = class_statistics(X, y_encoded, n_classes, sample_weight)
-        reg = stats.regularized_inverse(self.kappa, self.tol, X.dtype)
+    def _check_streaming(self, method):
+        if self.threshold == "accuracy":
+            raise ValueError(
+                "threshold='accuracy' needs the projected score of every training "
+                f"row, which {method} does not keep (it keeps class statistics "
+                "only). Use threshold='midpoint', or fit on all rows in memory."
+            )
+
+    def _model(self, stats):
+        """The fitted attributes that the class statistics define."""
+        n_classes, n_features = stats.n_classes, stats.n_features
+        dtype = stats.dtype
+        reg = stats.regularized_inverse(self.kappa, self.tol)
         coef, intercept = nearest_mean_rule(
-            reg, stats.means, log_priors, stats.mean_noise
+            reg, stats.means, self._log_priors(n_classes), stats.mean_noise
         )
-        dtype = X.dtype
-        self.coef_ = coef.astype(dtype, copy=False)
+        scalings, ratio = fisher_directions(reg, stats)
+        n_components = self.n_components or min(n_classes - 1, n_features)
+        model = {
+            "coef_": coef.astype(dtype, copy=False),
+            "intercept_": np.asarray(intercept, dtype=dtype).reshape(-1),
+            "means_": stats.means.astype(dtype, copy=False),
+            "rank_": reg.rank,
+            "null_space_dim_": reg.null_space_dim,
+            "scalings_": scalings[:, :n_components].astype(dtype, copy=False),
+            "explained_variance_ratio_": ratio[:n_components],
+            "xbar_": stats.grand_mean.astype(dtype, copy=False),
+            "_n_features_out": n_components,
+        }
+        if self.store_covariance:
+            model["covariance_"] = stats.pooled_covariance().astype(dtype, copy=False)
+        return model
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the discriminant.
+
+        Parameters
+        ----------
+        X : array-like or dask array of shape (n_samples, n_features)
+            A dask array is reduced block by block where its blocks live (class
+            statistics per block, merged in a tree); nothing of size n_samples comes
+            to the client. ``threshold="accuracy"`` needs every row and refuses it.
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
+            Non-negative frequency weights: an integer weight equals repeating the row,
+            and the pooled covariance divides by ``sum(sample_weight) - n_classes``.
+            Their scale therefore matters when S is singular (it sets the scale of S
+            against κ), and weights normalised to sum to 1 are refused.
+
+        Returns
+        -------
+        self : FisherDiscriminant
+        """
+        if self.threshold == "accuracy" and any_dask(X, y, sample_weight):
+            raise ValueError(
+                "threshold='accuracy' needs the projected score of every row, which "
+                "a fit on dask arrays does not bring to the client. Use "
+                "threshold='midpoint' with dask arrays."
+            )
+        stats, X, y_encoded, sample_weight = self._statistics_for_fit(
+            X, y, sample_weight
+        )
+        self._set_statistics(stats, strict=True)
         if self.threshold == "accuracy":
             intercept = self._accuracy_intercept(
-                X, y_encoded, sample_weight, stats, intercept[0], log_priors
+                X,
+                y_encoded,
+                sample_weight,
+                stats,
+                float(self.intercept_[0]),
+                self._log_priors(len(self.classes_)),
             )
-        scalings, ratio = fisher_directions(reg, stats)
-
-        n_components = self.n_components or max_components
-        self.intercept_ = np.asarray(intercept, dtype=dtype).reshape(-1)
-        self.means_ = stats.means.astype(dtype, copy=False)
-        if self.store_covariance:
-            self.covariance_ = stats.pooled_covariance().astype(dtype, copy=False)
-        self.rank_ = reg.rank
-        self.null_space_dim_ = reg.null_space_dim
-        self.scalings_ = scalings[:, :n_components].astype(dtype, copy=False)
-        self.explained_variance_ratio_ = ratio[:n_components]
-        self.xbar_ = stats.grand_mean.astype(dtype, copy=False)
-        self._n_features_out = n_components
+            self.intercept_ = intercept.astype(stats.dtype)
         return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows to the fit, exactly.
+
+        The class counts, means and centred scatter of the chunk are merged into
+        ``statistics_`` (:meth:`ClassStatistics.merge`), so after any sequence of
+        chunks the model equals one :meth:`fit` on all their rows, up to rounding,
+        whatever the chunk sizes and order. A call after :meth:`fit` adds to it.
+
+        Until every class has positive weight (e.g. after chunks of one class
+        only), or while the statistics define no rule (e.g. equal class means so
+        far), the estimator keeps accumulating but is not fitted: ``predict`` raises
+        ``NotFittedError`` saying why, and the model attributes are absent.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            A chunk of rows; its number of features must stay that of the first.
+            float32 chunks keep float32 attributes; a mix becomes float64.
+        y : array-like of shape (n_samples,)
+            Labels of the chunk, each in ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label; required on the first call (a chunk need not hold all
+            classes), optional afterwards, where it must be the same.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self : FisherDiscriminant
+
+        Raises
+        ------
+        ValueError
+            With ``threshold="accuracy"``, which needs the projected scores of all
+            rows together.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import FisherDiscriminant
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(100, 3))
+        >>> y = np.repeat([0, 1], 50)
+        >>> X[y == 1] += 2.0
+        >>> clf = FisherDiscriminant()
+        >>> for rows in np.array_split(np.arange(100), 7):
+        ...     clf = clf.partial_fit(X[rows], y[rows], classes=[0, 1])
+        >>> full = FisherDiscriminant().fit(X, y)
+        >>> bool(np.allclose(clf.coef_, full.coef_, rtol=1e-12))
+        True
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def merge(self, other):
+        """A discriminant of the rows of both ``self`` and ``other``.
+
+        ``other`` is a FisherDiscriminant of the same parameters, fitted or
+        partially fitted on other rows of the same classes and features; the
+        result equals one :meth:`fit` on the union of their rows (their
+        ``statistics_`` merge exactly). Neither is changed.
+
+        Parameters
+        ----------
+        other : FisherDiscriminant
+
+        Returns
+        -------
+        merged : FisherDiscriminant
+            A new estimator; not fitted (but mergeable and ready for
+            :meth:`partial_fit`) if some class still has no weight.
+
+        Raises
+        ------
+        ValueError
+            For different parameters, classes, numbers or names of features, or
+            with ``threshold="accuracy"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import FisherDiscriminant
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(60, 2))
+        >>> y = np.repeat([0, 1], 30)
+        >>> X[y == 1] += 3.0
+        >>> a = FisherDiscriminant().fit(X[::2], y[::2])
+        >>> b = FisherDiscriminant().fit(X[1::2], y[1::2])
+        >>> merged = a.merge(b)
+        >>> bool(np.allclose(merged.coef_, FisherDiscriminant().fit(X, y).coef_))
+        True
+        """
+        return self._merge(other)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_statistics(self, statistics, classes):
+        """Fit the discriminant from class statistics alone.
+
+        For map-reduce engines: compute :meth:`ClassStatistics.from_data` on each
+        part of the data, combine them with :meth:`ClassStatistics.merge`, and fit
+        here; the result equals :meth:`fit` on all rows. ``n_features_in_`` is set,
+        there are no feature names.
+
+        Parameters
+        ----------
+        statistics : ClassStatistics
+        classes : array-like of shape (n_classes,)
+            The labels of the statistics' rows, sorted and distinct.
+
+        Returns
+        -------
+        self : FisherDiscriminant
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import ClassStatistics, FisherDiscriminant
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(60, 2))
+        >>> y = np.repeat(["a", "b"], 30)
+        >>> X[y == "b"] += 3.0
+        >>> parts = [
+        ...     ClassStatistics.from_data(X[rows], y[rows], classes=["a", "b"])
+        ...     for rows in np.array_split(np.arange(60), 4)
+        ... ]
+        >>> stats = parts[0].merge(parts[1]).merge(parts[2].merge(parts[3]))
+        >>> clf = FisherDiscriminant().fit_statistics(stats, ["a", "b"])
+        >>> bool(np.allclose(clf.coef_, FisherDiscriminant().fit(X, y).coef_))
+        True
+        """
+        return self._fit_statistics(statistics, classes)
 
     def _accuracy_intercept(
         self, X, y_encoded, sample_weight, stats, intercept, log_priors
@@ -395,17 +579,19 @@ class FisherDiscriminant(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_components)
             ``(X - xbar_) @ scalings_``; for two classes one column, increasing toward
-            ``classes_[1]``.
+            ``classes_[1]``. A lazy dask array, in X's row blocks, for a dask X.
         """
-        check_is_fitted(self)
+        self._check_is_fitted()
+        if is_dask_array(X):
+            return map_row_blocks(self, X, _project, self.xbar_, self.scalings_)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        return (X - self.xbar_) @ self.scalings_
+        return _project(X, self.xbar_, self.scalings_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -23,10 +23,12 @@ from sklearn.base import (
 )
 from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_n_features, validate_data
 
-from ._base import validate_labelled_data
+from ._base import map_row_blocks, validate_labelled_data
+from ._dask import DaskRows, any_dask, dask_class_statistics, is_dask_array
 from ._stats import class_statistics
+from ._streaming import StatisticsEstimatorMixin
 
 _METRICS = {"euclidean", "mahalanobis"}
 
@@ -131,9 +133,9 @@ def _hotelling(stats, d, reg):
     )
 
 
-def _two_class_angle(stats, kappa, metric, tol, dtype):
+def _two_class_angle(stats, kappa, metric, tol):
     """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``."""
-    reg = stats.regularized_inverse(kappa, tol, dtype)
+    reg = stats.regularized_inverse(kappa, tol)
     d = stats.means[1] - stats.means[0]
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
     u = reg.solve(d, atol=stats.mean_noise)
@@ -161,18 +163,53 @@ def _two_class_angle(stats, kappa, metric, tol, dtype):
     return result, u, offset
 
 
-def _pairwise(X, y_encoded, n_classes, sample_weight, kappa, metric, tol):
-    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j, from
-    one pass over X."""
-    stats = class_statistics(X, y_encoded, n_classes, sample_weight, per_class=True)
+def _pairwise(stats, kappa, metric, tol):
+    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j.
+
+    Two classes need only the pooled scatter; more need the scatter of each class
+    (``per_class`` statistics), from which every pair's is a sum.
+    """
     return {
-        (i, j): _two_class_angle(stats.pair(i, j), kappa, metric, tol, X.dtype)
-        for i, j in combinations(range(n_classes), 2)
+        (i, j): _two_class_angle(
+            stats if stats.n_classes == 2 else stats.pair(i, j), kappa, metric, tol
+        )
+        for i, j in combinations(range(stats.n_classes), 2)
     }
 
 
-def _smallest_angle(X, y_encoded, n_classes, sample_weight, kappa, metric, tol):
-    pairs = _pairwise(X, y_encoded, n_classes, sample_weight, kappa, metric, tol)
+def _check_two_classes(classes):
+    if len(classes) != 2:
+        raise ValueError(
+            f"The angle of separability compares two classes; got {len(classes)}. "
+            "SeparabilityAngle gives the angle of every pair."
+        )
+
+
+def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
+    """The class statistics of the angle functions (``two`` classes exactly) and
+    of the scores: in memory, or reduced block by block where the blocks of a dask X
+    live. With an estimator, X must have its fitted features."""
+    if any_dask(X, y, sample_weight):
+        rows = DaskRows(X, y, sample_weight, name=name)
+        if estimator is not None:
+            _check_n_features(estimator, rows.X, reset=False)
+        classes = rows.classes()
+        if two:
+            _check_two_classes(classes)
+        return dask_class_statistics(rows, classes, per_class=len(classes) > 2)
+    X, classes, y_encoded, sample_weight = validate_labelled_data(
+        X, y, sample_weight, name, estimator, reset=False
+    )
+    if two:
+        _check_two_classes(classes)
+    n_classes = len(classes)
+    return class_statistics(
+        X, y_encoded, n_classes, sample_weight, per_class=n_classes > 2
+    )
+
+
+def _smallest_angle(stats, kappa, metric, tol):
+    pairs = _pairwise(stats, kappa, metric, tol)
     return min(result.angle for result, _, _ in pairs.values())
 
 
@@ -210,14 +247,16 @@ def separability_statistics(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+    X : array-like or dask array of shape (n_samples, n_features)
+        A dask array is reduced block by block where its blocks live; only the
+        class statistics (O(p²)) come to the client.
+    y : array-like or dask array of shape (n_samples,)
         Exactly two classes; the second in sorted order is the lifted +1.
     kappa : float, default=1.0
         The regularisation κ > 0 (the height of the lifted classes is ±1).
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
         The length L. "euclidean" reproduces the paper.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like or dask array of shape (n_samples,), default=None
         Non-negative frequency weights.
     tol : float, default=None
         Relative rank tolerance of S (see :class:`FisherDiscriminant`).
@@ -236,16 +275,10 @@ def separability_statistics(
     >>> result.hotelling.pvalue < 1e-100
     True
     """
-    X, classes, y_encoded, sample_weight = validate_labelled_data(
-        X, y, sample_weight, "separability_statistics"
+    stats = _labelled_statistics(
+        X, y, sample_weight, "separability_statistics", two=True
     )
-    if len(classes) != 2:
-        raise ValueError(
-            f"The angle of separability compares two classes; got {len(classes)}. "
-            "SeparabilityAngle gives the angle of every pair."
-        )
-    stats = class_statistics(X, y_encoded, 2, sample_weight)
-    return _two_class_angle(stats, kappa, metric, tol, X.dtype)[0]
+    return _two_class_angle(stats, kappa, metric, tol)[0]
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
@@ -260,14 +293,14 @@ def separability_angle(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+    X : array-like or dask array of shape (n_samples, n_features)
+    y : array-like or dask array of shape (n_samples,)
         Exactly two classes.
     kappa : float, default=1.0
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
         ``"euclidean"`` is the paper's ‖S⁻¹d‖ (depends on the units of X);
         ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant when S is nonsingular).
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like or dask array of shape (n_samples,), default=None
     tol : float, default=None
 
     Returns
@@ -292,8 +325,15 @@ def separability_angle(
     ).angle
 
 
+def _signed_distances(X, unit_normals, offsets):
+    return (X @ unit_normals.T - offsets).astype(X.dtype, copy=False)
+
+
 class SeparabilityAngle(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    StatisticsEstimatorMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     r"""The angle of separability θ(κ) as a transformer.
 
@@ -310,6 +350,12 @@ class SeparabilityAngle(
     With K > 2 classes every pair i < j gets its own angle (``pairwise_angles_``) and
     its own column in ``transform``; ``angle_`` and ``score`` are the smallest pairwise
     angle, the least separable pair.
+
+    Everything is computed from the class statistics (:class:`ClassStatistics`),
+    which merge exactly: ``fit`` takes dask arrays and reduces them block by block,
+    :meth:`partial_fit` takes chunks, :meth:`merge` combines two estimators and
+    :meth:`fit_statistics` takes statistics merged elsewhere, all equal to one fit
+    on all rows.
 
     Parameters
     ----------
@@ -338,8 +384,14 @@ class SeparabilityAngle(
     pairwise_angles_ : ndarray of shape (n_classes, n_classes)
         Symmetric matrix of the pairwise angles in radians (zero diagonal).
     classes_ : ndarray of shape (n_classes,)
+    statistics_ : ClassStatistics
+        The class statistics everything above is computed from (with the scatter
+        of each class for K > 2); what :meth:`partial_fit` and :meth:`merge`
+        accumulate.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Defined when X has feature names that are all strings (never for a dask
+        array).
 
     See Also
     --------
@@ -374,68 +426,205 @@ class SeparabilityAngle(
         self.metric = metric
         self.tol = tol
 
+    # Not a classifier: scikit-learn's checks call partial_fit without classes.
+    _classes_from_first_chunk = True
+
+    def _per_class(self, n_classes):
+        return n_classes > 2
+
+    def _model(self, stats):
+        """The fitted attributes that the class statistics define."""
+        pairs = _pairwise(stats, self.kappa, self.metric, self.tol)
+        n_classes = stats.n_classes
+        pairwise_angles = np.zeros((n_classes, n_classes))
+        for (i, j), (result, _, _) in pairs.items():
+            pairwise_angles[i, j] = pairwise_angles[j, i] = result.angle
+        (i, j), (result, _, _) = min(pairs.items(), key=lambda item: item[1][0].angle)
+        normals = np.array([u for _, u, _ in pairs.values()])
+        offsets = np.array([offset for _, _, offset in pairs.values()])
+        # A zero normal (d = 0) stays zero rather than dividing by its length.
+        lengths = np.linalg.norm(normals, axis=1)
+        safe = np.where(lengths > 0, lengths, 1.0)
+        return {
+            "pairwise_angles_": pairwise_angles,
+            "angle_": result.angle,
+            "cos_angle_": result.cos_angle,
+            "scaled_distance_": result.scaled_distance,
+            "normal_": result.normal,
+            "hotelling_": result.hotelling,
+            "least_separable_pair_": (self.classes_[i], self.classes_[j]),
+            "pairs_": [(self.classes_[a], self.classes_[b]) for a, b in pairs],
+            "_unit_normals": normals / safe[:, None],
+            "_offsets": offsets / safe,
+            "_n_features_out": len(pairs),
+        }
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Compute the angle(s) and the hyperplane(s).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
+        X : array-like or dask array of shape (n_samples, n_features)
+            A dask array is reduced block by block where its blocks live; nothing
+            of size n_samples comes to the client.
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
 
         Returns
         -------
         self : SeparabilityAngle
         """
-        X, self.classes_, y_encoded, sample_weight = validate_labelled_data(
-            X, y, sample_weight, type(self).__name__, estimator=self
-        )
-        n_classes = len(self.classes_)
-        pairs = _pairwise(
-            X, y_encoded, n_classes, sample_weight, self.kappa, self.metric, self.tol
-        )
-        self.pairwise_angles_ = np.zeros((n_classes, n_classes))
-        for (i, j), (result, _, _) in pairs.items():
-            self.pairwise_angles_[i, j] = self.pairwise_angles_[j, i] = result.angle
-        (i, j), (result, _, _) = min(pairs.items(), key=lambda item: item[1][0].angle)
-        self.angle_ = result.angle
-        self.cos_angle_ = result.cos_angle
-        self.scaled_distance_ = result.scaled_distance
-        self.normal_ = result.normal
-        self.hotelling_ = result.hotelling
-        self.least_separable_pair_ = (self.classes_[i], self.classes_[j])
-        self.pairs_ = [(self.classes_[i], self.classes_[j]) for i, j in pairs]
-        self._set_hyperplanes([(u, offset) for _, u, offset in pairs.values()])
+        stats, _, _, _ = self._statistics_for_fit(X, y, sample_weight)
+        self._set_statistics(stats, strict=True)
         return self
 
-    def _set_hyperplanes(self, traces):
-        """Unit normals and offsets of the traces; a zero normal (d = 0) stays zero."""
-        normals = np.array([u for u, _ in traces])
-        offsets = np.array([offset for _, offset in traces])
-        lengths = np.linalg.norm(normals, axis=1)
-        safe = np.where(lengths > 0, lengths, 1.0)
-        self._unit_normals = normals / safe[:, None]
-        self._offsets = offsets / safe
-        self._n_features_out = len(traces)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of rows to the fit, exactly.
+
+        The class statistics of the chunk are merged into ``statistics_``
+        (:meth:`ClassStatistics.merge`), so after any sequence of chunks the angles
+        and hyperplanes equal one :meth:`fit` on all their rows, up to rounding,
+        whatever the chunk sizes and order. A call after :meth:`fit` adds to it.
+
+        Until every class has positive weight the estimator keeps accumulating but
+        is not fitted: ``transform`` raises ``NotFittedError`` saying why.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            A chunk of rows; its number of features must stay that of the first.
+        y : array-like of shape (n_samples,)
+            Labels of the chunk, each in ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label. On the first call it may be left out only if that chunk
+            holds every class (they are then taken from it, and a later label
+            outside them is an error); pass it whenever a chunk may miss a class.
+            Optional afterwards, where it must be the same.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        self : SeparabilityAngle
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import SeparabilityAngle
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(90, 2))
+        >>> y = np.repeat([0, 1, 2], 30)
+        >>> X[y == 1] += 3.0
+        >>> est = SeparabilityAngle()
+        >>> for rows in np.array_split(np.arange(90), 6):  # one class per chunk
+        ...     est = est.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+        >>> full = SeparabilityAngle().fit(X, y)
+        >>> bool(np.isclose(est.angle_, full.angle_, rtol=1e-12))
+        True
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def merge(self, other):
+        """The angles of the rows of both ``self`` and ``other``.
+
+        ``other`` is a SeparabilityAngle of the same parameters, fitted or
+        partially fitted on other rows of the same classes and features; the result
+        equals one :meth:`fit` on the union of their rows. Neither is changed.
+
+        Parameters
+        ----------
+        other : SeparabilityAngle
+
+        Returns
+        -------
+        merged : SeparabilityAngle
+            A new estimator; not fitted (but mergeable and ready for
+            :meth:`partial_fit`) if some class still has no weight.
+
+        Raises
+        ------
+        ValueError
+            For different parameters, classes, or numbers or names of features.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import SeparabilityAngle
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(60, 2))
+        >>> y = np.repeat([0, 1], 30)
+        >>> X[y == 1] += 2.0
+        >>> a = SeparabilityAngle().fit(X[:40], y[:40])
+        >>> # rows 40 to 59 are of class 1 only: fit would refuse them, not partial_fit
+        >>> b = SeparabilityAngle().partial_fit(X[40:], y[40:], classes=[0, 1])
+        >>> merged = a.merge(b)
+        >>> bool(np.isclose(merged.angle_, SeparabilityAngle().fit(X, y).angle_))
+        True
+        """
+        return self._merge(other)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_statistics(self, statistics, classes):
+        """Compute the angle(s) and hyperplane(s) from class statistics alone.
+
+        For map-reduce engines: compute :meth:`ClassStatistics.from_data` on each
+        part of the data (with ``per_class=True`` for more than two classes),
+        combine them with :meth:`ClassStatistics.merge`, and fit here; the result
+        equals :meth:`fit` on all rows. ``n_features_in_`` is set, there are no
+        feature names.
+
+        Parameters
+        ----------
+        statistics : ClassStatistics
+        classes : array-like of shape (n_classes,)
+            The labels of the statistics' rows, sorted and distinct.
+
+        Returns
+        -------
+        self : SeparabilityAngle
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import ClassStatistics, SeparabilityAngle
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(90, 2))
+        >>> y = np.repeat([0, 1, 2], 30)
+        >>> X[y == 2] -= 3.0
+        >>> parts = [
+        ...     ClassStatistics.from_data(X[r], y[r], [0, 1, 2], per_class=True)
+        ...     for r in (slice(0, 45), slice(45, 90))
+        ... ]
+        >>> stats = parts[0].merge(parts[1])
+        >>> est = SeparabilityAngle().fit_statistics(stats, classes=[0, 1, 2])
+        >>> bool(np.isclose(est.angle_, SeparabilityAngle().fit(X, y).angle_))
+        True
+        """
+        return self._fit_statistics(statistics, classes)
 
     def transform(self, X):
         """Signed distance of each sample to the trace of H(κ) on z = 0.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
         distances : ndarray of shape (n_samples, n_pairs)
             One column per pair of classes (one column for two classes), positive on
-            the side of the pair's second class.
+            the side of the pair's second class. A lazy dask array, in X's row
+            blocks, for a dask X.
         """
-        check_is_fitted(self)
+        self._check_is_fitted()
+        if is_dask_array(X):
+            return map_row_blocks(
+                self, X, _signed_distances, self._unit_normals, self._offsets
+            )
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        distances = X @ self._unit_normals.T - self._offsets
-        return distances.astype(X.dtype, copy=False)
+        return _signed_distances(X, self._unit_normals, self._offsets)
 
     def score(self, X, y, sample_weight=None):
         """The angle of separability of (X, y) itself, in radians.
@@ -444,21 +633,19 @@ class SeparabilityAngle(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
+        X : array-like or dask array of shape (n_samples, n_features)
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
 
         Returns
         -------
         angle : float
         """
-        check_is_fitted(self)
-        X, classes, y_encoded, sample_weight = validate_labelled_data(
-            X, y, sample_weight, f"{type(self).__name__}.score", self, reset=False
+        self._check_is_fitted()
+        stats = _labelled_statistics(
+            X, y, sample_weight, f"{type(self).__name__}.score", self
         )
-        return _smallest_angle(
-            X, y_encoded, len(classes), sample_weight, self.kappa, self.metric, self.tol
-        )
+        return _smallest_angle(stats, self.kappa, self.metric, self.tol)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -487,12 +674,10 @@ class _SeparabilityScorer:
         self.tol = tol
 
     def __call__(self, estimator, X, y, sample_weight=None):
-        X, classes, y_encoded, sample_weight = validate_labelled_data(
+        stats = _labelled_statistics(
             _feature_space(estimator, X), y, sample_weight, "separability_scorer"
         )
-        return _smallest_angle(
-            X, y_encoded, len(classes), sample_weight, self.kappa, self.metric, self.tol
-        )
+        return _smallest_angle(stats, self.kappa, self.metric, self.tol)
 
     def __repr__(self):
         return (

@@ -14,6 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_consistent_length,
+    column_or_1d,
+)
 
 from ._kernels import centre_with_indicator, centre_with_indicator_weighted
 
@@ -24,21 +31,68 @@ _CHUNK_BYTES = 1 << 22
 
 @dataclass
 class ClassStatistics:
-    """Weighted counts, means and pooled centred scatter of K classes.
+    r"""Weighted counts, means and pooled centred scatter of K classes: all that
+    :class:`FisherDiscriminant` and :class:`SeparabilityAngle` need of the data.
+
+    With weights :math:`w_i` (one without sample weights) and the rows
+    :math:`x_i` of class k,
+
+    .. math:: c_k = \sum_{i \in k} w_i, \qquad
+              m_k = \frac{1}{c_k} \sum_{i \in k} w_i x_i, \qquad
+              W = \sum_k \sum_{i \in k} w_i (x_i - m_k)(x_i - m_k)^\top.
+
+    The statistics of two disjoint sets of rows combine exactly (up to rounding)
+    with :meth:`merge`, whatever the split, so a fit can be computed chunk by chunk
+    (``partial_fit``), block by block (dask) or as a map-reduce: build one
+    ``ClassStatistics`` per part with :meth:`from_data`, merge them, and hand the
+    result to ``fit_statistics`` of an estimator. The scatter is always held centred
+    on the class means, never as a raw sum of squares, which would lose every digit
+    to cancellation when the means are large against the spread.
 
     Attributes
     ----------
     counts : ndarray of shape (n_classes,)
         Total sample weight of each class (the number of rows without weights).
     means : ndarray of shape (n_classes, n_features)
-        Weighted class means.
+        Weighted class means (zero for a class of zero weight).
     within_scatter : ndarray of shape (n_features, n_features)
         Pooled within-class scatter ``Σ_k Σ_{i in k} w_i (x_i - m_k)(x_i - m_k)ᵀ``.
     n_samples : int
-        Number of rows seen, whatever their weights.
+        Number of rows seen, whatever their weights (it sets the default rank
+        tolerance).
     class_scatter : ndarray of shape (n_classes, n_features, n_features) or None
         The scatter of each class on its own (kept on request: it costs K·p² memory),
         for the statistics of any pair of classes.
+    dtype : numpy.dtype, default=float64
+        The precision of the data behind the statistics (float32 or float64). The
+        statistics themselves are float64; the dtype sets the default rank tolerance
+        and the dtype of the fitted attributes. Merging promotes it.
+
+    See Also
+    --------
+    FisherDiscriminant.fit_statistics : Fisher's discriminant from statistics.
+    SeparabilityAngle.fit_statistics : The angle of separability from statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import ClassStatistics, FisherDiscriminant
+    >>> X = np.array([[0.0, 0.0], [2.0, 1.0], [0.0, 4.0], [2.0, 4.0], [1.0, 2.0]])
+    >>> y = np.array([0, 0, 1, 1, 0])
+    >>> first = ClassStatistics.from_data(X[:2], y[:2], classes=[0, 1])
+    >>> second = ClassStatistics.from_data(X[2:], y[2:], classes=[0, 1])
+    >>> merged = first.merge(second)
+    >>> merged.counts
+    array([3., 2.])
+    >>> merged.means
+    array([[1., 1.],
+           [1., 4.]])
+    >>> whole = ClassStatistics.from_data(X, y, classes=[0, 1])
+    >>> bool(np.allclose(merged.within_scatter, whole.within_scatter))
+    True
+    >>> clf = FisherDiscriminant().fit_statistics(merged, classes=[0, 1])
+    >>> clf.predict([[1.0, 0.5], [1.0, 5.0]])
+    array([0, 1])
     """
 
     counts: np.ndarray
@@ -46,6 +100,57 @@ class ClassStatistics:
     within_scatter: np.ndarray
     n_samples: int
     class_scatter: np.ndarray | None = None
+    dtype: np.dtype = np.dtype(np.float64)
+
+    @classmethod
+    def from_data(cls, X, y, classes, *, sample_weight=None, per_class=False):
+        """The statistics of labelled rows, in one pass over X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite data; float32 is kept as the ``dtype``, the rest becomes float64.
+        y : array-like of shape (n_samples,)
+            Labels, each in ``classes``.
+        classes : array-like of shape (n_classes,)
+            All the labels, sorted and distinct (as ``np.unique`` returns them):
+            row k of the statistics is ``classes[k]``, also when a part holds no
+            row of it, so that parts merge.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative frequency weights.
+        per_class : bool, default=False
+            Also keep the scatter of each class (SeparabilityAngle needs it for
+            more than two classes).
+
+        Returns
+        -------
+        stats : ClassStatistics
+
+        Examples
+        --------
+        >>> from sklearn_linsep import ClassStatistics
+        >>> stats = ClassStatistics.from_data(
+        ...     [[0.0], [2.0], [5.0]], ["a", "a", "b"], classes=["a", "b", "c"]
+        ... )
+        >>> stats.counts, stats.means.ravel()
+        (array([2., 1., 0.]), array([1., 5., 0.]))
+        """
+        X = check_array(X, dtype=[np.float64, np.float32], input_name="X")
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        classes = check_classes(classes)
+        weights = None
+        if sample_weight is not None:
+            weights = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        return class_statistics(
+            X,
+            encode_labels(y, classes),
+            len(classes),
+            weights,
+            per_class=per_class,
+        )
 
     @property
     def n_classes(self):
@@ -96,14 +201,15 @@ class ClassStatistics:
             )
         return self.within_scatter / dof
 
-    def regularized_inverse(self, kappa, tol=None, dtype=np.float64):
-        """S(κ)⁻¹ of the pooled covariance, factored (see regularized_covariance)."""
+    def regularized_inverse(self, kappa, tol=None, dtype=None):
+        """S(κ)⁻¹ of the pooled covariance, factored (see regularized_covariance);
+        ``dtype`` defaults to that of the statistics."""
         return regularized_covariance(
             self.pooled_covariance(),
             kappa,
             tol=tol,
             n_samples=self.n_samples,
-            dtype=dtype,
+            dtype=self.dtype if dtype is None else dtype,
             feature_scale=np.abs(self.means).max(axis=0),
         )
 
@@ -111,7 +217,8 @@ class ClassStatistics:
         """Statistics of classes i and j alone (needs ``class_scatter``)."""
         if self.class_scatter is None:
             raise ValueError(
-                "Pairwise statistics need class_statistics(per_class=True)."
+                "Pairwise statistics need the scatter of each class: compute them "
+                "with per_class=True (ClassStatistics.from_data or class_statistics)."
             )
         pair = [i, j]
         return ClassStatistics(
@@ -121,14 +228,43 @@ class ClassStatistics:
             # Only the default rank tolerance reads n_samples: all rows bound it.
             n_samples=self.n_samples,
             class_scatter=self.class_scatter[pair],
+            dtype=self.dtype,
         )
 
     def merge(self, other):
-        """Statistics of the union of the rows behind ``self`` and ``other``.
+        r"""Statistics of the union of the rows behind ``self`` and ``other``.
 
-        Exact (up to rounding) whatever the split: the update of Chan, Golub and
-        LeVeque, ``W = W_a + W_b + Σ_k (c_a c_b / (c_a + c_b)) δ_k δ_kᵀ`` with ``δ_k``
-        the difference of the two means of class k.
+        Exact (up to rounding) whatever the split: the pairwise update of Chan, Golub
+        and LeVeque (1979), per class k with weights :math:`c_a, c_b` and means
+        :math:`m_a, m_b`,
+
+        .. math:: c = c_a + c_b, \qquad m = m_a + \frac{c_b}{c}\,\delta, \qquad
+                  W = W_a + W_b + \frac{c_a c_b}{c}\,\delta\delta^\top, \qquad
+                  \delta = m_b - m_a,
+
+        summed over the classes for the pooled scatter. A class of zero weight in
+        one part takes the other's statistics unchanged.
+
+        Parameters
+        ----------
+        other : ClassStatistics
+            Statistics of other rows, of the same classes (in the same order) and
+            features.
+
+        Returns
+        -------
+        merged : ClassStatistics
+            ``class_scatter`` is kept when both have it; ``dtype`` is promoted.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import ClassStatistics
+        >>> a = ClassStatistics.from_data([[0.0], [2.0]], [0, 1], classes=[0, 1])
+        >>> b = ClassStatistics.from_data([[4.0], [6.0]], [0, 1], classes=[0, 1])
+        >>> merged = a.merge(b)
+        >>> merged.means.ravel(), merged.within_scatter
+        (array([2., 4.]), array([[16.]]))
         """
         if self.means.shape != other.means.shape:
             raise ValueError(
@@ -147,11 +283,59 @@ class ClassStatistics:
             corrections = scaled[:, :, None] * scaled[:, None, :]
             class_scatter = self.class_scatter + other.class_scatter + corrections
         return ClassStatistics(
-            counts, means, within, self.n_samples + other.n_samples, class_scatter
+            counts,
+            means,
+            within,
+            self.n_samples + other.n_samples,
+            class_scatter,
+            np.promote_types(self.dtype, other.dtype),
         )
 
 
-def _empty_statistics(n_classes, n_features, per_class):
+def _data_dtype(X):
+    """The precision behind statistics of X: float32 stays, the rest is float64."""
+    return np.dtype(np.float32) if X.dtype == np.float32 else np.dtype(np.float64)
+
+
+def check_classes(classes):
+    """``classes`` as an array, sorted and distinct as ``np.unique`` gives them, with
+    at least two labels: the order of the statistics' rows."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1:
+        raise ValueError(f"classes must be 1-D; got shape {classes.shape}.")
+    check_classification_targets(classes)
+    unique = np.unique(classes)
+    if unique.shape != classes.shape or not np.all(unique == classes):
+        raise ValueError(
+            "classes must be sorted and distinct, as np.unique returns them (row k "
+            f"of the statistics is classes[k]); got {classes.tolist()!r}."
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"classes must hold at least 2 labels; got {classes.tolist()!r}. Linear "
+            "separability compares classes."
+        )
+    return classes
+
+
+def encode_labels(y, classes):
+    """Indices of the labels ``y`` in the sorted ``classes``; a label outside them is
+    an error (naming a few), never silently another class."""
+    y = np.asarray(y)
+    try:
+        codes = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+        unknown = classes[codes] != y
+    except TypeError:  # e.g. str labels against int classes: none of them is known
+        codes, unknown = np.zeros(y.shape, dtype=np.intp), np.ones(y.shape, bool)
+    if np.any(unknown):
+        raise ValueError(
+            f"y contains labels not in classes {classes.tolist()!r}: "
+            f"{np.unique(y[unknown])[:5].tolist()!r}."
+        )
+    return codes.astype(np.intp, copy=False)
+
+
+def _empty_statistics(n_classes, n_features, per_class, dtype=np.float64):
     return ClassStatistics(
         counts=np.zeros(n_classes),
         means=np.zeros((n_classes, n_features)),
@@ -160,6 +344,7 @@ def _empty_statistics(n_classes, n_features, per_class):
         class_scatter=np.zeros((n_classes, n_features, n_features))
         if per_class
         else None,
+        dtype=np.dtype(dtype),
     )
 
 
@@ -202,7 +387,7 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
         for k in range(n_classes):
             rows = B[y == k, :p]
             class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
-    return ClassStatistics(counts, means, within, n, class_scatter)
+    return ClassStatistics(counts, means, within, n, class_scatter, _data_dtype(X))
 
 
 def class_statistics(
@@ -245,7 +430,7 @@ def class_statistics(
     n_samples, n_features = X.shape
     if chunk_rows is None:
         chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
-    stats = _empty_statistics(n_classes, n_features, per_class)
+    stats = _empty_statistics(n_classes, n_features, per_class, _data_dtype(X))
     buffer = np.empty((min(chunk_rows, n_samples), n_features + n_classes))
     # Overflow is checked once below, with a message that says what to do.
     with np.errstate(over="ignore", invalid="ignore"):

@@ -4,6 +4,7 @@ import scipy.linalg
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -11,6 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_linsep import (
+    ClassStatistics,
     FisherDiscriminant,
     SeparabilityAngle,
     load_breast_cancer_wisconsin,
@@ -373,3 +375,129 @@ def test_pairs_name_the_transform_columns():
             > 0
             > distances[y == first, column].mean()
         )
+
+
+# --- exact streaming: partial_fit, merge, fit_statistics ---
+
+
+def _chunks(rng, y, mode):
+    """Row indices of the chunks: one row each, sorted by class (so most chunks
+    hold one class only), or cut at random; always in a random order."""
+    n = len(y)
+    if mode == "one row":
+        chunks = [np.array([i]) for i in range(n)]
+    elif mode == "by class":
+        chunks = np.array_split(np.argsort(y, kind="stable"), rng.randint(1, n + 1))
+    else:
+        cuts = rng.choice(np.arange(1, n), size=rng.randint(0, n - 1), replace=False)
+        chunks = np.split(np.arange(n), np.sort(cuts))
+    chunks = [chunk for chunk in chunks if chunk.size]
+    rng.shuffle(chunks)
+    return chunks
+
+
+def _assert_close(actual, expected, rtol=1e-10):
+    """Equal to ``rtol`` relative to the largest entry of ``expected``."""
+    expected = np.asarray(expected)
+    np.testing.assert_allclose(
+        actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max()
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_classes=st.sampled_from([2, 3]),
+    singular=st.booleans(),
+    weighted=st.booleans(),
+    mode=st.sampled_from(["one row", "by class", "random"]),
+    metric=st.sampled_from(["euclidean", "mahalanobis"]),
+)
+def test_partial_fit_over_any_chunking_equals_fit(
+    seed, n_classes, singular, weighted, mode, metric
+):
+    rng = np.random.RandomState(seed)
+    n = rng.randint(2 * n_classes + 1, 16) if singular else rng.randint(10, 60)
+    p = n + rng.randint(1, 6) if singular else rng.randint(1, 6)
+    y = np.arange(n) % n_classes
+    rng.shuffle(y)
+    shifts = rng.normal(size=(n_classes, p)) * 1.5
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 2, size=p) + 10.0 + shifts[y]
+    w = rng.uniform(0.5, 3.0, size=n) if weighted else None
+    full = SeparabilityAngle(metric=metric).fit(X, y, sample_weight=w)
+    streamed = SeparabilityAngle(metric=metric)
+    for rows in _chunks(rng, y, mode):
+        streamed.partial_fit(
+            X[rows],
+            y[rows],
+            classes=np.arange(n_classes),
+            sample_weight=None if w is None else w[rows],
+        )
+    assert streamed.angle_ == pytest.approx(full.angle_, rel=1e-10)
+    _assert_close(streamed.normal_, full.normal_)
+    _assert_close(streamed.pairwise_angles_, full.pairwise_angles_)
+    assert streamed.least_separable_pair_ == full.least_separable_pair_
+    _assert_close(streamed.transform(X), full.transform(X), rtol=1e-9)
+
+
+def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
+    rng = np.random.RandomState(0)
+    y = np.repeat([0, 1, 2], 30)
+    X = rng.normal(size=(90, 3)) + 2.0 * (y[:, None] == [1, 2, 0])
+    full = SeparabilityAngle(kappa=0.5).fit(X, y)
+    first, second = np.arange(0, 90, 3), np.r_[np.arange(1, 90, 3), np.arange(2, 90, 3)]
+    merged = SeparabilityAngle(kappa=0.5).fit(X[first], y[first])
+    merged = merged.merge(SeparabilityAngle(kappa=0.5).fit(X[second], y[second]))
+    assert merged.angle_ == pytest.approx(full.angle_, rel=1e-10)
+    _assert_close(merged.pairwise_angles_, full.pairwise_angles_)
+    # The statistics of a map-reduce (one class per part), then fit_statistics.
+    parts = [
+        ClassStatistics.from_data(X[y == k], y[y == k], [0, 1, 2], per_class=True)
+        for k in range(3)
+    ]
+    stats = parts[2].merge(parts[0]).merge(parts[1])
+    est = SeparabilityAngle(kappa=0.5).fit_statistics(stats, [0, 1, 2])
+    _assert_close(est.pairwise_angles_, full.pairwise_angles_)
+    _assert_close(est.transform(X), full.transform(X))
+    pooled_only = ClassStatistics.from_data(X, y, [0, 1, 2])
+    with pytest.raises(ValueError, match="per_class=True"):
+        SeparabilityAngle().fit_statistics(pooled_only, [0, 1, 2])
+
+
+def test_partial_fit_takes_the_classes_of_its_first_chunk_when_not_given():
+    X, y = _two_gaussians(n=60)
+    est = SeparabilityAngle().partial_fit(X[:30], y[:30])
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+    est.partial_fit(X[30:], y[30:])
+    assert est.angle_ == pytest.approx(SeparabilityAngle().fit(X, y).angle_, rel=1e-12)
+    with pytest.raises(ValueError, match=r"labels not in classes \[0, 1\]: \[2\]"):
+        est.partial_fit(X[:3], [0, 1, 2])
+    with pytest.raises(ValueError, match="holds one class only.*pass classes="):
+        SeparabilityAngle().partial_fit(X[y == 1], y[y == 1])
+
+
+def test_transform_before_every_class_is_seen_is_not_fitted():
+    X, y = _two_gaussians(n=60)
+    est = SeparabilityAngle().partial_fit(X[y == 1], y[y == 1], classes=[0, 1])
+    assert not hasattr(est, "angle_")
+    with pytest.raises(NotFittedError, match=r"classes \[0\] have none"):
+        est.transform(X)
+    with pytest.raises(NotFittedError):
+        est.score(X, y)
+    est.partial_fit(X[y == 0], y[y == 0])
+    assert est.angle_ == pytest.approx(SeparabilityAngle().fit(X, y).angle_, rel=1e-12)
+
+
+def test_streaming_errors():
+    X, y = _two_gaussians(n=40)
+    est = SeparabilityAngle().partial_fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but SeparabilityAngle"):
+        est.partial_fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="metric='euclidean' and 'mahalanobis'"):
+        est.merge(SeparabilityAngle(metric="mahalanobis").fit(X, y))
+    with pytest.raises(ValueError, match="different classes"):
+        est.merge(SeparabilityAngle().fit(X, y * 2))
+    with pytest.raises(ValueError, match="3 and 2 features"):
+        est.merge(SeparabilityAngle().fit(X[:, :2], y))
+    with pytest.raises(TypeError, match="another SeparabilityAngle"):
+        est.merge(FisherDiscriminant().fit(X, y))

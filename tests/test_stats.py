@@ -4,6 +4,7 @@ import scipy.linalg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sklearn_linsep import ClassStatistics
 from sklearn_linsep._stats import class_statistics, regularized_covariance
 
 
@@ -195,3 +196,80 @@ def test_large_offsets_and_sorted_classes_lose_nothing():
     np.testing.assert_allclose(
         stats.within_scatter, scatter, rtol=1e-9, atol=1e-9 * np.abs(scatter).max()
     )
+
+
+# --- ClassStatistics as a public, mergeable type ---
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_parts=st.integers(2, 6))
+def test_from_data_parts_merge_to_the_statistics_of_all_rows(seed, n_parts):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(50, 3)) * 5 + 1e4
+    y = rng.choice(["a", "b", "c"], size=50)
+    w = rng.uniform(0, 2, size=50)
+    classes = ["a", "b", "c"]
+    cuts = np.sort(rng.choice(np.arange(1, 50), size=n_parts - 1, replace=False))
+    parts = [
+        ClassStatistics.from_data(
+            X[rows], y[rows], classes, sample_weight=w[rows], per_class=True
+        )
+        for rows in np.split(np.arange(50), cuts)
+    ]
+    rng.shuffle(parts)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    whole = ClassStatistics.from_data(X, y, classes, sample_weight=w, per_class=True)
+    np.testing.assert_allclose(merged.counts, whole.counts, rtol=1e-12)
+    np.testing.assert_allclose(merged.means, whole.means, rtol=1e-12)
+    scale = np.abs(whole.within_scatter).max()
+    np.testing.assert_allclose(
+        merged.within_scatter, whole.within_scatter, rtol=1e-9, atol=1e-10 * scale
+    )
+    np.testing.assert_allclose(
+        merged.class_scatter, whole.class_scatter, rtol=1e-9, atol=1e-10 * scale
+    )
+    assert merged.n_samples == 50
+
+
+def test_merge_with_a_part_missing_a_class_takes_the_other_part_unchanged():
+    X = np.array([[1.0, 2.0], [3.0, 5.0], [7.0, 1.0], [8.0, 4.0]])
+    only_zero = ClassStatistics.from_data(X[:2], [0, 0], [0, 1])
+    only_one = ClassStatistics.from_data(X[2:], [1, 1], [0, 1])
+    merged = only_zero.merge(only_one)
+    np.testing.assert_array_equal(merged.counts, [2.0, 2.0])
+    np.testing.assert_array_equal(merged.means, [[2.0, 3.5], [7.5, 2.5]])
+    np.testing.assert_allclose(
+        merged.within_scatter,
+        only_zero.within_scatter + only_one.within_scatter,
+        rtol=1e-15,
+    )
+
+
+def test_dtype_follows_the_data_and_merging_promotes_it():
+    X = np.array([[0.0], [1.0], [3.0], [5.0]])
+    y = [0, 0, 1, 1]
+    single = ClassStatistics.from_data(X.astype(np.float32), y, [0, 1])
+    double = ClassStatistics.from_data(X, y, [0, 1])
+    assert single.dtype == np.float32 and double.dtype == np.float64
+    assert single.merge(single).dtype == np.float32
+    assert single.merge(double).dtype == np.float64
+    assert ClassStatistics.from_data(X.astype(int), y, [0, 1]).dtype == np.float64
+    assert single.means.dtype == np.float64  # accumulated in float64 regardless
+
+
+def test_from_data_refuses_unknown_labels_and_unsorted_classes():
+    X = np.ones((3, 2))
+    with pytest.raises(ValueError, match=r"labels not in classes \[0, 1\]: \[5\]"):
+        ClassStatistics.from_data(X, [0, 1, 5], [0, 1])
+    with pytest.raises(ValueError, match=r"labels not in classes"):
+        ClassStatistics.from_data(X, ["a", "b", "a"], [0, 1])
+    with pytest.raises(ValueError, match="sorted and distinct"):
+        ClassStatistics.from_data(X, [0, 1, 0], [1, 0])
+    with pytest.raises(ValueError, match="sorted and distinct"):
+        ClassStatistics.from_data(X, [0, 1, 0], [0, 1, 1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        ClassStatistics.from_data(X, [0, 1], [0, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        ClassStatistics.from_data([[np.nan], [1.0]], [0, 1], [0, 1])

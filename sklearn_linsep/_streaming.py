@@ -1,0 +1,273 @@
+"""Estimators whose fitted model is a function of the class statistics alone.
+
+:class:`FisherDiscriminant` and :class:`SeparabilityAngle` need of the data only the
+per-class counts, means and centred scatter (:class:`ClassStatistics`), which merge
+exactly. So the same model comes from one pass over X in memory, from a dask array
+reduced block by block, from chunks given to ``partial_fit``, from two estimators
+merged, or from statistics a map-reduce engine merged (``fit_statistics``). This
+mixin holds that common path; each estimator supplies ``_model`` (statistics to
+fitted attributes: its maths, in one place) and the checks of its parameters.
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._base import validate_labelled_data
+from ._dask import DaskRows, any_dask, dask_class_statistics
+from ._stats import ClassStatistics, check_classes, class_statistics, encode_labels
+
+
+def _same_parameter(a, b):
+    if a is None or b is None:
+        return a is b
+    if np.ndim(a) or np.ndim(b):
+        return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
+    return bool(a == b)
+
+
+class StatisticsEstimatorMixin:
+    """``fit`` / ``partial_fit`` / ``merge`` / ``fit_statistics`` on class statistics.
+
+    A subclass implements ``_model(stats) -> dict`` of fitted attributes (raising
+    ValueError when the statistics define none) and may override
+    ``_check_model_params``, ``_check_streaming`` and ``_per_class``.
+    """
+
+    # Classifiers need ``classes`` on the first partial_fit, as SGDClassifier does;
+    # a transformer may take them from its first chunk (scikit-learn's checks call
+    # a non-classifier's partial_fit without them).
+    _classes_from_first_chunk = False
+
+    def _per_class(self, n_classes):
+        """Whether the statistics keep the scatter of each class."""
+        return False
+
+    def _check_model_params(self, n_classes, n_features):
+        """Raise for parameters that cannot fit K classes and p features."""
+
+    def _check_streaming(self, method):
+        """Raise if the model needs more than the statistics (``method`` names the
+        caller that only has them)."""
+
+    def _model(self, stats):
+        raise NotImplementedError
+
+    # --- fitted state ---
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "statistics_") and self._not_fitted_reason is None
+
+    def _check_is_fitted(self):
+        reason = getattr(self, "_not_fitted_reason", None)
+        if hasattr(self, "statistics_") and reason is not None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance has accumulated class statistics "
+                f"but they define no model yet: {reason} Keep calling partial_fit (or "
+                "merge) with more rows before using it."
+            )
+        check_is_fitted(self)
+
+    def _forget_statistics(self):
+        # A fit starts afresh: a later partial_fit must not merge into statistics
+        # left by an earlier fit that this one failed to replace.
+        self.__dict__.pop("statistics_", None)
+
+    def _set_statistics(self, stats, *, strict):
+        """Store ``stats`` and the model they define.
+
+        ``strict`` (fit, fit_statistics) raises when they define none; otherwise
+        (partial_fit, merge) the estimator keeps the statistics, reports not fitted
+        and says why at prediction: more rows may still define a model (a class
+        unseen so far, weights too small so far).
+        """
+        missing = stats.counts <= 0
+        try:
+            if np.any(missing):
+                raise ValueError(
+                    "Every class needs a positive total sample weight; classes "
+                    f"{self.classes_[missing].tolist()!r} have none."
+                )
+            model = self._model(stats)
+        except ValueError as error:
+            if strict:
+                raise
+            model, reason = {}, str(error)
+        else:
+            reason = None
+        for name in getattr(self, "_model_names", ()):
+            self.__dict__.pop(name, None)
+        for name, value in model.items():
+            setattr(self, name, value)
+        self._model_names = tuple(model)
+        self._not_fitted_reason = reason
+        self.statistics_ = stats
+
+    # --- the four ways in ---
+
+    def _statistics_for_fit(self, X, y, sample_weight):
+        """``(stats, X, y_encoded, sample_weight)`` of a fit on all rows.
+
+        Sets ``classes_``, ``n_features_in_`` and the feature names. For dask input
+        the statistics are reduced where the blocks live and the other three are
+        None: nothing of size n comes to the client.
+        """
+        self._forget_statistics()
+        name = type(self).__name__
+        if any_dask(X, y, sample_weight):
+            rows = DaskRows(X, y, sample_weight, name=name)
+            classes = rows.classes()
+            self._check_model_params(len(classes), rows.n_features)
+            stats = dask_class_statistics(rows, classes, self._per_class(len(classes)))
+            self.classes_ = classes
+            # A dask array has no feature names: drop those of an earlier fit.
+            _check_n_features(self, rows.X, reset=True)
+            _check_feature_names(self, rows.X, reset=True)
+            return stats, None, None, None
+        X, classes, y_encoded, sample_weight = validate_labelled_data(
+            X, y, sample_weight, name, estimator=self
+        )
+        self.classes_ = classes
+        self._check_model_params(len(classes), X.shape[1])
+        stats = class_statistics(
+            X,
+            y_encoded,
+            len(classes),
+            sample_weight,
+            per_class=self._per_class(len(classes)),
+        )
+        return stats, X, y_encoded, sample_weight
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        name = type(self).__name__
+        if any_dask(X, y, sample_weight):
+            raise TypeError(
+                f"{name}.partial_fit takes in-memory chunks; pass a whole dask array "
+                "to fit, which reduces it block by block where the blocks live."
+            )
+        self._check_streaming("partial_fit")
+        first_call = not hasattr(self, "statistics_")
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first_call,
+            dtype=[np.float64, np.float32],
+            y_numeric=False,
+        )
+        check_classification_targets(y)
+        if first_call:
+            if classes is None and not self._classes_from_first_chunk:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: a "
+                    "chunk need not hold every class, so the labels cannot be "
+                    "taken from it."
+                )
+            if classes is None and np.unique(y).shape[0] < 2:
+                raise ValueError(
+                    f"The first chunk given to {name}.partial_fit holds one class "
+                    f"only ({y[0]!r}); pass classes=[...] listing every label on the "
+                    "first call."
+                )
+            classes = check_classes(np.unique(y if classes is None else classes))
+        else:
+            if classes is not None and not _same_parameter(
+                np.unique(classes), self.classes_
+            ):
+                raise ValueError(
+                    f"classes={np.asarray(classes).tolist()!r} is not the same as on "
+                    f"the first call to partial_fit: {self.classes_.tolist()!r}."
+                )
+            classes = self.classes_
+        y_encoded = encode_labels(y, classes)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        n_classes = len(classes)
+        self._check_model_params(n_classes, X.shape[1])
+        chunk = class_statistics(
+            X, y_encoded, n_classes, sample_weight, per_class=self._per_class(n_classes)
+        )
+        if first_call:
+            self.classes_ = classes
+            stats = chunk
+        else:
+            stats = self.statistics_.merge(chunk)
+        self._set_statistics(stats, strict=False)
+        return self
+
+    def _merge(self, other):
+        name = type(self).__name__
+        if type(other) is not type(self):
+            raise TypeError(
+                f"{name}.merge takes another {name}; got {type(other).__name__}."
+            )
+        for which, estimator in (("this", self), ("the other", other)):
+            if not hasattr(estimator, "statistics_"):
+                raise NotFittedError(
+                    f"Cannot merge: {which} {name} has no statistics yet; fit or "
+                    "partial_fit it first."
+                )
+        self._check_streaming("merge")
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        differing = [
+            f"{key}={mine[key]!r} and {theirs[key]!r}"
+            for key in mine
+            if not _same_parameter(mine[key], theirs[key])
+        ]
+        if differing:
+            raise ValueError(
+                f"Cannot merge {name}s of different parameters: {'; '.join(differing)}."
+            )
+        if not _same_parameter(self.classes_, other.classes_):
+            raise ValueError(
+                f"Cannot merge {name}s of different classes: "
+                f"{self.classes_.tolist()!r} and {other.classes_.tolist()!r}. Pass "
+                "the same classes to the first partial_fit of each."
+            )
+        if self.n_features_in_ != other.n_features_in_:
+            raise ValueError(
+                f"Cannot merge {name}s fitted on {self.n_features_in_} and "
+                f"{other.n_features_in_} features."
+            )
+        names = getattr(self, "feature_names_in_", None)
+        if not _same_parameter(names, getattr(other, "feature_names_in_", None)):
+            raise ValueError(f"Cannot merge {name}s fitted on different feature names.")
+        merged = clone(self)
+        merged.classes_ = self.classes_
+        merged.n_features_in_ = self.n_features_in_
+        if names is not None:
+            merged.feature_names_in_ = names
+        merged._set_statistics(self.statistics_.merge(other.statistics_), strict=False)
+        return merged
+
+    def _fit_statistics(self, statistics, classes):
+        name = type(self).__name__
+        if not isinstance(statistics, ClassStatistics):
+            raise TypeError(
+                f"{name}.fit_statistics takes a ClassStatistics; got "
+                f"{type(statistics).__name__}."
+            )
+        self._check_streaming("fit_statistics")
+        classes = check_classes(classes)
+        if len(classes) != statistics.n_classes:
+            raise ValueError(
+                f"{len(classes)} classes given for statistics of "
+                f"{statistics.n_classes} classes."
+            )
+        self._check_model_params(len(classes), statistics.n_features)
+        self._forget_statistics()
+        self.__dict__.pop("feature_names_in_", None)
+        self.classes_ = classes
+        self.n_features_in_ = statistics.n_features
+        self._set_statistics(statistics, strict=True)
+        return self
