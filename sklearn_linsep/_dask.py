@@ -10,6 +10,7 @@ anything of size n.
 """
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
@@ -117,14 +118,16 @@ class DaskRows:
 
     def blocks(self):
         """Delayed ``(X_block, y_block, weight_block)`` per row block."""
-        X_blocks = self.X.to_delayed().ravel()
+        X_blocks = self.X.to_delayed(optimize_graph=False).ravel()
         y_blocks = (
-            [None] * len(X_blocks) if self.y is None else self.y.to_delayed().ravel()
+            [None] * len(X_blocks)
+            if self.y is None
+            else self.y.to_delayed(optimize_graph=False).ravel()
         )
         w_blocks = (
             [None] * len(X_blocks)
             if self.sample_weight is None
-            else self.sample_weight.to_delayed().ravel()
+            else self.sample_weight.to_delayed(optimize_graph=False).ravel()
         )
         return list(zip(X_blocks, y_blocks, w_blocks, strict=True))
 
@@ -138,15 +141,20 @@ class DaskRows:
         """The sorted distinct labels of y, computed block by block."""
         import dask.array as da
 
-        classes = np.unique(da.unique(self.y).compute())
-        check_classification_targets(classes)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"{self.name} needs samples of at least 2 classes; got "
-                f"{classes.shape[0]} class(es) ({classes.tolist()!r}). Linear "
-                "separability compares classes."
-            )
-        return classes
+        return check_labels(np.unique(da.unique(self.y).compute()), self.name)
+
+
+def check_labels(classes, name):
+    """The distinct labels of a fit, checked: classification targets, two at
+    least."""
+    check_classification_targets(classes)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{name} needs samples of at least 2 classes; got "
+            f"{classes.shape[0]} class(es) ({classes.tolist()!r}). Linear "
+            "separability compares classes."
+        )
+    return classes
 
 
 def validate_block(X, y, sample_weight, classes, name):
@@ -161,14 +169,16 @@ def validate_block(X, y, sample_weight, classes, name):
             f"{name}: a block of X has {X.shape[0]} rows but the matching block of y "
             f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
         )
-    y_encoded = np.searchsorted(classes, y)
-    y_encoded = np.minimum(y_encoded, len(classes) - 1)
-    unknown = classes[y_encoded] != y
-    if np.any(unknown):
-        raise ValueError(
-            f"{name}: y contains labels not in classes: "
-            f"{np.unique(y[unknown])[:5].tolist()!r}."
-        )
+    if classes is None:  # the block's own labels
+        classes, y_encoded = block_labels(y)
+    else:
+        y_encoded = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+        unknown = classes[y_encoded] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"{name}: y contains labels not in classes: "
+                f"{np.unique(y[unknown])[:5].tolist()!r}."
+            )
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
         if sample_weight.shape[0] != X.shape[0]:
@@ -178,18 +188,19 @@ def validate_block(X, y, sample_weight, classes, name):
             )
         if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
             raise ValueError("sample_weight must be finite and non-negative.")
-    return X, y_encoded.astype(np.intp), sample_weight
+    return X, y_encoded.astype(np.intp, copy=False), sample_weight, classes
 
 
-def _block_statistics(X, y, sample_weight, classes, per_class, name):
-    X, y_encoded, sample_weight = validate_block(X, y, sample_weight, classes, name)
-    return class_statistics(
-        X, y_encoded, len(classes), sample_weight, per_class=per_class
-    )
+def block_labels(y):
+    """``(labels, codes)`` of one block: ``np.unique(y, return_inverse=True)``, in
+    O(n) for integer labels of a narrow range (a sort of every block's labels
+    cost as much as its statistics)."""
+    from ._base import _integer_codes  # _base imports this module
 
-
-def _merge(first, second):
-    return first.merge(second)
+    labels, codes = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
+    if labels is None:
+        labels, codes = np.unique(y, return_inverse=True)
+    return labels, codes
 
 
 def tree_reduce(parts, combine):
@@ -204,24 +215,69 @@ def tree_reduce(parts, combine):
     return parts[0]
 
 
-def dask_class_statistics(rows, classes, per_class=False):
-    """:func:`~sklearn_linsep._stats.class_statistics` of a :class:`DaskRows`: each
-    block's statistics as a dask task, merged by Chan's update in a tree. Never
-    brings rows to the client."""
+def _labelled_block_statistics(X, y, sample_weight, per_class, name):
+    """``(labels, statistics)`` of one block, its classes being the labels it
+    holds: no pass over y is needed beforehand to know them all."""
+    X, y_encoded, sample_weight, labels = validate_block(
+        X, y, sample_weight, None, name
+    )
+    stats = class_statistics(
+        X, y_encoded, len(labels), sample_weight, per_class=per_class
+    )
+    return labels, stats
+
+
+def _expand(stats, labels, union):
+    """The statistics of ``labels`` as statistics of the classes ``union`` (a
+    class absent from the block has weight 0, which the merge ignores)."""
+    if len(labels) == len(union):
+        return stats
+    where = np.searchsorted(union, labels)
+    counts = np.zeros(len(union))
+    counts[where] = stats.counts
+    means = np.zeros((len(union), stats.n_features))
+    means[where] = stats.means
+    class_scatter = None
+    if stats.class_scatter is not None:
+        class_scatter = np.zeros((len(union), stats.n_features, stats.n_features))
+        class_scatter[where] = stats.class_scatter
+    return replace(stats, counts=counts, means=means, class_scatter=class_scatter)
+
+
+def _merge_labelled(first, second):
+    (labels_a, stats_a), (labels_b, stats_b) = first, second
+    union = np.union1d(labels_a, labels_b)
+    return union, _expand(stats_a, labels_a, union).merge(
+        _expand(stats_b, labels_b, union)
+    )
+
+
+def dask_class_statistics(rows, per_class=False):
+    """``(classes, statistics)`` of a :class:`DaskRows`, in one pass over its
+    blocks: :func:`~sklearn_linsep._stats.class_statistics` of each block as a dask
+    task (keyed by the labels the block holds), merged by Chan's update in a tree.
+    Never brings rows to the client.
+
+    ``per_class`` keeps the scatter of each class; ``"auto"``: only for more than
+    two classes (the pairwise angles need it).
+    """
     import dask
 
-    block_stats = dask.delayed(_block_statistics, pure=True)
+    block_stats = dask.delayed(_labelled_block_statistics, pure=True)
     parts = [
-        block_stats(X, y, w, classes, per_class, rows.name) for X, y, w in rows.blocks()
+        block_stats(X, y, w, per_class is not False, rows.name)
+        for X, y, w in rows.blocks()
     ]
-    stats = tree_reduce(parts, _merge).compute()
-    per_class_weight = stats.counts
-    if np.any(per_class_weight == 0):
+    classes, stats = tree_reduce(parts, _merge_labelled).compute()
+    classes = check_labels(classes, rows.name)
+    if per_class == "auto" and len(classes) <= 2:
+        stats = replace(stats, class_scatter=None)
+    if np.any(stats.counts == 0):
         raise ValueError(
             "Every class needs a positive total sample weight; classes "
-            f"{classes[per_class_weight == 0].tolist()!r} have weight zero."
+            f"{classes[stats.counts == 0].tolist()!r} have weight zero."
         )
-    return stats
+    return classes, stats
 
 
 def _encode_block(y, classes):
@@ -248,7 +304,7 @@ def _block_problem(X, y, sample_weight, classes, positive, negative):
 def _summary(X, y, w, classes, positive, negative, name):
     """Validates the block (once, on the first pass) and sums it up: active
     counts and sums per side, and the extremes of the active rows."""
-    X, _, w = validate_block(X, y, w, classes, name)
+    X, _, w, _ = validate_block(X, y, w, classes, name)
     X, _, c, _, active = _block_problem(X, y, w, classes, positive, negative)
     p = X.shape[1]
     high = X[active].max(axis=0) if active.any() else np.full(p, -np.inf)

@@ -193,10 +193,10 @@ def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
         rows = DaskRows(X, y, sample_weight, name=name)
         if estimator is not None:
             _check_n_features(estimator, rows.X, reset=False)
-        classes = rows.classes()
+        classes, stats = dask_class_statistics(rows, per_class="auto")
         if two:
             _check_two_classes(classes)
-        return dask_class_statistics(rows, classes, per_class=len(classes) > 2)
+        return stats
     X, classes, y_encoded, sample_weight = validate_labelled_data(
         X, y, sample_weight, name, estimator, reset=False
     )

@@ -9,6 +9,8 @@ mixin holds that common path; each estimator supplies ``_model`` (statistics to
 fitted attributes: its maths, in one place) and the checks of its parameters.
 """
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -124,9 +126,14 @@ class StatisticsEstimatorMixin:
         name = type(self).__name__
         if any_dask(X, y, sample_weight):
             rows = DaskRows(X, y, sample_weight, name=name)
-            classes = rows.classes()
+            # The classes are known only after the pass (one pass, not two): keep
+            # the per-class scatter if some number of classes would need it, and
+            # drop it after if this one does not.
+            wanted = any(self._per_class(k) for k in (2, 3))
+            classes, stats = dask_class_statistics(rows, per_class=wanted)
+            if stats.class_scatter is not None and not self._per_class(len(classes)):
+                stats = replace(stats, class_scatter=None)
             self._check_model_params(len(classes), rows.n_features)
-            stats = dask_class_statistics(rows, classes, self._per_class(len(classes)))
             self.classes_ = classes
             # A dask array has no feature names: drop those of an earlier fit.
             _check_n_features(self, rows.X, reset=True)
