@@ -375,6 +375,8 @@ class SeparabilityAngle(
     cos_angle_ : float
     scaled_distance_ : float
         ‖S(κ)⁻¹d‖ of the (least separable) pair.
+    mahalanobis_distance_ : float
+        √(dᵀS(κ)⁻¹d) of that pair (the length behind ``metric="mahalanobis"``).
     normal_ : ndarray of shape (n_features + 1,)
         Normal (S(κ)⁻¹d, 2/κ) of the lifted hyperplane of that pair.
     hotelling_ : HotellingT2Result or None
@@ -450,6 +452,7 @@ class SeparabilityAngle(
             "angle_": result.angle,
             "cos_angle_": result.cos_angle,
             "scaled_distance_": result.scaled_distance,
+            "mahalanobis_distance_": result.mahalanobis_distance,
             "normal_": result.normal,
             "hotelling_": result.hotelling,
             "least_separable_pair_": (self.classes_[i], self.classes_[j]),

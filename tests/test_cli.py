@@ -1,0 +1,303 @@
+"""``linsep report`` end to end: the installed command in a subprocess, its numbers
+checked against the library's functions."""
+
+import fcntl
+import json
+import os
+import pty
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import (
+    FisherDiscriminant,
+    HardMarginSVM,
+    SeparabilityAngle,
+    cover_separability_probability,
+    linear_separability,
+    load_breast_cancer_wisconsin,
+    separability_statistics,
+)
+
+LINSEP = shutil.which("linsep", path=str(Path(sys.executable).parent)) or "linsep"
+
+
+def run(*args, module=False):
+    command = (
+        [sys.executable, "-m", "sklearn_linsep", *args] if module else [LINSEP, *args]
+    )
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+def run_json(*args):
+    done = run(*args, "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # nothing but the JSON on stdout
+
+
+def assert_one_line_error(done, *fragments):
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("linsep: error:"), done.stderr
+    assert "Traceback" not in done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def write_csv(path, X, y, names=None, target="label"):
+    names = names or [f"x{j}" for j in range(X.shape[1])]
+    lines = [",".join([*names, target])]
+    lines += [",".join([*(repr(float(v)) for v in row), str(label)])
+              for row, label in zip(X, y, strict=True)]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def gaussians(n=300, p=4, shift=1.0, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % classes
+    X = rng.normal(size=(n, p)) + shift * y[:, None] * np.linspace(1, 2, p)
+    return X, y
+
+
+def test_bundled_report_reproduces_the_paper_and_the_library():
+    report = run_json("report", "--cv", "5")
+    X, y = load_breast_cancer_wisconsin(return_X_y=True)
+    for metric in ("euclidean", "mahalanobis"):
+        expected = separability_statistics(X, y, metric=metric)
+        figures = report["angle"][metric]
+        assert figures["angle_degrees"] == pytest.approx(expected.degrees, rel=1e-9)
+        assert figures["cos_angle"] == pytest.approx(expected.cos_angle, rel=1e-9)
+        assert figures["hotelling_pvalue"] == pytest.approx(
+            expected.hotelling.pvalue, rel=1e-6
+        )
+    assert round(report["angle"]["euclidean"]["angle_degrees"], 2) == 43.01
+    assert report["data"]["counts"] == [458, 241]
+    verdict = report["separability"][0]
+    certificate = linear_separability(X, y)
+    assert not verdict["separable"] and not certificate.separable
+    assert verdict["certificate_size"] == len(certificate.certificate_indices)
+    svm = HardMarginSVM()
+    with pytest.warns(UserWarning):
+        svm.fit(X, y)
+    assert verdict["hinge_violation"] == pytest.approx(svm.hinge_violation_, rel=1e-6)
+    assert report["cover"]["probability_random_labelling_separable"] == pytest.approx(
+        cover_separability_probability(699, 9), rel=1e-12
+    )
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    for name, model in [
+        ("FisherDiscriminant", FisherDiscriminant()),
+        ("sklearn LinearDiscriminantAnalysis", LinearDiscriminantAnalysis()),
+    ]:
+        scores = cross_val_score(model, X, y, cv=folds)
+        assert report["cross_validation"][name]["mean"] == pytest.approx(scores.mean())
+        assert report["cross_validation"][name]["sd"] == pytest.approx(scores.std())
+    assert len(report["cross_validation"]) == 8
+
+
+def test_tables_and_python_dash_m():
+    done = run("report", "--cv", "2", "--quiet", module=True)
+    assert done.returncode == 0, done.stderr
+    assert "43.01" in done.stdout and "not separable" in done.stdout
+    assert "PocketPerceptron" in done.stdout and "sklearn LinearSVC" in done.stdout
+    assert done.stderr == ""
+
+
+def test_csv_two_classes_with_drop_and_positive(tmp_path):
+    X, y = gaussians(shift=4.0)
+    labels = np.where(y == 1, "yes", "no")
+    noise = np.random.default_rng(1).normal(size=(len(y), 1))
+    path = write_csv(tmp_path / "data.csv", np.hstack([X, noise]), labels)
+    report = run_json(
+        "report", str(path), "--target", "label", "--drop", "x4", "--cv", "3",
+        "--positive", "no",
+    )  # fmt: skip
+    assert report["data"]["classes"] == ["yes", "no"]
+    assert report["data"]["n_features"] == 4
+    expected = separability_statistics(X, y == 0)
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        expected.degrees, rel=1e-9
+    )
+    verdict = report["separability"][0]
+    assert verdict["separable"] == linear_separability(X, y).separable
+    if verdict["separable"]:
+        margin = HardMarginSVM().fit(X, y).margin_
+        assert verdict["margin"] == pytest.approx(margin, rel=1e-6)
+
+
+def test_three_classes_give_pairwise_matrices(tmp_path):
+    X, y = gaussians(n=240, p=3, shift=3.0, classes=3)
+    path = write_csv(tmp_path / "three.csv", X, np.array(["a", "b", "c"])[y])
+    report = run_json("report", str(path), "--target", "label", "--cv", "0")
+    expected = np.degrees(SeparabilityAngle().fit(X, y).pairwise_angles_)
+    np.testing.assert_allclose(
+        report["angle"]["euclidean"]["pairwise_angle_degrees"], expected, rtol=1e-9
+    )
+    pairs = linear_separability(X, y)
+    for verdict in report["separability"]:
+        a, b = ("abc".index(label) for label in verdict["classes"])
+        assert verdict["separable"] == pairs[a, b].separable
+    text = run("report", str(path), "--target", "label", "--cv", "0").stdout
+    assert "pairwise theta" in text
+
+
+def test_standardize_is_the_angle_of_standardized_data(tmp_path):
+    X, y = gaussians(seed=3)
+    X = X * np.array([1.0, 10.0, 100.0, 0.1])
+    path = write_csv(tmp_path / "scaled.csv", X, y)
+    report = run_json(
+        "report", str(path), "--target", "label", "--cv", "0", "--standardize"
+    )
+    expected = separability_statistics(StandardScaler().fit_transform(X), y)
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        expected.degrees, rel=1e-9
+    )
+
+
+def test_plot_is_a_png_of_the_expected_size(tmp_path):
+    image = tmp_path / "report.png"
+    done = run("report", "--cv", "0", "--quiet", "--plot", str(image))
+    assert done.returncode == 0, done.stderr
+    data = image.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = (
+        int.from_bytes(data[16:20], "big"),
+        int.from_bytes(data[20:24], "big"),
+    )
+    assert (width, height) == (1000, 450)
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(str(image))
+    assert pixels.shape[:2] == (450, 1000)
+    assert pixels[..., :3].std() > 0.05  # something is drawn
+
+
+def test_missing_cells_are_refused_counted_or_handled(tmp_path):
+    X, y = gaussians(n=60, p=3)
+    path = write_csv(tmp_path / "holes.csv", X, y)
+    lines = path.read_text().splitlines()
+    lines[3] = "?," + lines[3].split(",", 1)[1]
+    lines[5] = ",".join(lines[5].split(",")[:2] + ["NA"] + lines[5].split(",")[3:])
+    lines[7] = ",".join(lines[7].split(",")[:2] + [""] + lines[7].split(",")[3:])
+    path.write_text("\n".join(lines) + "\n")
+    done = run("report", str(path), "--target", "label", "--cv", "0")
+    assert_one_line_error(done, "3 missing cell(s)", "x0: 1", "x2: 2", "--missing")
+    dropped = run_json("report", str(path), "--target", "label", "--cv", "0",
+                       "--missing", "drop")  # fmt: skip
+    keep = np.ones(60, bool)
+    keep[[2, 4, 6]] = False
+    assert dropped["data"]["n_samples"] == 57
+    assert dropped["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        separability_statistics(X[keep], y[keep]).degrees, rel=1e-9
+    )
+    filled = run_json("report", str(path), "--target", "label", "--cv", "0",
+                      "--missing", "mean")  # fmt: skip
+    holes = np.zeros_like(X, bool)
+    holes[2, 0] = holes[4, 2] = holes[6, 2] = True
+    means = np.nanmean(np.where(holes, np.nan, X), axis=0)
+    X_filled = np.where(holes, means, X)
+    assert filled["data"]["n_samples"] == 60
+    assert filled["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        separability_statistics(X_filled, y).degrees, rel=1e-9
+    )
+
+
+def test_a_file_larger_than_the_sample_is_streamed(tmp_path):
+    X, y = gaussians(n=3000, p=5, shift=0.7)
+    path = write_csv(tmp_path / "big.csv", X, y)
+    done = run("report", str(path), "--target", "label", "--cv", "2", "--json",
+               "--sample-rows", "500")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "reading it again in chunks" in done.stderr
+    report = json.loads(done.stdout)
+    assert report["data"]["n_samples"] == 3000
+    assert report["data"]["rows_in_memory"] == 500
+    # Exact on all rows, though only 500 are in memory at once.
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        separability_statistics(X, y).degrees, rel=1e-9
+    )
+    assert any("uniform sample of 500" in note for note in report["notes"])
+
+
+def test_parquet_gives_the_csv_report(tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    X, y = gaussians(n=120, p=3, shift=2.0)
+    csv = write_csv(tmp_path / "data.csv", X, y)
+    table = pyarrow.table({**{f"x{j}": X[:, j] for j in range(3)}, "label": y})
+    pq.write_table(table, tmp_path / "data.parquet")
+    from_csv = run_json("report", str(csv), "--target", "label", "--cv", "0")
+    from_parquet = run_json(
+        "report", str(tmp_path / "data.parquet"), "--target", "label", "--cv", "0"
+    )
+    assert from_parquet["angle"] == from_csv["angle"]
+    assert from_parquet["separability"] == from_csv["separability"]
+
+
+def test_bad_input_gives_one_line_and_a_non_zero_status(tmp_path):
+    X, y = gaussians(n=40, p=2)
+    good = write_csv(tmp_path / "good.csv", X, y)
+    assert_one_line_error(run("report", str(tmp_path / "nope.csv"), "--target",
+                              "label"), "No such file")  # fmt: skip
+    assert_one_line_error(run("report", str(good), "--target", "klass"),
+                          "No column 'klass'", "x0, x1, label")  # fmt: skip
+    assert_one_line_error(run("report", str(good)), "--target")
+    one = write_csv(tmp_path / "one.csv", X, np.zeros(40, int))
+    assert_one_line_error(run("report", str(one), "--target", "label"), "one class")
+    text = tmp_path / "text.csv"
+    text.write_text("a,b,colour,label\n1,2,red,0\n2,3,blue,1\n3,1,red,0\n")
+    assert_one_line_error(run("report", str(text), "--target", "label"),
+                          "Non-numeric", "colour", "'red'")  # fmt: skip
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert_one_line_error(run("report", str(empty), "--target", "label"), "empty")
+    header = tmp_path / "header.csv"
+    header.write_text("a,b,label\n")
+    assert_one_line_error(run("report", str(header), "--target", "label"), "no rows")
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b,label\n1,2,0\n1,0\n")
+    assert_one_line_error(run("report", str(ragged), "--target", "label"), "line 3")
+    assert_one_line_error(run("report", str(good), "--target", "label",
+                              "--positive", "7"), "not a class")  # fmt: skip
+    assert_one_line_error(run("report", str(tmp_path), "--target", "label"),
+                          "directory")  # fmt: skip
+    wrong = run("report", "--kappa", "-1")
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+
+
+def test_progress_only_on_a_terminal(tmp_path):
+    quiet = run("report", "--cv", "2")
+    assert quiet.returncode == 0
+    assert "cross-validation" not in quiet.stderr  # stderr is a pipe here
+    primary, secondary = pty.openpty()
+    # A terminal of 100 columns (a fresh pty has none, where tqdm draws nothing).
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    process = subprocess.Popen(
+        [LINSEP, "report", "--cv", "2"],
+        stdout=subprocess.PIPE,
+        stderr=secondary,
+    )
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the terminal closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=600) == 0
+    process.stdout.close()
+    assert b"cross-validation" in seen and b"16/16" in seen
