@@ -28,6 +28,9 @@ processes of one thread each (started here, nothing outside):
    rows in memory: time of each fit, working-set rounds, and the number of rows that
    travelled to the client.
 
+5. **GridSearchCV over κ** (5 values x 5 folds) on ``--grid-rows`` x 50 in memory:
+   one process, joblib's loky processes, and joblib's dask backend on the cluster.
+
 Timings are medians of ``--repeats`` runs (the lazily generated 8 GB pass runs once
 unless asked); the machine is shared and noisy.
 """
@@ -279,6 +282,46 @@ def svm(args):
     return on_workers, in_memory
 
 
+def grid_search(args):
+    """GridSearchCV over κ: one process, joblib's loky processes, and joblib's dask
+    backend on the cluster (the fits as dask tasks; the data are sent to the
+    workers)."""
+    import joblib
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from sklearn_linsep import FisherDiscriminant
+
+    n, p = args.grid_rows, 50
+    rng = np.random.default_rng(SEED)
+    y = rng.integers(0, 2, size=n)
+    X = rng.standard_normal((n, p)) + 0.2 * y[:, None]
+    grid = {"kappa": [0.01, 0.1, 1.0, 10.0, np.inf]}
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    print(f"\n## GridSearchCV over 5 kappas x 5 folds, {n:.0e} x {p} in memory")
+
+    def search(n_jobs):
+        return GridSearchCV(FisherDiscriminant(), grid, cv=folds, n_jobs=n_jobs).fit(
+            X, y
+        )
+
+    serial, reference = timed(lambda: search(1), args.repeats)
+    loky, _ = timed(lambda: search(args.workers), args.repeats)
+    local, client = cluster(args.workers, args.memory_limit)
+    try:
+        warm_up(client)
+        with joblib.parallel_backend("dask"):
+            on_dask, remote = timed(lambda: search(-1), args.repeats)
+    finally:
+        client.close()
+        local.close()
+    same = np.array_equal(
+        remote.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"]
+    )
+    print(f"   n_jobs=1            : {serial:7.2f} s")
+    print(f"   n_jobs={args.workers} (loky)     : {loky:7.2f} s")
+    print(f"   joblib dask backend : {on_dask:7.2f} s  (same scores: {same})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -291,10 +334,17 @@ def main():
     parser.add_argument("--memory-limit", default="6GiB")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--lazy-repeats", type=int, default=1)
+    parser.add_argument("--grid-rows", type=int, default=200_000)
+    parser.add_argument(
+        "--only",
+        choices=["fisher", "svm", "grid"],
+        help="run one part only (fisher: the lazy, persisted and in-memory fits)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.rows, args.memory_rows, args.svm_rows = 2_000_000, 1_000_000, 1_000_000
         args.chunk_rows = 250_000
+        args.grid_rows = 20_000
     import dask
     import distributed
 
@@ -307,16 +357,20 @@ def main():
     print(
         f"cluster: {args.workers} worker processes x 1 thread, {args.memory_limit} each"
     )
-    lazy, floor = fisher_lazy(args)
-    persisted, in_memory = fisher_memory(args)
-    memory_rate = args.memory_rows / in_memory
-    print(
-        "\nFisher throughput (rows/s) over the in-memory fit's (target >= 0.5): "
-        f"persisted {in_memory / persisted:.2f}; lazily generated "
-        f"{args.rows / lazy / memory_rate:.2f} with the generation, "
-        f"{args.rows / max(lazy - floor, 1e-9) / memory_rate:.2f} above its floor"
-    )
-    svm(args)
+    if args.only in (None, "fisher"):
+        lazy, floor = fisher_lazy(args)
+        persisted, in_memory = fisher_memory(args)
+        memory_rate = args.memory_rows / in_memory
+        print(
+            "\nFisher throughput (rows/s) over the in-memory fit's (target >= 0.5): "
+            f"persisted {in_memory / persisted:.2f}; lazily generated "
+            f"{args.rows / lazy / memory_rate:.2f} with the generation, "
+            f"{args.rows / max(lazy - floor, 1e-9) / memory_rate:.2f} above its floor"
+        )
+    if args.only in (None, "svm"):
+        svm(args)
+    if args.only in (None, "grid"):
+        grid_search(args)
 
 
 if __name__ == "__main__":

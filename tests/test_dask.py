@@ -265,3 +265,25 @@ def test_numpy_users_never_import_dask():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_grid_search_over_kappa_through_joblibs_dask_backend(dask_client):
+    """GridSearchCV's fits as dask tasks on the cluster (joblib's dask backend):
+    the same search as in this process."""
+    import joblib
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 60))  # p > n: kappa matters
+    y = np.repeat([0, 1], 20)
+    X[y == 1, :5] += 1.0
+    grid = {"kappa": [0.01, 0.1, 1.0, 10.0, np.inf]}
+    folds = StratifiedKFold(4, shuffle=True, random_state=0)
+    local = GridSearchCV(FisherDiscriminant(), grid, cv=folds).fit(X, y)
+    with joblib.parallel_backend("dask"):
+        remote = GridSearchCV(FisherDiscriminant(), grid, cv=folds, n_jobs=-1)
+        remote.fit(X, y)
+    np.testing.assert_array_equal(
+        remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"]
+    )
+    assert remote.best_params_ == local.best_params_
