@@ -184,6 +184,11 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         )
         return X, y_encoded, sample_weight
 
+    def __sklearn_is_fitted__(self):
+        # The hyperplane is the model: a fit that failed after setting classes_
+        # has none, and must say "not fitted" rather than fail on coef_.
+        return hasattr(self, "coef_")
+
     def _check_is_fitted(self):
         """Raise NotFittedError unless fitted (a subclass may say more on why)."""
         check_is_fitted(self)

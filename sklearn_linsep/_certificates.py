@@ -94,8 +94,14 @@ def linear_separability(X, y, *, tol=1e-9):
             result = _two_class_separability(X[rows], c, classes[[a, b]], tol)
             if not result.separable:
                 result.certificate_indices = rows[result.certificate_indices]
-            results[classes[a].item(), classes[b].item()] = result
+            results[_plain(classes[a]), _plain(classes[b])] = result
     return results
+
+
+def _plain(label):
+    """A label as a plain Python value for a dict key (numpy scalars have
+    ``item``; the str of an object array has not)."""
+    return label.item() if hasattr(label, "item") else label
 
 
 def _dask_separability(X, y, tol):
@@ -107,7 +113,7 @@ def _dask_separability(X, y, tol):
     for a in range(len(classes)):
         for b in range(a + 1, len(classes)):
             problem = DaskScaledRows(rows, classes, [b], [a])
-            results[classes[a].item(), classes[b].item()] = separability_of(
+            results[_plain(classes[a]), _plain(classes[b])] = separability_of(
                 problem, classes[[a, b]], tol
             )
     return next(iter(results.values())) if len(classes) == 2 else results

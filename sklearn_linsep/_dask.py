@@ -11,6 +11,7 @@ anything of size n.
 
 import sys
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
@@ -237,11 +238,19 @@ def _expand(stats, labels, union):
     counts[where] = stats.counts
     means = np.zeros((len(union), stats.n_features))
     means[where] = stats.means
+    residual = np.zeros((len(union), stats.n_features))
+    residual[where] = stats.residual
     class_scatter = None
     if stats.class_scatter is not None:
         class_scatter = np.zeros((len(union), stats.n_features, stats.n_features))
         class_scatter[where] = stats.class_scatter
-    return replace(stats, counts=counts, means=means, class_scatter=class_scatter)
+    return replace(
+        stats,
+        counts=counts,
+        means=means,
+        class_scatter=class_scatter,
+        mean_residual=residual,
+    )
 
 
 def _merge_labelled(first, second):
@@ -395,6 +404,33 @@ def _reduce_block(
     return float(margins[active].min()) if active.any() else np.inf
 
 
+def _select(part, limit, per_side):
+    """Of the rows a block (or a combination of blocks) sends, the ``limit``
+    largest values (the worst violators), or with ``per_side`` the ``limit``
+    smallest of each side (the seed); all of them when ``limit`` is None."""
+    values, c = part[1], part[3]
+    if limit is None:
+        return part
+    if per_side:
+        chosen = []
+        for side in (1.0, -1.0):
+            members = np.flatnonzero(c == side)
+            if members.size > limit:
+                members = members[np.argpartition(values[members], limit - 1)[:limit]]
+            chosen.append(members)
+        chosen = np.concatenate(chosen)
+    elif values.size > limit:
+        chosen = np.argpartition(values, -limit)[-limit:]
+    else:
+        return part
+    return tuple(field[chosen] for field in part)
+
+
+def _keep_best(first, second, limit, per_side):
+    merged = tuple(np.concatenate([a, b]) for a, b in zip(first, second, strict=True))
+    return _select(merged, limit, per_side)
+
+
 class DaskScaledRows:
     """One two-class problem on the row blocks of a :class:`DaskRows`, answering
     what :class:`~sklearn_linsep._working_set.ScaledRows` answers in memory.
@@ -449,28 +485,39 @@ class DaskScaledRows:
         largest = float(np.max(spread)) if spread.size else 0.0
         self.scale = largest if largest > 0 else 1.0
 
-    def _map(self, function, *args):
-        """``function(X, y, w, classes, positive, negative, [offset,] *args)`` on
-        every block, computed; ``offset`` is passed when ``function`` is a
-        row-returning pass."""
+    def _tasks(self, function, *args, with_offset=False):
+        """Delayed ``function(X, y, w, classes, positive, negative, [offset,]
+        *args)`` for every block."""
         import dask
 
         task = dask.delayed(function, pure=True)
-        with_offset = function in (_seed_block, _violators_block)
-        return dask.compute(
-            *[
-                task(
-                    X,
-                    y,
-                    w,
-                    self.classes,
-                    *self.sides,
-                    *((offset,) if with_offset else ()),
-                    *args,
-                )
-                for (X, y, w), offset in zip(self._blocks, self._offsets, strict=True)
-            ]
-        )
+        return [
+            task(
+                X,
+                y,
+                w,
+                self.classes,
+                *self.sides,
+                *((offset,) if with_offset else ()),
+                *args,
+            )
+            for (X, y, w), offset in zip(self._blocks, self._offsets, strict=True)
+        ]
+
+    def _map(self, function, *args):
+        """One number per block, computed."""
+        import dask
+
+        return dask.compute(*self._tasks(function, *args))
+
+    def _gather(self, function, *args, limit, per_side):
+        """The rows a row-returning pass selects, reduced on the workers: blocks
+        are combined in a tree, each combination keeping only the ``limit`` best
+        (see :func:`_select`), so that the client receives those rows and no
+        more, however many blocks there are."""
+        parts = self._tasks(function, *args, with_offset=True)
+        keep = partial(_keep_best, limit=limit, per_side=per_side)
+        return self._receive([tree_reduce(parts, keep).compute()])
 
     def _receive(self, parts):
         """Cache the rows the blocks sent; ``(indices, values)`` of all of them."""
@@ -509,31 +556,25 @@ class DaskScaledRows:
 
     def seed(self, size):
         direction, shift = seed_direction(*self._side_means)
-        indices, signed = self._receive(self._map(_seed_block, direction, shift, size))
-        labels = self.labels(indices)
-        chosen = []
-        for side in (1.0, -1.0):
-            members = np.flatnonzero(labels == side)
-            take = min(size, members.size)
-            chosen.append(members[np.argpartition(signed[members], take - 1)[:take]])
-        return np.unique(indices[np.concatenate(chosen)])
+        indices, _ = self._gather(
+            _seed_block, direction, shift, size, limit=size, per_side=True
+        )
+        return np.unique(indices)
 
     def violators(self, coef, intercept, threshold, working, batch=None):
         working = np.asarray(working, dtype=np.int64)
-        indices, values = self._receive(
-            self._map(
-                _violators_block,
-                self.centre,
-                self.scale,
-                coef,
-                intercept,
-                threshold,
-                working,
-                batch,
-            )
+        indices, _ = self._gather(
+            _violators_block,
+            self.centre,
+            self.scale,
+            coef,
+            intercept,
+            threshold,
+            working,
+            batch,
+            limit=batch,
+            per_side=False,
         )
-        if batch is not None and indices.size > batch:
-            indices = indices[np.argpartition(values, -batch)[-batch:]]
         inside = threshold - self.labels(working) * (
             self.rows(working) @ coef + intercept
         )

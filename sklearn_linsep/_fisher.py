@@ -19,7 +19,7 @@ from ._dask import any_dask, is_dask_array
 from ._streaming import StatisticsEstimatorMixin
 
 
-def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
+def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
     """Linear scores of the nearest class mean in the metric of S(κ)⁻¹.
 
     With ``A = S(κ)⁻¹`` and class means ``m_k``, the score of class k is
@@ -37,6 +37,9 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
     atol : float, default=0.0
         Rounding level of the mean differences: parts of them (in the range or in the
         null space of S) no longer than this are treated as zero.
+    residual : ndarray of shape (n_classes, n_features), default=None
+        The low-order parts of the means (``ClassStatistics.mean_residual``), which
+        the differences of the means take into account.
 
     Returns
     -------
@@ -44,8 +47,9 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
         One row for two classes, else one per class.
     intercept : ndarray of shape (1,) or (n_classes,)
     """
+    residual = np.zeros_like(means) if residual is None else residual
     centre = means.mean(axis=0)
-    deltas = means - centre
+    deltas = (means - centre) + (residual - residual.mean(axis=0))
     if np.all(np.linalg.norm(deltas, axis=1) <= atol):
         raise ValueError(
             "The class means coincide (to rounding): no linear rule separates "
@@ -54,7 +58,7 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0):
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
         if len(means) == 2:
             # Solve for d itself so that its split into range and null parts is exact.
-            d = means[1] - means[0]
+            d = (means[1] - means[0]) + (residual[1] - residual[0])
             coef = reg.solve(d, atol)[None, :]
             intercept = np.array([-coef[0] @ (0.5 * (means[0] + means[1]))])
         else:
@@ -366,7 +370,11 @@ class FisherDiscriminant(
         dtype = stats.dtype
         reg = stats.regularized_inverse(self.kappa, self.tol)
         coef, intercept = nearest_mean_rule(
-            reg, stats.means, self._log_priors(n_classes), stats.mean_noise
+            reg,
+            stats.means,
+            self._log_priors(n_classes),
+            stats.mean_noise,
+            stats.mean_residual,
         )
         scalings, ratio = fisher_directions(reg, stats)
         n_components = self.n_components or min(n_classes - 1, n_features)

@@ -84,6 +84,7 @@ def standardized(stats, mean, scale):
     return replace(
         stats,
         means=(stats.means - mean) / scale,
+        mean_residual=stats.residual / scale,
         within_scatter=stats.within_scatter / outer,
         class_scatter=class_scatter,
     )

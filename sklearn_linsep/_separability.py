@@ -136,7 +136,7 @@ def _hotelling(stats, d, reg):
 def _two_class_angle(stats, kappa, metric, tol):
     """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``."""
     reg = stats.regularized_inverse(kappa, tol)
-    d = stats.means[1] - stats.means[0]
+    d = stats.mean_difference(1, 0)
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
     u = reg.solve(d, atol=stats.mean_noise)
     if not np.all(np.isfinite(u)):

@@ -18,14 +18,19 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
 from ._base import validate_labelled_data
 from ._dask import DaskRows, any_dask, dask_class_statistics
-from ._stats import ClassStatistics, check_classes, class_statistics, encode_labels
+from ._stats import (
+    ClassStatistics,
+    check_classes,
+    chunk_weights,
+    class_statistics,
+    encode_labels,
+)
 
 
 def _same_parameter(a, b):
@@ -196,9 +201,7 @@ class StatisticsEstimatorMixin:
             classes = self.classes_
         y_encoded = encode_labels(y, classes)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
+            sample_weight = chunk_weights(sample_weight, X.shape[0])
         n_classes = len(classes)
         self._check_model_params(n_classes, X.shape[1])
         chunk = class_statistics(

@@ -134,6 +134,10 @@ class HardMarginSVM(LinearClassifierBase):
         self : object
             The fitted estimator.
         """
+        # A fit that fails must not leave the model of an earlier fit beside the
+        # classes of this one: predict would answer with it, silently.
+        for name in [key for key in vars(self) if key.endswith("_")]:
+            delattr(self, name)
         if any_dask(X, y, sample_weight):
             return self._fit_dask(X, y, sample_weight)
         X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)

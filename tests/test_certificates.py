@@ -270,3 +270,12 @@ def test_mistake_bound_off_the_unit_scale():
     assert sparse == pytest.approx(
         perceptron_mistake_bound(X + 1e4, y, bound="textbook"), rel=1e-6
     )
+
+
+def test_object_labels_of_three_classes_key_the_pairs():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
+    results = linear_separability(X, labels)
+    assert not results["versicolor", "virginica"].separable
+    assert results["setosa", "versicolor"].separable
+    assert results["versicolor", "virginica"].verify(X, labels)

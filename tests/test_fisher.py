@@ -741,7 +741,7 @@ def test_partial_fit_errors():
         FisherDiscriminant(threshold="accuracy").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="n_components=2 exceeds"):
         FisherDiscriminant(n_components=2).partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="Negative values"):
+    with pytest.raises(ValueError, match="non-negative"):
         FisherDiscriminant().partial_fit(X, y, [0, 1], -np.ones(40))
     with pytest.raises(ValueError, match="Unknown label type"):
         FisherDiscriminant().partial_fit(X, np.linspace(0, 1, 40), classes=[0, 1])

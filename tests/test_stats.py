@@ -273,3 +273,49 @@ def test_from_data_refuses_unknown_labels_and_unsorted_classes():
         ClassStatistics.from_data(X, [0, 1], [0, 1])
     with pytest.raises(ValueError, match="NaN"):
         ClassStatistics.from_data([[np.nan], [1.0]], [0, 1], [0, 1])
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e8])
+@pytest.mark.parametrize("chunk", [1, 7])
+def test_streaming_far_from_the_origin_equals_one_fit(offset, chunk):
+    """Means of 1e8 with unit spread: plain means would round by ulp(1e8) at every
+    merge; the compensated means keep the chunked fit within 1e-10 of one fit."""
+    from sklearn_linsep import FisherDiscriminant, SeparabilityAngle
+
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 2000)
+    X = rng.normal(size=(2000, 3)) + offset + 2.0 * y[:, None]
+    fisher, angle = FisherDiscriminant().fit(X, y), SeparabilityAngle().fit(X, y)
+    streamed_fisher, streamed_angle = FisherDiscriminant(), SeparabilityAngle()
+    for start in range(0, 2000, chunk):
+        rows = slice(start, start + chunk)
+        streamed_fisher.partial_fit(X[rows], y[rows], classes=[0, 1])
+        streamed_angle.partial_fit(X[rows], y[rows], classes=[0, 1])
+    np.testing.assert_allclose(streamed_fisher.coef_, fisher.coef_, rtol=1e-10)
+    np.testing.assert_allclose(
+        streamed_fisher.intercept_, fisher.intercept_, rtol=1e-10
+    )
+    assert streamed_angle.angle_ == pytest.approx(angle.angle_, rel=1e-10)
+    exact = np.array([X[y == k].astype(np.longdouble).mean(axis=0) for k in (0, 1)])
+    difference = streamed_fisher.statistics_.mean_difference(1, 0)
+    np.testing.assert_allclose(
+        difference, (exact[1] - exact[0]).astype(float), rtol=1e-12
+    )
+
+
+def test_a_chunk_of_zero_weight_adds_nothing():
+    from sklearn_linsep import FisherDiscriminant
+
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(40, 2)), np.repeat([0, 1], 20)
+    X[y == 1] += 2.0
+    with_zeros = FisherDiscriminant().partial_fit(X, y, classes=[0, 1])
+    with_zeros.partial_fit(X[:5], y[:5], sample_weight=np.zeros(5))
+    plain = FisherDiscriminant().fit(X, y)
+    np.testing.assert_allclose(with_zeros.coef_, plain.coef_, rtol=1e-12)
+    stats = ClassStatistics.from_data(X[:5], y[:5], [0, 1], sample_weight=np.zeros(5))
+    assert not stats.counts.any()
+    with pytest.raises(ValueError, match="non-negative"):
+        FisherDiscriminant().partial_fit(
+            X, y, classes=[0, 1], sample_weight=-np.ones(40)
+        )

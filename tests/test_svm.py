@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 from sklearn.datasets import load_iris
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import cross_val_score
 
 from sklearn_linsep import (
@@ -333,3 +334,12 @@ def test_support_vectors_equal_the_references(nudged):
         np.testing.assert_allclose(
             np.abs(svm.dual_coef_[0]), dual[expected], rtol=1e-6, atol=1e-9
         )
+
+
+def test_a_fit_that_raises_leaves_the_estimator_unfitted():
+    X, y = load_iris(return_X_y=True)
+    svm = HardMarginSVM(on_inseparable="raise").fit(X[y < 2], y[y < 2])
+    with pytest.raises(NotLinearlySeparableError):
+        svm.fit(X[y > 0], y[y > 0])
+    with pytest.raises(NotFittedError):  # not the model of the first fit
+        svm.predict(X)
