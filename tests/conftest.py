@@ -9,11 +9,15 @@ def dask_client():
     session (no outside service), and a client connected to it; dask's computations
     in the tests that use it run there."""
     import distributed
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        memory_limit="2GiB",
-    ) as cluster, distributed.Client(cluster) as client:
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            memory_limit="2GiB",
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
