@@ -166,7 +166,7 @@ def _parse(chunk, layout):
                 try:
                     float(cell)
                 except ValueError:
-                    bad[layout.header[j]] = cell
+                    bad[layout.header[j]] = str(cell)
                     break
     return values, labels, bad
 
