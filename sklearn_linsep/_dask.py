@@ -159,8 +159,9 @@ def check_labels(classes, name):
 
 
 def validate_block(X, y, sample_weight, classes, name):
-    """One block's ``(X, y_encoded, weights)``: finite floats, known labels, rows
-    that agree. Runs in a dask task; an error there reaches the client as is."""
+    """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
+    labels, rows that agree. ``classes=None`` takes the block's own labels (and
+    returns them). Runs in a dask task; an error there reaches the client as is."""
     X = check_array(
         X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
     )
