@@ -301,9 +301,10 @@ def _angle_lines(report):
             "sqrt(d' S^-1 d) (mahalanobis, affine-invariant)"
         )
         test = angle["euclidean"]["hotelling_pvalue"]
+        # Below the smallest double the p-value rounds to 0: say so, not "0".
+        shown = "< 1e-300" if test == 0.0 else _number(test)
         lines.append(
-            "  Hotelling's T2 test of theta = 0 (equal class means): p = "
-            + _number(test)
+            f"  Hotelling's T2 test of theta = 0 (equal class means): p = {shown}"
         )
         return lines
     for metric, figures in angle.items():
@@ -429,10 +430,11 @@ def plot_report(X, y, class_names, path, *, kappa=1.0, tol=1e-9):
     figure, (scatter, histogram) = plt.subplots(
         1, 2, figsize=PLOT_SIZE, dpi=PLOT_DPI, width_ratios=[3, 2]
     )
+    bins = np.histogram_bin_edges(u, bins=40)  # the same bins for both classes
     for k, colour in ((0, "tab:blue"), (1, "tab:orange")):
         scatter.scatter(u[y == k], v[y == k], s=8, alpha=0.6, c=colour,
                         label=class_names[k])  # fmt: skip
-        histogram.hist(u[y == k], bins=40, alpha=0.6, color=colour,
+        histogram.hist(u[y == k], bins=bins, alpha=0.6, color=colour,
                        label=class_names[k])  # fmt: skip
     span = np.linspace(v.min(), v.max(), 2) if v.size else np.zeros(2)
     for name, model, style in (

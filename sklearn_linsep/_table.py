@@ -53,20 +53,29 @@ class Table:
         return self.X.shape[0] < self.n_rows_used
 
 
+def _delimiter(path):
+    """``,`` unless the first line has none and has ``;`` or a tab (the usual
+    alternatives), so that such files are read rather than refused."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        first = handle.readline()
+    if "," not in first:
+        for candidate in (";", "\t"):
+            if candidate in first:
+                return candidate
+    return ","
+
+
 def _csv_chunks(path, chunk_rows):
     """``(header, chunk of rows as lists of str)``, the header first."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
+        reader = csv.reader(handle, delimiter=_delimiter(path))
         try:
-            header = next(reader)
-        except StopIteration:
-            raise TableError(f"{path} is empty.") from None
-        except csv.Error as error:
-            raise TableError(f"{path} is not a readable CSV file: {error}.") from None
-        header = [name.strip() for name in header]
-        yield header
-        chunk = []
-        try:
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise TableError(f"{path} is empty.") from None
+            yield header
+            chunk = []
             for row in reader:
                 if not row:
                     continue
@@ -82,6 +91,11 @@ def _csv_chunks(path, chunk_rows):
         except csv.Error as error:
             raise TableError(
                 f"{path}, line {reader.line_num}: not valid CSV ({error})."
+            ) from None
+        except UnicodeDecodeError:
+            raise TableError(
+                f"{path} is not UTF-8 text (near line {reader.line_num + 1}); save "
+                "it as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
             ) from None
         if chunk:
             yield chunk
@@ -126,6 +140,26 @@ class _Layout:
         return [self.header[j] for j in self.features]
 
 
+def _names(header, log):
+    """Column names, stripped; an unnamed column (a saved index, often) gets a
+    name, said on stderr; a repeated name is an error (which one is meant?)."""
+    names = []
+    for j, name in enumerate(header):
+        name = str(name).strip()
+        if not name:
+            name = f"unnamed_{j + 1}"
+            log(f"note: column {j + 1} has no name; it is the feature {name!r} "
+                f"(--drop {name} to leave it out)")  # fmt: skip
+        names.append(name)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise TableError(
+            f"Repeated column name(s): {', '.join(repeated)}; rename them so that "
+            "--target and --drop are unambiguous."
+        )
+    return names
+
+
 def _layout(header, target, drop, path):
     if target is None:
         raise TableError(
@@ -143,62 +177,113 @@ def _layout(header, target, drop, path):
     features = [j for j, name in enumerate(header) if name not in dropped]
     if not features:
         raise TableError(f"{path} has no feature column left besides the target.")
+    if target in drop:
+        raise TableError(f"--drop names the target column {target!r}.")
     return _Layout(header, header.index(target), features)
 
 
-def _parse(chunk, layout):
+def canonical_label(text):
+    """A class label as read: stripped, and a number written in its shortest form
+    (``1``, ``1.0`` and ``01`` are one class)."""
+    text = text.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if not np.isfinite(value):
+        return text
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _is_missing(text):
+    return text.strip().lower() in MISSING_TOKENS
+
+
+def _parse(chunk, layout, first_line):
     """``(values with NaN for missing cells, labels with None for missing, the
-    first non-numeric cell of each feature column that has one)``."""
-    cells = np.array(chunk, dtype=str)
-    labels = np.char.strip(cells[:, layout.target])
-    labels = np.where(
-        np.isin(np.char.lower(labels), list(MISSING_TOKENS)), None, labels
-    )
+    first non-numeric cell of each feature column that has one)``.
+
+    A column at a time, cell by cell: a long cell costs its own length only (an
+    array of strings would give every cell the width of the longest)."""
+    labels = np.array(
+        [
+            None if _is_missing(row[layout.target]) else
+            canonical_label(row[layout.target])
+            for row in chunk
+        ],
+        dtype=object,
+    )  # fmt: skip
     values = np.empty((len(chunk), len(layout.features)))
     bad = {}
     for column, j in enumerate(layout.features):
-        text = np.char.strip(cells[:, j])
-        missing = np.isin(np.char.lower(text), list(MISSING_TOKENS))
         try:
-            values[:, column] = np.where(missing, "nan", text).astype(float)
+            values[:, column] = np.fromiter(
+                (np.nan if _is_missing(row[j]) else float(row[j]) for row in chunk),
+                dtype=float,
+                count=len(chunk),
+            )
         except ValueError:
-            for cell in text[~missing]:
-                try:
-                    float(cell)
-                except ValueError:
-                    bad[layout.header[j]] = str(cell)
-                    break
+            for row in chunk:
+                if not _is_missing(row[j]):
+                    try:
+                        float(row[j])
+                    except ValueError:
+                        cell = row[j].strip()
+                        bad[layout.header[j]] = cell[:40] + (
+                            "..." if len(cell) > 40 else ""
+                        )
+                        break
+    infinite = np.isinf(values)
+    if infinite.any():
+        i, column = np.argwhere(infinite)[0]
+        raise TableError(
+            f"Column {layout.feature_names[column]!r}, data row {first_line + i}: an "
+            "infinite value (or one beyond float64's range); fix or drop it."
+        )
     return values, labels, bad
 
 
-def _scan(path, target, drop, chunk_rows, keep_rows):
-    """Pass 1. Returns the layout, the label counts, per-column missing counts and
-    means, and the parsed rows themselves if there are at most ``keep_rows``."""
+def _usable(values, labels, missing):
+    """Rows that count under the missing-value policy: a class, and with "drop"
+    no missing cell."""
+    usable = ~np.equal(labels, None)
+    if missing == "drop":
+        usable &= ~np.isnan(values).any(axis=1)
+    return usable
+
+
+def _scan(path, target, drop, missing, chunk_rows, keep_rows, log):
+    """Pass 1. Returns the layout, the counts of the usable rows per label,
+    per-column missing counts and means, the number of rows, and the parsed rows
+    themselves if there are at most ``keep_rows``."""
     chunks = _chunks(path, chunk_rows)
-    layout = _layout(next(chunks), target, drop, path)
+    layout = _layout(_names(next(chunks), log), target, drop, path)
+    size = os.path.getsize(path)
+    if size > 100 * 2**20:
+        log(f"reading {path} ({size / 2**30:.2f} GB) in chunks of {chunk_rows} rows")
     p = len(layout.features)
-    missing = np.zeros(p + 1, dtype=np.int64)  # the features, then the target
+    missing_cells = np.zeros(p + 1, dtype=np.int64)  # the features, then the target
     sums, counts = np.zeros(p), np.zeros(p)
     labels_seen = {}
-    complete_rows, n_rows = 0, 0
+    n_rows = 0
     non_numeric = {}
     kept = []
     for chunk in chunks:
-        values, labels, bad = _parse(chunk, layout)
+        values, labels, bad = _parse(chunk, layout, first_line=n_rows + 1)
         for name, cell in bad.items():
             non_numeric.setdefault(name, cell)
+        n_rows += len(chunk)
         if non_numeric:
             continue  # keep scanning for the names of all such columns only
-        n_rows += len(chunk)
         nan = np.isnan(values)
-        missing[:p] += nan.sum(axis=0)
         no_label = np.equal(labels, None)
-        missing[p] += no_label.sum()
-        complete_rows += int(np.sum(~nan.any(axis=1) & ~no_label))
+        missing_cells[:p] += nan.sum(axis=0)
+        missing_cells[p] += no_label.sum()
         sums += np.where(nan, 0.0, values).sum(axis=0)
         counts += (~nan).sum(axis=0)
+        usable = _usable(values, labels, missing)
         for label, count in zip(
-            *np.unique(labels[~no_label].astype(str), return_counts=True), strict=True
+            *np.unique(labels[usable].astype(str), return_counts=True), strict=True
         ):
             labels_seen[label] = labels_seen.get(label, 0) + int(count)
         if kept is not None:
@@ -217,7 +302,7 @@ def _scan(path, target, drop, chunk_rows, keep_rows):
         raise TableError(f"{path} has a header but no rows.")
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / counts
-    return layout, labels_seen, missing, means, complete_rows, n_rows, kept
+    return layout, labels_seen, missing_cells, means, n_rows, kept
 
 
 def _missing_message(layout, missing, path):
@@ -237,6 +322,7 @@ def _class_codes(labels_seen, positive):
     labels = sorted(labels_seen, key=_label_order)
     if positive is None:
         return labels, {label: k for k, label in enumerate(labels)}
+    positive = canonical_label(positive)
     if positive not in labels_seen:
         raise TableError(
             f"--positive {positive!r} is not a class; the classes are: "
@@ -296,53 +382,65 @@ def read_table(
     table : Table
     """
     log = log or (lambda message: None)
-    layout, labels_seen, missing_cells, means, complete_rows, n_rows, kept = _scan(
-        path, target, drop, chunk_rows, keep_rows=sample_rows
+    layout, labels_seen, missing_cells, means, n_rows, kept = _scan(
+        path, target, drop, missing, chunk_rows, sample_rows, log
     )
     if missing_cells.any() and missing is None:
         raise TableError(_missing_message(layout, missing_cells, path))
+    if missing == "mean" and np.isnan(means).any():
+        empty = [name for name, mean in zip(layout.feature_names, means, strict=True)
+                 if np.isnan(mean)]  # fmt: skip
+        raise TableError(
+            f"Column(s) with no value at all: {', '.join(empty)}; drop them with "
+            "--drop."
+        )
+    if not labels_seen:
+        raise TableError(
+            f"No row of {path} is left with a class and "
+            + ("no missing cell (--missing drop)." if missing == "drop" else "values.")
+        )
     if len(labels_seen) < 2:
-        found = ", ".join(labels_seen) or "none"
+        found = ", ".join(labels_seen)
         raise TableError(
             f"The column {layout.header[layout.target]!r} holds one class only "
-            f"({found}): separability compares two classes or more."
+            f"({found}) in the usable rows: separability compares two classes or "
+            "more."
         )
+    _refuse_a_continuous_target(labels_seen, layout)
     class_names, codes = _class_codes(labels_seen, positive)
-    n_used = complete_rows if missing == "drop" else n_rows - int(missing_cells[-1])
+    n_classes = len(class_names)
+    class_counts = np.zeros(n_classes, dtype=np.int64)
+    for label, count in labels_seen.items():
+        class_counts[codes[label]] += count
+    n_used = int(class_counts.sum())
+    chosen = None
     if kept is None:
         log(
             f"{path}: {n_rows} rows, more than --sample-rows {sample_rows}: reading "
-            "it again in chunks, for the class statistics of all rows and a uniform "
-            f"sample of {sample_rows} rows."
+            "it again in chunks, for the class statistics of all rows and a "
+            f"sample of about {min(sample_rows, n_used)} rows."
         )
-    rng = np.random.default_rng(seed)
-    chosen = (
-        None
-        if kept is not None
-        else np.sort(rng.choice(n_used, sample_rows, replace=False))
-    )
+        chosen = _stratified_sample(class_counts, sample_rows, seed)
     if kept is not None:
         pieces = iter(kept)
     else:
         chunks = _chunks(path, chunk_rows)
         next(chunks)
-        pieces = (_parse(chunk, layout)[:2] for chunk in chunks)
+        pieces = (_parse(chunk, layout, 0)[:2] for chunk in chunks)
     statistics, X_parts, y_parts = None, [], []
-    used, dropped, filled = 0, 0, 0
-    n_classes = len(class_names)
+    seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
+    dropped, filled = 0, 0
     for values, labels in pieces:
-        usable = ~np.equal(labels, None)
-        nan = np.isnan(values)
-        if missing == "drop":
-            usable &= ~nan.any(axis=1)
-        elif missing == "mean":
+        usable = _usable(values, labels, missing)
+        if missing == "mean":
+            nan = np.isnan(values)
             filled += int(nan[usable].sum())
             values = np.where(nan, means, values)
         dropped += int(np.sum(~usable))
         values = values[usable]
-        y = np.array(
-            [codes[label] for label in labels[usable].astype(str)], dtype=np.intp
-        )
+        y = np.array([codes[label] for label in labels[usable]], dtype=np.intp)
+        if not len(y):
+            continue
         part = ClassStatistics.from_data(
             values, y, np.arange(n_classes), per_class=n_classes > 2
         )
@@ -351,10 +449,14 @@ def read_table(
             X_parts.append(values)
             y_parts.append(y)
         else:
-            here = chosen[(chosen >= used) & (chosen < used + len(y))] - used
-            X_parts.append(values[here])
-            y_parts.append(y[here])
-        used += len(y)
+            # Each row's ordinal within its class, against the chosen ordinals.
+            keep = np.zeros(len(y), dtype=bool)
+            for k in range(n_classes):
+                rows = np.flatnonzero(y == k)
+                keep[rows] = np.isin(seen[k] + np.arange(rows.size), chosen[k])
+                seen[k] += rows.size
+            X_parts.append(values[keep])
+            y_parts.append(y[keep])
     table = Table(
         X=np.vstack(X_parts),
         y=np.concatenate(y_parts),
@@ -362,7 +464,7 @@ def read_table(
         feature_names=layout.feature_names,
         statistics=statistics,
         n_rows_read=n_rows,
-        n_rows_used=used,
+        n_rows_used=n_used,
         missing_filled=filled,
         rows_dropped=dropped,
     )
@@ -372,7 +474,49 @@ def read_table(
         table.notes.append(f"{filled} missing cell(s) filled with the column mean")
     if table.sampled:
         table.notes.append(
-            f"the angle and Cover's probability use all {used} rows; the exact "
-            f"test, cross-validation and plot a uniform sample of {len(table.y)}"
+            f"the angle and Cover's probability use all {n_used} rows; the exact "
+            f"test, cross-validation and plot a sample of {len(table.y)} (uniform "
+            "within each class, every class kept)"
         )
     return table
+
+
+# A class of this many rows or fewer is kept whole in a sample; a larger one
+# keeps at least this many rows (so that cross-validation folds can hold it).
+_MINIMUM_PER_CLASS = 50
+
+
+def _stratified_sample(class_counts, sample_rows, seed):
+    """Per class, the sorted ordinals of the rows to keep: about ``sample_rows`` in
+    all, in proportion to the classes but never fewer than ``_MINIMUM_PER_CLASS``
+    of a class (all of a smaller one), uniform within each class."""
+    rng = np.random.default_rng(seed)
+    total = class_counts.sum()
+    chosen = []
+    for count in class_counts:
+        take = max(round(sample_rows * count / total), _MINIMUM_PER_CLASS)
+        take = int(min(take, count))
+        chosen.append(np.sort(rng.choice(count, take, replace=False)))
+    return chosen
+
+
+def _refuse_a_continuous_target(labels_seen, layout):
+    """Labels that are numbers with fractions, or very many labels: a regression
+    target given by mistake, which would mean one class per value."""
+    numbers = []
+    for label in labels_seen:
+        try:
+            numbers.append(float(label))
+        except ValueError:
+            break
+    fractional = len(numbers) == len(labels_seen) and any(
+        not value.is_integer() for value in numbers
+    )
+    if fractional or len(labels_seen) > 100:
+        raise TableError(
+            f"The column {layout.header[layout.target]!r} holds {len(labels_seen)} "
+            "distinct values"
+            + (", some with fractions" if fractional else "")
+            + ": it looks continuous (a regression target?). The report compares "
+            "classes; give the class column with --target."
+        )

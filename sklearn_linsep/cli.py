@@ -67,7 +67,7 @@ def _parser():
     )
     report.add_argument(
         "--cv",
-        type=_non_negative_int,
+        type=_folds,
         default=10,
         help="cross-validation folds (10; 0 skips it)",
     )
@@ -110,10 +110,10 @@ def _positive_float(text):
     return value
 
 
-def _non_negative_int(text):
+def _folds(text):
     value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    if value < 0 or value == 1:
+        raise argparse.ArgumentTypeError(f"must be 0 (none) or 2 or more, got {text}")
     return value
 
 
@@ -153,7 +153,10 @@ def _bundled(args):
 def _load(args, log):
     if args.path is None:
         if args.drop or args.missing:
-            raise TableError("--drop and --missing apply to a file given as PATH.")
+            raise TableError(
+                "--drop and --missing apply to a file given as PATH (--drop takes "
+                "several names: give PATH before it, or end the names with --)."
+            )
         return _bundled(args)
     table = read_table(
         args.path,
@@ -184,15 +187,21 @@ def report_command(args):
 
     X, y, class_names, statistics, title, notes = _load(args, log)
     n_classes = len(class_names)
-    if args.cv and np.min(np.bincount(y, minlength=n_classes)) < args.cv:
+    smallest = int(np.min(np.bincount(y, minlength=n_classes)))
+    if args.cv and smallest < args.cv:
         raise TableError(
             f"--cv {args.cv} needs at least {args.cv} rows of every class "
-            f"(the smallest class has {np.min(np.bincount(y))}); lower --cv."
+            f"(the smallest class has {smallest}); lower --cv."
         )
-    if args.plot is not None and n_classes != 2:
-        raise TableError(
-            f"--plot draws two classes; the data have {n_classes}. Use --positive."
-        )
+    plot_path = None
+    if args.plot is not None:
+        if n_classes != 2:
+            raise TableError(
+                f"--plot draws two classes; the data have {n_classes}. Use --positive."
+            )
+        # Drawn before the cross-validation: a plot that cannot be made must not
+        # cost the whole report first.
+        plot_path = _plot(args, X, y, class_names, statistics)
     progress = _Progress(args.cv * 8, args.quiet)
     try:
         report = separability_report(
@@ -210,15 +219,25 @@ def report_command(args):
         progress.close()
     report["source"] = title
     report["notes"] = notes
-    if args.plot is not None:
-        _plot(args, X, y, class_names, statistics)
-        report["plot"] = args.plot
+    if plot_path is not None:
+        report["plot"] = plot_path
     if args.json:
-        print(json.dumps(report, indent=2))
+        # Strict JSON: a non-finite number (none is expected) becomes null.
+        print(json.dumps(_finite(report), indent=2, allow_nan=False))
     else:
         sys.stdout.write(format_report(report, title))
-        if args.plot is not None:
-            print(f"\nPlot saved to {args.plot}")
+        if plot_path is not None:
+            print(f"\nPlot saved to {plot_path}")
+
+
+def _finite(value):
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
 
 
 def _plot(args, X, y, class_names, statistics):
@@ -235,10 +254,12 @@ def _plot(args, X, y, class_names, statistics):
             else _statistics_of(X, y, len(class_names))
         )
         X = (X - mean) / scale
+    path = args.plot if args.plot.lower().endswith(".png") else args.plot + ".png"
     try:
-        plot_report(X, y, class_names, args.plot, kappa=args.kappa)
+        plot_report(X, y, class_names, path, kappa=args.kappa)
     except OSError as error:
-        raise TableError(f"Cannot write {args.plot}: {error.strerror}.") from None
+        raise TableError(f"Cannot write {path}: {error.strerror}.") from None
+    return path
 
 
 def _statistics_of(X, y, n_classes):

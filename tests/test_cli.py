@@ -226,7 +226,7 @@ def test_a_file_larger_than_the_sample_is_streamed(tmp_path):
     assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
         separability_statistics(X, y).degrees, rel=1e-9
     )
-    assert any("uniform sample of 500" in note for note in report["notes"])
+    assert any("a sample of 500 (uniform" in note for note in report["notes"])
 
 
 def test_parquet_gives_the_csv_report(tmp_path):
@@ -301,3 +301,77 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert process.wait(timeout=600) == 0
     process.stdout.close()
     assert b"cross-validation" in seen and b"16/16" in seen
+
+
+def test_messy_files_are_read_or_refused_clearly(tmp_path):
+    X, y = gaussians(n=60, p=3, shift=2.0)
+    # Semicolons, an unnamed index column, labels written as 1 and 1.0.
+    lines = [";a;b;c;y"] + [
+        f"{i};{float(row[0])!r};{float(row[1])!r};{float(row[2])!r};"
+        f"{'1.0' if (label and i % 2) else label}"
+        for i, (row, label) in enumerate(zip(X, y, strict=True))
+    ]
+    path = tmp_path / "messy.csv"
+    path.write_text("\n".join(lines) + "\n")
+    done = run("report", str(path), "--target", "y", "--cv", "0", "--json",
+               "--drop", "unnamed_1", "--positive", "1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["data"]["classes"] == ["0", "1"]  # 1 and 1.0 are one class
+    assert report["data"]["counts"] == [30, 30]
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        separability_statistics(X, y).degrees, rel=1e-9
+    )
+    unnamed = run("report", str(path), "--target", "y", "--cv", "0")
+    assert "column 1 has no name" in unnamed.stderr
+    twice = tmp_path / "twice.csv"
+    twice.write_text("a,a,y\n1,2,0\n2,1,1\n")
+    assert_one_line_error(run("report", str(twice), "--target", "y"), "Repeated", "a")
+    infinite = tmp_path / "inf.csv"
+    infinite.write_text("a,b,y\n1,2,0\n2,1e400,1\n3,1,0\n")
+    assert_one_line_error(run("report", str(infinite), "--target", "y"),
+                          "'b'", "row 2", "infinite")  # fmt: skip
+    regression = write_csv(tmp_path / "regression.csv", X, X[:, 0] * 1.5)
+    assert_one_line_error(run("report", str(regression), "--target", "label"),
+                          "continuous")  # fmt: skip
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("a,b,y\n1,2,caf\xe9\n".encode("latin-1"))
+    assert_one_line_error(run("report", str(latin), "--target", "y"), "UTF-8")
+    one_fold = run("report", str(path), "--target", "y", "--cv", "1")
+    assert one_fold.returncode == 2 and "Traceback" not in one_fold.stderr
+
+
+def test_missing_values_policies_at_their_edges(tmp_path):
+    path = tmp_path / "edges.csv"
+    rows = ["a,b,c,y"] + [f"{i},{i % 7},,{i % 2}" for i in range(40)]
+    path.write_text("\n".join(rows) + "\n")
+    assert_one_line_error(run("report", str(path), "--target", "y", "--missing",
+                              "mean"), "no value at all", "c")  # fmt: skip
+    assert_one_line_error(run("report", str(path), "--target", "y", "--missing",
+                              "drop"), "No row")  # fmt: skip
+    # Class 2 has rows, all incomplete: dropped, it is no class of the report.
+    rows = ["a,b,y"] + [f"{i},{(i * 7) % 5},{i % 2}" for i in range(40)]
+    rows += [f"{i},,2" for i in range(5)]
+    path.write_text("\n".join(rows) + "\n")
+    report = run_json("report", str(path), "--target", "y", "--cv", "0",
+                      "--missing", "drop", "--sample-rows", "10")  # fmt: skip
+    assert report["data"]["classes"] == ["0", "1"]
+    assert report["data"]["n_samples"] == 40
+
+
+def test_a_sample_keeps_every_class(tmp_path):
+    X, y = gaussians(n=3000, p=3, shift=1.0)
+    y[:4] = 2  # a rare class: four rows in 3000
+    path = write_csv(tmp_path / "rare.csv", X, y)
+    report = run_json("report", str(path), "--target", "label", "--cv", "0",
+                      "--sample-rows", "300")  # fmt: skip
+    assert report["data"]["counts"][2] == 4
+    assert 300 <= report["data"]["rows_in_memory"] < 400
+    assert len(report["separability"]) == 3
+
+
+def test_a_plot_path_without_suffix_gets_png(tmp_path):
+    done = run("report", "--cv", "0", "--quiet", "--plot", str(tmp_path / "figure"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "figure.png").exists()
+    assert f"Plot saved to {tmp_path / 'figure.png'}" in done.stdout
