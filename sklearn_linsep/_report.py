@@ -26,6 +26,7 @@ from ._online import Adaline, Perceptron, PocketPerceptron
 from ._separability import SeparabilityAngle
 from ._stats import ClassStatistics
 from ._svm import HardMarginSVM
+from ._table import stratified_sample
 
 METRICS = ("euclidean", "mahalanobis")
 
@@ -90,15 +91,36 @@ def standardized(stats, mean, scale):
     )
 
 
-def _pair_verdict(X, y, pair, class_names, tol, sampled):
+def fitting_rows(y, limit, seed):
+    """Indices of at most about ``limit`` rows, uniform within each class and
+    keeping every class (see :func:`~sklearn_linsep._table.stratified_sample`);
+    all rows when there are no more."""
+    if len(y) <= limit:
+        return np.arange(len(y))
+    n_classes = int(y.max()) + 1
+    members = [np.flatnonzero(y == k) for k in range(n_classes)]
+    chosen = stratified_sample(np.array([m.size for m in members]), limit, seed)
+    return np.sort(np.concatenate([m[c] for m, c in zip(members, chosen, strict=True)]))
+
+
+def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
     """Separability of one pair: the hard margin or the certificate and the least
-    total hinge of the C → ∞ soft margin."""
+    total hinge of the C → ∞ soft margin.
+
+    The LP test and the hard margin scale to many rows; the soft limit does not
+    (its working set holds every margin violator), so on inseparable data it is
+    fitted on at most ``fit_rows`` rows, and the verdict says how many."""
     mask = np.isin(y, pair)
     X_pair, y_pair = X[mask], y[mask]
     result = linear_separability(X_pair, y_pair, tol=tol)
+    rows = (
+        np.arange(len(y_pair))
+        if result.separable
+        else fitting_rows(np.searchsorted(pair, y_pair), fit_rows, seed)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        svm = HardMarginSVM(tol=tol).fit(X_pair, y_pair)
+        svm = HardMarginSVM(tol=tol).fit(X_pair[rows], y_pair[rows])
     verdict = {
         "classes": [class_names[k] for k in pair],
         "separable": bool(result.separable),
@@ -111,6 +133,7 @@ def _pair_verdict(X, y, pair, class_names, tol, sampled):
     else:
         verdict["certificate_size"] = int(len(result.certificate_indices))
         verdict["hinge_violation"] = float(svm.hinge_violation_)
+        verdict["hinge_rows"] = int(len(rows))
     return verdict
 
 
@@ -147,6 +170,7 @@ def separability_report(
     standardize=False,
     seed=0,
     tol=1e-9,
+    fit_rows=5000,
     progress=None,
 ):
     """Every measure of linear separability of ``(X, y)``, as plain values.
@@ -177,6 +201,11 @@ def separability_report(
         Seeds the folds and the stochastic models.
     tol : float, default=1e-9
         Tolerance of the exact separability test and the hard margin.
+    fit_rows : int, default=5000
+        Rows (a sample uniform within each class, keeping every class) for what
+        does not scale to many: the soft-margin limit behind the hinge violation of
+        inseparable data (its cost grows about as the square of the rows) and the
+        cross-validation. The exact test and the hard margin use every row of X.
     progress : callable, default=None
         Called once per cross-validation fit.
 
@@ -234,7 +263,7 @@ def separability_report(
         },
         "angle": _angle_section(angles, class_names),
         "separability": [
-            _pair_verdict(X, y, pair, class_names, tol, sampled)
+            _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed)
             for pair in combinations(range(n_classes), 2)
         ],
         "cover": {
@@ -245,9 +274,12 @@ def separability_report(
     }
     if cv:
         models = report_models(kappa, seed)
+        rows = fitting_rows(y, fit_rows, seed)
+        report["settings"]["cv_rows"] = int(len(rows))
         report["cross_validation"] = _cross_validate(
-            X_folds, y, models, cv, seed, standardize, progress or (lambda: None)
-        )
+            X_folds[rows], y[rows], models, cv, seed, standardize,
+            progress or (lambda: None),
+        )  # fmt: skip
     return report
 
 
@@ -324,7 +356,8 @@ def _verdict_text(verdict):
         return text if verdict["conclusive"] else text + " (on the sample)"
     return (
         f"not separable: certificate of {verdict['certificate_size']} samples, "
-        f"hinge {_number(verdict['hinge_violation'])}"
+        f"hinge {_number(verdict['hinge_violation'])} "
+        f"(soft-margin limit on {verdict['hinge_rows']} rows)"
     )
 
 
@@ -375,14 +408,14 @@ def format_report(report, title="data"):
     lines.append(
         f"Cover: a random labelling of {data['n_samples']} points in general "
         f"position in R^{data['n_features']} is separable with probability "
-        f"{_number(probability)}"
+        + ("< 1e-300" if probability == 0.0 else _number(probability))
     )
     if "cross_validation" in report:
         settings = report["settings"]
         lines += [
             "",
             f"Cross-validated accuracy ({settings['cv']}-fold stratified, "
-            f"seed {settings['seed']})",
+            f"seed {settings['seed']}, {settings['cv_rows']} rows)",
         ]
         lines += _columns(
             ["model", "mean", "sd"],

@@ -86,7 +86,7 @@ def _csv_chunks(path, chunk_rows):
                     )
                 chunk.append(row)
                 if len(chunk) == chunk_rows:
-                    yield chunk
+                    yield _Rows(chunk)
                     chunk = []
         except csv.Error as error:
             raise TableError(
@@ -98,7 +98,47 @@ def _csv_chunks(path, chunk_rows):
                 "it as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
             ) from None
         if chunk:
-            yield chunk
+            yield _Rows(chunk)
+
+
+class _Rows:
+    """A chunk of CSV rows, read a column at a time."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __len__(self):
+        return len(self.rows)
+
+    def texts(self, j):
+        return [row[j] for row in self.rows]
+
+    def numbers(self, j):
+        return None  # text only: every cell is parsed
+
+
+class _Batch:
+    """A Parquet record batch: numeric columns come as floats (nulls as NaN)
+    without going through text."""
+
+    def __init__(self, batch):
+        self.batch = batch
+
+    def __len__(self):
+        return self.batch.num_rows
+
+    def texts(self, j):
+        return ["" if v is None else str(v) for v in self.batch.column(j).to_pylist()]
+
+    def numbers(self, j):
+        import pyarrow as pa
+
+        column = self.batch.column(j)
+        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+            values = column.to_numpy(zero_copy_only=False).astype(np.float64)
+            return np.where(column.is_null().to_numpy(zero_copy_only=False), np.nan,
+                            values)  # fmt: skip
+        return None
 
 
 def _parquet_chunks(path, chunk_rows):
@@ -109,14 +149,9 @@ def _parquet_chunks(path, chunk_rows):
             "Reading Parquet needs pyarrow (pip install pyarrow); or give a CSV file."
         ) from None
     parquet = pq.ParquetFile(path)
-    header = list(parquet.schema_arrow.names)
-    yield header
+    yield list(parquet.schema_arrow.names)
     for batch in parquet.iter_batches(batch_size=chunk_rows):
-        columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
-        yield [
-            ["" if value is None else str(value) for value in row]
-            for row in zip(*columns, strict=True)
-        ]
+        yield _Batch(batch)
 
 
 def _chunks(path, chunk_rows):
@@ -207,28 +242,32 @@ def _parse(chunk, layout, first_line):
     array of strings would give every cell the width of the longest)."""
     labels = np.array(
         [
-            None if _is_missing(row[layout.target]) else
-            canonical_label(row[layout.target])
-            for row in chunk
+            None if _is_missing(text) else canonical_label(text)
+            for text in chunk.texts(layout.target)
         ],
         dtype=object,
-    )  # fmt: skip
+    )
     values = np.empty((len(chunk), len(layout.features)))
     bad = {}
     for column, j in enumerate(layout.features):
+        numbers = chunk.numbers(j)
+        if numbers is not None:
+            values[:, column] = numbers
+            continue
+        texts = chunk.texts(j)
         try:
             values[:, column] = np.fromiter(
-                (np.nan if _is_missing(row[j]) else float(row[j]) for row in chunk),
+                (np.nan if _is_missing(text) else float(text) for text in texts),
                 dtype=float,
-                count=len(chunk),
+                count=len(texts),
             )
         except ValueError:
-            for row in chunk:
-                if not _is_missing(row[j]):
+            for text in texts:
+                if not _is_missing(text):
                     try:
-                        float(row[j])
+                        float(text)
                     except ValueError:
-                        cell = row[j].strip()
+                        cell = text.strip()
                         bad[layout.header[j]] = cell[:40] + (
                             "..." if len(cell) > 40 else ""
                         )
@@ -420,7 +459,7 @@ def read_table(
             "it again in chunks, for the class statistics of all rows and a "
             f"sample of about {min(sample_rows, n_used)} rows."
         )
-        chosen = _stratified_sample(class_counts, sample_rows, seed)
+        chosen = stratified_sample(class_counts, sample_rows, seed)
     if kept is not None:
         pieces = iter(kept)
     else:
@@ -486,7 +525,7 @@ def read_table(
 _MINIMUM_PER_CLASS = 50
 
 
-def _stratified_sample(class_counts, sample_rows, seed):
+def stratified_sample(class_counts, sample_rows, seed):
     """Per class, the sorted ordinals of the rows to keep: about ``sample_rows`` in
     all, in proportion to the classes but never fewer than ``_MINIMUM_PER_CLASS``
     of a class (all of a smaller one), uniform within each class."""

@@ -14,7 +14,13 @@ import warnings
 
 import numpy as np
 
-from ._report import format_report, plot_report, separability_report
+from ._report import (
+    fitting_rows,
+    format_report,
+    plot_report,
+    separability_report,
+    standardizing_map,
+)
 from ._table import TableError, read_table
 
 EXIT_ERROR = 1
@@ -96,6 +102,13 @@ def _parser():
         type=_positive_int,
         default=200_000,
         help="rows kept in memory at most; larger files are streamed (200000)",
+    )
+    report.add_argument(
+        "--fit-rows",
+        type=_positive_int,
+        default=5000,
+        help="rows for the cross-validation and the soft-margin hinge, which do not "
+        "scale to many (5000)",
     )
     report.add_argument(
         "--quiet", action="store_true", help="no progress display on stderr"
@@ -213,6 +226,7 @@ def report_command(args):
             cv=args.cv,
             standardize=args.standardize,
             seed=args.seed,
+            fit_rows=args.fit_rows,
             progress=progress,
         )
     finally:
@@ -246,8 +260,6 @@ def _plot(args, X, y, class_names, statistics):
     except ImportError:
         raise TableError("--plot needs matplotlib (pip install matplotlib).") from None
     if args.standardize:
-        from ._report import standardizing_map
-
         mean, scale = standardizing_map(
             statistics
             if statistics is not None
@@ -255,6 +267,9 @@ def _plot(args, X, y, class_names, statistics):
         )
         X = (X - mean) / scale
     path = args.plot if args.plot.lower().endswith(".png") else args.plot + ".png"
+    # The plot fits the hard margin too: its soft limit does not scale to many rows.
+    rows = fitting_rows(y, args.fit_rows, args.seed)
+    X, y = X[rows], y[rows]
     try:
         plot_report(X, y, class_names, path, kappa=args.kappa)
     except OSError as error:

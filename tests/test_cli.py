@@ -375,3 +375,35 @@ def test_a_plot_path_without_suffix_gets_png(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "figure.png").exists()
     assert f"Plot saved to {tmp_path / 'figure.png'}" in done.stdout
+
+
+def test_parquet_nulls_are_missing_cells(tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    X, y = gaussians(n=80, p=2, shift=2.0)
+    a = pyarrow.array([None if i == 3 else float(v) for i, v in enumerate(X[:, 0])])
+    table = pyarrow.table({"a": a, "b": X[:, 1], "n": np.arange(80), "label": y})
+    pq.write_table(table, tmp_path / "nulls.parquet")
+    done = run("report", str(tmp_path / "nulls.parquet"), "--target", "label")
+    assert_one_line_error(done, "1 missing cell(s)", "a: 1")
+    report = run_json("report", str(tmp_path / "nulls.parquet"), "--target", "label",
+                      "--missing", "drop", "--drop", "n", "--cv", "0")  # fmt: skip
+    keep = np.arange(80) != 3
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        separability_statistics(X[keep], y[keep]).degrees, rel=1e-9
+    )
+
+
+def test_many_inseparable_rows_use_a_bounded_fitting_sample(tmp_path):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30_000, 4)), rng.integers(0, 2, 30_000)  # pure noise
+    path = write_csv(tmp_path / "noise.csv", X, y)
+    report = run_json("report", str(path), "--target", "label", "--cv", "2",
+                      "--fit-rows", "1000")  # fmt: skip
+    verdict = report["separability"][0]
+    assert not verdict["separable"] and verdict["conclusive"]
+    assert 1000 <= verdict["hinge_rows"] <= 1010
+    assert 1000 <= report["settings"]["cv_rows"] <= 1010
+    assert report["data"]["rows_in_memory"] == 30_000  # the exact test saw them all
+    assert abs(report["cross_validation"]["FisherDiscriminant"]["mean"] - 0.5) < 0.1
