@@ -334,10 +334,8 @@ def _angle_lines(report):
         )
         test = angle["euclidean"]["hotelling_pvalue"]
         # Below the smallest double the p-value rounds to 0: say so, not "0".
-        shown = "< 1e-300" if test == 0.0 else _number(test)
-        lines.append(
-            f"  Hotelling's T2 test of theta = 0 (equal class means): p = {shown}"
-        )
+        shown = "p < 1e-300" if test == 0.0 else f"p = {_number(test)}"
+        lines.append(f"  Hotelling's T2 test of theta = 0 (equal class means): {shown}")
         return lines
     for metric, figures in angle.items():
         lines.append(f"  {metric}: pairwise theta (deg)")
