@@ -551,22 +551,6 @@ def test_float32_full_rank_data_keep_full_rank_at_large_n():
 # --- exact streaming: partial_fit, merge, fit_statistics ---
 
 
-def _chunks(rng, y, mode):
-    """Row indices of the chunks: one row each, sorted by class (so most chunks
-    hold one class only), or cut at random; always in a random order."""
-    n = len(y)
-    if mode == "one row":
-        chunks = [np.array([i]) for i in range(n)]
-    elif mode == "by class":
-        chunks = np.array_split(np.argsort(y, kind="stable"), rng.randint(1, n + 1))
-    else:
-        cuts = rng.choice(np.arange(1, n), size=rng.randint(0, n - 1), replace=False)
-        chunks = np.split(np.arange(n), np.sort(cuts))
-    chunks = [chunk for chunk in chunks if chunk.size]
-    rng.shuffle(chunks)
-    return chunks
-
-
 def _problem(seed, n_classes, singular, weighted):
     """Gaussian classes around 10 (means large against nothing: Chan's update
     matters), p > n when singular; integer-free positive weights."""
@@ -579,14 +563,6 @@ def _problem(seed, n_classes, singular, weighted):
     X = rng.normal(size=(n, p)) * rng.uniform(0.5, 2, size=p) + 10.0 + shifts[y]
     weights = rng.uniform(0.5, 3.0, size=n) if weighted else None
     return rng, X, y, weights
-
-
-def _assert_close(actual, expected, rtol=1e-10):
-    """Equal to ``rtol`` relative to the largest entry of ``expected``."""
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(
-        actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max()
-    )
 
 
 def _partial(estimator, X, y, chunks, weights, classes):
@@ -609,13 +585,13 @@ def _partial(estimator, X, y, chunks, weights, classes):
     mode=st.sampled_from(["one row", "by class", "random"]),
 )
 def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode
+    seed, n_classes, singular, weighted, mode, random_chunks, assert_close
 ):
     rng, X, y, w = _problem(seed, n_classes, singular, weighted)
     full = FisherDiscriminant().fit(X, y, sample_weight=w)
-    chunks = _chunks(rng, y, mode)
+    chunks = random_chunks(rng, y, mode)
     streamed = _partial(FisherDiscriminant(), X, y, chunks, w, np.arange(n_classes))
-    _assert_close(streamed.coef_, full.coef_)
+    assert_close(streamed.coef_, full.coef_)
     scale = np.abs(full.coef_).max() * np.abs(full.means_).max()
     np.testing.assert_allclose(
         streamed.intercept_, full.intercept_, rtol=1e-10, atol=1e-10 * scale
@@ -627,7 +603,9 @@ def test_partial_fit_over_any_chunking_equals_fit(
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_classes=st.sampled_from([2, 3]))
-def test_merge_of_two_estimators_equals_one_fit_on_the_union(seed, n_classes):
+def test_merge_of_two_estimators_equals_one_fit_on_the_union(
+    seed, n_classes, assert_close
+):
     rng, X, y, w = _problem(seed, n_classes, singular=False, weighted=True)
     # One part holds a single class: it can only be partial_fitted.
     order = np.argsort(y == 0, kind="stable")
@@ -642,13 +620,13 @@ def test_merge_of_two_estimators_equals_one_fit_on_the_union(seed, n_classes):
     coef_before = getattr(a, "coef_", None)
     merged = a.merge(b)
     full = FisherDiscriminant().fit(X, y, sample_weight=w)
-    _assert_close(merged.coef_, full.coef_)
-    _assert_close(merged.intercept_, full.intercept_, rtol=1e-9)
+    assert_close(merged.coef_, full.coef_)
+    assert_close(merged.intercept_, full.intercept_, rtol=1e-9)
     assert getattr(a, "coef_", None) is coef_before  # the parts are unchanged
     assert a.statistics_.n_samples == cut
 
 
-def test_fit_statistics_of_merged_parts_equals_fit():
+def test_fit_statistics_of_merged_parts_equals_fit(assert_close):
     X, y = _two_gaussians(n=90, p=5)
     y = np.where(y == 1, "yes", "no")
     parts = [
@@ -660,8 +638,8 @@ def test_fit_statistics_of_merged_parts_equals_fit():
         stats = stats.merge(part)
     clf = FisherDiscriminant(kappa=0.3).fit_statistics(stats, ["no", "yes"])
     full = FisherDiscriminant(kappa=0.3).fit(X, y)
-    _assert_close(clf.coef_, full.coef_)
-    _assert_close(clf.intercept_, full.intercept_)
+    assert_close(clf.coef_, full.coef_)
+    assert_close(clf.intercept_, full.intercept_)
     assert clf.n_features_in_ == 5 and list(clf.classes_) == ["no", "yes"]
     np.testing.assert_array_equal(clf.predict(X), full.predict(X))
     with pytest.raises(ValueError, match="2 classes given for statistics of 3"):
@@ -677,17 +655,17 @@ def test_fit_statistics_of_merged_parts_equals_fit():
         FisherDiscriminant().fit_statistics(lonely, ["no", "yes"])
 
 
-def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh():
+def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh(assert_close):
     X, y = _two_gaussians(n=80)
     clf = FisherDiscriminant().fit(X[:50], y[:50]).partial_fit(X[50:], y[50:])
     full = FisherDiscriminant().fit(X, y)
-    _assert_close(clf.coef_, full.coef_)
+    assert_close(clf.coef_, full.coef_)
     clf.fit(X[:50], y[:50])
-    _assert_close(clf.coef_, FisherDiscriminant().fit(X[:50], y[:50]).coef_)
+    assert_close(clf.coef_, FisherDiscriminant().fit(X[:50], y[:50]).coef_)
     assert clf.statistics_.n_samples == 50
 
 
-def test_predict_before_every_class_is_seen_is_not_fitted():
+def test_predict_before_every_class_is_seen_is_not_fitted(assert_close):
     X, y = _two_gaussians(n=40)
     clf = FisherDiscriminant().partial_fit(X[y == 0], y[y == 0], classes=[0, 1])
     assert not hasattr(clf, "coef_")
@@ -696,10 +674,10 @@ def test_predict_before_every_class_is_seen_is_not_fitted():
     with pytest.raises(NotFittedError, match="not fitted|no model"):
         clf.transform(X)
     clf.partial_fit(X[y == 1], y[y == 1])
-    _assert_close(clf.coef_, FisherDiscriminant().fit(X, y).coef_)
+    assert_close(clf.coef_, FisherDiscriminant().fit(X, y).coef_)
 
 
-def test_statistics_that_define_no_rule_yet_keep_accumulating():
+def test_statistics_that_define_no_rule_yet_keep_accumulating(assert_close):
     X, y = _two_gaussians(n=40)
     w = np.full(40, 0.02)  # total weight below the number of classes so far
     clf = FisherDiscriminant().partial_fit(X[:20], y[:20], [0, 1], w[:20])
@@ -707,7 +685,7 @@ def test_statistics_that_define_no_rule_yet_keep_accumulating():
         clf.predict(X)
     clf.partial_fit(X[20:], y[20:], sample_weight=np.full(20, 5.0))
     full = FisherDiscriminant().fit(X, y, sample_weight=np.r_[w[:20], np.full(20, 5)])
-    _assert_close(clf.coef_, full.coef_)
+    assert_close(clf.coef_, full.coef_)
 
 
 def test_partial_fit_keeps_float32_as_fit_does():

@@ -380,30 +380,6 @@ def test_pairs_name_the_transform_columns():
 # --- exact streaming: partial_fit, merge, fit_statistics ---
 
 
-def _chunks(rng, y, mode):
-    """Row indices of the chunks: one row each, sorted by class (so most chunks
-    hold one class only), or cut at random; always in a random order."""
-    n = len(y)
-    if mode == "one row":
-        chunks = [np.array([i]) for i in range(n)]
-    elif mode == "by class":
-        chunks = np.array_split(np.argsort(y, kind="stable"), rng.randint(1, n + 1))
-    else:
-        cuts = rng.choice(np.arange(1, n), size=rng.randint(0, n - 1), replace=False)
-        chunks = np.split(np.arange(n), np.sort(cuts))
-    chunks = [chunk for chunk in chunks if chunk.size]
-    rng.shuffle(chunks)
-    return chunks
-
-
-def _assert_close(actual, expected, rtol=1e-10):
-    """Equal to ``rtol`` relative to the largest entry of ``expected``."""
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(
-        actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max()
-    )
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -414,7 +390,7 @@ def _assert_close(actual, expected, rtol=1e-10):
     metric=st.sampled_from(["euclidean", "mahalanobis"]),
 )
 def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode, metric
+    seed, n_classes, singular, weighted, mode, metric, random_chunks, assert_close
 ):
     rng = np.random.RandomState(seed)
     n = rng.randint(2 * n_classes + 1, 16) if singular else rng.randint(10, 60)
@@ -426,7 +402,7 @@ def test_partial_fit_over_any_chunking_equals_fit(
     w = rng.uniform(0.5, 3.0, size=n) if weighted else None
     full = SeparabilityAngle(metric=metric).fit(X, y, sample_weight=w)
     streamed = SeparabilityAngle(metric=metric)
-    for rows in _chunks(rng, y, mode):
+    for rows in random_chunks(rng, y, mode):
         streamed.partial_fit(
             X[rows],
             y[rows],
@@ -434,13 +410,13 @@ def test_partial_fit_over_any_chunking_equals_fit(
             sample_weight=None if w is None else w[rows],
         )
     assert streamed.angle_ == pytest.approx(full.angle_, rel=1e-10)
-    _assert_close(streamed.normal_, full.normal_)
-    _assert_close(streamed.pairwise_angles_, full.pairwise_angles_)
+    assert_close(streamed.normal_, full.normal_)
+    assert_close(streamed.pairwise_angles_, full.pairwise_angles_)
     assert streamed.least_separable_pair_ == full.least_separable_pair_
-    _assert_close(streamed.transform(X), full.transform(X), rtol=1e-9)
+    assert_close(streamed.transform(X), full.transform(X), rtol=1e-9)
 
 
-def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
+def test_merge_and_fit_statistics_equal_one_fit_on_the_union(assert_close):
     rng = np.random.RandomState(0)
     y = np.repeat([0, 1, 2], 30)
     X = rng.normal(size=(90, 3)) + 2.0 * (y[:, None] == [1, 2, 0])
@@ -449,7 +425,7 @@ def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
     merged = SeparabilityAngle(kappa=0.5).fit(X[first], y[first])
     merged = merged.merge(SeparabilityAngle(kappa=0.5).fit(X[second], y[second]))
     assert merged.angle_ == pytest.approx(full.angle_, rel=1e-10)
-    _assert_close(merged.pairwise_angles_, full.pairwise_angles_)
+    assert_close(merged.pairwise_angles_, full.pairwise_angles_)
     # The statistics of a map-reduce (one class per part), then fit_statistics.
     parts = [
         ClassStatistics.from_data(X[y == k], y[y == k], [0, 1, 2], per_class=True)
@@ -457,8 +433,8 @@ def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
     ]
     stats = parts[2].merge(parts[0]).merge(parts[1])
     est = SeparabilityAngle(kappa=0.5).fit_statistics(stats, [0, 1, 2])
-    _assert_close(est.pairwise_angles_, full.pairwise_angles_)
-    _assert_close(est.transform(X), full.transform(X))
+    assert_close(est.pairwise_angles_, full.pairwise_angles_)
+    assert_close(est.transform(X), full.transform(X))
     pooled_only = ClassStatistics.from_data(X, y, [0, 1, 2])
     with pytest.raises(ValueError, match="per_class=True"):
         SeparabilityAngle().fit_statistics(pooled_only, [0, 1, 2])
