@@ -61,3 +61,21 @@ def assert_close():
     """``assert_close(actual, expected, rtol=1e-10)``, relative to the largest
     entry of ``expected``."""
     return _assert_close
+
+
+def _iris_setosa(nudged=False):
+    """SPEC §6: setosa against the rest on sepal length and width; ``nudged``
+    moves the versicolor point (4.5, 2.3) to (4.5, 2.8)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = X[:, :2].copy()
+    if nudged:
+        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
+    return X, (y == 0).astype(int)
+
+
+@pytest.fixture(scope="session")
+def iris_setosa():
+    """``iris_setosa(nudged=False)``: the data of SPEC §6, as ``(X, y)``."""
+    return _iris_setosa

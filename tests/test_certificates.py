@@ -148,15 +148,7 @@ def test_bad_input():
 # --------------------------------------------------------------- mistake bound
 
 
-def iris_setosa(nudged=False):
-    X, y = load_iris(return_X_y=True)
-    X = X[:, :2].copy()
-    if nudged:
-        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
-    return X, (y == 0).astype(int)
-
-
-def test_mistake_bounds_reproduce_spec():
+def test_mistake_bounds_reproduce_spec(iris_setosa):
     assert perceptron_mistake_bound(*iris_setosa()) == pytest.approx(51387, rel=1e-4)
     textbook = perceptron_mistake_bound(*iris_setosa(), bound="textbook")
     assert textbook == pytest.approx(9567.0, rel=1e-4)
@@ -251,7 +243,7 @@ def test_duplicates_with_signed_zeros_and_zero_weights():
     assert 2 not in caught.value.certificate.certificate_indices
 
 
-def test_mistake_bound_off_the_unit_scale():
+def test_mistake_bound_off_the_unit_scale(iris_setosa):
     X, y = iris_setosa()
     textbook = perceptron_mistake_bound(X, y, bound="textbook")
     for scale in (1e-4, 1e4, 1e6):

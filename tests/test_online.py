@@ -42,15 +42,6 @@ def noisy_problem(n=400, p=5, noise=0.5, seed=0, n_classes=2):
     return X, y
 
 
-def iris_setosa(nudged=False):
-    """SPEC §6: setosa against the rest on sepal length and width."""
-    X, y = load_iris(return_X_y=True)
-    X = X[:, :2].copy()
-    if nudged:
-        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
-    return X, (y == 0).astype(int)
-
-
 def augmented_margin(X, c):
     """γ̃: the hard margin of a separator through the origin of (x, 1) space (QP)."""
     Xa = np.column_stack([X, np.ones(len(X))])
@@ -100,7 +91,7 @@ def test_batch_mode_is_the_gradient_step_on_the_perceptron_criterion():
     np.testing.assert_array_equal(ours.errors_, history)
 
 
-def test_batch_mode_converges_on_separable_data_and_ignores_order():
+def test_batch_mode_converges_on_separable_data_and_ignores_order(iris_setosa):
     X, y = iris_setosa(nudged=True)
     clf = Perceptron(mode="batch", max_iter=100_000).fit(X, y)
     assert clf.converged_ and clf.errors_[-1] == 0 and clf.score(X, y) == 1.0
@@ -141,7 +132,9 @@ def test_novikoff_bound_holds(data):
     assert clf.n_updates_ <= (radius / gamma) ** 2 * (1 + 1e-9)
 
 
-def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():
+def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged(
+    iris_setosa,
+):
     for seed in range(5):
         params = dict(learning_rate="hyperbolic", a=10, b=1000, random_state=seed)
         plain = Perceptron(max_iter=100_000, **params).fit(*iris_setosa())
@@ -522,7 +515,7 @@ def test_pocket_score_is_the_training_score_and_history_is_monotone(n_classes):
         assert np.all(np.diff(history, axis=0) >= 0)
 
 
-def test_pocket_on_separable_data_ends_without_training_errors():
+def test_pocket_on_separable_data_ends_without_training_errors(iris_setosa):
     for nudged in (False, True):
         X, y = iris_setosa(nudged)
         clf = PocketPerceptron(max_iter=100_000, random_state=0).fit(X, y)

@@ -26,14 +26,6 @@ from sklearn_linsep._margin import maximal_margin
 from sklearn_linsep._solvers import SolverError
 
 
-def iris_setosa(nudged=False):
-    X, y = load_iris(return_X_y=True)
-    X = X[:, :2].copy()
-    if nudged:
-        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
-    return X, (y == 0).astype(int)
-
-
 def reference_qp(X, c):
     """The full hard-margin QP in cvxpy at tight tolerance."""
     w, b = cp.Variable(X.shape[1]), cp.Variable()
@@ -79,7 +71,7 @@ def separable_set(seed, n=200, p=5, gap=0.3):
     return X, (side > 0).astype(int)
 
 
-def test_iris_reproduces_spec():
+def test_iris_reproduces_spec(iris_setosa):
     svm = HardMarginSVM().fit(*iris_setosa())
     np.testing.assert_allclose(svm.coef_[0], [-60 / 7, 50 / 7], rtol=1e-8)
     np.testing.assert_allclose(svm.intercept_[0], 162 / 7, rtol=1e-8)
@@ -302,7 +294,7 @@ def test_classes_too_close_to_decide_give_a_clear_error():
 
 
 @pytest.mark.parametrize("scale", [1e-200, 1e200])
-def test_unrepresentable_scales_are_refused(scale):
+def test_unrepresentable_scales_are_refused(scale, iris_setosa):
     X, y = iris_setosa()
     with pytest.raises(ValueError, match="outside"):
         HardMarginSVM().fit(X * scale, y)
@@ -318,7 +310,7 @@ def test_far_scales_still_equal_the_reference(scale):
 
 
 @pytest.mark.parametrize("nudged", [False, True])
-def test_support_vectors_equal_the_references(nudged):
+def test_support_vectors_equal_the_references(nudged, iris_setosa):
     X, y = iris_setosa(nudged)
     c = np.where(y == 1, 1.0, -1.0)
     w, b = cp.Variable(2), cp.Variable()
