@@ -15,14 +15,9 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ._base import validate_labelled_data
 from ._dask import DaskRows, DaskScaledRows, any_dask
-from ._margin import (
-    SeparabilityResult,
-    certificate_from_subset,
-    check_scale,
-    maximal_margin,
-)
-from ._solvers import SolverError, separating_lp
-from ._working_set import ScaledRows, grow
+from ._margin import SeparabilityResult, maximal_margin, maximal_margin_of
+from ._solvers import SolverError
+from ._working_set import ScaledRows
 
 
 @validate_params(
@@ -43,21 +38,23 @@ def linear_separability(X, y, *, tol=1e-9):
     ``λ ≥ 0`` summing to 1 within each class whose weighted means coincide: a point
     in both convex hulls, which no hyperplane can have strictly on both sides.
 
-    The LP ``c_i (w·x_i + b) ≥ 1`` is solved (HiGHS) on a working set: seeded with
-    the samples nearest the hyperplane halfway between the class means, grown with
-    the samples the subset's separator misclassifies (one matrix-vector product
-    over X per round). A subset with no separator proves the whole set inseparable
-    and yields the certificate (the hull-intersection LP on the subset: at most
-    p + 2 samples); a subset's separator that classifies every sample correctly
-    proves it separable.
+    Both answers come from one engine, the nearest points of the two classes'
+    convex hulls (SPEC §10), on a working set of candidate support vectors grown
+    by the samples the subset's hyperplane violates (one pass over X per round).
+    Apart, the hulls give the maximal-margin hyperplane: ``coef`` and ``intercept``
+    are :class:`HardMarginSVM`'s, and ``margin`` is the largest geometric margin
+    of any separator. Meeting, their common point with its convex weights is the
+    certificate (or, where rounding spoils those weights, a basic solution of the
+    hull-intersection LP on the working set: at most p + 2 samples). An answer
+    that cannot be verified raises :class:`~sklearn_linsep.SolverError`.
 
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     tol : float, default=1e-9
-        A sample counts as correctly classified by a subset's separator when
-        ``c_i (w·z_i + b) ≥ tol`` on the centred, scaled data.
+        Relative tolerance of the maximal margin's constraints and optimality
+        conditions, as in :class:`HardMarginSVM`.
 
     Returns
     -------
@@ -125,33 +122,17 @@ def _two_class_separability(X, c, classes, tol):
 
 def separability_of(scaled, classes, tol):
     """:func:`linear_separability` of one two-class problem wrapped as a
-    :class:`~sklearn_linsep._working_set.ScaledRows` (or the dask one)."""
-    check_scale(scaled.scale)
-    p = scaled.n_features
-    batch = max(p + 10, 100)
-
-    def solve(indices):
-        return separating_lp(scaled.rows(indices), scaled.labels(indices))
-
-    def violators(separator, working):
-        return scaled.violators(
-            separator.coef, separator.intercept, tol, working, batch
-        )
-
-    seed = scaled.seed(max(2 * p + 10, 50))
-    separator, working, _ = grow(seed, solve, violators)
-    if not separator.feasible:
-        return certificate_from_subset(scaled, working, classes)
-    coef, intercept = scaled.to_original(separator.coef, separator.intercept)
-    smallest = scaled.min_margin(coef, intercept, original=True)
-    # > 0: every sample is on its side; dividing by it makes the smallest margin 1.
-    coef, intercept = coef / smallest, intercept / smallest
+    :class:`~sklearn_linsep._working_set.ScaledRows` (or the dask one): the
+    maximal margin, or the certificate of its absence."""
+    result = maximal_margin_of(scaled, tol=tol, soft=False, classes=classes)
+    if not result.separable:
+        return result.certificate
     return SeparabilityResult(
         separable=True,
         classes=np.asarray(classes),
-        coef=coef,
-        intercept=float(intercept),
-        margin=1.0 / float(np.linalg.norm(coef)),
+        coef=result.coef,
+        intercept=float(result.intercept),
+        margin=result.margin,
     )
 
 

@@ -15,7 +15,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._dask import any_dask, verify_on_blocks
-from ._solvers import SolverError, hull_intersection_lp, margin_qp, total_hinge_lp
+from ._solvers import (
+    SolverError,
+    hull_intersection_lp,
+    hull_margin,
+    margin_qp,
+    total_hinge_lp,
+)
 from ._working_set import MAX_ROUNDS, AugmentedRows, ScaledRows, grow
 
 
@@ -134,7 +140,9 @@ class SeparabilityResult:
         )
 
 
-def certificate_from_subset(scaled, working, classes=(0, 1), fit_intercept=True):
+def certificate_from_subset(
+    scaled, working, classes=(0, 1), fit_intercept=True, weights=None
+):
     """The Farkas certificate of a subset of samples that admits no separator.
 
     ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
@@ -147,19 +155,29 @@ def certificate_from_subset(scaled, working, classes=(0, 1), fit_intercept=True)
     """
     pair = scaled.opposite_duplicates() if fit_intercept else None
     if pair is not None:
-        indices, weights = np.asarray(pair), np.ones(2)
-    else:
-        weights = hull_intersection_lp(
-            scaled.rows(working), scaled.labels(working), fit_intercept
-        )
-        if weights is None:
-            raise SolverError(
-                "The QP found no separator of a subset of the samples, but the LP "
-                "found no point in both convex hulls either: the classes come too "
-                "close to touching for float precision to decide."
-            )
+        return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
+    if weights is not None:  # the nearest points' common point, when it verifies
         keep = weights > 0
-        indices, weights = working[keep], weights[keep]
+        try:
+            return _checked_certificate(scaled, working[keep], weights[keep], classes)
+        except SolverError:
+            pass  # the LP below finds a basic one, often where rounding hurt λ
+    weights = hull_intersection_lp(
+        scaled.rows(working), scaled.labels(working), fit_intercept
+    )
+    if weights is None:
+        raise SolverError(
+            "The classes come too close to touching for float precision to decide "
+            "whether a hyperplane separates them: no separator was found on a subset "
+            "of the samples, and no point in both convex hulls either. Check for "
+            "near-duplicate rows with different labels, or rescale the features."
+        )
+    keep = weights > 0
+    return _checked_certificate(scaled, working[keep], weights[keep], classes)
+
+
+def _checked_certificate(scaled, indices, weights, classes):
+    """The SeparabilityResult of weights on rows, verified on those rows."""
     points = scaled.original_rows(indices)
     signs = scaled.labels(indices)
     common = weights[signs > 0] @ points[signs > 0]
@@ -178,7 +196,8 @@ def certificate_from_subset(scaled, working, classes=(0, 1), fit_intercept=True)
         raise SolverError(
             "The solvers declared the classes inseparable, but the certificate they "
             "gave does not hold: the classes come within the solvers' precision "
-            "(about 1e-9 of the data's spread) of touching, too close to decide."
+            "(about 1e-9 of the data's spread) of touching, too close to decide. "
+            "Check for near-duplicate rows with different labels."
         )
     return result
 
@@ -284,11 +303,11 @@ def maximal_margin_of(
     p = scaled.n_features
     initial_size = initial_size or max(2 * p + 10, 50)
     batch = batch or max(p + 10, 100)
+    solve = _WarmHull(scaled, tol)
+    if augmented:  # through the origin: the margin of Novikoff's bound
 
-    def solve(indices):
-        return margin_qp(
-            scaled.rows(indices), scaled.labels(indices), fit_intercept=not augmented
-        )
+        def solve(indices):
+            return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
 
     def violators(solution, working):
         return scaled.violators(
@@ -315,13 +334,42 @@ def maximal_margin_of(
     )
     if augmented:
         return MarginResult(**no_hyperplane)
-    certificate = certificate_from_subset(scaled, working, classes)
+    certificate = certificate_from_subset(
+        scaled, working, classes, weights=solution.weights
+    )
     if not soft:
         return MarginResult(**no_hyperplane, certificate=certificate)
     result = _soft_limit(scaled, working, tol)
     result.rounds += rounds
     result.certificate = certificate
     return result
+
+
+class _WarmHull:
+    """The working-set subproblem: the hull margin of the rows ``indices``, each
+    call started from the previous call's nearest points (their rows stay in the
+    working set: they lie on the margin)."""
+
+    def __init__(self, scaled, tol):
+        self.scaled = scaled
+        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
+        self.start = {}
+
+    def __call__(self, indices):
+        start = {
+            k: self.start[i] for k, i in enumerate(indices.tolist()) if i in self.start
+        }
+        solution = hull_margin(
+            self.scaled.rows(indices),
+            self.scaled.labels(indices),
+            start=start,
+            tol=self.tol,
+        )
+        self.start = {
+            int(indices[k]): solution.weights[k]
+            for k in np.flatnonzero(solution.weights)
+        }
+        return solution
 
 
 def check_scale(scale):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import clarabel
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import solve_triangular
 from scipy.optimize import linprog
 
 # Tolerances at which Clarabel and HiGHS return answers accurate to ~1e-10 on data
@@ -34,6 +35,7 @@ class QPSolution:
     intercept: float = 0.0  # b
     dual: np.ndarray = None  # α ≥ 0, one per row
     status: str = ""
+    weights: np.ndarray = None  # λ of the nearest points, one per row
 
 
 def margin_qp(
@@ -252,3 +254,376 @@ def _polish(equalities, right, weights):
     ):
         return polished
     return np.where(support, weights, 0.0)
+
+
+# --- The nearest points of two convex hulls -----------------------------------------
+#
+# The maximal margin, the separability verdict and its certificate from one engine
+# (SPEC §10): the hard-margin dual is, up to scale, the distance between the convex
+# hulls of the two classes, min ‖Σ λ_i c_i z_i‖ over λ ≥ 0 summing to 1 on each side.
+# An active-set method in the manner of Wolfe's minimum-norm-point algorithm solves
+# it exactly: the corral (the points of positive weight) is minimised over its affine
+# hull by least squares on an updated QR factorisation, never a Gram matrix, so the
+# conditioning is that of the points, not its square.
+
+
+@dataclass
+class NearestPoints:
+    """The nearest points ``p₊ = Σ_{c=+1} λ_i z_i`` and ``p₋ = Σ_{c=-1} λ_i z_i``.
+
+    ``direction = p₊ - p₋`` (zero when the hulls meet). ``levels`` are
+    ``(direction · p₊, direction · p₋)``: every positive row has
+    ``direction · z ≥ levels[0]`` and every negative row ``≤ levels[1]`` at the
+    optimum, so the maximal-margin hyperplane is ``w = 2 v / ‖v‖²``,
+    ``b = -(levels[0] + levels[1]) / ‖v‖²``.
+    """
+
+    weights: np.ndarray  # λ, one per row, zero off the corral
+    direction: np.ndarray
+    levels: tuple
+    iterations: int
+    feasible: bool = True  # the hulls are apart (a separator exists)
+
+    @property
+    def support(self):
+        return np.flatnonzero(self.weights > 0)
+
+    def hyperplane(self):
+        """``(w, b)`` of the maximal margin, ``c_i (w·z_i + b) ≥ 1`` at the optimum."""
+        squared = float(self.direction @ self.direction)
+        return 2 * self.direction / squared, -(self.levels[0] + self.levels[1]) / squared
+
+
+class _Corral:
+    """The points of positive weight and the least squares of their affine hull.
+
+    With a reference point of each class (``a`` positive, ``b`` negative), the
+    points of the two affine hulls' difference are ``d₀ + B t``: ``d₀ = z_a - z_b``,
+    the columns of ``B`` are ``z_i - z_a`` (positives) and ``-(z_j - z_b)``
+    (negatives), ``t`` their weights. ``B = QR`` is kept up to date as points join
+    (Gram–Schmidt twice) and leave (Givens rotations).
+    """
+
+    def __init__(self, Z, c, reference, members=()):
+        self.Z, self.c = Z, c
+        self.reference = list(reference)  # [a, b]
+        m, q = Z.shape
+        capacity = min(q, m) + 1
+        self.Q = np.empty((q, capacity))
+        self.R = np.zeros((capacity, capacity))
+        self.columns = []
+        self.weight = {i: 1.0 for i in reference}
+        for i in members:
+            if i not in self.weight:
+                self.add(i)
+
+    def _column(self, i):
+        a, b = self.reference
+        if self.c[i] > 0:
+            return self.Z[i] - self.Z[a]
+        return self.Z[b] - self.Z[i]
+
+    def add(self, i):
+        """Take row ``i`` in with weight 0; False if it lies (to rounding) in the
+        span of the corral's columns, where it cannot lower the distance."""
+        k = len(self.columns)
+        if k >= self.Q.shape[1]:
+            return False
+        u = self._column(i)
+        size = np.linalg.norm(u)
+        r = np.zeros(k)
+        for _ in range(2):  # twice is enough (Giraud, Langou, Rozložník 2005)
+            step = self.Q[:, :k].T @ u
+            u = u - self.Q[:, :k] @ step
+            r += step
+        rho = np.linalg.norm(u)
+        if not rho > 1e-13 * size:
+            return False
+        self.Q[:, k] = u / rho
+        self.R[:k, k] = r
+        self.R[k, k] = rho
+        self.columns.append(i)
+        self.weight.setdefault(i, 0.0)
+        return True
+
+    def remove(self, i):
+        del self.weight[i]
+        if i in self.reference:  # a new reference changes every column of its class
+            side = 0 if self.c[i] > 0 else 1
+            same = [j for j in self.columns if (self.c[j] > 0) == (side == 0)]
+            self.reference[side] = same[0]
+            kept = [j for j in self.columns if j != same[0]]
+            self.columns = []
+            for j in kept:
+                if not self.add(j):  # dependent at rounding level: its weight moves
+                    self.weight[self.reference[side if self.c[j] > 0 else 1 - side]] += (
+                        self.weight.pop(j)
+                    )
+            return
+        k = self.columns.index(i)
+        self.columns.pop(k)
+        R, Q = self.R, self.Q
+        n = len(self.columns) + 1
+        R[:n, k:n - 1] = R[:n, k + 1:n].copy()
+        for j in range(k, n - 1):  # R is upper Hessenberg from column k: Givens
+            x, y = R[j, j], R[j + 1, j]
+            radius = np.hypot(x, y)
+            if radius == 0:
+                continue
+            cos, sin = x / radius, y / radius
+            rows = R[[j, j + 1], j:n - 1]
+            R[j, j:n - 1] = cos * rows[0] + sin * rows[1]
+            R[j + 1, j:n - 1] = -sin * rows[0] + cos * rows[1]
+            cols = Q[:, [j, j + 1]]
+            Q[:, j] = cos * cols[:, 0] + sin * cols[:, 1]
+            Q[:, j + 1] = -sin * cols[:, 0] + cos * cols[:, 1]
+        R[n - 1, :] = 0.0
+        R[:, n - 1] = 0.0
+
+    def affine_minimiser(self):
+        """The weights of the point of least norm in the corral's affine hull."""
+        a, b = self.reference
+        k = len(self.columns)
+        d0 = self.Z[a] - self.Z[b]
+        weights = {}
+        if k:
+            rhs = -(self.Q[:, :k].T @ d0)
+            t = solve_triangular(self.R[:k, :k], rhs)
+            weights = dict(zip(self.columns, t))
+        positive = sum(w for j, w in weights.items() if self.c[j] > 0)
+        negative = sum(w for j, w in weights.items() if self.c[j] < 0)
+        weights[a] = 1.0 - positive
+        weights[b] = 1.0 - negative
+        return weights
+
+    def point(self):
+        """``(members, λ, v)`` with v = Σ λ_i c_i z_i computed from the rows."""
+        members = np.fromiter(self.weight, dtype=np.intp)
+        lam = np.fromiter(self.weight.values(), dtype=float)
+        return members, lam, (lam * self.c[members]) @ self.Z[members]
+
+
+def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
+    """The nearest points of the convex hulls of ``Z[c > 0]`` and ``Z[c < 0]``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, q)
+        Rows, best centred and scaled to about unit size.
+    c : ndarray of shape (m,)
+        ±1, both present.
+    start : dict, default=None
+        Weights ``{row: λ}`` of a previous answer on a subset of these rows (a warm
+        start: λ ≥ 0 summing to 1 on each side).
+    tol : float, default=1e-12
+        Stop when no row lies more than ``tol ‖v‖²`` (plus the rounding of the
+        products) beyond its class's level.
+
+    Returns
+    -------
+    result : NearestPoints
+    """
+    m, q = Z.shape
+    max_iter = max_iter or 50 * (m + q) + 100
+    positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
+    members = [i for i, w in (start or {}).items() if w > 0]
+    if any(c[i] > 0 for i in members) and any(c[i] < 0 for i in members):
+        reference = [
+            next(i for i in members if c[i] > 0),
+            next(i for i in members if c[i] < 0),
+        ]
+        corral = _Corral(Z, c, reference, members)
+        corral.weight = _normalised({i: start[i] for i in corral.weight}, c)
+    else:
+        gap = Z[positive].mean(axis=0) - Z[negative].mean(axis=0)
+        scores = Z @ gap
+        reference = [
+            positive[np.argmin(scores[positive])],
+            negative[np.argmax(scores[negative])],
+        ]
+        corral = _Corral(Z, c, reference)
+    rounding = 16 * np.finfo(float).eps * np.sqrt(q) * np.max(np.abs(Z))
+    previous = np.inf
+    for iteration in range(1, max_iter + 1):
+        members, lam, v = corral.point()
+        g = Z @ v
+        squared = float(v @ v)
+        sides = c[members] > 0
+        levels = (float(lam[sides] @ g[members[sides]]),
+                  float(lam[~sides] @ g[members[~sides]]))
+        worst_positive = positive[np.argmin(g[positive])]
+        worst_negative = negative[np.argmax(g[negative])]
+        deficits = (levels[0] - g[worst_positive], g[worst_negative] - levels[1])
+        allowed = tol * squared + rounding * np.sqrt(squared) * max(1.0, np.sqrt(q))
+        # Stalled (no descent left at this precision) counts as done.
+        done = max(deficits) <= allowed or squared >= previous
+        previous = squared
+        entering = worst_positive if deficits[0] >= deficits[1] else worst_negative
+        if done or entering in corral.weight or not corral.add(entering):
+            weights = np.zeros(m)
+            weights[members] = lam
+            return NearestPoints(weights, v, levels, iteration)
+        _minor_cycle(corral)
+    raise SolverError(
+        f"The nearest-points iteration did not converge in {max_iter} steps "
+        f"({len(corral.weight)} points in its corral)."
+    )
+
+
+def _normalised(weights, c):
+    """λ rescaled to sum to 1 on each side."""
+    totals = {
+        side: sum(w for i, w in weights.items() if (c[i] > 0) == side)
+        for side in (True, False)
+    }
+    return {i: w / totals[bool(c[i] > 0)] for i, w in weights.items()}
+
+
+def _minor_cycle(corral):
+    """From the corral's weights, step to its affine minimiser, stopping at the
+    first weight to reach 0 and dropping that point, until the minimiser has
+    positive weights (Wolfe's minor cycle)."""
+    while True:
+        target = corral.affine_minimiser()
+        if all(w > 0 for w in target.values()):
+            corral.weight = target
+            return
+        current = corral.weight
+        step, leaving = 1.0, None
+        for i, w in target.items():
+            if w <= 0:
+                fraction = current[i] / (current[i] - w)
+                if fraction < step:
+                    step, leaving = fraction, i
+        corral.weight = {
+            i: current[i] + step * (target[i] - current[i]) for i in current
+        }
+        corral.remove(leaving)
+        for i in [i for i, w in corral.weight.items() if w <= 0]:
+            if len([j for j in corral.weight if (corral.c[j] > 0) == (corral.c[i] > 0)]) > 1:
+                corral.remove(i)
+
+
+def hull_margin(Z, c, start=None, tol=1e-12):
+    """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``) from the
+    nearest points of the two hulls, or their meeting.
+
+    Returns a :class:`QPSolution`: feasible with ``(coef, intercept)`` and the dual
+    ``α``, or infeasible when the hulls meet to rounding (the hyperplane of the
+    nearest points does not separate the rows), with ``λ`` in ``weights``: the
+    candidate certificate. ``weights`` always holds λ, the warm
+    start of the next call.
+    """
+    hull = nearest_points(Z, c, start=start, tol=tol / 4)
+    squared = float(hull.direction @ hull.direction)
+    touching = QPSolution(False, weights=hull.weights, status="touching")
+    if not squared > 0:
+        return touching
+    coef, intercept = hull.hyperplane()
+    if not np.all(c * (Z @ coef + intercept) > 0):
+        # Meeting to rounding: a separator that separates nothing here. (Where it
+        # does separate, however closely, that is the verdict: it is checked.)
+        return touching
+    dual = 2 * hull.weights / squared
+    exact = _active_set_finish(Z, c, hull.support, tol)
+    if exact is not None:
+        coef, intercept, dual = exact
+    return QPSolution(
+        True,
+        coef=coef,
+        intercept=float(intercept),
+        dual=dual,
+        weights=hull.weights,
+        status="Solved",
+    )
+
+
+def _active_set_finish(Z, c, support, tol):
+    """``(w, b, α)`` satisfying the KKT conditions on the rows ``Z`` to rounding,
+    from the support the nearest points found: the exact hyperplane of the support
+    (:func:`support_hyperplane`); a row of negative α leaves, the most violated
+    row joins, until neither remains (a primal active-set method). None if that
+    does not settle within a few steps (the nearest points' answer then stands)."""
+    support = list(support)
+    for _ in range(2 * Z.shape[1] + 10):
+        if not (np.any(c[support] > 0) and np.any(c[support] < 0)):
+            return None
+        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
+        margins = c * (Z @ coef + intercept)
+        on_margin = np.max(np.abs(margins[support] - 1)) <= tol
+        if not on_margin:  # too many rows for one hyperplane: the best subset
+            support = _best_exchange(Z, c, support, tol)
+            if support is None:
+                return None
+            continue
+        if np.min(alpha) < -1e-9 * np.max(np.abs(alpha)):
+            support.pop(int(np.argmin(alpha)))
+            continue
+        worst = int(np.argmin(margins))
+        if margins[worst] >= 1 - tol:
+            dual = np.zeros(len(c))
+            dual[support] = np.maximum(alpha, 0.0)
+            return coef, intercept, dual
+        support.append(worst)
+    return None
+
+
+def _best_exchange(Z, c, support, tol):
+    """Of the support less one row (the last, just added, stays), the set whose
+    exact hyperplane puts it on the margin with α ≥ 0 and violates the fewest
+    rows, fewest violated first, then largest smallest margin; None if none."""
+    best, best_key = None, None
+    for j in support[:-1]:
+        trial = [i for i in support if i != j]
+        if not (np.any(c[trial] > 0) and np.any(c[trial] < 0)):
+            continue
+        coef, intercept, alpha = support_hyperplane(Z[trial], c[trial])
+        margins = c * (Z @ coef + intercept)
+        if np.max(np.abs(margins[trial] - 1)) > tol:
+            continue
+        if np.min(alpha) < -1e-9 * np.max(np.abs(alpha)):
+            continue
+        key = (np.count_nonzero(margins < 1 - tol), -np.min(margins))
+        if best_key is None or key < best_key:
+            best, best_key = trial, key
+    return best
+
+
+def support_hyperplane(Z, c, refinements=3):
+    """The maximal-margin hyperplane of its own support vectors, solved exactly:
+    ``(w, b, α)`` with ``c_i (w·z_i + b) = 1`` on every row and ``w`` of least norm
+    (so ``w = Σ α_i c_i z_i`` with ``Σ α_i c_i = 0``); α may have negative entries
+    (then these rows are not all support vectors).
+
+    The nearest points give the support; this finish gives the digits. ``w`` solves
+    ``(z_i - z_a)·w = c_i - c_a`` (a: the first positive row) in least squares of
+    least norm, then iterative refinement drives the residual of the equalities to
+    rounding. When the rows fix ``w`` uniquely, the features are scaled first, so
+    that features on scales 1e6 apart keep their digits.
+    """
+    a = int(np.argmax(c > 0))
+    others = np.arange(len(c)) != a
+    differences = Z[others] - Z[a]
+    right = c[others] - c[a]
+    column_scale = np.max(np.abs(differences), axis=0)
+    rank = np.linalg.matrix_rank(differences / np.where(column_scale > 0, column_scale, 1))
+    unique = rank == Z.shape[1]
+    scale = np.where(column_scale > 0, column_scale, 1.0) if unique else np.ones(Z.shape[1])
+    system = differences / scale
+
+    def solve(rhs):
+        return np.linalg.lstsq(system, rhs, rcond=None)[0] / scale
+
+    coef = solve(right)
+    for _ in range(refinements):
+        coef = coef + solve(right - differences @ coef)
+    intercept = float(np.mean(c - Z @ coef))
+    # w = Σ_{i≠a} γ_i (z_i - z_a): β = α c on the rows, β_a = -Σ γ.
+    # Consistent equations, so scaling each feature's row keeps the solution and
+    # the digits of the small features.
+    row_scale = np.max(np.abs(differences), axis=0)
+    row_scale = np.where(row_scale > 0, row_scale, 1.0)
+    gamma = np.linalg.lstsq(differences.T / row_scale[:, None], coef / row_scale, rcond=None)[0]
+    beta = np.empty(len(c))
+    beta[others], beta[a] = gamma, -gamma.sum()
+    return coef, intercept, beta * c

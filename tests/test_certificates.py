@@ -225,10 +225,16 @@ def test_verify_rejects_a_geometrically_false_certificate():
     assert linear_separability(X, [0, 1]).verify([[1e9], [1e9 + 0.5]], [0, 1])
 
 
-def test_touching_classes_give_an_error_never_a_false_certificate():
-    X = np.array([[0.0], [1.0], [1.0 + 1e-9], [2.0]])
-    with pytest.raises(SolverError, match="too close"):
-        linear_separability(X, [0, 0, 1, 1])
+@pytest.mark.parametrize("gap", [1e-9, 1e-13, 1e-15, 0.0])
+def test_nearly_touching_classes_never_give_a_false_answer(gap):
+    X = np.array([[0.0], [1.0], [1.0 + gap], [2.0]])
+    try:
+        result = linear_separability(X, [0, 0, 1, 1])
+    except SolverError as error:
+        assert "too close" in str(error)
+    else:
+        assert result.separable == (1.0 + gap > 1.0)
+        assert result.verify(X, [0, 0, 1, 1])
 
 
 def test_duplicates_with_signed_zeros_and_zero_weights():
