@@ -30,7 +30,11 @@ from .datasets import (
     load_house_votes_84,
     load_pima_diabetes,
 )
-from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
+from .exceptions import (
+    NotLinearlySeparableError,
+    NotLinearlySeparableWarning,
+    SolverError,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -39,6 +43,7 @@ __all__ = [
     "LearningRateSchedule",
     "NotLinearlySeparableError",
     "NotLinearlySeparableWarning",
+    "SolverError",
     "Perceptron",
     "PocketPerceptron",
     "AngleResult",

@@ -430,6 +430,10 @@ def _soft_limit(scaled, working, tol):
             f"The soft margin's working set still grew after {MAX_ROUNDS} rounds."
         )
     _warn_if_inexact(solution)
+    # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
+    # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
+    if np.linalg.norm(solution.coef, 1) <= tol:
+        solution = replace(solution, coef=np.zeros_like(solution.coef))
     total = scaled.total_hinge(solution.coef, solution.intercept)
     return _margin_result(scaled, working, solution, rounds, False, total)
 
@@ -470,7 +474,7 @@ def _margin_result(scaled, working, solution, rounds, separable, hinge):
     alpha = _balanced(dual[keep], labels)
     dual_coef = alpha * labels / scaled.scale**2
     norm = np.linalg.norm(solution.coef)
-    margin = scaled.scale / norm if norm > 1e-12 else np.inf
+    margin = scaled.scale / norm if norm > 0 else np.nan
     return MarginResult(
         coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
     )
@@ -499,7 +503,11 @@ def _check_optimality(scaled, working, solution, tol, fit_intercept):
     smallest = scaled.min_margin(solution.coef, solution.intercept)
     if smallest < 1 - allowed:
         problems.append(f"a constraint is violated by {1 - smallest:.2e}")
-    if np.linalg.norm(solution.coef - rows.T @ (alpha * labels)) > 1e3 * tol * norm:
+    # Componentwise, relative to the terms of each sum: features on scales far
+    # apart each keep their own digits.
+    terms = np.abs(rows.T) @ alpha + np.abs(solution.coef)
+    allowed_w = 1e3 * tol * terms + 64 * np.finfo(float).eps * norm
+    if np.any(np.abs(solution.coef - rows.T @ (alpha * labels)) > allowed_w):
         problems.append("w differs from Σ α c z")
     if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
         problems.append(f"Σ α c = {alpha @ labels:.2e}")
@@ -510,5 +518,6 @@ def _check_optimality(scaled, working, solution, tol, fit_intercept):
         raise SolverError(
             "The margin QP's answer fails the optimality conditions on the data ("
             + "; ".join(problems)
-            + f"; Clarabel status {solution.status})."
+            + f"; solver status {solution.status}). Standardising the features "
+            "(StandardScaler) or loosening tol may help."
         )

@@ -14,16 +14,14 @@ import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from scipy.optimize import linprog
 
+from .exceptions import SolverError
+
 # Tolerances at which Clarabel and HiGHS return answers accurate to ~1e-10 on data
 # scaled into [-1, 1]; the callers verify the answers on all the data afterwards.
 QP_TOLERANCE = 1e-11
 LP_FEASIBILITY_TOLERANCE = 1e-10
 MAX_ITERATIONS = 500
 TIME_LIMIT = 300.0  # seconds, per solver call
-
-
-class SolverError(RuntimeError):
-    """A QP or LP solver stopped without an answer (the status is in the message)."""
 
 
 @dataclass
@@ -489,12 +487,13 @@ def _minor_cycle(corral):
             corral.weight = target
             return
         current = corral.weight
-        step, leaving = 1.0, None
-        for i, w in target.items():
-            if w <= 0:
-                fraction = current[i] / (current[i] - w)
-                if fraction < step:
-                    step, leaving = fraction, i
+        # The first weight to reach 0 on the way (w ≤ 0 at the target, so the
+        # fraction is at most 1).
+        step, leaving = min(
+            (current[i] / (current[i] - w) if current[i] > w else 0.0, i)
+            for i, w in target.items()
+            if w <= 0
+        )
         corral.weight = {
             i: current[i] + step * (target[i] - current[i]) for i in current
         }
@@ -517,17 +516,18 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     hull = nearest_points(Z, c, start=start, tol=tol / 4)
     squared = float(hull.direction @ hull.direction)
     touching = QPSolution(False, weights=hull.weights, status="touching")
-    if not squared > 0:
+    exact = _active_set_finish(Z, c, hull.support, tol)
+    if exact is not None:
+        coef, intercept, dual = exact
+    elif squared > 0:
+        coef, intercept = hull.hyperplane()
+        dual = 2 * hull.weights / squared
+    else:
         return touching
-    coef, intercept = hull.hyperplane()
     if not np.all(c * (Z @ coef + intercept) > 0):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
         return touching
-    dual = 2 * hull.weights / squared
-    exact = _active_set_finish(Z, c, hull.support, tol)
-    if exact is not None:
-        coef, intercept, dual = exact
     return QPSolution(
         True,
         coef=coef,

@@ -59,7 +59,8 @@ class HardMarginSVM(LinearClassifierBase):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     margin_ : float or ndarray of shape (n_classes,)
-        Geometric margin :math:`1/\|w\|` (of the C → ∞ limit when inseparable).
+        Geometric margin :math:`1/\|w\|` (of the C → ∞ limit when inseparable;
+        nan, with a warning, when that limit is w = 0).
     separable_ : bool or ndarray of shape (n_classes,)
     hinge_violation_ : float or ndarray of shape (n_classes,)
         :math:`\sum_i s_i \max(0, 1 - c_i(w^T x_i + b))`: 0 when separable.
@@ -243,6 +244,14 @@ class HardMarginSVM(LinearClassifierBase):
         self.n_support_ = np.bincount(
             support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
+        if any(np.isnan(result.margin) for result in results):
+            warnings.warn(
+                "The least total hinge violation is attained only by w = 0 (a "
+                "constant decision function): no direction of the features helps, "
+                "and the margin is undefined (margin_ is nan).",
+                NotLinearlySeparableWarning,
+                stacklevel=4,
+            )
         if not all(result.separable for result in results):
             warnings.warn(
                 "The classes are not linearly separable: fitted the limit C → ∞ of "

@@ -1,4 +1,5 @@
-"""Warnings and errors for data that no hyperplane separates."""
+"""Warnings and errors: data that no hyperplane separates, and answers that float
+precision cannot decide."""
 
 
 class NotLinearlySeparableWarning(UserWarning):
@@ -49,3 +50,24 @@ class NotLinearlySeparableError(ValueError):
     def __init__(self, message, certificate=None):
         super().__init__(message)
         self.certificate = certificate
+
+
+class SolverError(RuntimeError):
+    """The exact core could not certify an answer in float64.
+
+    Raised instead of returning a hyperplane or a certificate that does not verify:
+    when the two classes come within rounding of touching (near-duplicate rows with
+    different labels), when a solver stops without an answer, or when the
+    optimality conditions fail on the data. The message says which, and what to
+    try (standardise the features, remove near-duplicates, or loosen ``tol``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import SolverError, linear_separability
+    >>> X = np.array([[0.0], [1.0], [1.0 + 1e-9], [2.0]])  # apart by 1e-9: decided
+    >>> linear_separability(X, [0, 0, 1, 1]).separable
+    True
+    >>> issubclass(SolverError, RuntimeError)
+    True
+    """

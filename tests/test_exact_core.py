@@ -1,0 +1,309 @@
+"""The exactness contract of the exact core, on a corpus of real and adversarial data.
+
+For every two-class problem of the corpus:
+
+* ``linear_separability`` returns a certificate that verifies, and its verdict agrees
+  with an independent LP (HiGHS) on the features scaled to [-1, 1] (separability is
+  invariant under that map, and the LP is well conditioned there);
+* when separable, ``HardMarginSVM`` (and the separability test, which returns the same
+  hyperplane) satisfies the hard margin's KKT conditions on every row, to 1e-9
+  relative: ``c_i(w·x_i + b) ≥ 1``, ``w = Σ α_i c_i x_i`` with ``α ≥ 0`` and
+  ``Σ α_i c_i = 0``, and equality on the support. KKT is sufficient for this convex
+  QP, so these checks prove optimality without trusting any solver; on the
+  well-scaled sets cvxpy (Clarabel at 1e-12) gives the same margin as well;
+* when inseparable, the C → ∞ soft limit matches the lexicographic reference (an LP
+  for the least total hinge, then cvxpy for the margin).
+
+Relative means: relative to the size of the terms of ``w·x_i`` about the data's mean
+(``|x_i - x̄| · |w|``), which is what float64 can resolve.
+"""
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    NotLinearlySeparableWarning,
+    SolverError,
+    linear_separability,
+    load_breast_cancer_wisconsin,
+    load_bupa_liver,
+    load_hepatitis,
+    load_house_votes_84,
+    load_pima_diabetes,
+)
+
+TOL = 1e-9
+
+
+def _pairs(X, y, pairs=None):
+    classes = np.unique(y)
+    if pairs is None:
+        pairs = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1 :]]
+    for a, b in pairs:
+        rows = np.isin(y, [a, b])
+        yield f"{a}-{b}", X[rows], (y[rows] == b).astype(int)
+
+
+def _standardised(X):
+    return StandardScaler().fit_transform(X)
+
+
+def _corpus():
+    cases = []
+    X, y = load_breast_cancer(return_X_y=True)
+    cases.append(("breast_cancer raw", X, y))
+    cases.append(("breast_cancer standardised", _standardised(X), y))
+    folds = StratifiedKFold(10, shuffle=True, random_state=0).split(X, y)
+    for k, (train, _) in enumerate(folds):
+        cases.append((f"breast_cancer fold {k} raw", X[train], y[train]))
+        cases.append((f"breast_cancer fold {k} std", _standardised(X[train]), y[train]))
+    for name, loader in (("wine", load_wine), ("iris", load_iris)):
+        X, y = loader(return_X_y=True)
+        for pair, Xp, yp in _pairs(X, y):
+            cases.append((f"{name} {pair} raw", Xp, yp))
+            cases.append((f"{name} {pair} std", _standardised(Xp), yp))
+    X, y = load_digits(return_X_y=True)
+    for pair, Xp, yp in _pairs(X, y, [(0, 1), (3, 8), (1, 7), (4, 9), (5, 6)]):
+        cases.append((f"digits {pair}", Xp, yp))
+    for loader in (
+        load_breast_cancer_wisconsin,
+        load_bupa_liver,
+        load_pima_diabetes,
+        load_house_votes_84,
+        load_hepatitis,
+    ):
+        X, y = loader(return_X_y=True)
+        cases.append((loader.__name__, X, y))
+    return cases
+
+
+def _scaled_features_cases():
+    cases = []
+    rng = np.random.default_rng(0)
+    for s in (1e-1, 1e-3, 1e-5):  # separable only by the tiny feature
+        y = np.repeat([0, 1], 20)
+        x1 = rng.normal(0, 1000, 40)
+        x2 = np.where(y == 1, 1, -1) * s * (1 + rng.random(40))
+        cases.append((f"tiny separating feature {s:g}", np.c_[x1, x2], y))
+    X, y = make_classification(
+        300, 8, n_informative=6, class_sep=3, flip_y=0, random_state=0
+    )
+    for k, exponent in enumerate((6, -6, 3)):
+        scaled = X * 10.0 ** rng.uniform(-abs(exponent), abs(exponent), X.shape[1])
+        cases.append((f"feature scales 1e±{abs(exponent)} ({k})", scaled, y))
+    X, y = make_classification(
+        3000, 40, n_informative=30, class_sep=3, flip_y=0, random_state=0
+    )
+    X[:, :5] *= 1e4
+    cases.append(("make_classification 40 features, 5 at 1e4", X, y))
+    return cases
+
+
+def _offset_cases():
+    cases = []
+    for offset in (1e4, 1e6, 1e8):
+        for seed in range(4):
+            rng = np.random.default_rng(seed + 10)
+            p = int(rng.integers(2, 6))
+            n = int(rng.integers(2, p + 2))  # n ≤ p + 1: always separable
+            y = rng.integers(0, 2, n)
+            y[:2] = [0, 1]
+            cases.append((f"offset {offset:g} n={n} p={p}", offset + rng.normal(size=(n, p)), y))
+    rng = np.random.default_rng(12)
+    X = 1e8 + rng.normal(size=(3, 3))
+    y = rng.integers(0, 2, 3)
+    y[:2] = [0, 1]
+    cases.append(("offset 1e8, the issue's 3x3", X, y))
+    return cases
+
+
+def _touching_cases():
+    return [
+        ("shared point", np.array([[0.0], [1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])),
+        (
+            "crossing segments",
+            np.array([[0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]]),
+            np.array([0, 0, 1, 1]),
+        ),
+        (
+            "corner on an edge",
+            np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 0.0], [1.0, 1.0]]),
+            np.array([0, 0, 1, 1]),
+        ),
+        (
+            "touching squares",
+            np.array([[0, 0], [1, 0], [0, 1], [1, 1], [1, 0.5], [2, 0], [2, 1.0]]),
+            np.array([0, 0, 0, 0, 1, 1, 1]),
+        ),
+    ]
+
+
+CORPUS = _corpus() + _scaled_features_cases() + _offset_cases() + _touching_cases()
+
+
+def signs(y):
+    return np.where(np.asarray(y) == np.unique(y)[1], 1.0, -1.0)
+
+
+def lp_separable(X, c):
+    """Independent verdict: feasibility of c_i(w·z_i + b) ≥ 1 on z in [-1, 1]."""
+    spread = np.ptp(X, axis=0)
+    Z = (X - X.min(axis=0)) / np.where(spread > 0, spread, 1.0) * 2 - 1
+    rows = -np.column_stack([c[:, None] * Z, c])
+    result = linprog(
+        np.zeros(rows.shape[1]),
+        A_ub=rows,
+        b_ub=-np.ones(len(c)),
+        bounds=[(None, None)] * rows.shape[1],
+        method="highs",
+    )
+    assert result.status in (0, 2), result.message
+    return result.status == 0
+
+
+def assert_kkt(X, c, coef, intercept, support, dual_coef, tol=TOL):
+    """The hard margin's optimality conditions on every row, in the coordinates
+    about the data's mean (relative to the terms of w·(x - x̄))."""
+    centre = X.mean(axis=0)
+    centred = X - centre
+    shifted_intercept = intercept + centre @ coef
+    margins = c * (centred @ coef + shifted_intercept)
+    size = np.maximum(1.0, np.abs(centred) @ np.abs(coef) + abs(shifted_intercept))
+    # Plus the rounding of w·x + b itself, which far from the origin no float64
+    # hyperplane escapes (b alone is known to eps |b|).
+    size += 4 * np.finfo(float).eps * (np.abs(X) @ np.abs(coef) + abs(intercept)) / tol
+    assert np.all(margins >= 1 - tol * size), np.min((margins - 1) / size)
+    alpha = dual_coef * c[support]
+    assert np.all(alpha > 0)
+    assert abs(dual_coef.sum()) <= tol * alpha.sum()
+    combination = dual_coef @ centred[support]
+    scale = np.abs(dual_coef) @ np.abs(centred[support])
+    floor = 1e3 * tol * (scale + np.abs(coef)) + 1e-14 * np.max(np.abs(coef))
+    assert np.all(np.abs(combination - coef) <= floor)
+    on_support = margins[support]
+    assert np.all(np.abs(on_support - 1) <= tol * size[support])
+
+
+def cvxpy_margin(X, c):
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(c, X @ w + b) >= 1]
+    )
+    problem.solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
+    return problem.status, 1 / np.linalg.norm(w.value)
+
+
+WELL_SCALED = ("std", "standardised", "iris", "digits", "load_", "offset")
+
+
+@pytest.mark.parametrize("name, X, y", CORPUS, ids=[case[0] for case in CORPUS])
+def test_the_exactness_contract(name, X, y):
+    X = np.asarray(X, dtype=float)
+    c = signs(y)
+    result = linear_separability(X, y)
+    assert result.verify(X, y)
+    assert result.separable == lp_separable(X, c)
+    if not result.separable:
+        with pytest.warns(NotLinearlySeparableWarning):
+            svm = HardMarginSVM().fit(X, y)
+        assert not svm.separable_
+        return
+    svm = HardMarginSVM(on_inseparable="raise").fit(X, y)
+    assert svm.separable_
+    assert_kkt(X, c, svm.coef_[0], svm.intercept_[0], svm.support_, svm.dual_coef_[0])
+    # The separability test returns the same, maximal, hyperplane.
+    assert result.margin == pytest.approx(svm.margin_, rel=1e-9)
+    assert np.min(c * (X @ result.coef + result.intercept)) > 0
+    if any(key in name for key in WELL_SCALED) and "offset" not in name:
+        status, margin = cvxpy_margin(X, c)
+        if status == cp.OPTIMAL:
+            assert svm.margin_ == pytest.approx(margin, rel=1e-6)
+
+
+def reference_soft_limit(X, c):
+    """The C → ∞ limit: least total hinge by one LP (HiGHS's simplex), then the
+    largest margin among its minimisers (cvxpy)."""
+    n, p = X.shape
+    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
+    lp = linprog(
+        np.r_[np.zeros(p + 1), np.ones(n)],
+        A_ub=rows,
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        method="highs-ds",
+    )
+    w, b = cp.Variable(p), cp.Variable()
+    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= lp.fun * (1 + 1e-10) + 1e-10]
+    )
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
+    return lp.fun, w.value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_soft_limit_with_w_zero_is_nan_with_a_warning(seed):
+    rng = np.random.default_rng(seed)
+    t = rng.normal(size=30)
+    X = np.outer(t, [1.0, 2.0, 3.0])
+    y = rng.integers(0, 2, 30)
+    least, w_reference = reference_soft_limit(X, signs(y))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        svm = HardMarginSVM().fit(X, y)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7, abs=1e-9)
+    undefined = "w = 0" in " ".join(str(w.message) for w in caught)
+    if np.linalg.norm(w_reference) < 1e-6:
+        assert np.isnan(svm.margin_) and undefined
+        assert np.all(svm.coef_ == 0)
+    else:
+        assert not undefined
+        np.testing.assert_allclose(svm.coef_[0], w_reference, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "name, X, y",
+    [case for case in CORPUS if case[0].startswith(("wine", "load_bupa", "load_pima"))]
+    + [("breast cancer, flipped labels", *load_breast_cancer(return_X_y=True))],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
+    X = _standardised(np.asarray(X, dtype=float))
+    y = np.array(y)
+    if "flipped" in name:
+        y[:: 50] = 1 - y[:: 50]
+    c = signs(y)
+    if linear_separability(X, y).separable:
+        return  # covered by the contract above
+    least, w_reference = reference_soft_limit(X, c)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w_reference), rel=1e-4)
+
+
+def test_a_few_ulps_between_the_classes_is_decided_or_refused_never_wrong():
+    for ulps in range(1, 6):
+        touching = 1.0
+        for _ in range(ulps):
+            touching = np.nextafter(touching, 2.0)
+        X = np.array([[0.0, 0.0], [1.0, 0.0], [touching, 1.0], [2.0, 1.0]])
+        X = np.vstack([X, X + [0, 0.5]])
+        y = np.array([0, 0, 1, 1] * 2)
+        try:
+            result = linear_separability(X, y)
+        except SolverError as error:
+            assert "too close" in str(error)
+            continue
+        assert result.verify(X, y)
