@@ -149,7 +149,13 @@ def map_row_blocks(estimator, X, func, *args):
 
 
 def _linear_scores(X, coef, intercept):
-    scores = X @ coef.T + intercept
+    if isinstance(X, np.ndarray):
+        # einsum sums each row on its own, in one order: a row scores the same
+        # alone or in any batch (BLAS's blocking does not promise that), so rows
+        # that lie exactly on two one-vs-rest margins predict the same either way.
+        scores = np.einsum("ij,kj->ik", X, coef) + intercept
+    else:
+        scores = X @ coef.T + intercept
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 

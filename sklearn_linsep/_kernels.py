@@ -509,3 +509,35 @@ def lms_epoch(
             loss[k] += weight * residual * residual
             row_axpy(rows, i, rate * weight * residual, W, k, bias)
     return True
+
+
+# --- The nearest points' corral ------------------------------------------------------
+
+
+@numba.njit(cache=True, nogil=True)
+def qr_delete_column(Q, R, k, n):
+    """Delete column ``k`` of the thin QR factorisation ``B = Q[:, :n] R[:n, :n]``,
+    in place: the columns of R after k shift left, and Givens rotations (applied to
+    R's rows and Q's columns) make R upper triangular again. O(n² + q n)."""
+    for j in range(k, n - 1):
+        for i in range(n):
+            R[i, j] = R[i, j + 1]
+    for i in range(n):
+        R[i, n - 1] = 0.0
+    q = Q.shape[0]
+    for j in range(k, n - 1):
+        x, y = R[j, j], R[j + 1, j]
+        radius = np.hypot(x, y)
+        if radius == 0.0:
+            continue
+        cos, sin = x / radius, y / radius
+        for col in range(j, n - 1):
+            top, bottom = R[j, col], R[j + 1, col]
+            R[j, col] = cos * top + sin * bottom
+            R[j + 1, col] = -sin * top + cos * bottom
+        for row in range(q):
+            left, right = Q[row, j], Q[row, j + 1]
+            Q[row, j] = cos * left + sin * right
+            Q[row, j + 1] = -sin * left + cos * right
+    for j in range(n):
+        R[n - 1, j] = 0.0

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from scipy.optimize import linprog
 
+from ._kernels import qr_delete_column
 from .exceptions import SolverError
 
 # Tolerances at which Clarabel and HiGHS return answers accurate to ~1e-10 on data
@@ -307,7 +308,7 @@ class _Corral:
         self.reference = list(reference)  # [a, b]
         m, q = Z.shape
         capacity = min(q, m) + 1
-        self.Q = np.empty((q, capacity))
+        self.Q = np.zeros((q, capacity))
         self.R = np.zeros((capacity, capacity))
         self.columns = []
         self.weight = {i: 1.0 for i in reference}
@@ -349,8 +350,11 @@ class _Corral:
         if i in self.reference:  # a new reference changes every column of its class
             side = 0 if self.c[i] > 0 else 1
             same = [j for j in self.columns if (self.c[j] > 0) == (side == 0)]
-            self.reference[side] = same[0]
-            kept = [j for j in self.columns if j != same[0]]
+            # The heaviest is the least likely to leave next (each change of
+            # reference refactorises).
+            heaviest = max(same, key=self.weight.__getitem__)
+            self.reference[side] = heaviest
+            kept = [j for j in self.columns if j != heaviest]
             self.columns = []
             for j in kept:
                 if not self.add(j):  # dependent at rounding level: its weight moves
@@ -360,23 +364,7 @@ class _Corral:
             return
         k = self.columns.index(i)
         self.columns.pop(k)
-        R, Q = self.R, self.Q
-        n = len(self.columns) + 1
-        R[:n, k:n - 1] = R[:n, k + 1:n].copy()
-        for j in range(k, n - 1):  # R is upper Hessenberg from column k: Givens
-            x, y = R[j, j], R[j + 1, j]
-            radius = np.hypot(x, y)
-            if radius == 0:
-                continue
-            cos, sin = x / radius, y / radius
-            rows = R[[j, j + 1], j:n - 1]
-            R[j, j:n - 1] = cos * rows[0] + sin * rows[1]
-            R[j + 1, j:n - 1] = -sin * rows[0] + cos * rows[1]
-            cols = Q[:, [j, j + 1]]
-            Q[:, j] = cos * cols[:, 0] + sin * cols[:, 1]
-            Q[:, j + 1] = -sin * cols[:, 0] + cos * cols[:, 1]
-        R[n - 1, :] = 0.0
-        R[:, n - 1] = 0.0
+        qr_delete_column(self.Q, self.R, k, len(self.columns) + 1)
 
     def affine_minimiser(self):
         """The weights of the point of least norm in the corral's affine hull."""
@@ -513,10 +501,17 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     candidate certificate. ``weights`` always holds λ, the warm
     start of the next call.
     """
-    hull = nearest_points(Z, c, start=start, tol=tol / 4)
+    basis = None
+    rows = Z
+    if Z.shape[1] > 2 * Z.shape[0]:
+        # More features than rows: the same geometry in the rows' span, m × m
+        # coordinates from one QR (O(m² q)), so nothing after costs O(q) per step.
+        basis, triangle = np.linalg.qr(Z.T)
+        rows = triangle.T
+    hull = nearest_points(rows, c, start=start, tol=tol / 4)
     squared = float(hull.direction @ hull.direction)
     touching = QPSolution(False, weights=hull.weights, status="touching")
-    exact = _active_set_finish(Z, c, hull.support, tol)
+    exact = _active_set_finish(rows, c, hull.support, tol)
     if exact is not None:
         coef, intercept, dual = exact
     elif squared > 0:
@@ -524,6 +519,8 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         dual = 2 * hull.weights / squared
     else:
         return touching
+    if basis is not None:
+        coef = basis @ coef
     if not np.all(c * (Z @ coef + intercept) > 0):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
