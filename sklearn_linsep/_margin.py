@@ -353,22 +353,23 @@ class _WarmHull:
     def __init__(self, scaled, tol):
         self.scaled = scaled
         self.tol = tol / 2  # room for the check on all samples, at 1 - tol
-        self.start = {}
+        self.members = np.array([], dtype=np.intp)  # rows of the last answer
+        self.weights = np.array([])  # and their λ
 
     def __call__(self, indices):
-        start = {
-            k: self.start[i] for k, i in enumerate(indices.tolist()) if i in self.start
-        }
+        start = np.zeros(len(indices))
+        found = np.searchsorted(indices, self.members)  # indices are sorted
+        inside = found < len(indices)
+        inside[inside] = indices[found[inside]] == self.members[inside]
+        start[found[inside]] = self.weights[inside]
         solution = hull_margin(
             self.scaled.rows(indices),
             self.scaled.labels(indices),
             start=start,
             tol=self.tol,
         )
-        self.start = {
-            int(indices[k]): solution.weights[k]
-            for k in np.flatnonzero(solution.weights)
-        }
+        kept = np.flatnonzero(solution.weights)
+        self.members, self.weights = indices[kept], solution.weights[kept]
         return solution
 
 

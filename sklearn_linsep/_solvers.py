@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import clarabel
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import solve_triangular
+from scipy.linalg import qr, solve_triangular
 from scipy.optimize import linprog
 
-from ._kernels import qr_delete_column
+from ._kernels import NEAREST_ITERATIONS, nearest_points_kernel
 from .exceptions import SolverError
 
 # Tolerances at which Clarabel and HiGHS return answers accurate to ~1e-10 on data
@@ -293,104 +293,10 @@ class NearestPoints:
         return 2 * self.direction / squared, -(self.levels[0] + self.levels[1]) / squared
 
 
-class _Corral:
-    """The points of positive weight and the least squares of their affine hull.
-
-    With a reference point of each class (``a`` positive, ``b`` negative), the
-    points of the two affine hulls' difference are ``d₀ + B t``: ``d₀ = z_a - z_b``,
-    the columns of ``B`` are ``z_i - z_a`` (positives) and ``-(z_j - z_b)``
-    (negatives), ``t`` their weights. ``B = QR`` is kept up to date as points join
-    (Gram–Schmidt twice) and leave (Givens rotations).
-    """
-
-    def __init__(self, Z, c, reference, members=()):
-        self.Z, self.c = Z, c
-        self.reference = list(reference)  # [a, b]
-        m, q = Z.shape
-        capacity = min(q, m) + 1
-        self.Q = np.zeros((q, capacity))
-        self.R = np.zeros((capacity, capacity))
-        self.columns = []
-        self.weight = {i: 1.0 for i in reference}
-        for i in members:
-            if i not in self.weight:
-                self.add(i)
-
-    def _column(self, i):
-        a, b = self.reference
-        if self.c[i] > 0:
-            return self.Z[i] - self.Z[a]
-        return self.Z[b] - self.Z[i]
-
-    def add(self, i):
-        """Take row ``i`` in with weight 0; False if it lies (to rounding) in the
-        span of the corral's columns, where it cannot lower the distance."""
-        k = len(self.columns)
-        if k >= self.Q.shape[1]:
-            return False
-        u = self._column(i)
-        size = np.linalg.norm(u)
-        r = np.zeros(k)
-        for _ in range(2):  # twice is enough (Giraud, Langou, Rozložník 2005)
-            step = self.Q[:, :k].T @ u
-            u = u - self.Q[:, :k] @ step
-            r += step
-        rho = np.linalg.norm(u)
-        if not rho > 1e-13 * size:
-            return False
-        self.Q[:, k] = u / rho
-        self.R[:k, k] = r
-        self.R[k, k] = rho
-        self.columns.append(i)
-        self.weight.setdefault(i, 0.0)
-        return True
-
-    def remove(self, i):
-        del self.weight[i]
-        if i in self.reference:  # a new reference changes every column of its class
-            side = 0 if self.c[i] > 0 else 1
-            same = [j for j in self.columns if (self.c[j] > 0) == (side == 0)]
-            # The heaviest is the least likely to leave next (each change of
-            # reference refactorises).
-            heaviest = max(same, key=self.weight.__getitem__)
-            self.reference[side] = heaviest
-            kept = [j for j in self.columns if j != heaviest]
-            self.columns = []
-            for j in kept:
-                if not self.add(j):  # dependent at rounding level: its weight moves
-                    self.weight[self.reference[side if self.c[j] > 0 else 1 - side]] += (
-                        self.weight.pop(j)
-                    )
-            return
-        k = self.columns.index(i)
-        self.columns.pop(k)
-        qr_delete_column(self.Q, self.R, k, len(self.columns) + 1)
-
-    def affine_minimiser(self):
-        """The weights of the point of least norm in the corral's affine hull."""
-        a, b = self.reference
-        k = len(self.columns)
-        d0 = self.Z[a] - self.Z[b]
-        weights = {}
-        if k:
-            rhs = -(self.Q[:, :k].T @ d0)
-            t = solve_triangular(self.R[:k, :k], rhs)
-            weights = dict(zip(self.columns, t))
-        positive = sum(w for j, w in weights.items() if self.c[j] > 0)
-        negative = sum(w for j, w in weights.items() if self.c[j] < 0)
-        weights[a] = 1.0 - positive
-        weights[b] = 1.0 - negative
-        return weights
-
-    def point(self):
-        """``(members, λ, v)`` with v = Σ λ_i c_i z_i computed from the rows."""
-        members = np.fromiter(self.weight, dtype=np.intp)
-        lam = np.fromiter(self.weight.values(), dtype=float)
-        return members, lam, (lam * self.c[members]) @ self.Z[members]
-
-
 def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
-    """The nearest points of the convex hulls of ``Z[c > 0]`` and ``Z[c < 0]``.
+    """The nearest points of the convex hulls of ``Z[c > 0]`` and ``Z[c < 0]``
+    (Wolfe's active set, compiled:
+    :func:`~sklearn_linsep._kernels.nearest_points_kernel`).
 
     Parameters
     ----------
@@ -398,9 +304,10 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
         Rows, best centred and scaled to about unit size.
     c : ndarray of shape (m,)
         ±1, both present.
-    start : dict, default=None
-        Weights ``{row: λ}`` of a previous answer on a subset of these rows (a warm
-        start: λ ≥ 0 summing to 1 on each side).
+    start : ndarray of shape (m,), default=None
+        Weights λ of a previous answer (a warm start); rows of weight 0 are out.
+        Without one (or without both sides in it), the start is the row of each
+        class nearest the other along the difference of the class means.
     tol : float, default=1e-12
         Stop when no row lies more than ``tol ‖v‖²`` (plus the rounding of the
         products) beyond its class's level.
@@ -409,86 +316,30 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
     -------
     result : NearestPoints
     """
+    Z = np.ascontiguousarray(Z, dtype=float)
+    c = np.ascontiguousarray(c, dtype=float)
     m, q = Z.shape
+    weights = np.zeros(m) if start is None else np.array(start, dtype=float)
+    if not (np.any(weights[c > 0] > 0) and np.any(weights[c < 0] > 0)):
+        positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
+        scores = Z @ (Z[positive].mean(axis=0) - Z[negative].mean(axis=0))
+        weights = np.zeros(m)
+        weights[positive[np.argmin(scores[positive])]] = 1.0
+        weights[negative[np.argmax(scores[negative])]] = 1.0
+    for side in (c > 0, c < 0):
+        weights[side] /= weights[side].sum()
     max_iter = max_iter or 50 * (m + q) + 100
-    positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
-    members = [i for i, w in (start or {}).items() if w > 0]
-    if any(c[i] > 0 for i in members) and any(c[i] < 0 for i in members):
-        reference = [
-            next(i for i in members if c[i] > 0),
-            next(i for i in members if c[i] < 0),
-        ]
-        corral = _Corral(Z, c, reference, members)
-        corral.weight = _normalised({i: start[i] for i in corral.weight}, c)
-    else:
-        gap = Z[positive].mean(axis=0) - Z[negative].mean(axis=0)
-        scores = Z @ gap
-        reference = [
-            positive[np.argmin(scores[positive])],
-            negative[np.argmax(scores[negative])],
-        ]
-        corral = _Corral(Z, c, reference)
-    rounding = 16 * np.finfo(float).eps * np.sqrt(q) * np.max(np.abs(Z))
-    previous = np.inf
-    for iteration in range(1, max_iter + 1):
-        members, lam, v = corral.point()
-        g = Z @ v
-        squared = float(v @ v)
-        sides = c[members] > 0
-        levels = (float(lam[sides] @ g[members[sides]]),
-                  float(lam[~sides] @ g[members[~sides]]))
-        worst_positive = positive[np.argmin(g[positive])]
-        worst_negative = negative[np.argmax(g[negative])]
-        deficits = (levels[0] - g[worst_positive], g[worst_negative] - levels[1])
-        allowed = tol * squared + rounding * np.sqrt(squared) * max(1.0, np.sqrt(q))
-        # Stalled (no descent left at this precision) counts as done.
-        done = max(deficits) <= allowed or squared >= previous
-        previous = squared
-        entering = worst_positive if deficits[0] >= deficits[1] else worst_negative
-        if done or entering in corral.weight or not corral.add(entering):
-            weights = np.zeros(m)
-            weights[members] = lam
-            return NearestPoints(weights, v, levels, iteration)
-        _minor_cycle(corral)
-    raise SolverError(
-        f"The nearest-points iteration did not converge in {max_iter} steps "
-        f"({len(corral.weight)} points in its corral)."
+    direction, level_positive, level_negative, iterations, status = (
+        nearest_points_kernel(Z, c, weights, tol, max_iter)
     )
-
-
-def _normalised(weights, c):
-    """λ rescaled to sum to 1 on each side."""
-    totals = {
-        side: sum(w for i, w in weights.items() if (c[i] > 0) == side)
-        for side in (True, False)
-    }
-    return {i: w / totals[bool(c[i] > 0)] for i, w in weights.items()}
-
-
-def _minor_cycle(corral):
-    """From the corral's weights, step to its affine minimiser, stopping at the
-    first weight to reach 0 and dropping that point, until the minimiser has
-    positive weights (Wolfe's minor cycle)."""
-    while True:
-        target = corral.affine_minimiser()
-        if all(w > 0 for w in target.values()):
-            corral.weight = target
-            return
-        current = corral.weight
-        # The first weight to reach 0 on the way (w ≤ 0 at the target, so the
-        # fraction is at most 1).
-        step, leaving = min(
-            (current[i] / (current[i] - w) if current[i] > w else 0.0, i)
-            for i, w in target.items()
-            if w <= 0
+    if status == NEAREST_ITERATIONS:
+        raise SolverError(
+            f"The nearest-points iteration did not converge in {max_iter} steps "
+            f"({np.count_nonzero(weights)} points in its corral)."
         )
-        corral.weight = {
-            i: current[i] + step * (target[i] - current[i]) for i in current
-        }
-        corral.remove(leaving)
-        for i in [i for i, w in corral.weight.items() if w <= 0]:
-            if len([j for j in corral.weight if (corral.c[j] > 0) == (corral.c[i] > 0)]) > 1:
-                corral.remove(i)
+    return NearestPoints(
+        weights, direction, (level_positive, level_negative), iterations
+    )
 
 
 def hull_margin(Z, c, start=None, tol=1e-12):
@@ -498,29 +349,37 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     Returns a :class:`QPSolution`: feasible with ``(coef, intercept)`` and the dual
     ``α``, or infeasible when the hulls meet to rounding (the hyperplane of the
     nearest points does not separate the rows), with ``λ`` in ``weights``: the
-    candidate certificate. ``weights`` always holds λ, the warm
-    start of the next call.
+    candidate certificate. ``weights`` always holds λ, the warm start of the next
+    call. Where the nearest points' hyperplane misses the optimality conditions on
+    these rows by more than ``tol`` (classes close against the data's spread, or
+    features on scales far apart), :func:`_active_set_finish` solves the KKT system
+    of the support exactly.
     """
-    basis = None
+    m, q = Z.shape
     rows = Z
-    if Z.shape[1] > 2 * Z.shape[0]:
+    if q > 2 * m:
         # More features than rows: the same geometry in the rows' span, m × m
-        # coordinates from one QR (O(m² q)), so nothing after costs O(q) per step.
-        basis, triangle = np.linalg.qr(Z.T)
-        rows = triangle.T
+        # coordinates from one QR (R only, O(m² q)); w = Σ α c z maps back.
+        rows = np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
     hull = nearest_points(rows, c, start=start, tol=tol / 4)
     squared = float(hull.direction @ hull.direction)
     touching = QPSolution(False, weights=hull.weights, status="touching")
-    exact = _active_set_finish(rows, c, hull.support, tol)
-    if exact is not None:
-        coef, intercept, dual = exact
-    elif squared > 0:
+    answer = None
+    if squared > 0:
         coef, intercept = hull.hyperplane()
-        dual = 2 * hull.weights / squared
-    else:
+        margins = c * (rows @ coef + intercept)
+        support = hull.support
+        if np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol):
+            answer = coef, intercept, 2 * hull.weights / squared
+    if answer is None:
+        answer = _active_set_finish(rows, c, hull.support, tol)
+    if answer is None and squared > 0:
+        answer = coef, intercept, 2 * hull.weights / squared  # checked by the caller
+    if answer is None:
         return touching
-    if basis is not None:
-        coef = basis @ coef
+    coef, intercept, dual = answer
+    if rows is not Z:
+        coef = (dual * c) @ Z
     if not np.all(c * (Z @ coef + intercept) > 0):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
@@ -593,34 +452,99 @@ def support_hyperplane(Z, c, refinements=3):
     (then these rows are not all support vectors).
 
     The nearest points give the support; this finish gives the digits. ``w`` solves
-    ``(z_i - z_a)·w = c_i - c_a`` (a: the first positive row) in least squares of
-    least norm, then iterative refinement drives the residual of the equalities to
-    rounding. When the rows fix ``w`` uniquely, the features are scaled first, so
-    that features on scales 1e6 apart keep their digits.
+    ``D w = r``, ``D`` the rows ``z_i - z_a`` (a: the first positive row) and
+    ``r_i = c_i - c_a``, from one QR factorisation, and iterative refinement drives
+    the residual of the equalities to rounding. When the rows fix ``w`` (D of full
+    column rank), the features are scaled first, so that features on scales 1e6
+    apart keep their digits; otherwise ``w`` is the least-norm solution, from the
+    QR of ``Dᵀ``. A rank-deficient D falls back to least squares by the SVD.
     """
     a = int(np.argmax(c > 0))
     others = np.arange(len(c)) != a
     differences = Z[others] - Z[a]
     right = c[others] - c[a]
+    rows, q = differences.shape
     column_scale = np.max(np.abs(differences), axis=0)
-    rank = np.linalg.matrix_rank(differences / np.where(column_scale > 0, column_scale, 1))
-    unique = rank == Z.shape[1]
-    scale = np.where(column_scale > 0, column_scale, 1.0) if unique else np.ones(Z.shape[1])
-    system = differences / scale
+    column_scale = np.where(column_scale > 0, column_scale, 1.0)
+    solve = gamma_of = None
+    if rows >= q:
+        basis, triangle = qr(differences / column_scale, mode="economic")
+        if _full_rank(triangle):
 
-    def solve(rhs):
-        return np.linalg.lstsq(system, rhs, rcond=None)[0] / scale
+            def solve(rhs):
+                return solve_triangular(triangle, basis.T @ rhs) / column_scale
+
+            def gamma_of(coef):  # Dᵀ γ = w, least norm: D = Q R diag(scale)
+                return basis @ solve_triangular(
+                    triangle, coef / column_scale, trans="T"
+                )
+
+    else:
+        # w of least norm is Dᵀγ with D Dᵀ γ = r: with Dᵀ = QR, γ = R⁻¹R⁻ᵀr,
+        # refined on the residual (corrected semi-normal equations, Björck), and w
+        # taken as Dᵀγ, which lies in the rows' span componentwise to rounding.
+        basis, triangle = qr(differences.T, mode="economic")
+        if _full_rank(triangle):
+            gamma = np.zeros(rows)
+            for _ in range(refinements + 1):
+                residual = right - differences @ (gamma @ differences)
+                gamma += solve_triangular(
+                    triangle, solve_triangular(triangle, residual, trans="T")
+                )
+            spanned = gamma @ differences
+            if _equalities_error(differences, right, spanned) <= 1e-12:
+                return _with_dual(Z, c, a, others, spanned, gamma)
+
+            # Too ill-conditioned for the normal equations: w from a QR of Dᵀ with
+            # its rows (the features) sorted largest first, which keeps the small
+            # features' digits (Powell & Reid 1969; Cox & Higham 1998); γ after it.
+            order = np.argsort(-column_scale, kind="stable")
+            basis, triangle = qr(differences.T[order], mode="economic")
+            restore = np.argsort(order)
+
+            def solve(rhs):
+                return (basis @ solve_triangular(triangle, rhs, trans="T"))[restore]
+
+            def gamma_of(coef):
+                return solve_triangular(triangle, basis.T @ coef[order])
+
+    if solve is None:  # dependent rows: least squares of least norm by the SVD
+
+        def solve(rhs):
+            return np.linalg.lstsq(differences, rhs, rcond=None)[0]
+
+        def gamma_of(coef):
+            return np.linalg.lstsq(differences.T, coef, rcond=None)[0]
 
     coef = solve(right)
     for _ in range(refinements):
         coef = coef + solve(right - differences @ coef)
+    gamma = gamma_of(coef)
+    terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
+    if np.any(np.abs(differences.T @ gamma - coef) > 1e-12 * terms):
+        # Features on scales far apart: the equations are consistent, so scaling
+        # each feature's equation keeps the solution and the small features' digits.
+        gamma = np.linalg.lstsq(
+            differences.T / column_scale[:, None], coef / column_scale, rcond=None
+        )[0]
+    return _with_dual(Z, c, a, others, coef, gamma)
+
+
+def _equalities_error(differences, right, coef):
+    """Largest ``|D w - r|`` relative to the terms of ``D w``."""
+    terms = np.abs(differences) @ np.abs(coef) + np.abs(right)
+    return np.max(np.abs(differences @ coef - right) / np.maximum(terms, 1e-300))
+
+
+def _with_dual(Z, c, a, others, coef, gamma):
+    """``(w, b, α)`` from ``w = Σ_{i≠a} γ_i (z_i - z_a)``: β = α c is γ on the
+    other rows and ``-Σ γ`` on row a; b makes the mean margin of the rows 1."""
     intercept = float(np.mean(c - Z @ coef))
-    # w = Σ_{i≠a} γ_i (z_i - z_a): β = α c on the rows, β_a = -Σ γ.
-    # Consistent equations, so scaling each feature's row keeps the solution and
-    # the digits of the small features.
-    row_scale = np.max(np.abs(differences), axis=0)
-    row_scale = np.where(row_scale > 0, row_scale, 1.0)
-    gamma = np.linalg.lstsq(differences.T / row_scale[:, None], coef / row_scale, rcond=None)[0]
     beta = np.empty(len(c))
     beta[others], beta[a] = gamma, -gamma.sum()
     return coef, intercept, beta * c
+
+
+def _full_rank(triangle):
+    diagonal = np.abs(np.diag(triangle))
+    return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()
