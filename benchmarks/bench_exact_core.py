@@ -1,0 +1,237 @@
+"""The exact core at every shape a user has, against its peers in the same run.
+
+Run from the repository root (the ``bench`` extra: threadpoolctl, psutil, cvxopt)::
+
+    python benchmarks/bench_exact_core.py            # the whole grid, ~10 minutes
+    python benchmarks/bench_exact_core.py --quick    # the small shapes only
+    python benchmarks/bench_exact_core.py --only svm # svm | separability | soft | memory
+
+Everything runs with BLAS pinned to one thread (``threadpool_limits(1)``). Each
+candidate gets one untimed warm-up call, then the candidates take turns and the
+median of ``--repeats`` timings is printed with the ratio peer / ours (above 1: we
+are faster). A peer whose warm-up took more than ``--once-above`` seconds is timed
+once (marked ``*``); one whose extrapolated time exceeds ``--cap`` is skipped (``-``).
+
+Tables (the targets of the exact-core issue in brackets):
+
+* ``svm``: ``HardMarginSVM().fit`` against ``SVC(kernel="linear", C=1e10)`` and
+  cvxopt's primal QP, on separable Gaussian data (``bench_svm.make_separable``) at
+  (1e5, 20), (1e6, 20) [≥ 40× SVC, ≥ 10× cvxopt], (1e4, 100), (1e5, 100) [≥ 10× SVC,
+  ≥ 5× cvxopt], (200, 2000), (1000, 500) [≥ 2× SVC; within 3× of one ``X @ X.T``].
+  The column ``gap`` is |our margin / the peer's attained margin − 1| for the best
+  peer that finished (cvxopt's attained margin, else SVC's).
+* ``separability``: ``linear_separability`` against the fastest single LP of the
+  same grid (HiGHS ``linprog`` on ``c_i(w·x_i + b) ≥ 1``, and cvxopt's LP where
+  p < n), separable and with 20 labels flipped [≥ 3× the fastest LP].
+* ``soft``: ``HardMarginSVM`` on inseparable 1e5 × 50 (20 flipped labels; pure
+  noise) against ``LinearSVC(dual=False)`` [within 10×].
+* ``memory``: peak extra memory of one fit at (1e6, 20) beyond X [≤ 100 MB]
+  (tracemalloc peak; sampled RSS growth as a check).
+"""
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+import warnings
+
+import cvxopt
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _machine import blas_description, code_version, cpu_model  # noqa: E402
+from bench_separability import decide_cvxopt, decide_linprog, flip_labels  # noqa: E402
+from bench_svm import RSSSampler, attained_margin, fit_cvxopt, make_separable  # noqa: E402
+from bench_svm import signs  # noqa: E402
+from sklearn.svm import SVC, LinearSVC  # noqa: E402
+
+from sklearn_linsep import HardMarginSVM, linear_separability  # noqa: E402
+
+cvxopt.solvers.options["show_progress"] = False
+
+SVM_GRID = [(100_000, 20), (1_000_000, 20), (10_000, 100), (100_000, 100), (200, 2000),
+            (1000, 500)]  # fmt: skip
+QUICK_GRID = [(10_000, 20), (10_000, 100), (200, 2000), (1000, 500)]
+
+
+def fit_ours(X, y):
+    model = HardMarginSVM().fit(X, y)
+    return model.coef_.ravel(), float(model.intercept_[0]), float(model.margin_)
+
+
+def fit_svc(X, y):
+    model = SVC(kernel="linear", C=1e10).fit(X, y)
+    return model.coef_.ravel(), float(model.intercept_[0])
+
+
+def fit_cvxopt_qp(X, y):
+    result = fit_cvxopt(X, y)
+    return result["coef"], result["intercept"]
+
+
+def gram(X, y):
+    return X @ X.T
+
+
+def timings(funcs, X, y, repeats, once_above, skip=()):
+    """``{name: (median seconds, marker, result)}``, warm-up first, then turns."""
+    results, times, once = {}, {name: [] for name in funcs}, set()
+    for name, func in funcs.items():
+        if name in skip:
+            continue
+        gc.collect()
+        start = time.perf_counter()
+        results[name] = func(X, y)
+        elapsed = time.perf_counter() - start
+        if elapsed > once_above:
+            once.add(name)
+            times[name].append(elapsed)
+    for _ in range(repeats):
+        for name, func in funcs.items():
+            if name in skip or name in once:
+                continue
+            gc.collect()
+            start = time.perf_counter()
+            func(X, y)
+            times[name].append(time.perf_counter() - start)
+    return {
+        name: (statistics.median(times[name]), "*" if name in once else "", results[name])
+        for name in results
+    }
+
+
+def cell(timed, name, ours):
+    if name not in timed:
+        return f"{'-':>9} {'':>7}"
+    seconds, mark, _ = timed[name]
+    return f"{seconds:8.4f}{mark or ' '} {seconds / ours:6.1f}x"
+
+
+def print_machine(args):
+    print(f"# {cpu_model()}, {os.cpu_count()} logical CPUs; code {code_version()}")
+    for line in blas_description():
+        print(f"#   {line}")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS pinned to 1 "
+          f"thread; median of {args.repeats} turns after a warm-up")  # fmt: skip
+
+
+def svm_table(grid, args):
+    print("\n## HardMarginSVM: seconds (peer / ours)")
+    print(f"{'n':>8} {'p':>5} {'ours':>9} {'SVC':>17} {'cvxopt QP':>17} "
+          f"{'X @ X.T':>17} {'gap':>8}")  # fmt: skip
+    for n, p in grid:
+        X, y, _ = make_separable(n, p)
+        skip = set()
+        if n * p > 2e6 or n > 20_000:
+            skip.add("svc")  # SVC's O(n²) kernel evaluations: minutes
+        if n * (p + 1) > 2e7:
+            skip.add("cvxopt")  # dense n × (p + 1) KKT products: beyond the cap
+        funcs = {"ours": fit_ours, "svc": fit_svc, "cvxopt": fit_cvxopt_qp}
+        if n <= 2000:
+            funcs["gram"] = gram
+        timed = timings(funcs, X, y, args.repeats, args.once_above, skip)
+        ours = timed["ours"][0]
+        margin = timed["ours"][2][2]
+        c = signs(y)
+        gap = "-"
+        for peer in ("cvxopt", "svc"):
+            if peer in timed:
+                coef, intercept = timed[peer][2]
+                gap = f"{abs(margin / attained_margin(X, c, coef, intercept) - 1):.1e}"
+                break
+        print(f"{n:>8} {p:>5} {ours:9.4f} {cell(timed, 'svc', ours)} "
+              f"{cell(timed, 'cvxopt', ours)} {cell(timed, 'gram', ours)} {gap:>8}",
+              flush=True)  # fmt: skip
+
+
+def separability_table(grid, args):
+    print("\n## linear_separability: seconds (peer / ours); verdicts S/I")
+    print(f"{'n':>8} {'p':>5} {'data':>9} {'ours':>9} {'HiGHS':>17} {'HiGHS-ds':>17} "
+          f"{'cvxopt LP':>17}")  # fmt: skip
+    for n, p in grid:
+        X, y, _ = make_separable(n, p)
+        for kind, labels in (("separable", y), ("flipped", flip_labels(y, 20))):
+            funcs = {
+                "ours": lambda X, y: linear_separability(X, y).separable,
+                "highs": lambda X, y: decide_linprog(X, y, "highs", 300)["verdict"],
+                "highs-ds": lambda X, y: decide_linprog(X, y, "highs-ds", 300)[
+                    "verdict"
+                ],
+                "cvxopt": lambda X, y: decide_cvxopt(X, y)["verdict"],
+            }
+            skip = {"cvxopt"} if p >= n or n * p > 2e7 else set()
+            timed = timings(funcs, X, labels, args.repeats, args.once_above, skip)
+            ours = timed["ours"][0]
+            verdicts = "".join(
+                ("S" if timed[k][2] is True else "I" if timed[k][2] is False
+                 else str(timed[k][2])[:1]) for k in timed
+            )  # fmt: skip
+            print(f"{n:>8} {p:>5} {kind:>9} {ours:9.4f} {cell(timed, 'highs', ours)} "
+                  f"{cell(timed, 'highs-ds', ours)} {cell(timed, 'cvxopt', ours)} "
+                  f"{verdicts}", flush=True)  # fmt: skip
+
+
+def soft_table(args):
+    print("\n## The C → ∞ soft limit: seconds (ours / LinearSVC(dual=False))")
+    n, p = 100_000, 50
+    X, y, _ = make_separable(n, p)
+    noise = np.random.default_rng(3).integers(0, 2, n)
+    for kind, labels in (("20 flipped", flip_labels(y, 20)), ("pure noise", noise)):
+
+        def ours(X, y):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return HardMarginSVM().fit(X, y).hinge_violation_
+
+        def lsvc(X, y):
+            return LinearSVC(dual=False).fit(X, y)
+
+        timed = timings({"ours": ours, "lsvc": lsvc}, X, labels, args.repeats,
+                        args.once_above)  # fmt: skip
+        mine, theirs = timed["ours"][0], timed["lsvc"][0]
+        print(f"{n:>8} {p:>5} {kind:>11}: ours {mine:8.3f}{timed['ours'][1] or ' '} "
+              f"LinearSVC {theirs:7.3f}  ours / LinearSVC = {mine / theirs:5.1f}",
+              flush=True)  # fmt: skip
+
+
+def memory_table(args):
+    print("\n## Peak extra memory of one HardMarginSVM fit beyond X (MB)")
+    n, p = 1_000_000, 20
+    X, y, _ = make_separable(n, p)
+    fit_ours(X, y)  # compile and warm up
+    gc.collect()
+    tracemalloc.start()
+    with RSSSampler() as sampler:
+        fit_ours(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"{n:>8} {p:>5}: tracemalloc peak {peak / 2**20:7.1f}, sampled RSS growth "
+          f"{sampler.extra / 2**20:7.1f} (X itself: {X.nbytes / 2**20:.0f})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", choices=["svm", "separability", "soft", "memory"])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--once-above", type=float, default=5.0)
+    args = parser.parse_args()
+    grid = QUICK_GRID if args.quick else SVM_GRID
+    with threadpool_limits(1):
+        print_machine(args)
+        if args.only in (None, "svm"):
+            svm_table(grid, args)
+        if args.only in (None, "separability"):
+            separability_table(grid, args)
+        if args.only in (None, "soft") and not args.quick:
+            soft_table(args)
+        if args.only in (None, "memory") and not args.quick:
+            memory_table(args)
+
+
+if __name__ == "__main__":
+    main()
