@@ -18,11 +18,12 @@ from ._dask import any_dask, verify_on_blocks
 from ._solvers import (
     SolverError,
     hull_intersection_lp,
+    face_margin_qp,
     hull_margin,
     margin_qp,
     total_hinge_lp,
 )
-from ._working_set import MAX_ROUNDS, AugmentedRows, ScaledRows, grow
+from ._working_set import AugmentedRows, ScaledRows, grow
 
 
 @dataclass
@@ -339,7 +340,7 @@ def maximal_margin_of(
     )
     if not soft:
         return MarginResult(**no_hyperplane, certificate=certificate)
-    result = _soft_limit(scaled, working, tol)
+    result = _soft_limit(scaled, working, tol, batch)
     result.rounds += rounds
     result.certificate = certificate
     return result
@@ -394,42 +395,80 @@ def _warn_if_inexact(solution):
         )
 
 
-def _soft_limit(scaled, working, tol):
-    """The C → ∞ limit of the soft margin, with a working set for both stages.
+def _soft_limit(scaled, working, tol, batch):
+    """The C → ∞ limit of the soft margin, on the same working-set loop as the
+    hard margin: each round solves both stages on the working set (the least total
+    hinge by the LP, then the largest margin at that total by the QP), takes in the
+    worst violators and lets rows far inside their side go.
 
-    The working set must hold every sample of positive hinge at the optimum, so its
-    size (and the cost of both stages) grows with the number of margin violators.
+    Exact as the hard margin is: when no row outside the working set has positive
+    hinge, the full problem's least total equals the working set's, its minimisers
+    are among the working set's, and the working set's best margin is theirs. The
+    rows that join per round double with the working set, so data with many margin
+    violators (labels at random) take a few rounds, not one per ``batch``.
     """
-    rounds = 0
-    for _ in range(MAX_ROUNDS):
-        hinge, hinge_rounds, working = _least_hinge(scaled, working, tol)
-        rounds += hinge_rounds
-        weights = scaled.sample_weights(working)
+
+    def solve(indices):
+        rows, labels = scaled.rows(indices), scaled.labels(indices)
+        weights = scaled.sample_weights(indices)
+        lp = _checked_least_hinge(rows, labels, weights)
+        least = lp.total
         # The LP's optimum is exact to ~1e-12 relative (a basic solution); the QP
         # gets that much room, which moves the margin by as little.
-        budget = hinge.total * (1 + 1e-11) + 1e-12 * weights.sum()
-        solution = margin_qp(
-            scaled.rows(working),
-            scaled.labels(working),
-            slack_budget=budget,
-            weights=weights,
-        )
-        rounds += 1
+        budget = least * (1 + 1e-11) + 1e-12 * weights.sum()
+        if least <= 1e-12 * weights.sum():  # these rows separate: the hard margin
+            solution = hull_margin(rows, labels, tol=tol / 2)
+            if solution.feasible:
+                return solution
+
+        def attains_least(solution):
+            hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
+            return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
+
+        try:
+            solution = margin_qp(
+                rows, labels, slack_budget=budget, weights=weights, accept=attains_least
+            )
+        except SolverError as error:
+            # The optimal face of the LP, read off its dual: the same problem
+            # without the budget's thin interior.
+            bound = lp.dual >= weights * (1 - 1e-9)
+            sides = np.where(lp.dual <= 1e-12 * weights, 1, np.where(bound, -1, 0))
+            solution = face_margin_qp(rows, labels, sides)
+            if not (solution.feasible and attains_least(solution)):
+                raise SolverError(
+                    f"{error} Nor did the QP over the LP's optimal face reach the "
+                    "least total hinge. Standardising the features (StandardScaler) "
+                    "may help."
+                ) from error
         if not solution.feasible:
             raise SolverError(
-                f"Clarabel reports the margin QP infeasible ({solution.status}) at the "
-                "least total hinge the LP found."
+                f"Clarabel reports the margin QP infeasible ({solution.status}) at "
+                "the least total hinge the LP found."
             )
-        violated, _ = scaled.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working
+        return solution
+
+    def least_hinge(indices):
+        return total_hinge_lp(
+            scaled.rows(indices),
+            scaled.labels(indices),
+            weights=scaled.sample_weights(indices),
         )
-        if violated.size == 0:
-            break
-        working = np.union1d(working, violated)
-    else:
-        raise SolverError(
-            f"The soft margin's working set still grew after {MAX_ROUNDS} rounds."
+
+    def violators(solution, working):
+        return scaled.violators(
+            solution.coef,
+            solution.intercept,
+            1.0 - tol,
+            working,
+            max(batch, working.size),
         )
+
+    # The LP alone first (its rounds cost a tenth of the QP's), then both stages
+    # from the rows it kept.
+    _, working, rounds = grow(working, least_hinge, violators, drop_above=DROP_ABOVE)
+    solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
+    rounds += more
     _warn_if_inexact(solution)
     # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
     # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
@@ -439,34 +478,31 @@ def _soft_limit(scaled, working, tol):
     return _margin_result(scaled, working, solution, rounds, False, total)
 
 
-def _least_hinge(scaled, working, tol):
-    """Stage 1: the minimum total hinge, on a working set that takes in every
-    sample of positive hinge outside it, each round."""
-
-    class Feasible:
-        feasible = True
-
-    def solve(indices):
-        holder = Feasible()
-        holder.solution = total_hinge_lp(
-            scaled.rows(indices),
-            scaled.labels(indices),
-            weights=scaled.sample_weights(indices),
+def _checked_least_hinge(rows, labels, weights):
+    """The LP's least total hinge, proved a lower bound by its own dual: weights
+    ``0 ≤ α ≤ s`` with ``Σ α c z = 0`` and ``Σ α c = 0`` give
+    ``Σ s ξ ≥ Σ α`` for every hyperplane (weak duality)."""
+    solution = total_hinge_lp(rows, labels, weights=weights)
+    alpha = solution.dual
+    balance = np.abs((alpha * labels) @ rows)
+    terms = alpha @ np.abs(rows) + 1e-300
+    if not (
+        np.all(alpha <= weights * (1 + 1e-9))
+        and np.all(balance <= 1e-8 * terms + 1e-12 * alpha.sum())
+        and abs(alpha @ labels) <= 1e-8 * alpha.sum() + 1e-300
+        and alpha.sum() >= solution.total * (1 - 1e-9)
+    ):
+        raise SolverError(
+            "HiGHS's least total hinge does not come with a valid dual certificate "
+            "on these rows. Standardising the features (StandardScaler) may help."
         )
-        return holder
-
-    def violators(holder, working):
-        solution = holder.solution
-        return scaled.violators(solution.coef, solution.intercept, 1.0 - tol, working)
-
-    holder, working, rounds = grow(working, solve, violators)
-    return holder.solution, rounds, working
+    return solution
 
 
 def _margin_result(scaled, working, solution, rounds, separable, hinge):
     coef, intercept = scaled.to_original(solution.coef, solution.intercept)
     dual = solution.dual
-    keep = dual > 1e-8 * max(dual.max(initial=0.0), 1e-300)
+    keep = np.abs(dual) > 1e-8 * max(np.abs(dual).max(initial=0.0), 1e-300)
     support = working[keep]
     labels = scaled.labels(support)
     # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the

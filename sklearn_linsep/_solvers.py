@@ -1,9 +1,17 @@
-"""The QP and LP calls: Clarabel for the margin QPs, HiGHS (scipy) for the LPs.
+"""The subproblem solvers of the working set, behind one result type.
+
+* :func:`hull_margin`: the maximal margin of a set of rows, from the nearest points
+  of the two convex hulls (:func:`nearest_points`, compiled) and, where needed, an
+  exact active-set finish on the support (:func:`support_hyperplane`);
+* :func:`margin_qp` (Clarabel): the margin with a slack budget (the soft limit's
+  second stage) or through the origin (the augmented margin of Novikoff's bound);
+* :func:`total_hinge_lp` and :func:`hull_intersection_lp` (HiGHS, through scipy).
 
 Every function takes plain arrays (rows ``Z`` already centred and scaled by the
-caller, labels ``c = ±1``), bounds the solver's iterations and time, and turns every
-status other than optimal or infeasible into a :class:`SolverError` that names it.
-No estimator is ever seen here.
+caller, labels ``c = ±1``) and returns a :class:`Hyperplane` (or weights); every
+solver status is read through :data:`STATUSES`, one table, and one that is neither
+optimal nor infeasible is a :class:`SolverError` that names it. No estimator is ever
+seen here.
 """
 
 from dataclasses import dataclass
@@ -25,9 +33,33 @@ MAX_ITERATIONS = 500
 TIME_LIMIT = 300.0  # seconds, per solver call
 
 
+# What each solver's status means: "optimal", "infeasible", or (absent) an error.
+STATUSES = {
+    "clarabel": {
+        "Solved": "optimal",
+        "AlmostSolved": "optimal",  # checked on the data by the caller
+        "PrimalInfeasible": "infeasible",
+        "AlmostPrimalInfeasible": "infeasible",
+    },
+    "highs": {0: "optimal", 2: "infeasible"},
+}
+
+
+def _outcome(solver, status, what):
+    """"optimal" or "infeasible" from a solver's status, else a SolverError."""
+    outcome = STATUSES[solver].get(status)
+    if outcome is None:
+        raise SolverError(
+            f"{solver} stopped with status {status!s} on the {what} (limits: "
+            f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call)."
+        )
+    return outcome
+
+
 @dataclass
-class QPSolution:
-    """The maximal-margin hyperplane of a set of rows, or its infeasibility."""
+class Hyperplane:
+    """The answer of a subproblem on a set of rows: a hyperplane ``(coef,
+    intercept)`` with its dual, or infeasibility (no separator of the rows)."""
 
     feasible: bool
     coef: np.ndarray = None  # w
@@ -35,27 +67,72 @@ class QPSolution:
     dual: np.ndarray = None  # α ≥ 0, one per row
     status: str = ""
     weights: np.ndarray = None  # λ of the nearest points, one per row
+    total: float = None  # the least total hinge (total_hinge_lp)
 
 
 def margin_qp(
-    Z, c, fit_intercept=True, slack_budget=None, weights=None, tol=QP_TOLERANCE
+    Z,
+    c,
+    fit_intercept=True,
+    slack_budget=None,
+    weights=None,
+    tol=QP_TOLERANCE,
+    penalty=None,
+    accept=None,
 ):
     """``min ½‖w‖²`` subject to ``c_i (w·z_i + b) ≥ 1`` (Clarabel).
 
     With ``slack_budget`` the constraints become ``c_i (w·z_i + b) + ξ_i ≥ 1``,
     ``ξ ≥ 0``, ``Σ s_i ξ_i ≤ slack_budget`` (``s`` the ``weights``, default 1): the
     margin among hyperplanes whose total hinge violation is at most the budget
-    (the C → ∞ limit of the soft margin).
+    (the C → ∞ limit of the soft margin). With ``penalty`` C instead, the budget
+    row gives way to ``C Σ s_i ξ_i`` in the objective: the soft-margin SVM.
 
-    Returns a :class:`QPSolution`; ``feasible`` is False when Clarabel proves the
-    constraints infeasible (no separating hyperplane).
+    Returns a :class:`Hyperplane`; ``feasible`` is False when Clarabel proves the
+    constraints infeasible (no separating hyperplane). An interior point can stall
+    (InsufficientProgress) or stop short (AlmostSolved) where the budget leaves
+    almost no interior: the QP is then tried again with Clarabel's other
+    factorisation, and with each feature scaled to unit size (``u_j = w_j s_j``,
+    objective ``½ Σ u_j² / s_j²``), until an answer passes ``accept(solution)``
+    (default: any), before that is an error.
     """
+    attempts = [("qdldl", False), ("faer", False), ("qdldl", True), ("faer", True)]
+    failure = None
+    for method, scaled in attempts:
+        try:
+            solution = _margin_qp(
+                Z, c, fit_intercept, slack_budget, weights, tol, method, scaled, penalty
+            )
+        except SolverError as error:
+            failure = error
+            continue
+        if not solution.feasible or accept is None or accept(solution):
+            return solution
+        failure = SolverError(
+            f"Clarabel's answers to the margin QP of {len(c)} rows (last status "
+            f"{solution.status}) fail their check on those rows."
+        )
+    raise failure
+
+
+def _margin_qp(
+    Z, c, fit_intercept, slack_budget, weights, tol, method, scaled, penalty
+):
     n, p = Z.shape
+    slack_weights = np.ones(n) if weights is None else weights
+    feature_scale = np.ones(p)
+    if scaled and n:
+        feature_scale = np.max(np.abs(Z), axis=0)
+        feature_scale = np.where(feature_scale > 0, feature_scale, 1.0)
+    Z = Z / feature_scale
     n_intercept = 1 if fit_intercept else 0
-    n_slack = n if slack_budget is not None else 0
+    n_slack = n if slack_budget is not None or penalty is not None else 0
     n_variables = p + n_intercept + n_slack
+    linear = np.zeros(n_variables)
+    if penalty is not None:
+        linear[p + n_intercept :] = penalty * slack_weights
     quadratic = sp.diags(
-        np.r_[np.ones(p), np.zeros(n_intercept + n_slack)], format="csc"
+        np.r_[1 / feature_scale**2, np.zeros(n_intercept + n_slack)], format="csc"
     )
     rows = -(c[:, None] * Z)
     blocks = [sp.csc_matrix(rows)]
@@ -71,40 +148,83 @@ def margin_qp(
             [sp.csc_matrix((n, p + n_intercept)), -sp.identity(n, format="csc")],
             format="csc",
         )
-        slack_weights = np.ones(n) if weights is None else weights
-        budget_row = sp.csc_matrix(
-            np.r_[np.zeros(p + n_intercept), slack_weights][None, :]
-        )
-        constraints = sp.vstack([constraints, slack_rows, budget_row], format="csc")
-        bounds = np.r_[bounds, np.zeros(n), slack_budget]
-        cones = [clarabel.NonnegativeConeT(2 * n + 1)]
+        constraints = sp.vstack([constraints, slack_rows], format="csc")
+        bounds = np.r_[bounds, np.zeros(n)]
+        if slack_budget is not None:
+            budget_row = sp.csc_matrix(
+                np.r_[np.zeros(p + n_intercept), slack_weights][None, :]
+            )
+            constraints = sp.vstack([constraints, budget_row], format="csc")
+            bounds = np.r_[bounds, slack_budget]
+        cones = [clarabel.NonnegativeConeT(len(bounds))]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = tol
     settings.tol_feas = settings.tol_ktratio = tol
-    # qdldl: on working-set QPs of 400 × 100 dense rows the default ("auto") took
-    # 0.19-0.35 s against 0.05-0.06 s, with as many iterations.
-    settings.direct_solve_method = "qdldl"
+    # qdldl first: on working-set QPs of 400 × 100 dense rows the default
+    # ("auto") took 0.19-0.35 s against 0.05-0.06 s, with as many iterations.
+    settings.direct_solve_method = method
     settings.max_iter = MAX_ITERATIONS
     settings.time_limit = TIME_LIMIT
     solver = clarabel.DefaultSolver(
-        quadratic, np.zeros(n_variables), constraints, bounds, cones, settings
+        quadratic, linear, constraints, bounds, cones, settings
     )
     solution = solver.solve()
     status = str(solution.status)
-    if status in ("PrimalInfeasible", "AlmostPrimalInfeasible"):
-        return QPSolution(False, status=status)
-    if status not in ("Solved", "AlmostSolved"):
-        raise SolverError(
-            f"Clarabel stopped with status {status} on the margin QP of {n} rows "
-            f"(limits: {MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s)."
-        )
+    if _outcome("clarabel", status, f"margin QP of {n} rows") == "infeasible":
+        return Hyperplane(False, status=status)
     x = np.asarray(solution.x)
-    return QPSolution(
+    return Hyperplane(
         True,
-        coef=x[:p].copy(),
+        coef=x[:p] / feature_scale,
         intercept=float(x[p]) if fit_intercept else 0.0,
         dual=np.maximum(np.asarray(solution.z)[:n], 0.0),
+        status=status,
+    )
+
+
+def face_margin_qp(Z, c, sides):
+    """The margin over the optimal face of the least-hinge LP (Clarabel).
+
+    ``sides`` (one per row, from complementary slackness with the LP's dual α*):
+    ``+1`` where α* = 0 (the row keeps ``c (w·z + b) ≥ 1``), ``0`` where
+    0 < α* < s (``= 1``), ``-1`` where α* = s (``≤ 1``, its hinge free). A
+    hyperplane attains the least total hinge exactly when it satisfies these
+    (LP duality: optimal iff complementary to one dual optimum), so this QP, with no
+    budget row, is the soft limit's second stage. ``dual`` holds the signed
+    multipliers β with ``w = Σ β_i c_i z_i``.
+    """
+    n, p = Z.shape
+    order = np.argsort(sides == 0, kind="stable")  # inequalities first
+    inequality, equality = order[sides[order] != 0], order[sides[order] == 0]
+    signed = np.where(sides == 0, 1.0, sides)
+    matrix = -(signed * c)[:, None] * np.column_stack([Z, np.ones(n)])
+    constraints = sp.csc_matrix(np.vstack([matrix[inequality], matrix[equality]]))
+    bounds = np.r_[-signed[inequality], -signed[equality]]
+    cones = [clarabel.NonnegativeConeT(len(inequality))]
+    if len(equality):
+        cones.append(clarabel.ZeroConeT(len(equality)))
+    quadratic = sp.diags(np.r_[np.ones(p), 0.0], format="csc")
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = QP_TOLERANCE
+    settings.tol_feas = settings.tol_ktratio = QP_TOLERANCE
+    settings.max_iter = MAX_ITERATIONS
+    settings.time_limit = TIME_LIMIT
+    solution = clarabel.DefaultSolver(
+        quadratic, np.zeros(p + 1), constraints, bounds, cones, settings
+    ).solve()
+    status = str(solution.status)
+    if _outcome("clarabel", status, f"face QP of {n} rows") == "infeasible":
+        return Hyperplane(False, status=status)
+    x = np.asarray(solution.x)
+    multipliers = np.empty(n)
+    multipliers[np.r_[inequality, equality]] = np.asarray(solution.z)
+    return Hyperplane(
+        True,
+        coef=x[:p].copy(),
+        intercept=float(x[p]),
+        dual=signed * multipliers,
         status=status,
     )
 
@@ -120,52 +240,9 @@ def _highs_options():
 
 def _check_lp(result, what):
     """``True`` when optimal, ``False`` when infeasible, else a SolverError."""
-    if result.status == 0:
-        return True
-    if result.status == 2:
-        return False
-    raise SolverError(f"HiGHS stopped on the {what} LP: {result.message}")
-
-
-@dataclass
-class LPSeparator:
-    """A hyperplane with ``c_i (w·z_i + b) ≥ 1`` on the rows, or none."""
-
-    feasible: bool
-    coef: np.ndarray = None
-    intercept: float = 0.0
-
-
-def separating_lp(Z, c, fit_intercept=True):
-    """Any ``(w, b)`` with ``c_i (w·z_i + b) ≥ 1`` for all rows (HiGHS), or proof
-    (``feasible=False``) that there is none."""
-    n, p = Z.shape
-    rows = -(c[:, None] * Z)
-    if fit_intercept:
-        rows = np.column_stack([rows, -c])
-    result = linprog(
-        np.zeros(rows.shape[1]),
-        A_ub=rows,
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * rows.shape[1],
-        method="highs-ds",
-        options=_highs_options(),
+    return _outcome("highs", result.status, f"{what} LP ({result.message})") == (
+        "optimal"
     )
-    if not _check_lp(result, "separating"):
-        return LPSeparator(False)
-    return LPSeparator(
-        True, result.x[:p].copy(), float(result.x[p]) if fit_intercept else 0.0
-    )
-
-
-@dataclass
-class HingeSolution:
-    """The minimum total hinge violation ``Σ max(0, 1 - c_i (w·z_i + b))``."""
-
-    total: float
-    coef: np.ndarray
-    intercept: float
-    dual: np.ndarray  # α ∈ [0, 1]: Σ α_i c_i z_i = 0 and Σ α_i c_i = 0
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None):
@@ -201,11 +278,13 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None):
     if not _check_lp(result, "total hinge"):  # pragma: no cover - α = 0 is feasible
         raise SolverError("HiGHS reported the total hinge LP infeasible.")
     multipliers = -result.eqlin.marginals
-    return HingeSolution(
-        float(-result.fun),
-        multipliers[:p].copy(),
-        float(multipliers[p]) if fit_intercept else 0.0,
-        np.clip(result.x, 0.0, None),
+    return Hyperplane(
+        True,
+        coef=multipliers[:p].copy(),
+        intercept=float(multipliers[p]) if fit_intercept else 0.0,
+        dual=np.clip(result.x, 0.0, None),
+        status="optimal",
+        total=float(-result.fun),
     )
 
 
@@ -346,7 +425,7 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``) from the
     nearest points of the two hulls, or their meeting.
 
-    Returns a :class:`QPSolution`: feasible with ``(coef, intercept)`` and the dual
+    Returns a :class:`Hyperplane`: feasible with ``(coef, intercept)`` and the dual
     ``α``, or infeasible when the hulls meet to rounding (the hyperplane of the
     nearest points does not separate the rows), with ``λ`` in ``weights``: the
     candidate certificate. ``weights`` always holds λ, the warm start of the next
@@ -363,7 +442,7 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         rows = np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
     hull = nearest_points(rows, c, start=start, tol=tol / 4)
     squared = float(hull.direction @ hull.direction)
-    touching = QPSolution(False, weights=hull.weights, status="touching")
+    touching = Hyperplane(False, weights=hull.weights, status="touching")
     answer = None
     if squared > 0:
         coef, intercept = hull.hyperplane()
@@ -371,7 +450,10 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         support = hull.support
         if np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol):
             answer = coef, intercept, 2 * hull.weights / squared
-    if answer is None:
+    # Hulls that meet to rounding have no support to finish on (and it would
+    # cost a search over exchanges): the verdict rests on the separation check.
+    size = float(np.max(np.abs(rows))) * np.sqrt(q)
+    if answer is None and np.sqrt(squared) > 64 * np.finfo(float).eps * size:
         answer = _active_set_finish(rows, c, hull.support, tol)
     if answer is None and squared > 0:
         answer = coef, intercept, 2 * hull.weights / squared  # checked by the caller
@@ -384,7 +466,7 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
         return touching
-    return QPSolution(
+    return Hyperplane(
         True,
         coef=coef,
         intercept=float(intercept),

@@ -105,7 +105,16 @@ def _scaled_features_cases():
     )
     X[:, :5] *= 1e4
     cases.append(("make_classification 40 features, 5 at 1e4", X, y))
+    cases.append(("make_classification 40 features std", _standardised(X), y))
     return cases
+
+
+# Inseparable, with the soft limit's second stage beyond Clarabel at these scales
+# (the LP's least total hinge is certified; the QP at that total stalls or stops
+# short of it, in all four of its attempts and over the LP's optimal face). The fit
+# must then refuse with the advice, never return a hyperplane that misses the least
+# total (it returned one 0.7% above it before the check). Standardised, it is fitted.
+SOFT_LIMIT_REFUSED = {"make_classification 40 features, 5 at 1e4"}
 
 
 def _offset_cases():
@@ -215,6 +224,10 @@ def test_the_exactness_contract(name, X, y):
     assert result.verify(X, y)
     assert result.separable == lp_separable(X, c)
     if not result.separable:
+        if name in SOFT_LIMIT_REFUSED:
+            with pytest.raises(SolverError, match="StandardScaler"):
+                HardMarginSVM().fit(X, y)
+            return
         with pytest.warns(NotLinearlySeparableWarning):
             svm = HardMarginSVM().fit(X, y)
         assert not svm.separable_
@@ -275,7 +288,9 @@ def test_the_soft_limit_with_w_zero_is_nan_with_a_warning(seed):
 @pytest.mark.parametrize(
     "name, X, y",
     [case for case in CORPUS if case[0].startswith(("wine", "load_bupa", "load_pima"))]
-    + [("breast cancer, flipped labels", *load_breast_cancer(return_X_y=True))],
+    + [("breast cancer, flipped labels", *load_breast_cancer(return_X_y=True))]
+    + [("the issue's make_classification", *make_classification(
+        3000, 40, n_informative=30, class_sep=3, random_state=0))],  # fmt: skip
     ids=lambda value: value if isinstance(value, str) else "",
 )
 def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
