@@ -452,7 +452,7 @@ def hull_margin(Z, c, start=None, tol=1e-12):
             answer = coef, intercept, 2 * hull.weights / squared
     # Hulls that meet to rounding have no support to finish on (and it would
     # cost a search over exchanges): the verdict rests on the separation check.
-    size = float(np.max(np.abs(rows))) * np.sqrt(q)
+    size = float(np.max(np.abs(rows))) * np.sqrt(rows.shape[1])
     if answer is None and np.sqrt(squared) > 64 * np.finfo(float).eps * size:
         answer = _active_set_finish(rows, c, hull.support, tol)
     if answer is None and squared > 0:
