@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import clarabel
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import qr, solve_triangular
+from scipy.linalg import lapack, qr, solve_triangular
 from scipy.optimize import linprog
 
 from ._kernels import NEAREST_ITERATIONS, nearest_points_kernel
@@ -77,7 +77,6 @@ def margin_qp(
     slack_budget=None,
     weights=None,
     tol=QP_TOLERANCE,
-    penalty=None,
     accept=None,
 ):
     """``min ½‖w‖²`` subject to ``c_i (w·z_i + b) ≥ 1`` (Clarabel).
@@ -85,8 +84,7 @@ def margin_qp(
     With ``slack_budget`` the constraints become ``c_i (w·z_i + b) + ξ_i ≥ 1``,
     ``ξ ≥ 0``, ``Σ s_i ξ_i ≤ slack_budget`` (``s`` the ``weights``, default 1): the
     margin among hyperplanes whose total hinge violation is at most the budget
-    (the C → ∞ limit of the soft margin). With ``penalty`` C instead, the budget
-    row gives way to ``C Σ s_i ξ_i`` in the objective: the soft-margin SVM.
+    (the C → ∞ limit of the soft margin).
 
     Returns a :class:`Hyperplane`; ``feasible`` is False when Clarabel proves the
     constraints infeasible (no separating hyperplane). An interior point can stall
@@ -101,7 +99,7 @@ def margin_qp(
     for method, scaled in attempts:
         try:
             solution = _margin_qp(
-                Z, c, fit_intercept, slack_budget, weights, tol, method, scaled, penalty
+                Z, c, fit_intercept, slack_budget, weights, tol, method, scaled
             )
         except SolverError as error:
             failure = error
@@ -115,9 +113,7 @@ def margin_qp(
     raise failure
 
 
-def _margin_qp(
-    Z, c, fit_intercept, slack_budget, weights, tol, method, scaled, penalty
-):
+def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     n, p = Z.shape
     slack_weights = np.ones(n) if weights is None else weights
     feature_scale = np.ones(p)
@@ -126,11 +122,8 @@ def _margin_qp(
         feature_scale = np.where(feature_scale > 0, feature_scale, 1.0)
     Z = Z / feature_scale
     n_intercept = 1 if fit_intercept else 0
-    n_slack = n if slack_budget is not None or penalty is not None else 0
+    n_slack = n if slack_budget is not None else 0
     n_variables = p + n_intercept + n_slack
-    linear = np.zeros(n_variables)
-    if penalty is not None:
-        linear[p + n_intercept :] = penalty * slack_weights
     quadratic = sp.diags(
         np.r_[1 / feature_scale**2, np.zeros(n_intercept + n_slack)], format="csc"
     )
@@ -148,28 +141,20 @@ def _margin_qp(
             [sp.csc_matrix((n, p + n_intercept)), -sp.identity(n, format="csc")],
             format="csc",
         )
-        constraints = sp.vstack([constraints, slack_rows], format="csc")
-        bounds = np.r_[bounds, np.zeros(n)]
-        if slack_budget is not None:
-            budget_row = sp.csc_matrix(
-                np.r_[np.zeros(p + n_intercept), slack_weights][None, :]
-            )
-            constraints = sp.vstack([constraints, budget_row], format="csc")
-            bounds = np.r_[bounds, slack_budget]
-        cones = [clarabel.NonnegativeConeT(len(bounds))]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = tol
-    settings.tol_feas = settings.tol_ktratio = tol
-    # qdldl first: on working-set QPs of 400 × 100 dense rows the default
-    # ("auto") took 0.19-0.35 s against 0.05-0.06 s, with as many iterations.
-    settings.direct_solve_method = method
-    settings.max_iter = MAX_ITERATIONS
-    settings.time_limit = TIME_LIMIT
-    solver = clarabel.DefaultSolver(
-        quadratic, linear, constraints, bounds, cones, settings
-    )
-    solution = solver.solve()
+        budget_row = sp.csc_matrix(
+            np.r_[np.zeros(p + n_intercept), slack_weights][None, :]
+        )
+        constraints = sp.vstack([constraints, slack_rows, budget_row], format="csc")
+        bounds = np.r_[bounds, np.zeros(n), slack_budget]
+        cones = [clarabel.NonnegativeConeT(2 * n + 1)]
+    solution = clarabel.DefaultSolver(
+        quadratic,
+        np.zeros(n_variables),
+        constraints,
+        bounds,
+        cones,
+        _clarabel_settings(tol, method),
+    ).solve()
     status = str(solution.status)
     if _outcome("clarabel", status, f"margin QP of {n} rows") == "infeasible":
         return Hyperplane(False, status=status)
@@ -181,6 +166,20 @@ def _margin_qp(
         dual=np.maximum(np.asarray(solution.z)[:n], 0.0),
         status=status,
     )
+
+
+def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
+    """Clarabel quiet, at ``tol``, within the iteration and time limits. qdldl
+    first: on working-set QPs of 400 × 100 dense rows the default ("auto") took
+    0.19-0.35 s against 0.05-0.06 s, with as many iterations."""
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = tol
+    settings.tol_feas = settings.tol_ktratio = tol
+    settings.direct_solve_method = method
+    settings.max_iter = MAX_ITERATIONS
+    settings.time_limit = TIME_LIMIT
+    return settings
 
 
 def face_margin_qp(Z, c, sides):
@@ -205,14 +204,8 @@ def face_margin_qp(Z, c, sides):
     if len(equality):
         cones.append(clarabel.ZeroConeT(len(equality)))
     quadratic = sp.diags(np.r_[np.ones(p), 0.0], format="csc")
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = QP_TOLERANCE
-    settings.tol_feas = settings.tol_ktratio = QP_TOLERANCE
-    settings.max_iter = MAX_ITERATIONS
-    settings.time_limit = TIME_LIMIT
     solution = clarabel.DefaultSolver(
-        quadratic, np.zeros(p + 1), constraints, bounds, cones, settings
+        quadratic, np.zeros(p + 1), constraints, bounds, cones, _clarabel_settings()
     ).solve()
     status = str(solution.status)
     if _outcome("clarabel", status, f"face QP of {n} rows") == "infeasible":
@@ -433,63 +426,117 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     these rows by more than ``tol`` (classes close against the data's spread, or
     features on scales far apart), :func:`_active_set_finish` solves the KKT system
     of the support exactly.
+
+    With more features than rows (``q > 2m``) the geometry is the same in the rows'
+    span: m × m coordinates from the pivoted Cholesky factor of the Gram matrix
+    (one ``Z Zᵀ``), or, where that loses the digits the check on ``Z`` needs, from
+    the R of a QR of ``Zᵀ``; and since most rows are then support vectors, the
+    exact finish starts from all of them before the nearest points are tried.
     """
     m, q = Z.shape
-    rows = Z
-    if q > 2 * m:
-        # More features than rows: the same geometry in the rows' span, m × m
-        # coordinates from one QR (R only, O(m² q)); w = Σ α c z maps back.
-        rows = np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
-    hull = nearest_points(rows, c, start=start, tol=tol / 4)
-    squared = float(hull.direction @ hull.direction)
-    touching = Hyperplane(False, weights=hull.weights, status="touching")
-    answer = None
-    if squared > 0:
-        coef, intercept = hull.hyperplane()
-        margins = c * (rows @ coef + intercept)
-        support = hull.support
-        if np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol):
-            answer = coef, intercept, 2 * hull.weights / squared
-    # Hulls that meet to rounding have no support to finish on (and it would
-    # cost a search over exchanges): the verdict rests on the separation check.
-    size = float(np.max(np.abs(rows))) * np.sqrt(rows.shape[1])
-    if answer is None and np.sqrt(squared) > 64 * np.finfo(float).eps * size:
-        answer = _active_set_finish(rows, c, hull.support, tol)
-    if answer is None and squared > 0:
-        answer = coef, intercept, 2 * hull.weights / squared  # checked by the caller
+    if q <= 2 * m:
+        return _hull_margin(Z, Z, c, start, tol, wide=False)
+    for coordinates in (_gram_coordinates, _qr_coordinates):
+        solution = _hull_margin(Z, coordinates(Z), c, start, tol, wide=True)
+        if not solution.feasible or _holds_on(Z, c, solution, tol):
+            return solution
+    return solution  # checked again, and refused, by the caller
+
+
+def _gram_coordinates(Z):
+    """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ`` (pivoted Cholesky, LAPACK dpstrf)."""
+    factor, pivots, rank, _ = lapack.dpstrf(Z @ Z.T, tol=1e-13)
+    coordinates = np.zeros((len(Z), max(rank, 1)))
+    coordinates[pivots - 1] = np.triu(factor)[: max(rank, 1)].T
+    return coordinates
+
+
+def _qr_coordinates(Z):
+    """Rows ``Y = Rᵀ`` of ``Zᵀ = QR``: the same inner products, to rounding."""
+    m = len(Z)
+    return np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
+
+
+def _holds_on(Z, c, solution, tol):
+    """The margins of a solution found in other coordinates, on ``Z`` itself."""
+    margins = c * (Z @ solution.coef + solution.intercept)
+    support = solution.dual > 0
+    return np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
+
+
+def _hull_margin(Z, rows, c, start, tol, wide):
+    """:func:`hull_margin` with the hull's rows given (``rows Zᵀ``-equivalent
+    coordinates of ``Z``, or Z itself)."""
+    m, q = rows.shape
+    answer, hull = None, None
+    if wide:  # the finish from all rows: done at once when most are on the margin
+        answer = _active_set_finish(rows, c, np.arange(m), tol, max_steps=m // 10 + 2)
     if answer is None:
-        return touching
+        hull = nearest_points(rows, c, start=start, tol=tol / 4)
+        squared = float(hull.direction @ hull.direction)
+        if squared > 0:
+            coef, intercept = hull.hyperplane()
+            margins = c * (rows @ coef + intercept)
+            support = hull.support
+            if np.min(margins) >= 1 - tol and np.all(
+                np.abs(margins[support] - 1) <= tol
+            ):
+                answer = coef, intercept, 2 * hull.weights / squared
+        # Hulls that meet to rounding have no support to finish on (and it would
+        # cost a search over exchanges): the verdict rests on the separation check.
+        size = float(np.max(np.abs(rows))) * np.sqrt(q)
+        if answer is None and np.sqrt(squared) > 64 * np.finfo(float).eps * size:
+            answer = _active_set_finish(rows, c, hull.support, tol)
+        if answer is None and squared > 0:
+            answer = coef, intercept, 2 * hull.weights / squared  # checked later
+    weights = hull.weights if hull is not None else _as_hull_weights(answer, c)
+    if answer is None:
+        return Hyperplane(False, weights=weights, status="touching")
     coef, intercept, dual = answer
     if rows is not Z:
         coef = (dual * c) @ Z
     if not np.all(c * (Z @ coef + intercept) > 0):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
-        return touching
+        return Hyperplane(False, weights=weights, status="touching")
     return Hyperplane(
         True,
         coef=coef,
         intercept=float(intercept),
         dual=dual,
-        weights=hull.weights,
+        weights=weights,
         status="Solved",
     )
 
 
-def _active_set_finish(Z, c, support, tol):
+def _as_hull_weights(answer, c):
+    """λ of the nearest points from a hard margin's α (λ = α / Σ_side α), for the
+    warm start of the next call."""
+    dual = answer[2]
+    weights = np.zeros(len(c))
+    for side in (c > 0, c < 0):
+        total = dual[side].sum()
+        if total > 0:
+            weights[side] = dual[side] / total
+    return weights
+
+
+def _active_set_finish(Z, c, support, tol, max_steps=None):
     """``(w, b, α)`` satisfying the KKT conditions on the rows ``Z`` to rounding,
     from the support the nearest points found: the exact hyperplane of the support
     (:func:`support_hyperplane`); a row of negative α leaves, the most violated
     row joins, until neither remains (a primal active-set method). None if that
     does not settle within a few steps (the nearest points' answer then stands)."""
     support = list(support)
-    for _ in range(2 * Z.shape[1] + 10):
+    for _ in range(max_steps or 2 * Z.shape[1] + 10):
         if not (np.any(c[support] > 0) and np.any(c[support] < 0)):
             return None
         coef, intercept, alpha = support_hyperplane(Z[support], c[support])
         margins = c * (Z @ coef + intercept)
         on_margin = np.max(np.abs(margins[support] - 1)) <= tol
         if not on_margin:  # too many rows for one hyperplane: the best subset
+            if max_steps is not None:
+                return None  # a bounded try: the nearest points do it better
             support = _best_exchange(Z, c, support, tol)
             if support is None:
                 return None

@@ -11,7 +11,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
 from sklearn.datasets import load_iris
 
 from sklearn_linsep import (
@@ -23,20 +22,7 @@ from sklearn_linsep import (
     perceptron_mistake_bound,
 )
 from sklearn_linsep._solvers import SolverError
-
-
-def separable_by_one_lp(X, c):
-    """Brute force: the LP c_i (w·x_i + b) ≥ 1 on all the data."""
-    rows = -np.column_stack([c[:, None] * X, c])
-    result = linprog(
-        np.zeros(rows.shape[1]),
-        A_ub=rows,
-        b_ub=-np.ones(len(c)),
-        bounds=[(None, None)] * rows.shape[1],
-        method="highs",
-    )
-    assert result.status in (0, 2)
-    return result.status == 0
+from sklearn_linsep._testing import separable_by_one_lp
 
 
 @st.composite

@@ -23,7 +23,6 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.datasets import make_classification
 from sklearn.model_selection import StratifiedKFold
@@ -39,6 +38,11 @@ from sklearn_linsep import (
     load_hepatitis,
     load_house_votes_84,
     load_pima_diabetes,
+)
+from sklearn_linsep._testing import (
+    reference_margin_qp,
+    reference_soft_limit,
+    separable_by_one_lp,
 )
 
 TOL = 1e-9
@@ -135,6 +139,20 @@ def _offset_cases():
     return cases
 
 
+def _wide_cases():
+    """p ≫ n, as in gene expression: separable always, most rows on the margin."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for n, p in ((40, 400), (60, 3000)):
+        X = rng.standard_normal((n, p))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        cases.append((f"wide {n}x{p}", X, y))
+        cases.append((f"wide {n}x{p} scales 1e±3", X * 10.0 ** rng.uniform(-3, 3, p), y))
+        cases.append((f"wide {n}x{p} offset 1e4 std", _standardised(X + 1e4), y))
+    return cases
+
+
 def _touching_cases():
     return [
         ("shared point", np.array([[0.0], [1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])),
@@ -156,7 +174,13 @@ def _touching_cases():
     ]
 
 
-CORPUS = _corpus() + _scaled_features_cases() + _offset_cases() + _touching_cases()
+CORPUS = (
+    _corpus()
+    + _scaled_features_cases()
+    + _offset_cases()
+    + _wide_cases()
+    + _touching_cases()
+)
 
 
 def signs(y):
@@ -164,19 +188,12 @@ def signs(y):
 
 
 def lp_separable(X, c):
-    """Independent verdict: feasibility of c_i(w·z_i + b) ≥ 1 on z in [-1, 1]."""
+    """Independent verdict: one LP on the features mapped to [-1, 1], where it is
+    well conditioned (separability does not change under that map)."""
     spread = np.ptp(X, axis=0)
-    Z = (X - X.min(axis=0)) / np.where(spread > 0, spread, 1.0) * 2 - 1
-    rows = -np.column_stack([c[:, None] * Z, c])
-    result = linprog(
-        np.zeros(rows.shape[1]),
-        A_ub=rows,
-        b_ub=-np.ones(len(c)),
-        bounds=[(None, None)] * rows.shape[1],
-        method="highs",
+    return separable_by_one_lp(
+        (X - X.min(axis=0)) / np.where(spread > 0, spread, 1.0) * 2 - 1, c
     )
-    assert result.status in (0, 2), result.message
-    return result.status == 0
 
 
 def assert_kkt(X, c, coef, intercept, support, dual_coef, tol=TOL):
@@ -203,14 +220,8 @@ def assert_kkt(X, c, coef, intercept, support, dual_coef, tol=TOL):
 
 
 def cvxpy_margin(X, c):
-    w, b = cp.Variable(X.shape[1]), cp.Variable()
-    problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(c, X @ w + b) >= 1]
-    )
-    problem.solve(
-        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
-    )
-    return problem.status, 1 / np.linalg.norm(w.value)
+    status, w, _ = reference_margin_qp(X, c)
+    return status, None if w is None else 1 / np.linalg.norm(w)
 
 
 WELL_SCALED = ("std", "standardised", "iris", "digits", "load_", "offset")
@@ -244,34 +255,13 @@ def test_the_exactness_contract(name, X, y):
             assert svm.margin_ == pytest.approx(margin, rel=1e-6)
 
 
-def reference_soft_limit(X, c):
-    """The C → ∞ limit: least total hinge by one LP (HiGHS's simplex), then the
-    largest margin among its minimisers (cvxpy)."""
-    n, p = X.shape
-    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
-    lp = linprog(
-        np.r_[np.zeros(p + 1), np.ones(n)],
-        A_ub=rows,
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
-        method="highs-ds",
-    )
-    w, b = cp.Variable(p), cp.Variable()
-    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
-    problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= lp.fun * (1 + 1e-10) + 1e-10]
-    )
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
-    return lp.fun, w.value
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_the_soft_limit_with_w_zero_is_nan_with_a_warning(seed):
     rng = np.random.default_rng(seed)
     t = rng.normal(size=30)
     X = np.outer(t, [1.0, 2.0, 3.0])
     y = rng.integers(0, 2, 30)
-    least, w_reference = reference_soft_limit(X, signs(y))
+    w_reference, _, least = reference_soft_limit(X, signs(y))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         svm = HardMarginSVM().fit(X, y)
@@ -301,7 +291,7 @@ def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
     c = signs(y)
     if linear_separability(X, y).separable:
         return  # covered by the contract above
-    least, w_reference = reference_soft_limit(X, c)
+    w_reference, _, least = reference_soft_limit(X, c)
     with pytest.warns(NotLinearlySeparableWarning):
         svm = HardMarginSVM().fit(X, y)
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)

@@ -24,41 +24,14 @@ from sklearn_linsep import (
 )
 from sklearn_linsep._margin import maximal_margin
 from sklearn_linsep._solvers import SolverError
+from sklearn_linsep._testing import reference_margin_qp, reference_soft_limit
 
 
 def reference_qp(X, c):
     """The full hard-margin QP in cvxpy at tight tolerance."""
-    w, b = cp.Variable(X.shape[1]), cp.Variable()
-    problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(c, X @ w + b) >= 1]
-    )
-    problem.solve(
-        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
-    )
-    assert problem.status == cp.OPTIMAL
-    return w.value, float(b.value)
-
-
-def reference_soft_limit(X, c):
-    """The C → ∞ limit: least total hinge by one LP on all the data (HiGHS's
-    simplex, exact to rounding), then the largest margin in cvxpy."""
-    n, p = X.shape
-    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
-    lp = linprog(
-        np.r_[np.zeros(p + 1), np.ones(n)],
-        A_ub=rows,
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
-        method="highs-ds",
-    )
-    least = lp.fun
-    w, b = cp.Variable(p), cp.Variable()
-    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
-    problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-12) + 1e-12]
-    )
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
-    return w.value, float(b.value), least
+    status, w, b = reference_margin_qp(X, c)
+    assert status == cp.OPTIMAL
+    return w, b
 
 
 def separable_set(seed, n=200, p=5, gap=0.3):

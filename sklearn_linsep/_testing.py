@@ -1,0 +1,60 @@
+"""Independent references for the tests (as ``sklearn/utils/_testing.py``): each
+solves the whole problem at once with a general solver, none of the package's own
+algorithms. cvxpy is a test dependency, imported only when a reference is called.
+"""
+
+import numpy as np
+from scipy.optimize import linprog
+
+
+def separable_by_one_lp(X, c):
+    """Whether ``c_i (w·x_i + b) ≥ 1`` is feasible: one HiGHS LP on all the rows."""
+    rows = -np.column_stack([c[:, None] * X, c])
+    result = linprog(
+        np.zeros(rows.shape[1]),
+        A_ub=rows,
+        b_ub=-np.ones(len(c)),
+        bounds=[(None, None)] * rows.shape[1],
+        method="highs",
+    )
+    assert result.status in (0, 2), result.message
+    return result.status == 0
+
+
+def reference_margin_qp(X, c):
+    """``(status, w, b)`` of the whole hard-margin QP in cvxpy (Clarabel at 1e-12)."""
+    import cvxpy as cp
+
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(c, X @ w + b) >= 1]
+    )
+    problem.solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
+    return problem.status, w.value, None if b.value is None else float(b.value)
+
+
+def reference_soft_limit(X, c):
+    """``(w, b, least)`` of the C → ∞ limit: the least total hinge by one LP on all
+    the rows (HiGHS's simplex, exact to rounding), then the largest margin at that
+    total in cvxpy."""
+    import cvxpy as cp
+
+    n, p = X.shape
+    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
+    lp = linprog(
+        np.r_[np.zeros(p + 1), np.ones(n)],
+        A_ub=rows,
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        method="highs-ds",
+    )
+    least = lp.fun
+    w, b = cp.Variable(p), cp.Variable()
+    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-12) + 1e-12]
+    )
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
+    return w.value, float(b.value), least
