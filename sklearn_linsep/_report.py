@@ -26,6 +26,7 @@ from ._online import Adaline, Perceptron, PocketPerceptron
 from ._separability import SeparabilityAngle
 from ._stats import ClassStatistics
 from ._svm import HardMarginSVM
+from .exceptions import SolverError
 from ._table import stratified_sample
 
 METRICS = ("euclidean", "mahalanobis")
@@ -104,23 +105,17 @@ def fitting_rows(y, limit, seed):
 
 
 def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
-    """Separability of one pair: the hard margin or the certificate and the least
-    total hinge of the C → ∞ soft margin.
+    """Separability of one pair: the maximal margin or the certificate, and then
+    the least total hinge of the C → ∞ soft margin.
 
-    The LP test and the hard margin scale to many rows; the soft limit does not
-    (its working set holds every margin violator), so on inseparable data it is
-    fitted on at most ``fit_rows`` rows, and the verdict says how many."""
+    ``linear_separability`` gives the maximal margin itself and scales to many rows;
+    the soft limit does not (its working set holds every margin violator), so on
+    inseparable data it is fitted on at most ``fit_rows`` rows, and the verdict says
+    how many. A soft limit that float64 cannot certify leaves the hinge n/a, with
+    the reason under ``hinge_error``, and the rest of the verdict stands."""
     mask = np.isin(y, pair)
     X_pair, y_pair = X[mask], y[mask]
     result = linear_separability(X_pair, y_pair, tol=tol)
-    rows = (
-        np.arange(len(y_pair))
-        if result.separable
-        else fitting_rows(np.searchsorted(pair, y_pair), fit_rows, seed)
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        svm = HardMarginSVM(tol=tol).fit(X_pair[rows], y_pair[rows])
     verdict = {
         "classes": [class_names[k] for k in pair],
         "separable": bool(result.separable),
@@ -129,11 +124,19 @@ def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
         "conclusive": bool(not sampled or not result.separable),
     }
     if result.separable:
-        verdict["margin"] = float(svm.margin_)
-    else:
-        verdict["certificate_size"] = int(len(result.certificate_indices))
+        verdict["margin"] = float(result.margin)
+        return verdict
+    rows = fitting_rows(np.searchsorted(pair, y_pair), fit_rows, seed)
+    verdict["certificate_size"] = int(len(result.certificate_indices))
+    verdict["hinge_rows"] = int(len(rows))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            svm = HardMarginSVM(tol=tol).fit(X_pair[rows], y_pair[rows])
         verdict["hinge_violation"] = float(svm.hinge_violation_)
-        verdict["hinge_rows"] = int(len(rows))
+    except SolverError as error:
+        verdict["hinge_violation"] = None
+        verdict["hinge_error"] = str(error)
     return verdict
 
 
@@ -361,7 +364,7 @@ def _verdict_text(verdict):
 
 def _separability_lines(report):
     names = report["data"]["classes"]
-    lines = ["Exact linear separability (LP certificate; hard-margin SVM)"]
+    lines = ["Exact linear separability (certificate either way; maximal margin)"]
     verdicts = report["separability"]
     if len(names) == 2:
         lines.append("  " + _verdict_text(verdicts[0]))
