@@ -49,9 +49,9 @@ class HardMarginSVM(LinearClassifierBase):
         Tolerance of the constraints and of the optimality conditions checked on
         all samples.
     initial_size : int, default=None
-        Seed samples per class in the working set (``max(2 p + 10, 50)``).
+        Seed samples per class in the working set (``max(4 p + 20, 50)``).
     batch : int, default=None
-        Most violated samples added per round (``max(p + 10, 100)``).
+        Most violated samples added per round (``max(4 p + 40, 100)``).
 
     Attributes
     ----------
