@@ -46,8 +46,13 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _machine import blas_description, code_version, cpu_model  # noqa: E402
 from bench_separability import decide_cvxopt, decide_linprog, flip_labels  # noqa: E402
-from bench_svm import RSSSampler, attained_margin, fit_cvxopt, make_separable  # noqa: E402
-from bench_svm import signs  # noqa: E402
+from bench_svm import (  # noqa: E402
+    RSSSampler,
+    attained_margin,
+    fit_cvxopt,
+    make_separable,
+    signs,
+)
 from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 from sklearn_linsep import HardMarginSVM, linear_separability  # noqa: E402
@@ -100,7 +105,11 @@ def timings(funcs, X, y, repeats, once_above, skip=()):
             func(X, y)
             times[name].append(time.perf_counter() - start)
     return {
-        name: (statistics.median(times[name]), "*" if name in once else "", results[name])
+        name: (
+            statistics.median(times[name]),
+            "*" if name in once else "",
+            results[name],
+        )
         for name in results
     }
 
@@ -212,8 +221,10 @@ def memory_table(args):
         fit_ours(X, y)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"{n:>8} {p:>5}: tracemalloc peak {peak / 2**20:7.1f}, sampled RSS growth "
-          f"{sampler.extra / 2**20:7.1f} (X itself: {X.nbytes / 2**20:.0f})")
+    print(
+        f"{n:>8} {p:>5}: tracemalloc peak {peak / 2**20:7.1f}, sampled RSS growth "
+        f"{sampler.extra / 2**20:7.1f} (X itself: {X.nbytes / 2**20:.0f})"
+    )
 
 
 def main():

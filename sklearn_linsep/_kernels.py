@@ -689,7 +689,9 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
         if max(deficit_positive, deficit_negative) <= allowed or squared >= previous:
             return v, level_positive, level_negative, iteration, NEAREST_CONVERGED
         previous = squared
-        entering = worst_positive if deficit_positive >= deficit_negative else worst_negative
+        entering = (
+            worst_positive if deficit_positive >= deficit_negative else worst_negative
+        )
         if weights[entering] > 0 or entering == a or entering == b or k + 1 >= capacity:
             return v, level_positive, level_negative, iteration, NEAREST_STALLED
         if not _corral_add(Y, c, entering, a, b, Qt, R, k, work):
@@ -704,7 +706,11 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
             for j in range(k + 2):
                 i = a if j == k else (b if j == k + 1 else columns[j])
                 if target[i] <= 0:
-                    fraction = weights[i] / (weights[i] - target[i]) if weights[i] > target[i] else 0.0
+                    fraction = (
+                        weights[i] / (weights[i] - target[i])
+                        if weights[i] > target[i]
+                        else 0.0
+                    )
                     if leaving < 0 or fraction < step:
                         step, leaving = fraction, i
             for j in range(k + 2):

@@ -17,8 +17,8 @@ import scipy.sparse as sp
 from ._dask import any_dask, verify_on_blocks
 from ._solvers import (
     SolverError,
-    hull_intersection_lp,
     face_margin_qp,
+    hull_intersection_lp,
     hull_margin,
     margin_qp,
     total_hinge_lp,
@@ -425,7 +425,9 @@ def _soft_limit(scaled, working, tol, batch):
                 return solution
 
         def attains_least(solution):
-            hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
+            hinge = np.maximum(
+                0, 1 - labels * (rows @ solution.coef + solution.intercept)
+            )
             return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
 
         # The optimal face of the LP, read off its dual by complementary slackness:

@@ -26,8 +26,8 @@ from ._online import Adaline, Perceptron, PocketPerceptron
 from ._separability import SeparabilityAngle
 from ._stats import ClassStatistics
 from ._svm import HardMarginSVM
-from .exceptions import SolverError
 from ._table import stratified_sample
+from .exceptions import SolverError
 
 METRICS = ("euclidean", "mahalanobis")
 

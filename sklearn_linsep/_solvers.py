@@ -46,7 +46,7 @@ STATUSES = {
 
 
 def _outcome(solver, status, what):
-    """"optimal" or "infeasible" from a solver's status, else a SolverError."""
+    """ "optimal" or "infeasible" from a solver's status, else a SolverError."""
     outcome = STATUSES[solver].get(status)
     if outcome is None:
         raise SolverError(
@@ -362,7 +362,9 @@ class NearestPoints:
     def hyperplane(self):
         """``(w, b)`` of the maximal margin, ``c_i (w·z_i + b) ≥ 1`` at the optimum."""
         squared = float(self.direction @ self.direction)
-        return 2 * self.direction / squared, -(self.levels[0] + self.levels[1]) / squared
+        return 2 * self.direction / squared, -(
+            self.levels[0] + self.levels[1]
+        ) / squared
 
 
 def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):

@@ -23,8 +23,13 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
-from sklearn.datasets import make_classification
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_iris,
+    load_wine,
+    make_classification,
+)
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
@@ -130,7 +135,9 @@ def _offset_cases():
             n = int(rng.integers(2, p + 2))  # n ≤ p + 1: always separable
             y = rng.integers(0, 2, n)
             y[:2] = [0, 1]
-            cases.append((f"offset {offset:g} n={n} p={p}", offset + rng.normal(size=(n, p)), y))
+            cases.append(
+                (f"offset {offset:g} n={n} p={p}", offset + rng.normal(size=(n, p)), y)
+            )
     rng = np.random.default_rng(12)
     X = 1e8 + rng.normal(size=(3, 3))
     y = rng.integers(0, 2, 3)
@@ -148,14 +155,20 @@ def _wide_cases():
         y = rng.integers(0, 2, n)
         y[:2] = [0, 1]
         cases.append((f"wide {n}x{p}", X, y))
-        cases.append((f"wide {n}x{p} scales 1e±3", X * 10.0 ** rng.uniform(-3, 3, p), y))
+        cases.append(
+            (f"wide {n}x{p} scales 1e±3", X * 10.0 ** rng.uniform(-3, 3, p), y)
+        )
         cases.append((f"wide {n}x{p} offset 1e4 std", _standardised(X + 1e4), y))
     return cases
 
 
 def _touching_cases():
     return [
-        ("shared point", np.array([[0.0], [1.0], [1.0], [2.0]]), np.array([0, 0, 1, 1])),
+        (
+            "shared point",
+            np.array([[0.0], [1.0], [1.0], [2.0]]),
+            np.array([0, 0, 1, 1]),
+        ),
         (
             "crossing segments",
             np.array([[0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]]),
@@ -279,15 +292,21 @@ def test_the_soft_limit_with_w_zero_is_nan_with_a_warning(seed):
     "name, X, y",
     [case for case in CORPUS if case[0].startswith(("wine", "load_bupa", "load_pima"))]
     + [("breast cancer, flipped labels", *load_breast_cancer(return_X_y=True))]
-    + [("the issue's make_classification", *make_classification(
-        3000, 40, n_informative=30, class_sep=3, random_state=0))],  # fmt: skip
+    + [
+        (
+            "the issue's make_classification",
+            *make_classification(
+                3000, 40, n_informative=30, class_sep=3, random_state=0
+            ),
+        )
+    ],  # fmt: skip
     ids=lambda value: value if isinstance(value, str) else "",
 )
 def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
     X = _standardised(np.asarray(X, dtype=float))
     y = np.array(y)
     if "flipped" in name:
-        y[:: 50] = 1 - y[:: 50]
+        y[::50] = 1 - y[::50]
     c = signs(y)
     if linear_separability(X, y).separable:
         return  # covered by the contract above
