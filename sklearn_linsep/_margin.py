@@ -31,8 +31,9 @@ class SeparabilityResult:
     """Whether two classes are linearly separable, with a certificate either way.
 
     Separable: ``coef``, ``intercept`` with ``c_i (coef · x_i + intercept) ≥ 1`` for
-    every sample (``c = +1`` for ``classes[1]``), whose geometric margin is
-    ``margin``. Inseparable: ``certificate_indices`` of a few samples of each class
+    every sample (``c = +1`` for ``classes[1]``): the maximal-margin hyperplane, so
+    ``margin`` (its geometric margin, ``1/‖coef‖``) is the largest margin of any
+    separating hyperplane. Inseparable: ``certificate_indices`` of a few samples of each class
     and ``certificate_weights`` (λ ≥ 0, summing to 1 within each class) whose convex
     combinations coincide at ``common_point``: a point in both convex hulls, so no
     hyperplane has the two classes on strictly opposite sides (Gordan, Farkas).
@@ -44,7 +45,8 @@ class SeparabilityResult:
     classes : ndarray of shape (2,)
         The negative and the positive class.
     coef, intercept, margin : ndarray, float, float
-        A separating hyperplane and its geometric margin (None when inseparable).
+        The maximal-margin hyperplane and its geometric margin (None when
+        inseparable).
     certificate_indices, certificate_weights : ndarray
         The samples and weights of the inseparability certificate (None when
         separable).
