@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import clarabel
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import lapack, qr, solve_triangular
+from scipy.linalg import lapack, lu_factor, lu_solve, qr, solve_triangular
 from scipy.optimize import linprog
 
 from ._kernels import NEAREST_ITERATIONS, nearest_points_kernel
@@ -447,7 +447,7 @@ def hull_margin(Z, c, start=None, tol=1e-12):
 
 def _gram_coordinates(Z):
     """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ`` (pivoted Cholesky, LAPACK dpstrf)."""
-    factor, pivots, rank, _ = lapack.dpstrf(Z @ Z.T, tol=1e-13)
+    factor, pivots, rank, _ = lapack.dpstrf(Z @ Z.T)  # rank at m ε max(K_ii)
     coordinates = np.zeros((len(Z), max(rank, 1)))
     coordinates[pivots - 1] = np.triu(factor)[: max(rank, 1)].T
     return coordinates
@@ -598,7 +598,19 @@ def support_hyperplane(Z, c, refinements=3):
     column_scale = np.max(np.abs(differences), axis=0)
     column_scale = np.where(column_scale > 0, column_scale, 1.0)
     solve = gamma_of = None
-    if rows >= q:
+    if rows == q:  # square: one LU (a third of the QR's work, no Q to form)
+        factors = lu_factor(differences / column_scale, check_finite=False)
+        if _full_rank(factors[0]):
+
+            def solve(rhs):
+                return lu_solve(factors, rhs, check_finite=False) / column_scale
+
+            def gamma_of(coef):  # Dᵀ γ = w: D = L U diag(scale) up to pivoting
+                return lu_solve(
+                    factors, coef / column_scale, trans=1, check_finite=False
+                )
+
+    elif rows > q:
         basis, triangle = qr(differences / column_scale, mode="economic")
         if _full_rank(triangle):
 
@@ -614,7 +626,7 @@ def support_hyperplane(Z, c, refinements=3):
         # w of least norm is Dᵀγ with D Dᵀ γ = r: with Dᵀ = QR, γ = R⁻¹R⁻ᵀr,
         # refined on the residual (corrected semi-normal equations, Björck), and w
         # taken as Dᵀγ, which lies in the rows' span componentwise to rounding.
-        basis, triangle = qr(differences.T, mode="economic")
+        triangle = qr(differences.T, mode="r", check_finite=False)[0][:rows]
         if _full_rank(triangle):
             gamma = np.zeros(rows)
             for _ in range(refinements + 1):
