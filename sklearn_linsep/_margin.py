@@ -309,11 +309,13 @@ def maximal_margin_of(
     # from 16 rounds and 0.40 s to 6 and 0.25 s; neutral at p = 20.
     initial_size = initial_size or max(4 * p + 20, 50)
     batch = batch or max(4 * p + 40, 100)
-    solve = _WarmHull(scaled, tol)
     if augmented:  # through the origin: the margin of Novikoff's bound
 
         def solve(indices):
             return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
+
+    else:
+        solve = _WarmHull(scaled, tol)
 
     def violators(solution, working):
         return scaled.violators(
@@ -322,7 +324,7 @@ def maximal_margin_of(
 
     seed = scaled.seed(initial_size)
     # Samples far inside their side rarely become support vectors: dropping them
-    # keeps the QP near its support vectors (Clarabel's time grows with its rows).
+    # keeps the subproblem near its support vectors (its cost grows with its rows).
     solution, working, rounds = grow(seed, solve, violators, drop_above=DROP_ABOVE)
     if solution.feasible:
         _check_optimality(scaled, working, solution, tol, not augmented)
