@@ -395,8 +395,9 @@ def check_scale(scale):
 def _warn_if_inexact(solution):
     if solution.status != "Solved":
         warnings.warn(
-            f"Clarabel stopped with status {solution.status}; its answer was "
-            "checked: it attains the least total hinge on all samples.",
+            f"Clarabel stopped with status {solution.status}; its answer passed "
+            "the checks on all samples (the optimality conditions of the margin, "
+            "or the least total hinge of the soft limit).",
             UserWarning,
             stacklevel=4,
         )

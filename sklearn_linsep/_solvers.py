@@ -353,7 +353,6 @@ class NearestPoints:
     direction: np.ndarray
     levels: tuple
     iterations: int
-    feasible: bool = True  # the hulls are apart (a separator exists)
 
     @property
     def support(self):
@@ -462,8 +461,21 @@ def _qr_coordinates(Z):
 def _holds_on(Z, c, solution, tol):
     """The margins of a solution found in other coordinates, on ``Z`` itself."""
     margins = c * (Z @ solution.coef + solution.intercept)
-    support = solution.dual > 0
+    return _on_and_outside_margin(margins, solution.dual > 0, tol)
+
+
+def _on_and_outside_margin(margins, support, tol):
+    """Every margin at least 1 - tol, and the support's within tol of 1."""
     return np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
+
+
+def _two_sided(labels):
+    return np.any(labels > 0) and np.any(labels < 0)
+
+
+def _has_negative(alpha):
+    """α below zero by more than the rounding of the largest entry."""
+    return np.min(alpha) < -1e-9 * np.max(np.abs(alpha))
 
 
 def _hull_margin(Z, rows, c, start, tol, wide):
@@ -479,10 +491,7 @@ def _hull_margin(Z, rows, c, start, tol, wide):
         if squared > 0:
             coef, intercept = hull.hyperplane()
             margins = c * (rows @ coef + intercept)
-            support = hull.support
-            if np.min(margins) >= 1 - tol and np.all(
-                np.abs(margins[support] - 1) <= tol
-            ):
+            if _on_and_outside_margin(margins, hull.support, tol):
                 answer = coef, intercept, 2 * hull.weights / squared
         # Hulls that meet to rounding have no support to finish on (and it would
         # cost a search over exchanges): the verdict rests on the separation check.
@@ -531,7 +540,7 @@ def _active_set_finish(Z, c, support, tol, max_steps=None):
     does not settle within a few steps (the nearest points' answer then stands)."""
     support = list(support)
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
-        if not (np.any(c[support] > 0) and np.any(c[support] < 0)):
+        if not _two_sided(c[support]):
             return None
         coef, intercept, alpha = support_hyperplane(Z[support], c[support])
         margins = c * (Z @ coef + intercept)
@@ -543,7 +552,7 @@ def _active_set_finish(Z, c, support, tol, max_steps=None):
             if support is None:
                 return None
             continue
-        if np.min(alpha) < -1e-9 * np.max(np.abs(alpha)):
+        if _has_negative(alpha):
             support.pop(int(np.argmin(alpha)))
             continue
         worst = int(np.argmin(margins))
@@ -562,13 +571,11 @@ def _best_exchange(Z, c, support, tol):
     best, best_key = None, None
     for j in support[:-1]:
         trial = [i for i in support if i != j]
-        if not (np.any(c[trial] > 0) and np.any(c[trial] < 0)):
+        if not _two_sided(c[trial]):
             continue
         coef, intercept, alpha = support_hyperplane(Z[trial], c[trial])
         margins = c * (Z @ coef + intercept)
-        if np.max(np.abs(margins[trial] - 1)) > tol:
-            continue
-        if np.min(alpha) < -1e-9 * np.max(np.abs(alpha)):
+        if np.max(np.abs(margins[trial] - 1)) > tol or _has_negative(alpha):
             continue
         key = (np.count_nonzero(margins < 1 - tol), -np.min(margins))
         if best_key is None or key < best_key:

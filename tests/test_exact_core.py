@@ -264,8 +264,8 @@ def test_the_exactness_contract(name, X, y):
     assert np.min(c * (X @ result.coef + result.intercept)) > 0
     if any(key in name for key in WELL_SCALED) and "offset" not in name:
         status, margin = cvxpy_margin(X, c)
-        if status == cp.OPTIMAL:
-            assert svm.margin_ == pytest.approx(margin, rel=1e-6)
+        assert status == cp.OPTIMAL
+        assert svm.margin_ == pytest.approx(margin, rel=1e-6)
 
 
 @pytest.mark.parametrize("seed", range(6))
