@@ -452,6 +452,8 @@ class DaskScaledRows:
         samples of other labels are left out (as are samples of weight 0).
     """
 
+    in_memory = False  # a pass is a round of tasks: the soft limit grows rows
+
     def __init__(self, rows, classes, positive, negative):
         import dask
 

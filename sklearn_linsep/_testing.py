@@ -35,24 +35,34 @@ def reference_margin_qp(X, c):
     return problem.status, w.value, None if b.value is None else float(b.value)
 
 
-def reference_soft_limit(X, c):
-    """``(w, b, least)`` of the C → ∞ limit: the least total hinge by one LP on all
-    the rows (HiGHS's simplex, exact to rounding), then the largest margin at that
-    total in cvxpy."""
-    import cvxpy as cp
-
+def least_total_hinge(X, c, sample_weight=None):
+    """``(least, w, b)``: the least (weighted) total hinge, by one LP on all the
+    rows (HiGHS's simplex, exact to rounding)."""
     n, p = X.shape
+    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
     rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
     lp = linprog(
-        np.r_[np.zeros(p + 1), np.ones(n)],
+        np.r_[np.zeros(p + 1), weights],
         A_ub=rows,
         b_ub=-np.ones(n),
         bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
         method="highs-ds",
     )
-    least = lp.fun
+    assert lp.status == 0, lp.message
+    return lp.fun, lp.x[:p], lp.x[p]
+
+
+def reference_soft_limit(X, c, sample_weight=None):
+    """``(w, b, least)`` of the C → ∞ limit: the least total hinge (weighted by
+    ``sample_weight``) by one LP on all the rows (HiGHS's simplex, exact to
+    rounding), then the largest margin at that total in cvxpy."""
+    import cvxpy as cp
+
+    n, p = X.shape
+    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
+    least = least_total_hinge(X, c, weights)[0]
     w, b = cp.Variable(p), cp.Variable()
-    hinge = cp.sum(cp.pos(1 - cp.multiply(c, X @ w + b)))
+    hinge = weights @ cp.pos(1 - cp.multiply(c, X @ w + b))
     problem = cp.Problem(
         cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-12) + 1e-12]
     )

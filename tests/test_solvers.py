@@ -1,0 +1,101 @@
+"""The subproblem solvers (``_solvers``), each against an independent reference:
+one HiGHS LP or cvxpy on the whole problem (``_testing``)."""
+
+import numpy as np
+import pytest
+
+from sklearn_linsep._solvers import (
+    face_margin_qp,
+    least_hinge_ipm,
+    total_hinge_lp,
+)
+from sklearn_linsep._testing import least_total_hinge
+
+
+def _noisy(n, p, seed):
+    rng = np.random.default_rng(seed)
+    Z = rng.uniform(-1, 1, (n, p))
+    c = np.where(Z[:, 0] + rng.normal(0, 0.5, n) > 0, 1.0, -1.0)
+    return Z, c
+
+
+def _operators(Z, c):
+    augmented = np.column_stack([Z, np.ones(len(c))])
+    return dict(
+        gram=lambda theta: augmented.T @ (theta[:, None] * augmented),
+        combine=lambda v: (v * c) @ augmented,
+        products=lambda y: c * (augmented @ y),
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_interior_point_reaches_the_least_total_hinge(seed):
+    Z, c = _noisy(400, 5, seed)
+    weights = np.random.default_rng(seed).uniform(0.5, 2, len(c))
+    least, _, _ = least_total_hinge(Z, c, weights)
+    guess = least_hinge_ipm(upper=weights, **_operators(Z, c))
+    hinge = weights @ np.maximum(0, 1 - c * (Z @ guess.coef + guess.intercept))
+    assert hinge == pytest.approx(least, rel=1e-7)
+    assert guess.dual.sum() == pytest.approx(least, rel=1e-7)  # the dual's value
+    assert np.all((guess.dual >= 0) & (guess.dual <= weights))
+
+
+def test_rows_held_at_their_bound_move_to_the_right_hand_side():
+    Z, c = _noisy(300, 4, 0)
+    whole = total_hinge_lp(Z, c)
+    held = whole.dual >= 1 - 1e-9
+    held[np.flatnonzero(held)[::2]] = False  # hold half of them
+    fixed = (c[held]) @ np.column_stack([Z[held], np.ones(held.sum())])
+    part = total_hinge_lp(Z[~held], c[~held], fixed=fixed)
+    assert part.feasible
+    assert part.total + held.sum() == pytest.approx(whole.total, rel=1e-10)
+    # A wrong guess (a row held at α = 1 that the optimum leaves at 0) may make the
+    # LP infeasible, which it says rather than raising.
+    wrong = np.ones(len(c), bool)
+    wrong[:10] = False
+    fixed = c[wrong] @ np.column_stack([Z[wrong], np.ones(wrong.sum())])
+    assert total_hinge_lp(Z[~wrong], c[~wrong], fixed=fixed).feasible is False
+
+
+def _face(Z, c):
+    lp = total_hinge_lp(Z, c)
+    return np.where(lp.dual <= 1e-12, 1, np.where(lp.dual >= 1 - 1e-9, -1, 0))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-4, 1e4])
+def test_the_face_qp_meets_its_kkt_conditions(scale):
+    # Solver-free proof of optimality (the QP is convex): on the face, w = Σ β c z
+    # with β ≥ 0 on "≥ 1" rows, β ≤ 0 on "≤ 1" rows, β = 0 off the margin.
+    Z, c = _noisy(200, 3, 1)
+    Z[:, 1] *= scale  # one feature on another scale: the exact active set keeps it
+    sides = _face(Z, c)
+    ours = face_margin_qp(Z, c, sides)
+    margins = c * (Z @ ours.coef + ours.intercept)
+    assert np.all(margins[sides > 0] >= 1 - 1e-9)
+    assert np.all(margins[sides < 0] <= 1 + 1e-9)
+    np.testing.assert_allclose(margins[sides == 0], 1, atol=1e-9)
+    terms = np.abs(ours.dual) @ np.abs(Z) + np.abs(ours.coef)
+    assert np.all(np.abs((ours.dual * c) @ Z - ours.coef) <= 1e-10 * terms)
+    assert abs(ours.dual @ c) <= 1e-10 * np.abs(ours.dual).sum()
+    assert np.all(ours.dual[sides > 0] >= 0)
+    assert np.all(ours.dual[sides < 0] <= 0)
+    assert np.all(ours.dual[np.abs(margins - 1) > 1e-9] == 0)
+
+
+def test_the_face_qp_matches_cvxpy():
+    cp = pytest.importorskip("cvxpy")
+    Z, c = _noisy(200, 3, 1)
+    sides = _face(Z, c)
+    ours = face_margin_qp(Z, c, sides)
+    w, b = cp.Variable(3), cp.Variable()
+    margins = cp.multiply(c, Z @ w + b)
+    constraints = [
+        margins[sides > 0] >= 1,
+        margins[sides == 0] == 1,
+        margins[sides < 0] <= 1,
+    ]
+    cp.Problem(cp.Minimize(cp.sum_squares(w)), constraints).solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12
+    )
+    np.testing.assert_allclose(ours.coef, w.value, rtol=1e-6)
+    assert ours.intercept == pytest.approx(float(b.value), rel=1e-6, abs=1e-9)
