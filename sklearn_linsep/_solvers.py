@@ -419,40 +419,28 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
         ):
             break
         theta = 1.0 / (lower_dual / alpha + upper_dual / room)
-        factor = _cholesky(gram(theta))
-
-        def direction(lower_target, upper_target):
-            rho = -dual_residual + lower_target / alpha - upper_target / room
-            d_y = cho_solve(factor, primal_residual - combine(theta * rho))
-            d_alpha = theta * (products(d_y) + rho)
-            d_lower = (lower_target - lower_dual * d_alpha) / alpha
-            d_upper = (upper_target + upper_dual * d_alpha) / room
-            return d_alpha, d_y, d_lower, d_upper
-
-        def step_lengths(d_alpha, d_lower, d_upper):
-            primal = min(
-                _largest_step(alpha, d_alpha), _largest_step(room, -d_alpha), 1.0
-            )
-            dual = min(
-                _largest_step(lower_dual, d_lower),
-                _largest_step(upper_dual, d_upper),
-                1.0,
-            )
-            return primal, dual
-
+        newton = _NewtonSystem(
+            _cholesky(gram(theta)),
+            theta,
+            combine,
+            products,
+            (alpha, room, lower_dual, upper_dual),
+            (primal_residual, dual_residual),
+        )
         lower_gap, upper_gap = alpha * lower_dual, room * upper_dual
-        d_alpha, d_y, d_lower, d_upper = direction(-lower_gap, -upper_gap)
-        primal, dual = step_lengths(d_alpha, d_lower, d_upper)
+        # Predictor (affine scaling), then Mehrotra's centring and second order.
+        d_alpha, d_y, d_lower, d_upper = newton.direction(-lower_gap, -upper_gap)
+        primal, dual = newton.step_lengths(d_alpha, d_lower, d_upper)
         predicted = (
             (alpha + primal * d_alpha) @ (lower_dual + dual * d_lower)
             + (room - primal * d_alpha) @ (upper_dual + dual * d_upper)
         ) / (2 * n)
         target = (predicted / mu) ** 3 * mu
-        d_alpha, d_y, d_lower, d_upper = direction(
+        d_alpha, d_y, d_lower, d_upper = newton.direction(
             target - lower_gap - d_alpha * d_lower,
             target - upper_gap + d_alpha * d_upper,
         )
-        primal, dual = step_lengths(d_alpha, d_lower, d_upper)
+        primal, dual = newton.step_lengths(d_alpha, d_lower, d_upper)
         alpha = alpha + 0.995 * primal * d_alpha
         y = y + 0.995 * dual * d_y
         lower_dual = lower_dual + 0.995 * dual * d_lower
@@ -460,6 +448,40 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
     return Hyperplane(
         True, coef=-y[:-1], intercept=float(-y[-1]), dual=alpha, status="interior"
     )
+
+
+@dataclass
+class _NewtonSystem:
+    """One iteration's Newton system of the interior point: the Cholesky factor
+    of ``A Θ Aᵀ``, the iterate ``(α, s - α, z, w)`` and the residuals."""
+
+    factor: tuple
+    theta: np.ndarray
+    combine: object
+    products: object
+    point: tuple
+    residuals: tuple
+
+    def direction(self, lower_target, upper_target):
+        """``(dα, dy, dz, dw)`` towards ``α z = lower_target``,
+        ``(s - α) w = upper_target`` (as increments of those products)."""
+        alpha, room, lower_dual, upper_dual = self.point
+        primal_residual, dual_residual = self.residuals
+        rho = -dual_residual + lower_target / alpha - upper_target / room
+        d_y = cho_solve(self.factor, primal_residual - self.combine(self.theta * rho))
+        d_alpha = self.theta * (self.products(d_y) + rho)
+        d_lower = (lower_target - lower_dual * d_alpha) / alpha
+        d_upper = (upper_target + upper_dual * d_alpha) / room
+        return d_alpha, d_y, d_lower, d_upper
+
+    def step_lengths(self, d_alpha, d_lower, d_upper):
+        """The largest primal and dual steps (at most 1) that keep the bounds."""
+        alpha, room, lower_dual, upper_dual = self.point
+        primal = min(_largest_step(alpha, d_alpha), _largest_step(room, -d_alpha), 1.0)
+        dual = min(
+            _largest_step(lower_dual, d_lower), _largest_step(upper_dual, d_upper), 1.0
+        )
+        return primal, dual
 
 
 def _largest_step(values, steps):

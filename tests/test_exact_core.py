@@ -37,6 +37,7 @@ from sklearn_linsep import (
     HardMarginSVM,
     NotLinearlySeparableWarning,
     SolverError,
+    _margin,
     linear_separability,
     load_breast_cancer_wisconsin,
     load_bupa_liver,
@@ -44,7 +45,6 @@ from sklearn_linsep import (
     load_house_votes_84,
     load_pima_diabetes,
 )
-from sklearn_linsep import _margin
 from sklearn_linsep._testing import (
     least_total_hinge,
     reference_margin_qp,

@@ -21,11 +21,11 @@ def _noisy(n, p, seed):
 
 def _operators(Z, c):
     augmented = np.column_stack([Z, np.ones(len(c))])
-    return dict(
-        gram=lambda theta: augmented.T @ (theta[:, None] * augmented),
-        combine=lambda v: (v * c) @ augmented,
-        products=lambda y: c * (augmented @ y),
-    )
+    return {
+        "gram": lambda theta: augmented.T @ (theta[:, None] * augmented),
+        "combine": lambda v: (v * c) @ augmented,
+        "products": lambda y: c * (augmented @ y),
+    }
 
 
 @pytest.mark.parametrize("seed", range(3))
