@@ -24,6 +24,7 @@ from ._report import (
 from ._table import TableError, read_table
 
 EXIT_ERROR = 1
+PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
 
 class _Progress:
@@ -54,7 +55,10 @@ def _parser():
         description="Linear separability of labelled data: decide it, measure it, "
         "find the hyperplane.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_version()}"
+    )
+    commands = parser.add_subparsers(dest="command")
     report = commands.add_parser(
         "report",
         help="is my data linearly separable, and how well?",
@@ -83,7 +87,12 @@ def _parser():
         help="scale the features to unit variance first",
     )
     report.add_argument(
-        "--drop", nargs="+", default=[], metavar="COL", help="columns to leave out"
+        "--drop",
+        nargs="+",
+        action=_ColumnNames,
+        default=[],
+        metavar="COL",
+        help="columns to leave out (repeatable; also a comma list: --drop id,batch)",
     )
     report.add_argument(
         "--missing",
@@ -94,7 +103,10 @@ def _parser():
         "--json", action="store_true", help="print the report as JSON only"
     )
     report.add_argument(
-        "--plot", metavar="FILE.png", help="save the data on the Fisher direction"
+        "--plot",
+        metavar="FILE",
+        help="save the data on the Fisher direction (.png, .svg or .pdf; .png "
+        "when the name has none of these)",
     )
     report.add_argument("--seed", type=int, default=0, help="random seed (0)")
     report.add_argument(
@@ -114,6 +126,26 @@ def _parser():
         "--quiet", action="store_true", help="no progress display on stderr"
     )
     return parser
+
+
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sklearn-linsep")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "(not installed)"
+
+
+class _ColumnNames(argparse.Action):
+    """``--drop`` given several times, each with names or comma lists, adds up
+    (argparse's default keeps only the last ``--drop``, silently)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        names = [*getattr(namespace, self.dest, [])]
+        for value in values:
+            names += [name.strip() for name in value.split(",") if name.strip()]
+        setattr(namespace, self.dest, names)
 
 
 def _positive_float(text):
@@ -266,7 +298,9 @@ def _plot(args, X, y, class_names, statistics):
             else _statistics_of(X, y, len(class_names))
         )
         X = (X - mean) / scale
-    path = args.plot if args.plot.lower().endswith(".png") else args.plot + ".png"
+    path = args.plot
+    if not path.lower().endswith(PLOT_FORMATS):
+        path += ".png"
     # The plot fits the hard margin too: its soft limit does not scale to many rows.
     rows = fitting_rows(y, args.fit_rows, args.seed)
     X, y = X[rows], y[rows]
@@ -285,7 +319,11 @@ def _statistics_of(X, y, n_classes):
 
 def main(argv=None):
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare ``linsep``: what it can do
+        parser.print_help()
+        return 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -27,6 +27,7 @@ from sklearn_linsep import (
     load_breast_cancer_wisconsin,
     separability_statistics,
 )
+from sklearn_linsep.cli import main
 
 LINSEP = shutil.which("linsep", path=str(Path(sys.executable).parent)) or "linsep"
 
@@ -375,6 +376,42 @@ def test_a_plot_path_without_suffix_gets_png(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "figure.png").exists()
     assert f"Plot saved to {tmp_path / 'figure.png'}" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "suffix, magic", [(".svg", b"<?xml"), (".pdf", b"%PDF"), (".png", b"\x89PNG")]
+)
+def test_the_plot_format_follows_the_suffix(tmp_path, capsys, suffix, magic):
+    image = tmp_path / f"figure{suffix}"
+    assert main(["report", "--cv", "0", "--quiet", "--plot", str(image)]) == 0
+    assert image.read_bytes().startswith(magic)  # not figure.svg.png
+    assert f"Plot saved to {image}" in capsys.readouterr().out
+
+
+def test_drop_adds_up_over_repeats_and_comma_lists(tmp_path, capsys):
+    X, y = gaussians(60, 5)
+    path = write_csv(tmp_path / "d.csv", X, y)
+    argv = ["report", str(path), "--target", "label", "--cv", "0", "--json"]
+    argv += ["--quiet", "--drop", "x0", "--drop", "x1,x2", "x3"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["data"]["n_features"] == 1  # x4 alone, not x3 and x4
+    expected = separability_statistics(X[:, [4]], y)
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        expected.degrees, rel=1e-9
+    )
+
+
+def test_version_and_a_bare_command_print_and_exit_zero(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"linsep {version('sklearn-linsep')}"
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: linsep") and "report" in out
 
 
 def test_parquet_nulls_are_missing_cells(tmp_path):
