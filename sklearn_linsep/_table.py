@@ -1,10 +1,12 @@
-"""Reading a labelled table (CSV, or Parquet with pyarrow) for the report, in chunks.
+"""Reading a labelled table (CSV, possibly compressed, or Parquet) for the report,
+in blocks, with pyarrow's readers (C++): only the target and the feature columns
+are parsed, the features straight to float64.
 
-Two passes over the file, each a chunk at a time, so a file larger than memory
+Two passes over the file, each a block at a time, so a file larger than memory
 never is in memory:
 
-1. a scan: the header, the target column, which feature columns are not numeric,
-   the missing cells per column, the column means, the labels and their counts;
+1. a scan: the header, the target column, the missing cells per column, the
+   column means, the labels and their counts;
 2. the statistics: every usable row goes into the class statistics (exact, any
    size), and a uniform random sample of at most ``sample_rows`` rows is kept for
    what needs the rows themselves (the exact separability test, cross-validation,
@@ -12,8 +14,15 @@ never is in memory:
    pass, and not read again.
 """
 
+import bz2
 import csv
+import difflib
+import gzip
+import io
+import lzma
 import os
+import re
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +30,26 @@ import numpy as np
 from ._stats import ClassStatistics
 
 MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
-CHUNK_ROWS = 50_000
+# pyarrow matches null tokens exactly: the usual spellings of each.
+NULL_VALUES = sorted(
+    {form for token in MISSING_TOKENS for form in (token, token.upper(), token.title())}
+)
+# pyarrow's CSV block. Its streaming reader keeps a few dozen blocks in flight:
+# at 1e6 x 10 its peak was 35 MB with 1 MB blocks, 140 MB with 4 MB, at one speed.
+# A row must fit in a block: the block grows with the longest line of the start.
+BLOCK_BYTES = 1 << 20
+CHUNK_ROWS = 50_000  # Parquet rows at a time
+# Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
+# back, pandas calls it "Unnamed: 0"); ``to_parquet()`` names it as below.
+INDEX_NAMES = ("", "Unnamed: 0", "__index_level_0__")
+# Compressed CSV by its first bytes (or its suffix).
+_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
+    b"PK\x03\x04": "zip",
+}
+_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
 
 
 class TableError(ValueError):
@@ -53,115 +81,208 @@ class Table:
         return self.X.shape[0] < self.n_rows_used
 
 
-def _delimiter(path):
-    """``,`` unless the first line has none and has ``;`` or a tab (the usual
-    alternatives), so that such files are read rather than refused."""
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        first = handle.readline()
-    if "," not in first:
-        for candidate in (";", "\t"):
-            if candidate in first:
-                return candidate
-    return ","
+def escaped(name):
+    """A column name as it can be read in a message: control characters (a NUL,
+    a tab) escaped, so that two names that print alike can be told apart."""
+    text = str(name)
+    return text if text.isprintable() else text.encode("unicode_escape").decode()
 
 
-def _csv_chunks(path, chunk_rows):
-    """``(header, chunk of rows as lists of str)``, the header first."""
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle, delimiter=_delimiter(path))
-        try:
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise TableError(f"{path} is empty.") from None
-            yield header
-            chunk = []
-            for row in reader:
-                if not row:
-                    continue
-                if len(row) != len(header):
-                    raise TableError(
-                        f"{path}, line {reader.line_num}: {len(row)} fields, but the "
-                        f"header has {len(header)}."
-                    )
-                chunk.append(row)
-                if len(chunk) == chunk_rows:
-                    yield _Rows(chunk)
-                    chunk = []
-        except csv.Error as error:
-            raise TableError(
-                f"{path}, line {reader.line_num}: not valid CSV ({error})."
-            ) from None
-        except UnicodeDecodeError:
-            raise TableError(
-                f"{path} is not UTF-8 text (near line {reader.line_num + 1}); save "
-                "it as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
-            ) from None
-        if chunk:
-            yield _Rows(chunk)
+def shown(name):
+    """:func:`escaped`, in quotes."""
+    return f"'{escaped(name)}'"
 
 
-class _Rows:
-    """A chunk of CSV rows, read a column at a time."""
-
-    def __init__(self, rows):
-        self.rows = rows
-
-    def __len__(self):
-        return len(self.rows)
-
-    def texts(self, j):
-        return [row[j] for row in self.rows]
-
-    def numbers(self, j):
-        return None  # text only: every cell is parsed
+def _compression(path):
+    """``None``, ``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zip"``, by the first bytes,
+    else by the suffix."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    for magic, kind in _MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    return _SUFFIXES.get(os.path.splitext(str(path))[1].lower())
 
 
-class _Batch:
-    """A Parquet record batch: numeric columns come as floats (nulls as NaN)
-    without going through text."""
-
-    def __init__(self, batch):
-        self.batch = batch
-
-    def __len__(self):
-        return self.batch.num_rows
-
-    def texts(self, j):
-        return ["" if v is None else str(v) for v in self.batch.column(j).to_pylist()]
-
-    def numbers(self, j):
-        import pyarrow as pa
-
-        column = self.batch.column(j)
-        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-            values = column.to_numpy(zero_copy_only=False).astype(np.float64)
-            return np.where(column.is_null().to_numpy(zero_copy_only=False), np.nan,
-                            values)  # fmt: skip
-        return None
-
-
-def _parquet_chunks(path, chunk_rows):
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
+def _binary_stream(path):
+    """The file's bytes, decompressed (a zip archive: its one CSV member)."""
+    kind = _compression(path)
+    if kind is None:
+        return open(path, "rb")
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind == "bz2":
+        return bz2.open(path, "rb")
+    if kind == "xz":
+        return lzma.open(path, "rb")
+    archive = zipfile.ZipFile(path)
+    members = [info for info in archive.infolist() if not info.is_dir()]
+    if len(members) != 1:
         raise TableError(
-            "Reading Parquet needs pyarrow (pip install pyarrow); or give a CSV file."
+            f"{path} is a zip archive of {len(members)} files; the report reads one "
+            "CSV: unzip it and give the file."
+        )
+    return archive.open(members[0])
+
+
+def _arrow_source(path):
+    """What pyarrow reads: the path itself, or a decompressing stream (gzip and
+    bz2 in C++; xz and zip through Python's modules)."""
+    import pyarrow as pa
+
+    kind = _compression(path)
+    if kind is None:
+        return str(path)
+    if kind in ("gzip", "bz2"):
+        return pa.input_stream(str(path), compression=kind)
+    return _binary_stream(path)
+
+
+def _header_line(path):
+    """The header (its fields) and the delimiter: ``,`` unless the first line has
+    none and has ``;`` or a tab (the usual alternatives)."""
+    try:
+        with _binary_stream(path) as handle:
+            first = handle.readline(1 << 20)
+            start = handle.read(4 * BLOCK_BYTES)
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
+        raise TableError(f"Cannot read {path}: {error}.") from None
+    try:
+        text = first.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TableError(
+            f"{path} is not UTF-8 text (in its header); save it as UTF-8 (e.g. "
+            "iconv -f latin1 -t utf-8)."
         ) from None
-    parquet = pq.ParquetFile(path)
-    yield list(parquet.schema_arrow.names)
-    for batch in parquet.iter_batches(batch_size=chunk_rows):
-        yield _Batch(batch)
+    if not text.strip():
+        raise TableError(f"{path} is empty.")
+    delimiter = ","
+    if "," not in text:
+        delimiter = next((d for d in (";", "\t") if d in text), ",")
+    header = next(csv.reader(io.StringIO(text), delimiter=delimiter))
+    longest = max(map(len, start.split(b"\n")), default=0)
+    return header, delimiter, max(longest, len(first))
 
 
-def _chunks(path, chunk_rows):
-    if not os.path.exists(path):
-        raise TableError(f"No such file: {path}")
-    if os.path.isdir(path):
-        raise TableError(f"{path} is a directory, not a data file.")
-    if str(path).lower().endswith((".parquet", ".pq")):
-        return _parquet_chunks(path, chunk_rows)
-    return _csv_chunks(path, chunk_rows)
+class _Source:
+    """One table file: its header, and its blocks as pyarrow record batches with
+    the columns ``[target, *features]`` (a layout's ``columns``), nothing else
+    parsed."""
+
+    def __init__(self, path, decimal):
+        if not os.path.exists(path):
+            raise TableError(f"No such file: {path}")
+        if os.path.isdir(path):
+            raise TableError(f"{path} is a directory, not a data file.")
+        self.path = path
+        self.decimal = decimal
+        self.parquet = str(path).lower().endswith((".parquet", ".pq"))
+        self.index_columns = ()
+        if self.parquet:
+            import pyarrow.parquet as pq
+
+            try:
+                schema = pq.ParquetFile(path).schema_arrow
+            except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid too
+                raise TableError(f"Cannot read {path} as Parquet: {error}") from None
+            self.header = list(schema.names)
+            metadata = schema.pandas_metadata or {}
+            self.index_columns = tuple(
+                name
+                for name in metadata.get("index_columns", [])
+                if isinstance(name, str)  # a RangeIndex is metadata, not a column
+            )
+        else:
+            self.header, self.delimiter, longest = _header_line(path)
+            self.block_bytes = max(BLOCK_BYTES, 4 * longest)
+
+    def batches(self, columns, text_columns=()):
+        """Record batches of the columns (indices into the header), features as
+        float64 and the ``text_columns`` as strings."""
+        if self.parquet:
+            yield from self._parquet_batches(columns)
+        else:
+            yield from self._csv_batches(columns, text_columns)
+
+    def _parquet_batches(self, columns):
+        import pyarrow.parquet as pq
+
+        names = [self.header[j] for j in columns]
+        yield from pq.ParquetFile(self.path).iter_batches(
+            batch_size=CHUNK_ROWS, columns=names
+        )
+
+    def _csv_batches(self, columns, text_columns):
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        internal = [f"c{j}" for j in range(len(self.header))]
+        types = {internal[j]: pa.float64() for j in columns}
+        types.update({internal[j]: pa.string() for j in text_columns})
+        reader = pacsv.open_csv(
+            _arrow_source(self.path),
+            read_options=pacsv.ReadOptions(
+                column_names=internal, skip_rows=1, block_size=self.block_bytes
+            ),
+            parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[internal[j] for j in columns],
+                column_types=types,
+                null_values=NULL_VALUES,
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=True,
+                decimal_point=self.decimal,
+            ),
+        )
+        yield from reader
+
+    def error(self, error, layout):
+        """A TableError for pyarrow's error while reading."""
+        message = str(error)
+        conversion = re.match(
+            r"In CSV column #(\d+): CSV conversion error to (\w+): (.*)", message
+        )
+        if conversion:
+            column, kind, detail = conversion.groups()
+            name = shown(self.header[int(column)])
+            if kind == "string":
+                return TableError(
+                    f"{self.path} is not UTF-8 text (column {name}); save it as "
+                    "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+                )
+            value = re.search(r"invalid value '(.*)'", detail)
+            cell = value.group(1) if value else detail
+            cell = cell[:40] + ("..." if len(cell) > 40 else "")
+            hint = " Drop it with --drop or encode it as numbers."
+            if re.fullmatch(r"\s*[-+]?\d+,\d+\s*", cell) and self.decimal == ".":
+                hint = " The cells look like decimal commas: try --decimal ,"
+            return TableError(
+                f"Non-numeric feature column {name} (e.g. {cell!r}).{hint}"
+            )
+        if "Expected" in message and "columns" in message:
+            return self._ragged()
+        if "straddling" in message:
+            return TableError(
+                f"{self.path} has a row longer than {self.block_bytes >> 20} MB "
+                "beyond its first lines; the report reads rows up to four times the "
+                "longest of its first 4 MB."
+            )
+        return TableError(f"Cannot read {self.path}: {message}")
+
+    def _ragged(self):
+        """The error for a row of the wrong length, with its line (pyarrow does not
+        say which: found again here, on the error path only)."""
+        with io.TextIOWrapper(
+            _binary_stream(self.path), encoding="utf-8-sig", errors="replace"
+        ) as handle:
+            reader = csv.reader(handle, delimiter=self.delimiter)
+            for row in reader:
+                if row and len(row) != len(self.header):
+                    return TableError(
+                        f"{self.path}, line {reader.line_num}: {len(row)} fields, "
+                        f"but the header has {len(self.header)}."
+                    )
+        return TableError(f"{self.path}: a row with the wrong number of fields.")
 
 
 @dataclass
@@ -169,58 +290,85 @@ class _Layout:
     header: list
     target: int
     features: list  # column indices
+    index: int = None  # a column that may be a saved index, among the features
+
+    @property
+    def columns(self):
+        """The columns read, in the order of the batches."""
+        return [self.target, *self.features]
 
     @property
     def feature_names(self):
         return [self.header[j] for j in self.features]
 
 
-def _names(header, log):
-    """Column names, stripped; an unnamed column (a saved index, often) gets a
-    name, said on stderr; a repeated name is an error (which one is meant?)."""
+def _names(header, log, index):
+    """Column names, stripped; an unnamed column gets a name (said on stderr,
+    unless it is the saved ``index``); a repeated name is an error."""
     names = []
     for j, name in enumerate(header):
         name = str(name).strip()
         if not name:
             name = f"unnamed_{j + 1}"
-            log(f"note: column {j + 1} has no name; it is the feature {name!r} "
-                f"(--drop {name} to leave it out)")  # fmt: skip
+            if j != index:
+                log(f"note: column {j + 1} has no name; it is the feature {name!r} "
+                    f"(--drop {name} to leave it out)")  # fmt: skip
         names.append(name)
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise TableError(
-            f"Repeated column name(s): {', '.join(repeated)}; rename them so that "
-            "--target and --drop are unambiguous."
+            f"Repeated column name(s): {', '.join(map(shown, repeated))}; rename "
+            "them so that --target and --drop are unambiguous."
         )
     return names
 
 
-def _layout(header, target, drop, path):
+def _did_you_mean(name, names):
+    """`` Did you mean 'x'?`` for the closest column name, or ``""``."""
+    lowered = {str(other).lower(): other for other in names}
+    match = lowered.get(str(name).lower())
+    if match is None:
+        close = difflib.get_close_matches(str(name), [str(n) for n in names], n=1)
+        match = close[0] if close else None
+    return f" Did you mean {shown(match)}?" if match is not None else ""
+
+
+def _columns_listed(header):
+    return ", ".join(map(shown, header))
+
+
+def _layout(header, target, drop, path, index):
     if target is None:
         raise TableError(
             "Name the class column with --target COLUMN; the columns of "
-            f"{path} are: {', '.join(header)}."
+            f"{path} are: {_columns_listed(header)}."
         )
     if target not in header:
         raise TableError(
-            f"No column {target!r} in {path}; its columns are: {', '.join(header)}."
+            f"No column {shown(target)} in {path}.{_did_you_mean(target, header)} "
+            f"Its columns are: {_columns_listed(header)}."
         )
     unknown = [name for name in drop if name not in header]
     if unknown:
-        raise TableError(f"--drop names columns not in {path}: {', '.join(unknown)}.")
+        hints = "".join(_did_you_mean(name, header) for name in unknown)
+        raise TableError(
+            f"--drop names columns not in {path}: {_columns_listed(unknown)}.{hints}"
+        )
+    if target in drop:
+        raise TableError(f"--drop names the target column {shown(target)}.")
     dropped = set(drop) | {target}
     features = [j for j, name in enumerate(header) if name not in dropped]
-    if not features:
+    if index is not None and index not in features:
+        index = None
+    if not features or features == [index]:
         raise TableError(f"{path} has no feature column left besides the target.")
-    if target in drop:
-        raise TableError(f"--drop names the target column {target!r}.")
-    return _Layout(header, header.index(target), features)
+    return _Layout(header, header.index(target), features, index)
 
 
 def canonical_label(text):
     """A class label as read: stripped, and a number written in its shortest form
     (``1``, ``1.0`` and ``01`` are one class)."""
-    text = text.strip()
+    text = str(text).strip()
     try:
         value = float(text)
     except ValueError:
@@ -234,120 +382,163 @@ def _is_missing(text):
     return text.strip().lower() in MISSING_TOKENS
 
 
-def _parse(chunk, layout, first_line):
-    """``(values with NaN for missing cells, labels with None for missing, the
-    first non-numeric cell of each feature column that has one)``.
+def _labels(column):
+    """``(codes, names)``: each row's index into ``names`` (the block's distinct
+    labels, canonical), -1 where the label is missing. Distinct values are
+    canonicalised once each, not once per row."""
+    import pyarrow as pa
 
-    A column at a time, cell by cell: a long cell costs its own length only (an
-    array of strings would give every cell the width of the longest)."""
-    labels = np.array(
-        [
-            None if _is_missing(text) else canonical_label(text)
-            for text in chunk.texts(layout.target)
-        ],
-        dtype=object,
-    )
-    values = np.empty((len(chunk), len(layout.features)))
-    bad = {}
-    for column, j in enumerate(layout.features):
-        numbers = chunk.numbers(j)
-        if numbers is not None:
-            values[:, column] = numbers
+    if not pa.types.is_string(column.type) and not pa.types.is_large_string(
+        column.type
+    ):
+        column = column.cast(pa.string())
+    encoded = column.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    names, lookup = [], {}
+    mapping = np.empty(len(distinct) + 1, dtype=np.intp)
+    mapping[-1] = -1  # null
+    for k, text in enumerate(distinct):
+        if _is_missing(text):
+            mapping[k] = -1
             continue
-        texts = chunk.texts(j)
-        try:
-            values[:, column] = np.fromiter(
-                (np.nan if _is_missing(text) else float(text) for text in texts),
-                dtype=float,
-                count=len(texts),
-            )
-        except ValueError:
-            for text in texts:
-                if not _is_missing(text):
-                    try:
-                        float(text)
-                    except ValueError:
-                        cell = text.strip()
-                        bad[layout.header[j]] = cell[:40] + (
-                            "..." if len(cell) > 40 else ""
-                        )
-                        break
+        label = canonical_label(text)
+        mapping[k] = lookup.setdefault(label, len(names))
+        if mapping[k] == len(names):
+            names.append(label)
+    indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return mapping[indices], names
+
+
+def _floats(column, name):
+    """A feature column as float64 with NaN for nulls (Parquet's integer, float
+    and numeric-text columns; anything else is not a feature)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+        if pa.types.is_boolean(column.type):
+            column = column.cast(pa.int8())
+        else:
+            try:
+                column = pc.cast(pc.utf8_trim_whitespace(column.cast(pa.string())),
+                                 pa.float64())  # fmt: skip
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                sample = next((v for v in column.to_pylist() if v is not None), "")
+                cell = str(sample)[:40]
+                raise TableError(
+                    f"Non-numeric feature column {shown(name)} (e.g. {cell!r}). "
+                    "Drop it with --drop or encode it as numbers."
+                ) from None
+    values = column.cast(pa.float64()).fill_null(np.nan)
+    return values.to_numpy(zero_copy_only=False)
+
+
+def _parse(batch, layout, first_line):
+    """``(values with NaN for missing cells, label codes, label names)`` of a
+    record batch with the columns ``layout.columns``."""
+    codes, names = _labels(batch.column(0))
+    values = np.empty((batch.num_rows, len(layout.features)))
+    for column, name in enumerate(layout.feature_names):
+        values[:, column] = _floats(batch.column(column + 1), name)
     infinite = np.isinf(values)
     if infinite.any():
         i, column = np.argwhere(infinite)[0]
         raise TableError(
-            f"Column {layout.feature_names[column]!r}, data row {first_line + i}: an "
-            "infinite value (or one beyond float64's range); fix or drop it."
+            f"Column {shown(layout.feature_names[column])}, data row "
+            f"{first_line + i}: an infinite value (or one beyond float64's range); "
+            "fix or drop it."
         )
-    return values, labels, bad
+    return values, codes, names
 
 
-def _usable(values, labels, missing):
+def _blocks(source, layout):
+    """``(values, codes, names, first data row)`` of every block: pass 1 or 2."""
+    import pyarrow as pa
+
+    first = 1
+    try:
+        for batch in source.batches(layout.columns, text_columns=[layout.target]):
+            values, codes, names = _parse(batch, layout, first)
+            yield values, codes, names, first
+            first += batch.num_rows
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise source.error(error, layout) from None
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
+        raise TableError(f"Cannot read {source.path}: {error}.") from None
+
+
+def _usable(values, codes, missing):
     """Rows that count under the missing-value policy: a class, and with "drop"
     no missing cell."""
-    usable = ~np.equal(labels, None)
+    usable = codes >= 0
     if missing == "drop":
         usable &= ~np.isnan(values).any(axis=1)
     return usable
 
 
-def _scan(path, target, drop, missing, chunk_rows, keep_rows, log):
-    """Pass 1. Returns the layout, the counts of the usable rows per label,
-    per-column missing counts and means, the number of rows, and the parsed rows
-    themselves if there are at most ``keep_rows``."""
-    chunks = _chunks(path, chunk_rows)
-    layout = _layout(_names(next(chunks), log), target, drop, path)
-    size = os.path.getsize(path)
+def _scan(source, layout, missing, keep_rows, log):
+    """Pass 1. Returns the counts of the usable rows per label, per-column missing
+    counts and means, the number of rows, the parsed blocks themselves if there
+    are at most ``keep_rows`` rows, and the values of the candidate index column."""
+    size = os.path.getsize(source.path)
     if size > 100 * 2**20:
-        log(f"reading {path} ({size / 2**30:.2f} GB) in chunks of {chunk_rows} rows")
+        log(f"reading {source.path} ({size / 2**30:.2f} GB)")
     p = len(layout.features)
     missing_cells = np.zeros(p + 1, dtype=np.int64)  # the features, then the target
     sums, counts = np.zeros(p), np.zeros(p)
     labels_seen = {}
     n_rows = 0
-    non_numeric = {}
     kept = []
-    for chunk in chunks:
-        values, labels, bad = _parse(chunk, layout, first_line=n_rows + 1)
-        for name, cell in bad.items():
-            non_numeric.setdefault(name, cell)
-        n_rows += len(chunk)
-        if non_numeric:
-            continue  # keep scanning for the names of all such columns only
+    index = None if layout.index is None else layout.features.index(layout.index)
+    index_values = []
+    for values, codes, names, _ in _blocks(source, layout):
+        n_rows += len(codes)
         nan = np.isnan(values)
-        no_label = np.equal(labels, None)
         missing_cells[:p] += nan.sum(axis=0)
-        missing_cells[p] += no_label.sum()
+        missing_cells[p] += np.count_nonzero(codes < 0)
         sums += np.where(nan, 0.0, values).sum(axis=0)
         counts += (~nan).sum(axis=0)
-        usable = _usable(values, labels, missing)
-        for label, count in zip(
-            *np.unique(labels[usable].astype(str), return_counts=True), strict=True
-        ):
-            labels_seen[label] = labels_seen.get(label, 0) + int(count)
+        usable = _usable(values, codes, missing)
+        per_label = np.bincount(codes[usable], minlength=len(names))
+        for name, count in zip(names, per_label, strict=True):
+            if count:
+                labels_seen[name] = labels_seen.get(name, 0) + int(count)
+        if index is not None:
+            index_values.append(values[:, index])
         if kept is not None:
-            kept.append((values, labels))
+            kept.append((values, codes, names))
             if n_rows > keep_rows:
                 kept = None
-    if non_numeric:
-        described = ", ".join(
-            f"{name} (e.g. {cell!r})" for name, cell in non_numeric.items()
-        )
-        raise TableError(
-            f"Non-numeric feature column(s): {described}. Drop them with --drop or "
-            "encode them as numbers."
-        )
     if n_rows == 0:
-        raise TableError(f"{path} has a header but no rows.")
+        raise TableError(f"{source.path} has a header but no rows.")
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / counts
-    return layout, labels_seen, missing_cells, means, n_rows, kept
+    index_values = np.concatenate(index_values) if index is not None else None
+    return labels_seen, missing_cells, means, n_rows, kept, index_values
+
+
+def _is_saved_index(values):
+    """Unique integers with no missing cell: what ``to_csv()`` writes for an index
+    (0…n-1, or any subset of one after filtering or shuffling)."""
+    return bool(
+        not np.isnan(values).any()
+        and np.all(values == np.round(values))
+        and np.unique(values).size == values.size
+    )
+
+
+def _without_column(layout, position):
+    """The layout with feature ``position`` left out."""
+    features = [j for k, j in enumerate(layout.features) if k != position]
+    return _Layout(layout.header, layout.target, features)
 
 
 def _missing_message(layout, missing, path):
     names = layout.feature_names + [layout.header[layout.target]]
     counted = ", ".join(
-        f"{name}: {count}" for name, count in zip(names, missing, strict=True) if count
+        f"{escaped(name)}: {count}"
+        for name, count in zip(names, missing, strict=True)
+        if count
     )
     return (
         f"{path} has {int(missing.sum())} missing cell(s) ({counted}). Choose what to "
@@ -389,7 +580,8 @@ def read_table(
     positive=None,
     sample_rows=200_000,
     seed=0,
-    chunk_rows=CHUNK_ROWS,
+    decimal=".",
+    keep_index=False,
     log=None,
 ):
     """Read a labelled table for the report (see the module docstring).
@@ -397,11 +589,13 @@ def read_table(
     Parameters
     ----------
     path : str
-        A CSV file with a header row, or a Parquet file (``.parquet``, ``.pq``).
+        A CSV file with a header row (plain, or compressed by gzip, bzip2, xz or
+        zip, recognised by its first bytes), or a Parquet file (``.parquet``,
+        ``.pq``).
     target : str
         The class column.
     drop : sequence of str, default=()
-        Columns to leave out.
+        Columns to leave out (never parsed).
     missing : {None, "drop", "mean"}, default=None
         None refuses a table with missing cells (``""``, ``?``, ``NA``, ...),
         counting them per column; "drop" leaves out their rows; "mean" fills a
@@ -412,7 +606,13 @@ def read_table(
         Rows kept in memory at most.
     seed : int, default=0
         Seeds the sample.
-    chunk_rows : int, default=50_000
+    decimal : {".", ","}, default="."
+        The decimal mark of the CSV's numbers.
+    keep_index : bool, default=False
+        Keep a saved pandas index as a feature. By default an unnamed first CSV
+        column (or ``Unnamed: 0``) of unique integers, and Parquet's pandas index
+        columns, are left out with a note: an index is no feature, and on data
+        sorted by class it gives the label away.
     log : callable, default=None
         Receives progress messages (for stderr).
 
@@ -421,17 +621,52 @@ def read_table(
     table : Table
     """
     log = log or (lambda message: None)
-    layout, labels_seen, missing_cells, means, n_rows, kept = _scan(
-        path, target, drop, missing, chunk_rows, sample_rows, log
+    source = _Source(path, decimal)
+    notes = []
+    drop = list(drop)
+    candidate = None
+    if not keep_index:
+        saved = [name for name in source.header
+                 if name in source.index_columns or name == "__index_level_0__"]  # fmt: skip
+        if saved:
+            drop += [name for name in saved if name not in drop]
+            notes.append(
+                f"the pandas index column(s) {_columns_listed(saved)} of the Parquet "
+                "file left out (--keep-index keeps them as features)"
+            )
+        elif not source.parquet and source.header[0].strip() in INDEX_NAMES:
+            candidate = 0
+    header = _names(source.header, log, candidate)
+    layout = _layout(header, target, drop, path, candidate)
+    labels_seen, missing_cells, means, n_rows, kept, index_values = _scan(
+        source, layout, missing, sample_rows, log
     )
+    if layout.index is not None:
+        position = layout.features.index(layout.index)
+        if _is_saved_index(index_values):
+            notes.append(
+                f"column 1 ({shown(source.header[0])}) holds unique integers: a "
+                "saved index (pandas to_csv), left out (--keep-index keeps it)"
+            )
+            layout = _without_column(layout, position)
+            keep = np.arange(len(means)) != position
+            means = means[keep]
+            missing_cells = missing_cells[np.r_[keep, True]]
+            if kept is not None:
+                kept = [
+                    (values[:, keep], codes, names) for values, codes, names in kept
+                ]
+        else:
+            log(f"note: column 1 has no name; it is the feature "
+                f"{header[0]!r} (--drop {header[0]} to leave it out)")  # fmt: skip
     if missing_cells.any() and missing is None:
         raise TableError(_missing_message(layout, missing_cells, path))
     if missing == "mean" and np.isnan(means).any():
         empty = [name for name, mean in zip(layout.feature_names, means, strict=True)
                  if np.isnan(mean)]  # fmt: skip
         raise TableError(
-            f"Column(s) with no value at all: {', '.join(empty)}; drop them with "
-            "--drop."
+            f"Column(s) with no value at all: {_columns_listed(empty)}; drop them "
+            "with --drop."
         )
     if not labels_seen:
         raise TableError(
@@ -441,43 +676,41 @@ def read_table(
     if len(labels_seen) < 2:
         found = ", ".join(labels_seen)
         raise TableError(
-            f"The column {layout.header[layout.target]!r} holds one class only "
+            f"The column {shown(layout.header[layout.target])} holds one class only "
             f"({found}) in the usable rows: separability compares two classes or "
             "more."
         )
     _refuse_a_continuous_target(labels_seen, layout)
-    class_names, codes = _class_codes(labels_seen, positive)
+    class_names, class_of = _class_codes(labels_seen, positive)
     n_classes = len(class_names)
     class_counts = np.zeros(n_classes, dtype=np.int64)
     for label, count in labels_seen.items():
-        class_counts[codes[label]] += count
+        class_counts[class_of[label]] += count
     n_used = int(class_counts.sum())
     chosen = None
     if kept is None:
         log(
             f"{path}: {n_rows} rows, more than --sample-rows {sample_rows}: reading "
-            "it again in chunks, for the class statistics of all rows and a "
-            f"sample of about {min(sample_rows, n_used)} rows."
+            "it again, for the class statistics of all rows and a sample of about "
+            f"{min(sample_rows, n_used)} rows."
         )
         chosen = stratified_sample(class_counts, sample_rows, seed)
-    if kept is not None:
-        pieces = iter(kept)
+        pieces = (block[:3] for block in _blocks(source, layout))
     else:
-        chunks = _chunks(path, chunk_rows)
-        next(chunks)
-        pieces = (_parse(chunk, layout, 0)[:2] for chunk in chunks)
+        pieces = iter(kept)
     statistics, X_parts, y_parts = None, [], []
     seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
     dropped, filled = 0, 0
-    for values, labels in pieces:
-        usable = _usable(values, labels, missing)
+    for values, codes, names in pieces:
+        usable = _usable(values, codes, missing)
         if missing == "mean":
             nan = np.isnan(values)
             filled += int(nan[usable].sum())
             values = np.where(nan, means, values)
         dropped += int(np.sum(~usable))
         values = values[usable]
-        y = np.array([codes[label] for label in labels[usable]], dtype=np.intp)
+        lookup = np.array([class_of.get(name, -1) for name in names], dtype=np.intp)
+        y = lookup[codes[usable]]
         if not len(y):
             continue
         part = ClassStatistics.from_data(
@@ -506,6 +739,7 @@ def read_table(
         n_rows_used=n_used,
         missing_filled=filled,
         rows_dropped=dropped,
+        notes=notes,
     )
     if dropped:
         table.notes.append(f"{dropped} row(s) with missing cells left out")
@@ -553,7 +787,7 @@ def _refuse_a_continuous_target(labels_seen, layout):
     )
     if fractional or len(labels_seen) > 100:
         raise TableError(
-            f"The column {layout.header[layout.target]!r} holds {len(labels_seen)} "
+            f"The column {shown(layout.header[layout.target])} holds {len(labels_seen)} "
             "distinct values"
             + (", some with fractions" if fractional else "")
             + ": it looks continuous (a regression target?). The report compares "

@@ -55,9 +55,7 @@ def _parser():
         description="Linear separability of labelled data: decide it, measure it, "
         "find the hyperplane.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {_version()}"
-    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command")
     report = commands.add_parser(
         "report",
@@ -93,6 +91,18 @@ def _parser():
         default=[],
         metavar="COL",
         help="columns to leave out (repeatable; also a comma list: --drop id,batch)",
+    )
+    report.add_argument(
+        "--decimal",
+        choices=[".", ","],
+        default=".",
+        help="the decimal mark of the CSV's numbers (.)",
+    )
+    report.add_argument(
+        "--keep-index",
+        action="store_true",
+        help="keep a saved pandas index (an unnamed first column of unique "
+        "integers, Unnamed: 0, Parquet's index columns) as a feature",
     )
     report.add_argument(
         "--missing",
@@ -211,6 +221,8 @@ def _load(args, log):
         positive=args.positive,
         sample_rows=args.sample_rows,
         seed=args.seed,
+        decimal=args.decimal,
+        keep_index=args.keep_index,
         log=log,
     )
     for note in table.notes:
