@@ -35,7 +35,7 @@ def encode_classes(y, estimator_name):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least 2 classes; got 1 class "
-            f"({classes[0]!r}). Linear separability compares classes."
+            f"({classes.tolist()[0]!r}). Linear separability compares classes."
         )
     return classes, y_encoded.astype(np.intp, copy=False)
 

@@ -104,9 +104,10 @@ def fitting_rows(y, limit, seed):
     return np.sort(np.concatenate([m[c] for m, c in zip(members, chosen, strict=True)]))
 
 
-def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
-    """Separability of one pair: the maximal margin or the certificate, and then
-    the least total hinge of the C → ∞ soft margin.
+def _pair_verdict(X, y, pair, context):
+    """Separability of one pair: the maximal margin and its hyperplane, or the
+    certificate with its rows, and then the least total hinge of the C → ∞ soft
+    margin.
 
     ``linear_separability`` gives the maximal margin itself and scales to many rows;
     the soft limit does not (its working set holds every margin violator), so on
@@ -114,25 +115,45 @@ def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
     how many. A soft limit that float64 cannot certify leaves the hinge n/a, with
     the reason under ``hinge_error``, and the rest of the verdict stands."""
     mask = np.isin(y, pair)
+    members = np.flatnonzero(mask)
     X_pair, y_pair = X[mask], y[mask]
-    result = linear_separability(X_pair, y_pair, tol=tol)
+    result = linear_separability(X_pair, y_pair, tol=context["tol"])
+    names = context["class_names"]
     verdict = {
-        "classes": [class_names[k] for k in pair],
+        "classes": [names[k] for k in pair],
         "separable": bool(result.separable),
         # An inseparable sample proves the whole data inseparable (the certificate
         # holds for any superset); a separable one proves nothing about the rest.
-        "conclusive": bool(not sampled or not result.separable),
+        "conclusive": bool(not context["sampled"] or not result.separable),
     }
     if result.separable:
         verdict["margin"] = float(result.margin)
+        verdict["hyperplane"] = {
+            "coef": dict(
+                zip(context["feature_names"], map(float, result.coef), strict=True)
+            ),
+            "intercept": float(result.intercept),
+            "positive_class": names[pair[1]],
+        }
         return verdict
-    rows = fitting_rows(np.searchsorted(pair, y_pair), fit_rows, seed)
-    verdict["certificate_size"] = int(len(result.certificate_indices))
+    indices = members[result.certificate_indices]
+    verdict["certificate"] = [
+        {
+            "row": int(context["row_numbers"][i]),
+            "index": int(i),
+            "class": names[y[i]],
+            "weight": float(weight),
+        }
+        for i, weight in zip(indices, result.certificate_weights, strict=True)
+    ]
+    verdict["certificate_size"] = len(indices)
+    rows = fitting_rows(np.searchsorted(pair, y_pair), context["fit_rows"],
+                        context["seed"])  # fmt: skip
     verdict["hinge_rows"] = int(len(rows))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            svm = HardMarginSVM(tol=tol).fit(X_pair[rows], y_pair[rows])
+            svm = HardMarginSVM(tol=context["tol"]).fit(X_pair[rows], y_pair[rows])
         verdict["hinge_violation"] = float(svm.hinge_violation_)
     except SolverError as error:
         verdict["hinge_violation"] = None
@@ -140,14 +161,23 @@ def _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed):
     return verdict
 
 
-def _cross_validate(X, y, models, n_splits, seed, standardize, progress):
+def _guarded(errors, name, compute, failed=None):
+    """``compute()``, or ``failed`` with the reason under ``errors[name]``: one
+    section that fails never costs the others (the report degrades, never
+    aborts)."""
+    try:
+        return compute()
+    except Exception as error:  # noqa: BLE001 - any failure, said in the report
+        errors[name] = f"{type(error).__name__}: {error}"
+        return failed
+
+
+def _cross_validate(X, y, models, n_splits, seed, standardize, progress, errors):
     folds = list(
         StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)
     )
-    results = {}
-    for name, model in models.items():
-        if standardize:
-            model = make_pipeline(StandardScaler(), model)
+
+    def scores_of(model):
         scores = []
         for train, test in folds:
             with warnings.catch_warnings():
@@ -158,7 +188,16 @@ def _cross_validate(X, y, models, n_splits, seed, standardize, progress):
                 fitted = clone(model).fit(X[train], y[train])
                 scores.append(float(fitted.score(X[test], y[test])))
             progress()
-        results[name] = {"mean": float(np.mean(scores)), "sd": float(np.std(scores))}
+        return {"mean": float(np.mean(scores)), "sd": float(np.std(scores))}
+
+    results = {}
+    for name, model in models.items():
+        if standardize:
+            model = make_pipeline(StandardScaler(), model)
+        failed = {"mean": None, "sd": None}
+        results[name] = _guarded(
+            errors, f"cross_validation {name}", lambda m=model: scores_of(m), failed
+        )
     return results
 
 
@@ -175,6 +214,8 @@ def separability_report(
     tol=1e-9,
     fit_rows=5000,
     progress=None,
+    feature_names=None,
+    row_numbers=None,
 ):
     """Every measure of linear separability of ``(X, y)``, as plain values.
 
@@ -211,12 +252,27 @@ def separability_report(
         cross-validation. The exact test and the hard margin use every row of X.
     progress : callable, default=None
         Called once per cross-validation fit.
+    feature_names : list of str, default=None
+        The name of each column, for the hyperplane (default ``x0, x1, ...``).
+    row_numbers : ndarray of shape (n_samples,), default=None
+        Each row's number in its source (e.g. the data row of a file), for the
+        certificate (default ``1, ..., n``).
 
     Returns
     -------
     report : dict
         ``data``, ``settings``, ``angle``, ``separability``, ``cover`` and (with
-        ``cv``) ``cross_validation`` sections of plain values.
+        ``cv``) ``cross_validation`` sections of plain values. Each section (each
+        class pair, each cross-validated model) is computed on its own: one that
+        fails is None (a verdict: ``separable`` None; a model: ``mean`` None), with
+        the reason in ``errors``, and the rest stands.
+
+        A separable pair's verdict holds its maximal-margin ``hyperplane``
+        (``coef`` by feature name, ``intercept``, with ``positive_class`` on the
+        positive side; in standardised units with ``standardize``); an inseparable
+        pair's holds its ``certificate``: the rows (``row`` from ``row_numbers``,
+        ``index`` into X), their class and weight, whose weighted means per class
+        coincide.
 
     Examples
     --------
@@ -242,14 +298,41 @@ def separability_report(
         mean, scale = standardizing_map(statistics)
         statistics = standardized(statistics, mean, scale)
         X = (X - mean) / scale
-    angles = {
-        metric: SeparabilityAngle(kappa=kappa, metric=metric).fit_statistics(
-            statistics, np.arange(n_classes)
-        )
-        for metric in METRICS
-    }
     n_rows = int(statistics.n_samples)
-    sampled = X.shape[0] < n_rows
+    errors = {}
+
+    def angle_section():
+        angles = {
+            metric: SeparabilityAngle(kappa=kappa, metric=metric).fit_statistics(
+                statistics, np.arange(n_classes)
+            )
+            for metric in METRICS
+        }
+        return _angle_section(angles, class_names)
+
+    context = {
+        "class_names": class_names,
+        "feature_names": list(feature_names or [f"x{j}" for j in range(X.shape[1])]),
+        "row_numbers": (
+            np.arange(1, len(y) + 1) if row_numbers is None else row_numbers
+        ),
+        "tol": tol,
+        "sampled": X.shape[0] < n_rows,
+        "fit_rows": fit_rows,
+        "seed": seed,
+    }
+    verdicts = []
+    for pair in combinations(range(n_classes), 2):
+        pair_names = [class_names[k] for k in pair]
+        failed = {"classes": pair_names, "separable": None}
+        verdicts.append(
+            _guarded(
+                errors,
+                f"separability {pair_names[0]} vs {pair_names[1]}",
+                lambda pair=pair: _pair_verdict(X, y, pair, context),
+                failed,
+            )
+        )
     report = {
         "data": {
             "n_samples": n_rows,
@@ -264,16 +347,17 @@ def separability_report(
             "standardize": bool(standardize),
             "seed": int(seed),
         },
-        "angle": _angle_section(angles, class_names),
-        "separability": [
-            _pair_verdict(X, y, pair, class_names, tol, sampled, fit_rows, seed)
-            for pair in combinations(range(n_classes), 2)
-        ],
-        "cover": {
-            "probability_random_labelling_separable": float(
-                cover_separability_probability(n_rows, X.shape[1])
-            )
-        },
+        "angle": _guarded(errors, "angle", angle_section),
+        "separability": verdicts,
+        "cover": _guarded(
+            errors,
+            "cover",
+            lambda: {
+                "probability_random_labelling_separable": float(
+                    cover_separability_probability(n_rows, X.shape[1])
+                )
+            },
+        ),
     }
     if cv:
         models = report_models(kappa, seed)
@@ -281,8 +365,9 @@ def separability_report(
         report["settings"]["cv_rows"] = int(len(rows))
         report["cross_validation"] = _cross_validate(
             X_folds[rows], y[rows], models, cv, seed, standardize,
-            progress or (lambda: None),
+            progress or (lambda: None), errors,
         )  # fmt: skip
+    report["errors"] = errors
     return report
 
 
@@ -309,10 +394,127 @@ def _number(value, digits=4):
     return f"{value:.{digits}f}"
 
 
+# More classes than this: the pairwise tables give way to lists of the pairs,
+# least separable first (ten classes made tables ~170 characters wide).
+COMPACT_ABOVE = 6
+LISTED_PAIRS = 10
+
+READING = [
+    "How to read this (--quiet leaves it out):",
+    "  verdict   exact, with a proof either way: when separable, the maximal margin",
+    "            (distance from the best separating hyperplane to the nearest row);",
+    "            when not, a few rows whose weighted means per class coincide (a",
+    "            point in both convex hulls), which no hyperplane can split.",
+    "  theta     angle between the class-mean difference d and the Fisher direction",
+    "            S(kappa)^-1 d: near 90 deg the means stand far apart for the spread,",
+    "            near 0 deg the classes overlap. The euclidean theta depends on the",
+    "            features' units (see --standardize); the mahalanobis one does not.",
+    "  kappa     the weight of the null-space term in S(kappa) = S + kappa Q: it",
+    "            matters only when the scatter S is singular (more features than",
+    "            rows, or dependent features).",
+    "  length    ||S^-1 d|| (euclidean) or sqrt(d' S^-1 d) (mahalanobis): the",
+    "            class means' distance in units of the spread.",
+    "  T2        Hotelling's test of equal class means (theta = 0); n/a when the",
+    "            scatter is singular.",
+    "  hinge     the least total violation sum max(0, 1 - c (w.x + b)) of any",
+    "            hyperplane (the C -> infinity soft margin): 0 when separable,",
+    "            larger the further from it.",
+    "  Cover     the chance that labels drawn at random are separable for this many",
+    "            points in this dimension: near 1, separability says little.",
+]
+
+
+def _unavailable(report, name):
+    return f"not available: {report['errors'].get(name, 'failed')}"
+
+
+def _pair_name(verdict):
+    first, second = verdict["classes"]
+    return f"{first} vs {second}"
+
+
+def _verdict_lines(report):
+    """The first lines: the verdict in words, how well, what to look at next."""
+    names, verdicts = report["data"]["classes"], report["separability"]
+    angle = report["angle"]
+    if len(names) == 2:
+        verdict = verdicts[0]
+        if verdict["separable"] is None:
+            lines = ["Verdict: the separability test failed (see 'Not available')."]
+        elif verdict["separable"]:
+            sample = "" if verdict["conclusive"] else " (on the sample)"
+            lines = [
+                f"Verdict: linearly separable{sample}, with maximal margin "
+                f"{_number(verdict['margin'], 6)} (the hyperplane is below)."
+            ]
+        else:
+            hinge = verdict["hinge_violation"]
+            lines = [
+                f"Verdict: not linearly separable: {verdict['certificate_size']} rows "
+                "prove it (a point in both convex hulls); least total hinge "
+                f"{_number(hinge)}."
+            ]
+        if angle is not None:
+            lines.append(
+                f"How well: theta = {angle['euclidean']['angle_degrees']:.1f} deg "
+                f"(euclidean), {angle['mahalanobis']['angle_degrees']:.1f} deg "
+                "(mahalanobis); 90 is far apart, 0 overlapping."
+            )
+        if verdict["separable"]:
+            lines.append(
+                "Next: the margin is in the features' units (compare it with their "
+                "spread, or use --standardize); cross-validation says whether it "
+                "holds on new rows."
+            )
+        elif verdict["separable"] is not None:
+            lines.append(
+                "Next: the cross-validated accuracy says how well a linear "
+                "classifier still does; the certificate's rows are where the "
+                "classes meet."
+            )
+        return lines
+    decided = [v for v in verdicts if v["separable"] is not None]
+    separable = [v for v in decided if v["separable"]]
+    inseparable = [_pair_name(v) for v in decided if not v["separable"]]
+    lines = [
+        f"Verdict: {len(separable)} of {len(verdicts)} class pairs are linearly "
+        "separable"
+        + (f"; not: {', '.join(inseparable[:5])}" if inseparable else "")
+        + (", ..." if len(inseparable) > 5 else "")
+        + "."
+    ]
+    if angle is not None:
+        pairs = _pairs_by_angle(angle, names)
+        first, second, degrees = pairs[0][0], pairs[0][1], pairs[0][3]
+        lines.append(
+            f"How well: the closest pair is {first} vs {second} (mahalanobis theta "
+            f"{degrees:.1f} deg; 90 is far apart, 0 overlapping)."
+        )
+    lines.append(
+        "Next: the pairs below, least separable first; --positive CLASS reports "
+        "one class against the rest."
+    )
+    return lines
+
+
+def _pairs_by_angle(angle, names):
+    """``(a, b, euclidean, mahalanobis)`` of every pair, smallest mahalanobis θ
+    first."""
+    euclidean = angle["euclidean"]["pairwise_angle_degrees"]
+    mahalanobis = angle["mahalanobis"]["pairwise_angle_degrees"]
+    pairs = [
+        (names[i], names[j], euclidean[i][j], mahalanobis[i][j])
+        for i, j in combinations(range(len(names)), 2)
+    ]
+    return sorted(pairs, key=lambda pair: pair[3])
+
+
 def _angle_lines(report):
     angle, names = report["angle"], report["data"]["classes"]
     kappa = report["settings"]["kappa"]
     lines = [f"Angle of separability, kappa = {kappa:g}"]
+    if angle is None:
+        return lines + ["  " + _unavailable(report, "angle")]
     if len(names) == 2:
         rows = [
             [
@@ -336,10 +538,26 @@ def _angle_lines(report):
             "sqrt(d' S^-1 d) (mahalanobis, affine-invariant)"
         )
         test = angle["euclidean"]["hotelling_pvalue"]
-        # Below the smallest double the p-value rounds to 0: say so, not "0".
-        shown = "p < 1e-300" if test == 0.0 else f"p = {_number(test)}"
+        if test is None:
+            shown = (
+                "n/a (the within-class scatter is singular: more features than "
+                "rows, or dependent features)"
+            )
+        else:  # below the smallest double the p-value rounds to 0: say so
+            shown = "p < 1e-300" if test == 0.0 else f"p = {_number(test)}"
         lines.append(f"  Hotelling's T2 test of theta = 0 (equal class means): {shown}")
         return lines
+    if len(names) > COMPACT_ABOVE:
+        pairs = _pairs_by_angle(angle, names)
+        lines.append(
+            f"  the {min(LISTED_PAIRS, len(pairs))} least separable of {len(pairs)} "
+            "pairs, theta (deg)"
+        )
+        rows = [
+            [f"{a} vs {b}", f"{e:.2f}", f"{m:.2f}"]
+            for a, b, e, m in pairs[:LISTED_PAIRS]
+        ]
+        return lines + _columns(["pair", "euclidean", "mahalanobis"], rows)
     for metric, figures in angle.items():
         lines.append(f"  {metric}: pairwise theta (deg)")
         matrix = figures["pairwise_angle_degrees"]
@@ -351,15 +569,57 @@ def _angle_lines(report):
     return lines
 
 
-def _verdict_text(verdict):
+def _verdict_text(verdict, report):
+    if verdict["separable"] is None:
+        return _unavailable(report, f"separability {_pair_name(verdict)}")
     if verdict["separable"]:
         text = f"separable, margin {_number(verdict['margin'], 6)}"
         return text if verdict["conclusive"] else text + " (on the sample)"
+    hinge = _number(verdict["hinge_violation"])
+    if verdict["hinge_violation"] is None:
+        hinge += f" ({verdict['hinge_error']})"
     return (
         f"not separable: certificate of {verdict['certificate_size']} samples, "
-        f"hinge {_number(verdict['hinge_violation'])} "
-        f"(soft-margin limit on {verdict['hinge_rows']} rows)"
+        f"hinge {hinge} (soft-margin limit on {verdict['hinge_rows']} rows)"
     )
+
+
+def _wrapped(items, indent="    ", width=88):
+    """Items joined by ``, ``, in lines of at most ``width`` characters, the first
+    after ``indent`` and the others aligned under it."""
+    lines, line, start = [], indent, indent
+    for item in items:
+        if len(line) > len(start) and len(line) + len(item) + 2 > width:
+            lines.append(line.rstrip())
+            start = line = " " * len(indent)
+        line += item + ", "
+    if len(line) > len(start):
+        lines.append(line.rstrip().rstrip(","))
+    return lines
+
+
+def _evidence_lines(verdict, standardize):
+    """The hyperplane (separable) or the certificate's rows (not)."""
+    if verdict.get("hyperplane"):
+        plane = verdict["hyperplane"]
+        units = ", standardized units" if standardize else ""
+        lines = [
+            f"  hyperplane (w.x + b > 0 on {plane['positive_class']}{units}): "
+            f"b = {plane['intercept']:.6g}, w ="
+        ]
+        return lines + _wrapped(
+            [f"{name} {value:.6g}" for name, value in plane["coef"].items()]
+        )
+    if verdict.get("certificate"):
+        lines = ["  certificate: data row (weight); the weighted means coincide"]
+        for name in verdict["classes"]:
+            rows = [entry for entry in verdict["certificate"] if entry["class"] == name]
+            lines += _wrapped(
+                [f"{entry['row']} ({entry['weight']:.4g})" for entry in rows],
+                indent=f"    {name}: ",
+            )
+        return lines
+    return []
 
 
 def _separability_lines(report):
@@ -367,12 +627,31 @@ def _separability_lines(report):
     lines = ["Exact linear separability (certificate either way; maximal margin)"]
     verdicts = report["separability"]
     if len(names) == 2:
-        lines.append("  " + _verdict_text(verdicts[0]))
-        return lines
+        lines.append("  " + _verdict_text(verdicts[0], report))
+        return lines + _evidence_lines(verdicts[0], report["settings"]["standardize"])
+    if len(names) > COMPACT_ABOVE:
+        decided = [v for v in verdicts if v["separable"] is not None]
+        inseparable = [v for v in decided if not v["separable"]]
+        closest = sorted((v for v in decided if v["separable"]),
+                         key=lambda v: v["margin"])  # fmt: skip
+        lines.append(
+            f"  {len(decided) - len(inseparable)} of {len(verdicts)} pairs separable"
+        )
+        listed = inseparable + closest
+        rows = [[_pair_name(v), _verdict_text(v, report)] for v in listed]
+        lines += _columns(["pair (inseparable, then smallest margins)", ""],
+                          rows[:LISTED_PAIRS])  # fmt: skip
+        return lines + [
+            f"  {name}: {_unavailable(report, name)}"
+            for name in report["errors"]
+            if name.startswith("separability")
+        ]
     short = {}
     for verdict in verdicts:
         first, second = verdict["classes"]
-        if verdict["separable"]:
+        if verdict["separable"] is None:
+            cell = "n/a"
+        elif verdict["separable"]:
             cell = f"margin {_number(verdict['margin'], 4)}"
         else:
             cell = f"no ({verdict['certificate_size']} pts)"
@@ -385,14 +664,13 @@ def _separability_lines(report):
     return lines
 
 
-def format_report(report, title="data"):
-    """The report as aligned terminal tables (plain text, one string)."""
+def format_report(report, title="data", explain=True):
+    """The report as aligned terminal tables (plain text, one string): the verdict
+    first, then the sections, then (with ``explain``) how to read them."""
     data = report["data"]
-    lines = [
-        f"Linear separability report: {title}",
-        "",
-        f"Data: {data['n_samples']} rows, {data['n_features']} features",
-    ]
+    lines = [f"Linear separability report: {title}", ""]
+    lines += _verdict_lines(report) + [""]
+    lines.append(f"Data: {data['n_samples']} rows, {data['n_features']} features")
     lines += _columns(
         ["class", "count"],
         [
@@ -405,12 +683,15 @@ def format_report(report, title="data"):
     if report["settings"]["standardize"]:
         lines.append("  features standardized to unit variance")
     lines += [""] + _angle_lines(report) + [""] + _separability_lines(report) + [""]
-    probability = report["cover"]["probability_random_labelling_separable"]
-    lines.append(
-        f"Cover: a random labelling of {data['n_samples']} points in general "
-        f"position in R^{data['n_features']} is separable with probability "
-        + ("< 1e-300" if probability == 0.0 else _number(probability))
-    )
+    if report["cover"] is None:
+        lines.append("Cover: " + _unavailable(report, "cover"))
+    else:
+        probability = report["cover"]["probability_random_labelling_separable"]
+        lines.append(
+            f"Cover: a random labelling of {data['n_samples']} points in general "
+            f"position in R^{data['n_features']} is separable with probability "
+            + ("< 1e-300" if probability == 0.0 else _number(probability))
+        )
     if "cross_validation" in report:
         settings = report["settings"]
         lines += [
@@ -421,10 +702,20 @@ def format_report(report, title="data"):
         lines += _columns(
             ["model", "mean", "sd"],
             [
-                [name, f"{scores['mean']:.4f}", f"{scores['sd']:.4f}"]
+                [name]
+                + (
+                    [f"{scores['mean']:.4f}", f"{scores['sd']:.4f}"]
+                    if scores["mean"] is not None
+                    else [_unavailable(report, f"cross_validation {name}"), ""]
+                )
                 for name, scores in report["cross_validation"].items()
             ],
         )
+    if report.get("errors"):
+        lines += ["", "Not available:"]
+        lines += [f"  {name}: {reason}" for name, reason in report["errors"].items()]
+    if explain:
+        lines += [""] + READING
     return "\n".join(lines) + "\n"
 
 

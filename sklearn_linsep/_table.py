@@ -62,11 +62,14 @@ class Table:
 
     ``X``, ``y`` are all usable rows, or a uniform sample of them when the file
     holds more than ``sample_rows``; ``statistics`` are the class statistics of
-    all usable rows; ``y`` holds class indices into ``class_names``.
+    all usable rows; ``y`` holds class indices into ``class_names``;
+    ``row_numbers`` the data row of the file (1 for the row after the header) of
+    each row of X.
     """
 
     X: np.ndarray
     y: np.ndarray
+    row_numbers: np.ndarray
     class_names: list
     feature_names: list
     statistics: ClassStatistics
@@ -491,7 +494,7 @@ def _scan(source, layout, missing, keep_rows, log):
     kept = []
     index = None if layout.index is None else layout.features.index(layout.index)
     index_values = []
-    for values, codes, names, _ in _blocks(source, layout):
+    for values, codes, names, first in _blocks(source, layout):
         n_rows += len(codes)
         nan = np.isnan(values)
         missing_cells[:p] += nan.sum(axis=0)
@@ -506,7 +509,7 @@ def _scan(source, layout, missing, keep_rows, log):
         if index is not None:
             index_values.append(values[:, index])
         if kept is not None:
-            kept.append((values, codes, names))
+            kept.append((values, codes, names, first))
             if n_rows > keep_rows:
                 kept = None
     if n_rows == 0:
@@ -653,9 +656,7 @@ def read_table(
             means = means[keep]
             missing_cells = missing_cells[np.r_[keep, True]]
             if kept is not None:
-                kept = [
-                    (values[:, keep], codes, names) for values, codes, names in kept
-                ]
+                kept = [(block[0][:, keep], *block[1:]) for block in kept]
         else:
             log(f"note: column 1 has no name; it is the feature "
                 f"{header[0]!r} (--drop {header[0]} to leave it out)")  # fmt: skip
@@ -695,14 +696,15 @@ def read_table(
             f"{min(sample_rows, n_used)} rows."
         )
         chosen = stratified_sample(class_counts, sample_rows, seed)
-        pieces = (block[:3] for block in _blocks(source, layout))
+        pieces = _blocks(source, layout)
     else:
         pieces = iter(kept)
-    statistics, X_parts, y_parts = None, [], []
+    statistics, X_parts, y_parts, row_parts = None, [], [], []
     seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
     dropped, filled = 0, 0
-    for values, codes, names in pieces:
+    for values, codes, names, first in pieces:
         usable = _usable(values, codes, missing)
+        row_numbers = first + np.flatnonzero(usable)
         if missing == "mean":
             nan = np.isnan(values)
             filled += int(nan[usable].sum())
@@ -720,6 +722,7 @@ def read_table(
         if chosen is None:
             X_parts.append(values)
             y_parts.append(y)
+            row_parts.append(row_numbers)
         else:
             # Each row's ordinal within its class, against the chosen ordinals.
             keep = np.zeros(len(y), dtype=bool)
@@ -729,9 +732,11 @@ def read_table(
                 seen[k] += rows.size
             X_parts.append(values[keep])
             y_parts.append(y[keep])
+            row_parts.append(row_numbers[keep])
     table = Table(
         X=np.vstack(X_parts),
         y=np.concatenate(y_parts),
+        row_numbers=np.concatenate(row_parts),
         class_names=class_names,
         feature_names=layout.feature_names,
         statistics=statistics,

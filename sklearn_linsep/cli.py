@@ -202,7 +202,16 @@ def _bundled(args):
         "Wisconsin breast cancer (bundled; UCI, 699 rows, the 16 missing values "
         "replaced by the column mean as in Ben-Israel & Levin 2005)"
     )
-    return data.data, y, names, None, title, []
+    return {
+        "X": data.data,
+        "y": y,
+        "class_names": names,
+        "statistics": None,
+        "title": title,
+        "notes": [],
+        "feature_names": [str(name) for name in data.feature_names],
+        "row_numbers": None,
+    }
 
 
 def _load(args, log):
@@ -227,14 +236,16 @@ def _load(args, log):
     )
     for note in table.notes:
         log(f"note: {note}")
-    return (
-        table.X,
-        table.y,
-        table.class_names,
-        table.statistics,
-        args.path,
-        table.notes,
-    )
+    return {
+        "X": table.X,
+        "y": table.y,
+        "class_names": table.class_names,
+        "statistics": table.statistics,
+        "title": args.path,
+        "notes": table.notes,
+        "feature_names": table.feature_names,
+        "row_numbers": table.row_numbers,
+    }
 
 
 def report_command(args):
@@ -242,7 +253,8 @@ def report_command(args):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
-    X, y, class_names, statistics, title, notes = _load(args, log)
+    data = _load(args, log)
+    X, y, class_names = data["X"], data["y"], data["class_names"]
     n_classes = len(class_names)
     smallest = int(np.min(np.bincount(y, minlength=n_classes)))
     if args.cv and smallest < args.cv:
@@ -250,40 +262,46 @@ def report_command(args):
             f"--cv {args.cv} needs at least {args.cv} rows of every class "
             f"(the smallest class has {smallest}); lower --cv."
         )
-    plot_path = None
+    # From here on the data are read: whatever fails is said in the report, under
+    # "errors", and the rest of it prints (exit 0).
+    plot_path, plot_error = None, None
     if args.plot is not None:
-        if n_classes != 2:
-            raise TableError(
-                f"--plot draws two classes; the data have {n_classes}. Use --positive."
-            )
-        # Drawn before the cross-validation: a plot that cannot be made must not
-        # cost the whole report first.
-        plot_path = _plot(args, X, y, class_names, statistics)
+        # Drawn before the cross-validation: a plot that cannot be made is said
+        # before the long part, not after.
+        try:
+            plot_path = _plot(args, X, y, class_names, data["statistics"])
+        except (TableError, ValueError, OSError) as error:
+            plot_error = str(error)
+            log(f"note: no plot: {error}")
     progress = _Progress(args.cv * 8, args.quiet)
     try:
         report = separability_report(
             X,
             y,
             class_names=class_names,
-            statistics=statistics,
+            statistics=data["statistics"],
             kappa=args.kappa,
             cv=args.cv,
             standardize=args.standardize,
             seed=args.seed,
             fit_rows=args.fit_rows,
             progress=progress,
+            feature_names=data["feature_names"],
+            row_numbers=data["row_numbers"],
         )
     finally:
         progress.close()
-    report["source"] = title
-    report["notes"] = notes
+    report["source"] = data["title"]
+    report["notes"] = data["notes"]
     if plot_path is not None:
         report["plot"] = plot_path
+    if plot_error is not None:
+        report["errors"]["plot"] = plot_error
     if args.json:
         # Strict JSON: a non-finite number (none is expected) becomes null.
         print(json.dumps(_finite(report), indent=2, allow_nan=False))
     else:
-        sys.stdout.write(format_report(report, title))
+        sys.stdout.write(format_report(report, data["title"], explain=not args.quiet))
         if plot_path is not None:
             print(f"\nPlot saved to {plot_path}")
 
@@ -299,6 +317,11 @@ def _finite(value):
 
 
 def _plot(args, X, y, class_names, statistics):
+    if len(class_names) != 2:
+        raise TableError(
+            f"--plot draws two classes; the data have {len(class_names)}. Use "
+            "--positive."
+        )
     try:
         import matplotlib  # noqa: F401
     except ImportError:

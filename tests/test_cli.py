@@ -574,3 +574,97 @@ def test_breast_cancer_frame_as_users_save_it(tmp_path, capsys):
     result = linear_separability(X, y)
     assert report["separability"][0]["separable"] is True
     assert report["separability"][0]["margin"] == pytest.approx(result.margin, rel=1e-6)
+
+
+def test_a_failing_section_degrades_the_report_not_the_run(tmp_path, capsys,
+                                                          monkeypatch):  # fmt: skip
+    from sklearn_linsep import _report
+
+    def broken(*args, **kwargs):
+        raise _report.SolverError("made to fail in this test")
+
+    monkeypatch.setattr(_report, "linear_separability", broken)
+    monkeypatch.setattr(
+        _report, "report_models", lambda kappa, seed: {"broken": _Broken()}
+    )
+    assert main(["report", "--cv", "2", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "Verdict: the separability test failed" in text
+    assert "not available: SolverError: made to fail in this test" in text
+    assert "Angle of separability" in text and "43.01" in text  # the rest stands
+    status, report, _ = _report_json(["--cv", "2", "--quiet"], capsys)
+    assert status == 0
+    assert report["separability"][0]["separable"] is None
+    assert report["cross_validation"]["broken"]["mean"] is None
+    assert set(report["errors"]) == {
+        "separability benign vs malignant",
+        "cross_validation broken",
+    }
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        43.01, abs=0.005
+    )
+
+
+class _Broken(FisherDiscriminant):
+    def fit(self, X, y):
+        raise np.linalg.LinAlgError("a model made to fail")
+
+
+def _report_json(argv, capsys):
+    status = main(["report", *argv, "--json"])
+    captured = capsys.readouterr()
+    return status, (json.loads(captured.out) if status == 0 else None), captured.err
+
+
+def test_the_evidence_is_in_the_json_with_file_rows(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(0.5, 1, (30, 2))]
+    y = np.repeat([0, 1], 30)
+    lines = ["a,b,label"] + [
+        ("," if i in (3, 17) else f"{row[0]!r},") + f"{row[1]!r},{label}"
+        for i, (row, label) in enumerate(zip(X.tolist(), y, strict=True))
+    ]
+    path = tmp_path / "holes.csv"
+    path.write_text("\n".join(lines) + "\n")
+    status, report, err = _report(
+        [str(path), "--target", "label", "--cv", "0", "--missing", "drop"], capsys
+    )
+    assert status == 0, err
+    verdict = report["separability"][0]
+    assert verdict["separable"] is False
+    keep = np.setdiff1d(np.arange(60), [3, 17])
+    rows = np.array([entry["row"] for entry in verdict["certificate"]])
+    index = np.array([entry["index"] for entry in verdict["certificate"]])
+    np.testing.assert_array_equal(keep[index] + 1, rows)  # file rows, not indices
+    weights = np.array([entry["weight"] for entry in verdict["certificate"]])
+    labels = np.array([entry["class"] for entry in verdict["certificate"]])
+    points = X[rows - 1]
+    means = [weights[labels == k] @ points[labels == k] for k in ("0", "1")]
+    np.testing.assert_allclose(means[0], means[1], atol=1e-9)
+    # Separable: the hyperplane by column name, and it separates.
+    X2 = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(8, 1, (30, 2))]
+    path2 = write_csv(tmp_path / "apart.csv", X2, y, names=["a", "b"])
+    _, apart, _ = _report([str(path2), "--target", "label", "--cv", "0"], capsys)
+    plane = apart["separability"][0]["hyperplane"]
+    w = np.array([plane["coef"]["a"], plane["coef"]["b"]])
+    c = np.where(y == 1, 1, -1)
+    assert np.all(c * (X2 @ w + plane["intercept"]) >= 1 - 1e-9)
+    assert 1 / np.linalg.norm(w) == pytest.approx(apart["separability"][0]["margin"])
+
+
+def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
+                                                                      capsys):  # fmt: skip
+    from sklearn.datasets import load_digits
+
+    path = tmp_path / "digits.csv"
+    load_digits(as_frame=True).frame.to_csv(path, index=False)
+    assert main(["report", str(path), "--target", "target", "--cv", "0"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[2].startswith("Verdict: 45 of 45 class pairs are linearly separable")
+    tables = [line for line in lines if line.startswith("  ")]
+    assert max(map(len, tables)) <= 80, max(tables, key=len)  # was ~170 wide
+    assert "How to read this" in text
+    assert main(["report", str(path), "--target", "target", "--cv", "0",
+                 "--quiet"]) == 0  # fmt: skip
+    assert "How to read this" not in capsys.readouterr().out
