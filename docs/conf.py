@@ -74,6 +74,24 @@ CLI_RUNS = {
         "--quiet",
     ],
     "report_json.txt": ["--json", "--cv", "3", "--quiet"],
+    # The reading page: as a user meets it, with its how-to-read block.
+    "report_breast_cancer.txt": [
+        "breast_cancer.csv",
+        "--target",
+        "target",
+        "--cv",
+        "5",
+    ],
+    "report_breast_cancer_std.txt": [
+        "breast_cancer.csv",
+        "--target",
+        "target",
+        "--cv",
+        "0",
+        "--standardize",
+        "--quiet",
+    ],
+    "report_digits.txt": ["digits.csv", "--target", "target", "--cv", "0", "--quiet"],
 }
 
 
@@ -87,9 +105,20 @@ def _write_iris_csv(path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _write_frames(directory):
+    """scikit-learn's bundled data sets as users save them (pandas, no index)."""
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    load_breast_cancer(as_frame=True).frame.to_csv(
+        directory / "breast_cancer.csv", index=False
+    )
+    load_digits(as_frame=True).frame.to_csv(directory / "digits.csv", index=False)
+
+
 def _run_linsep_report(app):
     CLI_OUTPUT.mkdir(exist_ok=True)
     _write_iris_csv(CLI_OUTPUT / "iris.csv")
+    _write_frames(CLI_OUTPUT)
     env = {**os.environ, "COLUMNS": "80", "MPLBACKEND": "Agg"}
     for name, args in CLI_RUNS.items():
         done = subprocess.run(

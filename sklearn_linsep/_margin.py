@@ -27,7 +27,7 @@ from ._solvers import (
 from ._working_set import AugmentedRows, ScaledRows, grow, worst_violators
 
 
-@dataclass
+@dataclass(repr=False)
 class SeparabilityResult:
     """Whether two classes are linearly separable, with a certificate either way.
 
@@ -64,6 +64,8 @@ class SeparabilityResult:
     >>> result = linear_separability(X, [0, 0, 1, 1])  # the XOR square
     >>> result.separable, result.common_point, result.verify(X, [0, 0, 1, 1])
     (False, array([1., 1.]), True)
+    >>> result
+    SeparabilityResult(separable=False, certificate of 4 samples, classes=[0, 1])
     """
 
     separable: bool
@@ -141,6 +143,19 @@ class SeparabilityResult:
             f"{counts[1]} sample(s) of class {positive} and {counts[0]} of class "
             f"{negative} have convex combinations that coincide at "
             f"{np.array2string(self.common_point, precision=6)}"
+        )
+
+    def __repr__(self):
+        """Short: the verdict and its size, no arrays (they are attributes)."""
+        classes = np.asarray(self.classes).tolist()
+        if self.separable:
+            return (
+                f"SeparabilityResult(separable=True, margin={self.margin:.6g}, "
+                f"classes={classes})"
+            )
+        return (
+            f"SeparabilityResult(separable=False, certificate of "
+            f"{len(self.certificate_indices)} samples, classes={classes})"
         )
 
 

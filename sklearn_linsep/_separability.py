@@ -61,7 +61,7 @@ class HotellingT2Result:
     pvalue: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AngleResult:
     """The angle of separability of two classes and the quantities behind it.
 
@@ -96,6 +96,8 @@ class AngleResult:
     >>> result = separability_statistics(X, [0, 0, 1, 1])
     >>> round(result.degrees, 2), result.rank, np.round(result.normal, 12) + 0.0
     (56.31, 1, array([3., 0., 2.]))
+    >>> result
+    AngleResult(degrees=56.31, metric='euclidean', kappa=1, rank=1, hotelling=n/a)
     """
 
     angle: float
@@ -112,6 +114,14 @@ class AngleResult:
     def degrees(self):
         """θ(κ) in degrees."""
         return float(np.degrees(self.angle))
+
+    def __repr__(self):
+        """Short: θ in degrees and what it was measured with, no arrays."""
+        test = "n/a" if self.hotelling is None else f"p={self.hotelling.pvalue:.3g}"
+        return (
+            f"AngleResult(degrees={self.degrees:.2f}, metric={self.metric!r}, "
+            f"kappa={self.kappa:g}, rank={self.rank}, hotelling={test})"
+        )
 
 
 def _angle(kappa_length):
@@ -690,21 +700,23 @@ class _SeparabilityScorer:
     """Callable ``scorer(estimator, X, y)``: the angle of (X, y) in the estimator's
     feature space (see :func:`make_separability_scorer`)."""
 
-    def __init__(self, kappa, metric, tol):
+    def __init__(self, kappa, metric, tol, degrees=False):
         self.kappa = kappa
         self.metric = metric
         self.tol = tol
+        self.degrees = degrees
 
     def __call__(self, estimator, X, y, sample_weight=None):
         stats = _labelled_statistics(
             _feature_space(estimator, X), y, sample_weight, "separability_scorer"
         )
-        return _smallest_angle(stats, self.kappa, self.metric, self.tol)
+        angle = _smallest_angle(stats, self.kappa, self.metric, self.tol)
+        return float(np.degrees(angle)) if self.degrees else angle
 
     def __repr__(self):
         return (
             f"make_separability_scorer(kappa={self.kappa!r}, metric={self.metric!r}, "
-            f"tol={self.tol!r})"
+            f"tol={self.tol!r}, degrees={self.degrees!r})"
         )
 
 
@@ -713,10 +725,11 @@ class _SeparabilityScorer:
         "kappa": [Interval(Real, 0, None, closed="right")],
         "metric": [StrOptions(_METRICS)],
         "tol": [Interval(Real, 0, None, closed="left"), None],
+        "degrees": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )
-def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None):
+def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None, degrees=False):
     """A scorer returning the angle of separability of held-out data.
 
     For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ)
@@ -738,6 +751,8 @@ def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None):
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
     tol : float, default=None
         Relative rank tolerance (see :class:`FisherDiscriminant`).
+    degrees : bool, default=False
+        Score in degrees instead of radians (as the report prints θ).
 
     Returns
     -------
@@ -759,8 +774,12 @@ def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None):
     >>> scores = cross_val_score(pipe, X, y, cv=5, scoring=scorer)
     >>> bool(np.all((0 < scores) & (scores < np.pi / 2)))
     True
+    >>> in_degrees = make_separability_scorer(metric="mahalanobis", degrees=True)
+    >>> np.allclose(cross_val_score(pipe, X, y, cv=5, scoring=in_degrees),
+    ...             np.degrees(scores))
+    True
     """
-    return _SeparabilityScorer(kappa, metric, tol)
+    return _SeparabilityScorer(kappa, metric, tol, degrees)
 
 
 separability_scorer = make_separability_scorer()
