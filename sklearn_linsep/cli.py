@@ -9,6 +9,7 @@ line on stderr and exit status 1 (2 for a wrong command line), never a traceback
 
 import argparse
 import json
+import os
 import sys
 import warnings
 
@@ -47,6 +48,34 @@ class _Progress:
     def close(self):
         if self._bar is not None:
             self._bar.close()
+
+
+class _ReadingProgress:
+    """A tqdm bar of the bytes read, per pass over the file, from the first block
+    on: off as :class:`_Progress` is."""
+
+    def __init__(self, path, quiet):
+        self._on = not quiet and sys.stderr.isatty()
+        self._total = os.path.getsize(path) if self._on else 0
+        self._bar, self._pass = None, None
+
+    def __call__(self, number, count):
+        if not self._on:
+            return
+        if number != self._pass:
+            from tqdm import tqdm
+
+            self.close()
+            self._pass = number
+            description = "reading" if number == 1 else "reading again"
+            self._bar = tqdm(total=self._total, desc=description, unit="B",
+                             unit_scale=True, file=sys.stderr)  # fmt: skip
+        self._bar.update(count - self._bar.n)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
 
 def _parser():
@@ -222,18 +251,14 @@ def _load(args, log):
                 "several names: give PATH before it, or end the names with --)."
             )
         return _bundled(args)
-    table = read_table(
-        args.path,
-        args.target,
-        drop=args.drop,
-        missing=args.missing,
-        positive=args.positive,
-        sample_rows=args.sample_rows,
-        seed=args.seed,
-        decimal=args.decimal,
-        keep_index=args.keep_index,
-        log=log,
+    progress = (
+        _ReadingProgress(args.path, args.quiet) if os.path.isfile(args.path) else None
     )
+    try:
+        table = _read(args, log, progress)
+    finally:
+        if progress is not None:
+            progress.close()
     for note in table.notes:
         log(f"note: {note}")
     return {
@@ -246,6 +271,22 @@ def _load(args, log):
         "feature_names": table.feature_names,
         "row_numbers": table.row_numbers,
     }
+
+
+def _read(args, log, progress):
+    return read_table(
+        args.path,
+        args.target,
+        drop=args.drop,
+        missing=args.missing,
+        positive=args.positive,
+        sample_rows=args.sample_rows,
+        seed=args.seed,
+        decimal=args.decimal,
+        keep_index=args.keep_index,
+        log=log,
+        progress=progress,
+    )
 
 
 def report_command(args):

@@ -277,15 +277,13 @@ def test_bad_input_gives_one_line_and_a_non_zero_status(tmp_path):
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
 
 
-def test_progress_only_on_a_terminal(tmp_path):
-    quiet = run("report", "--cv", "2")
-    assert quiet.returncode == 0
-    assert "cross-validation" not in quiet.stderr  # stderr is a pipe here
+def _on_a_terminal(*args):
+    """stderr of ``linsep *args`` run with stderr on a terminal of 100 columns (a
+    fresh pty has none, where tqdm draws nothing)."""
     primary, secondary = pty.openpty()
-    # A terminal of 100 columns (a fresh pty has none, where tqdm draws nothing).
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     process = subprocess.Popen(
-        [LINSEP, "report", "--cv", "2"],
+        [LINSEP, *args],
         stdout=subprocess.PIPE,
         stderr=secondary,
     )
@@ -301,7 +299,23 @@ def test_progress_only_on_a_terminal(tmp_path):
         seen += chunk
     assert process.wait(timeout=600) == 0
     process.stdout.close()
+    return seen
+
+
+def test_progress_only_on_a_terminal(tmp_path):
+    quiet = run("report", "--cv", "2")
+    assert quiet.returncode == 0
+    assert "cross-validation" not in quiet.stderr  # stderr is a pipe here
+    seen = _on_a_terminal("report", "--cv", "2")
     assert b"cross-validation" in seen and b"16/16" in seen
+    # Reading a file: a bar from the first pass on (two passes past the sample).
+    X, y = gaussians(n=3000, p=5)
+    path = write_csv(tmp_path / "big.csv", X, y)
+    size = path.stat().st_size
+    seen = _on_a_terminal("report", str(path), "--target", "label", "--cv", "0",
+                          "--sample-rows", "500")  # fmt: skip
+    assert b"reading:" in seen and b"reading again:" in seen
+    assert f"{size / 1000:.0f}k/{size / 1000:.0f}k".encode() in seen.replace(b".", b"")
 
 
 def test_messy_files_are_read_or_refused_clearly(tmp_path):
