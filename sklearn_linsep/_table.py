@@ -144,6 +144,15 @@ class _CountingFile(io.RawIOBase):
     def readable(self):
         return True
 
+    def seekable(self):  # a zip archive is read from its end first
+        return True
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        return self._file.seek(offset, whence)
+
+    def tell(self):
+        return self._file.tell()
+
     def readinto(self, buffer):
         count = self._file.readinto(buffer)
         self._read += count or 0
