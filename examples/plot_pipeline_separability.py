@@ -92,7 +92,10 @@ axes[0].barh(positions - 0.2, values[:, 0], height=0.4, label="Euclidean (paper)
 axes[0].barh(positions + 0.2, values[:, 1], height=0.4, label="Mahalanobis")
 axes[0].set_yticks(positions, names)
 axes[0].set_xlabel("held-out θ (degrees)")
-axes[0].legend(fontsize="small")
+# Below the axes: inside, it covered the longest bars.
+axes[0].legend(
+    fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2
+)
 axes[1].barh(positions, values[:, 2], color="C2")
 axes[1].set_yticks(positions, [])
 axes[1].set_xlim(0.85, 1.0)

@@ -729,11 +729,12 @@ def _line_in_plane(coef, intercept, origin, axes):
     return coef @ axes[0], coef @ axes[1], coef @ origin + intercept
 
 
-def plot_report(X, y, class_names, path, *, kappa=1.0, tol=1e-9):
-    """Save a PNG: the data on the Fisher direction and the direction of largest
-    variance orthogonal to it, both classes coloured, with the Fisher and the
-    hard-margin boundaries; beside it, a histogram of the Fisher projection per
-    class. Two classes only (``y`` holds 0 and 1)."""
+def plot_report(X, y, class_names, path, *, kappa=1.0, tol=1e-9, title=None):
+    """Save a figure (its format from the suffix of ``path``: png, svg, pdf): the
+    data on the Fisher direction and the direction of largest variance orthogonal
+    to it, both classes coloured, with the Fisher and the hard-margin boundaries;
+    beside it, a histogram of the Fisher projection per class. Two classes only
+    (``y`` holds 0 and 1); ``title`` names the data in the figure's title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -774,11 +775,16 @@ def plot_report(X, y, class_names, path, *, kappa=1.0, tol=1e-9):
         fisher.coef_[0]
     )
     histogram.axvline(threshold, color="k", label="Fisher threshold")
+    verdict = "separable" if svm.separable_ else "not separable"
+    figure.suptitle(
+        f"{title + ': ' if title else ''}{class_names[0]} vs {class_names[1]}, "
+        f"{verdict} (Fisher direction at kappa = {kappa:g})"
+    )
     scatter.set_xlabel("Fisher direction")
-    scatter.set_ylabel("largest variance orthogonal to it")
+    scatter.set_ylabel("largest spread across it")
     scatter.legend(loc="best", fontsize="small")
-    histogram.set_xlabel("Fisher projection")
-    histogram.set_ylabel("samples")
+    histogram.set_xlabel("Fisher direction")
+    histogram.set_ylabel("rows")
     histogram.legend(loc="best", fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=PLOT_DPI)

@@ -381,7 +381,8 @@ def _plot(args, X, y, class_names, statistics):
     rows = fitting_rows(y, args.fit_rows, args.seed)
     X, y = X[rows], y[rows]
     try:
-        plot_report(X, y, class_names, path, kappa=args.kappa)
+        title = os.path.basename(args.path) if args.path else "breast cancer (bundled)"
+        plot_report(X, y, class_names, path, kappa=args.kappa, title=title)
     except OSError as error:
         raise TableError(f"Cannot write {path}: {error.strerror}.") from None
     return path
