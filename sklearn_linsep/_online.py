@@ -1333,8 +1333,12 @@ def _weighted_lstsq(problem):
     augmented[:, :-1] = problem.matrix
     augmented[:, -1] = problem.bias
     augmented *= root[:, None]
+    # numpy's cut-off (rcond=None): singular values below eps·max(n, p + 1) of the
+    # largest are zero. scipy's default (eps alone) kept a rank-10 X's rounding as
+    # rank and returned ‖w‖ ≈ 1e13 instead of the minimum-norm answer.
+    cutoff = np.finfo(np.float64).eps * max(augmented.shape)
     solution = scipy.linalg.lstsq(
-        augmented, targets, overwrite_a=True, check_finite=False
+        augmented, targets, cond=cutoff, overwrite_a=True, check_finite=False
     )[0]
     return solution.T
 

@@ -404,13 +404,17 @@ def _empty_statistics(n_classes, n_features, per_class, dtype=np.float64):
     )
 
 
-def _references(stats, X, y):
+def _references(stats, X, y, sample_weight=None):
     """Per-class centres for the next chunk: the running means, or for a class not
-    seen yet its first row in the chunk (any point of the class keeps the shifted
-    sums small against the spread)."""
+    seen yet its first row of positive weight in the chunk (any point of the class
+    keeps the shifted sums small against the spread; a row of weight 0 is no point
+    of it, and one far away would cost the others their digits)."""
     reference = stats.means.copy()
     for k in np.flatnonzero(stats.counts == 0):
-        rows = np.flatnonzero(y == k)
+        members = y == k
+        if sample_weight is not None:
+            members &= sample_weight > 0
+        rows = np.flatnonzero(members)
         if rows.size:
             reference[k] = X[rows[0]]
     return reference
@@ -504,7 +508,7 @@ def class_statistics(
                 n_classes,
                 weights,
                 per_class,
-                _references(stats, X_chunk, y_chunk),
+                _references(stats, X_chunk, y_chunk, weights),
                 buffer,
             )
             stats = stats.merge(chunk)

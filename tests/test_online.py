@@ -586,6 +586,28 @@ def test_lstsq_solver_with_more_features_than_samples_is_minimum_norm():
     np.testing.assert_allclose(clf.coef_[0], expected[:-1], rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("kind", ["rank 10 of 50", "a constant column"])
+def test_lstsq_solver_on_rank_deficient_x_is_numpy_minimum_norm(sparse, kind):
+    # The cases: a constant column (collinear with the intercept), and a
+    # 1000 x 50 X of rank 10, where the dense path returned ‖w‖ ≈ 1e13.
+    rng = np.random.default_rng(0)
+    if kind == "a constant column":
+        X = np.c_[rng.normal(size=(100, 3)), np.full(100, 2.5)]
+        y = rng.integers(0, 2, 100)
+    else:
+        X = rng.normal(size=(1000, 10)) @ rng.normal(size=(10, 50))
+        y = (X[:, 0] + rng.normal(size=1000) > 0).astype(int)
+    data = sp.csr_matrix(X) if sparse else X
+    clf = Adaline(solver="lstsq").fit(data, y)
+    expected = augmented_lstsq(X, y)
+    scale = np.linalg.norm(expected)
+    np.testing.assert_allclose(clf.coef_[0], expected[:-1], atol=1e-8 * scale)
+    np.testing.assert_allclose(clf.intercept_[0], expected[-1], atol=1e-8 * scale)
+    Xa = np.column_stack([X, np.ones(len(X))])
+    np.testing.assert_array_equal(clf.predict(X), (Xa @ expected > 0).astype(int))
+
+
 def test_online_adaline_approaches_least_squares():
     X, y = make_classification(500, 5, random_state=0)
     exact = augmented_lstsq(X, y)

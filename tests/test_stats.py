@@ -319,3 +319,36 @@ def test_a_chunk_of_zero_weight_adds_nothing():
         FisherDiscriminant().partial_fit(
             X, y, classes=[0, 1], sample_weight=-np.ones(40)
         )
+
+
+@pytest.mark.parametrize("position", [0, 17, 40])
+@pytest.mark.parametrize("chunk_rows", [None, 7])
+def test_a_far_row_of_zero_weight_changes_nothing(position, chunk_rows):
+    # The case: a row at (1e8, 1e8, 1e8) of weight 0 was each chunk's
+    # reference for its class, and the other rows lost their digits to it (coef_
+    # moved by 44%, θ from 53.84° to 42.24°).
+    from sklearn_linsep import FisherDiscriminant, separability_statistics
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 1.0
+    far = np.insert(X, position, [1e8, 1e8, 1e8], axis=0)
+    labels = np.insert(y, position, 1)
+    weights = np.ones(41)
+    weights[position] = 0.0
+    plain = class_statistics(X, y, 2, chunk_rows=chunk_rows)
+    weighted = class_statistics(
+        far, labels, 2, sample_weight=weights, chunk_rows=chunk_rows
+    )
+    np.testing.assert_allclose(weighted.means, plain.means, rtol=1e-13)
+    np.testing.assert_allclose(
+        weighted.within_scatter, plain.within_scatter, rtol=1e-12, atol=1e-12
+    )
+    fitted = FisherDiscriminant().fit(far, labels, sample_weight=weights)
+    np.testing.assert_allclose(
+        fitted.coef_, FisherDiscriminant().fit(X, y).coef_, rtol=1e-10
+    )
+    assert separability_statistics(
+        far, labels, sample_weight=weights
+    ).degrees == pytest.approx(separability_statistics(X, y).degrees, rel=1e-12)
