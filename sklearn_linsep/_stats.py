@@ -436,6 +436,7 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     else:
         centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
     gram = B.T @ B
+    _check_spread_representable(gram[:p, :p], B[:, :p])
     counts = np.diagonal(gram[p:, p:]).copy()
     shift = gram[p:, :p] / np.where(counts > 0, counts, 1.0)[:, None]
     scaled = np.sqrt(counts)[:, None] * shift
@@ -451,6 +452,28 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
             class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
     return ClassStatistics(
         counts, means, within, n, class_scatter, _data_dtype(X), residual
+    )
+
+
+# Below this, sums of squares are subnormal floats and lose their digits.
+_SMALLEST_SCATTER = np.finfo(np.float64).tiny * 1024
+
+
+def _check_spread_representable(scatter, shifted):
+    """A clear error when the squares of the (weighted) spread underflow float64:
+    the scatter would come out as 0, a false rank 0, and "the class means
+    coincide" where they do not (X scaled by 1e-170)."""
+    if scatter.size and np.max(np.diagonal(scatter)) >= _SMALLEST_SCATTER:
+        return
+    if not np.any(shifted):
+        return  # no spread at all: every row of a class the same (exact)
+    largest = float(np.max(np.abs(shifted)))
+    raise ValueError(
+        f"X's spread within the classes is about {largest:.1e} (times the square "
+        "root of the sample weights): its squares underflow float64, and the "
+        "scatter would be lost. Rescale X by a constant (say 1 / that spread): "
+        "the verdict and the Mahalanobis angle do not change, and the Euclidean "
+        "angle of data this small is 90 degrees to double precision."
     )
 
 

@@ -352,3 +352,36 @@ def test_a_far_row_of_zero_weight_changes_nothing(position, chunk_rows):
     assert separability_statistics(
         far, labels, sample_weight=weights
     ).degrees == pytest.approx(separability_statistics(X, y).degrees, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-155, 1e-170, 1e-300])
+def test_a_spread_whose_squares_underflow_is_an_error_that_names_it(scale):
+    # Before: θ = 0°, rank 0, and FisherDiscriminant's "the class means coincide",
+    # which is false.
+    from sklearn_linsep import FisherDiscriminant, separability_statistics
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 1.0
+    for fit in (
+        lambda: separability_statistics(X * scale, y),
+        lambda: FisherDiscriminant().fit(X * scale, y),
+    ):
+        with pytest.raises(ValueError, match=r"spread .* about \d\.\de-\d+ .*Rescale"):
+            fit()
+
+
+def test_small_but_representable_data_keep_their_angles():
+    from sklearn_linsep import separability_statistics
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 1.0
+    small = separability_statistics(X * 1e-150, y)
+    assert small.rank == 3 and small.degrees == 90.0  # θ → 90° as X shrinks
+    invariant = separability_statistics(X * 1e-150, y, metric="mahalanobis")
+    assert invariant.degrees == pytest.approx(
+        separability_statistics(X * 1e150, y, metric="mahalanobis").degrees, rel=1e-12
+    )
