@@ -57,8 +57,11 @@ class ClassStatistics:
     within_scatter : ndarray of shape (n_features, n_features)
         Pooled within-class scatter ``Σ_k Σ_{i in k} w_i (x_i - m_k)(x_i - m_k)ᵀ``.
     n_samples : int
-        Number of rows seen, whatever their weights (it sets the default rank
-        tolerance).
+        Number of rows of positive weight seen. It bounds the rank of the scatter
+        (at most ``n_samples`` minus the number of classes, whatever rounding
+        says: a rounding-level eigenvalue at the rank tolerance could otherwise
+        make ``partial_fit`` and ``fit`` decide different ranks) and sets the
+        default rank tolerance.
     class_scatter : ndarray of shape (n_classes, n_features, n_features) or None
         The scatter of each class on its own (kept on request: it costs K·p² memory),
         for the statistics of any pair of classes.
@@ -229,6 +232,7 @@ class ClassStatistics:
             n_samples=self.n_samples,
             dtype=self.dtype if dtype is None else dtype,
             feature_scale=np.abs(self.means).max(axis=0),
+            max_rank=max(self.n_samples - np.count_nonzero(self.counts > 0), 0),
         )
 
     def pair(self, i, j):
@@ -450,8 +454,9 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
         for k in range(n_classes):
             rows = B[y == k, :p]
             class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
+    rows = n if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
     return ClassStatistics(
-        counts, means, within, n, class_scatter, _data_dtype(X), residual
+        counts, means, within, rows, class_scatter, _data_dtype(X), residual
     )
 
 
@@ -632,7 +637,13 @@ def default_rank_tol(n_samples, n_features, dtype=np.float64, spread_ratio=1.0):
 
 
 def regularized_covariance(
-    S, kappa, tol=None, n_samples=1, dtype=np.float64, feature_scale=None
+    S,
+    kappa,
+    tol=None,
+    n_samples=1,
+    dtype=np.float64,
+    feature_scale=None,
+    max_rank=None,
 ):
     """Factor S(κ)⁻¹ = S† + Q/κ, deciding the numerical rank of S unit-free.
 
@@ -661,6 +672,9 @@ def regularized_covariance(
     feature_scale : ndarray of shape (n_features,), default=None
         The magnitude of each feature (e.g. the largest absolute class mean), which
         sets its rounding level. None: only exact zero variances count as zero.
+    max_rank : int, default=None
+        The rank S cannot exceed (rows minus classes for a pooled scatter): only the
+        largest ``max_rank`` eigenvalues above the tolerance are kept.
 
     Returns
     -------
@@ -688,6 +702,8 @@ def regularized_covariance(
     correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
     eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = eigenvalues > tol * max(eigenvalues[-1], 0.0) if varying.size else []
+    if max_rank is not None and np.count_nonzero(keep) > max_rank:
+        keep = np.arange(varying.size) >= varying.size - max_rank  # eigh: ascending
     eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
     identity = np.eye(n_features)
     if eigenvalues.size == varying.size:

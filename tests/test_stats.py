@@ -46,7 +46,7 @@ def test_one_pass_statistics_match_two_pass_reference(
     # Rounding is relative to the data, not to the (possibly vanishing) scatter.
     atol = 1e-12 * n * np.abs(X).max() ** 2
     np.testing.assert_allclose(stats.within_scatter, scatter, rtol=1e-9, atol=atol)
-    assert stats.n_samples == n
+    assert stats.n_samples == (n if w is None else np.count_nonzero(w))  # weight > 0
 
 
 @settings(max_examples=25, deadline=None)
@@ -385,3 +385,49 @@ def test_small_but_representable_data_keep_their_angles():
     assert invariant.degrees == pytest.approx(
         separability_statistics(X * 1e150, y, metric="mahalanobis").degrees, rel=1e-12
     )
+
+
+@pytest.mark.parametrize("split", [[1], [2], [3], [1, 2, 3]])
+def test_the_rank_never_exceeds_rows_minus_classes(split):
+    # The shape: 4 x 20, weights [1, 1, 2, 0]: three rows of positive
+    # weight and two classes hold a scatter of rank 1. Rounding noise above the
+    # tolerance (made certain here with tol=1e-300) gave rank 11 and ‖coef‖ ≈ 5e15;
+    # partial_fit and fit could decide different ranks on a knife edge.
+    from sklearn_linsep import FisherDiscriminant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 20)) * rng.uniform(0.1, 10, 20) + 5
+    y, weights = np.array([0, 1, 0, 1]), np.array([1.0, 1.0, 2.0, 0.0])
+    reference = FisherDiscriminant().fit(X, y, sample_weight=weights)
+    assert reference.rank_ == 1
+    for tol in (None, 1e-300):
+        fitted = FisherDiscriminant(tol=tol).fit(X, y, sample_weight=weights)
+        assert fitted.rank_ == 1
+        np.testing.assert_allclose(fitted.coef_, reference.coef_, rtol=1e-9)
+        streamed = FisherDiscriminant(tol=tol)
+        for rows in np.split(np.arange(4), split):
+            streamed.partial_fit(X[rows], y[rows], classes=[0, 1],
+                                 sample_weight=weights[rows])  # fmt: skip
+        assert streamed.rank_ == 1
+        np.testing.assert_allclose(streamed.coef_, reference.coef_, rtol=1e-9)
+
+
+def test_max_rank_keeps_the_largest_eigenvalues():
+    # The rank is decided unit-free, on the correlation matrix C = D^-1/2 S D^-1/2:
+    # the cap keeps C's largest eigenvalues, and S† is the pseudo-inverse of the
+    # truncated S = D^1/2 V_r Λ_r V_rᵀ D^1/2.
+    rng = np.random.default_rng(1)
+    basis = np.linalg.qr(rng.normal(size=(5, 5)))[0]
+    S = basis @ np.diag([4.0, 2.0, 1.0, 1e-3, 1e-4]) @ basis.T
+    capped = regularized_covariance(S, kappa=1.0, tol=1e-12, max_rank=2)
+    assert capped.rank == 2 and capped.null_space_dim == 3
+    root = np.sqrt(np.diag(S))
+    values, vectors = np.linalg.eigh(S / np.outer(root, root))
+    top = root[:, None] * vectors[:, -2:]
+    truncated = top @ np.diag(values[-2:]) @ top.T
+    np.testing.assert_allclose(
+        capped.solve(np.eye(5)) - capped.null_projector(),
+        np.linalg.pinv(truncated),
+        atol=1e-10,
+    )
+    assert regularized_covariance(S, kappa=1.0, tol=1e-12).rank == 5
