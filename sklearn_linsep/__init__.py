@@ -18,6 +18,7 @@ from ._separability import (
     SeparabilityAngle,
     make_separability_scorer,
     separability_angle,
+    separability_curve,
     separability_scorer,
     separability_statistics,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "make_separability_scorer",
     "perceptron_mistake_bound",
     "separability_angle",
+    "separability_curve",
     "separability_scorer",
     "separability_statistics",
 ]

@@ -22,6 +22,7 @@ from sklearn_linsep import (
     load_pima_diabetes,
     make_separability_scorer,
     separability_angle,
+    separability_curve,
     separability_scorer,
     separability_statistics,
 )
@@ -477,3 +478,28 @@ def test_streaming_errors():
         est.merge(SeparabilityAngle().fit(X[:, :2], y))
     with pytest.raises(TypeError, match="another SeparabilityAngle"):
         est.merge(FisherDiscriminant().fit(X, y))
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "mahalanobis"])
+@pytest.mark.parametrize("shape", [(60, 4), (20, 50)])
+def test_the_curve_is_the_angle_at_every_kappa(metric, shape):
+    n, p = shape
+    X, y = _two_gaussians(n=n, p=p, shift=0.5)
+    weights = np.random.RandomState(3).uniform(0.5, 2.0, n)
+    kappas = np.r_[np.logspace(-3, 3, 13), np.inf]
+    curve = separability_curve(X, y, kappas, metric=metric, sample_weight=weights)
+    expected = [
+        separability_angle(X, y, kappa=k, metric=metric, sample_weight=weights)
+        for k in kappas
+    ]
+    np.testing.assert_array_equal(curve, expected)  # the same bits, κ by κ
+    if p > n:  # S singular: κ acts, and θ(κ) grows with it here
+        assert np.all(np.diff(curve) >= 0) and curve[-1] > curve[0]
+
+
+def test_the_curve_refuses_what_the_angle_refuses():
+    X, y = _two_gaussians()
+    with pytest.raises(ValueError, match="positive"):
+        separability_curve(X, y, [1.0, 0.0])
+    with pytest.raises(ValueError, match="two classes"):
+        separability_curve(X, np.arange(len(y)) % 3, [1.0])
