@@ -9,7 +9,7 @@ from ._certificates import (
     linear_separability,
     perceptron_mistake_bound,
 )
-from ._fisher import FisherDiscriminant
+from ._fisher import FisherDiscriminant, FisherDiscriminantCV
 from ._margin import SeparabilityResult
 from ._online import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
 from ._separability import (
@@ -50,6 +50,7 @@ __all__ = [
     "AngleResult",
     "ClassStatistics",
     "FisherDiscriminant",
+    "FisherDiscriminantCV",
     "HardMarginSVM",
     "HotellingT2Result",
     "SeparabilityAngle",

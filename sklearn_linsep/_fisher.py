@@ -7,10 +7,18 @@ The math lives in module-level functions (``nearest_mean_rule``, ``fisher_direct
 ``partial_fit``, ``merge`` or ``fit_statistics``.
 """
 
+import warnings
+from dataclasses import replace
+from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.exceptions import FitFailedWarning
+from sklearn.metrics import check_scoring, get_scorer_names
+from sklearn.model_selection import check_cv
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
@@ -364,11 +372,14 @@ class FisherDiscriminant(
                 "only). Use threshold='midpoint', or fit on all rows in memory."
             )
 
-    def _model(self, stats):
-        """The fitted attributes that the class statistics define."""
+    def _model(self, stats, reg=None):
+        """The fitted attributes that the class statistics define; ``reg`` is the
+        decomposition of their S at this κ, when the caller has it already (it
+        does not depend on κ: :class:`FisherDiscriminantCV` reuses one per fold)."""
         n_classes, n_features = stats.n_classes, stats.n_features
         dtype = stats.dtype
-        reg = stats.regularized_inverse(self.kappa, self.tol)
+        if reg is None:
+            reg = stats.regularized_inverse(self.kappa, self.tol)
         coef, intercept = nearest_mean_rule(
             reg,
             stats.means,
@@ -420,10 +431,12 @@ class FisherDiscriminant(
                 "a fit on dask arrays does not bring to the client. Use "
                 "threshold='midpoint' with dask arrays."
             )
-        stats, X, y_encoded, sample_weight = self._statistics_for_fit(
-            X, y, sample_weight
-        )
-        self._set_statistics(stats, strict=True)
+        return self._finish_fit(*self._statistics_for_fit(X, y, sample_weight))
+
+    def _finish_fit(self, stats, X, y_encoded, sample_weight, reg=None):
+        """The model of a fit on the rows ``X`` (None for dask) from their
+        statistics, with the accuracy threshold when asked for."""
+        self._set_statistics(stats, strict=True, reg=reg)
         if self.threshold == "accuracy":
             intercept = self._accuracy_intercept(
                 X,
@@ -605,3 +618,239 @@ class FisherDiscriminant(
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def _never(estimator):
+    return False
+
+
+def _takes_weights(scorer):
+    """Whether GridSearchCV would pass sample_weight to this scorer."""
+    if hasattr(scorer, "_accept_sample_weight"):
+        return scorer._accept_sample_weight()
+    return "sample_weight" in signature(scorer).parameters
+
+
+class FisherDiscriminantCV(FisherDiscriminant):
+    r"""Fisher's discriminant with κ chosen by cross-validation, each fold's
+    decomposition reused for every κ.
+
+    The direction :math:`u(\kappa) = S^\dagger d + Q d/\kappa` is affine in 1/κ:
+    once a fold's pooled covariance S is decomposed (the costly part, O(p³)), every
+    κ costs a solve and a score. ``GridSearchCV(FisherDiscriminant(), {"kappa":
+    kappas}, cv=cv)`` decomposes S again for every κ of every fold; this estimator
+    does it once per fold, and scores and chooses exactly as that search does (the
+    same fold scores, the same κ: the first of the best mean scores), then refits
+    on all rows at the chosen κ, as ``RidgeCV`` and ``LogisticRegressionCV`` do.
+
+    Parameters
+    ----------
+    kappas : array-like of shape (n_kappas,), default=(0.01, 0.1, 1, 10, 100, inf)
+        The values of κ > 0 to try (``np.inf``: the Moore–Penrose inverse alone).
+        κ has the units of X squared and acts only where S is singular (more
+        features than samples, or dependent features).
+    cv : int, cross-validation generator or iterable, default=None
+        As in ``GridSearchCV``: None is 5-fold ``StratifiedKFold``.
+    scoring : str or callable, default=None
+        As in ``GridSearchCV``; None is the accuracy (``score``).
+    threshold, priors, n_components, store_covariance, tol
+        As in :class:`FisherDiscriminant`.
+
+    Attributes
+    ----------
+    kappa_ : float
+        The κ chosen.
+    best_score_ : float
+        Its mean cross-validated score.
+    cv_results_ : dict of ndarray
+        As ``GridSearchCV``'s: ``param_kappa``, ``split{k}_test_score``,
+        ``mean_test_score``, ``std_test_score`` and ``rank_test_score``. A κ whose
+        fit fails on a fold scores nan there (with a ``FitFailedWarning``), as
+        ``GridSearchCV(error_score=np.nan)`` scores it.
+    coef_, intercept_, classes_, means_, rank_, null_space_dim_, scalings_, \
+explained_variance_ratio_, xbar_, statistics_, n_features_in_, feature_names_in_
+        Those of :class:`FisherDiscriminant` refitted on all rows at ``kappa_``.
+
+    See Also
+    --------
+    FisherDiscriminant : The discriminant at one κ.
+    separability_curve : The angle of separability at every κ, the same way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from sklearn_linsep import FisherDiscriminant, FisherDiscriminantCV
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(40, 100))   # p > n: κ matters
+    >>> y = np.repeat([0, 1], 20)
+    >>> X[y == 1, :5] += 1.0
+    >>> kappas = [0.01, 0.1, 1.0, 10.0, np.inf]
+    >>> clf = FisherDiscriminantCV(kappas=kappas, cv=5).fit(X, y)
+    >>> search = GridSearchCV(FisherDiscriminant(), {"kappa": kappas}, cv=5).fit(X, y)
+    >>> clf.kappa_ == search.best_params_["kappa"]
+    True
+    >>> bool(np.array_equal(clf.cv_results_["mean_test_score"],
+    ...                     search.cv_results_["mean_test_score"]))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **{
+            key: value
+            for key, value in FisherDiscriminant._parameter_constraints.items()
+            if key != "kappa"
+        },
+        "kappas": ["array-like"],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+    }
+
+    def __init__(
+        self,
+        kappas=(0.01, 0.1, 1.0, 10.0, 100.0, np.inf),
+        *,
+        cv=None,
+        scoring=None,
+        threshold="midpoint",
+        priors=None,
+        n_components=None,
+        store_covariance=False,
+        tol=None,
+    ):
+        self.kappas = kappas
+        self.cv = cv
+        self.scoring = scoring
+        self.threshold = threshold
+        self.priors = priors
+        self.n_components = n_components
+        self.store_covariance = store_covariance
+        self.tol = tol
+
+    # The folds need the rows: no statistics-only ways in.
+    partial_fit = available_if(_never)(FisherDiscriminant.partial_fit)
+    merge = available_if(_never)(FisherDiscriminant.merge)
+    fit_statistics = available_if(_never)(FisherDiscriminant.fit_statistics)
+
+    def _at(self, kappa):
+        """The FisherDiscriminant of these parameters at ``kappa``."""
+        return FisherDiscriminant(
+            kappa=kappa,
+            threshold=self.threshold,
+            priors=self.priors,
+            n_components=self.n_components,
+            store_covariance=self.store_covariance,
+            tol=self.tol,
+        )
+
+    def _model(self, stats, reg=None):
+        return self._at(self.kappa_)._model(stats, reg)
+
+    def _kappas(self):
+        kappas = np.asarray(self.kappas, dtype=np.float64).reshape(-1)
+        if kappas.size == 0 or np.any(~(kappas > 0)):
+            raise ValueError(
+                f"kappas must be one or more positive values (np.inf allowed); got "
+                f"{np.asarray(self.kappas).tolist()!r}."
+            )
+        return kappas
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Choose κ by cross-validation, then fit on all rows at it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            In memory (the folds are rows): a dask array is refused.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the fit of every fold and to the refit, and to the scoring
+            when the scorer takes it (as ``GridSearchCV`` does since
+            scikit-learn 1.9).
+
+        Returns
+        -------
+        self : FisherDiscriminantCV
+        """
+        if any_dask(X, y, sample_weight):
+            raise TypeError(
+                "FisherDiscriminantCV cross-validates on the rows in memory; for "
+                "dask arrays tune FisherDiscriminant's kappa on a sample, or compute "
+                "the arrays first."
+            )
+        kappas = self._kappas()
+        stats, X, y_encoded, sample_weight = self._statistics_for_fit(
+            X, y, sample_weight
+        )
+        labels = self.classes_[y_encoded]
+        splits = list(check_cv(self.cv, labels, classifier=True).split(X, labels))
+        scorer = check_scoring(self._at(kappas[0]), scoring=self.scoring)
+        weighted_scores = sample_weight is not None and _takes_weights(scorer)
+        scores = np.array(
+            [
+                self._fold_scores(
+                    X,
+                    labels,
+                    sample_weight,
+                    train,
+                    test,
+                    kappas,
+                    scorer,
+                    weighted_scores,
+                )  # fmt: skip
+                for train, test in splits
+            ]
+        )
+        if np.all(np.isnan(scores)):
+            raise ValueError(
+                "Every kappa failed on every fold (see the FitFailedWarnings): no "
+                "kappa can be chosen."
+            )
+        means = scores.mean(axis=0)
+        ranked = np.where(np.isnan(means), -np.inf, means)
+        best = int(np.argmax(ranked))  # the first of the best, as GridSearchCV
+        self.cv_results_ = {
+            "param_kappa": kappas.copy(),
+            **{f"split{k}_test_score": scores[k] for k in range(len(splits))},
+            "mean_test_score": means,
+            "std_test_score": scores.std(axis=0),
+            "rank_test_score": rankdata(-ranked, method="min").astype(np.int32),
+        }
+        self.kappa_ = float(kappas[best])
+        self.best_score_ = float(means[best])
+        return self._finish_fit(stats, X, y_encoded, sample_weight)
+
+    def _fold_scores(
+        self, X, labels, sample_weight, train, test, kappas, scorer, weighted_scores
+    ):
+        """The score of every κ on one fold, from one decomposition of its S."""
+        weights = None if sample_weight is None else sample_weight[train]
+        scratch = self._at(kappas[0])
+        stats, X_train, y_train, weights = scratch._statistics_for_fit(
+            X[train], labels[train], weights
+        )
+        reg = stats.regularized_inverse(kappas[0], self.tol)  # the same at any κ
+        score_params = {"sample_weight": sample_weight[test]} if weighted_scores else {}
+        scores = np.full(len(kappas), np.nan)
+        for k, kappa in enumerate(kappas):
+            model = self._at(kappa)
+            model.classes_ = scratch.classes_
+            model.n_features_in_ = scratch.n_features_in_
+            try:
+                model._finish_fit(
+                    stats,
+                    X_train,
+                    y_train,
+                    weights,
+                    reg=replace(reg, kappa=float(kappa)),
+                )
+                scores[k] = scorer(model, X[test], labels[test], **score_params)
+            except ValueError as error:
+                warnings.warn(
+                    f"FisherDiscriminant(kappa={kappa:g}) failed on a fold and scores "
+                    f"nan there: {error}",
+                    FitFailedWarning,
+                    stacklevel=3,
+                )
+        return scores

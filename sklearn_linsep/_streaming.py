@@ -88,8 +88,9 @@ class StatisticsEstimatorMixin:
         # left by an earlier fit that this one failed to replace.
         self.__dict__.pop("statistics_", None)
 
-    def _set_statistics(self, stats, *, strict):
-        """Store ``stats`` and the model they define.
+    def _set_statistics(self, stats, *, strict, **model_args):
+        """Store ``stats`` and the model they define (``model_args`` go to
+        ``_model``).
 
         ``strict`` (fit, fit_statistics) raises when they define none; otherwise
         (partial_fit, merge) the estimator keeps the statistics, reports not fitted
@@ -103,7 +104,7 @@ class StatisticsEstimatorMixin:
                     "Every class needs a positive total sample weight; classes "
                     f"{self.classes_[missing].tolist()!r} have none."
                 )
-            model = self._model(stats)
+            model = self._model(stats, **model_args)
         except ValueError as error:
             if strict:
                 raise

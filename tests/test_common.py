@@ -24,6 +24,7 @@ from sklearn.utils.estimator_checks import (
 from sklearn_linsep import (
     Adaline,
     FisherDiscriminant,
+    FisherDiscriminantCV,
     HardMarginSVM,
     NotLinearlySeparableError,
     Perceptron,
@@ -34,6 +35,7 @@ from sklearn_linsep import (
 ESTIMATORS = [
     FisherDiscriminant(),
     FisherDiscriminant(kappa=0.1, priors=None, store_covariance=True),
+    FisherDiscriminantCV(),
     SeparabilityAngle(),
     SeparabilityAngle(metric="mahalanobis"),
     Perceptron(),

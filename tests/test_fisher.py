@@ -760,3 +760,82 @@ def test_merge_errors():
         FisherDiscriminant().fit(pd.DataFrame(X, columns=list("abcd")), y)
     )
     assert list(merged.feature_names_in_) == list("abcd")
+
+
+# --- FisherDiscriminantCV: the κ path ---
+
+
+def _wide(n=50, p=90, classes=2, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, p))
+    y = np.arange(n) % classes
+    X[:, :5] += 0.8 * y[:, None]
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params, classes, weighted",
+    [
+        ({}, 2, False),
+        ({}, 2, True),
+        ({"scoring": "balanced_accuracy", "threshold": "accuracy"}, 2, False),
+        ({"priors": [0.2, 0.3, 0.5]}, 3, True),
+    ],
+)
+def test_cv_chooses_and_scores_as_grid_search_does(params, classes, weighted):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from sklearn_linsep import FisherDiscriminantCV
+
+    X, y = _wide(classes=classes)
+    weights = np.random.RandomState(1).uniform(0.5, 2, len(y)) if weighted else None
+    kappas = [1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, np.inf]
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    scoring = params.get("scoring")
+    estimator_params = {k: v for k, v in params.items() if k != "scoring"}
+    ours = FisherDiscriminantCV(kappas=kappas, cv=cv, **params)
+    ours.fit(X, y, sample_weight=weights)
+    search = GridSearchCV(
+        FisherDiscriminant(**estimator_params), {"kappa": kappas}, cv=cv,
+        scoring=scoring,
+    ).fit(X, y, sample_weight=weights)  # fmt: skip
+    assert ours.kappa_ == search.best_params_["kappa"]
+    for key in ["mean_test_score", "std_test_score", "rank_test_score"] + [
+        f"split{k}_test_score" for k in range(5)
+    ]:
+        np.testing.assert_array_equal(ours.cv_results_[key], search.cv_results_[key])
+    assert ours.best_score_ == search.best_score_
+    best = search.best_estimator_
+    np.testing.assert_array_equal(ours.coef_, best.coef_)
+    np.testing.assert_array_equal(ours.intercept_, best.intercept_)
+    np.testing.assert_array_equal(ours.predict(X), best.predict(X))
+
+
+def test_cv_scores_a_failing_kappa_nan_as_grid_search_does():
+    from sklearn.exceptions import FitFailedWarning
+
+    from sklearn_linsep import FisherDiscriminantCV
+
+    X, y = _wide()
+    # κ = 1e-310 overflows the null-space part of the direction on every fold.
+    with pytest.warns(FitFailedWarning, match="overflowed"):
+        clf = FisherDiscriminantCV(kappas=[1e-310, 1.0], cv=3).fit(X, y)
+    assert np.all(np.isnan(clf.cv_results_["split0_test_score"][:1]))
+    assert clf.kappa_ == 1.0 and clf.cv_results_["rank_test_score"].tolist() == [2, 1]
+    with pytest.warns(FitFailedWarning), pytest.raises(ValueError, match="Every kappa"):
+        FisherDiscriminantCV(kappas=[1e-310], cv=3).fit(X, y)
+
+
+def test_cv_refuses_what_it_cannot_do():
+    from sklearn_linsep import FisherDiscriminantCV
+
+    X, y = _wide(n=30, p=10)
+    for kappas in ([], [1.0, 0.0], [-1.0]):
+        with pytest.raises(ValueError, match="kappas must be"):
+            FisherDiscriminantCV(kappas=kappas).fit(X, y)
+    clf = FisherDiscriminantCV()
+    for method in ("partial_fit", "merge", "fit_statistics"):
+        assert not hasattr(clf, method)  # the folds need the rows
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(TypeError, match="in memory"):
+        clf.fit(da.from_array(X, chunks=10), da.from_array(y, chunks=10))
