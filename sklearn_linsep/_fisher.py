@@ -798,7 +798,7 @@ explained_variance_ratio_, xbar_, statistics_, n_features_in_, feature_names_in_
                     kappas,
                     scorer,
                     weighted_scores,
-                )  # fmt: skip
+                )
                 for train, test in splits
             ]
         )
