@@ -26,7 +26,7 @@ from ._online import Adaline, Perceptron, PocketPerceptron
 from ._separability import SeparabilityAngle
 from ._stats import ClassStatistics
 from ._svm import HardMarginSVM
-from ._table import stratified_sample
+from ._table import escaped, stratified_sample
 from .exceptions import SolverError
 
 METRICS = ("euclidean", "mahalanobis")
@@ -424,8 +424,24 @@ READING = [
 ]
 
 
-def _unavailable(report, name):
-    return f"not available: {report['errors'].get(name, 'failed')}"
+def _reading(two_classes, two_class_only):
+    """READING, without the entries of quantities this report does not show."""
+    lines, skipping = [], False
+    for line in READING:
+        if line.startswith("  ") and not line.startswith("   "):
+            skipping = not two_classes and line.startswith(two_class_only)
+        if not skipping:
+            lines.append(line)
+    return lines
+
+
+def _unavailable(report, name, width=60):
+    """The reason a section is missing, cut to ``width`` characters (the whole of
+    it is under "Not available" at the end, and in the JSON)."""
+    reason = report["errors"].get(name, "failed")
+    if len(reason) > width:
+        reason = reason[: width - 3].rstrip() + "..."
+    return f"not available: {reason}"
 
 
 def _pair_name(verdict):
@@ -441,10 +457,16 @@ def _verdict_lines(report):
         verdict = verdicts[0]
         if verdict["separable"] is None:
             lines = ["Verdict: the separability test failed (see 'Not available')."]
-        elif verdict["separable"]:
-            sample = "" if verdict["conclusive"] else " (on the sample)"
+        elif verdict["separable"] and not verdict["conclusive"]:
             lines = [
-                f"Verdict: linearly separable{sample}, with maximal margin "
+                f"Verdict: the sample of {report['data']['rows_in_memory']} rows is "
+                "linearly separable (maximal margin "
+                f"{_number(verdict['margin'], 6)}); that proves nothing of the other "
+                "rows (raise --sample-rows to test them all)."
+            ]
+        elif verdict["separable"]:
+            lines = [
+                f"Verdict: linearly separable, with maximal margin "
                 f"{_number(verdict['margin'], 6)} (the hyperplane is below)."
             ]
         else:
@@ -460,18 +482,7 @@ def _verdict_lines(report):
                 f"(euclidean), {angle['mahalanobis']['angle_degrees']:.1f} deg "
                 "(mahalanobis); 90 is far apart, 0 overlapping."
             )
-        if verdict["separable"]:
-            lines.append(
-                "Next: the margin is in the features' units (compare it with their "
-                "spread, or use --standardize); cross-validation says whether it "
-                "holds on new rows."
-            )
-        elif verdict["separable"] is not None:
-            lines.append(
-                "Next: the cross-validated accuracy says how well a linear "
-                "classifier still does; the certificate's rows are where the "
-                "classes meet."
-            )
+        lines += _next_lines(report, verdict)
         return lines
     decided = [v for v in verdicts if v["separable"] is not None]
     separable = [v for v in decided if v["separable"]]
@@ -495,6 +506,34 @@ def _verdict_lines(report):
         "one class against the rest."
     )
     return lines
+
+
+def _next_lines(report, verdict):
+    """What to look at after a two-class verdict."""
+    if verdict["separable"] is None:
+        return []
+    validated = "cross_validation" in report
+    if verdict["separable"]:
+        cover = report["cover"]
+        if cover and cover["probability_random_labelling_separable"] > 0.5:
+            return [
+                "Next: with this few rows for the features, random labels are "
+                "separable too (see Cover's line): the verdict says little here; "
+                + ("the cross-validated accuracy says more."
+                   if validated else "cross-validate (--cv) to learn more.")
+            ]  # fmt: skip
+        return [
+            "Next: the margin is in the features' units (compare it with their "
+            "spread, or use --standardize); "
+            + ("cross-validation says whether it holds on new rows."
+               if validated else "--cv says whether it holds on new rows.")
+        ]  # fmt: skip
+    return [
+        "Next: "
+        + ("the cross-validated accuracy says" if validated else "--cv says")
+        + " how well a linear classifier still does; the certificate's rows are "
+        "where the classes meet."
+    ]
 
 
 def _pairs_by_angle(angle, names):
@@ -608,7 +647,7 @@ def _evidence_lines(verdict, standardize):
             f"b = {plane['intercept']:.6g}, w ="
         ]
         return lines + _wrapped(
-            [f"{name} {value:.6g}" for name, value in plane["coef"].items()]
+            [f"{escaped(name)} {value:.6g}" for name, value in plane["coef"].items()]
         )
     if verdict.get("certificate"):
         lines = ["  certificate: data row (weight); the weighted means coincide"]
@@ -715,7 +754,10 @@ def format_report(report, title="data", explain=True):
         lines += ["", "Not available:"]
         lines += [f"  {name}: {reason}" for name, reason in report["errors"].items()]
     if explain:
-        lines += [""] + READING
+        two_class_only = ("  length", "  T2")  # shown for two classes only
+        lines += [""] + [
+            line for line in _reading(len(data["classes"]) == 2, two_class_only)
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -281,11 +281,13 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
     ``drop_above``, members whose violation is below ``-drop_above`` (far inside
     their side) leave the working set when others join, which keeps the
     subproblems small; one that comes back as a violator is taken in again, and
-    the round limit bounds any cycling. With ``max_size``, a working set that
+    once a working set repeats nothing is dropped any more (so the loop cannot
+    cycle: the working set then grows every round). With ``max_size``, a working set that
     outgrows it ends the loop with the solution ``None`` (the caller has a better
     way for problems that need that many rows).
     """
     working = np.unique(seed)
+    seen = set()
     for rounds in range(1, max_rounds + 1):
         solution = solve(working)
         if not solution.feasible:
@@ -293,6 +295,13 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
         violated, inside = violators(solution, working)
         if violated.size == 0:
             return solution, working, rounds
+        # A working set met before means dropping rows cycles (a subproblem with
+        # several optimal answers, each leaving other rows out: digits' 8 against
+        # the rest went round 148 -> 155 -> 148 rows): from then on rows only join.
+        key = working.tobytes()
+        if key in seen:
+            drop_above = None
+        seen.add(key)
         if drop_above is not None:
             working = working[inside >= -drop_above]
         working = np.union1d(working, violated)

@@ -405,6 +405,12 @@ def main(argv=None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             report_command(args)
+    except BrokenPipeError:
+        # The reader of stdout went away (linsep ... | head): as a command killed
+        # by SIGPIPE, quietly; stdout goes to devnull so that the interpreter's
+        # final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     except (TableError, ValueError, OSError) as error:
         print(f"linsep: error: {error}", file=sys.stderr)
         return EXIT_ERROR

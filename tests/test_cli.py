@@ -682,3 +682,19 @@ def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
     assert main(["report", str(path), "--target", "target", "--cv", "0",
                  "--quiet"]) == 0  # fmt: skip
     assert "How to read this" not in capsys.readouterr().out
+
+
+def test_the_verdict_says_what_it_rests_on(tmp_path, capsys):
+    X, y = gaussians(n=400, p=3, shift=6.0)
+    path = write_csv(tmp_path / "apart.csv", X, y, names=["a\tb", "c", "d"])
+    argv = ["report", str(path), "--target", "label", "--cv", "0", "--quiet"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[2].startswith("Verdict: linearly separable, with maximal")
+    assert "Next:" in text and "--cv says" in text  # no cross-validation to point at
+    assert "a\\tb " in text and "a\tb" not in text  # the tab shown, not printed raw
+    # A sample proves a separable verdict for itself only: said in the verdict.
+    assert main([*argv, "--sample-rows", "100"]) == 0
+    verdict = capsys.readouterr().out.splitlines()[2]
+    assert verdict.startswith("Verdict: the sample of")
+    assert "proves nothing of the other rows" in verdict

@@ -361,3 +361,20 @@ def test_a_few_ulps_between_the_classes_is_decided_or_refused_never_wrong():
             assert "too close" in str(error)
             continue
         assert result.verify(X, y)
+
+
+def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
+    # load_digits, training fold 3 of StratifiedKFold(10, shuffle=True,
+    # random_state=0), 8 against the rest: the least-hinge LP has several optimal
+    # vertices, each leaving other rows outside; dropping rows made the working set
+    # go round 148 -> 155 -> 148 rows until the round limit (a SolverError, seen by a
+    # user running linsep report on digits).
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = load_digits(return_X_y=True)
+    train, _ = list(StratifiedKFold(10, shuffle=True, random_state=0).split(X, y))[3]
+    X, y = X[train], (y[train] == 8).astype(int)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y)
+    least = least_total_hinge(X, signs(y))[0]
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
