@@ -575,6 +575,8 @@ def _exact_least_hinge(scaled):
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
         beyond = scaled.active & (margins < 1 - band)
         near = np.flatnonzero(scaled.active & (np.abs(margins - 1) <= band))
+        if near.size == 0:
+            continue  # no row at the margin: the guess is off, widen the band
         held = np.where(beyond, scaled.weights, 0.0)
         lp = total_hinge_lp(
             scaled.rows(near),

@@ -86,8 +86,15 @@ class ScaledRows:
             raw = np.asarray(self.X @ weights).ravel()
             return raw + (intercept - self.centre @ weights)
         out = np.empty(self.n_samples)
-        for rows, block in self._blocks():
-            out[rows] = block @ coef
+        if self._centred is not None:  # Z kept for the interior point's passes
+            for rows, block in self._centred:
+                out[rows] = block @ coef
+            return out + intercept
+        n, p = self.X.shape
+        step = max(1, (1 << 19) // max(p, 1))
+        for start in range(0, n, step):
+            block = self.X[start : start + step] - self.centre
+            out[start : start + step] = block @ weights
         return out + intercept
 
     def _blocks(self):
