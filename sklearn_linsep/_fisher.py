@@ -734,14 +734,13 @@ explained_variance_ratio_, xbar_, statistics_, n_features_in_, feature_names_in_
 
     def _at(self, kappa):
         """The FisherDiscriminant of these parameters at ``kappa``."""
-        return FisherDiscriminant(
-            kappa=kappa,
-            threshold=self.threshold,
-            priors=self.priors,
-            n_components=self.n_components,
-            store_covariance=self.store_covariance,
-            tol=self.tol,
-        )
+        own = ("kappas", "cv", "scoring")
+        shared = {
+            key: value
+            for key, value in self.get_params(deep=False).items()
+            if key not in own
+        }
+        return FisherDiscriminant(kappa=kappa, **shared)
 
     def _model(self, stats, reg=None):
         return self._at(self.kappa_)._model(stats, reg)
