@@ -653,7 +653,15 @@ class FisherDiscriminantCV(FisherDiscriminant):
         As in ``GridSearchCV``: None is 5-fold ``StratifiedKFold``.
     scoring : str or callable, default=None
         As in ``GridSearchCV``; None is the accuracy (``score``).
-    threshold, priors, n_components, store_covariance, tol
+    threshold : {"midpoint", "accuracy"}, default="midpoint"
+        As in :class:`FisherDiscriminant`.
+    priors : array-like of shape (n_classes,), default=None
+        As in :class:`FisherDiscriminant`.
+    n_components : int, default=None
+        As in :class:`FisherDiscriminant`.
+    store_covariance : bool, default=False
+        As in :class:`FisherDiscriminant`.
+    tol : float, default=None
         As in :class:`FisherDiscriminant`.
 
     Attributes
@@ -667,9 +675,12 @@ class FisherDiscriminantCV(FisherDiscriminant):
         ``mean_test_score``, ``std_test_score`` and ``rank_test_score``. A κ whose
         fit fails on a fold scores nan there (with a ``FitFailedWarning``), as
         ``GridSearchCV(error_score=np.nan)`` scores it.
-    coef_, intercept_, classes_, means_, rank_, null_space_dim_, scalings_, \
-explained_variance_ratio_, xbar_, statistics_, n_features_in_, feature_names_in_
-        Those of :class:`FisherDiscriminant` refitted on all rows at ``kappa_``.
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The refit's, as every other fitted attribute of :class:`FisherDiscriminant`
+        (``intercept_``, ``classes_``, ``means_``, ``rank_``, ``null_space_dim_``,
+        ``scalings_``, ``explained_variance_ratio_``, ``xbar_``, ``statistics_``,
+        ``n_features_in_``, ``feature_names_in_``): fitted on all rows at
+        ``kappa_``.
 
     See Also
     --------
