@@ -13,6 +13,7 @@ from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
+import sklearn
 from scipy.stats import rankdata
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.exceptions import FitFailedWarning
@@ -20,6 +21,7 @@ from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import check_cv
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.fixes import parse_version
 from sklearn.utils.validation import validate_data
 
 from ._base import LinearClassifierBase, map_row_blocks
@@ -624,11 +626,27 @@ def _never(estimator):
     return False
 
 
+# Since scikit-learn 1.9, GridSearchCV passes sample_weight to a scorer that
+# takes it; before, to the fits only.
+_SCORES_TAKE_WEIGHTS = parse_version(sklearn.__version__) >= parse_version("1.9")
+
+
 def _takes_weights(scorer):
     """Whether GridSearchCV would pass sample_weight to this scorer."""
+    if not _SCORES_TAKE_WEIGHTS:
+        return False
     if hasattr(scorer, "_accept_sample_weight"):
         return scorer._accept_sample_weight()
     return "sample_weight" in signature(scorer).parameters
+
+
+def _failed(what, error):
+    warnings.warn(
+        f"FisherDiscriminant failed on a fold ({what}), which scores nan there: "
+        f"{type(error).__name__}: {error}",
+        FitFailedWarning,
+        stacklevel=4,
+    )
 
 
 class FisherDiscriminantCV(FisherDiscriminant):
@@ -837,12 +855,18 @@ class FisherDiscriminantCV(FisherDiscriminant):
         """The score of every κ on one fold, from one decomposition of its S."""
         weights = None if sample_weight is None else sample_weight[train]
         scratch = self._at(kappas[0])
-        stats, X_train, y_train, weights = scratch._statistics_for_fit(
-            X[train], labels[train], weights
-        )
-        reg = stats.regularized_inverse(kappas[0], self.tol)  # the same at any κ
-        score_params = {"sample_weight": sample_weight[test]} if weighted_scores else {}
         scores = np.full(len(kappas), np.nan)
+        # GridSearchCV(error_score=np.nan): any failure of a fit or of its scoring
+        # is a nan score with a warning, never the end of the search.
+        try:
+            stats, X_train, y_train, weights = scratch._statistics_for_fit(
+                X[train], labels[train], weights
+            )
+            reg = stats.regularized_inverse(kappas[0], self.tol)  # same at any κ
+        except Exception as error:  # noqa: BLE001 - as GridSearchCV
+            _failed("every kappa", error)
+            return scores
+        score_params = {"sample_weight": sample_weight[test]} if weighted_scores else {}
         for k, kappa in enumerate(kappas):
             model = self._at(kappa)
             model.classes_ = scratch.classes_
@@ -856,11 +880,6 @@ class FisherDiscriminantCV(FisherDiscriminant):
                     reg=replace(reg, kappa=float(kappa)),
                 )
                 scores[k] = scorer(model, X[test], labels[test], **score_params)
-            except ValueError as error:
-                warnings.warn(
-                    f"FisherDiscriminant(kappa={kappa:g}) failed on a fold and scores "
-                    f"nan there: {error}",
-                    FitFailedWarning,
-                    stacklevel=3,
-                )
+            except Exception as error:  # noqa: BLE001 - as GridSearchCV
+                _failed(f"kappa={kappa:g}", error)
         return scores

@@ -247,7 +247,8 @@ class ClassStatistics:
             counts=self.counts[pair],
             means=self.means[pair],
             within_scatter=self.class_scatter[i] + self.class_scatter[j],
-            # Only the default rank tolerance reads n_samples: all rows bound it.
+            # n_samples sets the default rank tolerance and caps the rank: the
+            # rows of all classes bound the pair's (loosely).
             n_samples=self.n_samples,
             class_scatter=self.class_scatter[pair],
             dtype=self.dtype,

@@ -19,6 +19,7 @@ import csv
 import difflib
 import gzip
 import io
+import itertools
 import lzma
 import os
 import re
@@ -30,10 +31,21 @@ import numpy as np
 from ._stats import ClassStatistics
 
 MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
-# pyarrow matches null tokens exactly: the usual spellings of each.
-NULL_VALUES = sorted(
-    {form for token in MISSING_TOKENS for form in (token, token.upper(), token.title())}
-)
+
+
+def _spellings(token):
+    """Every casing of ``token``, bare and with a space before, after or both:
+    pyarrow matches null tokens exactly, where the old reader stripped and
+    lower-cased (``1, NA,0`` and ``nA`` were missing cells there)."""
+    casings = {
+        "".join(letters)
+        for letters in itertools.product(*({c.lower(), c.upper()} for c in token))
+    }
+    return {f"{before}{word}{after}" for word in casings
+            for before in ("", " ") for after in ("", " ")}  # fmt: skip
+
+
+NULL_VALUES = sorted(set().union(*map(_spellings, MISSING_TOKENS)))
 # pyarrow's CSV block. Its streaming reader keeps a few dozen blocks in flight:
 # at 1e6 x 10 its peak was 35 MB with 1 MB blocks, 140 MB with 4 MB, at one speed.
 # A row must fit in a block: the block grows with the longest line of the start.
@@ -150,14 +162,20 @@ def _arrow_source(path, kind):
     return raw, raw
 
 
+def _remove(path):
+    if os.path.exists(path):
+        os.remove(path)
+
+
 def _decompressed_copy(path):
-    """The file, decompressed into a temporary file removed at exit."""
+    """The file, decompressed into a temporary file (removed by
+    :meth:`_Source.close` when the reading ends, or at exit)."""
     import atexit
     import shutil
     import tempfile
 
     handle, copy = tempfile.mkstemp(suffix=".csv", prefix="linsep-")
-    atexit.register(lambda: os.path.exists(copy) and os.remove(copy))
+    atexit.register(_remove, copy)
     with _binary_stream(path) as source, os.fdopen(handle, "wb") as target:
         shutil.copyfileobj(source, target, 1 << 22)
     return copy
@@ -248,12 +266,12 @@ class _Source:
         types = {internal[j]: pa.float64() for j in columns}
         types.update({internal[j]: pa.string() for j in text_columns})
         progress, size = self._progress(), os.path.getsize(self.path)
-        kind = _compression(self.path)
-        path = self.path
+        kind, path, scale = _compression(self.path), self.path, 1.0
         if kind in ("xz", "zip"):  # pyarrow has no codec for them: a plain copy
             if self._copy is None:
                 self._copy = _decompressed_copy(self.path)
-            path, kind, size = self._copy, None, os.path.getsize(self._copy)
+            path, kind = self._copy, None
+            scale = size / max(os.path.getsize(self._copy), 1)  # bytes of the file
         source, raw = _arrow_source(path, kind)
         reader = pacsv.open_csv(
             source,
@@ -263,7 +281,10 @@ class _Source:
                 block_size=self.block_bytes,
                 use_threads=False,  # as fast for one stream, measured; no pool
             ),
-            parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
+            # Quoted cells may hold line breaks (pandas writes them so).
+            parse_options=pacsv.ParseOptions(
+                delimiter=self.delimiter, newlines_in_values=True
+            ),
             convert_options=pacsv.ConvertOptions(
                 include_columns=[internal[j] for j in columns],
                 column_types=types,
@@ -275,11 +296,17 @@ class _Source:
         )
         try:
             for batch in reader:
-                progress(min(raw.tell(), size))
+                progress(min(int(raw.tell() * scale), size))
                 yield batch
         finally:
             reader.close()
             raw.close()
+
+    def close(self):
+        """Remove the decompressed copy of an xz or zip file, if one was made."""
+        if self._copy is not None:
+            _remove(self._copy)
+            self._copy = None
 
     def _progress(self):
         """The byte counter of the next pass: ``on_bytes(pass, bytes read)``."""
@@ -307,8 +334,15 @@ class _Source:
             cell = value.group(1) if value else detail
             cell = cell[:40] + ("..." if len(cell) > 40 else "")
             hint = " Drop it with --drop or encode it as numbers."
-            if re.fullmatch(r"\s*[-+]?\d+,\d+\s*", cell) and self.decimal == ".":
-                hint = " The cells look like decimal commas: try --decimal ,"
+            if (
+                re.fullmatch(r"\s*[-+]?\d+,\d+\s*", cell)
+                and self.decimal == "."
+                and self.delimiter != ","  # there "1,200" is a thousands separator
+            ):
+                hint = (
+                    " The cells look like decimal commas: if they are (not thousands "
+                    "separators), try --decimal ,"
+                )
             if re.fullmatch(r"\s*[-+]?\d*\.\d+\s*", cell) and self.decimal == ",":
                 hint = " The cells use a decimal point: leave out --decimal ,"
             # pyarrow counts the header as row 1
@@ -683,138 +717,146 @@ def read_table(
     """
     log = log or (lambda message: None)
     source = _Source(path, decimal, progress)
-    notes = []
-    drop = list(drop)
-    candidate = None
-    if not keep_index:
-        saved = [name for name in source.header
-                 if name in source.index_columns or name == "__index_level_0__"]  # fmt: skip
-        if saved:
-            drop += [name for name in saved if name not in drop]
-            notes.append(
-                f"the pandas index column(s) {_columns_listed(saved)} of the Parquet "
-                "file left out (--keep-index keeps them as features)"
+    try:
+        notes = []
+        drop = list(drop)
+        candidate = None
+        if not keep_index:
+            saved = [name for name in source.header
+                     if (name in source.index_columns or name == "__index_level_0__")
+                     and name != target]  # an index named as the target is meant  # fmt: skip
+            if saved:
+                drop += [name for name in saved if name not in drop]
+                notes.append(
+                    f"the pandas index column(s) {_columns_listed(saved)} of the Parquet "
+                    "file left out (--keep-index keeps them as features)"
+                )
+            elif not source.parquet and source.header[0].strip() in INDEX_NAMES:
+                candidate = 0
+        header = _names(source.header, log, candidate)
+        layout = _layout(header, target, drop, path, candidate)
+        labels_seen, missing_cells, means, n_rows, kept, index_values = _scan(
+            source, layout, missing, sample_rows, log
+        )
+        if layout.index is not None:
+            position = layout.features.index(layout.index)
+            if _is_saved_index(index_values):
+                notes.append(
+                    f"column 1 ({shown(source.header[0])}) holds unique integers: a "
+                    "saved index (pandas to_csv), left out (--keep-index keeps it)"
+                )
+                layout = _without_column(layout, position)
+                keep = np.arange(len(means)) != position
+                means = means[keep]
+                missing_cells = missing_cells[np.r_[keep, True]]
+                if kept is not None:
+                    kept = [(block[0][:, keep], *block[1:]) for block in kept]
+            else:
+                log(f"note: column 1 has no name; it is the feature "
+                    f"{header[0]!r} (--drop {header[0]} to leave it out)")  # fmt: skip
+        if missing_cells.any() and missing is None:
+            raise TableError(_missing_message(layout, missing_cells, path))
+        if missing == "mean" and np.isnan(means).any():
+            empty = [name for name, mean in zip(layout.feature_names, means, strict=True)
+                     if np.isnan(mean)]  # fmt: skip
+            raise TableError(
+                f"Column(s) with no value at all: {_columns_listed(empty)}; drop them "
+                "with --drop."
             )
-        elif not source.parquet and source.header[0].strip() in INDEX_NAMES:
-            candidate = 0
-    header = _names(source.header, log, candidate)
-    layout = _layout(header, target, drop, path, candidate)
-    labels_seen, missing_cells, means, n_rows, kept, index_values = _scan(
-        source, layout, missing, sample_rows, log
-    )
-    if layout.index is not None:
-        position = layout.features.index(layout.index)
-        if _is_saved_index(index_values):
-            notes.append(
-                f"column 1 ({shown(source.header[0])}) holds unique integers: a "
-                "saved index (pandas to_csv), left out (--keep-index keeps it)"
+        if not labels_seen:
+            raise TableError(
+                f"No row of {path} is left with a class and "
+                + (
+                    "no missing cell (--missing drop)."
+                    if missing == "drop"
+                    else "values."
+                )
             )
-            layout = _without_column(layout, position)
-            keep = np.arange(len(means)) != position
-            means = means[keep]
-            missing_cells = missing_cells[np.r_[keep, True]]
-            if kept is not None:
-                kept = [(block[0][:, keep], *block[1:]) for block in kept]
+        if len(labels_seen) < 2:
+            found = ", ".join(labels_seen)
+            raise TableError(
+                f"The column {shown(layout.header[layout.target])} holds one class only "
+                f"({found}) in the usable rows: separability compares two classes or "
+                "more."
+            )
+        _refuse_a_continuous_target(labels_seen, layout)
+        class_names, class_of = _class_codes(labels_seen, positive)
+        n_classes = len(class_names)
+        class_counts = np.zeros(n_classes, dtype=np.int64)
+        for label, count in labels_seen.items():
+            class_counts[class_of[label]] += count
+        n_used = int(class_counts.sum())
+        chosen = None
+        if kept is None:
+            log(
+                f"{path}: {n_rows} rows, more than --sample-rows {sample_rows}: reading "
+                "it again, for the class statistics of all rows and a sample of about "
+                f"{min(sample_rows, n_used)} rows."
+            )
+            chosen = stratified_sample(class_counts, sample_rows, seed)
+            pieces = _blocks(source, layout)
         else:
-            log(f"note: column 1 has no name; it is the feature "
-                f"{header[0]!r} (--drop {header[0]} to leave it out)")  # fmt: skip
-    if missing_cells.any() and missing is None:
-        raise TableError(_missing_message(layout, missing_cells, path))
-    if missing == "mean" and np.isnan(means).any():
-        empty = [name for name, mean in zip(layout.feature_names, means, strict=True)
-                 if np.isnan(mean)]  # fmt: skip
-        raise TableError(
-            f"Column(s) with no value at all: {_columns_listed(empty)}; drop them "
-            "with --drop."
+            pieces = iter(kept)
+        statistics, X_parts, y_parts, row_parts = None, [], [], []
+        seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
+        dropped, filled = 0, 0
+        for values, codes, names, first in pieces:
+            usable = _usable(values, codes, missing)
+            row_numbers = first + np.flatnonzero(usable)
+            if missing == "mean":
+                nan = np.isnan(values)
+                filled += int(nan[usable].sum())
+                values = np.where(nan, means, values)
+            dropped += int(np.sum(~usable))
+            values = values[usable]
+            lookup = np.array([class_of.get(name, -1) for name in names], dtype=np.intp)
+            y = lookup[codes[usable]]
+            if not len(y):
+                continue
+            part = ClassStatistics.from_data(
+                values, y, np.arange(n_classes), per_class=n_classes > 2
+            )
+            statistics = part if statistics is None else statistics.merge(part)
+            if chosen is None:
+                X_parts.append(values)
+                y_parts.append(y)
+                row_parts.append(row_numbers)
+            else:
+                # Each row's ordinal within its class, against the chosen ordinals.
+                keep = np.zeros(len(y), dtype=bool)
+                for k in range(n_classes):
+                    rows = np.flatnonzero(y == k)
+                    keep[rows] = np.isin(seen[k] + np.arange(rows.size), chosen[k])
+                    seen[k] += rows.size
+                X_parts.append(values[keep])
+                y_parts.append(y[keep])
+                row_parts.append(row_numbers[keep])
+        table = Table(
+            X=np.vstack(X_parts),
+            y=np.concatenate(y_parts),
+            row_numbers=np.concatenate(row_parts),
+            class_names=class_names,
+            feature_names=layout.feature_names,
+            statistics=statistics,
+            n_rows_read=n_rows,
+            n_rows_used=n_used,
+            missing_filled=filled,
+            rows_dropped=dropped,
+            notes=notes,
         )
-    if not labels_seen:
-        raise TableError(
-            f"No row of {path} is left with a class and "
-            + ("no missing cell (--missing drop)." if missing == "drop" else "values.")
-        )
-    if len(labels_seen) < 2:
-        found = ", ".join(labels_seen)
-        raise TableError(
-            f"The column {shown(layout.header[layout.target])} holds one class only "
-            f"({found}) in the usable rows: separability compares two classes or "
-            "more."
-        )
-    _refuse_a_continuous_target(labels_seen, layout)
-    class_names, class_of = _class_codes(labels_seen, positive)
-    n_classes = len(class_names)
-    class_counts = np.zeros(n_classes, dtype=np.int64)
-    for label, count in labels_seen.items():
-        class_counts[class_of[label]] += count
-    n_used = int(class_counts.sum())
-    chosen = None
-    if kept is None:
-        log(
-            f"{path}: {n_rows} rows, more than --sample-rows {sample_rows}: reading "
-            "it again, for the class statistics of all rows and a sample of about "
-            f"{min(sample_rows, n_used)} rows."
-        )
-        chosen = stratified_sample(class_counts, sample_rows, seed)
-        pieces = _blocks(source, layout)
-    else:
-        pieces = iter(kept)
-    statistics, X_parts, y_parts, row_parts = None, [], [], []
-    seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
-    dropped, filled = 0, 0
-    for values, codes, names, first in pieces:
-        usable = _usable(values, codes, missing)
-        row_numbers = first + np.flatnonzero(usable)
-        if missing == "mean":
-            nan = np.isnan(values)
-            filled += int(nan[usable].sum())
-            values = np.where(nan, means, values)
-        dropped += int(np.sum(~usable))
-        values = values[usable]
-        lookup = np.array([class_of.get(name, -1) for name in names], dtype=np.intp)
-        y = lookup[codes[usable]]
-        if not len(y):
-            continue
-        part = ClassStatistics.from_data(
-            values, y, np.arange(n_classes), per_class=n_classes > 2
-        )
-        statistics = part if statistics is None else statistics.merge(part)
-        if chosen is None:
-            X_parts.append(values)
-            y_parts.append(y)
-            row_parts.append(row_numbers)
-        else:
-            # Each row's ordinal within its class, against the chosen ordinals.
-            keep = np.zeros(len(y), dtype=bool)
-            for k in range(n_classes):
-                rows = np.flatnonzero(y == k)
-                keep[rows] = np.isin(seen[k] + np.arange(rows.size), chosen[k])
-                seen[k] += rows.size
-            X_parts.append(values[keep])
-            y_parts.append(y[keep])
-            row_parts.append(row_numbers[keep])
-    table = Table(
-        X=np.vstack(X_parts),
-        y=np.concatenate(y_parts),
-        row_numbers=np.concatenate(row_parts),
-        class_names=class_names,
-        feature_names=layout.feature_names,
-        statistics=statistics,
-        n_rows_read=n_rows,
-        n_rows_used=n_used,
-        missing_filled=filled,
-        rows_dropped=dropped,
-        notes=notes,
-    )
-    if dropped:
-        table.notes.append(f"{dropped} row(s) with missing cells left out")
-    if filled:
-        table.notes.append(f"{filled} missing cell(s) filled with the column mean")
-    if table.sampled:
-        table.notes.append(
-            f"the angle and Cover's probability use all {n_used} rows; the exact "
-            f"test, cross-validation and plot a sample of {len(table.y)} (uniform "
-            "within each class, every class kept)"
-        )
-    return table
+        if dropped:
+            table.notes.append(f"{dropped} row(s) with missing cells left out")
+        if filled:
+            table.notes.append(f"{filled} missing cell(s) filled with the column mean")
+        if table.sampled:
+            table.notes.append(
+                f"the angle and Cover's probability use all {n_used} rows; the exact "
+                f"test, cross-validation and plot a sample of {len(table.y)} (uniform "
+                "within each class, every class kept)"
+            )
+        return table
+    finally:
+        source.close()  # an xz or zip file's copy goes now
 
 
 # A class of this many rows or fewer is kept whole in a sample; a larger one

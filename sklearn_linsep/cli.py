@@ -311,7 +311,7 @@ def report_command(args):
         # before the long part, not after.
         try:
             plot_path = _plot(args, X, y, class_names, data["statistics"])
-        except (TableError, ValueError, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal
             plot_error = str(error)
             log(f"note: no plot: {error}")
     progress = _Progress(args.cv * 8, args.quiet)

@@ -698,3 +698,77 @@ def test_the_verdict_says_what_it_rests_on(tmp_path, capsys):
     verdict = capsys.readouterr().out.splitlines()[2]
     assert verdict.startswith("Verdict: the sample of")
     assert "proves nothing of the other rows" in verdict
+
+
+def test_files_the_old_reader_took_are_still_read(tmp_path, capsys):
+    # Found in review: pyarrow matched null tokens exactly and split quoted line
+    # breaks once a file outgrew a block; and "1,200" in a comma file is no
+    # decimal comma.
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 60_000
+    frame = pd.DataFrame(
+        {"a": rng.normal(size=n), "b": rng.normal(size=n), "y": np.arange(n) % 2}
+    )
+    frame["note"] = np.where(np.arange(n) % 7 == 0, "two\nlines, quoted", "x")
+    path = tmp_path / "notes.csv"
+    frame.to_csv(path, index=False)
+    assert path.stat().st_size > 2**20  # more than one block
+    argv = [str(path), "--target", "y", "--drop", "note", "--cv", "0"]
+    status, report, err = _report(argv, capsys)
+    assert status == 0, err
+    assert report["data"]["n_samples"] == n
+    holes = tmp_path / "holes.csv"
+    holes.write_text("a,b,y\n1, NA,0\n2,nA,1\n3,? ,0\n" + "".join(
+        f"{i},{i % 3},{i % 2}\n" for i in range(4, 40)))  # fmt: skip
+    argv = [str(holes), "--target", "y", "--cv", "0", "--missing", "drop"]
+    status, report, err = _report(argv, capsys)
+    assert status == 0, err
+    assert report["data"]["n_samples"] == 36  # the three rows with a hole left out
+    money = tmp_path / "money.csv"
+    money.write_text('income,y\n"1,200",0\n"2,500",1\n')
+    assert main(["report", str(money), "--target", "y"]) == 1
+    err = capsys.readouterr().err
+    assert "income" in err and "--decimal" not in err
+
+
+def test_a_failing_plot_is_said_and_the_report_stands(tmp_path, capsys, monkeypatch):
+    from sklearn_linsep import _report
+
+    class Stalled(HardMarginSVM):
+        def fit(self, X, y, sample_weight=None):
+            raise _report.SolverError("stalled, in this test")
+
+    monkeypatch.setattr(_report, "HardMarginSVM", Stalled)
+    figure = tmp_path / "f.png"
+    argv = ["report", "--cv", "0", "--quiet", "--json", "--plot", str(figure)]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "stalled, in this test" in report["errors"]["plot"]
+    assert not figure.exists()
+
+
+def test_an_xz_or_zip_copy_is_removed_when_the_reading_ends(tmp_path):
+    import tempfile
+
+    import pandas as pd
+
+    from sklearn_linsep._table import read_table
+
+    X, y = gaussians(200, 3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
+    before = set(os.listdir(tempfile.gettempdir()))
+    for compression in ("xz", "zip"):
+        path = tmp_path / f"d.csv.{compression}"
+        frame.to_csv(path, index=False, compression=compression)
+        seen = []
+        table = read_table(str(path), "label", progress=lambda n, b: seen.append(b))
+        assert table.X.shape == (200, 3)
+        assert max(seen) <= path.stat().st_size  # the file's bytes, not the copy's
+    left = {
+        name
+        for name in set(os.listdir(tempfile.gettempdir())) - before
+        if name.startswith("linsep-")
+    }
+    assert not left

@@ -839,3 +839,35 @@ def test_cv_refuses_what_it_cannot_do():
     da = pytest.importorskip("dask.array")
     with pytest.raises(TypeError, match="in memory"):
         clf.fit(da.from_array(X, chunks=10), da.from_array(y, chunks=10))
+
+
+def test_cv_scores_failed_folds_and_scorings_nan_as_grid_search_does():
+    # Found in review: a fold whose training part holds one class, and a scoring
+    # the estimator cannot answer (no predict_proba), ended the search.
+    from sklearn.exceptions import FitFailedWarning
+    from sklearn.model_selection import GridSearchCV
+
+    from sklearn_linsep import FisherDiscriminantCV
+
+    X, y = _wide(n=40, p=30)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    folds = [
+        (np.arange(0, 20), np.arange(20, 40)),  # one class only: the fit fails
+        (np.arange(10, 40), np.arange(0, 10)),
+        (np.r_[0:15, 25:40], np.arange(15, 25)),
+    ]
+    kappas = [0.1, 1.0, np.inf]
+    with pytest.warns(FitFailedWarning):
+        ours = FisherDiscriminantCV(kappas=kappas, cv=folds).fit(X, y)
+    with pytest.warns(Warning):
+        search = GridSearchCV(FisherDiscriminant(), {"kappa": kappas}, cv=folds)
+        search.fit(X, y)
+    np.testing.assert_array_equal(
+        ours.cv_results_["split0_test_score"], search.cv_results_["split0_test_score"]
+    )
+    assert ours.kappa_ == search.best_params_["kappa"]
+    with pytest.warns(FitFailedWarning, match="predict_proba"):
+        scored = FisherDiscriminantCV(kappas=kappas, cv=3, scoring="neg_log_loss")
+        with pytest.raises(ValueError, match="Every kappa"):
+            scored.fit(X, y)
