@@ -245,12 +245,14 @@ def _expand(stats, labels, union):
     if stats.class_scatter is not None:
         class_scatter = np.zeros((len(union), stats.n_features, stats.n_features))
         class_scatter[where] = stats.class_scatter
+    row_classes = None if stats.row_classes is None else where[stats.row_classes]
     return replace(
         stats,
         counts=counts,
         means=means,
         class_scatter=class_scatter,
         mean_residual=residual,
+        row_classes=row_classes,
     )
 
 
@@ -281,7 +283,7 @@ def dask_class_statistics(rows, per_class=False):
     classes, stats = tree_reduce(parts, _merge_labelled).compute()
     classes = check_labels(classes, rows.name)
     if per_class == "auto" and len(classes) <= 2:
-        stats = replace(stats, class_scatter=None)
+        stats = replace(stats, class_scatter=None, keep_per_class=False)
     if np.any(stats.counts == 0):
         raise ValueError(
             "Every class needs a positive total sample weight; classes "

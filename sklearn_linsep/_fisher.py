@@ -92,29 +92,41 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
     return coef, intercept
 
 
-def fisher_directions(reg, stats):
+def fisher_directions(reg, stats, coef=None):
     """Discriminant directions: leading eigenvectors of S(κ)⁻¹ S_B.
 
     Solves the generalised problem ``S_B v = λ S(κ) v`` through the whitening W of S(κ)
     (``Wᵀ S(κ) W = I``): the singular vectors of ``D W``, with D the weighted centred
     class means, give ``v = W f``, normalised so that ``vᵀ S(κ) v = 1``. At most K - 1
-    eigenvalues are non-zero.
+    eigenvalues are non-zero. Of W's null-space block only the directions that D
+    sees matter (``RegularizedCovariance.whitened``): O(p·(r + K)), never (p, p).
+
+    For two classes, given ``coef`` = u = S(κ)⁻¹d, the one direction is
+    ``u / √(dᵀu)`` (D has rank one, along d), with no pass over the features.
 
     Returns
     -------
     scalings : ndarray of shape (n_features, min(n_classes - 1, n_features))
     explained_variance_ratio : ndarray of shape (min(n_classes - 1, n_features),)
     """
+    if coef is not None and stats.n_classes == 2:
+        u = coef[0]
+        length = float(stats.mean_difference(1, 0) @ u)
+        if length > 0 and np.isfinite(length):
+            return (u / np.sqrt(length))[:, None], np.ones(1)
     means, grand_mean = stats.means, stats.grand_mean
     n_classes, n_features = means.shape
     weights = stats.counts / stats.total_weight
     between = np.sqrt(weights)[:, None] * (means - grand_mean)
-    whitening = reg.whitening()
-    _, singular_values, right = np.linalg.svd(between @ whitening, full_matrices=False)
+    whitened, back = reg.whitened(between)
+    _, singular_values, right = np.linalg.svd(whitened, full_matrices=False)
     n_directions = min(n_classes - 1, n_features)
-    scalings = whitening @ right[:n_directions].T
-    eigenvalues = singular_values**2
-    ratio = eigenvalues[:n_directions] / eigenvalues.sum()
+    scalings = np.zeros((n_features, n_directions))
+    found = min(n_directions, right.shape[0])  # W' may have fewer columns than K - 1
+    scalings[:, :found] = back(right[:found].T)
+    eigenvalues = np.zeros(n_directions)
+    eigenvalues[:found] = singular_values[:found] ** 2
+    ratio = eigenvalues / (singular_values**2).sum()
     projected = (means - grand_mean) @ scalings
     if n_classes == 2:
         # The axis points from classes_[0] to classes_[1].
@@ -389,7 +401,7 @@ class FisherDiscriminant(
             stats.mean_noise,
             stats.mean_residual,
         )
-        scalings, ratio = fisher_directions(reg, stats)
+        scalings, ratio = fisher_directions(reg, stats, coef)
         n_components = self.n_components or min(n_classes - 1, n_features)
         model = {
             "coef_": coef.astype(dtype, copy=False),

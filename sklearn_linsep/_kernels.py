@@ -54,6 +54,64 @@ def centre_with_indicator_weighted(X, y, reference, root_weight, out):
         out[i, p + k] = r
 
 
+@numba.njit(cache=True, nogil=True)
+def shifted_class_sums(X, y, reference, weight, sums):
+    """``sums[k] = Σ_{y_i = k} w_i (X[i] - reference[k])``, reading X once."""
+    n, p = X.shape
+    sums[:] = 0.0
+    for i in range(n):
+        k = y[i]
+        w = weight[i]
+        for j in range(p):
+            sums[k, j] += w * (X[i, j] - reference[k, j])
+
+
+@numba.njit(cache=True, nogil=True)
+def shifted_means(reference, sums, counts, shift, means, residual):
+    """Per class k of positive weight ``counts[k]``: ``shift = sums / counts`` and
+    the mean ``reference + shift`` as ``means + residual``, exactly (Knuth's
+    two-sum); zero for a class of no weight. One pass, no temporaries."""
+    n_classes, p = sums.shape
+    for k in range(n_classes):
+        c = counts[k]
+        for j in range(p):
+            if c > 0:
+                s = sums[k, j] / c
+                a = reference[k, j]
+                total = a + s
+                virtual = total - a
+                shift[k, j] = s
+                means[k, j] = total
+                residual[k, j] = (a - (total - virtual)) + (s - virtual)
+            else:
+                shift[k, j] = 0.0
+                means[k, j] = 0.0
+                residual[k, j] = 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def centre_rows(X, y, reference, shift, root_weight, out):
+    """``out[i] = √w_i ((X[i] - reference[y_i]) - shift[y_i])`` in one pass, and
+    the largest absolute value written (NaN if any is NaN, inf if any overflowed).
+
+    The rows form of the class statistics: the class mean is ``reference + shift``
+    (shift small), and subtracting the two in turn keeps the digits that
+    ``X - mean`` would lose far from the origin.
+    """
+    n, p = X.shape
+    largest = 0.0
+    for i in range(n):
+        k = y[i]
+        r = root_weight[i]
+        for j in range(p):
+            value = r * ((X[i, j] - reference[k, j]) - shift[k, j])
+            out[i, j] = value
+            size = abs(value)
+            if size > largest or size != size:  # a NaN stays (it compares False)
+                largest = size
+    return largest
+
+
 # --- The perceptron family --------------------------------------------------------
 #
 # A learner holds one weight row per one-vs-rest task, ``W`` of shape (K, p + 1), the

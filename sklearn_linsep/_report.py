@@ -8,7 +8,6 @@ as it is.
 """
 
 import warnings
-from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -74,22 +73,9 @@ def standardizing_map(stats):
     statistics alone: the total scatter is ``W + Σ_k c_k (m_k - m)(m_k - m)ᵀ``."""
     mean = stats.grand_mean
     between = stats.means - mean
-    total = np.diag(stats.within_scatter) + stats.counts @ between**2
+    total = stats.scatter_diagonal() + stats.counts @ between**2
     scale = np.sqrt(total / stats.total_weight)
     return mean, np.where(scale > 0, scale, 1.0)
-
-
-def standardized(stats, mean, scale):
-    """The statistics of ``(X - mean) / scale``: exact, no pass over X."""
-    outer = np.outer(scale, scale)
-    class_scatter = None if stats.class_scatter is None else stats.class_scatter / outer
-    return replace(
-        stats,
-        means=(stats.means - mean) / scale,
-        mean_residual=stats.residual / scale,
-        within_scatter=stats.within_scatter / outer,
-        class_scatter=class_scatter,
-    )
 
 
 def fitting_rows(y, limit, seed):
@@ -296,7 +282,7 @@ def separability_report(
     X_folds = X
     if standardize:
         mean, scale = standardizing_map(statistics)
-        statistics = standardized(statistics, mean, scale)
+        statistics = statistics.rescaled(mean, scale)
         X = (X - mean) / scale
     n_rows = int(statistics.n_samples)
     errors = {}

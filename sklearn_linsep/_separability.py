@@ -167,7 +167,7 @@ def _two_class_angle(stats, kappa, metric, tol):
     reg = stats.regularized_inverse(kappa, tol)
     d = stats.mean_difference(1, 0)
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
-    u = reg.solve(d, atol=stats.mean_noise)
+    u = reg.combine(pinv_part, null_part)
     if not np.all(np.isfinite(u)):
         raise ValueError(
             f"The separating hyperplane overflowed with kappa={kappa:g}: the "

@@ -8,9 +8,14 @@ merged into the running totals with the pairwise update of Chan, Golub and LeVeq
 (1979). Memory beyond X is O(K·p + p²) plus one chunk, and the result
 does not depend on a raw sum of squares (which loses everything to cancellation when the
 means are large against the spread).
+
+Wide data (more features than rows) keep the scatter as its rows instead: the
+within-class-centred rows C with W = CᵀC, O(n·p) where the matrix would be O(p²).
+Their decomposition goes through the n×n Gram matrix and a thin QR (the span of the
+samples), so no p×p matrix is ever formed (SPEC §10).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
@@ -21,7 +26,13 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._kernels import centre_with_indicator, centre_with_indicator_weighted
+from ._kernels import (
+    centre_rows,
+    centre_with_indicator,
+    centre_with_indicator_weighted,
+    shifted_class_sums,
+    shifted_means,
+)
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
 # large enough for BLAS to run at full speed, small enough to stay cheap beside X.
@@ -54,8 +65,10 @@ class ClassStatistics:
         Total sample weight of each class (the number of rows without weights).
     means : ndarray of shape (n_classes, n_features)
         Weighted class means (zero for a class of zero weight).
-    within_scatter : ndarray of shape (n_features, n_features)
-        Pooled within-class scatter ``Σ_k Σ_{i in k} w_i (x_i - m_k)(x_i - m_k)ᵀ``.
+    within_scatter : ndarray of shape (n_features, n_features) or None
+        Pooled within-class scatter ``Σ_k Σ_{i in k} w_i (x_i - m_k)(x_i - m_k)ᵀ``;
+        None when the statistics hold it as ``scatter_rows`` (:meth:`scatter`
+        gives the matrix either way).
     n_samples : int
         Number of rows of positive weight seen. It bounds the rank of the scatter
         (at most ``n_samples`` minus the number of classes, whatever rounding
@@ -75,6 +88,17 @@ class ClassStatistics:
         10⁸ with unit spread) lose digits in every merge of plain means; with the
         residual, a thousand merges still agree with one pass to about 1e-15, and
         mean differences (:meth:`mean_difference`) keep their digits. None: zero.
+    scatter_rows : ndarray of shape (n_rows, n_features) or None
+        The scatter as rows C with ``W = CᵀC``: the rows ``√w_i (x_i - m_k)``, plus
+        one row per class and merge (see :meth:`merge`). Wide data (more features
+        than rows, and more than a few hundred features) are kept this way, O(n·p)
+        where the matrix is O(p²); a merge turns them into the matrix once they
+        outnumber the features.
+    row_classes : ndarray of shape (n_rows,) or None
+        The class of each of ``scatter_rows`` (the scatter of class k is that of
+        its rows), so that every pair of classes has its statistics.
+    keep_per_class : bool, default=False
+        Whether ``class_scatter`` is kept when the rows become the matrix.
 
     See Also
     --------
@@ -110,6 +134,66 @@ class ClassStatistics:
     class_scatter: np.ndarray | None = None
     dtype: np.dtype = np.dtype(np.float64)
     mean_residual: np.ndarray | None = None
+    scatter_rows: np.ndarray | None = None
+    row_classes: np.ndarray | None = None
+    keep_per_class: bool = False
+
+    @property
+    def holds_rows(self):
+        """Whether the scatter is held as ``scatter_rows`` (wide data)."""
+        return self.scatter_rows is not None
+
+    def scatter(self):
+        """The pooled within-class scatter W as a (p, p) matrix, whatever the form
+        (from the rows, this costs O(n·p²) time and O(p²) memory)."""
+        if self.holds_rows:
+            return self.scatter_rows.T @ self.scatter_rows
+        return self.within_scatter
+
+    def scatter_diagonal(self):
+        """``diag(W)``: the within-class sum of squares of each feature."""
+        if self.holds_rows:
+            return np.einsum("ij,ij->j", self.scatter_rows, self.scatter_rows)
+        return np.diagonal(self.within_scatter).copy()
+
+    def with_matrix(self):
+        """The same statistics with the scatter as a (p, p) matrix (and the scatter
+        of each class when ``keep_per_class``)."""
+        if not self.holds_rows:
+            return self
+        class_scatter = None
+        if self.keep_per_class:
+            class_scatter = np.empty((self.n_classes, self.n_features, self.n_features))
+            for k in range(self.n_classes):
+                rows = self.scatter_rows[self.row_classes == k]
+                class_scatter[k] = rows.T @ rows
+        return replace(
+            self,
+            within_scatter=self.scatter(),
+            class_scatter=class_scatter,
+            scatter_rows=None,
+            row_classes=None,
+            keep_per_class=False,
+        )
+
+    def rescaled(self, shift, scale):
+        """The statistics of ``(X - shift) / scale`` (per feature): exact, with no
+        pass over X."""
+        mean_part = dict(
+            means=(self.means - shift) / scale, mean_residual=self.residual / scale
+        )
+        if self.holds_rows:
+            return replace(self, scatter_rows=self.scatter_rows / scale, **mean_part)
+        outer = np.outer(scale, scale)
+        class_scatter = self.class_scatter
+        if class_scatter is not None:
+            class_scatter = class_scatter / outer
+        return replace(
+            self,
+            within_scatter=self.within_scatter / outer,
+            class_scatter=class_scatter,
+            **mean_part,
+        )
 
     @property
     def residual(self):
@@ -200,59 +284,82 @@ class ClassStatistics:
         scale = np.abs(self.means).max() if self.means.size else 0.0
         return 16.0 * np.sqrt(self.n_features) * np.finfo(np.float64).eps * scale
 
+    def _covariance_divisor(self):
+        """``Σw - K``, the divisor of the pooled covariance; None when there is no
+        within-class spread at all (S = 0 whatever the divisor)."""
+        dof = self.total_weight - self.n_classes
+        if dof > 0:
+            return dof
+        if not np.any(self.scatter_rows if self.holds_rows else self.within_scatter):
+            # e.g. one point per class: every direction is in the null space.
+            return None
+        raise ValueError(
+            "The pooled covariance divides by sum(sample_weight) - n_classes, "
+            f"which is {dof:g} here. Sample weights are frequency weights (an "
+            "integer weight counts as that many copies of the row), so weights "
+            "normalised to sum to 1 do not fit: scale them to sum to the number "
+            "of rows."
+        )
+
     def pooled_covariance(self):
-        """Pooled within-class covariance ``S = W / (Σw - K)``.
+        """Pooled within-class covariance ``S = W / (Σw - K)``, a (p, p) matrix.
 
         Sample weights are frequency weights: an integer weight is the same as repeating
         the row, so the divisor is the total weight minus the number of classes, which
         for two classes without weights is the paper's ``n₊ + n₋ - 2``.
         """
-        dof = self.total_weight - self.n_classes
-        if dof <= 0:
-            if not np.any(self.within_scatter):
-                # No within-class spread at all (e.g. one point per class): S = 0
-                # whatever the divisor, and every direction is in its null space.
-                return np.zeros_like(self.within_scatter)
-            raise ValueError(
-                "The pooled covariance divides by sum(sample_weight) - n_classes, "
-                f"which is {dof:g} here. Sample weights are frequency weights (an "
-                "integer weight counts as that many copies of the row), so weights "
-                "normalised to sum to 1 do not fit: scale them to sum to the number "
-                "of rows."
-            )
-        return self.within_scatter / dof
+        dof = self._covariance_divisor()
+        scatter = self.scatter()
+        return np.zeros_like(scatter) if dof is None else scatter / dof
 
     def regularized_inverse(self, kappa, tol=None, dtype=None):
         """S(κ)⁻¹ of the pooled covariance, factored (see regularized_covariance);
-        ``dtype`` defaults to that of the statistics."""
-        return regularized_covariance(
-            self.pooled_covariance(),
-            kappa,
+        ``dtype`` defaults to that of the statistics. From ``scatter_rows`` it is
+        found in the span of the samples, never forming a (p, p) matrix."""
+        options = dict(
             tol=tol,
             n_samples=self.n_samples,
             dtype=self.dtype if dtype is None else dtype,
             feature_scale=np.abs(self.means).max(axis=0),
             max_rank=max(self.n_samples - np.count_nonzero(self.counts > 0), 0),
         )
+        if self.holds_rows:
+            return regularized_covariance_from_rows(
+                self.scatter_rows, self._covariance_divisor(), kappa, **options
+            )
+        return regularized_covariance(self.pooled_covariance(), kappa, **options)
 
     def pair(self, i, j):
-        """Statistics of classes i and j alone (needs ``class_scatter``)."""
+        """Statistics of classes i and j alone (needs ``class_scatter`` or
+        ``scatter_rows``)."""
+        pair = [i, j]
+        # n_samples sets the default rank tolerance and caps the rank: the rows of
+        # all classes bound the pair's (loosely).
+        common = dict(
+            counts=self.counts[pair],
+            means=self.means[pair],
+            n_samples=self.n_samples,
+            dtype=self.dtype,
+            mean_residual=self.residual[pair],
+        )
+        if self.holds_rows:
+            members = (self.row_classes == i) | (self.row_classes == j)
+            return ClassStatistics(
+                within_scatter=None,
+                scatter_rows=self.scatter_rows[members],
+                row_classes=(self.row_classes[members] == j).astype(np.intp),
+                keep_per_class=self.keep_per_class,
+                **common,
+            )
         if self.class_scatter is None:
             raise ValueError(
                 "Pairwise statistics need the scatter of each class: compute them "
                 "with per_class=True (ClassStatistics.from_data or class_statistics)."
             )
-        pair = [i, j]
         return ClassStatistics(
-            counts=self.counts[pair],
-            means=self.means[pair],
             within_scatter=self.class_scatter[i] + self.class_scatter[j],
-            # n_samples sets the default rank tolerance and caps the rank: the
-            # rows of all classes bound the pair's (loosely).
-            n_samples=self.n_samples,
             class_scatter=self.class_scatter[pair],
-            dtype=self.dtype,
-            mean_residual=self.residual[pair],
+            **common,
         )
 
     def merge(self, other):
@@ -295,6 +402,9 @@ class ClassStatistics:
                 "Cannot merge statistics of different shapes: "
                 f"{self.means.shape} and {other.means.shape}."
             )
+        if self.n_samples == 0 and not np.any(self.counts):
+            # Nothing yet (the start of a pass): the other part as it is.
+            return replace(other, dtype=np.promote_types(self.dtype, other.dtype))
         counts = self.counts + other.counts
         safe = np.where(counts > 0, counts, 1.0)
         share = (other.counts / safe)[:, None]
@@ -313,19 +423,39 @@ class ClassStatistics:
             only_self, self.residual, np.where(only_other, other.residual, residual)
         )
         scaled = np.sqrt(self.counts * other.counts / safe)[:, None] * delta
-        within = self.within_scatter + other.within_scatter + scaled.T @ scaled
+        common = dict(
+            counts=counts,
+            means=means,
+            n_samples=self.n_samples + other.n_samples,
+            dtype=np.promote_types(self.dtype, other.dtype),
+            mean_residual=residual,
+        )
+        if self.holds_rows and other.holds_rows:
+            # Chan's correction ``(c_a c_b / c) δδᵀ`` of class k is one more row.
+            corrected = np.flatnonzero(np.any(scaled != 0, axis=1))
+            merged = ClassStatistics(
+                within_scatter=None,
+                scatter_rows=np.concatenate(
+                    [self.scatter_rows, other.scatter_rows, scaled[corrected]]
+                ),
+                row_classes=np.concatenate(
+                    [self.row_classes, other.row_classes, corrected]
+                ),
+                keep_per_class=self.keep_per_class and other.keep_per_class,
+                **common,
+            )
+            # Rows beyond the features cost more than the matrix.
+            if merged.scatter_rows.shape[0] > self.n_features:
+                return merged.with_matrix()
+            return merged
+        mine, theirs = self.with_matrix(), other.with_matrix()
+        within = mine.within_scatter + theirs.within_scatter + scaled.T @ scaled
         class_scatter = None
-        if self.class_scatter is not None and other.class_scatter is not None:
+        if mine.class_scatter is not None and theirs.class_scatter is not None:
             corrections = scaled[:, :, None] * scaled[:, None, :]
-            class_scatter = self.class_scatter + other.class_scatter + corrections
+            class_scatter = mine.class_scatter + theirs.class_scatter + corrections
         return ClassStatistics(
-            counts,
-            means,
-            within,
-            self.n_samples + other.n_samples,
-            class_scatter,
-            np.promote_types(self.dtype, other.dtype),
-            residual,
+            within_scatter=within, class_scatter=class_scatter, **common
         )
 
 
@@ -396,16 +526,42 @@ def encode_labels(y, classes):
     return codes.astype(np.intp, copy=False)
 
 
-def _empty_statistics(n_classes, n_features, per_class, dtype=np.float64):
-    return ClassStatistics(
+# Wide data keep the scatter as rows once the (p, p) matrix would pass this many
+# features: below it the matrix is small whatever the rows, and cheaper to use.
+ROWS_FROM_FEATURES = 256
+
+
+def holds_rows(n_rows, n_features, form="auto"):
+    """Whether statistics of ``n_rows`` rows keep their scatter as rows: never for
+    ``form="matrix"``; for "rows" while the rows are no more than the features;
+    for "auto" only when the features are also more than ``ROWS_FROM_FEATURES``
+    (below that, the matrix is small whatever the rows)."""
+    if form == "matrix" or n_rows > n_features:
+        return False
+    return form == "rows" or n_features > ROWS_FROM_FEATURES
+
+
+def _empty_statistics(n_classes, n_features, per_class, dtype, rows):
+    common = dict(
         counts=np.zeros(n_classes),
         means=np.zeros((n_classes, n_features)),
-        within_scatter=np.zeros((n_features, n_features)),
         n_samples=0,
+        dtype=np.dtype(dtype),
+    )
+    if rows:
+        return ClassStatistics(
+            within_scatter=None,
+            scatter_rows=np.zeros((0, n_features)),
+            row_classes=np.zeros(0, dtype=np.intp),
+            keep_per_class=per_class,
+            **common,
+        )
+    return ClassStatistics(
+        within_scatter=np.zeros((n_features, n_features)),
         class_scatter=np.zeros((n_classes, n_features, n_features))
         if per_class
         else None,
-        dtype=np.dtype(dtype),
+        **common,
     )
 
 
@@ -425,6 +581,22 @@ def _references(stats, X, y, sample_weight=None):
     return reference
 
 
+def _shifted_means(reference, sums, counts):
+    """``(shift, means, residual)`` of classes with weights ``counts`` and weighted
+    sums ``sums`` of their rows less ``reference``: the means as ``reference +
+    shift`` to twice float64's precision (zero for a class of no weight)."""
+    shift, means, residual = (np.empty(sums.shape) for _ in range(3))
+    shifted_means(
+        np.ascontiguousarray(reference, dtype=np.float64),
+        np.ascontiguousarray(sums),
+        np.asarray(counts, dtype=np.float64),
+        shift,
+        means,
+        residual,
+    )
+    return shift, means, residual
+
+
 def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buffer):
     """Statistics of one chunk from one product.
 
@@ -441,14 +613,11 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     else:
         centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
     gram = B.T @ B
-    _check_spread_representable(gram[:p, :p], B[:, :p])
+    _check_spread_representable(np.max(np.diagonal(gram[:p, :p]), initial=0), B[:, :p])
     counts = np.diagonal(gram[p:, p:]).copy()
-    shift = gram[p:, :p] / np.where(counts > 0, counts, 1.0)[:, None]
+    shift, means, residual = _shifted_means(reference, gram[p:, :p], counts)
     scaled = np.sqrt(counts)[:, None] * shift
     within = gram[:p, :p] - scaled.T @ scaled
-    present = counts[:, None] > 0
-    means, residual = _two_sum(reference, shift)
-    means, residual = np.where(present, means, 0.0), np.where(present, residual, 0.0)
     class_scatter = None
     if per_class:
         class_scatter = np.empty((n_classes, p, p))
@@ -461,15 +630,49 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     )
 
 
+def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
+    """Statistics of one chunk with the scatter as rows: the class sums of ``X -
+    reference[y]`` in one pass, then ``√w ((x - reference) - shift)``, the centred
+    rows themselves, in another. A row of weight 0 is left out."""
+    dtype = _data_dtype(X)
+    weight = np.ones(X.shape[0])
+    if sample_weight is not None:
+        kept = sample_weight > 0
+        X, y, weight = X[kept], y[kept], sample_weight[kept]
+    X = np.ascontiguousarray(X)  # the kernels walk along rows
+    sums = np.empty((n_classes, X.shape[1]))
+    shifted_class_sums(X, y, reference, weight, sums)
+    counts = np.bincount(y, weights=weight, minlength=n_classes).astype(np.float64)
+    shift, means, residual = _shifted_means(reference, sums, counts)
+    centred = np.empty(X.shape)
+    largest = centre_rows(X, y, reference, shift, np.sqrt(weight), centred)
+    if not np.isfinite(largest):
+        raise _overflow_error()
+    if largest**2 < _SMALLEST_SCATTER:  # then the exact test, rarely needed
+        squares = np.einsum("ij,ij->j", centred, centred)
+        _check_spread_representable(np.max(squares, initial=0.0), centred)
+    return ClassStatistics(
+        counts=counts,
+        means=means,
+        within_scatter=None,
+        n_samples=X.shape[0],
+        dtype=dtype,
+        mean_residual=residual,
+        scatter_rows=centred,
+        row_classes=np.asarray(y, dtype=np.intp),
+        keep_per_class=per_class,
+    )
+
+
 # Below this, sums of squares are subnormal floats and lose their digits.
 _SMALLEST_SCATTER = np.finfo(np.float64).tiny * 1024
 
 
-def _check_spread_representable(scatter, shifted):
+def _check_spread_representable(largest_square, shifted):
     """A clear error when the squares of the (weighted) spread underflow float64:
     the scatter would come out as 0, a false rank 0, and "the class means
     coincide" where they do not (X scaled by 1e-170)."""
-    if scatter.size and np.max(np.diagonal(scatter)) >= _SMALLEST_SCATTER:
+    if largest_square >= _SMALLEST_SCATTER:
         return
     if not np.any(shifted):
         return  # no spread at all: every row of a class the same (exact)
@@ -484,7 +687,7 @@ def _check_spread_representable(scatter, shifted):
 
 
 def class_statistics(
-    X, y, n_classes, sample_weight=None, chunk_rows=None, per_class=False
+    X, y, n_classes, sample_weight=None, chunk_rows=None, per_class=False, form="auto"
 ):
     """Counts, means and pooled centred scatter of each class in one pass over X.
 
@@ -502,6 +705,11 @@ def class_statistics(
         Rows per chunk; by default about 4 MiB of float64 per chunk.
     per_class : bool, default=False
         Also keep the scatter of each class (for pairwise statistics).
+    form : {"auto", "rows", "matrix"}, default="auto"
+        How the scatter is held: as the centred rows (``scatter_rows``, O(n·p)) or
+        as the (p, p) matrix. "auto" keeps rows for wide data (fewer rows of
+        positive weight than features, and more than ``ROWS_FROM_FEATURES``
+        features).
 
     Returns
     -------
@@ -519,72 +727,114 @@ def class_statistics(
     >>> stats.pooled_covariance()
     array([[2., 0.],
            [0., 0.]])
+    >>> wide = class_statistics(X, np.array([0, 0, 1, 1]), n_classes=2, form="rows")
+    >>> wide.scatter_rows.shape, bool(np.allclose(wide.scatter(), 2 * stats.pooled_covariance()))
+    ((4, 2), True)
     """
     n_samples, n_features = X.shape
     if chunk_rows is None:
         chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
-    stats = _empty_statistics(n_classes, n_features, per_class, _data_dtype(X))
-    buffer = np.empty((min(chunk_rows, n_samples), n_features + n_classes))
+    n_rows = n_samples
+    if sample_weight is not None:
+        n_rows = int(np.count_nonzero(sample_weight > 0))
+    rows = holds_rows(n_rows, n_features, form)
+    stats = _empty_statistics(n_classes, n_features, per_class, _data_dtype(X), rows)
+    buffer = None
+    if not rows:
+        buffer = np.empty((min(chunk_rows, n_samples), n_features + n_classes))
     # Overflow is checked once below, with a message that says what to do.
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, n_samples, chunk_rows):
             stop = min(start + chunk_rows, n_samples)
             X_chunk, y_chunk = X[start:stop], y[start:stop]
             weights = None if sample_weight is None else sample_weight[start:stop]
-            chunk = _chunk_statistics(
-                X_chunk,
-                y_chunk,
-                n_classes,
-                weights,
-                per_class,
-                _references(stats, X_chunk, y_chunk, weights),
-                buffer,
-            )
+            reference = _references(stats, X_chunk, y_chunk, weights)
+            if rows:
+                chunk = _chunk_rows(
+                    X_chunk, y_chunk, n_classes, weights, per_class, reference
+                )
+            else:
+                chunk = _chunk_statistics(
+                    X_chunk, y_chunk, n_classes, weights, per_class, reference, buffer
+                )
             stats = stats.merge(chunk)
-    if not (
-        np.all(np.isfinite(stats.means)) and np.all(np.isfinite(stats.within_scatter))
-    ):
-        raise ValueError(
-            "The class statistics overflowed float64: the features are too large in "
-            "magnitude (about 1e154 or more). Rescale X, e.g. with StandardScaler."
-        )
+    # (Rows are checked as the kernel writes them.)
+    spread = 0.0 if stats.holds_rows else stats.within_scatter
+    if not (np.all(np.isfinite(stats.means)) and np.all(np.isfinite(spread))):
+        raise _overflow_error()
     return stats
+
+
+def _overflow_error():
+    return ValueError(
+        "The class statistics overflowed float64: the features are too large in "
+        "magnitude (about 1e154 or more). Rescale X, e.g. with StandardScaler."
+    )
 
 
 @dataclass(frozen=True)
 class RegularizedCovariance:
     """The regularised inverse ``S(κ)⁻¹ = S† + Q/κ`` of a covariance S, factored.
 
-    ``S† = F Fᵀ`` with F a (p, r) basis of the range R(S), and ``Q = N Nᵀ`` with N an
-    orthonormal (p, p - r) basis of the null space N(S). Then
-    ``S(κ)⁻¹ = F Fᵀ + N Nᵀ / κ`` and ``W = [F, N / √κ]`` whitens S(κ) = S + κQ:
-    ``Wᵀ S(κ) W = I``.
+    With U an orthonormal (p, r) basis of the range R(S) and M an (r, r) matrix,
+    ``S† = U M Mᵀ Uᵀ`` and ``Q = I - U Uᵀ``. Nothing is (p, p): Q is applied as
+    ``b - U(Uᵀb)``. For wide data U is not formed either: it is ``Cᵀ Y``, the
+    centred rows C (m, p) combined by an (m, r) matrix Y, so that each product
+    with U is a pass over C. ``W = [U M, N / √κ]`` (N an orthonormal basis of the
+    null space) whitens S(κ) = S + κQ: ``Wᵀ S(κ) W = I``.
 
     Attributes
     ----------
-    range_factor : ndarray of shape (n_features, rank)
-        F, with ``F Fᵀ = S†``.
-    null_basis : ndarray of shape (n_features, n_features - rank)
-        N, orthonormal, with ``N Nᵀ = Q = I - S†S``.
-    range_basis : ndarray of shape (n_features, rank)
-        An orthonormal basis of R(S), so that ``range_basis.T @ b`` measures the part of
-        a vector b that S sees.
+    range_coordinates : ndarray of shape (rank, rank)
+        M, with ``S† = U M Mᵀ Uᵀ``.
     kappa : float
         The regularisation κ > 0 (``inf`` gives the Moore–Penrose inverse S†).
+    explicit_basis : ndarray of shape (n_features, rank) or None
+        U itself; None when it is held in the span of the rows.
+    span_rows : ndarray of shape (n_rows, n_features) or None
+        C, with ``U = Cᵀ Y``.
+    span_coefficients : ndarray of shape (n_rows, rank) or None
+        Y.
     """
 
-    range_factor: np.ndarray
-    null_basis: np.ndarray
-    range_basis: np.ndarray
+    range_coordinates: np.ndarray
     kappa: float
+    explicit_basis: np.ndarray | None = None
+    span_rows: np.ndarray | None = None
+    span_coefficients: np.ndarray | None = None
 
     @property
     def rank(self):
-        return int(self.range_factor.shape[1])
+        return int(self.range_coordinates.shape[0])
+
+    @property
+    def n_features(self):
+        if self.explicit_basis is not None:
+            return int(self.explicit_basis.shape[0])
+        return int(self.span_rows.shape[1])
 
     @property
     def null_space_dim(self):
-        return int(self.null_basis.shape[1])
+        return self.n_features - self.rank
+
+    def to_range(self, b):
+        """``Uᵀ b``: the coordinates of b's range part."""
+        if self.explicit_basis is not None:
+            return self.explicit_basis.T @ b
+        return self.span_coefficients.T @ (self.span_rows @ b)
+
+    def from_range(self, coordinates):
+        """``U c``: the vector of range coordinates c."""
+        if self.explicit_basis is not None:
+            return self.explicit_basis @ coordinates
+        return self.span_rows.T @ (self.span_coefficients @ coordinates)
+
+    @property
+    def range_basis(self):
+        """U, an orthonormal (p, r) basis of R(S), formed."""
+        if self.explicit_basis is not None:
+            return self.explicit_basis
+        return self.from_range(np.eye(self.rank))
 
     def split(self, b, atol=0.0):
         """``(S† b, Q b)`` for a vector or the columns of a matrix.
@@ -593,33 +843,93 @@ class RegularizedCovariance:
         noise in b must not become a direction, least of all divided by a small κ.
         """
         b = np.asarray(b, dtype=np.float64)
-        in_range = self.range_basis.T @ b
-        in_null = self.null_basis.T @ b
+        in_range, pinv_part, in_null = self._parts(b.reshape(b.shape[0], -1))
         if atol > 0:
-            in_range = in_range * (np.linalg.norm(in_range, axis=0) > atol)
+            # S† b depends on b only through its range part.
+            pinv_part = pinv_part * (np.linalg.norm(in_range, axis=0) > atol)
             in_null = in_null * (np.linalg.norm(in_null, axis=0) > atol)
-        # S† b depends on b only through its range part: S† b = F Fᵀ (R Rᵀ b).
-        pinv_part = self.range_factor @ (
-            self.range_factor.T @ (self.range_basis @ in_range)
-        )
-        return pinv_part, self.null_basis @ in_null
+        if b.ndim == 1:
+            return pinv_part[:, 0], in_null[:, 0]
+        return pinv_part, in_null
+
+    def _parts(self, b):
+        """``(Uᵀ b, S† b, Q b)`` of the columns of b, in two passes over U (four
+        where b lies mostly in the range)."""
+        in_range = self.to_range(b)
+        in_null, pinv_part = self._from_range_and_pinv(in_range)
+        in_null = b - in_null
+        # Where most of b was in the range, a second projection takes out what
+        # rounding left of it (Kahan's "twice is enough"), so that Q b is as
+        # accurate as with an explicit null basis.
+        if np.any(
+            np.linalg.norm(in_null, axis=0) < np.linalg.norm(b, axis=0) / np.sqrt(2)
+        ):
+            again = self.to_range(in_null)
+            in_range += again
+            back, pinv_again = self._from_range_and_pinv(again)
+            in_null -= back
+            pinv_part += pinv_again
+        return in_range, pinv_part, in_null
+
+    def _from_range_and_pinv(self, coordinates):
+        """``(U c, S† U c)``, with ``S† U c = U M Mᵀ c``, in one product with U."""
+        M = self.range_coordinates
+        both = self.from_range(np.hstack([coordinates, M @ (M.T @ coordinates)]))
+        return both[:, : coordinates.shape[1]], both[:, coordinates.shape[1] :]
 
     def solve(self, b, atol=0.0):
         """``S(κ)⁻¹ b = S† b + Q b / κ`` (see :meth:`split` for ``atol``)."""
-        pinv_part, null_part = self.split(b, atol)
+        return self.combine(*self.split(b, atol))
+
+    def combine(self, pinv_part, null_part):
+        """``S† b + Q b / κ`` from the two parts :meth:`split` gives."""
         if np.isinf(self.kappa):
             return pinv_part
         # A tiny κ can overflow; callers check the result and say why.
         with np.errstate(over="ignore"):
             return pinv_part + null_part / self.kappa
 
+    def _null_basis(self, null_parts, vectors):
+        """An orthonormal basis of ``null_parts``, the null-space parts of the
+        columns of ``vectors``: all of N that they see."""
+        # What rounding leaves of a vector in the range is no null-space direction.
+        noise = 16 * np.sqrt(self.n_features) * np.finfo(float).eps
+        noise *= np.max(np.linalg.norm(vectors, axis=0), initial=0.0)
+        if null_parts.shape[1] == 0 or not np.any(np.abs(null_parts) > noise):
+            return np.zeros((self.n_features, 0))
+        basis, triangle, _ = scipy.linalg.qr(null_parts, mode="economic", pivoting=True)
+        return basis[:, np.abs(np.diagonal(triangle)) > noise]
+
+    def whitened(self, vectors):
+        """``(vectors @ W', back)`` with W' = [U M, N_v / √κ], the whitening W
+        restricted to N_v, an orthonormal basis of the null-space parts of the
+        rows of ``vectors``: ``vectors @ W'`` has the singular values of
+        ``vectors @ W``, and ``back(f)`` is ``W' f``. O(p·(r + K))."""
+        M = self.range_coordinates
+        in_range, _, null_parts = self._parts(vectors.T)
+        whitened_range = in_range.T @ M
+        if np.isinf(self.kappa):
+            return whitened_range, lambda f: self.from_range(M @ f)
+        null = self._null_basis(null_parts, vectors.T) / np.sqrt(self.kappa)
+        rank = self.rank
+
+        def back(f):
+            return self.from_range(M @ f[:rank]) + null @ f[rank:]
+
+        return np.hstack([whitened_range, vectors @ null]), back
+
     def whitening(self):
-        """W = [F, N / √κ], with ``Wᵀ S(κ) W = I`` (the N block vanishes at κ = ∞)."""
-        return np.hstack([self.range_factor, self.null_basis / np.sqrt(self.kappa)])
+        """W = [U M, N / √κ], with ``Wᵀ S(κ) W = I`` (the N block vanishes at κ =
+        ∞). It is (p, p): for small p and for checks; :meth:`whitened` is what
+        the estimators use."""
+        basis = self.range_basis
+        null = np.linalg.qr(basis, mode="complete")[0][:, self.rank :]
+        return np.hstack([basis @ self.range_coordinates, null / np.sqrt(self.kappa)])
 
     def null_projector(self):
-        """Q = I - S†S, the orthogonal projector on the null space of S."""
-        return self.null_basis @ self.null_basis.T
+        """Q = I - S†S, the orthogonal projector on the null space of S ((p, p))."""
+        basis = self.range_basis
+        return np.eye(self.n_features) - basis @ basis.T
 
 
 def default_rank_tol(n_samples, n_features, dtype=np.float64, spread_ratio=1.0):
@@ -692,42 +1002,206 @@ def regularized_covariance(
     array([0.5, 2. ])
     """
     n_features = S.shape[0]
-    variances = np.clip(np.diag(S), 0.0, None)
+    varying, root, tol = _rank_setup(
+        np.diag(S), feature_scale, tol, n_samples, n_features, dtype
+    )
+    correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
+    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
+    keep = _kept(eigenvalues, tol, max_rank)
+    eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
+    if eigenvalues.size == varying.size:
+        # The varying features are linearly independent: S† restricted to them is
+        # the inverse D^{-1/2} C⁻¹ D^{-1/2}, and R(S) is spanned by their coordinates.
+        return RegularizedCovariance(
+            eigenvectors / (root[:, None] * np.sqrt(eigenvalues)),
+            float(kappa),
+            explicit_basis=np.eye(n_features)[:, varying],
+        )
+    # Rank-deficient: S ≈ A Aᵀ with A = D^{1/2} V_r Λ_r^{1/2}.
+    A = np.zeros((n_features, eigenvalues.size))
+    A[varying] = (root[:, None] * eigenvectors) * np.sqrt(eigenvalues)
+    return _range_of(A, kappa)
+
+
+def regularized_covariance_from_rows(
+    rows,
+    divisor,
+    kappa,
+    tol=None,
+    n_samples=1,
+    dtype=np.float64,
+    feature_scale=None,
+    max_rank=None,
+):
+    r"""Factor S(κ)⁻¹ of ``S = CᵀC / divisor`` from the rows C, in their span.
+
+    The same decision and factors as :func:`regularized_covariance` of S, in
+    O(m²·p) time and O(m·p) memory for m rows, never a (p, p) matrix (SPEC §10).
+    With ``E = diag(CᵀC)^{-1/2}`` on the varying features, the correlation matrix
+    is ``(CE)ᵀ(CE)``, whose nonzero eigenvalues are those of the (m, m) Gram
+    matrix ``G = (CE)(CE)ᵀ = U Λ Uᵀ``; its eigenvectors are ``V = E Cᵀ U Λ^{-1/2}``,
+    so the kept part of S is ``A Aᵀ`` with ``A = D^{1/2} V_r Λ_r^{1/2} =
+    Cᵀ U_r / √divisor``, whose thin QR gives the range and S†.
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n_rows, n_features)
+        C, e.g. ``ClassStatistics.scatter_rows``.
+    divisor : float or None
+        The divisor of the covariance (None: C is zero, S = 0).
+    kappa, tol, n_samples, dtype, feature_scale, max_rank
+        As for :func:`regularized_covariance`.
+
+    Returns
+    -------
+    reg : RegularizedCovariance
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep._stats import (
+    ...     regularized_covariance, regularized_covariance_from_rows)
+    >>> C = np.random.RandomState(0).normal(size=(3, 6))
+    >>> wide = regularized_covariance_from_rows(C, 2.0, kappa=0.5)
+    >>> square = regularized_covariance(C.T @ C / 2.0, kappa=0.5)
+    >>> wide.rank, wide.null_space_dim
+    (3, 3)
+    >>> b = np.arange(6.0)
+    >>> bool(np.allclose(wide.solve(b), square.solve(b)))
+    True
+    """
+    n_features = rows.shape[1]
+    divisor = 1.0 if divisor is None else float(divisor)
+    sums_of_squares, gram, plain_gram, noisy = _grams(
+        rows, divisor, feature_scale, dtype
+    )
+    varying, _, tol = _rank_setup(
+        sums_of_squares / divisor, feature_scale, tol, n_samples, n_features, dtype
+    )
+    if noisy:
+        # A feature below its rounding level is constant: its rounding noise
+        # must not enter the range (the Grams left it out already).
+        rows = rows.copy()
+        rows[:, np.setdiff1d(np.arange(n_features), varying)] = 0.0
+    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+    keep = _kept(eigenvalues, tol, max_rank) if varying.size else []
+    eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
+    if not eigenvalues.size:
+        return RegularizedCovariance(
+            np.zeros((0, 0)), float(kappa), explicit_basis=np.zeros((n_features, 0))
+        )
+    # B = Cᵀ Y = D^{1/2} V spans the range, with BᵀB = Yᵀ (C Cᵀ) Y = L Lᵀ; then
+    # U = B L^{-T} is orthonormal, A = B Λ^{1/2} = U Lᵀ Λ^{1/2}, and
+    # (A Aᵀ)† = U M Mᵀ Uᵀ with M = L^{-1} Λ^{-1/2}: all (m, m), C never copied.
+    coefficients = eigenvectors / np.sqrt(eigenvalues * divisor)
+    lower = _cholesky_or_none(coefficients.T @ plain_gram @ coefficients)
+    if lower is not None and _span_error(lower, eigenvalues) <= _SPAN_ERROR_LIMIT:
+        inverse = scipy.linalg.solve_triangular(
+            lower, np.eye(lower.shape[0]), lower=True
+        )
+        return RegularizedCovariance(
+            inverse / np.sqrt(eigenvalues),
+            float(kappa),
+            span_rows=rows,
+            span_coefficients=coefficients @ inverse.T,
+        )
+    # Graded features or a spread-out spectrum: the Gram route would lose digits,
+    # so the range is found by Householder QR of A itself (O(p·r²), A formed).
+    A = (eigenvectors.T @ rows).T / np.sqrt(divisor)
+    return _range_of(A, kappa)
+
+
+# The Gram route's estimated relative error above which the span basis is found by
+# Householder QR instead (slower by a factor of about 10 at p = 1e5, but exact to
+# rounding whatever the grading of the features).
+_SPAN_ERROR_LIMIT = 1e-11
+
+
+def _cholesky_or_none(matrix):
+    try:
+        return scipy.linalg.cholesky(matrix, lower=True)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _span_error(lower, eigenvalues):
+    """The relative error to expect of the Gram route: ``m · eps`` amplified by the
+    spread of the kept eigenvalues and the square of the condition of L."""
+    spread = eigenvalues[-1] / eigenvalues[0]
+    condition = np.linalg.cond(lower)
+    return lower.shape[0] * np.finfo(float).eps * spread * condition**2
+
+
+def _grams(rows, divisor, feature_scale, dtype, block_columns=8192):
+    """``(diag(CᵀC), (C E)(C E)ᵀ, C' C'ᵀ, noisy)`` of the rows C. C' is C without
+    the features below their rounding level (``_varying``), ``E = diag(CᵀC)^{-1/2}``
+    on the others, and ``noisy`` says whether C' differs from C. The scaled
+    product goes by blocks of columns, so that no scaled copy of C is made."""
+    n_features = rows.shape[1]
+    scale = np.zeros(n_features) if feature_scale is None else feature_scale
+    sums_of_squares = np.einsum("ij,ij->j", rows, rows)
+    constant = ~_varying(sums_of_squares / divisor, scale, dtype)
+    noisy = bool(np.any(rows[:, constant]))
+    if noisy:
+        rows = np.where(constant, 0.0, rows)
+    inverse_root = np.where(constant, 0.0, 1.0 / np.sqrt(sums_of_squares))
+    scaled = np.zeros((rows.shape[0], rows.shape[0]))
+    for start in range(0, n_features, block_columns):
+        block = rows[:, start : start + block_columns]
+        block = block * inverse_root[start : start + block_columns]
+        scaled += block @ block.T
+    return sums_of_squares, scaled, rows @ rows.T, noisy
+
+
+def _varying(variances, feature_scale, dtype):
+    """Whether each variance is above the rounding level of its feature's own
+    values (``(16 · eps · scale)²``): below it, the feature counts as constant."""
+    return variances > (16 * np.finfo(dtype).eps * feature_scale) ** 2
+
+
+def _rank_setup(variances, feature_scale, tol, n_samples, n_features, dtype):
+    """``(varying, root, tol)``: the features whose variance is above their own
+    rounding level, the square roots of those variances, and the rank tolerance
+    (the default one when ``tol`` is None)."""
+    variances = np.clip(variances, 0.0, None)
     scale = np.zeros(n_features) if feature_scale is None else np.asarray(feature_scale)
-    # A variance below the rounding level of the feature's own values is no variance.
-    varying = np.flatnonzero(variances > (16 * np.finfo(dtype).eps * scale) ** 2)
+    varying = np.flatnonzero(_varying(variances, scale, dtype))
     root = np.sqrt(variances[varying])
     if tol is None:
         ratio = np.max((scale[varying] + root) / root, initial=1.0)
         tol = default_rank_tol(n_samples, n_features, dtype, ratio)
-    correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
-    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
-    keep = eigenvalues > tol * max(eigenvalues[-1], 0.0) if varying.size else []
+    return varying, root, tol
+
+
+def _kept(eigenvalues, tol, max_rank):
+    """The eigenvalues (ascending, as eigh gives them) that count: above ``tol``
+    times the largest, and at most the ``max_rank`` largest."""
+    if not eigenvalues.size:
+        return np.zeros(0, dtype=bool)
+    keep = eigenvalues > tol * max(eigenvalues[-1], 0.0)
     if max_rank is not None and np.count_nonzero(keep) > max_rank:
-        keep = np.arange(varying.size) >= varying.size - max_rank  # eigh: ascending
-    eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
-    identity = np.eye(n_features)
-    if eigenvalues.size == varying.size:
-        # The varying features are linearly independent: S† restricted to them is
-        # the inverse D^{-1/2} C⁻¹ D^{-1/2}, and R(S) is spanned by their coordinates.
-        factor = np.zeros((n_features, varying.size))
-        factor[varying] = eigenvectors / (root[:, None] * np.sqrt(eigenvalues))
-        constant = np.setdiff1d(np.arange(n_features), varying)
+        keep = np.arange(eigenvalues.size) >= eigenvalues.size - max_rank
+    return keep
+
+
+def _range_of(A, kappa):
+    """The factors of ``(A Aᵀ)† + Q/κ`` from A of full column rank.
+
+    Householder QR of a row-graded matrix is accurate once its rows are sorted by
+    decreasing norm; then ``A = U R`` and ``(A Aᵀ)† = U R^{-T} R^{-1} Uᵀ``, which
+    never inverts the graded S itself.
+    """
+    if not A.shape[1]:
         return RegularizedCovariance(
-            factor, identity[:, constant], identity[:, varying], float(kappa)
+            np.zeros((0, 0)), float(kappa), explicit_basis=np.zeros((A.shape[0], 0))
         )
-    # Rank-deficient: S ≈ A Aᵀ with A = D^{1/2} V_r Λ_r^{1/2}. Householder QR of a
-    # row-graded matrix is accurate once its rows are sorted by decreasing norm.
-    A = np.zeros((n_features, eigenvalues.size))
-    A[varying] = (root[:, None] * eigenvectors) * np.sqrt(eigenvalues)
     order = np.argsort(-np.linalg.norm(A, axis=1), kind="stable")
-    Q_sorted, R = np.linalg.qr(A[order], mode="complete")
-    Q_full = np.empty_like(Q_sorted)
-    Q_full[order] = Q_sorted
-    rank = eigenvalues.size
-    range_basis = Q_full[:, :rank]
-    # F = U R^{-T}, so that F Fᵀ = U (R Rᵀ)⁻¹ Uᵀ = (A Aᵀ)†.
-    range_factor = scipy.linalg.solve_triangular(R[:rank], range_basis.T).T
-    return RegularizedCovariance(
-        range_factor, Q_full[:, rank:], range_basis, float(kappa)
-    )
+    sorted_rows = A[order]
+    del A
+    U_sorted, R = scipy.linalg.qr(sorted_rows, mode="economic", overwrite_a=True)
+    del sorted_rows
+    range_basis = np.empty_like(U_sorted)
+    range_basis[order] = U_sorted
+    del U_sorted
+    coordinates = scipy.linalg.solve_triangular(R, np.eye(R.shape[0])).T  # R^{-T}
+    return RegularizedCovariance(coordinates, float(kappa), explicit_basis=range_basis)

@@ -431,3 +431,157 @@ def test_max_rank_keeps_the_largest_eigenvalues():
         atol=1e-10,
     )
     assert regularized_covariance(S, kappa=1.0, tol=1e-12).rank == 5
+
+
+# --- wide data: the scatter as rows and S(κ)⁻¹ in the span of the samples ---
+
+
+def _wide(n, p, n_classes, graded, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, p))
+    y = np.arange(n) % n_classes
+    X[y == 1, ::5] += 1.0
+    if graded:
+        X *= np.logspace(-graded, graded, p)
+    return X, y
+
+
+def _relative(a, b):
+    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300)
+
+
+@pytest.mark.parametrize(
+    "n, p, n_classes, graded, weighted",
+    [
+        (30, 80, 2, 0, False),
+        (30, 80, 2, 0, True),
+        (40, 300, 3, 3, False),
+        (40, 300, 3, 3, True),
+        (20, 400, 2, 6, False),  # graded 1e12 apart: the Householder route
+        (90, 100, 2, 0, False),  # a spread-out spectrum near n = p
+        (60, 50, 4, 0, True),  # more rows than features: rows turn into the matrix
+    ],
+)
+def test_rows_form_equals_the_matrix_form(n, p, n_classes, graded, weighted):
+    X, y = _wide(n, p, n_classes, graded)
+    w = np.random.RandomState(1).uniform(0.5, 2.0, n) if weighted else None
+    rows = class_statistics(X, y, n_classes, w, per_class=True, form="rows")
+    matrix = class_statistics(X, y, n_classes, w, per_class=True, form="matrix")
+    assert rows.holds_rows == (n <= p) and not matrix.holds_rows
+    scale = np.abs(matrix.within_scatter).max()
+    np.testing.assert_allclose(rows.scatter(), matrix.within_scatter, atol=1e-12 * scale)
+    np.testing.assert_allclose(rows.means, matrix.means, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(rows.counts, matrix.counts, rtol=1e-15)
+    np.testing.assert_allclose(rows.scatter_diagonal(), np.diag(matrix.within_scatter),
+                               rtol=1e-12)  # fmt: skip
+    d = matrix.mean_difference(1, 0)
+    for kappa in (1e-3, 1.0, np.inf):
+        wide, square = rows.regularized_inverse(kappa), matrix.regularized_inverse(kappa)
+        assert wide.rank == square.rank
+        for got, expected in zip(wide.split(d), square.split(d)):
+            assert _relative(got, expected) < 1e-10
+        assert _relative(wide.solve(d), square.solve(d)) < 1e-10
+    pair_rows, pair_matrix = rows.pair(0, 1), matrix.pair(0, 1)
+    np.testing.assert_allclose(pair_rows.scatter(), pair_matrix.within_scatter,
+                               atol=1e-12 * scale)  # fmt: skip
+
+
+def test_the_span_route_equals_the_householder_route(monkeypatch):
+    from sklearn_linsep import _stats
+
+    X, y = _wide(40, 500, 2, 2)
+    stats = class_statistics(X, y, 2)
+    assert stats.holds_rows
+    span = stats.regularized_inverse(0.5)
+    assert span.explicit_basis is None  # the Gram route: U is never formed
+    monkeypatch.setattr(_stats, "_SPAN_ERROR_LIMIT", 0.0)
+    householder = stats.regularized_inverse(0.5)
+    assert householder.explicit_basis is not None
+    d = stats.mean_difference(1, 0)
+    assert span.rank == householder.rank == 38
+    assert _relative(span.solve(d), householder.solve(d)) < 1e-12
+    basis = span.range_basis
+    np.testing.assert_allclose(basis.T @ basis, np.eye(38), atol=1e-12)
+
+
+def test_rows_are_kept_only_where_they_are_cheaper():
+    from sklearn_linsep._stats import ROWS_FROM_FEATURES, holds_rows
+
+    assert holds_rows(40, ROWS_FROM_FEATURES + 1)
+    assert not holds_rows(40, ROWS_FROM_FEATURES)  # small p: the matrix is small
+    assert not holds_rows(ROWS_FROM_FEATURES + 2, ROWS_FROM_FEATURES + 1)
+    assert holds_rows(5000, 10, form="rows") and not holds_rows(5, 10**5, "matrix")
+    X, y = _wide(30, 1000, 2, 0)
+    assert class_statistics(X, y, 2).holds_rows
+    assert not class_statistics(X[:, :200], y, 2).holds_rows
+
+
+def test_merging_rows_is_exact_and_turns_into_the_matrix_past_the_features():
+    X, y = _wide(120, 300, 3, 1)
+    whole = class_statistics(X, y, 3, form="matrix")
+    merged = None
+    for part in np.array_split(np.arange(120), 6):
+        chunk = class_statistics(X[part], y[part], 3)
+        assert chunk.holds_rows
+        merged = chunk if merged is None else merged.merge(chunk)
+        # 20 rows and up to 3 corrections per merge: rows, at most p of them
+        assert merged.holds_rows and merged.scatter_rows.shape[0] <= 300
+    assert merged.n_samples == 120
+    scale = np.abs(whole.within_scatter).max()
+    np.testing.assert_allclose(merged.scatter(), whole.within_scatter, atol=1e-11 * scale)
+    np.testing.assert_allclose(merged.means, whole.means, atol=1e-13)
+    twice = merged.merge(class_statistics(X, y, 3))
+    assert twice.holds_rows  # 240 rows (the same means: no correction rows)
+    thrice = twice.merge(class_statistics(X, y, 3))
+    assert not thrice.holds_rows  # 360 rows: the (300, 300) matrix is cheaper
+    assert thrice.n_samples == 360
+    np.testing.assert_allclose(thrice.scatter(), 3 * whole.within_scatter,
+                               atol=1e-11 * scale)  # fmt: skip
+
+
+def test_rows_form_leaves_zero_weight_rows_out():
+    X, y = _wide(30, 300, 2, 0)
+    far = np.vstack([X, np.full((1, 300), 1e8)])
+    weights = np.append(np.ones(30), 0.0)
+    stats = class_statistics(far, np.append(y, 1), 2, weights)
+    plain = class_statistics(X, y, 2)
+    assert stats.holds_rows and stats.scatter_rows.shape[0] == 30
+    np.testing.assert_array_equal(stats.scatter_rows, plain.scatter_rows)
+    np.testing.assert_array_equal(stats.means, plain.means)
+
+
+def test_rows_form_says_when_the_spread_underflows_or_overflows():
+    X, y = _wide(20, 300, 2, 0)
+    with pytest.raises(ValueError, match="underflow float64"):
+        class_statistics(X * 1e-170, y, 2)
+    with pytest.raises(ValueError, match="overflowed float64"):
+        class_statistics(X * 1e307, y, 2)
+
+
+def test_rescaling_is_the_same_in_both_forms():
+    X, y = _wide(30, 300, 2, 1)
+    shift, scale = X.mean(axis=0), X.std(axis=0)
+    direct = class_statistics((X - shift) / scale, y, 2, form="matrix")
+    for form in ("rows", "matrix"):
+        rescaled = class_statistics(X, y, 2, form=form).rescaled(shift, scale)
+        assert rescaled.holds_rows == (form == "rows")
+        np.testing.assert_allclose(rescaled.scatter(), direct.within_scatter,
+                                   atol=1e-10)  # fmt: skip
+        np.testing.assert_allclose(rescaled.means, direct.means, atol=1e-12)
+
+
+def test_wide_statistics_never_form_a_p_by_p_matrix():
+    import tracemalloc
+
+    from sklearn_linsep import FisherDiscriminant, separability_statistics
+
+    X, y = _wide(20, 60_000, 2, 0)  # a (p, p) float64 matrix would be 29 GB
+    tracemalloc.start()
+    try:
+        clf = FisherDiscriminant().fit(X, y)
+        result = separability_statistics(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert clf.rank_ == 18 and result.rank == 18
+    assert peak <= 4 * X.nbytes
