@@ -623,17 +623,31 @@ def _wrapped(items, indent="    ", width=88):
     return lines
 
 
+# Beyond this many features, the text shows the hyperplane's largest weights only.
+SHOWN_WEIGHTS = 30
+
+
 def _evidence_lines(verdict, standardize):
     """The hyperplane (separable) or the certificate's rows (not)."""
     if verdict.get("hyperplane"):
         plane = verdict["hyperplane"]
         units = ", standardized units" if standardize else ""
+        weights = list(plane["coef"].items())
+        largest = ""
+        if len(weights) > SHOWN_WEIGHTS:
+            # Wide data: the weights of largest size, in the order of the columns.
+            sizes = np.abs([value for _, value in weights])
+            kept = np.sort(np.argsort(-sizes, kind="stable")[:SHOWN_WEIGHTS])
+            largest = (
+                f" (the {SHOWN_WEIGHTS} largest of {len(weights)}; --json has them all)"
+            )
+            weights = [weights[i] for i in kept]
         lines = [
             f"  hyperplane (w.x + b > 0 on {plane['positive_class']}{units}): "
-            f"b = {plane['intercept']:.6g}, w ="
+            f"b = {plane['intercept']:.6g}, w{largest} ="
         ]
         return lines + _wrapped(
-            [f"{escaped(name)} {value:.6g}" for name, value in plane["coef"].items()]
+            [f"{escaped(name)} {value:.6g}" for name, value in weights]
         )
     if verdict.get("certificate"):
         lines = ["  certificate: data row (weight); the weighted means coincide"]

@@ -727,9 +727,19 @@ def class_statistics(
     >>> stats.pooled_covariance()
     array([[2., 0.],
            [0., 0.]])
-    >>> wide = class_statistics(X, np.array([0, 0, 1, 1]), n_classes=2, form="rows")
-    >>> wide.scatter_rows.shape, bool(np.allclose(wide.scatter(), 2 * stats.pooled_covariance()))
-    ((4, 2), True)
+
+    Wide data (rows no more than the features) keep the centred rows C, W = CᵀC:
+
+    >>> Xw = np.array([[0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 0.0, 3.0], [4.0, 0.0, 1.0, 2.0]])
+    >>> yw = np.array([0, 0, 1])
+    >>> wide = class_statistics(Xw, yw, n_classes=2, form="rows")
+    >>> wide.scatter_rows
+    array([[-0.5,  0. ,  1. ,  0. ],
+           [ 0.5,  0. , -1. ,  0. ],
+           [ 0. ,  0. ,  0. ,  0. ]])
+    >>> square = class_statistics(Xw, yw, n_classes=2, form="matrix")
+    >>> bool(np.allclose(wide.scatter(), square.within_scatter))
+    True
     """
     n_samples, n_features = X.shape
     if chunk_rows is None:
@@ -1072,18 +1082,24 @@ def regularized_covariance_from_rows(
     """
     n_features = rows.shape[1]
     divisor = 1.0 if divisor is None else float(divisor)
-    sums_of_squares, gram, plain_gram, noisy = _grams(
-        rows, divisor, feature_scale, dtype
-    )
+    sums_of_squares = np.einsum("ij,ij->j", rows, rows)
     varying, _, tol = _rank_setup(
         sums_of_squares / divisor, feature_scale, tol, n_samples, n_features, dtype
     )
-    if noisy:
+    inverse_root = np.zeros(n_features)
+    inverse_root[varying] = 1.0 / np.sqrt(sums_of_squares[varying])
+    if np.any(rows[:, inverse_root == 0]):
         # A feature below its rounding level is constant: its rounding noise
-        # must not enter the range (the Grams left it out already).
-        rows = rows.copy()
-        rows[:, np.setdiff1d(np.arange(n_features), varying)] = 0.0
-    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+        # must not enter the range.
+        rows = np.where(inverse_root == 0, 0.0, rows)
+    plain_gram = rows @ rows.T
+    full = _full_rank_span(plain_gram, inverse_root, tol, max_rank, divisor)
+    if full is not None:
+        M, coefficients = full
+        return RegularizedCovariance(
+            M, float(kappa), span_rows=rows, span_coefficients=coefficients
+        )
+    eigenvalues, eigenvectors = np.linalg.eigh(_scaled_gram(rows, inverse_root))
     keep = _kept(eigenvalues, tol, max_rank) if varying.size else []
     eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
     if not eigenvalues.size:
@@ -1117,6 +1133,35 @@ def regularized_covariance_from_rows(
 _SPAN_ERROR_LIMIT = 1e-11
 
 
+def _full_rank_span(plain_gram, inverse_root, tol, max_rank, divisor):
+    """``(M, Y)`` of S† from the plain Gram matrix alone, when it proves that the
+    unit-free rank decision keeps every direction (``max_rank`` of them), else
+    None.
+
+    With ``G = C E² Cᵀ`` the Gram matrix of the correlation scale and ``G₀ = C Cᵀ``,
+    ``G ⪰ min(E²) G₀`` gives ``λ_r(G) ≥ min(E²) λ_r(G₀)``, and ``λ_max(G) ≤
+    trace(G)``, the number of varying features. Above ``tol`` times that, all r
+    directions count, S keeps all of its range (the row space of C), and with
+    ``G₀ = W Σ Wᵀ``: ``U = Cᵀ W_r Σ_r^{-1/2}`` and ``S† = U (divisor Σ_r⁻¹) Uᵀ``.
+    The scaled Gram matrix is then never formed: half the work, on p ≫ n data
+    whose features have a similar spread."""
+    varying = inverse_root > 0
+    rank = max_rank
+    if rank is None or not 0 < rank <= plain_gram.shape[0] or not varying.any():
+        return None
+    eigenvalues, eigenvectors = np.linalg.eigh(plain_gram)
+    smallest, largest = eigenvalues[-rank], eigenvalues[-1]
+    unit_free = smallest * np.min(inverse_root[varying]) ** 2
+    if not unit_free > 2.0 * tol * np.count_nonzero(varying):
+        return None
+    spread_error = plain_gram.shape[0] * np.finfo(float).eps * largest / smallest
+    if spread_error > _SPAN_ERROR_LIMIT:
+        return None
+    kept = eigenvalues[-rank:]
+    M = np.diag(np.sqrt(divisor / kept))
+    return M, eigenvectors[:, -rank:] / np.sqrt(kept)
+
+
 def _cholesky_or_none(matrix):
     try:
         return scipy.linalg.cholesky(matrix, lower=True)
@@ -1132,25 +1177,15 @@ def _span_error(lower, eigenvalues):
     return lower.shape[0] * np.finfo(float).eps * spread * condition**2
 
 
-def _grams(rows, divisor, feature_scale, dtype, block_columns=8192):
-    """``(diag(CᵀC), (C E)(C E)ᵀ, C' C'ᵀ, noisy)`` of the rows C. C' is C without
-    the features below their rounding level (``_varying``), ``E = diag(CᵀC)^{-1/2}``
-    on the others, and ``noisy`` says whether C' differs from C. The scaled
-    product goes by blocks of columns, so that no scaled copy of C is made."""
-    n_features = rows.shape[1]
-    scale = np.zeros(n_features) if feature_scale is None else feature_scale
-    sums_of_squares = np.einsum("ij,ij->j", rows, rows)
-    constant = ~_varying(sums_of_squares / divisor, scale, dtype)
-    noisy = bool(np.any(rows[:, constant]))
-    if noisy:
-        rows = np.where(constant, 0.0, rows)
-    inverse_root = np.where(constant, 0.0, 1.0 / np.sqrt(sums_of_squares))
-    scaled = np.zeros((rows.shape[0], rows.shape[0]))
-    for start in range(0, n_features, block_columns):
+def _scaled_gram(rows, column_scale, block_columns=8192):
+    """``(C E)(C E)ᵀ`` with ``E = diag(column_scale)``, by blocks of columns so
+    that no scaled copy of C is made."""
+    gram = np.zeros((rows.shape[0], rows.shape[0]))
+    for start in range(0, rows.shape[1], block_columns):
         block = rows[:, start : start + block_columns]
-        block = block * inverse_root[start : start + block_columns]
-        scaled += block @ block.T
-    return sums_of_squares, scaled, rows @ rows.T, noisy
+        block = block * column_scale[start : start + block_columns]
+        gram += block @ block.T
+    return gram
 
 
 def _varying(variances, feature_scale, dtype):

@@ -240,7 +240,11 @@ class _Source:
             )
         else:
             self.header, self.delimiter, longest = _header_line(path)
-            self.block_bytes = max(BLOCK_BYTES, 4 * longest)
+            # Wide tables get blocks of many rows: each block costs a pass over
+            # its columns in Python, which must not come once per few rows.
+            self.block_bytes = max(
+                BLOCK_BYTES, min(64 * longest, 64 << 20), 4 * longest
+            )
 
     def batches(self, columns, text_columns=()):
         """Record batches of the columns (indices into the header), features as
@@ -520,7 +524,9 @@ def _floats(column, name):
                     f"Non-numeric feature column {shown(name)} (e.g. {cell!r}). "
                     "Drop it with --drop or encode it as numbers."
                 ) from None
-    values = column.cast(pa.float64()).fill_null(np.nan)
+    values = column.cast(pa.float64())
+    if values.null_count:
+        values = values.fill_null(np.nan)
     return values.to_numpy(zero_copy_only=False)
 
 

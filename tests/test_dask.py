@@ -287,3 +287,21 @@ def test_grid_search_over_kappa_through_joblibs_dask_backend(dask_client):
         remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"]
     )
     assert remote.best_params_ == local.best_params_
+
+
+@needs_dask
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_wide_fits_on_dask_equal_fits_in_memory(dask_client, n_classes):
+    # Each block's statistics hold their scatter as rows (p > n): the merge
+    # concatenates them and relabels their classes across blocks.
+    X, y, w = _data(n_classes, n=60, p=400)
+    X_dask = da.from_array(X, chunks=(13, 400))
+    for estimator in (FisherDiscriminant(kappa=0.1), SeparabilityAngle(kappa=0.1)):
+        memory = estimator.fit(X, y, sample_weight=w)
+        assert memory.statistics_.holds_rows
+        expected = {k: getattr(memory, k) for k in ("coef_", "pairwise_angles_")
+                    if hasattr(memory, k)}  # fmt: skip
+        distributed = estimator.fit(X_dask, y, sample_weight=w)
+        assert distributed.statistics_.holds_rows
+        for name, value in expected.items():
+            _assert_close(getattr(distributed, name), value)

@@ -774,20 +774,22 @@ def _wide(n=50, p=90, classes=2, seed=0):
 
 
 @pytest.mark.parametrize(
-    "params, classes, weighted",
+    "params, classes, weighted, p",
     [
-        ({}, 2, False),
-        ({}, 2, True),
-        ({"scoring": "balanced_accuracy", "threshold": "accuracy"}, 2, False),
-        ({"priors": [0.2, 0.3, 0.5]}, 3, True),
+        ({}, 2, False, 90),
+        ({}, 2, True, 90),
+        ({"scoring": "balanced_accuracy", "threshold": "accuracy"}, 2, False, 90),
+        ({"priors": [0.2, 0.3, 0.5]}, 3, True, 90),
+        ({}, 2, True, 600),  # wide: the statistics in the span of the samples
+        ({}, 3, False, 600),
     ],
 )
-def test_cv_chooses_and_scores_as_grid_search_does(params, classes, weighted):
+def test_cv_chooses_and_scores_as_grid_search_does(params, classes, weighted, p):
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from sklearn_linsep import FisherDiscriminantCV
 
-    X, y = _wide(classes=classes)
+    X, y = _wide(p=p, classes=classes)
     weights = np.random.RandomState(1).uniform(0.5, 2, len(y)) if weighted else None
     kappas = [1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, np.inf]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -871,3 +873,75 @@ def test_cv_scores_failed_folds_and_scorings_nan_as_grid_search_does():
         scored = FisherDiscriminantCV(kappas=kappas, cv=3, scoring="neg_log_loss")
         with pytest.raises(ValueError, match="Every kappa"):
             scored.fit(X, y)
+
+
+# --- wide data: the same model from the rows as from the (p, p) matrix ---
+
+
+@pytest.fixture
+def square_path(monkeypatch):
+    """Force the (p, p) scatter matrix whatever the shape: the reference path."""
+    from sklearn_linsep import _stats
+
+    def use():
+        monkeypatch.setattr(_stats, "ROWS_FROM_FEATURES", 10**9)
+
+    return use
+
+
+def _relative(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("kappa", [1e-3, 1.0, np.inf])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_wide_fit_equals_the_square_path(square_path, classes, kappa, weighted):
+    X, y = _wide(n=40, p=400, classes=classes)
+    X *= np.logspace(-2, 2, 400)  # units that differ: the rank is decided unit-free
+    weights = np.random.RandomState(2).uniform(0.5, 2, 40) if weighted else None
+    params = {"kappa": kappa, "store_covariance": True}
+    wide = FisherDiscriminant(**params).fit(X, y, sample_weight=weights)
+    assert wide.statistics_.holds_rows
+    square_path()
+    square = FisherDiscriminant(**params).fit(X, y, sample_weight=weights)
+    assert not square.statistics_.holds_rows
+    assert wide.rank_ == square.rank_ == 40 - classes
+    assert wide.null_space_dim_ == square.null_space_dim_
+    for name in ["coef_", "intercept_", "scalings_", "covariance_", "means_"]:
+        assert _relative(getattr(wide, name), getattr(square, name)) < 1e-10, name
+    np.testing.assert_allclose(wide.explained_variance_ratio_,
+                               square.explained_variance_ratio_, rtol=1e-10)  # fmt: skip
+    assert _relative(wide.transform(X), square.transform(X)) < 1e-10
+    np.testing.assert_array_equal(wide.predict(X), square.predict(X))
+
+
+def test_wide_partial_fit_and_merge_equal_fit():
+    X, y = _wide(n=60, p=500, classes=3)
+    weights = np.random.RandomState(3).randint(0, 3, 60).astype(float)
+    weights[:3] = 1.0
+    full = FisherDiscriminant(kappa=0.1).fit(X, y, sample_weight=weights)
+    streamed = FisherDiscriminant(kappa=0.1)
+    for rows in np.array_split(np.arange(60), 7):
+        streamed.partial_fit(X[rows], y[rows], classes=[0, 1, 2],
+                             sample_weight=weights[rows])  # fmt: skip
+    halves = [
+        FisherDiscriminant(kappa=0.1).fit(X[part], y[part], sample_weight=weights[part])
+        for part in (np.arange(30), np.arange(30, 60))
+    ]
+    merged = halves[0].merge(halves[1])
+    for other in (streamed, merged):
+        assert other.statistics_.holds_rows
+        assert other.rank_ == full.rank_
+        assert _relative(other.coef_, full.coef_) < 1e-10
+        assert _relative(other.intercept_, full.intercept_) < 1e-10
+
+
+def test_wide_fisher_separates_gene_expression_shapes():
+    # p >> n: the training classes are always separable, and u(κ) separates them
+    # once κ is small against the spread (SPEC §10).
+    X, y = _wide(n=50, p=20_000)
+    clf = FisherDiscriminant(kappa=1e-3).fit(X, y)
+    assert clf.statistics_.holds_rows and clf.rank_ == 48
+    assert clf.score(X, y) == 1.0
+    assert clf.transform(X).shape == (50, 1)

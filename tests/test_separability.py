@@ -503,3 +503,39 @@ def test_the_curve_refuses_what_the_angle_refuses():
         separability_curve(X, y, [1.0, 0.0])
     with pytest.raises(ValueError, match="two classes"):
         separability_curve(X, np.arange(len(y)) % 3, [1.0])
+
+
+# --- wide data: the angle from the rows equals the one from the (p, p) matrix ---
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "mahalanobis"])
+def test_wide_angles_equal_the_square_path(monkeypatch, metric):
+    from sklearn_linsep import _stats
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(45, 500)) * np.logspace(-1, 1, 500)
+    y = np.arange(45) % 3
+    X[y == 2, :20] += 1.0
+    two = y < 2
+    kappas = [1e-3, 0.1, 1.0, 10.0, np.inf]
+
+    def everything():
+        stats = separability_statistics(X[two], y[two], kappa=0.1, metric=metric)
+        angle = SeparabilityAngle(kappa=0.1, metric=metric).fit(X, y)
+        return (
+            stats,
+            separability_curve(X[two], y[two], kappas, metric=metric),
+            angle.pairwise_angles_,
+            angle.transform(X),
+        )
+
+    wide = everything()
+    monkeypatch.setattr(_stats, "ROWS_FROM_FEATURES", 10**9)
+    square = everything()
+    assert wide[0].rank == square[0].rank == 28
+    for name in ("angle", "cos_angle", "scaled_distance", "mahalanobis_distance"):
+        np.testing.assert_allclose(getattr(wide[0], name), getattr(square[0], name),
+                                   rtol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(wide[0].normal, square[0].normal, rtol=1e-10, atol=1e-14)
+    for got, expected in zip(wide[1:], square[1:]):
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)

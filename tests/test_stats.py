@@ -510,7 +510,8 @@ def test_rows_are_kept_only_where_they_are_cheaper():
     assert holds_rows(40, ROWS_FROM_FEATURES + 1)
     assert not holds_rows(40, ROWS_FROM_FEATURES)  # small p: the matrix is small
     assert not holds_rows(ROWS_FROM_FEATURES + 2, ROWS_FROM_FEATURES + 1)
-    assert holds_rows(5000, 10, form="rows") and not holds_rows(5, 10**5, "matrix")
+    assert holds_rows(5, 10, form="rows") and not holds_rows(50, 10, form="rows")
+    assert not holds_rows(5, 10**5, form="matrix")
     X, y = _wide(30, 1000, 2, 0)
     assert class_statistics(X, y, 2).holds_rows
     assert not class_statistics(X[:, :200], y, 2).holds_rows
@@ -585,3 +586,45 @@ def test_wide_statistics_never_form_a_p_by_p_matrix():
         tracemalloc.stop()
     assert clf.rank_ == 18 and result.rank == 18
     assert peak <= 4 * X.nbytes
+
+
+def test_the_full_rank_shortcut_equals_the_unit_free_route(monkeypatch):
+    from sklearn_linsep import _stats
+
+    X, y = _wide(50, 2000, 2, 0)
+    stats = class_statistics(X, y, 2)
+    calls = []
+    real = _stats._scaled_gram
+    monkeypatch.setattr(_stats, "_scaled_gram", lambda *a: calls.append(1) or real(*a))
+    short = stats.regularized_inverse(0.3)
+    assert not calls  # proved full rank from C Cᵀ alone
+    monkeypatch.setattr(_stats, "_full_rank_span", lambda *args: None)
+    unit_free = stats.regularized_inverse(0.3)
+    assert calls and short.rank == unit_free.rank == 48
+    d = stats.mean_difference(1, 0)
+    for got, expected in zip(short.split(d), unit_free.split(d)):
+        assert _relative(got, expected) < 1e-12
+
+
+@pytest.mark.parametrize(
+    "case", ["constant", "near constant", "duplicate", "one per class", "float32"]
+)
+def test_wide_edge_cases_equal_the_matrix_form(case):
+    X, y = _wide(30, 300, 2, 1)
+    if case == "constant":
+        X[:, 7] = 5.0
+    elif case == "near constant":  # below its rounding level: constant
+        X[:, 7] = 1e8 + np.random.RandomState(0).normal(size=30) * 1e-9
+    elif case == "duplicate":  # dependent features
+        X[:, 9] = 2 * X[:, 8]
+    elif case == "one per class":
+        X, y = X[:2], y[:2]
+    elif case == "float32":
+        X = X.astype(np.float32)
+    rows = class_statistics(X, y, 2, form="rows")
+    matrix = class_statistics(X, y, 2, form="matrix")
+    d = matrix.mean_difference(1, 0)
+    for kappa in (0.01, np.inf):
+        wide, square = rows.regularized_inverse(kappa), matrix.regularized_inverse(kappa)
+        assert wide.rank == square.rank
+        assert _relative(wide.solve(d), square.solve(d)) < 1e-9
