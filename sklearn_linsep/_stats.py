@@ -176,6 +176,23 @@ class ClassStatistics:
             keep_per_class=False,
         )
 
+    def with_compact_rows(self):
+        """The same statistics with as few ``scatter_rows`` as the rank of each
+        class's scatter: per class, ``C_k → W_rᵀ C_k`` with ``C_k C_kᵀ = W Σ Wᵀ``
+        and r the eigenvalues above rounding (``C_kᵀ C_k`` is kept to rounding)."""
+        rows, classes = [], []
+        for k in range(self.n_classes):
+            members = self.scatter_rows[self.row_classes == k]
+            if members.shape[0] > 1:
+                values, vectors = np.linalg.eigh(members @ members.T)
+                noise = members.shape[0] * np.finfo(float).eps * max(values[-1], 0.0)
+                members = vectors[:, values > noise].T @ members
+            rows.append(members)
+            classes.append(np.full(members.shape[0], k, dtype=np.intp))
+        return replace(
+            self, scatter_rows=np.concatenate(rows), row_classes=np.concatenate(classes)
+        )
+
     def rescaled(self, shift, scale):
         """The statistics of ``(X - shift) / scale`` (per feature): exact, with no
         pass over X."""
@@ -444,6 +461,10 @@ class ClassStatistics:
                 keep_per_class=self.keep_per_class and other.keep_per_class,
                 **common,
             )
+            if merged.scatter_rows.shape[0] > 1.5 * merged.n_samples + self.n_classes:
+                # Many merges of few rows (partial_fit row by row) pile up
+                # correction rows; the scatter of a class of c rows has rank < c.
+                merged = merged.with_compact_rows()
             # Rows beyond the features cost more than the matrix.
             if merged.scatter_rows.shape[0] > self.n_features:
                 return merged.with_matrix()
@@ -648,7 +669,7 @@ def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
     largest = centre_rows(X, y, reference, shift, np.sqrt(weight), centred)
     if not np.isfinite(largest):
         raise _overflow_error()
-    if largest**2 < _SMALLEST_SCATTER:  # then the exact test, rarely needed
+    if largest < np.sqrt(_SMALLEST_SCATTER):  # then the exact test, rarely needed
         squares = np.einsum("ij,ij->j", centred, centred)
         _check_spread_representable(np.max(squares, initial=0.0), centred)
     return ClassStatistics(
@@ -905,7 +926,8 @@ class RegularizedCovariance:
         # What rounding leaves of a vector in the range is no null-space direction.
         noise = 16 * np.sqrt(self.n_features) * np.finfo(float).eps
         noise *= np.max(np.linalg.norm(vectors, axis=0), initial=0.0)
-        if null_parts.shape[1] == 0 or not np.any(np.abs(null_parts) > noise):
+        lengths = np.linalg.norm(null_parts, axis=0)
+        if null_parts.shape[1] == 0 or not np.any(lengths > noise):
             return np.zeros((self.n_features, 0))
         basis, triangle, _ = scipy.linalg.qr(null_parts, mode="economic", pivoting=True)
         return basis[:, np.abs(np.diagonal(triangle)) > noise]
@@ -1083,6 +1105,13 @@ def regularized_covariance_from_rows(
     n_features = rows.shape[1]
     divisor = 1.0 if divisor is None else float(divisor)
     sums_of_squares = np.einsum("ij,ij->j", rows, rows)
+    if not np.max(sums_of_squares, initial=0.0) < _LARGEST_SQUARES:
+        # Rows this large would overflow the Gram matrices (sums over p): scale
+        # them by a power of two (exact), and the divisor by its square.
+        exponent = int(np.frexp(np.max(np.abs(rows)))[1])
+        rows = np.ldexp(rows, -exponent)
+        divisor = np.ldexp(divisor, -2 * exponent)
+        sums_of_squares = np.einsum("ij,ij->j", rows, rows)
     varying, _, tol = _rank_setup(
         sums_of_squares / divisor, feature_scale, tol, n_samples, n_features, dtype
     )
@@ -1093,6 +1122,8 @@ def regularized_covariance_from_rows(
         # must not enter the range.
         rows = np.where(inverse_root == 0, 0.0, rows)
     plain_gram = rows @ rows.T
+    if not (np.all(np.isfinite(plain_gram)) and np.isfinite(divisor) and divisor > 0):
+        raise _overflow_error()
     full = _full_rank_span(plain_gram, inverse_root, tol, max_rank, divisor)
     if full is not None:
         M, coefficients = full
@@ -1126,6 +1157,9 @@ def regularized_covariance_from_rows(
     A = (eigenvectors.T @ rows).T / np.sqrt(divisor)
     return _range_of(A, kappa)
 
+
+# Sums of squares above this could overflow a Gram matrix's sums over p features.
+_LARGEST_SQUARES = 2.0**900
 
 # The Gram route's estimated relative error above which the span basis is found by
 # Householder QR instead (slower by a factor of about 10 at p = 1e5, but exact to

@@ -137,7 +137,7 @@ class StatisticsEstimatorMixin:
             # drop it after if this one does not.
             wanted = any(self._per_class(k) for k in (2, 3))
             classes, stats = dask_class_statistics(rows, per_class=wanted)
-            if stats.class_scatter is not None and not self._per_class(len(classes)):
+            if not self._per_class(len(classes)):
                 stats = replace(stats, class_scatter=None, keep_per_class=False)
             self._check_model_params(len(classes), rows.n_features)
             self.classes_ = classes

@@ -945,3 +945,32 @@ def test_wide_fisher_separates_gene_expression_shapes():
     assert clf.statistics_.holds_rows and clf.rank_ == 48
     assert clf.score(X, y) == 1.0
     assert clf.transform(X).shape == (50, 1)
+
+
+def test_wide_partial_fit_row_by_row_keeps_the_rows():
+    # Each merge adds a correction row per class: the rows are compacted to the
+    # rank of each class's scatter, not turned into a (p, p) matrix.
+    X, y = _wide(n=200, p=300, classes=2)
+    full = FisherDiscriminant().fit(X, y)
+    streamed = FisherDiscriminant()
+    for i in range(200):
+        streamed.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+        assert streamed.statistics_.holds_rows
+    assert streamed.statistics_.scatter_rows.shape[0] <= 1.5 * 200 + 2
+    assert streamed.rank_ == full.rank_ == 198
+    assert _relative(streamed.coef_, full.coef_) < 1e-10
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150, 1e153])
+def test_wide_data_of_extreme_magnitude_fit_as_the_square_path(square_path, scale):
+    X, y = _wide(n=20, p=300)
+    X = X * scale
+    wide = FisherDiscriminant(kappa=scale**2).fit(X, y)
+    assert wide.statistics_.holds_rows
+    square_path()
+    square = FisherDiscriminant(kappa=scale**2).fit(X, y)
+    assert wide.rank_ == square.rank_ == 18
+    assert _relative(wide.coef_, square.coef_) < 1e-10
+    huge = _wide(n=20, p=300)[0] * 1e156  # squares beyond float64: a clear error
+    with pytest.raises(ValueError, match="overflowed"):
+        FisherDiscriminant().fit(huge, y)
