@@ -12,85 +12,16 @@ computed block by block (:func:`map_row_blocks`).
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
-    _check_sample_weight,
     check_array,
     check_is_fitted,
-    check_X_y,
     validate_data,
 )
 
-from ._dask import is_dask_array
-
-
-def encode_classes(y, estimator_name):
-    """``(classes, y_encoded)``, with a clear error for fewer than two classes."""
-    check_classification_targets(y)
-    classes, y_encoded = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
-    if classes is None:
-        classes, y_encoded = np.unique(y, return_inverse=True)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{estimator_name} needs samples of at least 2 classes; got 1 class "
-            f"({classes.tolist()[0]!r}). Linear separability compares classes."
-        )
-    return classes, y_encoded.astype(np.intp, copy=False)
-
-
-def _integer_codes(y):
-    """``np.unique(y, return_inverse=True)`` for integer labels in O(n), not a sort;
-    ``(None, None)`` when their range is too wide for a lookup table."""
-    if y.size == 0:
-        return None, None
-    low = y.min()
-    span = int(y.max()) - int(low)
-    if span > 4 * y.size + 1024:
-        return None, None
-    offset = y.astype(np.intp) - int(low)
-    present = np.bincount(offset, minlength=span + 1) > 0
-    classes = (np.flatnonzero(present) + int(low)).astype(y.dtype)
-    return classes, (np.cumsum(present) - 1)[offset]
-
-
-def check_weights(sample_weight, X, y_encoded, n_classes):
-    """Validated sample weights; ``None`` stays ``None`` (the unweighted path)."""
-    if sample_weight is None:
-        return None
-    sample_weight = _check_sample_weight(
-        sample_weight, X, dtype=np.float64, ensure_non_negative=True
-    )
-    per_class = np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
-    if np.any(per_class == 0):
-        raise ValueError(
-            "Every class needs a positive total sample weight; class indices "
-            f"{np.flatnonzero(per_class == 0).tolist()} have weight zero."
-        )
-    return sample_weight
-
-
-def validate_labelled_data(
-    X, y, sample_weight, name, estimator=None, accept_sparse=False, reset=True
-):
-    """``(X, classes, y_encoded, sample_weight)``, validated for a classification fit.
-
-    With an estimator this is ``validate_data`` (which records ``n_features_in_`` and
-    feature names when ``reset``); without one, for functions, ``check_X_y``.
-    """
-    options = dict(
-        accept_sparse=accept_sparse and "csr",
-        dtype=[np.float64, np.float32],
-        y_numeric=False,
-    )
-    if estimator is None:
-        X, y = check_X_y(X, y, **options)
-    else:
-        X, y = validate_data(estimator, X, y, reset=reset, **options)
-    classes, y_encoded = encode_classes(y, name)
-    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
-    return X, classes, y_encoded, sample_weight
+from ._compat import is_dask_array
+from ._validation import validate_labelled_data, working_dtype
 
 
 def _apply_to_block(block, func, dtype, accept_sparse, *args):
@@ -129,7 +60,7 @@ def map_row_blocks(estimator, X, func, *args):
     _check_feature_names(estimator, X, reset=False)
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
-    dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
+    dtype = working_dtype(X)
     accept_sparse = getattr(estimator, "_accept_sparse", False) and "csr"
     probe = func(np.zeros((0, X.shape[1]), dtype=dtype), *args)
     if probe.ndim == 1:
@@ -163,6 +94,15 @@ def _labels(scores, classes):
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
+
+
+def reset_fitted_state(estimator):
+    """Delete every fitted attribute (``name_``) of ``estimator``: what a fit does
+    before anything can fail, so that a failed fit never leaves the model of an
+    earlier one beside the classes of this one (predict would answer with it,
+    silently), nor statistics that a later ``partial_fit`` would merge into."""
+    for name in [key for key in vars(estimator) if key.endswith("_")]:
+        delattr(estimator, name)
 
 
 class LinearClassifierBase(ClassifierMixin, BaseEstimator):

@@ -13,10 +13,11 @@ import numpy as np
 from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._base import validate_labelled_data
-from ._dask import DaskRows, DaskScaledRows, any_dask
+from ._compat import any_dask
+from ._dask import DaskRows, DaskScaledRows
 from ._margin import SeparabilityResult, maximal_margin, maximal_margin_of
 from ._solvers import SolverError
+from ._validation import validate_labelled_data
 from ._working_set import ScaledRows
 
 

@@ -1,36 +1,31 @@
-"""dask arrays: recognised without importing dask, walked block by block.
+"""dask arrays, walked block by block.
 
 dask is optional. Nothing here imports it unless the caller already passed a dask
-array (which means dask is installed and imported): ``is_dask_array`` looks the module
-up in ``sys.modules`` instead of importing it.
+array (which means dask is installed and imported; ``_compat.is_dask_array`` tells
+without importing it).
 
 Each row block is validated and reduced where it lives, as a dask task; what comes back
 to the client is O(p²) (class statistics) or the few rows a caller asks for, never
 anything of size n.
 """
 
-import sys
 from dataclasses import replace
 from functools import partial
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array
 
+from ._compat import is_dask_array
 from ._kernels import centred_margins
 from ._stats import class_statistics
+from ._validation import (
+    check_labels,
+    chunk_weights,
+    encode_labels,
+    label_codes,
+    working_dtype,
+)
 from ._working_set import seed_direction
-
-
-def is_dask_array(X):
-    """Whether X is a ``dask.array.Array`` (False, without importing dask, if dask
-    was never imported)."""
-    module = sys.modules.get("dask.array")
-    return module is not None and isinstance(X, module.Array)
-
-
-def any_dask(*arrays):
-    return any(is_dask_array(array) for array in arrays)
 
 
 class DaskRows:
@@ -136,26 +131,13 @@ class DaskRows:
     def dtype(self):
         """The dtype the blocks are validated to (float32 stays, the rest is
         float64)."""
-        return self.X.dtype if self.X.dtype == np.float32 else np.dtype(np.float64)
+        return working_dtype(self.X)
 
     def classes(self):
         """The sorted distinct labels of y, computed block by block."""
         import dask.array as da
 
         return check_labels(np.unique(da.unique(self.y).compute()), self.name)
-
-
-def check_labels(classes, name):
-    """The distinct labels of a fit, checked: classification targets, two at
-    least."""
-    check_classification_targets(classes)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{name} needs samples of at least 2 classes; got "
-            f"{classes.shape[0]} class(es) ({classes.tolist()!r}). Linear "
-            "separability compares classes."
-        )
-    return classes
 
 
 def validate_block(X, y, sample_weight, classes, name):
@@ -172,15 +154,9 @@ def validate_block(X, y, sample_weight, classes, name):
             f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
         )
     if classes is None:  # the block's own labels
-        classes, y_encoded = block_labels(y)
+        classes, y_encoded = label_codes(y)
     else:
-        y_encoded = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
-        unknown = classes[y_encoded] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"{name}: y contains labels not in classes: "
-                f"{np.unique(y[unknown])[:5].tolist()!r}."
-            )
+        y_encoded = encode_labels(y, classes, name)
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
         if sample_weight.shape[0] != X.shape[0]:
@@ -188,21 +164,8 @@ def validate_block(X, y, sample_weight, classes, name):
                 f"{name}: a block of sample_weight has {sample_weight.shape[0]} "
                 f"entries but the matching block of X has {X.shape[0]} rows."
             )
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be finite and non-negative.")
-    return X, y_encoded.astype(np.intp, copy=False), sample_weight, classes
-
-
-def block_labels(y):
-    """``(labels, codes)`` of one block: ``np.unique(y, return_inverse=True)``, in
-    O(n) for integer labels of a narrow range (a sort of every block's labels
-    cost as much as its statistics)."""
-    from ._base import _integer_codes  # _base imports this module
-
-    labels, codes = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
-    if labels is None:
-        labels, codes = np.unique(y, return_inverse=True)
-    return labels, codes
+        sample_weight = chunk_weights(sample_weight, X.shape[0])
+    return X, y_encoded, sample_weight, classes
 
 
 def tree_reduce(parts, combine):

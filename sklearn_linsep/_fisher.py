@@ -25,7 +25,7 @@ from sklearn.utils.fixes import parse_version
 from sklearn.utils.validation import validate_data
 
 from ._base import LinearClassifierBase, map_row_blocks
-from ._dask import any_dask, is_dask_array
+from ._compat import any_dask, is_dask_array
 from ._streaming import StatisticsEstimatorMixin
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from ._dask import any_dask, verify_on_blocks
+from ._compat import any_dask
+from ._dask import verify_on_blocks
 from ._solvers import (
     SolverError,
     face_margin_qp,

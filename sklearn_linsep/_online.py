@@ -32,7 +32,8 @@ from sklearn.utils.multiclass import (
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _kernels
-from ._base import LinearClassifierBase
+from ._base import LinearClassifierBase, reset_fitted_state
+from ._validation import check_labels, encode_labels
 
 _SCHEDULE_CODES = {
     "constant": _kernels.RATE_CONSTANT,
@@ -309,17 +310,12 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             return self._partial_fit(X, y, sample_weight, first_call)
         except Exception:
             if first_call:  # leave no half-made state for the next call
-                for name in ("classes_", "n_features_in_", "feature_names_in_"):
-                    if hasattr(self, name):
-                        delattr(self, name)
+                reset_fitted_state(self)
             raise
 
     def _partial_fit(self, X, y, sample_weight, first_call):
-        if first_call and len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 classes; classes="
-                f"{self.classes_.tolist()!r} holds fewer."
-            )
+        if first_call:
+            check_labels(self.classes_, type(self).__name__)
         if self.class_weight == "balanced":
             raise ValueError(
                 "class_weight='balanced' needs the whole training set; with "
@@ -334,7 +330,8 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             accept_sparse="csr",
             dtype=[np.float64, np.float32],
         )
-        codes = self._encode_known_labels(y)
+        check_classification_targets(y)
+        codes = encode_labels(y, self.classes_, type(self).__name__)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True
@@ -355,18 +352,6 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         return self
 
     # ------------------------------------------------------------ shared machinery
-
-    def _encode_known_labels(self, y):
-        check_classification_targets(y)
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.minimum(codes, len(self.classes_) - 1)
-        unknown = self.classes_[codes] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"y holds labels {np.unique(y[unknown]).tolist()} that are not among "
-                f"classes_ {self.classes_.tolist()} given on the first partial_fit."
-            )
-        return codes
 
     def _problem(self, X, codes, sample_weight):
         score_weight = sample_weight

@@ -25,10 +25,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import _check_n_features, validate_data
 
-from ._base import map_row_blocks, validate_labelled_data
-from ._dask import DaskRows, any_dask, dask_class_statistics, is_dask_array
+from ._base import map_row_blocks
+from ._compat import any_dask, is_dask_array
+from ._dask import DaskRows, dask_class_statistics
 from ._stats import class_statistics
 from ._streaming import StatisticsEstimatorMixin
+from ._validation import validate_labelled_data
 
 _METRICS = {"euclidean", "mahalanobis"}
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_array,
     check_consistent_length,
@@ -33,6 +32,7 @@ from ._kernels import (
     shifted_class_sums,
     shifted_means,
 )
+from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
 # large enough for BLAS to run at full speed, small enough to stay cheap beside X.
@@ -262,7 +262,7 @@ class ClassStatistics:
         X = check_array(X, dtype=[np.float64, np.float32], input_name="X")
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        classes = check_classes(classes)
+        classes = check_classes(classes, "ClassStatistics.from_data")
         weights = None
         if sample_weight is not None:
             weights = chunk_weights(sample_weight, X.shape[0])
@@ -480,71 +480,11 @@ class ClassStatistics:
         )
 
 
-def chunk_weights(sample_weight, n_samples):
-    """Sample weights of one part of the data: finite, non-negative, one per row.
-    All zero is allowed (scikit-learn's check refuses it): a part of zero weight
-    adds nothing, as its rows would inside a larger part."""
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.ndim == 0:
-        weights = np.full(n_samples, float(weights))
-    if weights.shape != (n_samples,):
-        raise ValueError(
-            f"sample_weight has shape {weights.shape}; expected ({n_samples},), one "
-            "per row."
-        )
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    return weights
-
-
 def _two_sum(a, b):
     """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (Knuth)."""
     s = a + b
     b_virtual = s - a
     return s, (a - (s - b_virtual)) + (b - b_virtual)
-
-
-def _data_dtype(X):
-    """The precision behind statistics of X: float32 stays, the rest is float64."""
-    return np.dtype(np.float32) if X.dtype == np.float32 else np.dtype(np.float64)
-
-
-def check_classes(classes):
-    """``classes`` as an array, sorted and distinct as ``np.unique`` gives them, with
-    at least two labels: the order of the statistics' rows."""
-    classes = np.asarray(classes)
-    if classes.ndim != 1:
-        raise ValueError(f"classes must be 1-D; got shape {classes.shape}.")
-    check_classification_targets(classes)
-    unique = np.unique(classes)
-    if unique.shape != classes.shape or not np.all(unique == classes):
-        raise ValueError(
-            "classes must be sorted and distinct, as np.unique returns them (row k "
-            f"of the statistics is classes[k]); got {classes.tolist()!r}."
-        )
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"classes must hold at least 2 labels; got {classes.tolist()!r}. Linear "
-            "separability compares classes."
-        )
-    return classes
-
-
-def encode_labels(y, classes):
-    """Indices of the labels ``y`` in the sorted ``classes``; a label outside them is
-    an error (naming a few), never silently another class."""
-    y = np.asarray(y)
-    try:
-        codes = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
-        unknown = classes[codes] != y
-    except TypeError:  # e.g. str labels against int classes: none of them is known
-        codes, unknown = np.zeros(y.shape, dtype=np.intp), np.ones(y.shape, bool)
-    if np.any(unknown):
-        raise ValueError(
-            f"y contains labels not in classes {classes.tolist()!r}: "
-            f"{np.unique(y[unknown])[:5].tolist()!r}."
-        )
-    return codes.astype(np.intp, copy=False)
 
 
 # Wide data keep the scatter as rows once the (p, p) matrix would pass this many
@@ -647,7 +587,7 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
             class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
     rows = n if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
     return ClassStatistics(
-        counts, means, within, rows, class_scatter, _data_dtype(X), residual
+        counts, means, within, rows, class_scatter, working_dtype(X), residual
     )
 
 
@@ -655,7 +595,7 @@ def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
     """Statistics of one chunk with the scatter as rows: the class sums of ``X -
     reference[y]`` in one pass, then ``√w ((x - reference) - shift)``, the centred
     rows themselves, in another. A row of weight 0 is left out."""
-    dtype = _data_dtype(X)
+    dtype = working_dtype(X)
     weight = np.ones(X.shape[0])
     if sample_weight is not None:
         kept = sample_weight > 0
@@ -769,7 +709,7 @@ def class_statistics(
     if sample_weight is not None:
         n_rows = int(np.count_nonzero(sample_weight > 0))
     rows = holds_rows(n_rows, n_features, form)
-    stats = _empty_statistics(n_classes, n_features, per_class, _data_dtype(X), rows)
+    stats = _empty_statistics(n_classes, n_features, per_class, working_dtype(X), rows)
     buffer = None
     if not rows:
         buffer = np.empty((min(chunk_rows, n_samples), n_features + n_classes))

@@ -22,14 +22,15 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import validate_labelled_data
-from ._dask import DaskRows, any_dask, dask_class_statistics
-from ._stats import (
-    ClassStatistics,
+from ._base import reset_fitted_state
+from ._compat import any_dask
+from ._dask import DaskRows, dask_class_statistics
+from ._stats import ClassStatistics, class_statistics
+from ._validation import (
     check_classes,
     chunk_weights,
-    class_statistics,
     encode_labels,
+    validate_labelled_data,
 )
 
 
@@ -83,11 +84,6 @@ class StatisticsEstimatorMixin:
             )
         check_is_fitted(self)
 
-    def _forget_statistics(self):
-        # A fit starts afresh: a later partial_fit must not merge into statistics
-        # left by an earlier fit that this one failed to replace.
-        self.__dict__.pop("statistics_", None)
-
     def _set_statistics(self, stats, *, strict, **model_args):
         """Store ``stats`` and the model they define (``model_args`` go to
         ``_model``).
@@ -128,7 +124,7 @@ class StatisticsEstimatorMixin:
         the statistics are reduced where the blocks live and the other three are
         None: nothing of size n comes to the client.
         """
-        self._forget_statistics()
+        reset_fitted_state(self)
         name = type(self).__name__
         if any_dask(X, y, sample_weight):
             rows = DaskRows(X, y, sample_weight, name=name)
@@ -190,7 +186,7 @@ class StatisticsEstimatorMixin:
                     f"only ({y[0]!r}); pass classes=[...] listing every label on the "
                     "first call."
                 )
-            classes = check_classes(np.unique(y if classes is None else classes))
+            classes = check_classes(np.unique(y if classes is None else classes), name)
         else:
             if classes is not None and not _same_parameter(
                 np.unique(classes), self.classes_
@@ -269,15 +265,14 @@ class StatisticsEstimatorMixin:
                 f"{type(statistics).__name__}."
             )
         self._check_streaming("fit_statistics")
-        classes = check_classes(classes)
+        classes = check_classes(classes, name)
         if len(classes) != statistics.n_classes:
             raise ValueError(
                 f"{len(classes)} classes given for statistics of "
                 f"{statistics.n_classes} classes."
             )
         self._check_model_params(len(classes), statistics.n_features)
-        self._forget_statistics()
-        self.__dict__.pop("feature_names_in_", None)
+        reset_fitted_state(self)
         self.classes_ = classes
         self.n_features_in_ = statistics.n_features
         self._set_statistics(statistics, strict=True)

@@ -11,8 +11,9 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import LinearClassifierBase
-from ._dask import DaskRows, DaskScaledRows, any_dask
+from ._base import LinearClassifierBase, reset_fitted_state
+from ._compat import any_dask
+from ._dask import DaskRows, DaskScaledRows
 from ._margin import maximal_margin_of
 from ._working_set import ScaledRows
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
@@ -135,10 +136,7 @@ class HardMarginSVM(LinearClassifierBase):
         self : object
             The fitted estimator.
         """
-        # A fit that fails must not leave the model of an earlier fit beside the
-        # classes of this one: predict would answer with it, silently.
-        for name in [key for key in vars(self) if key.endswith("_")]:
-            delattr(self, name)
+        reset_fitted_state(self)
         if any_dask(X, y, sample_weight):
             return self._fit_dask(X, y, sample_weight)
         X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)

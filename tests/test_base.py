@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from sklearn_linsep._base import LinearClassifierBase, check_weights, encode_classes
+from sklearn_linsep._base import LinearClassifierBase
+from sklearn_linsep._validation import check_weights, encode_classes
 
 
 class _NearestCentroidOvR(LinearClassifierBase):
@@ -93,3 +94,29 @@ def test_encoding_equals_numpy_unique(y):
     np.testing.assert_array_equal(classes, expected_classes)
     assert classes.dtype == expected_classes.dtype
     np.testing.assert_array_equal(codes, expected_codes)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: __import__("sklearn_linsep").FisherDiscriminant(),
+        lambda: __import__("sklearn_linsep").SeparabilityAngle(),
+        lambda: __import__("sklearn_linsep").HardMarginSVM(),
+    ],
+    ids=["FisherDiscriminant", "SeparabilityAngle", "HardMarginSVM"],
+)
+def test_a_failed_fit_leaves_no_fitted_state(make):
+    from sklearn.exceptions import NotFittedError
+
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(20, 3)), np.arange(20) % 2
+    estimator = make().fit(X, y)
+    with pytest.raises(ValueError):
+        estimator.fit(X, np.zeros(20))  # one class
+    # Only what validate_data records of the new X (as scikit-learn's own do).
+    left = {name for name in vars(estimator) if name.endswith("_")}
+    assert left <= {"n_features_in_", "feature_names_in_"}
+    with pytest.raises(NotFittedError):
+        estimator.transform(X) if not hasattr(estimator, "predict") else (
+            estimator.predict(X)
+        )

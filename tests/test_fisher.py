@@ -709,7 +709,7 @@ def test_partial_fit_errors():
     X, y = _two_gaussians(n=40)
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         FisherDiscriminant().partial_fit(X, y)
-    with pytest.raises(ValueError, match="at least 2 labels"):
+    with pytest.raises(ValueError, match="at least 2 classes"):
         FisherDiscriminant().partial_fit(X, np.zeros(40), classes=[0])
     clf = FisherDiscriminant().partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match=r"labels not in classes \[0, 1\]: \[7\]"):

@@ -354,7 +354,7 @@ def test_partial_fit_errors(Learner):
     with pytest.raises(ValueError, match="classes must be passed"):
         clf.partial_fit(X, y)
     clf.partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="not among classes_"):
+    with pytest.raises(ValueError, match="labels not in classes"):
         clf.partial_fit(X, np.where(y == 1, 2, 0))
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(X[:, :3], y)

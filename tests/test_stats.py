@@ -469,14 +469,19 @@ def test_rows_form_equals_the_matrix_form(n, p, n_classes, graded, weighted):
     matrix = class_statistics(X, y, n_classes, w, per_class=True, form="matrix")
     assert rows.holds_rows == (n <= p) and not matrix.holds_rows
     scale = np.abs(matrix.within_scatter).max()
-    np.testing.assert_allclose(rows.scatter(), matrix.within_scatter, atol=1e-12 * scale)
+    np.testing.assert_allclose(
+        rows.scatter(), matrix.within_scatter, atol=1e-12 * scale
+    )
     np.testing.assert_allclose(rows.means, matrix.means, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(rows.counts, matrix.counts, rtol=1e-15)
     np.testing.assert_allclose(rows.scatter_diagonal(), np.diag(matrix.within_scatter),
                                rtol=1e-12)  # fmt: skip
     d = matrix.mean_difference(1, 0)
     for kappa in (1e-3, 1.0, np.inf):
-        wide, square = rows.regularized_inverse(kappa), matrix.regularized_inverse(kappa)
+        wide, square = (
+            rows.regularized_inverse(kappa),
+            matrix.regularized_inverse(kappa),
+        )
         assert wide.rank == square.rank
         for got, expected in zip(wide.split(d), square.split(d)):
             assert _relative(got, expected) < 1e-10
@@ -529,7 +534,9 @@ def test_merging_rows_is_exact_and_turns_into_the_matrix_past_the_features():
         assert merged.holds_rows and merged.scatter_rows.shape[0] <= 300
     assert merged.n_samples == 120
     scale = np.abs(whole.within_scatter).max()
-    np.testing.assert_allclose(merged.scatter(), whole.within_scatter, atol=1e-11 * scale)
+    np.testing.assert_allclose(
+        merged.scatter(), whole.within_scatter, atol=1e-11 * scale
+    )
     np.testing.assert_allclose(merged.means, whole.means, atol=1e-13)
     twice = merged.merge(class_statistics(X, y, 3))
     assert twice.holds_rows  # 240 rows (the same means: no correction rows)
@@ -625,6 +632,9 @@ def test_wide_edge_cases_equal_the_matrix_form(case):
     matrix = class_statistics(X, y, 2, form="matrix")
     d = matrix.mean_difference(1, 0)
     for kappa in (0.01, np.inf):
-        wide, square = rows.regularized_inverse(kappa), matrix.regularized_inverse(kappa)
+        wide, square = (
+            rows.regularized_inverse(kappa),
+            matrix.regularized_inverse(kappa),
+        )
         assert wide.rank == square.rank
         assert _relative(wide.solve(d), square.solve(d)) < 1e-9

@@ -1,0 +1,147 @@
+"""Labels, classes, sample weights and the working dtype: each rule once, one message.
+
+Every estimator and function of the suite validates through here, in memory, chunk
+by chunk (``partial_fit``) or in a dask task, so the same bad input gets the same
+error whichever way it came. Imports nothing of ours but ``_compat``.
+"""
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_X_y, validate_data
+
+
+def working_dtype(X):
+    """The precision data are kept in: float32 stays, everything else is float64."""
+    return np.dtype(np.float32) if X.dtype == np.float32 else np.dtype(np.float64)
+
+
+def check_labels(classes, name):
+    """The distinct labels of a fit, checked: classification targets, two at least
+    (``name`` says whose fit)."""
+    check_classification_targets(classes)
+    if classes.shape[0] < 2:
+        count = f"{classes.shape[0]} class" + ("" if classes.shape[0] == 1 else "es")
+        raise ValueError(
+            f"{name} needs at least 2 classes; got {count} ({classes.tolist()!r}). "
+            "Linear separability compares classes."
+        )
+    return classes
+
+
+def check_classes(classes, name):
+    """``classes`` as an array, sorted and distinct as ``np.unique`` gives them, with
+    at least two labels: the order of the rows of statistics and of coefficients."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1:
+        raise ValueError(f"classes must be 1-D; got shape {classes.shape}.")
+    unique = np.unique(classes)
+    if unique.shape != classes.shape or not np.all(unique == classes):
+        raise ValueError(
+            "classes must be sorted and distinct, as np.unique returns them (row k "
+            f"of the statistics is classes[k]); got {classes.tolist()!r}."
+        )
+    return check_labels(classes, name)
+
+
+def label_codes(y):
+    """``(labels, codes)``: ``np.unique(y, return_inverse=True)``, in O(n) (no sort)
+    for integer labels of a range not much wider than their number."""
+    labels, codes = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
+    if labels is None:
+        labels, codes = np.unique(y, return_inverse=True)
+    return labels, codes.astype(np.intp, copy=False)
+
+
+def _integer_codes(y):
+    if y.size == 0:
+        return None, None
+    low = y.min()
+    span = int(y.max()) - int(low)
+    if span > 4 * y.size + 1024:
+        return None, None
+    offset = y.astype(np.intp) - int(low)
+    present = np.bincount(offset, minlength=span + 1) > 0
+    labels = (np.flatnonzero(present) + int(low)).astype(y.dtype)
+    return labels, (np.cumsum(present) - 1)[offset]
+
+
+def encode_classes(y, name):
+    """``(classes, y_encoded)`` of the labels of a whole fit, with a clear error for
+    fewer than two classes."""
+    check_classification_targets(y)
+    classes, y_encoded = label_codes(y)
+    return check_labels(classes, name), y_encoded
+
+
+def encode_labels(y, classes, name=None):
+    """Indices of the labels ``y`` in the sorted ``classes``; a label outside them is
+    an error (naming a few), never silently another class."""
+    y = np.asarray(y)
+    try:
+        codes = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+        unknown = classes[codes] != y
+    except TypeError:  # e.g. str labels against int classes: none of them is known
+        codes, unknown = np.zeros(y.shape, dtype=np.intp), np.ones(y.shape, bool)
+    if np.any(unknown):
+        whose = "" if name is None else f"{name}: "
+        raise ValueError(
+            f"{whose}y contains labels not in classes {classes.tolist()!r}: "
+            f"{np.unique(y[unknown])[:5].tolist()!r}."
+        )
+    return codes.astype(np.intp, copy=False)
+
+
+def chunk_weights(sample_weight, n_samples):
+    """Sample weights of one part of the data: finite, non-negative, one per row.
+    All zero is allowed (scikit-learn's check refuses it): a part of zero weight
+    adds nothing, as its rows would inside a larger part."""
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight has shape {weights.shape}; expected ({n_samples},), one "
+            "per row."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    return weights
+
+
+def check_weights(sample_weight, X, y_encoded, n_classes):
+    """Validated sample weights of a whole fit, every class of positive total
+    weight; ``None`` stays ``None`` (the unweighted path)."""
+    if sample_weight is None:
+        return None
+    sample_weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
+    per_class = np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
+    if np.any(per_class == 0):
+        raise ValueError(
+            "Every class needs a positive total sample weight; class indices "
+            f"{np.flatnonzero(per_class == 0).tolist()} have weight zero."
+        )
+    return sample_weight
+
+
+def validate_labelled_data(
+    X, y, sample_weight, name, estimator=None, accept_sparse=False, reset=True
+):
+    """``(X, classes, y_encoded, sample_weight)``, validated for a classification fit.
+
+    With an estimator this is ``validate_data`` (which records ``n_features_in_`` and
+    feature names when ``reset``); without one, for functions, ``check_X_y``.
+    """
+    options = {
+        "accept_sparse": accept_sparse and "csr",
+        "dtype": [np.float64, np.float32],
+        "y_numeric": False,
+    }
+    if estimator is None:
+        X, y = check_X_y(X, y, **options)
+    else:
+        X, y = validate_data(estimator, X, y, reset=reset, **options)
+    classes, y_encoded = encode_classes(y, name)
+    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
+    return X, classes, y_encoded, sample_weight

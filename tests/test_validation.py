@@ -1,0 +1,152 @@
+"""Pure-function tests of the validation layer (``_validation``, ``_compat``), and
+of the import graph it keeps acyclic."""
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_linsep._compat import any_dask, is_dask_array
+from sklearn_linsep._validation import (
+    check_classes,
+    check_labels,
+    check_weights,
+    chunk_weights,
+    encode_classes,
+    encode_labels,
+    label_codes,
+    validate_labelled_data,
+    working_dtype,
+)
+
+
+def test_the_working_dtype_keeps_float32_only():
+    assert working_dtype(np.zeros(2, np.float32)) == np.float32
+    for dtype in (np.float64, np.int64, np.float16, np.int8, bool):
+        assert working_dtype(np.zeros(2, dtype)) == np.float64
+
+
+@pytest.mark.parametrize("labels", [[], [3], ["a"]])
+def test_fewer_than_two_classes_is_one_error(labels):
+    with pytest.raises(ValueError, match="Est needs at least 2 classes; got [01] cl"):
+        check_labels(np.asarray(labels), "Est")
+    with pytest.raises(ValueError, match="Est needs at least 2 classes"):
+        check_classes(labels, "Est")
+
+
+def test_classes_must_be_sorted_distinct_and_one_dimensional():
+    np.testing.assert_array_equal(check_classes([1, 4], "Est"), [1, 4])
+    for bad in ([4, 1], [1, 1, 4], [[1, 4]]):
+        with pytest.raises(ValueError, match="classes must be"):
+            check_classes(bad, "Est")
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_classes([0.5, 1.5], "Est")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=40),
+    narrow=st.booleans(),
+)
+def test_label_codes_are_numpy_unique(values, narrow):
+    y = np.asarray(values, dtype=np.int64)
+    if narrow:  # the O(n) lookup table, not the sort
+        y = y % 7 - 3
+    labels, codes = label_codes(y)
+    expected_labels, expected_codes = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(labels, expected_labels)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert labels.dtype == y.dtype and codes.dtype == np.intp
+
+
+def test_label_codes_of_text_and_booleans():
+    labels, codes = label_codes(np.array(["b", "a", "b"]))
+    assert labels.tolist() == ["a", "b"] and codes.tolist() == [1, 0, 1]
+    labels, codes = label_codes(np.array([True, False]))
+    assert labels.tolist() == [False, True] and codes.tolist() == [1, 0]
+
+
+def test_encode_classes_checks_targets_and_count():
+    classes, codes = encode_classes(np.array([5, 2, 5]), "Est")
+    assert classes.tolist() == [2, 5] and codes.tolist() == [1, 0, 1]
+    with pytest.raises(ValueError, match="Unknown label type"):
+        encode_classes(np.linspace(0, 1, 5), "Est")
+
+
+def test_encode_labels_refuses_unknown_labels_by_name():
+    classes = np.array([0, 1])
+    assert encode_labels([1, 0, 1], classes).tolist() == [1, 0, 1]
+    with pytest.raises(ValueError, match=r"Est: y contains labels not in classes "
+                                         r"\[0, 1\]: \[2, 7\]"):  # fmt: skip
+        encode_labels([0, 7, 2, 7], classes, "Est")
+    with pytest.raises(ValueError, match=r"not in classes \[0, 1\]: \['a'\]"):
+        encode_labels(["a"], classes)  # another type: none is known
+
+
+def test_chunk_weights_rules():
+    np.testing.assert_array_equal(chunk_weights(2, 3), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(chunk_weights([0, 0], 2), [0.0, 0.0])  # allowed
+    with pytest.raises(ValueError, match=r"shape \(2,\); expected \(3,\)"):
+        chunk_weights([1, 2], 3)
+    for bad in ([1.0, -1.0], [1.0, np.nan], [np.inf, 1.0]):
+        with pytest.raises(ValueError, match="finite and non-negative"):
+            chunk_weights(bad, 2)
+
+
+def test_check_weights_wants_every_class_weighted():
+    X, codes = np.zeros((4, 1)), np.array([0, 0, 1, 1])
+    assert check_weights(None, X, codes, 2) is None
+    np.testing.assert_array_equal(
+        check_weights([1, 0, 2, 0], X, codes, 2), [1, 0, 2, 0]
+    )
+    with pytest.raises(ValueError, match=r"class indices \[1\] have weight zero"):
+        check_weights([1, 1, 0, 0], X, codes, 2)
+    with pytest.raises(ValueError, match="Negative values"):
+        check_weights([1, -1, 1, 1], X, codes, 2)
+
+
+def test_validate_labelled_data_for_functions():
+    X, classes, codes, weights = validate_labelled_data(
+        [[0.0], [1.0]], ["x", "y"], None, "f"
+    )
+    assert X.dtype == np.float64 and classes.tolist() == ["x", "y"]
+    assert codes.tolist() == [0, 1] and weights is None
+    X32 = validate_labelled_data(np.ones((2, 1), np.float32), [0, 1], None, "f")[0]
+    assert X32.dtype == np.float32
+    with pytest.raises(ValueError, match="NaN"):
+        validate_labelled_data([[np.nan], [1.0]], [0, 1], None, "f")
+    with pytest.raises(ValueError, match="f needs at least 2 classes"):
+        validate_labelled_data([[0.0], [1.0]], [0, 0], None, "f")
+
+
+def test_compat_recognises_dask_without_importing_it():
+    assert not is_dask_array(np.zeros(2)) and not any_dask(np.zeros(2), None)
+
+
+def _relative_imports(path):
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            imported.add(node.module.split(".")[0])
+    return imported
+
+
+def test_the_package_has_no_import_cycle():
+    package = pathlib.Path(__file__).parents[1] / "sklearn_linsep"
+    graph = {path.stem: _relative_imports(path) for path in package.glob("*.py")}
+    assert _relative_imports(package / "_compat.py") == set()
+    assert _relative_imports(package / "_validation.py") <= {"_compat"}
+
+    def reaches(start, target, seen):
+        for module in graph.get(start, ()):
+            if module == target or (
+                module not in seen and reaches(module, target, seen | {module})
+            ):
+                return True
+        return False
+
+    cyclic = [module for module in graph if reaches(module, module, {module})]
+    assert not cyclic, f"import cycles through {cyclic}"
