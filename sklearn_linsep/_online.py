@@ -104,7 +104,15 @@ class LearningRateSchedule:
     def kernel_args(self, starts, length):
         """``(kind, params, table, starts)`` for a kernel whose task r makes at most
         ``length`` updates from update ``starts[r]``; a callable is tabulated over
-        those ranges only."""
+        those ranges only.
+
+        Parameters
+        ----------
+        starts : array-like of int of shape (n_tasks,)
+            The number of updates each task has made so far.
+        length : int
+            The most updates any task makes in the kernel's call.
+        """
         starts = np.array(starts, dtype=np.int64, ndmin=1)  # a copy: updates move
         params = np.array([self.eta0, self.a, self.b, self.power_t, self.scale])
         if self.kind != "callable":

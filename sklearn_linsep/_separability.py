@@ -45,6 +45,19 @@ class HotellingT2Result:
     F(p, n - p - 1) under the null hypothesis. ``df2`` is a float because frequency
     weights may make n fractional.
 
+    Attributes
+    ----------
+    statistic : float
+        Hotelling's T².
+    f_statistic : float
+        T² scaled to an F statistic.
+    df1 : int
+        The numerator degrees of freedom of F, p.
+    df2 : float
+        The denominator degrees of freedom of F, n - p - 1.
+    pvalue : float
+        The probability of an F this large or larger when θ = 0.
+
     Examples
     --------
     >>> from sklearn_linsep import load_bupa_liver, separability_statistics

@@ -195,7 +195,13 @@ class ClassStatistics:
 
     def rescaled(self, shift, scale):
         """The statistics of ``(X - shift) / scale`` (per feature): exact, with no
-        pass over X."""
+        pass over X.
+
+        Parameters
+        ----------
+        shift, scale : ndarray of shape (n_features,)
+            Subtracted from each feature, then divided into it (nonzero).
+        """
         mean_part = dict(
             means=(self.means - shift) / scale, mean_residual=self.residual / scale
         )
@@ -222,7 +228,13 @@ class ClassStatistics:
     def mean_difference(self, i, j):
         """``m_i - m_j`` to the precision of the compensated means: far below the
         rounding of the means themselves when they are large against their
-        difference."""
+        difference.
+
+        Parameters
+        ----------
+        i, j : int
+            Indices of the two classes (rows of ``means``).
+        """
         residual = self.residual
         return (self.means[i] - self.means[j]) + (residual[i] - residual[j])
 
@@ -276,14 +288,17 @@ class ClassStatistics:
 
     @property
     def n_classes(self):
+        """Number of classes."""
         return self.counts.shape[0]
 
     @property
     def n_features(self):
+        """Number of features."""
         return self.means.shape[1]
 
     @property
     def total_weight(self):
+        """Total sample weight of all classes."""
         return float(self.counts.sum())
 
     @property
@@ -330,9 +345,23 @@ class ClassStatistics:
         return np.zeros_like(scatter) if dof is None else scatter / dof
 
     def regularized_inverse(self, kappa, tol=None, dtype=None):
-        """S(κ)⁻¹ of the pooled covariance, factored (see regularized_covariance);
-        ``dtype`` defaults to that of the statistics. From ``scatter_rows`` it is
-        found in the span of the samples, never forming a (p, p) matrix."""
+        """S(κ)⁻¹ of the pooled covariance, factored. From ``scatter_rows`` it is
+        found in the span of the samples, never forming a (p, p) matrix.
+
+        Parameters
+        ----------
+        kappa : float
+            The regularisation κ > 0 (``inf``: the Moore–Penrose inverse).
+        tol : float, default=None
+            Relative rank tolerance (None: the default one).
+        dtype : dtype, default=None
+            The precision of the data behind the statistics, for the default
+            tolerance (None: ``self.dtype``).
+
+        Returns
+        -------
+        reg : RegularizedCovariance
+        """
         options = dict(
             tol=tol,
             n_samples=self.n_samples,
@@ -348,7 +377,17 @@ class ClassStatistics:
 
     def pair(self, i, j):
         """Statistics of classes i and j alone (needs ``class_scatter`` or
-        ``scatter_rows``)."""
+        ``scatter_rows``).
+
+        Parameters
+        ----------
+        i, j : int
+            Indices of the two classes (rows of ``means``).
+
+        Returns
+        -------
+        pair : ClassStatistics
+        """
         pair = [i, j]
         # n_samples sets the default rank tolerance and caps the rank: the rows of
         # all classes bound the pair's (loosely).

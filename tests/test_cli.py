@@ -1,7 +1,13 @@
-"""``linsep report`` end to end: the installed command in a subprocess, its numbers
-checked against the library's functions."""
+"""``linsep report`` end to end, its numbers checked against the library's functions.
 
+The command runs in-process through ``main(argv)`` (its exit status, stdout and
+stderr captured); three tests run it as a real process: ``python -m sklearn_linsep``,
+the installed ``linsep`` on a terminal (progress bars) and with its output cut short.
+"""
+
+import contextlib
 import fcntl
+import io
 import json
 import os
 import pty
@@ -33,10 +39,19 @@ LINSEP = shutil.which("linsep", path=str(Path(sys.executable).parent)) or "linse
 
 
 def run(*args, module=False):
-    command = (
-        [sys.executable, "-m", "sklearn_linsep", *args] if module else [LINSEP, *args]
+    """``linsep *args``: in-process, or as ``python -m sklearn_linsep`` (module)."""
+    if module:
+        command = [sys.executable, "-m", "sklearn_linsep", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=600)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            status = main(list(args))
+        except SystemExit as exit:  # argparse's usage errors
+            status = exit.code
+    return subprocess.CompletedProcess(
+        args, status, stdout.getvalue(), stderr.getvalue()
     )
-    return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
 def run_json(*args):

@@ -59,7 +59,7 @@ def test_hard_margin_on_blocks_equals_in_memory(chunks, dask_y):
 
 @pytest.mark.parametrize("block_rows", [100, 10_000])
 def test_only_the_working_set_travels(block_rows):
-    X, y = _separable(n=50_000, p=4)
+    X, y = _separable(n=20_000, p=4)
     rows = DaskRows(da.from_array(X, chunks=(block_rows, 4)), y)
     problem = DaskScaledRows(rows, np.array([0, 1]), [1], [0])
     seed_size, batch = 50, 100
@@ -67,7 +67,7 @@ def test_only_the_working_set_travels(block_rows):
     reference = HardMarginSVM().fit(X, y)
     assert result.margin == pytest.approx(reference.margin_, rel=1e-9)
     # The client receives the seed and each round's worst violators, chosen on
-    # the workers: however small the blocks (here up to 500 of them).
+    # the workers: however small the blocks (here up to 200 of them).
     assert 0 < len(problem._cache) <= 2 * seed_size + result.rounds * batch
 
 

@@ -1,8 +1,11 @@
-"""The README's quick start and the example scripts run and say what they claim."""
+"""The README's quick start runs and says what it claims.
+
+The example scripts are run by the documentation build only (sphinx-gallery executes
+every one of them, and CI builds the docs with warnings as errors); the figures they
+print are asserted here through the library (the paper's 43.01°: the quick start,
+``test_separability`` and ``test_cli``)."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,28 +21,3 @@ def test_readme_quick_start_runs(capsys):
     printed = capsys.readouterr().out.split()
     assert float(printed[0]) == pytest.approx(43.01, abs=0.01)
     assert printed[-1] == "1.0"
-
-
-@pytest.mark.parametrize(
-    "script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name
-)
-def test_example_script_runs(script):
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip()
-
-
-def test_breast_cancer_example_reports_the_papers_angle():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "breast_cancer_separability.py")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert "theta =  43.01 deg" in done.stdout
