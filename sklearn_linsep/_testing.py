@@ -68,3 +68,42 @@ def reference_soft_limit(X, c, sample_weight=None):
     )
     problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
     return w.value, float(b.value), least
+
+
+# --- helpers of several test modules ---
+
+
+def random_chunks(rng, y, mode):
+    """Row indices of the chunks: one row each, sorted by class (so most chunks
+    hold one class only), or cut at random; always in a random order."""
+    n = len(y)
+    if mode == "one row":
+        chunks = [np.array([i]) for i in range(n)]
+    elif mode == "by class":
+        chunks = np.array_split(np.argsort(y, kind="stable"), rng.randint(1, n + 1))
+    else:
+        cuts = rng.choice(np.arange(1, n), size=rng.randint(0, n - 1), replace=False)
+        chunks = np.split(np.arange(n), np.sort(cuts))
+    chunks = [chunk for chunk in chunks if chunk.size]
+    rng.shuffle(chunks)
+    return chunks
+
+
+def assert_close(actual, expected, rtol=1e-10):
+    """Equal to ``rtol`` relative to the largest entry of ``expected``."""
+    expected = np.asarray(expected)
+    np.testing.assert_allclose(
+        actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max()
+    )
+
+
+def iris_setosa(nudged=False):
+    """SPEC §6: setosa against the rest on sepal length and width; ``nudged``
+    moves the versicolor point (4.5, 2.3) to (4.5, 2.8)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = X[:, :2].copy()
+    if nudged:
+        X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
+    return X, (y == 0).astype(int)

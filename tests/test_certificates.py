@@ -22,7 +22,7 @@ from sklearn_linsep import (
     perceptron_mistake_bound,
 )
 from sklearn_linsep._solvers import SolverError
-from sklearn_linsep._testing import separable_by_one_lp
+from sklearn_linsep._testing import iris_setosa, separable_by_one_lp
 
 
 @st.composite
@@ -134,7 +134,7 @@ def test_bad_input():
 # --------------------------------------------------------------- mistake bound
 
 
-def test_mistake_bounds_reproduce_spec(iris_setosa):
+def test_mistake_bounds_reproduce_spec():
     assert perceptron_mistake_bound(*iris_setosa()) == pytest.approx(51387, rel=1e-4)
     textbook = perceptron_mistake_bound(*iris_setosa(), bound="textbook")
     assert textbook == pytest.approx(9567.0, rel=1e-4)
@@ -235,7 +235,7 @@ def test_duplicates_with_signed_zeros_and_zero_weights():
     assert 2 not in caught.value.certificate.certificate_indices
 
 
-def test_mistake_bound_off_the_unit_scale(iris_setosa):
+def test_mistake_bound_off_the_unit_scale():
     X, y = iris_setosa()
     textbook = perceptron_mistake_bound(X, y, bound="textbook")
     for scale in (1e-4, 1e4, 1e6):

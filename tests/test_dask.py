@@ -18,6 +18,7 @@ from sklearn_linsep import (
     separability_angle,
     separability_statistics,
 )
+from sklearn_linsep._testing import assert_close
 
 try:
     import dask.array as da
@@ -25,14 +26,6 @@ except ImportError:  # the subprocess test below needs no dask
     da = None
 
 needs_dask = pytest.mark.skipif(da is None, reason="dask is not installed")
-
-
-def _assert_close(actual, expected, rtol=1e-10):
-    """Equal to ``rtol`` relative to the largest entry of ``expected``."""
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(
-        actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max()
-    )
 
 
 def _data(n_classes=2, n=100, p=4, seed=0):
@@ -81,9 +74,9 @@ def test_fits_on_dask_equal_fits_in_memory(
 
     fisher = FisherDiscriminant(kappa=0.5).fit(X_dask, y_in, sample_weight=w_in)
     reference = FisherDiscriminant(kappa=0.5).fit(X, y, sample_weight=w)
-    _assert_close(fisher.coef_, reference.coef_)
-    _assert_close(fisher.intercept_, reference.intercept_)
-    _assert_close(fisher.scalings_, reference.scalings_, rtol=1e-9)
+    assert_close(fisher.coef_, reference.coef_)
+    assert_close(fisher.intercept_, reference.intercept_)
+    assert_close(fisher.scalings_, reference.scalings_, rtol=1e-9)
     np.testing.assert_array_equal(fisher.classes_, reference.classes_)
     assert fisher.n_features_in_ == 4 and fisher.rank_ == reference.rank_
     assert fisher.statistics_.n_samples == 100
@@ -91,8 +84,8 @@ def test_fits_on_dask_equal_fits_in_memory(
     angle = SeparabilityAngle().fit(X_dask, y_in, sample_weight=w_in)
     reference = SeparabilityAngle().fit(X, y, sample_weight=w)
     assert angle.angle_ == pytest.approx(reference.angle_, rel=1e-10)
-    _assert_close(angle.normal_, reference.normal_)
-    _assert_close(angle.pairwise_angles_, reference.pairwise_angles_)
+    assert_close(angle.normal_, reference.normal_)
+    assert_close(angle.pairwise_angles_, reference.pairwise_angles_)
 
     if n_classes == 2:
         result = separability_statistics(X_dask, y_in, sample_weight=w_in)
@@ -133,7 +126,7 @@ def test_predictions_and_transforms_on_dask_are_lazy_and_equal(dask_client, n_cl
         computed, expected = lazy.compute(), method(X)
         assert computed.shape == expected.shape and computed.dtype == expected.dtype
         if rtol:
-            _assert_close(computed, expected, rtol)
+            assert_close(computed, expected, rtol)
         else:
             np.testing.assert_array_equal(computed, expected)
     with pytest.raises(ValueError, match="X has 3 features, but FisherDiscriminant"):
@@ -151,7 +144,7 @@ def test_float32_dask_data_give_the_float32_fit(dask_client):
     fitted = FisherDiscriminant().fit(da.from_array(X32, chunks=33), y)
     reference = FisherDiscriminant().fit(X32, y)
     assert fitted.coef_.dtype == np.float32
-    _assert_close(fitted.coef_, reference.coef_, rtol=1e-6)
+    assert_close(fitted.coef_, reference.coef_, rtol=1e-6)
     assert fitted.rank_ == reference.rank_
     assert fitted.transform(da.from_array(X32, chunks=33)).dtype == np.float32
 
@@ -179,7 +172,7 @@ def test_unknown_chunk_sizes(dask_client):
     w_unknown = da.from_array(w, chunks=30)[keep]
     fitted = FisherDiscriminant().fit(X_unknown, y_unknown, sample_weight=w_unknown)
     reference = FisherDiscriminant().fit(X, y, sample_weight=w)
-    _assert_close(fitted.coef_, reference.coef_)
+    assert_close(fitted.coef_, reference.coef_)
     assert separability_angle(X_unknown, y_unknown) == pytest.approx(
         separability_angle(X, y), rel=1e-10
     )
@@ -225,7 +218,7 @@ def test_a_pipeline_on_dask_data(dask_client):
     assert pipe[-1].angle_ == pytest.approx(reference[-1].angle_, rel=1e-9)
     out = pipe.transform(X_dask)
     assert isinstance(out, da.Array)
-    _assert_close(out.compute(), reference.transform(X), rtol=1e-9)
+    assert_close(out.compute(), reference.transform(X), rtol=1e-9)
 
 
 def test_numpy_users_never_import_dask():
@@ -304,4 +297,4 @@ def test_wide_fits_on_dask_equal_fits_in_memory(dask_client, n_classes):
         distributed = estimator.fit(X_dask, y, sample_weight=w)
         assert distributed.statistics_.holds_rows
         for name, value in expected.items():
-            _assert_close(getattr(distributed, name), value)
+            assert_close(getattr(distributed, name), value)

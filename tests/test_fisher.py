@@ -11,6 +11,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_linsep import ClassStatistics, FisherDiscriminant, SeparabilityAngle
 from sklearn_linsep._fisher import accuracy_threshold
+from sklearn_linsep._testing import assert_close, random_chunks
 
 
 def _pooled(X, y):
@@ -588,7 +589,7 @@ def _partial(estimator, X, y, chunks, weights, classes):
     mode=st.sampled_from(["one row", "by class", "random"]),
 )
 def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode, random_chunks, assert_close
+    seed, n_classes, singular, weighted, mode
 ):
     rng, X, y, w = _problem(seed, n_classes, singular, weighted)
     full = FisherDiscriminant().fit(X, y, sample_weight=w)
@@ -606,9 +607,7 @@ def test_partial_fit_over_any_chunking_equals_fit(
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_classes=st.sampled_from([2, 3]))
-def test_merge_of_two_estimators_equals_one_fit_on_the_union(
-    seed, n_classes, assert_close
-):
+def test_merge_of_two_estimators_equals_one_fit_on_the_union(seed, n_classes):
     rng, X, y, w = _problem(seed, n_classes, singular=False, weighted=True)
     # One part holds a single class: it can only be partial_fitted.
     order = np.argsort(y == 0, kind="stable")
@@ -629,7 +628,7 @@ def test_merge_of_two_estimators_equals_one_fit_on_the_union(
     assert a.statistics_.n_samples == cut
 
 
-def test_fit_statistics_of_merged_parts_equals_fit(assert_close):
+def test_fit_statistics_of_merged_parts_equals_fit():
     X, y = _two_gaussians(n=90, p=5)
     y = np.where(y == 1, "yes", "no")
     parts = [
@@ -658,7 +657,7 @@ def test_fit_statistics_of_merged_parts_equals_fit(assert_close):
         FisherDiscriminant().fit_statistics(lonely, ["no", "yes"])
 
 
-def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh(assert_close):
+def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh():
     X, y = _two_gaussians(n=80)
     clf = FisherDiscriminant().fit(X[:50], y[:50]).partial_fit(X[50:], y[50:])
     full = FisherDiscriminant().fit(X, y)
@@ -668,7 +667,7 @@ def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh(assert_close):
     assert clf.statistics_.n_samples == 50
 
 
-def test_predict_before_every_class_is_seen_is_not_fitted(assert_close):
+def test_predict_before_every_class_is_seen_is_not_fitted():
     X, y = _two_gaussians(n=40)
     clf = FisherDiscriminant().partial_fit(X[y == 0], y[y == 0], classes=[0, 1])
     assert not hasattr(clf, "coef_")
@@ -680,7 +679,7 @@ def test_predict_before_every_class_is_seen_is_not_fitted(assert_close):
     assert_close(clf.coef_, FisherDiscriminant().fit(X, y).coef_)
 
 
-def test_statistics_that_define_no_rule_yet_keep_accumulating(assert_close):
+def test_statistics_that_define_no_rule_yet_keep_accumulating():
     X, y = _two_gaussians(n=40)
     w = np.full(40, 0.02)  # total weight below the number of classes so far
     clf = FisherDiscriminant().partial_fit(X[:20], y[:20], [0, 1], w[:20])

@@ -23,6 +23,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_linsep import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
+from sklearn_linsep._testing import iris_setosa
 
 ONLINE_LEARNERS = [Perceptron, PocketPerceptron, Adaline]
 
@@ -91,7 +92,7 @@ def test_batch_mode_is_the_gradient_step_on_the_perceptron_criterion():
     np.testing.assert_array_equal(ours.errors_, history)
 
 
-def test_batch_mode_converges_on_separable_data_and_ignores_order(iris_setosa):
+def test_batch_mode_converges_on_separable_data_and_ignores_order():
     X, y = iris_setosa(nudged=True)
     clf = Perceptron(mode="batch", max_iter=100_000).fit(X, y)
     assert clf.converged_ and clf.errors_[-1] == 0 and clf.score(X, y) == 1.0
@@ -132,9 +133,7 @@ def test_novikoff_bound_holds(data):
     assert clf.n_updates_ <= (radius / gamma) ** 2 * (1 + 1e-9)
 
 
-def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged(
-    iris_setosa,
-):
+def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():
     for seed in range(5):
         params = dict(learning_rate="hyperbolic", a=10, b=1000, random_state=seed)
         plain = Perceptron(max_iter=100_000, **params).fit(*iris_setosa())
@@ -515,7 +514,7 @@ def test_pocket_score_is_the_training_score_and_history_is_monotone(n_classes):
         assert np.all(np.diff(history, axis=0) >= 0)
 
 
-def test_pocket_on_separable_data_ends_without_training_errors(iris_setosa):
+def test_pocket_on_separable_data_ends_without_training_errors():
     for nudged in (False, True):
         X, y = iris_setosa(nudged)
         clf = PocketPerceptron(max_iter=100_000, random_state=0).fit(X, y)

@@ -26,6 +26,7 @@ from sklearn_linsep import (
     separability_scorer,
     separability_statistics,
 )
+from sklearn_linsep._testing import assert_close, random_chunks
 
 
 def _two_gaussians(n=100, p=3, shift=2.0, seed=0):
@@ -391,7 +392,7 @@ def test_pairs_name_the_transform_columns():
     metric=st.sampled_from(["euclidean", "mahalanobis"]),
 )
 def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode, metric, random_chunks, assert_close
+    seed, n_classes, singular, weighted, mode, metric
 ):
     rng = np.random.RandomState(seed)
     n = rng.randint(2 * n_classes + 1, 16) if singular else rng.randint(10, 60)
@@ -417,7 +418,7 @@ def test_partial_fit_over_any_chunking_equals_fit(
     assert_close(streamed.transform(X), full.transform(X), rtol=1e-9)
 
 
-def test_merge_and_fit_statistics_equal_one_fit_on_the_union(assert_close):
+def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
     rng = np.random.RandomState(0)
     y = np.repeat([0, 1, 2], 30)
     X = rng.normal(size=(90, 3)) + 2.0 * (y[:, None] == [1, 2, 0])

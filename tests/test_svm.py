@@ -24,7 +24,11 @@ from sklearn_linsep import (
 )
 from sklearn_linsep._margin import maximal_margin
 from sklearn_linsep._solvers import SolverError
-from sklearn_linsep._testing import reference_margin_qp, reference_soft_limit
+from sklearn_linsep._testing import (
+    iris_setosa,
+    reference_margin_qp,
+    reference_soft_limit,
+)
 
 
 def reference_qp(X, c):
@@ -44,7 +48,7 @@ def separable_set(seed, n=200, p=5, gap=0.3):
     return X, (side > 0).astype(int)
 
 
-def test_iris_reproduces_spec(iris_setosa):
+def test_iris_reproduces_spec():
     svm = HardMarginSVM().fit(*iris_setosa())
     np.testing.assert_allclose(svm.coef_[0], [-60 / 7, 50 / 7], rtol=1e-8)
     np.testing.assert_allclose(svm.intercept_[0], 162 / 7, rtol=1e-8)
@@ -285,7 +289,7 @@ def test_classes_a_few_ulps_apart_are_decided_or_refused(ulps):
 
 
 @pytest.mark.parametrize("scale", [1e-200, 1e200])
-def test_unrepresentable_scales_are_refused(scale, iris_setosa):
+def test_unrepresentable_scales_are_refused(scale):
     X, y = iris_setosa()
     with pytest.raises(ValueError, match="outside"):
         HardMarginSVM().fit(X * scale, y)
@@ -301,7 +305,7 @@ def test_far_scales_still_equal_the_reference(scale):
 
 
 @pytest.mark.parametrize("nudged", [False, True])
-def test_support_vectors_equal_the_references(nudged, iris_setosa):
+def test_support_vectors_equal_the_references(nudged):
     X, y = iris_setosa(nudged)
     c = np.where(y == 1, 1.0, -1.0)
     w, b = cp.Variable(2), cp.Variable()
