@@ -192,3 +192,19 @@ def test_raise_variant_fails_its_expected_checks_only_by_refusing():
             check(instance)
         assert _caused_by_inseparability(caught.value), (name, caught.value)
     assert seen == names
+
+
+def test_every_public_estimator_is_checked():
+    # Discovered from __all__: a new estimator cannot be left out of the checks.
+    import inspect
+
+    from sklearn.base import BaseEstimator
+
+    import sklearn_linsep
+
+    public = {
+        obj
+        for obj in (getattr(sklearn_linsep, name) for name in sklearn_linsep.__all__)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+    }
+    assert public == {type(estimator) for estimator in ESTIMATORS}
