@@ -21,3 +21,15 @@ def dask_client():
         distributed.Client(cluster) as client,
     ):
         yield client
+
+
+@pytest.fixture
+def dask_sync():
+    """dask's computations in the test run in the test's own thread (the
+    synchronous scheduler): the same graphs and block functions as on a cluster,
+    without the pickling and the process hops. A few tests keep ``dask_client``
+    to check those."""
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        yield

@@ -1,7 +1,8 @@
 """FisherDiscriminant, SeparabilityAngle and the angle functions on dask arrays.
 
-The fits run on a LocalCluster of two worker processes (the ``dask_client`` fixture
-of conftest.py) and must equal the in-memory results to rounding; predictions and
+The fits run on dask's synchronous scheduler (the ``dask_sync`` fixture of
+conftest.py), two of them on a LocalCluster of two worker processes (``dask_client``:
+pickling, no rows to the client) and must equal the in-memory results to rounding; predictions and
 transforms must stay lazy. The last test checks that numpy users never import dask.
 """
 
@@ -60,7 +61,7 @@ CHUNKINGS = [(100, 4), (17, 4), ((30, 0, 70), (4,)), (25, (1, 3))]
     [("numpy", False), ("numpy", True), ("dask", True), ("dask other chunks", False)],
 )
 def test_fits_on_dask_equal_fits_in_memory(
-    dask_client, no_rows_to_the_client, chunks, n_classes, y_kind, weighted
+    dask_sync, no_rows_to_the_client, chunks, n_classes, y_kind, weighted
 ):
     X, y, w = _data(n_classes)
     w = w if weighted else None
@@ -107,7 +108,7 @@ def test_fits_on_dask_equal_fits_in_memory(
 
 @needs_dask
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_predictions_and_transforms_on_dask_are_lazy_and_equal(dask_client, n_classes):
+def test_predictions_and_transforms_on_dask_are_lazy_and_equal(dask_sync, n_classes):
     X, y, _ = _data(n_classes)
     labels = np.array(["low", "mid", "top"])[y]
     X_dask = da.from_array(X, chunks=((30, 0, 70), (2, 2)))
@@ -138,7 +139,7 @@ def test_predictions_and_transforms_on_dask_are_lazy_and_equal(dask_client, n_cl
 
 
 @needs_dask
-def test_float32_dask_data_give_the_float32_fit(dask_client):
+def test_float32_dask_data_give_the_float32_fit(dask_sync):
     X, y, _ = _data()
     X32 = X.astype(np.float32)
     fitted = FisherDiscriminant().fit(da.from_array(X32, chunks=33), y)
@@ -150,7 +151,7 @@ def test_float32_dask_data_give_the_float32_fit(dask_client):
 
 
 @needs_dask
-def test_dask_fit_drops_the_feature_names_of_an_earlier_fit(dask_client):
+def test_dask_fit_drops_the_feature_names_of_an_earlier_fit(dask_sync):
     pd = pytest.importorskip("pandas")
     X, y, _ = _data()
     clf = FisherDiscriminant().fit(pd.DataFrame(X, columns=list("abcd")), y)
@@ -160,7 +161,7 @@ def test_dask_fit_drops_the_feature_names_of_an_earlier_fit(dask_client):
 
 
 @needs_dask
-def test_unknown_chunk_sizes(dask_client):
+def test_unknown_chunk_sizes(dask_sync):
     X, y, w = _data()
     X_dask = da.from_array(X, chunks=30)
     keep = X_dask[:, 0] > -np.inf  # all rows, but dask cannot know how many
@@ -182,7 +183,7 @@ def test_unknown_chunk_sizes(dask_client):
 
 
 @needs_dask
-def test_bad_dask_input(dask_client):
+def test_bad_dask_input(dask_sync):
     X, y, _ = _data()
     X_nan = X.copy()
     X_nan[75, 2] = np.nan  # in the last of four blocks
@@ -206,7 +207,7 @@ def test_bad_dask_input(dask_client):
 
 
 @needs_dask
-def test_a_pipeline_on_dask_data(dask_client):
+def test_a_pipeline_on_dask_data(dask_sync):
     from sklearn.pipeline import make_pipeline
 
     X, y, _ = _data(n_classes=3)
@@ -284,7 +285,7 @@ def test_grid_search_over_kappa_through_joblibs_dask_backend(dask_client):
 
 @needs_dask
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_wide_fits_on_dask_equal_fits_in_memory(dask_client, n_classes):
+def test_wide_fits_on_dask_equal_fits_in_memory(dask_sync, n_classes):
     # Each block's statistics hold their scatter as rows (p > n): the merge
     # concatenates them and relabels their classes across blocks.
     X, y, w = _data(n_classes, n=60, p=400)
@@ -298,3 +299,17 @@ def test_wide_fits_on_dask_equal_fits_in_memory(dask_client, n_classes):
         assert distributed.statistics_.holds_rows
         for name, value in expected.items():
             assert_close(getattr(distributed, name), value)
+
+
+@needs_dask
+def test_a_fit_on_the_cluster_equals_the_fit_in_memory(
+    dask_client, no_rows_to_the_client
+):
+    # The tasks are pickled to worker processes, and only statistics come back.
+    X, y, w = _data(3)
+    X_dask = da.from_array(X, chunks=(17, 4))
+    for estimator in (FisherDiscriminant(kappa=0.5), SeparabilityAngle()):
+        expected = estimator.fit(X, y, sample_weight=w).statistics_
+        got = estimator.fit(X_dask, da.from_array(y, 17), sample_weight=w).statistics_
+        assert_close(got.means, expected.means)
+        assert_close(got.scatter(), expected.scatter())

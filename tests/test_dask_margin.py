@@ -1,7 +1,9 @@
 """HardMarginSVM and linear_separability on dask arrays, against the in-memory fits.
 
-Every test runs on the 2-process LocalCluster of the ``dask_client`` fixture, so
-the block tasks really run in other processes and only what they return travels.
+The tests run on dask's synchronous scheduler (the ``dask_sync`` fixture); the soft
+limit and multiclass test runs on the 2-process LocalCluster of ``dask_client``, so
+that there the block tasks really run in other processes and only what they return
+travels.
 """
 
 import warnings
@@ -21,7 +23,7 @@ from sklearn_linsep import (
 from sklearn_linsep._dask import DaskRows, DaskScaledRows
 from sklearn_linsep._margin import maximal_margin_of
 
-pytestmark = pytest.mark.usefixtures("dask_client")
+pytestmark = pytest.mark.usefixtures("dask_sync")
 
 
 def _separable(n=6000, p=5, gap=0.3, seed=0, offset=0.0):
@@ -83,19 +85,22 @@ def test_sample_weights_on_blocks_leave_out_zero_weights():
     assert np.all(weights[svm.support_] > 0)
 
 
-def test_soft_limit_and_multiclass_on_blocks():
-    X, y = _iris()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
-        reference = HardMarginSVM().fit(X, y)
-    with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(da.from_array(X, chunks=(40, 4)), y)
-    np.testing.assert_allclose(svm.margin_, reference.margin_, rtol=1e-9)
-    np.testing.assert_allclose(svm.hinge_violation_, reference.hinge_violation_)
-    np.testing.assert_array_equal(svm.separable_, reference.separable_)
-    np.testing.assert_array_equal(svm.n_support_, reference.n_support_)
-    predicted = svm.predict(da.from_array(X, chunks=(40, 4)))
-    np.testing.assert_array_equal(np.asarray(predicted), reference.predict(X))
+def test_soft_limit_and_multiclass_on_blocks(dask_client):
+    import dask
+
+    with dask.config.set(scheduler=dask_client):  # on the cluster
+        X, y = _iris()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+            reference = HardMarginSVM().fit(X, y)
+        with pytest.warns(NotLinearlySeparableWarning):
+            svm = HardMarginSVM().fit(da.from_array(X, chunks=(40, 4)), y)
+        np.testing.assert_allclose(svm.margin_, reference.margin_, rtol=1e-9)
+        np.testing.assert_allclose(svm.hinge_violation_, reference.hinge_violation_)
+        np.testing.assert_array_equal(svm.separable_, reference.separable_)
+        np.testing.assert_array_equal(svm.n_support_, reference.n_support_)
+        predicted = svm.predict(da.from_array(X, chunks=(40, 4)))
+        np.testing.assert_array_equal(np.asarray(predicted), reference.predict(X))
 
 
 def test_raise_gives_a_certificate_valid_on_the_whole_data():
