@@ -10,10 +10,9 @@ import dataclasses
 import inspect
 
 import pytest
+from numpydoc.validate import validate as numpydoc_validate
 
 import sklearn_linsep
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate").validate
 
 # GL08: no docstring; PR01: a parameter not documented; PR02: a documented parameter
 # that does not exist; EX01: no Examples section.
