@@ -666,7 +666,8 @@ class FisherDiscriminantCV(FisherDiscriminant):
     decomposition reused for every κ.
 
     The direction :math:`u(\kappa) = S^\dagger d + Q d/\kappa` is affine in 1/κ:
-    once a fold's pooled covariance S is decomposed (the costly part, O(p³)), every
+    once a fold's pooled covariance S is decomposed (the costly part: O(p³), or
+    O(n²p) in the span of the n samples when p > n), every
     κ costs a solve and a score. ``GridSearchCV(FisherDiscriminant(), {"kappa":
     kappas}, cv=cv)`` decomposes S again for every κ of every fold; this estimator
     does it once per fold, and scores and chooses exactly as that search does (the

@@ -394,7 +394,9 @@ READING = [
     "  theta     angle between the class-mean difference d and the Fisher direction",
     "            S(kappa)^-1 d: near 90 deg the means stand far apart for the spread,",
     "            near 0 deg the classes overlap. The euclidean theta depends on the",
-    "            features' units (see --standardize); the mahalanobis one does not.",
+    "            features' units (see --standardize); the mahalanobis one does not,",
+    "            unless S is singular (more features than rows): then both depend on",
+    "            kappa and the units, and are large for random labels too.",
     "  kappa     the weight of the null-space term in S(kappa) = S + kappa Q: it",
     "            matters only when the scatter S is singular (more features than",
     "            rows, or dependent features).",
@@ -466,7 +468,12 @@ def _verdict_lines(report):
             lines.append(
                 f"How well: theta = {angle['euclidean']['angle_degrees']:.1f} deg "
                 f"(euclidean), {angle['mahalanobis']['angle_degrees']:.1f} deg "
-                "(mahalanobis); 90 is far apart, 0 overlapping."
+                "(mahalanobis); 90 is far apart, 0 overlapping"
+                + (
+                    "; with more features than rows it is large for random labels too."
+                    if _wide(report)
+                    else "."
+                )
             )
         lines += _next_lines(report, verdict)
         return lines
@@ -492,6 +499,11 @@ def _verdict_lines(report):
         "one class against the rest."
     )
     return lines
+
+
+def _wide(report):
+    """Whether the data have at least as many features as rows (S singular)."""
+    return report["data"]["n_features"] >= report["data"]["rows_in_memory"]
 
 
 def _next_lines(report, verdict):

@@ -787,3 +787,40 @@ def test_an_xz_or_zip_copy_is_removed_when_the_reading_ends(tmp_path):
         if name.startswith("linsep-")
     }
     assert not left
+
+
+def test_a_saved_text_index_is_left_out_and_wide_data_are_cautioned(tmp_path):
+    # Gene-expression tables are saved by pandas with their sample IDs as index.
+    import pandas as pd
+
+    X, y = gaussians(n=30, p=300)
+    frame = pd.DataFrame(X, columns=[f"gene_{j}" for j in range(300)],
+                         index=[f"sample_{i}" for i in range(30)])  # fmt: skip
+    frame["diagnosis"] = np.where(y == 1, "tumor", "normal")
+    path = tmp_path / "genes.csv"
+    frame.to_csv(path)
+    done = run("report", str(path), "--target", "diagnosis", "--cv", "0")
+    assert done.returncode == 0, done.stderr
+    assert "holds text ('sample_0', ...): a saved index" in done.stderr
+    assert "Data: 30 rows, 300 features" in done.stdout
+    assert "with more features than rows it is large for random labels too" in (
+        done.stdout
+    )
+    kept = run("report", str(path), "--target", "diagnosis", "--keep-index")
+    assert kept.returncode == 1 and "Non-numeric feature column" in kept.stderr
+
+
+def test_a_wide_table_reads_the_usual_missing_tokens(tmp_path):
+    from sklearn_linsep._table import MANY_COLUMNS
+
+    X, y = gaussians(n=20, p=MANY_COLUMNS + 5)
+    path = write_csv(tmp_path / "wide.csv", X, y)
+    lines = path.read_text().splitlines()
+    cells = lines[3].split(",")
+    cells[1], cells[2] = "NA", "null"
+    lines[3] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    report = run_json("report", str(path), "--target", "label", "--cv", "0",
+                      "--missing", "mean")  # fmt: skip
+    assert report["data"]["n_features"] == MANY_COLUMNS + 5
+    assert report["data"]["rows_in_memory"] == 20
