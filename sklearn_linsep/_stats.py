@@ -531,7 +531,7 @@ def _two_sum(a, b):
 ROWS_FROM_FEATURES = 256
 
 
-def holds_rows(n_rows, n_features, form="auto"):
+def rows_are_cheaper(n_rows, n_features, form="auto"):
     """Whether statistics of ``n_rows`` rows keep their scatter as rows: never for
     ``form="matrix"``; for "rows" while the rows are no more than the features;
     for "auto" only when the features are also more than ``ROWS_FROM_FEATURES``
@@ -747,7 +747,7 @@ def class_statistics(
     n_rows = n_samples
     if sample_weight is not None:
         n_rows = int(np.count_nonzero(sample_weight > 0))
-    rows = holds_rows(n_rows, n_features, form)
+    rows = rows_are_cheaper(n_rows, n_features, form)
     stats = _empty_statistics(n_classes, n_features, per_class, working_dtype(X), rows)
     buffer = None
     if not rows:

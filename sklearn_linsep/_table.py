@@ -16,7 +16,6 @@ never is in memory:
 
 import bz2
 import csv
-from collections import Counter
 import difflib
 import gzip
 import io
@@ -25,6 +24,7 @@ import lzma
 import os
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -510,13 +510,13 @@ def test_the_span_route_equals_the_householder_route(monkeypatch):
 
 
 def test_rows_are_kept_only_where_they_are_cheaper():
-    from sklearn_linsep._stats import ROWS_FROM_FEATURES, holds_rows
+    from sklearn_linsep._stats import ROWS_FROM_FEATURES, rows_are_cheaper
 
-    assert holds_rows(40, ROWS_FROM_FEATURES + 1)
-    assert not holds_rows(40, ROWS_FROM_FEATURES)  # small p: the matrix is small
-    assert not holds_rows(ROWS_FROM_FEATURES + 2, ROWS_FROM_FEATURES + 1)
-    assert holds_rows(5, 10, form="rows") and not holds_rows(50, 10, form="rows")
-    assert not holds_rows(5, 10**5, form="matrix")
+    assert rows_are_cheaper(40, ROWS_FROM_FEATURES + 1)
+    assert not rows_are_cheaper(40, ROWS_FROM_FEATURES)  # small p: the matrix is small
+    assert not rows_are_cheaper(ROWS_FROM_FEATURES + 2, ROWS_FROM_FEATURES + 1)
+    assert rows_are_cheaper(5, 10, form="rows") and not rows_are_cheaper(50, 10, form="rows")
+    assert not rows_are_cheaper(5, 10**5, form="matrix")
     X, y = _wide(30, 1000, 2, 0)
     assert class_statistics(X, y, 2).holds_rows
     assert not class_statistics(X[:, :200], y, 2).holds_rows
