@@ -8,6 +8,7 @@ from sklearn_linsep._kernels import (
     centre_with_indicator,
     centre_with_indicator_weighted,
 )
+from sklearn_linsep._online._state import open_pocket
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -41,20 +42,16 @@ def test_weighted_rows_are_scaled_by_the_root_weight():
 
 # ------------------------------------------------------------ perceptron family
 
-NO_POCKET = (
-    False,
-    np.zeros((3, 1, 1)),
-    np.zeros((1, 2)),
-    np.zeros((1, 7), dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-)
-
 
 def constant_rate(rate):
-    """Kernel schedule arguments of a constant rate."""
-    return (
+    """The kernels' record of a constant rate."""
+    return _kernels.Rates(
         _kernels.RATE_CONSTANT,
-        np.array([rate, 0.0, 1.0, 0.0, 1.0]),
+        rate,
+        0.0,
+        1.0,
+        0.0,
+        1.0,
         np.zeros((1, 1)),
         np.zeros(1, dtype=np.int64),
     )
@@ -63,11 +60,14 @@ def constant_rate(rate):
 CONSTANT_ONE = constant_rate(1.0)
 
 
-def rows_of(X, sparse):
+def samples_of(X, codes, weights, sparse=False, first_class=1):
     if sparse:
         X = sp.csr_matrix(X)
-        return (X.data, X.indices, X.indptr)
-    return (np.ascontiguousarray(X),)
+        rows = (X.data, X.indices, X.indptr)
+    else:
+        rows = (np.ascontiguousarray(X),)
+    codes = np.asarray(codes, dtype=np.intp)
+    return _kernels.Samples(rows, codes, first_class, np.asarray(weights, float), 1.0)
 
 
 def naive_epoch(X, codes, weights, order, W, bias=1.0):
@@ -94,17 +94,13 @@ def test_perceptron_epoch_matches_a_python_loop(sparse, dtype):
     W = np.zeros((1, 4))
     updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
     _kernels.perceptron_epoch(
-        rows_of(X, sparse),
-        codes,
-        1,
-        weights,
+        samples_of(X, codes, weights, sparse),
         order,
-        1.0,
         W,
-        *CONSTANT_ONE,
+        CONSTANT_ONE,
         updates,
         mistakes,
-        *NO_POCKET,
+        None,
     )
     expected, count = naive_epoch(
         X.astype(float), codes, weights, order, np.zeros((1, 4))
@@ -121,50 +117,46 @@ def test_weighted_correct_and_beats_pocket_follow_predict():
     W = np.array([[1.0, -1.0, 0.2]])
     predicted = (X @ W[0, :2] + W[0, 2] > 0).astype(int)
     expected = weights[predicted == codes].sum()
-    rows = rows_of(X, False)
-    assert _kernels.weighted_correct(rows, codes, 1, weights, 1.0, W, 0) == (
-        pytest.approx(expected)
-    )
+    samples = samples_of(X, codes, weights)
+    assert _kernels.weighted_correct(samples, W, 0) == pytest.approx(expected)
     scanned, correct, better = _kernels.beats_pocket(
-        rows, codes, 1, weights, 1.0, W, 0, expected - 1e-9, weights.sum()
+        samples, W, 0, expected - 1e-9, weights.sum()
     )
     assert better and scanned == 50 and correct == pytest.approx(expected)
-    scanned, _, better = _kernels.beats_pocket(
-        rows, codes, 1, weights, 1.0, W, 0, expected, weights.sum()
-    )
+    scanned, _, better = _kernels.beats_pocket(samples, W, 0, expected, weights.sum())
     assert not better  # a tie does not pass the ratchet
 
 
 def test_beats_pocket_stops_once_the_candidate_cannot_win():
     X = np.ones((100, 1))
     codes = np.zeros(100, dtype=np.intp)  # every score 1 > 0 is wrong
+    samples = samples_of(X, codes, np.ones(100))
     scanned, correct, better = _kernels.beats_pocket(
-        rows_of(X, False), codes, 1, np.ones(100), 1.0, np.ones((1, 2)), 0, 90.0, 100.0
+        samples, np.ones((1, 2)), 0, 90.0, 100.0
     )
     assert not better and scanned == 11 and correct == 0
 
 
 def test_pocket_end_of_epoch_ratchet():
     W = np.zeros((1, 2))
-    pocket_weights = np.stack(
-        [np.full((1, 2), 1.0), np.full((1, 2), 2.0), np.full((1, 2), 3.0)]
-    )
-    counts = np.array([[10.0, 12.0]])
-    runs = np.zeros((1, 7), dtype=np.int64)
-    runs[0, _kernels.EVALUATING] = 5
-    runs[0, _kernels.SNAPSHOT_RUN] = 9
-    runs[0, _kernels.POCKET_RUN] = 4
-    _kernels.pocket_end_of_epoch(W, pocket_weights, counts, runs)
+    pocket = open_pocket(np.full((1, 2), 1.0), [10.0])
+    pocket.candidate[:] = 2.0
+    pocket.snapshot[:] = 3.0
+    pocket.candidate_correct[0] = 12.0
+    pocket.evaluating[0] = 5
+    pocket.snapshot_run[0] = 9
+    pocket.pocket_run[0] = 4
+    _kernels.pocket_end_of_epoch(W, pocket)
     # The candidate (12 > 10) became the pocket; the kept weights the next candidate.
-    np.testing.assert_array_equal(pocket_weights[0], [[2.0, 2.0]])
-    assert counts[0, _kernels.POCKET] == 12.0 and counts[0, _kernels.CANDIDATE] == 0
-    np.testing.assert_array_equal(pocket_weights[1], [[3.0, 3.0]])
-    assert runs[0, _kernels.EVALUATING] == 9 and runs[0, _kernels.POCKET_RUN] == 5
+    np.testing.assert_array_equal(pocket.weights, [[2.0, 2.0]])
+    assert pocket.correct[0] == 12.0 and pocket.candidate_correct[0] == 0
+    np.testing.assert_array_equal(pocket.candidate, [[3.0, 3.0]])
+    assert pocket.evaluating[0] == 9 and pocket.pocket_run[0] == 5
     # A candidate no better than the pocket (a tie) is dropped.
-    counts[0, _kernels.CANDIDATE] = 12.0
-    _kernels.pocket_end_of_epoch(W, pocket_weights, counts, runs)
-    np.testing.assert_array_equal(pocket_weights[0], [[2.0, 2.0]])
-    assert runs[0, _kernels.EVALUATING] == 0
+    pocket.candidate_correct[0] = 12.0
+    _kernels.pocket_end_of_epoch(W, pocket)
+    np.testing.assert_array_equal(pocket.weights, [[2.0, 2.0]])
+    assert pocket.evaluating[0] == 0
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -177,9 +169,8 @@ def test_lms_epoch_matches_a_python_loop_and_flags_divergence(sparse):
     schedule = constant_rate(0.05)
     W = np.zeros((1, 4))
     loss = np.zeros(1)
-    stable = _kernels.lms_epoch(
-        rows_of(X, sparse), codes, 1, weights, order, 1.0, W, *schedule, 0, 1e6, loss
-    )
+    samples = samples_of(X, codes, weights, sparse)
+    stable = _kernels.lms_epoch(samples, order, W, schedule, 0, 1e6, loss)
     w, total = np.zeros(4), 0.0
     for i in order:
         x = np.r_[X[i], 1.0]
@@ -191,9 +182,7 @@ def test_lms_epoch_matches_a_python_loop_and_flags_divergence(sparse):
     assert loss[0] == pytest.approx(total)
     big = constant_rate(50.0)
     W[:] = 0
-    assert not _kernels.lms_epoch(
-        rows_of(X, sparse), codes, 1, weights, order, 1.0, W, *big, 0, 1e6, loss
-    )
+    assert not _kernels.lms_epoch(samples, order, W, big, 0, 1e6, loss)
 
 
 def test_rate_table_rows_start_at_each_tasks_update_count():
@@ -201,26 +190,12 @@ def test_rate_table_rows_start_at_each_tasks_update_count():
     codes = np.array([1, 0, 2, 2])  # three tasks; w = 0 makes every sample a mistake
     table = np.array([[0.5, 0.25, 0.125], [4.0, 2.0, 1.0], [8.0, 16.0, 32.0]])
     starts = np.array([10, 0, 7], dtype=np.int64)
-    params = np.array([0.0, 0.0, 1.0, 0.0, 1.0])
+    rates = _kernels.Rates(_kernels.RATE_TABLE, 0.0, 0.0, 1.0, 0.0, 1.0, table, starts)
     W = np.zeros((3, 2))
     updates = starts.copy()
     mistakes = np.zeros(3, np.int64)
-    _kernels.perceptron_epoch(
-        rows_of(X, False),
-        codes,
-        0,
-        np.ones(4),
-        np.arange(1),
-        1.0,
-        W,
-        _kernels.RATE_TABLE,
-        params,
-        table,
-        starts,
-        updates,
-        mistakes,
-        *NO_POCKET,
-    )
+    samples = samples_of(X, codes, np.ones(4), first_class=0)
+    _kernels.perceptron_epoch(samples, np.arange(1), W, rates, updates, mistakes, None)
     # Sample 0 (class 1) is a mistake for every task, each at its own first rate.
     np.testing.assert_array_equal(W, [[-0.5, -0.5], [4.0, 4.0], [-8.0, -8.0]])
     np.testing.assert_array_equal(updates, starts + 1)
@@ -230,18 +205,9 @@ def test_a_score_that_is_not_a_number_is_a_mistake():
     X = np.array([[np.inf], [1.0]])
     W = np.array([[np.inf, -np.inf]])  # inf·inf - inf = nan
     updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    samples = samples_of(X, [1, 1], np.ones(2))
     _kernels.perceptron_epoch(
-        rows_of(X, False),
-        np.array([1, 1]),
-        1,
-        np.ones(2),
-        np.arange(1),
-        1.0,
-        W,
-        *CONSTANT_ONE,
-        updates,
-        mistakes,
-        *NO_POCKET,
+        samples, np.arange(1), W, CONSTANT_ONE, updates, mistakes, None
     )
     assert mistakes[0] == 1
 

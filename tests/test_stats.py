@@ -515,7 +515,9 @@ def test_rows_are_kept_only_where_they_are_cheaper():
     assert rows_are_cheaper(40, ROWS_FROM_FEATURES + 1)
     assert not rows_are_cheaper(40, ROWS_FROM_FEATURES)  # small p: the matrix is small
     assert not rows_are_cheaper(ROWS_FROM_FEATURES + 2, ROWS_FROM_FEATURES + 1)
-    assert rows_are_cheaper(5, 10, form="rows") and not rows_are_cheaper(50, 10, form="rows")
+    assert rows_are_cheaper(5, 10, form="rows") and not rows_are_cheaper(
+        50, 10, form="rows"
+    )
     assert not rows_are_cheaper(5, 10**5, form="matrix")
     X, y = _wide(30, 1000, 2, 0)
     assert class_statistics(X, y, 2).holds_rows

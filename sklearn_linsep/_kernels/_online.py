@@ -1,0 +1,290 @@
+"""Epochs of the perceptron family: Rosenblatt's rule, Gallant's pocket, Widrow-Hoff.
+
+A learner holds one weight row per one-vs-rest task, ``W`` of shape (K, p + 1), the
+last column multiplying the constant ``bias`` (1.0 with an intercept, else 0.0). Task
+k's target is ``c = +1`` where ``codes[i] == first_class + k`` and ``-1`` elsewhere:
+two classes are one task with ``first_class = 1``.
+
+The kernels take their arguments in named records (:class:`Samples`, :class:`Rates`,
+:class:`Pocket`): namedtuples, which numba compiles field by field and caches on disk
+like plain arrays. A record's arrays are mutable, so the kernels update the state
+in place.
+"""
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ._rows import row_axpy, row_dot, row_dot_pair
+
+
+class Samples(NamedTuple):
+    """The training data of an epoch."""
+
+    rows: tuple  # (X,) for a dense C-ordered X, (data, indices, indptr) for CSR
+    codes: np.ndarray  # the class index of each sample
+    first_class: int  # task k's positive class is first_class + k
+    weight: np.ndarray  # sample weight × class weight, float64
+    bias: float  # the last entry of x̃ = (x, bias)
+
+
+# Rates.kind
+RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING, RATE_TABLE = 0, 1, 2, 3
+
+
+class Rates(NamedTuple):
+    """A learning-rate schedule: the rate of update ``t``, counted from 0.
+
+    Constant ``eta0``; hyperbolic ``a / (b + t)``; inverse scaling
+    ``eta0 / (t + 1) ** power_t``; or a table whose row r holds the rates of updates
+    ``starts[r]``, ``starts[r] + 1``, ... of task r (one row for all tasks when they
+    share ``t``). Every rate is multiplied by ``scale``.
+    """
+
+    kind: int
+    eta0: float
+    a: float
+    b: float
+    power_t: float
+    scale: float
+    table: np.ndarray  # (1 or K, length) float64; (1, 1) unused unless RATE_TABLE
+    starts: np.ndarray  # (1 or K,) int64
+
+
+class Pocket(NamedTuple):
+    """Gallant's pocket with ratchet, one entry (or row) per task k.
+
+    ``run`` counts the consecutive correct classifications of the perceptron's
+    ``W[k]``; the pocket ``weights[k]`` is replaced only by weights that classify a
+    strictly larger weight of samples correctly (``correct[k]``).
+    """
+
+    weights: np.ndarray  # (K, p + 1) the pocket
+    candidate: np.ndarray  # (K, p + 1) weights scored during this epoch
+    snapshot: np.ndarray  # (K, p + 1) the longest-run weights kept for the next epoch
+    correct: np.ndarray  # (K,) the pocket's correctly classified weight
+    candidate_correct: np.ndarray  # (K,) the candidate's, counted during the epoch
+    run: np.ndarray  # (K,) int64: the current run of W[k]
+    pocket_run: np.ndarray  # (K,) int64: the pocket's longest run
+    snapshot_run: np.ndarray  # (K,) int64: the snapshot's run, 0 when none is kept
+    evaluating: np.ndarray  # (K,) int64: the candidate's run while it is scored, or 0
+    kept: np.ndarray  # (K,) bool: W[k]'s current run is the snapshot's
+    checked: np.ndarray  # (K,) bool: W[k] was scored at once during this run
+    is_pocket: np.ndarray  # (K,) bool: W[k] is the pocket
+    budget: np.ndarray  # (1,) int64: rows the epoch may still scan to score at once
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def rate(rates, k, t):
+    """The rate of task ``k``'s update ``t`` (see :class:`Rates`)."""
+    kind = rates.kind
+    if kind == RATE_CONSTANT:
+        value = rates.eta0
+    elif kind == RATE_HYPERBOLIC:
+        value = rates.a / (rates.b + t)
+    elif kind == RATE_INVSCALING:
+        value = rates.eta0 / (t + 1.0) ** rates.power_t
+    else:
+        row = k if rates.table.shape[0] > 1 else 0
+        value = rates.table[row, t - rates.starts[row]]
+    return value * rates.scale
+
+
+@numba.njit(cache=True, nogil=True)
+def weighted_correct(samples, W, k):
+    """Total weight of the samples that row ``W[k]`` classifies as ``predict`` does
+    (a score > 0 means the positive class, a score of 0 the negative one)."""
+    rows, codes, first_class, sample_weight, bias = samples
+    total = 0.0
+    for i in range(codes.shape[0]):
+        positive = codes[i] == first_class + k
+        if (row_dot(rows, i, W, k, bias) > 0.0) == positive:
+            total += sample_weight[i]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def beats_pocket(samples, W, k, to_beat, total):
+    """``(rows scanned, correct weight, better)`` for the weights ``W[k]``.
+
+    ``better`` means a correctly classified weight strictly above ``to_beat``; the
+    scan stops as soon as the misclassified weight exceeds ``total - to_beat``,
+    when the answer is known to be no.
+    """
+    rows, codes, first_class, sample_weight, bias = samples
+    correct = 0.0
+    allowed_wrong = total - to_beat
+    wrong = 0.0
+    n = codes.shape[0]
+    for i in range(n):
+        positive = codes[i] == first_class + k
+        if (row_dot(rows, i, W, k, bias) > 0.0) == positive:
+            correct += sample_weight[i]
+        else:
+            wrong += sample_weight[i]
+            if wrong > allowed_wrong:
+                return i + 1, correct, False
+    return n, correct, correct > to_beat
+
+
+@numba.njit(cache=True, nogil=True)
+def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
+    """One pass of Rosenblatt's rule over ``order``, with Gallant's pocket unless
+    ``pocket`` is None.
+
+    For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ 0``
+    of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
+    ``mistakes[k]`` (set to 0 here) counts them. A score that is not a number
+    (``inf - inf``) counts as a mistake, so that it surfaces in the weights.
+
+    The pocket in Gallant's efficient form: when the run of ``W[k]`` exceeds the
+    pocket's run, the candidate ``W[k]`` (once a run: ``checked``) is scored on the
+    whole training set by :func:`beats_pocket` and replaces the pocket if it
+    classifies a strictly larger weight of samples correctly. While ``W[k]`` is the
+    pocket (``is_pocket``) its run is the pocket's run.
+
+    Scoring costs a pass over the data; ``pocket.budget[0]`` is the number of rows
+    the epoch may still scan. Once it is spent, candidates are not scored at once:
+    the one whose run was longest (and longer than the pocket's) is kept in
+    ``pocket.snapshot`` and :func:`pocket_end_of_epoch` makes it the candidate scored
+    during the next epoch (``evaluating``), in the same pass as the updates: one
+    more dot product per sample, no extra read of X.
+    """
+    rows, codes, first_class, sample_weight, bias = samples
+    n_tasks = W.shape[0]
+    total = 0.0
+    if pocket is not None:
+        total = np.sum(sample_weight)
+    for k in range(n_tasks):
+        mistakes[k] = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i]
+        if weight == 0.0:
+            continue
+        for k in range(n_tasks):
+            target = 1.0 if codes[i] == first_class + k else -1.0
+            if pocket is not None and pocket.evaluating[k]:
+                score, candidate_score = row_dot_pair(
+                    rows, i, W, pocket.candidate, k, bias
+                )
+                if (candidate_score > 0.0) == (target > 0.0):
+                    pocket.candidate_correct[k] += weight
+            else:
+                score = row_dot(rows, i, W, k, bias)
+            if not target * score > 0.0:
+                if pocket is not None:
+                    _end_run(W, k, pocket)
+                step = rate(rates, k, updates[k]) * weight * target
+                row_axpy(rows, i, step, W, k, bias)
+                updates[k] += 1
+                mistakes[k] += 1
+            elif pocket is not None:
+                _extend_run(samples, W, k, pocket, total)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _end_run(W, k, pocket):
+    """A mistake ends the run of ``W[k]``: keep it if it is the longest so far."""
+    _keep_if_longest(W, k, pocket)
+    pocket.run[k] = 0
+    pocket.kept[k] = False
+    pocket.checked[k] = False
+    pocket.is_pocket[k] = False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _extend_run(samples, W, k, pocket, total):
+    """A correct classification: score ``W[k]`` at once if its run now beats the
+    pocket's and the budget allows a full pass."""
+    pocket.run[k] += 1
+    if pocket.is_pocket[k]:
+        pocket.pocket_run[k] = max(pocket.pocket_run[k], pocket.run[k])
+    elif (
+        pocket.run[k] > pocket.pocket_run[k]
+        and not pocket.checked[k]
+        and pocket.budget[0] >= samples.codes.shape[0]
+    ):
+        pocket.checked[k] = True
+        scanned, correct, better = beats_pocket(samples, W, k, pocket.correct[k], total)
+        pocket.budget[0] -= scanned
+        if better:
+            pocket.weights[k, :] = W[k, :]
+            pocket.correct[k] = correct
+            pocket.pocket_run[k] = pocket.run[k]
+            pocket.is_pocket[k] = True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _keep_if_longest(W, k, pocket):
+    """Keep ``W[k]`` for scoring in the next epoch if it was not scored, its run
+    beats the pocket's and the longest kept this epoch, and it is not kept yet."""
+    run = pocket.run[k]
+    if (
+        run > pocket.pocket_run[k]
+        and run > pocket.snapshot_run[k]
+        and not pocket.checked[k]
+        and not pocket.is_pocket[k]
+        and not pocket.kept[k]
+    ):
+        pocket.snapshot[k, :] = W[k, :]
+        pocket.snapshot_run[k] = run
+        pocket.kept[k] = True
+
+
+@numba.njit(cache=True, nogil=True)
+def pocket_end_of_epoch(W, pocket):
+    """The ratchet for the candidate scored during the epoch, and the choice of the
+    next epoch's candidate (see :func:`perceptron_epoch`).
+
+    Per task: the candidate just scored replaces the pocket if it classified a
+    strictly larger weight of samples correctly; the current run is considered
+    for keeping; the kept weights, if their run beats the pocket's, become the
+    candidate of the next epoch.
+    """
+    for k in range(W.shape[0]):
+        if pocket.evaluating[k] and pocket.candidate_correct[k] > pocket.correct[k]:
+            pocket.weights[k, :] = pocket.candidate[k, :]
+            pocket.correct[k] = pocket.candidate_correct[k]
+            pocket.pocket_run[k] = max(pocket.pocket_run[k], pocket.evaluating[k])
+        _keep_if_longest(W, k, pocket)
+        if pocket.snapshot_run[k] > pocket.pocket_run[k]:
+            pocket.candidate[k, :] = pocket.snapshot[k, :]
+            # > 0, and the candidate's run, for the ratchet
+            pocket.evaluating[k] = pocket.snapshot_run[k]
+        else:
+            pocket.evaluating[k] = 0
+        pocket.snapshot_run[k] = 0
+        pocket.candidate_correct[k] = 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def lms_epoch(samples, order, W, rates, t_start, limit, loss):
+    """One pass of the Widrow-Hoff rule ``W[k] += δ_t s_i (c - W[k]·x̃_i) x̃_i``.
+
+    ``t`` counts samples from ``t_start``. ``loss[k]`` receives the weighted sum of
+    the squared residuals met before each update. Returns ``False`` as soon as a
+    residual is not finite or exceeds ``limit`` in size (the rate diverges; the
+    caller rolls back), else ``True``.
+    """
+    rows, codes, first_class, sample_weight, bias = samples
+    n_tasks = W.shape[0]
+    for k in range(n_tasks):
+        loss[k] = 0.0
+    t = t_start
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i]
+        if weight == 0.0:
+            continue
+        step_rate = rate(rates, 0, t)
+        t += 1
+        for k in range(n_tasks):
+            target = 1.0 if codes[i] == first_class + k else -1.0
+            residual = target - row_dot(rows, i, W, k, bias)
+            if not abs(residual) <= limit:
+                return False
+            loss[k] += weight * residual * residual
+            row_axpy(rows, i, step_rate * weight * residual, W, k, bias)
+    return True

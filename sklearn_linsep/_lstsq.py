@@ -1,0 +1,70 @@
+"""Weighted least squares with an intercept column, minimum norm."""
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+
+def weighted_lstsq(X, targets, sample_weight, bias):
+    """Minimum-norm ``W`` of ``min Σ_i s_i ‖t_i - W x̃_i‖²``, ``x̃_i = (x_i, bias)``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    targets : ndarray of shape (n_samples, n_targets)
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights ``s_i``.
+    bias : float
+        The constant appended to every sample (0 fits no intercept).
+
+    Returns
+    -------
+    W : ndarray of shape (n_targets, n_features + 1)
+        The last column multiplies ``bias``.
+
+    Dense X goes to LAPACK's least squares on the augmented, weighted rows; sparse X
+    to the minimum-norm solution of the (p + 1)² normal equations.
+    """
+    root = np.sqrt(sample_weight)
+    targets = targets * root[:, None]
+    if sp.issparse(X):
+        scaled = sp.hstack(
+            [sp.diags(root) @ X, sp.csr_matrix(root[:, None] * bias)]
+        ).tocsr()
+        gram = np.asarray((scaled.T @ scaled).todense(), dtype=np.float64)
+        return normal_equations(gram, np.asarray(scaled.T @ targets)).T
+    augmented = np.empty((X.shape[0], X.shape[1] + 1))
+    augmented[:, :-1] = X
+    augmented[:, -1] = bias
+    augmented *= root[:, None]
+    # numpy's cut-off (rcond=None): singular values below eps·max(n, p + 1) of the
+    # largest are zero. scipy's default (eps alone) kept a rank-10 X's rounding as
+    # rank and returned ‖w‖ ≈ 1e13 instead of the minimum-norm answer.
+    cutoff = np.finfo(np.float64).eps * max(augmented.shape)
+    solution = scipy.linalg.lstsq(
+        augmented, targets, cond=cutoff, overwrite_a=True, check_finite=False
+    )[0]
+    return solution.T
+
+
+def normal_equations(gram, rhs):
+    """Minimum-norm solution of ``gram w = rhs`` (``gram`` = AᵀA, ``rhs`` = Aᵀb).
+
+    The columns are equilibrated first (``D gram D`` with unit diagonal), so that a
+    feature on a small scale is not mistaken for a zero one. When the equilibrated
+    matrix has full numerical rank the solution is unique and the scaling changes
+    nothing; otherwise the minimum-norm solution is that of the unscaled system.
+    """
+    diagonal = np.diag(gram)
+    used = diagonal > 0
+    inverse_root = np.zeros_like(diagonal)
+    inverse_root[used] = 1.0 / np.sqrt(diagonal[used])
+    equilibrated = gram * np.outer(inverse_root, inverse_root)
+    eigenvalues, eigenvectors = scipy.linalg.eigh(equilibrated)
+    cutoff = eigenvalues[-1] * len(diagonal) * np.finfo(float).eps * 16
+    if np.all(used) and eigenvalues[0] > cutoff:
+        inner = eigenvectors @ (
+            (eigenvectors.T @ (inverse_root[:, None] * rhs)) / eigenvalues[:, None]
+        )
+        return inverse_root[:, None] * inner
+    return scipy.linalg.pinvh(gram) @ rhs

@@ -1,0 +1,353 @@
+"""The base of the perceptron family: validation, fit / partial_fit, the epoch loop."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import (
+    _check_partial_fit_first_call,
+    check_classification_targets,
+)
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from .. import _kernels
+from .._base import LinearClassifierBase, reset_fitted_state
+from .._validation import check_labels, encode_labels
+from ._problem import Problem
+from ._schedule import resolve_schedule
+from ._state import Training
+
+
+class _OnlineLinearClassifier(LinearClassifierBase):
+    """Shared base of the perceptron family.
+
+    ``fit`` runs up to ``max_iter`` epochs from fresh (or ``coef_init``, or with
+    ``warm_start`` the previous) weights; ``partial_fit`` runs one epoch on a batch,
+    continuing the weights, counters and schedule of earlier calls. Both keep what
+    carries over in ``_training`` (see ``_state``).
+
+    A subclass supplies its state (``_state_class``, ``_new_training``), ``_epoch``
+    (one pass; True when training should stop) and ``_finish`` (its fitted
+    attributes), and declares its parameters in an ``__init__`` whose body is
+    ``self._set_parameters(locals())``: scikit-learn reads each estimator's
+    parameters and defaults from its own signature.
+    """
+
+    _accept_sparse = True
+
+    _parameter_constraints: dict = {
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean", StrOptions({"blocks"})],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "learning_rate": [
+            StrOptions({"constant", "hyperbolic", "invscaling"}),
+            callable,
+        ],
+        "eta0": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "a": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "b": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "power_t": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def _set_parameters(self, arguments):
+        """Store an ``__init__``'s arguments, unvalidated (``fit`` validates)."""
+        for name, value in arguments.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
+    # ------------------------------------------------------------------ public API
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the weights, running epochs until one makes no mistake or ``max_iter``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; a sparse matrix is used in CSR form.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial weights (one row for two classes). Overrides ``warm_start``.
+        intercept_init : ndarray of shape (n_classes,), default=None
+            Initial intercepts (one for two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: each update is scaled by the sample's weight.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, codes, sample_weight = self._validate_fit_data(X, y, sample_weight)
+        random = _private_random_state(self.random_state)
+        problem = self._problem(X, codes, sample_weight, random)
+        warm = self.warm_start and coef_init is None and intercept_init is None
+        weights = self._initial_weights(problem, warm, coef_init, intercept_init)
+        self._training = self._new_training(problem, weights, random, warm)
+        self._train(problem, self.max_iter)
+        self._finish(problem, final=True)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Run one epoch on a batch, continuing from the current state.
+
+        For data in a dask array, dask-ml's ``Incremental`` wrapper calls this
+        once per block: ``Incremental(Perceptron(), shuffle_blocks=False).fit(X, y,
+        classes=[0, 1])`` gives the weights of calling it by hand on the blocks in
+        order, and its ``predict`` returns a dask array.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels, all among ``classes`` (or ``classes_``).
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the whole stream; required on the first call only.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = _check_partial_fit_first_call(self, classes)
+        try:
+            return self._partial_fit(X, y, sample_weight, first_call)
+        except Exception:
+            if first_call:  # leave no half-made state for the next call
+                reset_fitted_state(self)
+            raise
+
+    def _partial_fit(self, X, y, sample_weight, first_call):
+        if first_call:
+            check_labels(self.classes_, type(self).__name__)
+        if self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' needs the whole training set; with "
+                "partial_fit pass a dict, e.g. from sklearn.utils.class_weight."
+                "compute_class_weight('balanced', classes=classes, y=y)."
+            )
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first_call,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+        )
+        check_classification_targets(y)
+        codes = encode_labels(y, self.classes_, type(self).__name__)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+            if not np.any(sample_weight > 0):
+                raise ValueError("sample_weight has no positive entry.")
+        if first_call:
+            random = _private_random_state(self.random_state)
+            problem = self._problem(X, codes, sample_weight, random)
+            weights = np.zeros((problem.n_tasks, X.shape[1] + 1))
+            self._training = self._new_training(problem, weights, random, warm=False)
+            self._training.streaming = True
+        else:
+            problem = self._problem(X, codes, sample_weight, self._training.random)
+            self._resume(problem)
+        self._train(problem, 1)
+        self._finish(problem, final=False)
+        return self
+
+    # ------------------------------------------------------------ shared machinery
+
+    def _problem(self, X, codes, sample_weight, random):
+        score_weight = sample_weight
+        if self.class_weight is not None:
+            per_class = compute_class_weight(
+                self.class_weight, classes=self.classes_, y=self.classes_[codes]
+            )
+            base = 1.0 if sample_weight is None else sample_weight
+            sample_weight = base * per_class[codes]
+        if self._permutes_rows():
+            # One uniform permutation of the rows (a copy), then blockwise orders.
+            seed = random.randint(np.iinfo(np.int64).max, dtype=np.int64)
+            rows = _kernels.shuffled_order(X.shape[0], seed)
+            X, codes = X[rows], codes[rows]
+            sample_weight = None if sample_weight is None else sample_weight[rows]
+            score_weight = None if score_weight is None else score_weight[rows]
+        problem = Problem.from_data(
+            X, codes, len(self.classes_), sample_weight, self.fit_intercept
+        )
+        problem.score_weight = score_weight
+        self._check_scale(problem)
+        return problem
+
+    def _permutes_rows(self):
+        return self.shuffle == "blocks"
+
+    # Entries of X beyond this size make w·x overflow (w grows like x); below its
+    # inverse, w·x underflows.
+    _largest_scale = 1e100
+
+    def _check_scale(self, problem):
+        """Refuse X whose scale makes the scores overflow or vanish in float64."""
+        X = problem.matrix
+        values = X.data if sp.issparse(X) else X
+        # max(max, -min): two reductions, no |X|-sized temporary.
+        largest = float(max(values.max(), -values.min())) if values.size else 0.0
+        name = type(self).__name__
+        if largest > self._largest_scale:
+            raise ValueError(
+                f"X holds entries of size {largest:.3g}: {name}'s scores w·x, with "
+                "w of the size of x, would overflow float64. Divide X by a constant "
+                "or use StandardScaler."
+            )
+        if 0 < largest < 1 / self._largest_scale:
+            if not self.fit_intercept:
+                raise ValueError(
+                    f"X's largest entry is {largest:.3g}: {name}'s scores w·x, with "
+                    "w of the size of x, would underflow float64. Multiply X by a "
+                    "constant or use StandardScaler."
+                )
+            warnings.warn(
+                f"X's largest entry is {largest:.3g}, against the constant 1 the "
+                f"intercept multiplies: {name}'s rule is not scale-invariant with an "
+                "intercept, and the features will barely count. Use StandardScaler.",
+                UserWarning,
+                stacklevel=4,
+            )
+
+    def _initial_weights(self, problem, warm, coef_init, intercept_init):
+        n_features = problem.matrix.shape[1]
+        shape = (problem.n_tasks, n_features)
+        weights = np.zeros((problem.n_tasks, n_features + 1))
+        previous = self._previous_weights(shape) if warm else None
+        if previous is not None:
+            weights[:] = previous
+        if coef_init is not None:
+            coef_init = np.asarray(coef_init, dtype=np.float64)
+            if coef_init.shape == shape[1:] and shape[0] == 1:
+                coef_init = coef_init[None, :]
+            if coef_init.shape != shape:
+                raise ValueError(
+                    f"coef_init has shape {coef_init.shape}; expected {shape} "
+                    "(one row per class, a single row for two classes)."
+                )
+            weights[:, :-1] = coef_init
+        if intercept_init is not None:
+            if not self.fit_intercept:
+                raise ValueError("intercept_init needs fit_intercept=True.")
+            intercept_init = np.asarray(intercept_init, dtype=np.float64).ravel()
+            if intercept_init.size != problem.n_tasks:
+                raise ValueError(
+                    f"intercept_init has {intercept_init.size} values; expected "
+                    f"{problem.n_tasks}."
+                )
+            weights[:, -1] = intercept_init
+        if not np.all(np.isfinite(weights)):
+            raise ValueError("coef_init and intercept_init must be finite.")
+        return weights
+
+    def _previous_weights(self, shape):
+        """The weights a warm start continues from, if they fit ``shape``."""
+        return augmented(
+            getattr(self, "coef_", None), getattr(self, "intercept_", None), shape
+        )
+
+    _state_class = Training
+
+    def _new_training(self, problem, weights, random, warm):
+        """The state of a fresh fit from ``weights`` (a subclass adds its own)."""
+        return self._state_class(
+            weights=weights,
+            schedule=resolve_schedule(self, problem),
+            random=random,
+            updates=np.zeros(problem.n_tasks, dtype=np.int64),
+        )
+
+    def _resume(self, problem):
+        """Continue from the state of the last call (partial_fit)."""
+        if problem.n_tasks != self._training.weights.shape[0]:
+            raise ValueError("The number of classes changed since the last call.")
+
+    def _epoch_order(self, problem):
+        if not self.shuffle:
+            return problem.identity_order
+        seed = self._training.random.randint(np.iinfo(np.int64).max, dtype=np.int64)
+        if self.shuffle == "blocks":
+            return _kernels.block_shuffled_order(
+                problem.n_samples, problem.block_size, seed
+            )
+        return _kernels.shuffled_order(problem.n_samples, seed)
+
+    def _train(self, problem, n_epochs):
+        for _ in range(n_epochs):
+            done = self._epoch(problem, self._epoch_order(problem))
+            self._training.n_iter += 1
+            if done:
+                break
+
+    def _finish(self, problem, final):
+        """Publish ``coef_`` / ``intercept_`` and the counters."""
+        weights = self._published_weights()
+        if not np.all(np.isfinite(weights)):
+            raise ValueError(
+                f"{type(self).__name__} produced non-finite weights; reduce the "
+                "learning rate or scale the features (e.g. StandardScaler)."
+            )
+        training = self._training
+        self.coef_ = weights[:, :-1].copy()
+        self.intercept_ = weights[:, -1] * problem.bias
+        self.n_updates_ = _squeeze(training.updates)
+        self.n_iter_ = training.n_iter
+        self.converged_ = training.converged
+
+    def _published_weights(self):
+        return self._training.weights
+
+    @property
+    def schedule_(self):
+        """The resolved :class:`LearningRateSchedule`; ``schedule_(t)`` is the rate of
+        update ``t``."""
+        return self._training.schedule
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _private_random_state(random_state):
+    """``check_random_state``, except that ``None`` gives a fresh generator seeded
+    from the operating system instead of numpy's global one."""
+    if random_state is None:
+        return np.random.RandomState()
+    return check_random_state(random_state)
+
+
+def augmented(coef, intercept, shape):
+    """``[coef, intercept]`` as augmented weights, if ``coef`` has ``shape``."""
+    if coef is None or coef.shape != shape:
+        return None
+    return np.column_stack([coef, intercept])
+
+
+def _squeeze(values):
+    """Per-task values as a scalar for one task, else as an array."""
+    values = np.asarray(values)
+    return values.item() if values.size == 1 else values.copy()
+
+
+def history(rows, n_tasks):
+    """Stacked per-epoch records: ``(n_epochs,)`` for one task, else
+    ``(n_epochs, n_tasks)``."""
+    stacked = np.array(rows, dtype=float).reshape(-1, n_tasks)
+    return stacked[:, 0] if n_tasks == 1 else stacked

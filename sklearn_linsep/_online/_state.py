@@ -1,0 +1,71 @@
+"""What a learner carries from epoch to epoch, and from one partial_fit to the next.
+
+An estimator holds one of these as ``_training``; its public fitted attributes are
+published from it at the end of each ``fit`` or ``partial_fit`` call.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._kernels import Pocket
+from ._schedule import LearningRateSchedule
+
+
+@dataclass
+class Training:
+    """The state shared by the whole family."""
+
+    weights: np.ndarray  # (n_tasks, n_features + 1): the last column is the bias's
+    schedule: LearningRateSchedule
+    random: np.random.RandomState  # the epochs' orders
+    updates: np.ndarray  # (n_tasks,) int64: updates so far, the schedule's t
+    streaming: bool = False  # partial_fit: one epoch a call, on a batch
+    n_iter: int = 0
+    converged: bool = False
+
+
+@dataclass
+class PerceptronTraining(Training):
+    """Rosenblatt's rule, and Gallant's pocket when ``pocket`` is set."""
+
+    mistakes: list = field(default_factory=list)  # (n_tasks,) per epoch
+    pocket: Pocket = None
+    pocket_history: list = field(default_factory=list)  # the ratchet's, per epoch
+
+
+@dataclass
+class AdalineTraining(Training):
+    """The Widrow-Hoff rule, with what its divergence guard needs."""
+
+    losses: list = field(default_factory=list)  # (n_tasks,) per epoch
+    best_loss: float = np.inf
+    best_weights: np.ndarray = None  # the weights the best epoch started from
+    stalled: int = 0  # epochs in a row without a tol improvement
+    reductions: int = 0  # times the rate was divided by 10
+    norm_bound: float = 0.0  # max_i sqrt(s_i) ‖x̃_i‖
+
+
+def open_pocket(pocket_weights, correct):
+    """A pocket holding ``pocket_weights`` (classifying a weight ``correct`` of this
+    call's samples correctly), with no candidate and no runs yet."""
+    n_tasks = pocket_weights.shape[0]
+
+    def counters(dtype):
+        return np.zeros(n_tasks, dtype=dtype)
+
+    return Pocket(
+        weights=pocket_weights,
+        candidate=np.zeros_like(pocket_weights),
+        snapshot=np.zeros_like(pocket_weights),
+        correct=np.asarray(correct, dtype=np.float64),
+        candidate_correct=counters(np.float64),
+        run=counters(np.int64),
+        pocket_run=counters(np.int64),
+        snapshot_run=counters(np.int64),
+        evaluating=counters(np.int64),
+        kept=counters(np.bool_),
+        checked=counters(np.bool_),
+        is_pocket=counters(np.bool_),
+        budget=np.zeros(1, dtype=np.int64),
+    )
