@@ -27,6 +27,7 @@ from ._compat import any_dask
 from ._dask import DaskRows, dask_class_statistics
 from ._stats import ClassStatistics, class_statistics
 from ._validation import (
+    check_class_totals,
     check_classes,
     chunk_weights,
     encode_labels,
@@ -93,13 +94,8 @@ class StatisticsEstimatorMixin:
         and says why at prediction: more rows may still define a model (a class
         unseen so far, weights too small so far).
         """
-        missing = stats.counts <= 0
         try:
-            if np.any(missing):
-                raise ValueError(
-                    "Every class needs a positive total sample weight; classes "
-                    f"{self.classes_[missing].tolist()!r} have none."
-                )
+            check_class_totals(stats.counts, self.classes_)
             model = self._model(stats, **model_args)
         except ValueError as error:
             if strict:

@@ -73,12 +73,19 @@ def encode_classes(y, name):
     return check_labels(classes, name), y_encoded
 
 
+def encode_known_labels(y, classes):
+    """Indices of the labels ``y`` in the sorted ``classes``, for labels already
+    checked by :func:`encode_labels` (a later pass over the same rows)."""
+    codes = np.minimum(np.searchsorted(classes, np.asarray(y)), len(classes) - 1)
+    return codes.astype(np.intp, copy=False)
+
+
 def encode_labels(y, classes, name=None):
     """Indices of the labels ``y`` in the sorted ``classes``; a label outside them is
     an error (naming a few), never silently another class."""
     y = np.asarray(y)
     try:
-        codes = np.minimum(np.searchsorted(classes, y), len(classes) - 1)
+        codes = encode_known_labels(y, classes)
         unknown = classes[codes] != y
     except TypeError:  # e.g. str labels against int classes: none of them is known
         codes, unknown = np.zeros(y.shape, dtype=np.intp), np.ones(y.shape, bool)
@@ -108,7 +115,18 @@ def chunk_weights(sample_weight, n_samples):
     return weights
 
 
-def check_weights(sample_weight, X, y_encoded, n_classes):
+def check_class_totals(totals, classes):
+    """Every class of a fit must weigh something: ``totals[k]`` is the total sample
+    weight of ``classes[k]``."""
+    missing = np.asarray(totals) <= 0
+    if np.any(missing):
+        raise ValueError(
+            "Every class needs a positive total sample weight; classes "
+            f"{np.asarray(classes)[missing].tolist()!r} have weight zero."
+        )
+
+
+def check_weights(sample_weight, X, y_encoded, classes):
     """Validated sample weights of a whole fit, every class of positive total
     weight; ``None`` stays ``None`` (the unweighted path)."""
     if sample_weight is None:
@@ -116,12 +134,8 @@ def check_weights(sample_weight, X, y_encoded, n_classes):
     sample_weight = _check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )
-    per_class = np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
-    if np.any(per_class == 0):
-        raise ValueError(
-            "Every class needs a positive total sample weight; class indices "
-            f"{np.flatnonzero(per_class == 0).tolist()} have weight zero."
-        )
+    per_class = np.bincount(y_encoded, weights=sample_weight, minlength=len(classes))
+    check_class_totals(per_class, classes)
     return sample_weight
 
 
@@ -143,5 +157,5 @@ def validate_labelled_data(
     else:
         X, y = validate_data(estimator, X, y, reset=reset, **options)
     classes, y_encoded = encode_classes(y, name)
-    sample_weight = check_weights(sample_weight, X, y_encoded, len(classes))
+    sample_weight = check_weights(sample_weight, X, y_encoded, classes)
     return X, classes, y_encoded, sample_weight

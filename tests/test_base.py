@@ -2,7 +2,6 @@ import numpy as np
 import pytest
 
 from sklearn_linsep._base import LinearClassifierBase
-from sklearn_linsep._validation import check_weights, encode_classes
 
 
 class _NearestCentroidOvR(LinearClassifierBase):
@@ -18,27 +17,6 @@ class _NearestCentroidOvR(LinearClassifierBase):
 
         self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
         return self
-
-
-def test_one_class_error_names_one_class():
-    with pytest.raises(ValueError, match="1 class"):
-        encode_classes(np.array(["a", "a", "a"]), "Est")
-
-
-def test_regression_targets_are_refused():
-    with pytest.raises(ValueError, match="Unknown label type"):
-        encode_classes(np.linspace(0, 1, 10), "Est")
-
-
-def test_weights_must_be_positive_somewhere_and_in_every_class():
-    X, y = np.zeros((4, 1)), np.array([0, 0, 1, 1])
-    assert check_weights(None, X, y, 2) is None
-    with pytest.raises(ValueError, match="non-zero"):
-        check_weights(np.zeros(4), X, y, 2)
-    with pytest.raises(ValueError, match="class indices \\[1\\]"):
-        check_weights(np.array([1.0, 1.0, 0.0, 0.0]), X, y, 2)
-    with pytest.raises(ValueError, match="Negative"):
-        check_weights(np.array([1.0, -1.0, 1.0, 1.0]), X, y, 2)
 
 
 def test_binary_shapes_and_sign_convention():
@@ -75,25 +53,6 @@ def test_predict_checks_fitted_and_feature_count():
     )
     with pytest.raises(ValueError, match="features"):
         clf.predict(np.zeros((2, 3)))
-
-
-@pytest.mark.parametrize(
-    "y",
-    [
-        np.array([5, 3, 3, 9, 5]),
-        np.array([-7, 2, -7, 2, 2], dtype=np.int8),
-        np.array([True, False, True]),
-        np.array([0, 10**12, 10**12]),  # too wide for the lookup table
-        np.array(["b", "a", "b"]),
-        np.array([1.0, 2.0, 1.0]),
-    ],
-)
-def test_encoding_equals_numpy_unique(y):
-    classes, codes = encode_classes(y, "Est")
-    expected_classes, expected_codes = np.unique(y, return_inverse=True)
-    np.testing.assert_array_equal(classes, expected_classes)
-    assert classes.dtype == expected_classes.dtype
-    np.testing.assert_array_equal(codes, expected_codes)
 
 
 @pytest.mark.parametrize(

@@ -671,7 +671,7 @@ def test_predict_before_every_class_is_seen_is_not_fitted():
     X, y = _two_gaussians(n=40)
     clf = FisherDiscriminant().partial_fit(X[y == 0], y[y == 0], classes=[0, 1])
     assert not hasattr(clf, "coef_")
-    with pytest.raises(NotFittedError, match=r"classes \[1\] have none"):
+    with pytest.raises(NotFittedError, match=r"classes \[1\] have weight zero"):
         clf.predict(X)
     with pytest.raises(NotFittedError, match="not fitted|no model"):
         clf.transform(X)

@@ -458,7 +458,7 @@ def test_transform_before_every_class_is_seen_is_not_fitted():
     X, y = _two_gaussians(n=60)
     est = SeparabilityAngle().partial_fit(X[y == 1], y[y == 1], classes=[0, 1])
     assert not hasattr(est, "angle_")
-    with pytest.raises(NotFittedError, match=r"classes \[0\] have none"):
+    with pytest.raises(NotFittedError, match=r"classes \[0\] have weight zero"):
         est.transform(X)
     with pytest.raises(NotFittedError):
         est.score(X, y)

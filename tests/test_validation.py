@@ -16,6 +16,7 @@ from sklearn_linsep._validation import (
     check_weights,
     chunk_weights,
     encode_classes,
+    encode_known_labels,
     encode_labels,
     label_codes,
     validate_labelled_data,
@@ -62,6 +63,25 @@ def test_label_codes_are_numpy_unique(values, narrow):
     assert labels.dtype == y.dtype and codes.dtype == np.intp
 
 
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([5, 3, 3, 9, 5]),
+        np.array([-7, 2, -7, 2, 2], dtype=np.int8),
+        np.array([True, False, True]),
+        np.array([0, 10**12, 10**12]),  # too wide for the lookup table
+        np.array(["b", "a", "b"]),
+        np.array([1.0, 2.0, 1.0]),
+    ],
+)
+def test_encoding_equals_numpy_unique(y):
+    classes, codes = encode_classes(y, "Est")
+    expected_classes, expected_codes = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(codes, expected_codes)
+
+
 def test_label_codes_of_text_and_booleans():
     labels, codes = label_codes(np.array(["b", "a", "b"]))
     assert labels.tolist() == ["a", "b"] and codes.tolist() == [1, 0, 1]
@@ -97,15 +117,26 @@ def test_chunk_weights_rules():
 
 
 def test_check_weights_wants_every_class_weighted():
-    X, codes = np.zeros((4, 1)), np.array([0, 0, 1, 1])
-    assert check_weights(None, X, codes, 2) is None
+    X, codes, classes = np.zeros((4, 1)), np.array([0, 0, 1, 1]), np.array(["a", "b"])
+    assert check_weights(None, X, codes, classes) is None
     np.testing.assert_array_equal(
-        check_weights([1, 0, 2, 0], X, codes, 2), [1, 0, 2, 0]
+        check_weights([1, 0, 2, 0], X, codes, classes), [1, 0, 2, 0]
     )
-    with pytest.raises(ValueError, match=r"class indices \[1\] have weight zero"):
-        check_weights([1, 1, 0, 0], X, codes, 2)
+    with pytest.raises(ValueError, match=r"classes \['b'\] have weight zero"):
+        check_weights([1, 1, 0, 0], X, codes, classes)
     with pytest.raises(ValueError, match="Negative values"):
-        check_weights([1, -1, 1, 1], X, codes, 2)
+        check_weights([1, -1, 1, 1], X, codes, classes)
+    with pytest.raises(ValueError, match="non-zero"):
+        check_weights(np.zeros(4), X, codes, classes)
+
+
+def test_labels_known_to_be_valid_encode_without_a_check():
+    classes = np.array([2, 5, 9])
+    y = np.array([9, 2, 5, 5])
+    np.testing.assert_array_equal(encode_known_labels(y, classes), [2, 0, 1, 1])
+    np.testing.assert_array_equal(
+        encode_known_labels(y, classes), encode_labels(y, classes)
+    )
 
 
 def test_validate_labelled_data_for_functions():
@@ -126,19 +157,44 @@ def test_compat_recognises_dask_without_importing_it():
     assert not is_dask_array(np.zeros(2)) and not any_dask(np.zeros(2), None)
 
 
-def _relative_imports(path):
+def _module_name(path, package):
+    """``"_online._base"`` for ``sklearn_linsep/_online/_base.py``; a package's
+    ``__init__`` is the package."""
+    parts = path.relative_to(package).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _relative_imports(path, package):
+    """The modules of the package that ``path`` imports, as dotted names."""
+    anchor = _module_name(path, package).split(".")
+    if path.name != "__init__.py":
+        anchor = anchor[:-1]  # relative imports start from the containing package
+    anchor = [part for part in anchor if part]
     imported = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            imported.add(node.module.split(".")[0])
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        base = anchor[: len(anchor) - (node.level - 1)]
+        if node.module:
+            imported.add(".".join(base + node.module.split(".")))
+        else:  # from . import _kernels
+            imported.update(".".join(base + [alias.name]) for alias in node.names)
     return imported
 
 
 def test_the_package_has_no_import_cycle():
     package = pathlib.Path(__file__).parents[1] / "sklearn_linsep"
-    graph = {path.stem: _relative_imports(path) for path in package.glob("*.py")}
-    assert _relative_imports(package / "_compat.py") == set()
-    assert _relative_imports(package / "_validation.py") <= {"_compat"}
+    graph = {
+        _module_name(path, package): _relative_imports(path, package)
+        for path in package.rglob("*.py")
+    }
+    assert {"_online._base", "_kernels._online", "_dask._rows"} <= set(graph)
+    assert "_kernels" in graph["_online._perceptron"]
+    assert graph["_compat"] == set()
+    assert graph["_validation"] <= {"_compat"}
+    kernels = [name for name in graph if name.startswith("_kernels")]
+    for name in kernels:  # the kernels lean on nothing but each other
+        assert all(module.startswith("_kernels") for module in graph[name]), name
 
     def reaches(start, target, seen):
         for module in graph.get(start, ()):

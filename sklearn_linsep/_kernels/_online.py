@@ -152,10 +152,22 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
     more dot product per sample, no extra read of X.
     """
     rows, codes, first_class, sample_weight, bias = samples
-    n_tasks = W.shape[0]
-    total = 0.0
+    n_samples, n_tasks = codes.shape[0], W.shape[0]
     if pocket is not None:
+        # The fields are read once, here: a field read inside the loop costs a
+        # reference count each time (measured: 5 times the epoch).
         total = np.sum(sample_weight)
+        candidate = pocket.candidate
+        candidate_correct = pocket.candidate_correct
+        run = pocket.run
+        pocket_run = pocket.pocket_run
+        snapshot = pocket.snapshot
+        snapshot_run = pocket.snapshot_run
+        evaluating = pocket.evaluating
+        kept = pocket.kept
+        checked = pocket.checked
+        is_pocket = pocket.is_pocket
+        budget = pocket.budget
     for k in range(n_tasks):
         mistakes[k] = 0
     for position in range(order.shape[0]):
@@ -165,72 +177,67 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
             continue
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0
-            if pocket is not None and pocket.evaluating[k]:
-                score, candidate_score = row_dot_pair(
-                    rows, i, W, pocket.candidate, k, bias
-                )
+            if pocket is not None and evaluating[k]:
+                score, candidate_score = row_dot_pair(rows, i, W, candidate, k, bias)
                 if (candidate_score > 0.0) == (target > 0.0):
-                    pocket.candidate_correct[k] += weight
+                    candidate_correct[k] += weight
             else:
                 score = row_dot(rows, i, W, k, bias)
             if not target * score > 0.0:
-                if pocket is not None:
-                    _end_run(W, k, pocket)
+                if pocket is not None:  # the run ends: keep it if the longest
+                    _keep_if_longest(
+                        W, k, run, pocket_run, snapshot, snapshot_run, kept, checked,
+                        is_pocket,
+                    )  # fmt: skip
+                    run[k] = 0
+                    kept[k] = False
+                    checked[k] = False
+                    is_pocket[k] = False
                 step = rate(rates, k, updates[k]) * weight * target
                 row_axpy(rows, i, step, W, k, bias)
                 updates[k] += 1
                 mistakes[k] += 1
             elif pocket is not None:
-                _extend_run(samples, W, k, pocket, total)
+                run[k] += 1
+                if is_pocket[k]:
+                    pocket_run[k] = max(pocket_run[k], run[k])
+                elif (
+                    run[k] > pocket_run[k] and not checked[k] and budget[0] >= n_samples
+                ):
+                    _score_at_once(samples, W, k, pocket, total)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_at_once(samples, W, k, pocket, total):
+    """Score ``W[k]``, whose run beats the pocket's, on every sample; it becomes
+    the pocket if it classifies a strictly larger weight correctly."""
+    pocket.checked[k] = True
+    scanned, correct, better = beats_pocket(samples, W, k, pocket.correct[k], total)
+    pocket.budget[0] -= scanned
+    if better:
+        pocket.weights[k, :] = W[k, :]
+        pocket.correct[k] = correct
+        pocket.pocket_run[k] = pocket.run[k]
+        pocket.is_pocket[k] = True
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _end_run(W, k, pocket):
-    """A mistake ends the run of ``W[k]``: keep it if it is the longest so far."""
-    _keep_if_longest(W, k, pocket)
-    pocket.run[k] = 0
-    pocket.kept[k] = False
-    pocket.checked[k] = False
-    pocket.is_pocket[k] = False
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _extend_run(samples, W, k, pocket, total):
-    """A correct classification: score ``W[k]`` at once if its run now beats the
-    pocket's and the budget allows a full pass."""
-    pocket.run[k] += 1
-    if pocket.is_pocket[k]:
-        pocket.pocket_run[k] = max(pocket.pocket_run[k], pocket.run[k])
-    elif (
-        pocket.run[k] > pocket.pocket_run[k]
-        and not pocket.checked[k]
-        and pocket.budget[0] >= samples.codes.shape[0]
-    ):
-        pocket.checked[k] = True
-        scanned, correct, better = beats_pocket(samples, W, k, pocket.correct[k], total)
-        pocket.budget[0] -= scanned
-        if better:
-            pocket.weights[k, :] = W[k, :]
-            pocket.correct[k] = correct
-            pocket.pocket_run[k] = pocket.run[k]
-            pocket.is_pocket[k] = True
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _keep_if_longest(W, k, pocket):
+def _keep_if_longest(
+    W, k, run, pocket_run, snapshot, snapshot_run, kept, checked, is_pocket
+):
     """Keep ``W[k]`` for scoring in the next epoch if it was not scored, its run
-    beats the pocket's and the longest kept this epoch, and it is not kept yet."""
-    run = pocket.run[k]
+    beats the pocket's and the longest kept this epoch, and it is not kept yet.
+    (Arrays, not the record: see :func:`perceptron_epoch`.)"""
     if (
-        run > pocket.pocket_run[k]
-        and run > pocket.snapshot_run[k]
-        and not pocket.checked[k]
-        and not pocket.is_pocket[k]
-        and not pocket.kept[k]
+        run[k] > pocket_run[k]
+        and run[k] > snapshot_run[k]
+        and not checked[k]
+        and not is_pocket[k]
+        and not kept[k]
     ):
-        pocket.snapshot[k, :] = W[k, :]
-        pocket.snapshot_run[k] = run
-        pocket.kept[k] = True
+        snapshot[k, :] = W[k, :]
+        snapshot_run[k] = run[k]
+        kept[k] = True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -248,7 +255,10 @@ def pocket_end_of_epoch(W, pocket):
             pocket.weights[k, :] = pocket.candidate[k, :]
             pocket.correct[k] = pocket.candidate_correct[k]
             pocket.pocket_run[k] = max(pocket.pocket_run[k], pocket.evaluating[k])
-        _keep_if_longest(W, k, pocket)
+        _keep_if_longest(
+            W, k, pocket.run, pocket.pocket_run, pocket.snapshot, pocket.snapshot_run,
+            pocket.kept, pocket.checked, pocket.is_pocket,
+        )  # fmt: skip
         if pocket.snapshot_run[k] > pocket.pocket_run[k]:
             pocket.candidate[k, :] = pocket.snapshot[k, :]
             # > 0, and the candidate's run, for the ratchet

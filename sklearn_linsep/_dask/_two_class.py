@@ -1,272 +1,20 @@
-"""dask arrays, walked block by block.
+"""One two-class problem on dask blocks: the passes a working set asks of its rows."""
 
-dask is optional. Nothing here imports it unless the caller already passed a dask
-array (which means dask is installed and imported; ``_compat.is_dask_array`` tells
-without importing it).
-
-Each row block is validated and reduced where it lives, as a dask task; what comes back
-to the client is O(p²) (class statistics) or the few rows a caller asks for, never
-anything of size n.
-"""
-
-from dataclasses import replace
 from functools import partial
 
 import numpy as np
-from sklearn.utils.validation import check_array
 
-from ._compat import is_dask_array
-from ._kernels import centred_margins
-from ._stats import class_statistics
-from ._validation import (
-    check_labels,
-    chunk_weights,
-    encode_labels,
-    label_codes,
-    working_dtype,
-)
-from ._working_set import seed_direction
-
-
-class DaskRows:
-    """X, y (and sample weights) of one fit as aligned dask arrays, rows in blocks.
-
-    X is rechunked to whole rows (one chunk across the features). y and the weights
-    may be dask arrays or in-memory arrays; in-memory ones are cut along X's row
-    chunks. Chunk sizes must be known for that, and for every row index the
-    working-set algorithms use.
-    """
-
-    def __init__(self, X, y=None, sample_weight=None, name="estimator"):
-        import dask.array as da
-
-        if not is_dask_array(X):
-            X = da.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(
-                f"{name} expects a 2-D dask array X; got {X.ndim} dimension(s)."
-            )
-        if X.numblocks[1] > 1:
-            X = X.rechunk({1: -1})
-        self.X = X
-        self.name = name
-        self.known_chunks = not any(np.isnan(size) for size in X.chunks[0])
-        self.y = None if y is None else self._aligned(y, "y")
-        self.sample_weight = (
-            None
-            if sample_weight is None
-            else self._aligned(sample_weight, "sample_weight")
-        )
-
-    def _aligned(self, values, what):
-        import dask.array as da
-
-        if is_dask_array(values):
-            if values.ndim != 1:
-                raise ValueError(f"{what} must be 1-D; got shape {values.shape}.")
-            if values.chunks[0] == self.X.chunks[0]:
-                return values
-            if self.known_chunks and not any(np.isnan(s) for s in values.chunks[0]):
-                if values.shape[0] != self.X.shape[0]:
-                    raise ValueError(
-                        f"X has {self.X.shape[0]} rows but {what} has "
-                        f"{values.shape[0]} entries."
-                    )
-                return values.rechunk((self.X.chunks[0],))
-            if values.numblocks[0] == self.X.numblocks[0]:
-                return values  # unknown sizes: each block's task checks its rows
-            raise ValueError(self._unknown_chunks_message(what))
-        values = np.asarray(values)
-        if values.ndim != 1:
-            raise ValueError(f"{what} must be 1-D; got shape {values.shape}.")
-        if not self.known_chunks:
-            raise ValueError(self._unknown_chunks_message(what))
-        if values.shape[0] != self.X.shape[0]:
-            raise ValueError(
-                f"X has {self.X.shape[0]} rows but {what} has {values.shape[0]} "
-                "entries."
-            )
-        return da.from_array(values, chunks=(self.X.chunks[0],))
-
-    def _unknown_chunks_message(self, what):
-        return (
-            f"{self.name}: X is a dask array of unknown chunk sizes, so {what} cannot "
-            "be cut to match its blocks. Call X.compute_chunk_sizes() first, or pass "
-            f"{what} as a dask array with the same blocks as X."
-        )
-
-    def require_known_chunks(self):
-        if not self.known_chunks:
-            raise ValueError(
-                f"{self.name} needs the row count of every block of X (rows are "
-                "addressed by index); this dask array's chunk sizes are unknown. Call "
-                "X.compute_chunk_sizes() first."
-            )
-
-    @property
-    def n_features(self):
-        return int(self.X.shape[1])
-
-    @property
-    def offsets(self):
-        """First row index of each block (known chunks only)."""
-        return np.concatenate([[0], np.cumsum(self.X.chunks[0])]).astype(np.int64)
-
-    def blocks(self):
-        """Delayed ``(X_block, y_block, weight_block)`` per row block."""
-        X_blocks = self.X.to_delayed(optimize_graph=False).ravel()
-        y_blocks = (
-            [None] * len(X_blocks)
-            if self.y is None
-            else self.y.to_delayed(optimize_graph=False).ravel()
-        )
-        w_blocks = (
-            [None] * len(X_blocks)
-            if self.sample_weight is None
-            else self.sample_weight.to_delayed(optimize_graph=False).ravel()
-        )
-        return list(zip(X_blocks, y_blocks, w_blocks, strict=True))
-
-    @property
-    def dtype(self):
-        """The dtype the blocks are validated to (float32 stays, the rest is
-        float64)."""
-        return working_dtype(self.X)
-
-    def classes(self):
-        """The sorted distinct labels of y, computed block by block."""
-        import dask.array as da
-
-        return check_labels(np.unique(da.unique(self.y).compute()), self.name)
-
-
-def validate_block(X, y, sample_weight, classes, name):
-    """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
-    labels, rows that agree. ``classes=None`` takes the block's own labels (and
-    returns them). Runs in a dask task; an error there reaches the client as is."""
-    X = check_array(
-        X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
-    )
-    y = np.asarray(y).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"{name}: a block of X has {X.shape[0]} rows but the matching block of y "
-            f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
-        )
-    if classes is None:  # the block's own labels
-        classes, y_encoded = label_codes(y)
-    else:
-        y_encoded = encode_labels(y, classes, name)
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-        if sample_weight.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"{name}: a block of sample_weight has {sample_weight.shape[0]} "
-                f"entries but the matching block of X has {X.shape[0]} rows."
-            )
-        sample_weight = chunk_weights(sample_weight, X.shape[0])
-    return X, y_encoded, sample_weight, classes
-
-
-def tree_reduce(parts, combine):
-    """Combine delayed values pairwise in a balanced tree (depth log₂ of the
-    number of blocks, so no worker holds more than two partial results)."""
-    import dask
-
-    combine = dask.delayed(combine, pure=True)
-    while len(parts) > 1:
-        paired = [combine(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
-        parts = paired + ([parts[-1]] if len(parts) % 2 else [])
-    return parts[0]
-
-
-def _labelled_block_statistics(X, y, sample_weight, per_class, name):
-    """``(labels, statistics)`` of one block, its classes being the labels it
-    holds: no pass over y is needed beforehand to know them all."""
-    X, y_encoded, sample_weight, labels = validate_block(
-        X, y, sample_weight, None, name
-    )
-    stats = class_statistics(
-        X, y_encoded, len(labels), sample_weight, per_class=per_class
-    )
-    return labels, stats
-
-
-def _expand(stats, labels, union):
-    """The statistics of ``labels`` as statistics of the classes ``union`` (a
-    class absent from the block has weight 0, which the merge ignores)."""
-    if len(labels) == len(union):
-        return stats
-    where = np.searchsorted(union, labels)
-    counts = np.zeros(len(union))
-    counts[where] = stats.counts
-    means = np.zeros((len(union), stats.n_features))
-    means[where] = stats.means
-    residual = np.zeros((len(union), stats.n_features))
-    residual[where] = stats.residual
-    class_scatter = None
-    if stats.class_scatter is not None:
-        class_scatter = np.zeros((len(union), stats.n_features, stats.n_features))
-        class_scatter[where] = stats.class_scatter
-    row_classes = None if stats.row_classes is None else where[stats.row_classes]
-    return replace(
-        stats,
-        counts=counts,
-        means=means,
-        class_scatter=class_scatter,
-        mean_residual=residual,
-        row_classes=row_classes,
-    )
-
-
-def _merge_labelled(first, second):
-    (labels_a, stats_a), (labels_b, stats_b) = first, second
-    union = np.union1d(labels_a, labels_b)
-    return union, _expand(stats_a, labels_a, union).merge(
-        _expand(stats_b, labels_b, union)
-    )
-
-
-def dask_class_statistics(rows, per_class=False):
-    """``(classes, statistics)`` of a :class:`DaskRows`, in one pass over its
-    blocks: :func:`~sklearn_linsep._stats.class_statistics` of each block as a dask
-    task (keyed by the labels the block holds), merged by Chan's update in a tree.
-    Never brings rows to the client.
-
-    ``per_class`` keeps the scatter of each class; ``"auto"``: only for more than
-    two classes (the pairwise angles need it).
-    """
-    import dask
-
-    block_stats = dask.delayed(_labelled_block_statistics, pure=True)
-    parts = [
-        block_stats(X, y, w, per_class is not False, rows.name)
-        for X, y, w in rows.blocks()
-    ]
-    classes, stats = tree_reduce(parts, _merge_labelled).compute()
-    classes = check_labels(classes, rows.name)
-    if per_class == "auto" and len(classes) <= 2:
-        stats = replace(stats, class_scatter=None, keep_per_class=False)
-    if np.any(stats.counts == 0):
-        raise ValueError(
-            "Every class needs a positive total sample weight; classes "
-            f"{classes[stats.counts == 0].tolist()!r} have weight zero."
-        )
-    return classes, stats
-
-
-def _encode_block(y, classes):
-    codes = np.minimum(
-        np.searchsorted(classes, np.asarray(y).ravel()), len(classes) - 1
-    )
-    return codes.astype(np.intp)
+from .._kernels import centred_margins
+from .._validation import encode_known_labels
+from .._working_set import seed_direction
+from ._rows import tree_reduce, validate_block
 
 
 def _block_problem(X, y, sample_weight, classes, positive, negative):
     """``(X, codes, c, weights, active)`` of one block: c = +1 for the positive
     classes, -1 for the negative ones, 0 (inactive) for the rest and for weight 0."""
     X = np.asarray(X, dtype=np.float64)
-    codes = _encode_block(y, classes)
+    codes = encode_known_labels(np.asarray(y).ravel(), classes)
     c = _sides(len(classes), positive, negative)[codes]
     weights = (
         np.ones(X.shape[0])
@@ -322,7 +70,7 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     """``(X, codes, weights, margins)`` of one block; margins are ``+inf`` for
     rows out of the problem (see :func:`~sklearn_linsep._kernels.centred_margins`)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
-    codes = _encode_block(y, classes)
+    codes = encode_known_labels(np.asarray(y).ravel(), classes)
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
     margins = np.empty(X.shape[0])
     side = _sides(len(classes), positive, negative)
@@ -570,37 +318,3 @@ class DaskScaledRows:
     def to_original(self, coef, intercept):
         weights = coef / self.scale
         return weights, intercept - self.centre @ weights
-
-
-def _separated_block(X, y, classes, coef, intercept):
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y).ravel()
-    in_pair = np.isin(y, classes)
-    c = np.where(y == classes[1], 1.0, -1.0)
-    return bool(np.all(c[in_pair] * (X[in_pair] @ coef + intercept) > 0))
-
-
-def verify_on_blocks(result, X, y, rtol):
-    """:meth:`SeparabilityResult.verify` on dask arrays: a separating hyperplane
-    is checked block by block (one boolean per block comes back); an
-    inseparability certificate reads only its own rows."""
-    import dask
-
-    rows = DaskRows(X, y, name="SeparabilityResult.verify")
-    if result.separable:
-        task = dask.delayed(_separated_block, pure=True)
-        checks = dask.compute(
-            *[
-                task(X_block, y_block, result.classes, result.coef, result.intercept)
-                for X_block, y_block, _ in rows.blocks()
-            ]
-        )
-        return all(checks)
-    rows.require_known_chunks()
-    indices = np.asarray(result.certificate_indices)
-    order = np.argsort(indices)
-    points, labels = dask.compute(rows.X[indices[order]], rows.y[indices[order]])
-    restore = np.empty_like(order)
-    restore[order] = np.arange(len(order))
-    local = type(result)(**{**vars(result), "certificate_indices": restore})
-    return local.verify(np.asarray(points), np.asarray(labels), rtol)
