@@ -32,17 +32,20 @@ from sklearn_linsep import (
     SeparabilityAngle,
 )
 
+# The online learners run at most 20 epochs, as scikit-learn's own common tests cap
+# max_iter: the checks test the API, and the default 100-1000 epochs on their
+# inseparable blobs only cost time.
 ESTIMATORS = [
     FisherDiscriminant(),
     FisherDiscriminant(kappa=0.1, priors=None, store_covariance=True),
     FisherDiscriminantCV(),
     SeparabilityAngle(),
     SeparabilityAngle(metric="mahalanobis"),
-    Perceptron(),
-    Perceptron(mode="batch"),
-    Perceptron(learning_rate="hyperbolic", shuffle=False),
-    PocketPerceptron(),
-    Adaline(),
+    Perceptron(max_iter=20),
+    Perceptron(mode="batch", max_iter=20),
+    Perceptron(learning_rate="hyperbolic", shuffle=False, max_iter=20),
+    PocketPerceptron(max_iter=20),
+    Adaline(max_iter=20),
     Adaline(solver="lstsq"),
     HardMarginSVM(),
     HardMarginSVM(on_inseparable="raise"),

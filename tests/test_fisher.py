@@ -9,9 +9,9 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_linsep import ClassStatistics, FisherDiscriminant, SeparabilityAngle
+from sklearn_linsep import FisherDiscriminant
 from sklearn_linsep._fisher import accuracy_threshold
-from sklearn_linsep._testing import assert_close, random_chunks
+from sklearn_linsep._testing import assert_close
 
 
 def _pooled(X, y):
@@ -555,130 +555,6 @@ def test_float32_full_rank_data_keep_full_rank_at_large_n():
 # --- exact streaming: partial_fit, merge, fit_statistics ---
 
 
-def _problem(seed, n_classes, singular, weighted):
-    """Gaussian classes around 10 (means large against nothing: Chan's update
-    matters), p > n when singular; integer-free positive weights."""
-    rng = np.random.RandomState(seed)
-    n = rng.randint(2 * n_classes + 1, 16) if singular else rng.randint(10, 60)
-    p = n + rng.randint(1, 6) if singular else rng.randint(1, 6)
-    y = np.arange(n) % n_classes
-    rng.shuffle(y)
-    shifts = rng.normal(size=(n_classes, p)) * 1.5
-    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 2, size=p) + 10.0 + shifts[y]
-    weights = rng.uniform(0.5, 3.0, size=n) if weighted else None
-    return rng, X, y, weights
-
-
-def _partial(estimator, X, y, chunks, weights, classes):
-    for rows in chunks:
-        estimator.partial_fit(
-            X[rows],
-            y[rows],
-            classes=classes,
-            sample_weight=None if weights is None else weights[rows],
-        )
-    return estimator
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n_classes=st.sampled_from([2, 3]),
-    singular=st.booleans(),
-    weighted=st.booleans(),
-    mode=st.sampled_from(["one row", "by class", "random"]),
-)
-def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode
-):
-    rng, X, y, w = _problem(seed, n_classes, singular, weighted)
-    full = FisherDiscriminant().fit(X, y, sample_weight=w)
-    chunks = random_chunks(rng, y, mode)
-    streamed = _partial(FisherDiscriminant(), X, y, chunks, w, np.arange(n_classes))
-    assert_close(streamed.coef_, full.coef_)
-    scale = np.abs(full.coef_).max() * np.abs(full.means_).max()
-    np.testing.assert_allclose(
-        streamed.intercept_, full.intercept_, rtol=1e-10, atol=1e-10 * scale
-    )
-    assert streamed.rank_ == full.rank_
-    assert streamed.statistics_.n_samples == full.statistics_.n_samples == len(y)
-    np.testing.assert_array_equal(streamed.predict(X), full.predict(X))
-
-
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_classes=st.sampled_from([2, 3]))
-def test_merge_of_two_estimators_equals_one_fit_on_the_union(seed, n_classes):
-    rng, X, y, w = _problem(seed, n_classes, singular=False, weighted=True)
-    # One part holds a single class: it can only be partial_fitted.
-    order = np.argsort(y == 0, kind="stable")
-    cut = rng.randint(1, len(y))
-    first, second = order[:cut], order[cut:]
-    a = FisherDiscriminant().partial_fit(
-        X[first], y[first], np.arange(n_classes), w[first]
-    )
-    b = FisherDiscriminant().partial_fit(
-        X[second], y[second], np.arange(n_classes), w[second]
-    )
-    coef_before = getattr(a, "coef_", None)
-    merged = a.merge(b)
-    full = FisherDiscriminant().fit(X, y, sample_weight=w)
-    assert_close(merged.coef_, full.coef_)
-    assert_close(merged.intercept_, full.intercept_, rtol=1e-9)
-    assert getattr(a, "coef_", None) is coef_before  # the parts are unchanged
-    assert a.statistics_.n_samples == cut
-
-
-def test_fit_statistics_of_merged_parts_equals_fit():
-    X, y = _two_gaussians(n=90, p=5)
-    y = np.where(y == 1, "yes", "no")
-    parts = [
-        ClassStatistics.from_data(X[rows], y[rows], classes=["no", "yes"])
-        for rows in np.array_split(np.arange(90), 5)
-    ]
-    stats = parts[0]
-    for part in parts[1:]:
-        stats = stats.merge(part)
-    clf = FisherDiscriminant(kappa=0.3).fit_statistics(stats, ["no", "yes"])
-    full = FisherDiscriminant(kappa=0.3).fit(X, y)
-    assert_close(clf.coef_, full.coef_)
-    assert_close(clf.intercept_, full.intercept_)
-    assert clf.n_features_in_ == 5 and list(clf.classes_) == ["no", "yes"]
-    np.testing.assert_array_equal(clf.predict(X), full.predict(X))
-    with pytest.raises(ValueError, match="2 classes given for statistics of 3"):
-        FisherDiscriminant().fit_statistics(
-            ClassStatistics.from_data(X, np.arange(90) % 3, [0, 1, 2]), [0, 1]
-        )
-    with pytest.raises(ValueError, match="sorted and distinct"):
-        FisherDiscriminant().fit_statistics(stats, ["yes", "no"])
-    with pytest.raises(TypeError, match="ClassStatistics"):
-        FisherDiscriminant().fit_statistics({"counts": [1, 1]}, ["no", "yes"])
-    lonely = ClassStatistics.from_data(X[y == "no"], y[y == "no"], ["no", "yes"])
-    with pytest.raises(ValueError, match="positive total sample weight"):
-        FisherDiscriminant().fit_statistics(lonely, ["no", "yes"])
-
-
-def test_partial_fit_after_fit_adds_rows_and_fit_starts_afresh():
-    X, y = _two_gaussians(n=80)
-    clf = FisherDiscriminant().fit(X[:50], y[:50]).partial_fit(X[50:], y[50:])
-    full = FisherDiscriminant().fit(X, y)
-    assert_close(clf.coef_, full.coef_)
-    clf.fit(X[:50], y[:50])
-    assert_close(clf.coef_, FisherDiscriminant().fit(X[:50], y[:50]).coef_)
-    assert clf.statistics_.n_samples == 50
-
-
-def test_predict_before_every_class_is_seen_is_not_fitted():
-    X, y = _two_gaussians(n=40)
-    clf = FisherDiscriminant().partial_fit(X[y == 0], y[y == 0], classes=[0, 1])
-    assert not hasattr(clf, "coef_")
-    with pytest.raises(NotFittedError, match=r"classes \[1\] have weight zero"):
-        clf.predict(X)
-    with pytest.raises(NotFittedError, match="not fitted|no model"):
-        clf.transform(X)
-    clf.partial_fit(X[y == 1], y[y == 1])
-    assert_close(clf.coef_, FisherDiscriminant().fit(X, y).coef_)
-
-
 def test_statistics_that_define_no_rule_yet_keep_accumulating():
     X, y = _two_gaussians(n=40)
     w = np.full(40, 0.02)  # total weight below the number of classes so far
@@ -690,60 +566,23 @@ def test_statistics_that_define_no_rule_yet_keep_accumulating():
     assert_close(clf.coef_, full.coef_)
 
 
-def test_partial_fit_keeps_float32_as_fit_does():
-    X, y = _two_gaussians(n=60)
-    X32 = X.astype(np.float32)
-    chunks = np.array_split(np.arange(60), 4)
-    clf = _partial(FisherDiscriminant(), X32, y, chunks, None, [0, 1])
-    full = FisherDiscriminant().fit(X32, y)
-    assert clf.coef_.dtype == clf.intercept_.dtype == np.float32
-    assert clf.transform(X32).dtype == np.float32
-    np.testing.assert_allclose(clf.coef_, full.coef_, rtol=1e-6)
-    mixed = _partial(FisherDiscriminant(), X, y, chunks[:1], None, [0, 1])
-    mixed = _partial(mixed, X32, y, chunks[1:], None, None)
-    assert mixed.coef_.dtype == np.float64
-
-
 def test_partial_fit_errors():
+    # The errors every streaming estimator shares are in test_streaming.py.
     X, y = _two_gaussians(n=40)
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         FisherDiscriminant().partial_fit(X, y)
-    with pytest.raises(ValueError, match="at least 2 classes"):
-        FisherDiscriminant().partial_fit(X, np.zeros(40), classes=[0])
-    clf = FisherDiscriminant().partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match=r"labels not in classes \[0, 1\]: \[7\]"):
-        clf.partial_fit(X[:2], [0, 7])
-    with pytest.raises(ValueError, match="not the same as on the first call"):
-        clf.partial_fit(X, y, classes=[0, 1, 2])
-    with pytest.raises(ValueError, match="X has 3 features, but FisherDiscriminant"):
-        clf.partial_fit(X[:, :3], y)
     with pytest.raises(ValueError, match="threshold='accuracy'.*partial_fit"):
         FisherDiscriminant(threshold="accuracy").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="n_components=2 exceeds"):
         FisherDiscriminant(n_components=2).partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="non-negative"):
-        FisherDiscriminant().partial_fit(X, y, [0, 1], -np.ones(40))
-    with pytest.raises(ValueError, match="Unknown label type"):
-        FisherDiscriminant().partial_fit(X, np.linspace(0, 1, 40), classes=[0, 1])
-    # An error before the chunk is merged leaves the statistics as they were.
-    assert clf.statistics_.n_samples == 40
 
 
 def test_merge_errors():
+    # The errors every streaming estimator shares are in test_streaming.py.
     X, y = _two_gaussians(n=40)
     fitted = FisherDiscriminant().fit(X, y)
-    with pytest.raises(ValueError, match=r"kappa=1.0 and 2.0"):
-        fitted.merge(FisherDiscriminant(kappa=2.0).fit(X, y))
     with pytest.raises(ValueError, match="priors"):
         fitted.merge(FisherDiscriminant(priors=[0.3, 0.7]).fit(X, y))
-    with pytest.raises(ValueError, match="different classes"):
-        fitted.merge(FisherDiscriminant().fit(X, y + 1))
-    with pytest.raises(ValueError, match="4 and 3 features"):
-        fitted.merge(FisherDiscriminant().fit(X[:, :3], y))
-    with pytest.raises(TypeError, match="another FisherDiscriminant"):
-        fitted.merge(SeparabilityAngle().fit(X, y))
-    with pytest.raises(NotFittedError, match="other FisherDiscriminant"):
-        fitted.merge(FisherDiscriminant())
     accuracy = FisherDiscriminant(threshold="accuracy").fit(X, y)
     with pytest.raises(ValueError, match="threshold='accuracy'.*merge"):
         accuracy.merge(FisherDiscriminant(threshold="accuracy").fit(X, y))
@@ -751,14 +590,6 @@ def test_merge_errors():
         FisherDiscriminant(threshold="accuracy").fit_statistics(
             fitted.statistics_, [0, 1]
         )
-    pd = pytest.importorskip("pandas")
-    named = FisherDiscriminant().fit(pd.DataFrame(X, columns=list("abcd")), y)
-    with pytest.raises(ValueError, match="different feature names"):
-        named.merge(fitted)
-    merged = named.merge(
-        FisherDiscriminant().fit(pd.DataFrame(X, columns=list("abcd")), y)
-    )
-    assert list(merged.feature_names_in_) == list("abcd")
 
 
 # --- FisherDiscriminantCV: the κ path ---

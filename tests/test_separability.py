@@ -4,7 +4,6 @@ import scipy.linalg
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -26,7 +25,7 @@ from sklearn_linsep import (
     separability_scorer,
     separability_statistics,
 )
-from sklearn_linsep._testing import assert_close, random_chunks
+from sklearn_linsep._testing import assert_close
 
 
 def _two_gaussians(n=100, p=3, shift=2.0, seed=0):
@@ -382,42 +381,6 @@ def test_pairs_name_the_transform_columns():
 # --- exact streaming: partial_fit, merge, fit_statistics ---
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n_classes=st.sampled_from([2, 3]),
-    singular=st.booleans(),
-    weighted=st.booleans(),
-    mode=st.sampled_from(["one row", "by class", "random"]),
-    metric=st.sampled_from(["euclidean", "mahalanobis"]),
-)
-def test_partial_fit_over_any_chunking_equals_fit(
-    seed, n_classes, singular, weighted, mode, metric
-):
-    rng = np.random.RandomState(seed)
-    n = rng.randint(2 * n_classes + 1, 16) if singular else rng.randint(10, 60)
-    p = n + rng.randint(1, 6) if singular else rng.randint(1, 6)
-    y = np.arange(n) % n_classes
-    rng.shuffle(y)
-    shifts = rng.normal(size=(n_classes, p)) * 1.5
-    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 2, size=p) + 10.0 + shifts[y]
-    w = rng.uniform(0.5, 3.0, size=n) if weighted else None
-    full = SeparabilityAngle(metric=metric).fit(X, y, sample_weight=w)
-    streamed = SeparabilityAngle(metric=metric)
-    for rows in random_chunks(rng, y, mode):
-        streamed.partial_fit(
-            X[rows],
-            y[rows],
-            classes=np.arange(n_classes),
-            sample_weight=None if w is None else w[rows],
-        )
-    assert streamed.angle_ == pytest.approx(full.angle_, rel=1e-10)
-    assert_close(streamed.normal_, full.normal_)
-    assert_close(streamed.pairwise_angles_, full.pairwise_angles_)
-    assert streamed.least_separable_pair_ == full.least_separable_pair_
-    assert_close(streamed.transform(X), full.transform(X), rtol=1e-9)
-
-
 def test_merge_and_fit_statistics_equal_one_fit_on_the_union():
     rng = np.random.RandomState(0)
     y = np.repeat([0, 1, 2], 30)
@@ -454,31 +417,12 @@ def test_partial_fit_takes_the_classes_of_its_first_chunk_when_not_given():
         SeparabilityAngle().partial_fit(X[y == 1], y[y == 1])
 
 
-def test_transform_before_every_class_is_seen_is_not_fitted():
-    X, y = _two_gaussians(n=60)
-    est = SeparabilityAngle().partial_fit(X[y == 1], y[y == 1], classes=[0, 1])
-    assert not hasattr(est, "angle_")
-    with pytest.raises(NotFittedError, match=r"classes \[0\] have weight zero"):
-        est.transform(X)
-    with pytest.raises(NotFittedError):
-        est.score(X, y)
-    est.partial_fit(X[y == 0], y[y == 0])
-    assert est.angle_ == pytest.approx(SeparabilityAngle().fit(X, y).angle_, rel=1e-12)
-
-
-def test_streaming_errors():
+def test_merge_refuses_another_metric():
+    # The errors every streaming estimator shares are in test_streaming.py.
     X, y = _two_gaussians(n=40)
     est = SeparabilityAngle().partial_fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 features, but SeparabilityAngle"):
-        est.partial_fit(X[:, :2], y)
     with pytest.raises(ValueError, match="metric='euclidean' and 'mahalanobis'"):
         est.merge(SeparabilityAngle(metric="mahalanobis").fit(X, y))
-    with pytest.raises(ValueError, match="different classes"):
-        est.merge(SeparabilityAngle().fit(X, y * 2))
-    with pytest.raises(ValueError, match="3 and 2 features"):
-        est.merge(SeparabilityAngle().fit(X[:, :2], y))
-    with pytest.raises(TypeError, match="another SeparabilityAngle"):
-        est.merge(FisherDiscriminant().fit(X, y))
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "mahalanobis"])

@@ -1,0 +1,151 @@
+"""Pure-function tests of the working-set machinery (``_working_set``): the rows
+protocol on numpy (dense and CSR) against plain numpy, the violator selection, the
+seed, and the grow loop with a toy subproblem."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_linsep._solvers import SolverError
+from sklearn_linsep._working_set import (
+    AugmentedRows,
+    ScaledRows,
+    grow,
+    seed_direction,
+    worst_violators,
+)
+
+
+def problem(n=120, p=5, seed=0, offset=1e4):
+    rng = np.random.RandomState(seed)
+    c = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X = offset + rng.normal(size=(n, p)) * rng.uniform(0.1, 10, p) + c[:, None]
+    weights = rng.uniform(0.5, 2.0, n)
+    weights[::7] = 0.0  # inactive samples
+    return X, c, weights
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scaled_rows_are_the_centred_scaled_active_samples(sparse):
+    X, c, weights = problem(offset=0.0 if sparse else 1e4)
+    rows = ScaledRows(sp.csr_matrix(X) if sparse else X, c, weights)
+    active = weights > 0
+    centre = X[active].mean(axis=0)
+    np.testing.assert_allclose(rows.centre, centre, rtol=1e-12)
+    Z = (X - centre) / rows.scale
+    assert np.max(np.abs(Z[active])) == pytest.approx(1.0)  # the largest is 1
+    np.testing.assert_allclose(rows.rows([3, 0, 5]), Z[[3, 0, 5]], atol=1e-12)
+    coef, intercept = np.linspace(-1, 1, X.shape[1]), 0.3
+    margins = c * (Z @ coef + intercept)
+    np.testing.assert_allclose(rows.margins(coef, intercept), margins, atol=1e-9)
+    assert rows.min_margin(coef, intercept) == pytest.approx(margins[active].min())
+    hinge = np.sum(weights * np.maximum(0, 1 - margins))
+    assert rows.total_hinge(coef, intercept) == pytest.approx(hinge, rel=1e-10)
+    # Back to X: the same hyperplane, so the same margins.
+    w, b = rows.to_original(coef, intercept)
+    np.testing.assert_allclose(c * (X @ w + b), margins, rtol=1e-7, atol=1e-7)
+    original = rows.min_margin(w, b, original=True)
+    assert original == pytest.approx(margins[active].min(), rel=1e-7)
+
+
+def test_augmented_gram_and_sum_match_numpy_with_or_without_the_kept_copy():
+    X, c, weights = problem(n=90)
+    rows = ScaledRows(X, c, weights)
+    Z1 = np.column_stack([(X - rows.centre) / rows.scale, np.ones(len(c))])
+    theta = np.random.RandomState(1).uniform(0, 2, len(c))
+    for _ in range(2):  # the second pass reads the centred copy kept by the first
+        np.testing.assert_allclose(
+            rows.augmented_gram(theta), Z1.T @ (theta[:, None] * Z1), rtol=1e-10
+        )
+        np.testing.assert_allclose(rows.augmented_sum(theta), theta @ Z1, rtol=1e-10)
+        np.testing.assert_allclose(
+            rows.augmented_sum(theta, absolute=True), theta @ np.abs(Z1), rtol=1e-10
+        )
+        rows.keep_centred()
+
+
+def test_augmented_rows_keep_margins_through_the_origin():
+    X, c, weights = problem(offset=3.0)
+    rows = AugmentedRows(X, c, weights)
+    augmented = np.column_stack([X, np.ones(len(c))]) / rows.scale
+    np.testing.assert_allclose(rows.rows([1, 2]), augmented[[1, 2]])
+    v = np.linspace(1, -1, X.shape[1] + 1)
+    np.testing.assert_allclose(rows.scores(v, 0.0), augmented @ v, rtol=1e-12)
+    w, b = rows.to_original(v, 0.0)
+    np.testing.assert_allclose(np.column_stack([X, np.ones(len(c))]) @ w, augmented @ v)
+    assert b == 0.0
+
+
+def test_worst_violators_leave_out_the_working_set_and_keep_the_worst():
+    violation = np.array([0.5, -1.0, 3.0, 2.0, 0.1, 4.0])
+    violated, inside = worst_violators(violation, np.array([5]))
+    assert sorted(violated) == [0, 2, 3, 4]
+    np.testing.assert_array_equal(inside, [4.0])
+    violated, _ = worst_violators(violation, np.array([5]), batch=2)
+    assert sorted(violated) == [2, 3]
+    assert violation[5] == 4.0  # the caller's array is not changed
+
+
+def test_the_seed_takes_the_samples_nearest_the_bisector_from_each_class():
+    X = np.array([[-3.0], [-2.0], [-0.5], [0.4], [1.5], [3.0]])
+    c = np.array([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0])
+    rows = ScaledRows(X, c)
+    np.testing.assert_array_equal(rows.seed(1), [2, 3])
+    np.testing.assert_array_equal(rows.seed(2), [1, 2, 3, 4])
+    direction, offset = seed_direction(np.array([2.0, 0.0]), np.array([0.0, 0.0]))
+    np.testing.assert_array_equal(direction, [2.0, 0.0])
+    assert offset == -2.0
+    same, _ = seed_direction(np.ones(2), np.ones(2))  # equal means: any direction
+    assert np.any(same)
+
+
+def test_opposite_duplicates_are_found_among_active_rows_only():
+    X = np.array([[0.0, 1.0], [2.0, 2.0], [0.0, 1.0], [2.0, 2.0]])
+    c = np.array([1.0, 1.0, -1.0, 1.0])
+    assert sorted(ScaledRows(X, c).opposite_duplicates()) == [0, 2]
+    weights = np.array([1.0, 1.0, 0.0, 1.0])
+    assert ScaledRows(X, c, weights).opposite_duplicates() is None
+
+
+def toy_interval(points, batch=1):
+    """The working-set loop on a toy problem: the smallest interval holding every
+    point, solved on subsets (the subproblem) and checked on all (the pass)."""
+
+    def solve(indices):
+        chosen = points[indices]
+        return SimpleNamespace(feasible=True, low=chosen.min(), high=chosen.max())
+
+    def violators(solution, working):
+        violation = np.maximum(solution.low - points, points - solution.high)
+        return worst_violators(violation, working, batch=batch)
+
+    return solve, violators
+
+
+def test_grow_reaches_the_answer_on_all_samples():
+    points = np.random.RandomState(0).normal(size=200)
+    solve, violators = toy_interval(points)
+    solution, working, rounds = grow([0, 1], solve, violators)
+    assert (solution.low, solution.high) == (points.min(), points.max())
+    assert rounds > 1 and set(working) >= {points.argmin(), points.argmax()}
+    dropped, kept, _ = grow([0, 1], solve, violators, drop_above=0.0)
+    assert (dropped.low, dropped.high) == (solution.low, solution.high)
+    assert kept.size <= working.size
+
+
+def test_grow_stops_on_an_infeasible_subset_a_size_cap_and_a_round_limit():
+    points = np.arange(50.0)
+    solve, all_violators = toy_interval(points, batch=None)
+
+    def violators(solution, working):  # the mildest joins: one point a round
+        violated, inside = all_violators(solution, working)
+        return violated[np.argsort(points[violated])[:1]], inside
+
+    infeasible = SimpleNamespace(feasible=False)
+    assert grow([3], lambda _: infeasible, violators)[0] is infeasible
+    solution, working, _ = grow([0], solve, violators, max_size=3)
+    assert solution is None and working.size == 4
+    with pytest.raises(SolverError, match="after 2 rounds"):
+        grow([0], solve, violators, max_rounds=2)
