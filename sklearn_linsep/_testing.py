@@ -107,3 +107,14 @@ def iris_setosa(nudged=False):
     if nudged:
         X[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
     return X, (y == 0).astype(int)
+
+
+def two_gaussians(n=100, p=4, shift=1.5, seed=0):
+    """Two classes of ``n // 2`` rows, correlated Gaussian features (a random
+    mixing matrix), the second class shifted by ``shift`` in every feature; labels
+    alternate 0, 1, 0, ..."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
+    y = np.arange(n) % 2
+    X[y == 1] += shift
+    return X, y

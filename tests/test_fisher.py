@@ -1,3 +1,5 @@
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -11,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_linsep import FisherDiscriminant
 from sklearn_linsep._fisher import accuracy_threshold
-from sklearn_linsep._testing import assert_close
+from sklearn_linsep._testing import assert_close, two_gaussians
 
 
 def _pooled(X, y):
@@ -28,13 +30,7 @@ def _cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def _two_gaussians(n=200, p=4, shift=1.5, seed=0):
-    rng = np.random.RandomState(seed)
-    A = rng.normal(size=(p, p))
-    X = rng.normal(size=(n, p)) @ A
-    y = np.arange(n) % 2
-    X[y == 1] += shift
-    return X, y
+_two_gaussians = partial(two_gaussians, n=200, p=4, shift=1.5)
 
 
 def _random_affine(seed, p):

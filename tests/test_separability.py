@@ -1,3 +1,5 @@
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -25,15 +27,9 @@ from sklearn_linsep import (
     separability_scorer,
     separability_statistics,
 )
-from sklearn_linsep._testing import assert_close
+from sklearn_linsep._testing import assert_close, two_gaussians
 
-
-def _two_gaussians(n=100, p=3, shift=2.0, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
-    y = np.arange(n) % 2
-    X[y == 1] += shift
-    return X, y
+_two_gaussians = partial(two_gaussians, n=100, p=3, shift=2.0)
 
 
 def _lifted_reference(X, y, kappa):

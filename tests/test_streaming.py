@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
 from sklearn_linsep import ClassStatistics, FisherDiscriminant, SeparabilityAngle
-from sklearn_linsep._testing import assert_close, random_chunks
+from sklearn_linsep._testing import assert_close, random_chunks, two_gaussians
 
 STREAMING = [FisherDiscriminant, SeparabilityAngle]
 
@@ -62,12 +62,6 @@ def partial(estimator, X, y, chunks, weights, classes):
             sample_weight=None if weights is None else weights[rows],
         )
     return estimator
-
-
-def two_gaussians(n=60, p=4, seed=0):
-    rng = np.random.RandomState(seed)
-    y = np.arange(n) % 2
-    return rng.normal(size=(n, p)) + 1.5 * y[:, None], y
 
 
 @pytest.mark.parametrize("Estimator", STREAMING)
