@@ -70,21 +70,29 @@ def samples_of(X, codes, weights, sparse=False, first_class=1):
     return _kernels.Samples(rows, codes, first_class, np.asarray(weights, float), 1.0)
 
 
-def naive_epoch(X, codes, weights, order, W, bias=1.0):
+def naive_epoch(X, codes, weights, order, W, bias=1.0, average_from=1):
+    """The epoch in plain Python: the weights, mistakes, perceptron criterion and
+    the mean of the weights after each sample of positive weight from the
+    ``average_from``-th on."""
     W = W.copy()
-    mistakes = 0
+    mistakes, loss, visited = 0, 0.0, []
     for i in order:
         c = 1.0 if codes[i] == 1 else -1.0
         x = np.r_[X[i], bias]
-        if weights[i] > 0 and c * (W[0] @ x) <= 0:
+        if weights[i] == 0:
+            continue
+        if c * (W[0] @ x) <= 0:
+            loss -= weights[i] * c * (W[0] @ x)
             W[0] += weights[i] * c * x
             mistakes += 1
-    return W, mistakes
+        visited.append(W.copy())
+    return W, mistakes, loss, np.mean(visited[average_from - 1 :], axis=0)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_perceptron_epoch_matches_a_python_loop(sparse, dtype):
+@pytest.mark.parametrize("average_from", [None, 1, 17])
+def test_perceptron_epoch_matches_a_python_loop(sparse, dtype, average_from):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3)).astype(dtype)
     X[np.abs(X) < 0.5] = 0
@@ -93,6 +101,12 @@ def test_perceptron_epoch_matches_a_python_loop(sparse, dtype):
     order = rng.permutation(40)
     W = np.zeros((1, 4))
     updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    loss = np.zeros(1)
+    average = None
+    if average_from is not None:
+        average = _kernels.Average(
+            np.zeros((1, 4)), np.zeros(1, np.int64), average_from
+        )
     _kernels.perceptron_epoch(
         samples_of(X, codes, weights, sparse),
         order,
@@ -100,13 +114,22 @@ def test_perceptron_epoch_matches_a_python_loop(sparse, dtype):
         CONSTANT_ONE,
         updates,
         mistakes,
+        loss,
         None,
+        average,
     )
-    expected, count = naive_epoch(
-        X.astype(float), codes, weights, order, np.zeros((1, 4))
+    expected, count, criterion, mean = naive_epoch(
+        X.astype(float), codes, weights, order, np.zeros((1, 4)), 1.0, average_from or 1
     )
     np.testing.assert_allclose(W, expected, rtol=1e-12)
     assert mistakes[0] == count == updates[0]
+    assert loss[0] == pytest.approx(criterion, rel=1e-12)
+    if average is not None:
+        assert average.seen[0] == np.count_nonzero(weights)
+        n_averaged = average.seen[0] - average_from + 1
+        np.testing.assert_allclose(
+            W - average.correction / n_averaged, mean, rtol=1e-12, atol=1e-12
+        )
 
 
 def test_weighted_correct_and_beats_pocket_follow_predict():
@@ -195,7 +218,10 @@ def test_rate_table_rows_start_at_each_tasks_update_count():
     updates = starts.copy()
     mistakes = np.zeros(3, np.int64)
     samples = samples_of(X, codes, np.ones(4), first_class=0)
-    _kernels.perceptron_epoch(samples, np.arange(1), W, rates, updates, mistakes, None)
+    loss = np.zeros(3)
+    _kernels.perceptron_epoch(
+        samples, np.arange(1), W, rates, updates, mistakes, loss, None, None
+    )
     # Sample 0 (class 1) is a mistake for every task, each at its own first rate.
     np.testing.assert_array_equal(W, [[-0.5, -0.5], [4.0, 4.0], [-8.0, -8.0]])
     np.testing.assert_array_equal(updates, starts + 1)
@@ -207,7 +233,15 @@ def test_a_score_that_is_not_a_number_is_a_mistake():
     updates, mistakes = np.zeros(1, np.int64), np.zeros(1, np.int64)
     samples = samples_of(X, [1, 1], np.ones(2))
     _kernels.perceptron_epoch(
-        samples, np.arange(1), W, CONSTANT_ONE, updates, mistakes, None
+        samples,
+        np.arange(1),
+        W,
+        CONSTANT_ONE,
+        updates,
+        mistakes,
+        np.zeros(1),
+        None,
+        None,
     )
     assert mistakes[0] == 1
 

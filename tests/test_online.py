@@ -812,3 +812,127 @@ def test_dask_ml_incremental_feeds_partial_fit_block_by_block(Estimator, dask_cl
     predicted = wrapped.predict(da.from_array(X, chunks=500))
     np.testing.assert_array_equal(predicted.compute(), by_hand.predict(X))
     assert wrapped.score(da.from_array(X, chunks=500), y) > 0.9
+
+
+# ------------------------------------------- stopping, averaging, verbose
+
+
+def expected_stop(losses, tol, n_iter_no_change):
+    """The epoch at which scikit-learn's rule stops, from the epoch losses."""
+    best, stalled = np.inf, 0
+    for epoch, loss in enumerate(losses, start=1):
+        stalled = stalled + 1 if loss > best - tol else 0
+        best = min(best, loss)
+        if stalled >= n_iter_no_change:
+            return epoch
+    return None
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_tol_stops_where_scikit_learns_rule_says(Learner, n_classes):
+    X, y = noisy_problem(n=300, n_classes=n_classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        free = Learner(tol=None, max_iter=60, random_state=0).fit(X, y)
+        stopped = Learner(tol=1e-3, n_iter_no_change=3, max_iter=60, random_state=0)
+        stopped.fit(X, y)
+    per_epoch = free.loss_ if free.loss_.ndim == 1 else free.loss_.sum(axis=1)
+    stop = expected_stop(per_epoch, 1e-3, 3)
+    assert stop is not None and stopped.n_iter_ == stop < 60
+    np.testing.assert_array_equal(stopped.loss_, free.loss_[:stop])
+    assert free.n_iter_ == 60
+
+
+def test_tol_stops_an_inseparable_perceptron_early_and_no_worse_than_sklearn():
+    X, y = make_classification(
+        n_samples=20_000, n_features=20, n_informative=10, flip_y=0.05, random_state=0
+    )
+    ours, averaged, theirs = [], [], []
+    for seed in range(5):  # the last iterate's accuracy is noisy: compare means
+        plain = Perceptron(tol=1e-3, random_state=seed).fit(X, y)
+        assert plain.n_iter_ < 50 and not plain.converged_
+        ours.append(plain.score(X, y))
+        mean = Perceptron(tol=1e-3, average=True, random_state=seed).fit(X, y)
+        averaged.append(mean.score(X, y))
+        theirs.append(
+            SklearnPerceptron(tol=1e-3, random_state=seed).fit(X, y).score(X, y)
+        )
+    # Measured: 0.606 (ours), 0.707 (averaged) and 0.636 (scikit-learn's).
+    assert np.mean(ours) >= np.mean(theirs) - 0.05
+    assert np.mean(averaged) >= np.mean(theirs) + 0.05
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        Perceptron(max_iter=3, random_state=0).fit(X[:2000], y[:2000])
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("average", [True, 1, 50, 10**6])
+def test_the_averaged_perceptron_equals_sgd_average(n_classes, average):
+    from sklearn.linear_model import SGDClassifier
+
+    X, y = noisy_problem(n=200, n_classes=n_classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = Perceptron(average=average, shuffle=False, max_iter=4).fit(X, y)
+        theirs = SGDClassifier(
+            loss="perceptron",
+            learning_rate="constant",
+            eta0=1.0,
+            penalty=None,
+            average=average,
+            shuffle=False,
+            tol=None,
+            max_iter=4,
+        ).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-10)
+    plain = Perceptron(shuffle=False, max_iter=4).fit(X, y)
+    if average == 10**6:  # averaging never started: the weights themselves
+        np.testing.assert_array_equal(ours.coef_, plain.coef_)
+    else:
+        assert not np.allclose(ours.coef_, plain.coef_)
+
+
+def test_averaging_continues_across_partial_fit_and_sparse_equals_dense():
+    X, y = noisy_problem(n=150)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = Perceptron(average=True, shuffle=False, max_iter=3).fit(X, y)
+        streamed = Perceptron(average=True, shuffle=False)
+        for _ in range(3):
+            streamed.partial_fit(X, y, classes=[0, 1])
+        sparse = Perceptron(average=True, shuffle=False, max_iter=3)
+        sparse.fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(streamed.coef_, fitted.coef_, rtol=1e-12)
+    np.testing.assert_allclose(sparse.coef_, fitted.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sparse.intercept_, fitted.intercept_, atol=1e-10)
+    with pytest.raises(ValueError, match="average needs mode='online'"):
+        Perceptron(mode="batch", average=True).fit(X, y)
+
+
+def test_the_pocket_is_no_worse_than_the_averaged_perceptron():
+    X, y = noisy_problem(n=400, noise=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for seed in range(3):
+            averaged = Perceptron(average=True, max_iter=10, random_state=seed)
+            pocket = PocketPerceptron(average=True, max_iter=10, random_state=seed)
+            averaged.fit(X, y)
+            pocket.fit(X, y)
+            assert pocket.pocket_score_ >= averaged.score(X, y)
+            assert pocket.pocket_score_ == pytest.approx(1 - pocket.loss_[-1])
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_verbose_prints_each_epoch_on_stderr(Learner, capsys):
+    X, y = noisy_problem(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        Learner(max_iter=3, verbose=1, tol=None, random_state=0).fit(X, y)
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 3 and captured.out == ""
+    assert lines[0].startswith("-- Epoch 1: loss ") and lines[2].startswith(
+        "-- Epoch 3"
+    )
+    assert all(" s (total " in line for line in lines)

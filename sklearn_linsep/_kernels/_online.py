@@ -6,9 +6,9 @@ k's target is ``c = +1`` where ``codes[i] == first_class + k`` and ``-1`` elsewh
 two classes are one task with ``first_class = 1``.
 
 The kernels take their arguments in named records (:class:`Samples`, :class:`Rates`,
-:class:`Pocket`): namedtuples, which numba compiles field by field and caches on disk
-like plain arrays. A record's arrays are mutable, so the kernels update the state
-in place.
+:class:`Pocket`, :class:`Average`): namedtuples, which numba compiles field by field
+and caches on disk like plain arrays. A record's arrays are mutable, so the kernels
+update the state in place.
 """
 
 from typing import NamedTuple
@@ -75,6 +75,21 @@ class Pocket(NamedTuple):
     budget: np.ndarray  # (1,) int64: rows the epoch may still scan to score at once
 
 
+class Average(NamedTuple):
+    """The averaged perceptron's running mean of the weights, kept lazily.
+
+    The mean of ``W`` after each of the ``n`` averaged samples is
+    ``W - correction / n``: an update ``Δ`` made at the ``τ``-th averaged sample adds
+    ``(τ - 1) Δ`` to ``correction``, so averaging costs one more axpy per update,
+    not a pass over the weights per sample (the trick of scikit-learn's
+    ``_plain_sgd``, in its additive form).
+    """
+
+    correction: np.ndarray  # (K, p + 1) Σ (τ_j - 1) Δ_j over the averaged updates
+    seen: np.ndarray  # (1,) int64: samples of positive weight visited so far
+    start: int  # the first averaged sample (counted from 1), as SGDClassifier's average
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def rate(rates, k, t):
     """The rate of task ``k``'s update ``t`` (see :class:`Rates`)."""
@@ -129,14 +144,18 @@ def beats_pocket(samples, W, k, to_beat, total):
 
 
 @numba.njit(cache=True, nogil=True)
-def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
+def perceptron_epoch(
+    samples, order, W, rates, updates, mistakes, loss, pocket, average
+):
     """One pass of Rosenblatt's rule over ``order``, with Gallant's pocket unless
-    ``pocket`` is None.
+    ``pocket`` is None, and the averaged weights unless ``average`` is None.
 
     For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ 0``
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
-    ``mistakes[k]`` (set to 0 here) counts them. A score that is not a number
-    (``inf - inf``) counts as a mistake, so that it surfaces in the weights.
+    ``mistakes[k]`` and ``loss[k]`` (set to 0 here) count them and sum the
+    perceptron criterion ``s_i max(0, -c W[k]·x̃_i)`` met before each update. A score
+    that is not a number (``inf - inf``) counts as a mistake, so that it surfaces in
+    the weights.
 
     The pocket in Gallant's efficient form: when the run of ``W[k]`` exceeds the
     pocket's run, the candidate ``W[k]`` (once a run: ``checked``) is scored on the
@@ -168,13 +187,19 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
         checked = pocket.checked
         is_pocket = pocket.is_pocket
         budget = pocket.budget
+    if average is not None:
+        correction, seen, start = average
     for k in range(n_tasks):
         mistakes[k] = 0
+        loss[k] = 0.0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i]
         if weight == 0.0:
             continue
+        if average is not None:
+            seen[0] += 1
+            averaged = seen[0] - start  # τ - 1 of this sample
         for k in range(n_tasks):
             target = 1.0 if codes[i] == first_class + k else -1.0
             if pocket is not None and evaluating[k]:
@@ -195,8 +220,11 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, pocket):
                     is_pocket[k] = False
                 step = rate(rates, k, updates[k]) * weight * target
                 row_axpy(rows, i, step, W, k, bias)
+                if average is not None and averaged > 0:
+                    row_axpy(rows, i, averaged * step, correction, k, bias)
                 updates[k] += 1
                 mistakes[k] += 1
+                loss[k] -= weight * target * score
             elif pocket is not None:
                 run[k] += 1
                 if is_pocket[k]:

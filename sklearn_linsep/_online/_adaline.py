@@ -2,16 +2,15 @@
 
 import warnings
 from dataclasses import replace
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from .. import _kernels
 from .._lstsq import weighted_lstsq
-from ._base import _OnlineLinearClassifier, history
+from ._base import _OnlineLinearClassifier
 from ._state import AdalineTraining
 
 
@@ -57,9 +56,9 @@ class Adaline(_OnlineLinearClassifier):
         Maximum number of epochs.
     tol : float or None, default=1e-4
         Stop when ``n_iter_no_change`` epochs in a row lower the best mean squared
-        error so far by less than ``tol`` times its value (the error of an epoch is
-        the running mean of the residuals met during it). ``None`` runs
-        ``max_iter`` epochs.
+        error so far by less than ``tol`` (scikit-learn's rule; the error of an
+        epoch is the running mean of the squared residuals met during it, summed
+        over the one-vs-rest tasks). ``None`` runs ``max_iter`` epochs.
     n_iter_no_change : int, default=5
         Epochs without sufficient improvement before stopping.
     shuffle : bool or "blocks", default=True
@@ -80,6 +79,8 @@ class Adaline(_OnlineLinearClassifier):
         The hyperbolic rate ``a / (b + t)``.
     power_t : float, default=0.75
         Exponent of ``"invscaling"`` (above 1/2 for convergence).
+    verbose : int, default=0
+        Print each epoch's loss, the rate's scale and the time on stderr.
 
     Attributes
     ----------
@@ -126,8 +127,6 @@ class Adaline(_OnlineLinearClassifier):
     _parameter_constraints: dict = {
         **_OnlineLinearClassifier._parameter_constraints,
         "solver": [StrOptions({"online", "lstsq"})],
-        "tol": [Interval(Real, 0, None, closed="left"), None],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     }
 
     _state_class = AdalineTraining
@@ -150,6 +149,7 @@ class Adaline(_OnlineLinearClassifier):
         a="auto",
         b="auto",
         power_t=0.75,
+        verbose=0,
     ):
         self._set_parameters(locals())
 
@@ -226,17 +226,13 @@ class Adaline(_OnlineLinearClassifier):
         if self._loss_grew(loss):
             raise _Diverged(float(np.sum(loss)))
         training.updates += n_updates
-        training.losses.append(loss)
-        total = float(np.sum(loss))
-        improved = total < training.best_loss * (1.0 - (self.tol or 0.0))
-        training.stalled = 0 if improved else training.stalled + 1
-        if total < training.best_loss:
+        if float(np.sum(loss)) < training.best_loss:
             # The running loss was measured from these weights on: a restart point.
-            training.best_loss, training.best_weights = total, start
-        if self.tol is None:
-            return False
-        training.converged = training.stalled >= self.n_iter_no_change
-        return training.converged
+            training.best_weights = start
+        return loss
+
+    def _epoch_summary(self):
+        return f"rate scale {self._training.schedule.scale:g}"
 
     def _loss_grew(self, loss):
         """Whether the epoch's loss shows a diverging rate.
@@ -270,7 +266,7 @@ class Adaline(_OnlineLinearClassifier):
 
     def _finish(self, problem, final):
         super()._finish(problem, final)
-        self.loss_ = history(self._training.losses, problem.n_tasks)
+        self.converged_ = bool(self._training.converged or self._training.tol_reached)
         if final and self.solver == "online" and self.tol is not None:
             if not self.converged_:
                 warnings.warn(

@@ -1,5 +1,7 @@
 """The base of the perceptron family: validation, fit / partial_fit, the epoch loop."""
 
+import sys
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -55,6 +57,9 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         "a": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "b": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "power_t": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
     def _set_parameters(self, arguments):
@@ -257,10 +262,15 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         return weights
 
     def _previous_weights(self, shape):
-        """The weights a warm start continues from, if they fit ``shape``."""
-        return augmented(
-            getattr(self, "coef_", None), getattr(self, "intercept_", None), shape
-        )
+        """The weights a warm start continues from, if they fit ``shape``: those the
+        last call left (not the published ones, which may be the pocket's or an
+        average)."""
+        training = getattr(self, "_training", None)
+        if not hasattr(self, "coef_") or training is None:
+            return None
+        if training.weights.shape != (shape[0], shape[1] + 1):
+            return None
+        return training.weights.copy()
 
     _state_class = Training
 
@@ -289,11 +299,42 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         return _kernels.shuffled_order(problem.n_samples, seed)
 
     def _train(self, problem, n_epochs):
+        """Up to ``n_epochs`` epochs; ``_epoch`` returns the epoch's loss per task
+        and sets ``converged`` when the learner's own criterion stops it."""
+        training = self._training
+        started = time.perf_counter()
         for _ in range(n_epochs):
-            done = self._epoch(problem, self._epoch_order(problem))
-            self._training.n_iter += 1
-            if done:
+            epoch_start = time.perf_counter()
+            task_losses = self._epoch(problem, self._epoch_order(problem))
+            training.losses.append(task_losses)
+            training.n_iter += 1
+            loss = float(np.sum(task_losses))
+            training.tol_reached = self._no_improvement(loss)
+            if self.verbose:
+                now = time.perf_counter()
+                print(
+                    f"-- Epoch {training.n_iter}: loss {loss:.6g}, "
+                    f"{self._epoch_summary()}, {now - epoch_start:.3f} s "
+                    f"(total {now - started:.3f} s)",
+                    file=sys.stderr,
+                )
+            if training.converged or training.tol_reached:
                 break
+
+    def _no_improvement(self, loss):
+        """scikit-learn's stopping rule: whether ``n_iter_no_change`` epochs in a
+        row have failed to lower the best epoch loss so far by ``tol``."""
+        training = self._training
+        if self.tol is not None and loss > training.best_loss - self.tol:
+            training.stalled += 1
+        else:
+            training.stalled = 0
+        training.best_loss = min(training.best_loss, loss)
+        return self.tol is not None and training.stalled >= self.n_iter_no_change
+
+    def _epoch_summary(self):
+        """What ``verbose`` prints of an epoch beside its loss and time."""
+        return f"updates {_squeeze(self._training.updates)}"
 
     def _finish(self, problem, final):
         """Publish ``coef_`` / ``intercept_`` and the counters."""
@@ -308,7 +349,8 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         self.intercept_ = weights[:, -1] * problem.bias
         self.n_updates_ = _squeeze(training.updates)
         self.n_iter_ = training.n_iter
-        self.converged_ = training.converged
+        self.converged_ = bool(training.converged)
+        self.loss_ = history(training.losses, problem.n_tasks)
 
     def _published_weights(self):
         return self._training.weights

@@ -1,14 +1,15 @@
 """Rosenblatt's perceptron and Gallant's pocket with ratchet."""
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _kernels
 from ._base import _OnlineLinearClassifier, augmented, history
-from ._state import PerceptronTraining, open_pocket
+from ._state import PerceptronTraining, open_pocket, start_average
 
 # Rows an epoch may scan to score pocket candidates at once (Gallant); a check must
 # fit in what is left, so on more than 2·10⁴ rows none is made at once. (With 10⁵,
@@ -17,13 +18,27 @@ _CHECK_BUDGET = 20_000
 
 
 class _PerceptronRule(_OnlineLinearClassifier):
-    """The perceptron's mistake-driven epoch, with or without Gallant's pocket."""
+    """The perceptron's mistake-driven epoch, with or without Gallant's pocket, and
+    with or without averaging."""
 
     _state_class = PerceptronTraining
 
+    _parameter_constraints: dict = {
+        **_OnlineLinearClassifier._parameter_constraints,
+        "average": ["boolean", Interval(Integral, 0, None, closed="left")],
+    }
+
+    def _new_training(self, problem, weights, random, warm):
+        training = super()._new_training(problem, weights, random, warm)
+        training.average = start_average(weights, self.average)
+        return training
+
     def _online_epoch(self, problem, order, pocket=None):
+        """One pass; ``(mistakes, loss)`` per task, the loss being the perceptron
+        criterion summed over the mistakes."""
         training = self._training
         mistakes = np.zeros(problem.n_tasks, dtype=np.int64)
+        loss = np.zeros(problem.n_tasks)
         _kernels.perceptron_epoch(
             problem.samples,
             order,
@@ -31,15 +46,19 @@ class _PerceptronRule(_OnlineLinearClassifier):
             training.schedule.rates(training.updates, problem.n_samples),
             training.updates,
             mistakes,
+            loss,
             pocket,
+            training.average,
         )
-        return mistakes
+        return mistakes, loss
 
     def _record_mistakes(self, mistakes):
         training = self._training
         training.mistakes.append(mistakes)
         training.converged = not np.any(mistakes)
-        return training.converged
+
+    def _epoch_summary(self):
+        return f"mistakes {int(np.sum(self._training.mistakes[-1]))}"
 
     def _finish(self, problem, final):
         super()._finish(problem, final)
@@ -107,16 +126,36 @@ class Perceptron(_PerceptronRule):
         of samples and ``a="auto"`` is ``b`` times the automatic ``eta0``.
     power_t : float, default=0.5
         Exponent of ``"invscaling"``.
+    tol : float or None, default=None
+        Also stop when ``n_iter_no_change`` epochs in a row lower the best epoch
+        loss so far by less than ``tol``, as scikit-learn's ``Perceptron`` does.
+        The loss of an epoch is the perceptron criterion
+        :math:`\sum s\,\max(0, -c\,w^T\tilde x)` met before each update, divided
+        by the total sample weight (summed over the one-vs-rest tasks). ``None``
+        stops only at an epoch without mistakes or at ``max_iter``.
+    n_iter_no_change : int, default=5
+        Epochs without sufficient improvement before stopping (with ``tol``).
+    average : bool or int, default=False
+        Publish the averaged perceptron (Freund & Schapire): ``coef_`` and
+        ``intercept_`` are the mean of the weights after every sample visited
+        (of positive weight), from the first (``True``) or from the
+        ``average``-th sample on, as ``SGDClassifier(average=...)`` computes it.
+        Online mode only. Averaging costs one more vector update per mistake.
+    verbose : int, default=0
+        Print each epoch's loss, mistakes and time on stderr.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights, or with ``average`` their mean.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     converged_ : bool
         Whether the last epoch made no mistake.
     errors_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
         Mistakes (updates) per epoch, per one-vs-rest task for K > 2.
+    loss_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
+        The loss ``tol`` watches, per epoch (per one-vs-rest task for K > 2).
     n_updates_ : int or ndarray of shape (n_classes,)
         Updates made since the start of the fit (or of the partial fits).
     n_iter_ : int
@@ -136,7 +175,9 @@ class Perceptron(_PerceptronRule):
     References
     ----------
     F. Rosenblatt, Principles of Neurodynamics (1962); A. Novikoff, "On convergence
-    proofs for perceptrons" (1962).
+    proofs for perceptrons" (1962); Y. Freund, R. E. Schapire, "Large margin
+    classification using the perceptron algorithm", Machine Learning 37 (1999),
+    277-296 (the averaged perceptron).
 
     Examples
     --------
@@ -150,7 +191,7 @@ class Perceptron(_PerceptronRule):
     """
 
     _parameter_constraints: dict = {
-        **_OnlineLinearClassifier._parameter_constraints,
+        **_PerceptronRule._parameter_constraints,
         "mode": [StrOptions({"online", "batch"})],
     }
 
@@ -169,34 +210,50 @@ class Perceptron(_PerceptronRule):
         a=10.0,
         b=1000.0,
         power_t=0.5,
+        tol=None,
+        n_iter_no_change=5,
+        average=False,
+        verbose=0,
     ):
         self._set_parameters(locals())
 
+    def _new_training(self, problem, weights, random, warm):
+        if self.mode == "batch" and self.average is not False and self.average != 0:
+            raise ValueError(
+                "average needs mode='online': it is the mean of the weights after "
+                "each sample, and a batch step visits them all at once."
+            )
+        return super()._new_training(problem, weights, random, warm)
+
     def _epoch(self, problem, order):
         if self.mode == "batch":
-            mistakes = self._batch_step(problem)
+            mistakes, loss = self._batch_step(problem)
         else:
-            mistakes = self._online_epoch(problem, order)
-        return self._record_mistakes(mistakes)
+            mistakes, loss = self._online_epoch(problem, order)
+        self._record_mistakes(mistakes)
+        return loss / problem.total_weight
+
+    def _published_weights(self):
+        return self._training.averaged_weights()
 
     def _batch_step(self, problem):
         training = self._training
         weights = training.weights
         targets = problem.targets()
-        wrong = (targets * problem.scores(weights) <= 0) & (problem.sample_weight > 0)[
-            :, None
-        ]
+        scores = problem.scores(weights)
+        wrong = (targets * scores <= 0) & (problem.sample_weight > 0)[:, None]
         pull = np.where(wrong, targets * problem.sample_weight[:, None], 0.0)
         stepped = np.any(wrong, axis=0)
         rates = training.schedule(training.updates) * stepped
         weights[:, :-1] += rates[:, None] * np.asarray(problem.matrix.T @ pull).T
+        loss = -np.sum(np.where(wrong, pull * scores, 0.0), axis=0)
         weights[:, -1] += rates * problem.bias * pull.sum(axis=0)
         training.updates += stepped
-        return wrong.sum(axis=0)
+        return wrong.sum(axis=0), loss
 
     def _finish(self, problem, final):
         super()._finish(problem, final)
-        if final and not self.converged_:
+        if final and not self.converged_ and not self._training.tol_reached:
             remaining = int(np.sum(self._training.mistakes[-1]))
             warnings.warn(
                 f"Perceptron did not converge in max_iter={self.max_iter} epochs: "
@@ -261,6 +318,19 @@ class PocketPerceptron(_PerceptronRule):
         The hyperbolic rate ``a / (b + t)``.
     power_t : float, default=0.5
         Exponent of ``"invscaling"``.
+    tol : float or None, default=None
+        Also stop when ``n_iter_no_change`` epochs in a row lower the pocket's
+        weighted training error rate (summed over the one-vs-rest tasks) by less
+        than ``tol``. ``None`` stops only at an epoch without mistakes or at
+        ``max_iter``.
+    n_iter_no_change : int, default=5
+        Epochs without sufficient improvement before stopping (with ``tol``).
+    average : bool or int, default=False
+        Average the perceptron's weights as :class:`Perceptron` does; their mean
+        is one more finalist the pocket scores at the end of each call.
+    verbose : int, default=0
+        Print each epoch's pocket error, mistakes, pocket accuracy and time on
+        stderr.
 
     Attributes
     ----------
@@ -283,6 +353,8 @@ class PocketPerceptron(_PerceptronRule):
         Whether the last epoch made no mistake.
     errors_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
         The perceptron's mistakes per epoch.
+    loss_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
+        The pocket's weighted error rate after each epoch, ``1 - pocket_history_``.
     n_updates_ : int or ndarray of shape (n_classes,)
     n_iter_ : int
     schedule_ : LearningRateSchedule
@@ -324,21 +396,22 @@ class PocketPerceptron(_PerceptronRule):
         a=10.0,
         b=1000.0,
         power_t=0.5,
+        tol=None,
+        n_iter_no_change=5,
+        average=False,
+        verbose=0,
     ):
         self._set_parameters(locals())
-
-    def _previous_weights(self, shape):
-        return augmented(
-            getattr(self, "perceptron_coef_", None),
-            getattr(self, "perceptron_intercept_", None),
-            shape,
-        )
 
     def _new_training(self, problem, weights, random, warm):
         training = super()._new_training(problem, weights, random, warm)
         pocket = None
         if warm:  # the previous fit's pocket, if it fits
-            pocket = super()._previous_weights(weights[:, :-1].shape)
+            coef, intercept = (
+                getattr(self, "coef_", None),
+                getattr(self, "intercept_", None),
+            )
+            pocket = augmented(coef, intercept, weights[:, :-1].shape)
         pocket = weights.copy() if pocket is None else pocket
         training.pocket = self._open_pocket(problem, pocket)
         return training
@@ -362,23 +435,33 @@ class PocketPerceptron(_PerceptronRule):
     def _epoch(self, problem, order):
         training = self._training
         training.pocket.budget[0] = _CHECK_BUDGET
-        mistakes = self._online_epoch(problem, order, training.pocket)
+        mistakes, _ = self._online_epoch(problem, order, training.pocket)
         _kernels.pocket_end_of_epoch(training.weights, training.pocket)
-        training.pocket_history.append(self._pocket_accuracy(problem))
-        return self._record_mistakes(mistakes)
+        accuracy = self._pocket_accuracy(problem)
+        training.pocket_history.append(accuracy)
+        self._record_mistakes(mistakes)
+        return 1.0 - accuracy  # the pocket's weighted error rate
+
+    def _epoch_summary(self):
+        accuracy = self._training.pocket_history[-1]
+        return f"{super()._epoch_summary()}, pocket accuracy {np.mean(accuracy):.6g}"
 
     def _pocket_accuracy(self, problem):
         return self._training.pocket.correct / problem.sample_weight.sum()
 
     def _close_pocket(self, problem):
-        """Score the candidate left for a next epoch and the perceptron's current
-        weights: one pass each, once a call. The pocket is then at least as good as
-        the plain perceptron run with the same random state."""
+        """Score the candidate left for a next epoch, the perceptron's current
+        weights and, with ``average``, their mean: one pass each, once a call. The
+        pocket is then at least as good as the plain (or averaged) perceptron run
+        with the same random state."""
         training = self._training
         pocket = training.pocket
         samples = problem.samples
+        averaged = training.averaged_weights()
         for k in range(problem.n_tasks):
             finalists = [training.weights[k].copy()]
+            if training.average is not None:
+                finalists.append(averaged[k].copy())
             if pocket.evaluating[k]:
                 finalists.append(pocket.candidate[k].copy())
             trial = pocket.weights.copy()
@@ -390,6 +473,7 @@ class PocketPerceptron(_PerceptronRule):
                     pocket.correct[k] = correct
             pocket.evaluating[k] = 0
         training.pocket_history[-1] = self._pocket_accuracy(problem)
+        training.losses[-1] = 1.0 - training.pocket_history[-1]
 
     def _published_weights(self):
         return self._training.pocket.weights

@@ -60,6 +60,11 @@ class Problem:
         return int(np.count_nonzero(self.sample_weight))
 
     @property
+    def total_weight(self):
+        """``Σ s_i``, the sample weights times the class weights."""
+        return float(self.sample_weight.sum())
+
+    @property
     def samples(self):
         """The kernels' :class:`~sklearn_linsep._kernels.Samples` record."""
         if sp.issparse(self.matrix):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels import Pocket
+from .._kernels import Average, Pocket
 from ._schedule import LearningRateSchedule
 
 
@@ -22,7 +22,11 @@ class Training:
     updates: np.ndarray  # (n_tasks,) int64: updates so far, the schedule's t
     streaming: bool = False  # partial_fit: one epoch a call, on a batch
     n_iter: int = 0
-    converged: bool = False
+    converged: bool = False  # the learner's own criterion (no mistake, or tol)
+    best_loss: float = np.inf  # the lowest epoch loss so far
+    stalled: int = 0  # epochs in a row that did not lower best_loss by tol
+    tol_reached: bool = False  # stopped by tol and n_iter_no_change
+    losses: list = field(default_factory=list)  # (n_tasks,) per epoch
 
 
 @dataclass
@@ -32,16 +36,24 @@ class PerceptronTraining(Training):
     mistakes: list = field(default_factory=list)  # (n_tasks,) per epoch
     pocket: Pocket = None
     pocket_history: list = field(default_factory=list)  # the ratchet's, per epoch
+    average: Average = None
+
+    def averaged_weights(self):
+        """The mean of the weights after each averaged sample; the weights
+        themselves until averaging starts (as SGDClassifier does)."""
+        if self.average is None:
+            return self.weights
+        n_averaged = self.average.seen[0] - self.average.start + 1
+        if n_averaged <= 0:
+            return self.weights
+        return self.weights - self.average.correction / n_averaged
 
 
 @dataclass
 class AdalineTraining(Training):
     """The Widrow-Hoff rule, with what its divergence guard needs."""
 
-    losses: list = field(default_factory=list)  # (n_tasks,) per epoch
-    best_loss: float = np.inf
     best_weights: np.ndarray = None  # the weights the best epoch started from
-    stalled: int = 0  # epochs in a row without a tol improvement
     reductions: int = 0  # times the rate was divided by 10
     norm_bound: float = 0.0  # max_i sqrt(s_i) ‖x̃_i‖
 
@@ -69,3 +81,12 @@ def open_pocket(pocket_weights, correct):
         is_pocket=counters(np.bool_),
         budget=np.zeros(1, dtype=np.int64),
     )
+
+
+def start_average(weights, average):
+    """The averaging state of ``average`` (``True``: from the first sample; an int
+    ``a``: from the ``a``-th; ``False`` or 0: none)."""
+    if average is False or average == 0:
+        return None
+    start = 1 if average is True else int(average)
+    return Average(np.zeros_like(weights), np.zeros(1, dtype=np.int64), start)
