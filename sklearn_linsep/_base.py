@@ -79,7 +79,9 @@ def map_row_blocks(estimator, X, func, *args):
     )
 
 
-def _linear_scores(X, coef, intercept):
+def linear_scores(X, coef, intercept):
+    """``X @ coef.T + intercept``: one column per class, or a vector for one row of
+    coefficients (two classes)."""
     if isinstance(X, np.ndarray):
         # einsum sums each row on its own, in one order: a row scores the same
         # alone or in any batch (BLAS's blocking does not promise that), so rows
@@ -180,9 +182,9 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         """
         if is_dask_array(X):
             self._check_is_fitted()
-            return map_row_blocks(self, X, _linear_scores, self.coef_, self.intercept_)
+            return map_row_blocks(self, X, linear_scores, self.coef_, self.intercept_)
         X = self._validate_predict_data(X)
-        return _linear_scores(X, self.coef_, self.intercept_)
+        return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """Class labels of the samples.
