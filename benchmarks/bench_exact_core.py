@@ -33,7 +33,6 @@ Tables (the targets of the exact-core issue in brackets):
 import argparse
 import gc
 import os
-import statistics
 import sys
 import time
 import tracemalloc
@@ -44,15 +43,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _machine import blas_description, code_version, cpu_model  # noqa: E402
-from bench_separability import decide_cvxopt, decide_linprog, flip_labels  # noqa: E402
-from bench_svm import (  # noqa: E402
+from _harness import (  # noqa: E402
     RSSSampler,
-    attained_margin,
-    fit_cvxopt,
-    make_separable,
-    signs,
+    blas_description,
+    machine_line,
+    time_round_robin,
 )
+from bench_separability import decide_cvxopt, decide_linprog, flip_labels  # noqa: E402
+from bench_svm import attained_margin, fit_cvxopt, make_separable, signs  # noqa: E402
 from sklearn.svm import SVC, LinearSVC  # noqa: E402
 
 from sklearn_linsep import HardMarginSVM, linear_separability  # noqa: E402
@@ -83,46 +81,22 @@ def gram(X, y):
     return X @ X.T
 
 
-def timings(funcs, X, y, repeats, once_above, skip=()):
-    """``{name: (median seconds, marker, result)}``, warm-up first, then turns."""
-    results, times, once = {}, {name: [] for name in funcs}, set()
-    for name, func in funcs.items():
-        if name in skip:
-            continue
-        gc.collect()
-        start = time.perf_counter()
-        results[name] = func(X, y)
-        elapsed = time.perf_counter() - start
-        if elapsed > once_above:
-            once.add(name)
-            times[name].append(elapsed)
-    for _ in range(repeats):
-        for name, func in funcs.items():
-            if name in skip or name in once:
-                continue
-            gc.collect()
-            start = time.perf_counter()
-            func(X, y)
-            times[name].append(time.perf_counter() - start)
-    return {
-        name: (
-            statistics.median(times[name]),
-            "*" if name in once else "",
-            results[name],
-        )
-        for name in results
-    }
+def timings(funcs, X, y, args, skip=()):
+    """The harness's round robin (warm-up first, then turns) over the candidates
+    not in ``skip``: ``name -> {"times", "median", "result", "once"}``."""
+    funcs = {name: func for name, func in funcs.items() if name not in skip}
+    return time_round_robin(funcs, (X, y), args.repeats, args.once_above)
 
 
 def cell(timed, name, ours):
     if name not in timed:
         return f"{'-':>9} {'':>7}"
-    seconds, mark, _ = timed[name]
-    return f"{seconds:8.4f}{mark or ' '} {seconds / ours:6.1f}x"
+    seconds, mark = timed[name]["median"], "*" if timed[name]["once"] else " "
+    return f"{seconds:8.4f}{mark} {seconds / ours:6.1f}x"
 
 
-def print_machine(args):
-    print(f"# {cpu_model()}, {os.cpu_count()} logical CPUs; code {code_version()}")
+def print_header(args):
+    print(f"# {machine_line()}")
     for line in blas_description():
         print(f"#   {line}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS pinned to 1 "
@@ -143,14 +117,14 @@ def svm_table(grid, args):
         funcs = {"ours": fit_ours, "svc": fit_svc, "cvxopt": fit_cvxopt_qp}
         if n <= 2000:
             funcs["gram"] = gram
-        timed = timings(funcs, X, y, args.repeats, args.once_above, skip)
-        ours = timed["ours"][0]
-        margin = timed["ours"][2][2]
+        timed = timings(funcs, X, y, args, skip)
+        ours = timed["ours"]["median"]
+        margin = timed["ours"]["result"][2]
         c = signs(y)
         gap = "-"
         for peer in ("cvxopt", "svc"):
             if peer in timed:
-                coef, intercept = timed[peer][2]
+                coef, intercept = timed[peer]["result"]
                 gap = f"{abs(margin / attained_margin(X, c, coef, intercept) - 1):.1e}"
                 break
         print(f"{n:>8} {p:>5} {ours:9.4f} {cell(timed, 'svc', ours)} "
@@ -176,11 +150,11 @@ def separability_table(grid, args):
             skip = {"cvxopt"} if p >= n or n * (p + 1) > 5e7 else set()
             if n * p >= 1e7:  # HiGHS took 60 s on 1e4 x 100 with flipped labels
                 skip |= {"highs", "highs-ds"}
-            timed = timings(funcs, X, labels, args.repeats, args.once_above, skip)
-            ours = timed["ours"][0]
+            timed = timings(funcs, X, labels, args, skip)
+            ours = timed["ours"]["median"]
             verdicts = "".join(
-                ("S" if timed[k][2] is True else "I" if timed[k][2] is False
-                 else str(timed[k][2])[:1]) for k in timed
+                ("S" if v["result"] is True else "I" if v["result"] is False
+                 else str(v["result"])[:1]) for v in timed.values()
             )  # fmt: skip
             print(f"{n:>8} {p:>5} {kind:>9} {ours:9.4f} {cell(timed, 'highs', ours)} "
                   f"{cell(timed, 'highs-ds', ours)} {cell(timed, 'cvxopt', ours)} "
@@ -202,10 +176,10 @@ def soft_table(args):
         def lsvc(X, y):
             return LinearSVC(dual=False).fit(X, y)
 
-        timed = timings({"ours": ours, "lsvc": lsvc}, X, labels, args.repeats,
-                        args.once_above)  # fmt: skip
-        mine, theirs = timed["ours"][0], timed["lsvc"][0]
-        print(f"{n:>8} {p:>5} {kind:>11}: ours {mine:8.3f}{timed['ours'][1] or ' '} "
+        timed = timings({"ours": ours, "lsvc": lsvc}, X, labels, args)
+        mine, theirs = timed["ours"]["median"], timed["lsvc"]["median"]
+        mark = "*" if timed["ours"]["once"] else " "
+        print(f"{n:>8} {p:>5} {kind:>11}: ours {mine:8.3f}{mark} "
               f"LinearSVC {theirs:7.3f}  ours / LinearSVC = {mine / theirs:5.1f}",
               flush=True)  # fmt: skip
 
@@ -236,7 +210,7 @@ def main():
     args = parser.parse_args()
     grid = QUICK_GRID if args.quick else SVM_GRID
     with threadpool_limits(1):
-        print_machine(args)
+        print_header(args)
         if args.only in (None, "svm"):
             svm_table(grid, args)
         if args.only in (None, "separability"):

@@ -36,23 +36,17 @@ at load time, so compare against e.g. ``env -u OPENBLAS_CORETYPE python ...``.
 
 import argparse
 import gc
-import os
-import platform
-import statistics
-import threading
-import time
-import tracemalloc
 import warnings
 
 import numpy as np
 import sklearn
+from _harness import (
+    blas_description,
+    peak_memory,
+    print_machine,
+    time_round_robin,
+)
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-
-try:
-    import psutil
-except ImportError:  # psutil only adds the RSS column
-    psutil = None
-from _machine import blas_description, code_version, cpu_model  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sklearn_linsep import FisherDiscriminant
@@ -70,29 +64,6 @@ def blas_threads():
         lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
     }
     return ",".join(str(c) for c in sorted(counts)) or "?"
-
-
-def print_machine():
-    print("# Machine")
-    print(f"platform : {platform.platform()}")
-    print(f"cpu      : {cpu_model()} ({os.cpu_count()} logical CPUs)")
-    if psutil is not None:
-        print(f"memory   : {psutil.virtual_memory().total / 1024**3:.1f} GiB")
-    print(f"python   : {platform.python_version()}")
-    print(f"numpy    : {np.__version__}")
-    print(f"sklearn  : {sklearn.__version__}")
-    print(f"code     : sklearn_linsep at {code_version()}")
-    print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
-    for var in (
-        "OPENBLAS_CORETYPE",
-        "OPENBLAS_L2_SIZE",
-        "OPENBLAS_NUM_THREADS",
-        "OMP_NUM_THREADS",
-    ):
-        print(f"{var:<21}= {os.environ.get(var, '(unset)')}")
-    for line in blas_description():
-        print(f"blas     : {line}")
-    print()
 
 
 # ------------------------------------------------------------------------------ data
@@ -133,76 +104,6 @@ def candidates():
 # ------------------------------------------------------------------------- measuring
 
 
-def time_round_robin(funcs, X, y, repeats):
-    """``name -> list of wall times`` of ``funcs[name](X, y)``, ``repeats`` each.
-
-    The candidates take turns (one call of each per round) so that a burst of load
-    from elsewhere on a shared machine hits all of them rather than just one.
-    """
-    times = {name: [] for name in funcs}
-    for _ in range(repeats):
-        for name, func in funcs.items():
-            gc.collect()
-            start = time.perf_counter()
-            func(X, y)
-            times[name].append(time.perf_counter() - start)
-    return times
-
-
-class RSSSampler:
-    """Peak resident set size growth while active, sampled every ``interval`` s."""
-
-    def __init__(self, interval=0.002):
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-
-    def _run(self):
-        proc = psutil.Process()
-        while not self._stop.is_set():
-            self.peak = max(self.peak, proc.memory_info().rss)
-            time.sleep(self.interval)
-
-    def __enter__(self):
-        self.base = psutil.Process().memory_info().rss
-        self.peak = self.base
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, psutil.Process().memory_info().rss)
-
-    @property
-    def extra(self):
-        return self.peak - self.base
-
-
-def peak_memory(func, X, y):
-    """``(tracemalloc peak, RSS peak growth)`` in bytes of one untimed ``func(X, y)``.
-
-    X already exists, so both count only what the call allocates beyond it. The result
-    of the call is dropped before measuring ends, but the peak is what matters.
-    """
-    gc.collect()
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    tracemalloc.reset_peak()
-    func(X, y)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    traced = peak - base
-    rss = float("nan")
-    if psutil is not None:
-        gc.collect()
-        with RSSSampler() as sampler:
-            func(X, y)
-        rss = sampler.extra
-    return traced, rss
-
-
 def coef_cosine(X, y):
     """Cosine between our direction and LDA-eigen's, a sanity check that they agree."""
     ours = FisherDiscriminant().fit(X, y).coef_.ravel().astype(np.float64)
@@ -222,17 +123,20 @@ def default_repeats(n, args):
 def run_case(X, y, repeats, measure_memory):
     """Time (and optionally measure memory of) every candidate on one data set."""
     funcs = candidates()
-    row = {name: {} for name in funcs}
-    for name, func in funcs.items():
-        # One untimed call each first (the memory run, or a plain warm-up), so that
-        # first-touch and lazy-import costs stay out of the timings.
-        if measure_memory:
-            row[name]["traced"], row[name]["rss"] = peak_memory(func, X, y)
-        else:
-            func(X, y)
-    for name, times in time_round_robin(funcs, X, y, repeats).items():
-        row[name]["times"] = times
-        row[name]["median"] = statistics.median(times)
+    # The memory run (two untimed calls each) comes first; the round robin then
+    # makes one untimed warm-up call each before its timings, so that first-touch
+    # and lazy-import costs stay out of them.
+    memory = (
+        {name: peak_memory(func, X, y) for name, func in funcs.items()}
+        if measure_memory
+        else {}
+    )
+    row = time_round_robin(funcs, (X, y), repeats)
+    for name, entry in row.items():
+        # The fitted models are not printed: drop them rather than keep them alive.
+        del entry["result"]
+        if name in memory:
+            entry["traced"], entry["rss"] = memory[name]
     return row
 
 
@@ -310,7 +214,10 @@ def main():
     args = parser.parse_args()
     warnings.simplefilter("ignore", category=UserWarning)
 
-    print_machine()
+    print_machine(
+        versions=(f"numpy {np.__version__}", f"sklearn {sklearn.__version__}"),
+        environment=("OPENBLAS_L2_SIZE",),
+    )
     settings = {"default": [None], "1": [1], "both": [None, 1]}[args.threads]
     results = {limit: {} for limit in settings}
     for n, p, dtype in cases(args):

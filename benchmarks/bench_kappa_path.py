@@ -22,7 +22,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _machine import code_version, cpu_model
+from _harness import machine_line, timed
 
 from sklearn_linsep import (
     FisherDiscriminant,
@@ -31,19 +31,17 @@ from sklearn_linsep import (
     separability_curve,
 )
 
+SHIFT = 0.7
 
-def data(n, p, seed=0):
+
+def data(n, p, shift, seed=0):
+    """Two alternating classes of N(0, I_p) rows, the second moved by ``shift``
+    along each of the first 10 features (bench_wide uses it too)."""
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, p))
     y = np.arange(n) % 2
-    X[:, :10] += 0.7 * y[:, None]
+    X[:, :10] += shift * y[:, None]
     return X, y
-
-
-def seconds(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
 
 
 def main():
@@ -53,17 +51,17 @@ def main():
     args = parser.parse_args()
     kappas = [*np.logspace(-4, 4, 16), np.inf]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
-    print(f"# {cpu_model()}; code {code_version()}")
+    print(f"# {machine_line()}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS 1 thread; "
           f"n = {args.n}, p = {args.p}, {len(kappas)} kappas, 5 folds")  # fmt: skip
-    X, y = data(args.n, args.p)
+    X, y = data(args.n, args.p, SHIFT)
     with threadpool_limits(1):
-        small_X, small_y = data(40, 30)
+        small_X, small_y = data(40, 30, SHIFT)
         FisherDiscriminantCV(kappas=kappas, cv=cv).fit(small_X, small_y)  # warm-up
-        ours_time, ours = seconds(
+        ours_time, ours = timed(
             lambda: FisherDiscriminantCV(kappas=kappas, cv=cv).fit(X, y)
         )
-        grid_time, grid = seconds(
+        grid_time, grid = timed(
             lambda: GridSearchCV(FisherDiscriminant(), {"kappa": kappas}, cv=cv).fit(
                 X, y
             )
@@ -74,8 +72,8 @@ def main():
         print(f"FisherDiscriminantCV {ours_time:8.2f} s   GridSearchCV {grid_time:8.2f} s"
               f"   ours / grid = {ours_time / grid_time:.3f} (target <= 0.5)   "
               f"same choice and scores: {same}")  # fmt: skip
-        curve_time, curve = seconds(lambda: separability_curve(X, y, kappas))
-        each_time, each = seconds(
+        curve_time, curve = timed(lambda: separability_curve(X, y, kappas))
+        each_time, each = timed(
             lambda: [separability_angle(X, y, kappa=k) for k in kappas]
         )
         print(f"separability_curve   {curve_time:8.2f} s   angle per kappa "

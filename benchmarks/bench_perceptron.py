@@ -77,7 +77,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -91,15 +90,9 @@ import numpy as np
 import scipy
 import scipy.sparse as sp
 import sklearn
+from _harness import blas_description, print_machine
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.linear_model import SGDClassifier
-
-try:
-    import psutil
-except ImportError:  # psutil only adds the memory line
-    psutil = None
-from _machine import code_version, cpu_model  # noqa: E402
-from threadpoolctl import threadpool_info
 
 import sklearn_linsep
 from sklearn_linsep import Adaline, Perceptron, PocketPerceptron
@@ -116,51 +109,22 @@ PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(sklearn_linsep.__file
 # --------------------------------------------------------------------------- machine
 
 
-def thread_lines():
-    """BLAS/OpenMP libraries as threadpoolctl sees them now, and numba's threads."""
-    lines = []
-    for lib in threadpool_info():
-        owner = os.path.basename(os.path.dirname(lib["filepath"]))
-        lines.append(
-            f"{lib['user_api']}: {lib['internal_api']} {lib.get('version')} "
-            f"kernel={lib.get('architecture')} threads={lib['num_threads']} "
-            f"layer={lib.get('threading_layer')} ({owner})"
-        )
-    if not lines:
-        lines.append("(no BLAS library seen by threadpoolctl)")
+def numba_line():
+    """Numba's thread count, for the lines on threads."""
     layer = numba.config.THREADING_LAYER
-    lines.append(
+    return (
         f"numba {numba.__version__}: get_num_threads()={numba.get_num_threads()} "
         f"(threading layer setting {layer!r}; the kernels are serial)"
     )
-    return lines
 
 
-def print_machine():
-    print("# Machine")
-    print(f"platform : {platform.platform()}")
-    print(f"cpu      : {cpu_model()} ({os.cpu_count()} logical CPUs)")
-    if psutil is not None:
-        print(f"memory   : {psutil.virtual_memory().total / 1024**3:.1f} GiB")
-    print(f"python   : {platform.python_version()}")
-    print(
-        f"versions : numpy {np.__version__}, scipy {scipy.__version__}, "
-        f"sklearn {sklearn.__version__}, numba {numba.__version__}"
-    )
-    version = code_version(PKG_ROOT)
-    print(f"code     : sklearn_linsep at {version}, imported from {PKG_ROOT}")
-    print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
-    for var in (
-        "OPENBLAS_CORETYPE",
-        "OPENBLAS_NUM_THREADS",
-        "OMP_NUM_THREADS",
-        "NUMBA_NUM_THREADS",
-        "NUMBA_CACHE_DIR",
-        *STEADY_MALLOC,
-    ):
-        print(f"{var:<22}= {os.environ.get(var, '(unset)')}")
-    for line in thread_lines():
-        print(f"threads  : {line}")
+def thread_lines():
+    """BLAS/OpenMP libraries as threadpoolctl sees them now, and numba's threads."""
+    return [*blas_description(), numba_line()]
+
+
+def print_mlxtend():
+    """Whether the peers left out are installed (printed under the machine)."""
     try:
         import mlxtend  # noqa: F401
     except ImportError:
@@ -343,7 +307,7 @@ def fmt_time(seconds):
     return f"{seconds * 1e3:.1f} ms" if seconds < 1.0 else f"{seconds:.3f} s"
 
 
-def timed(row, key):
+def time_cell(row, key):
     """A timing and its training accuracy, side by side."""
     return f"{fmt_time(row[key]['median'])} ({row[key]['acc']:.4f})"
 
@@ -384,7 +348,7 @@ def print_tables(results):
         ours, skl, sgd = (row[k]["median"] for k in keys)
         lines.append(
             case_label(case, row)
-            + [timed(row, k) for k in keys]
+            + [time_cell(row, k) for k in keys]
             + [f"{ours / skl:.2f}", f"{ours / sgd:.2f}", f"{spread(row, keys):.2f}x"]
         )
     print_table(
@@ -425,7 +389,7 @@ def print_tables(results):
         skl_fit = row[("skl-shuf", 10)]["median"]
         lines.append(
             case_label(case, row)
-            + [timed(row, (name, 10)) for name in names]
+            + [time_cell(row, (name, 10)) for name in names]
             + [f"{skl_fit / row[(name, 10)]['median']:.2f}" for name in names[:2]]
             + [fmt_time(row[name]["epoch"]) for name in names]
             + [f"{skl_epoch / row[name]['epoch']:.2f}" for name in names[:2]]
@@ -451,7 +415,7 @@ def print_tables(results):
             case_label(case, row)
             + [fmt_time(row["pocket"]["epoch"]), fmt_time(row["ours"]["epoch"])]
             + [f"{row['pocket']['epoch'] / row['ours']['epoch']:.2f}"]
-            + [timed(row, ("pocket", 10)), timed(row, ("ours", 10))]
+            + [time_cell(row, ("pocket", 10)), time_cell(row, ("ours", 10))]
             + [fmt_time(row["pocket"]["setup"]), f"{spread(row, keys):.2f}x"]
         )
     print_table(
@@ -473,7 +437,7 @@ def print_tables(results):
             ours_l = row[("adaline-lstsq", None)]["median"]
             np_l = row[("np-lstsq", None)]["median"]
             lstsq = [
-                timed(row, ("np-lstsq", None)),
+                time_cell(row, ("np-lstsq", None)),
                 f"{ours_l / np_l:.2f}",
                 f"{row['lstsq-diff']:.1e}",
             ]
@@ -482,8 +446,8 @@ def print_tables(results):
         lines.append(
             case_label(case, row)
             + [fmt_time(ada), fmt_time(sgd), f"{ada / sgd:.2f}"]
-            + [timed(row, ("adaline", 10)), timed(row, ("sgd-sq", 10))]
-            + [timed(row, ("adaline-lstsq", None))]
+            + [time_cell(row, ("adaline", 10)), time_cell(row, ("sgd-sq", 10))]
+            + [time_cell(row, ("adaline-lstsq", None))]
             + lstsq
             + [f"{spread(row, keys):.2f}x"]
         )
@@ -632,7 +596,18 @@ def main():
     warnings.simplefilter("ignore")  # ConvergenceWarning at every fit: expected here
 
     started = time.perf_counter()
-    print_machine()
+    print_machine(
+        versions=(
+            f"numpy {np.__version__}",
+            f"scipy {scipy.__version__}",
+            f"sklearn {sklearn.__version__}",
+            f"numba {numba.__version__}",
+        ),
+        environment=("NUMBA_NUM_THREADS", "NUMBA_CACHE_DIR", *STEADY_MALLOC),
+        threads=(numba_line(),),
+        root=PKG_ROOT,
+    )
+    print_mlxtend()
     if not args.skip_compile:
         measure_compile(args.compile_repeats)
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _machine import code_version, cpu_model
+from _harness import machine_line
 
 PEAK = (
     "import resource, sys; "
@@ -52,7 +52,8 @@ def commands(path):
     }
 
 
-def timed(command):
+def run_process(command):
+    """``(seconds, peak RSS in MB)`` of one whole process running ``command``."""
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     peak_kb = int(done.stderr.strip().splitlines()[-1])
@@ -65,7 +66,7 @@ def main():
     parser.add_argument("--features", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print(f"# {cpu_model()}; code {code_version()}")
+    print(f"# {machine_line()}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; median of "
           f"{args.repeats} whole processes")  # fmt: skip
     rng = np.random.default_rng(0)
@@ -83,7 +84,7 @@ def main():
         runs = {name: [] for name in commands(path)}
         for _ in range(args.repeats):
             for name, command in commands(path).items():
-                runs[name].append(timed(command))
+                runs[name].append(run_process(command))
         medians = {}
         for name, values in runs.items():
             seconds = statistics.median(v[0] for v in values)

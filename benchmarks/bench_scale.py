@@ -38,15 +38,19 @@ unless asked); the machine is shared and noisy.
 import argparse
 import os
 import resource
-import statistics
 import sys
-import threading
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _machine import blas_description, code_version, cpu_model  # noqa: E402
+from _harness import (  # noqa: E402
+    RSSSampler,
+    blas_description,
+    code_version,
+    cpu_model,
+    median_seconds,
+)
 
 P = 20
 SEED = 2026
@@ -100,35 +104,6 @@ def numpy_arrays(make, n_rows, chunk_rows, *args):
     return np.vstack([X for X, _ in parts]), np.concatenate([y for _, y in parts])
 
 
-class PeakRSS:
-    """Peak RSS of this process above its level at entry, sampled every 5 ms."""
-
-    def __enter__(self):
-        import psutil
-
-        self._process = psutil.Process()
-        self.base = self._process.memory_info().rss
-        self.peak = self.base
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._process.memory_info().rss)
-            time.sleep(0.005)
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._process.memory_info().rss)
-
-    @property
-    def growth_mb(self):
-        return (self.peak - self.base) / 2**20
-
-
 def _worker_peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux)
 
@@ -160,15 +135,6 @@ def warm_up(client):
     return time.perf_counter() - start
 
 
-def timed(function, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def rate(rows, seconds):
     return f"{rows / seconds / 1e6:8.2f} M rows/s"
 
@@ -183,9 +149,10 @@ def fisher_lazy(args):
     try:
         print(f"   warm-up on fresh workers (small fits): {warm_up(client):.2f} s")
         X, y = dask_arrays(fisher_block, args.rows, args.chunk_rows)
-        floor, _ = timed(lambda: float(X.sum().compute()), args.lazy_repeats)
-        with PeakRSS() as client_memory:
-            seconds, model = timed(
+        floor, _ = median_seconds(lambda: float(X.sum().compute()), args.lazy_repeats)
+        # Every 5 ms (as the docstring says): this fit runs for seconds, not ms.
+        with RSSSampler(interval=0.005) as client_memory:
+            seconds, model = median_seconds(
                 lambda: FisherDiscriminant().fit(X, y), args.lazy_repeats
             )
         workers = client.run(_worker_peak_rss)
@@ -196,7 +163,7 @@ def fisher_lazy(args):
     print(f"   FisherDiscriminant  : {seconds:7.2f} s  {rate(args.rows, seconds)}")
     above = max(seconds - floor, 1e-9)
     print(f"   fit above the floor : {above:7.2f} s  {rate(args.rows, above)}")
-    print(f"   client RSS growth   : {client_memory.growth_mb:7.1f} MB")
+    print(f"   client RSS growth   : {client_memory.extra / 2**20:7.1f} MB")
     for address, peak in sorted(workers.items()):
         print(f"   worker peak RSS     : {peak:7.0f} MB  ({address})")
     return seconds, floor
@@ -219,15 +186,17 @@ def fisher_memory(args):
         from distributed import wait
 
         wait([X_dask, y_dask])
-        on_workers, dask_model = timed(
+        on_workers, dask_model = median_seconds(
             lambda: FisherDiscriminant().fit(X_dask, y_dask), args.repeats
         )
     finally:
         client.close()
         local.close()
     X, y = numpy_arrays(fisher_block, n, args.chunk_rows)
-    in_memory, model = timed(lambda: FisherDiscriminant().fit(X, y), args.repeats)
-    lda, _ = timed(
+    in_memory, model = median_seconds(
+        lambda: FisherDiscriminant().fit(X, y), args.repeats
+    )
+    lda, _ = median_seconds(
         lambda: LinearDiscriminantAnalysis(solver="lsqr").fit(X, y), args.repeats
     )
     difference = np.max(np.abs(dask_model.coef_ - model.coef_)) / np.max(
@@ -255,7 +224,7 @@ def svm(args):
         X_dask, y_dask = dask_arrays(separable_block, n, args.chunk_rows, args.gap)
         X_dask, y_dask = client.persist([X_dask, y_dask])
         wait([X_dask, y_dask])
-        on_workers, dask_model = timed(
+        on_workers, dask_model = median_seconds(
             lambda: HardMarginSVM().fit(X_dask, y_dask), args.repeats
         )
         # The same fit through its parts, to count the rows the client received.
@@ -267,7 +236,7 @@ def svm(args):
         client.close()
         local.close()
     X, y = numpy_arrays(separable_block, n, args.chunk_rows, args.gap)
-    in_memory, model = timed(lambda: HardMarginSVM().fit(X, y), args.repeats)
+    in_memory, model = median_seconds(lambda: HardMarginSVM().fit(X, y), args.repeats)
     print(f"   dask, persisted : {on_workers:7.2f} s  rounds {dask_model.n_iter_}")
     print(f"   in memory       : {in_memory:7.2f} s  rounds {model.n_iter_}")
     print(
@@ -304,13 +273,13 @@ def grid_search(args):
             X, y
         )
 
-    serial, reference = timed(lambda: search(1), args.repeats)
-    loky, _ = timed(lambda: search(args.workers), args.repeats)
+    serial, reference = median_seconds(lambda: search(1), args.repeats)
+    loky, _ = median_seconds(lambda: search(args.workers), args.repeats)
     local, client = cluster(args.workers, args.memory_limit)
     try:
         warm_up(client)
         with joblib.parallel_backend("dask"):
-            on_dask, remote = timed(lambda: search(-1), args.repeats)
+            on_dask, remote = median_seconds(lambda: search(-1), args.repeats)
     finally:
         client.close()
         local.close()

@@ -58,13 +58,13 @@ import warnings
 
 import cvxopt
 import numpy as np
+from _harness import blas_description, print_machine, time_round_robin
 from bench_svm import (
+    MORE_ENVIRONMENT,
     CapTracker,
-    blas_description,
     make_separable,
-    print_machine,
+    package_versions,
     signs,
-    time_round_robin,
 )
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
@@ -170,7 +170,7 @@ def run_case(X, y, kind, args, caps):
     }
     repeats = default_repeats(n, args)
     started = time.perf_counter()
-    row = time_round_robin(funcs, X, y, repeats, args.once_above)
+    row = time_round_robin(funcs, (X, y), repeats, args.once_above)
     for name, entry in row.items():
         if name != "ours":
             caps.record(name, key, n, entry["median"])
@@ -325,7 +325,7 @@ def main():
     warnings.simplefilter("ignore", category=UserWarning)
 
     started = time.perf_counter()
-    print_machine()
+    print_machine(versions=package_versions(), environment=MORE_ENVIRONMENT)
     limit = None if args.threads == "default" else 1
     caps = CapTracker(args.cap)
     cases = []

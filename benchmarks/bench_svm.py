@@ -60,27 +60,22 @@ is used as given (OpenBLAS reads OPENBLAS_CORETYPE and similar variables at load
 import argparse
 import gc
 import math
-import os
-import platform
-import statistics
-import threading
 import time
-import tracemalloc
 import warnings
 
+import cvxopt
+import cvxpy as cp
 import numpy as np
 import scipy
 import sklearn
+from _harness import (
+    blas_description,
+    peak_memory,
+    print_machine,
+    time_round_robin,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
-
-try:
-    import psutil
-except ImportError:  # psutil only adds the RSS column
-    psutil = None
-import cvxopt
-import cvxpy as cp
-from _machine import blas_description, code_version, cpu_model  # noqa: E402
 from threadpoolctl import threadpool_limits
 
 from sklearn_linsep import HardMarginSVM
@@ -93,6 +88,8 @@ NAMES = ("ours",) + PEERS
 # Exponent of the time in n assumed before two timings are known (see docstring).
 PRIOR_EXPONENT = {"svc": 2.0}
 DEFAULT_EXPONENT = 1.2
+# Read by OpenBLAS at load time, printed beyond the harness's BLAS thread settings.
+MORE_ENVIRONMENT = ("OPENBLAS_L2_SIZE",)
 
 cvxopt.solvers.options["show_progress"] = False
 
@@ -112,28 +109,6 @@ def package_versions():
         f"clarabel {clarabel.__version__}",
         f"cvxopt {cvxopt.__version__}",
     ]
-
-
-def print_machine():
-    print("# Machine")
-    print(f"platform : {platform.platform()}")
-    print(f"cpu      : {cpu_model()} ({os.cpu_count()} logical CPUs)")
-    if psutil is not None:
-        print(f"memory   : {psutil.virtual_memory().total / 1024**3:.1f} GiB")
-    print(f"python   : {platform.python_version()}")
-    print(f"packages : {', '.join(package_versions())}")
-    print(f"code     : sklearn_linsep at {code_version()}")
-    print(f"date     : {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
-    for var in (
-        "OPENBLAS_CORETYPE",
-        "OPENBLAS_L2_SIZE",
-        "OPENBLAS_NUM_THREADS",
-        "OMP_NUM_THREADS",
-    ):
-        print(f"{var:<21}= {os.environ.get(var, '(unset)')}")
-    for line in blas_description():
-        print(f"blas     : {line}")
-    print()
 
 
 # ------------------------------------------------------------------------------ data
@@ -252,35 +227,6 @@ CANDIDATES = {
 # ------------------------------------------------------------------------- measuring
 
 
-def timed(func, X, y):
-    gc.collect()
-    start = time.perf_counter()
-    result = func(X, y)
-    return time.perf_counter() - start, result
-
-
-def time_round_robin(funcs, X, y, repeats, once_above):
-    """``name -> {"times", "result", "once"}`` for ``funcs[name](X, y)``.
-
-    One warm-up call each; a candidate whose warm-up took more than ``once_above``
-    seconds keeps that time as its only timing. The others then take turns, one call
-    each per round, so that a burst of load from elsewhere hits all of them.
-    """
-    out = {}
-    for name, func in funcs.items():
-        seconds, result = timed(func, X, y)
-        once = seconds > once_above
-        out[name] = {"times": [seconds] if once else [], "result": result, "once": once}
-    again = [name for name in funcs if not out[name]["once"]]
-    for _ in range(repeats):
-        for name in again:
-            seconds, out[name]["result"] = timed(funcs[name], X, y)
-            out[name]["times"].append(seconds)
-    for entry in out.values():
-        entry["median"] = statistics.median(entry["times"])
-    return out
-
-
 def extrapolate(history, n, name):
     """Predicted seconds of one call at n from ``history``: [(n, seconds), ...]."""
     n_last, t_last = history[-1]
@@ -321,55 +267,6 @@ class CapTracker:
         self.history.setdefault((name, key), []).append((n, seconds))
 
 
-class RSSSampler:
-    """Peak resident set size growth while active, sampled every ``interval`` s."""
-
-    def __init__(self, interval=0.002):
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-
-    def _run(self):
-        proc = psutil.Process()
-        while not self._stop.is_set():
-            self.peak = max(self.peak, proc.memory_info().rss)
-            time.sleep(self.interval)
-
-    def __enter__(self):
-        self.base = psutil.Process().memory_info().rss
-        self.peak = self.base
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, psutil.Process().memory_info().rss)
-
-    @property
-    def extra(self):
-        return self.peak - self.base
-
-
-def peak_memory(func, X, y):
-    """``(tracemalloc peak, RSS growth)`` in bytes of one untimed ``func(X, y)``."""
-    gc.collect()
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    tracemalloc.reset_peak()
-    func(X, y)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    rss = float("nan")
-    if psutil is not None:
-        gc.collect()
-        with RSSSampler() as sampler:
-            func(X, y)
-        rss = sampler.extra
-    return peak - base, rss
-
-
 # ---------------------------------------------------------------------------- tables
 
 
@@ -390,7 +287,7 @@ def run_case(n, p, args, caps):
     }
     repeats = default_repeats(n, args)
     started = time.perf_counter()
-    row = time_round_robin(funcs, X, y, repeats, args.once_above)
+    row = time_round_robin(funcs, (X, y), repeats, args.once_above)
     for name, entry in row.items():
         if name != "ours":
             caps.record(name, f"p={p}", n, entry["median"])
@@ -551,7 +448,7 @@ def main():
     warnings.simplefilter("ignore", category=UserWarning)
 
     started = time.perf_counter()
-    print_machine()
+    print_machine(versions=package_versions(), environment=MORE_ENVIRONMENT)
     limit = None if args.threads == "default" else 1
     caps = CapTracker(args.cap)
     cases = []

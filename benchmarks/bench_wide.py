@@ -22,32 +22,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _machine import code_version, cpu_model
+from _harness import machine_line, median_seconds, traced_peak
+from bench_kappa_path import data
 
 from sklearn_linsep import FisherDiscriminant, _stats, separability_statistics
 
-
-def data(n, p, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n, p))
-    y = np.arange(n) % 2
-    X[:, :10] += 1.0 * y[:, None]
-    return X, y
-
-
-def median_seconds(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+SHIFT = 1.0  # bench_kappa_path's classes are closer (0.7)
 
 
 def fit_and_angle(X, y):
@@ -55,21 +40,12 @@ def fit_and_angle(X, y):
     return clf, separability_statistics(X, y)
 
 
-def peak_bytes(function):
-    tracemalloc.start()
-    try:
-        function()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def wide_against_gram(n, p, repeat):
-    X, y = data(n, p)
+    X, y = data(n, p, SHIFT)
     fit_and_angle(X[:, :2000], y)  # warm-up: numba kernels, imports
-    gram = median_seconds(lambda: X @ X.T, repeat)
-    ours = median_seconds(lambda: fit_and_angle(X, y), repeat)
-    peak = peak_bytes(lambda: fit_and_angle(X, y))
+    gram, _ = median_seconds(lambda: X @ X.T, repeat)
+    ours, _ = median_seconds(fit_and_angle, repeat, X, y)
+    peak = traced_peak(fit_and_angle, X, y)
     print(f"fit + separability_statistics at ({n}, {p}): {ours * 1e3:.1f} ms; "
           f"X @ X.T {gram * 1e3:.1f} ms; ratio {ours / gram:.1f} (target <= 10)")  # fmt: skip
     print(f"  peak memory allocated {peak / 2**20:.0f} MiB = {peak / X.nbytes:.2f} x "
@@ -77,18 +53,18 @@ def wide_against_gram(n, p, repeat):
 
 
 def wide_against_square(n, p, repeat):
-    X, y = data(n, p)
-    wide = median_seconds(lambda: fit_and_angle(X, y), repeat)
+    X, y = data(n, p, SHIFT)
+    wide, _ = median_seconds(fit_and_angle, repeat, X, y)
     clf_wide, angle_wide = fit_and_angle(X, y)
     saved = _stats.ROWS_FROM_FEATURES
     _stats.ROWS_FROM_FEATURES = 10**9
     try:
-        square = median_seconds(lambda: fit_and_angle(X, y), max(1, repeat // 3))
+        square, _ = median_seconds(fit_and_angle, max(1, repeat // 3), X, y)
         clf_square, angle_square = fit_and_angle(X, y)
-        peak = peak_bytes(lambda: fit_and_angle(X, y))
+        peak = traced_peak(fit_and_angle, X, y)
     finally:
         _stats.ROWS_FROM_FEATURES = saved
-    peak_wide = peak_bytes(lambda: fit_and_angle(X, y))
+    peak_wide = traced_peak(fit_and_angle, X, y)
     difference = np.linalg.norm(clf_wide.coef_ - clf_square.coef_) / np.linalg.norm(
         clf_square.coef_
     )
@@ -100,7 +76,7 @@ def wide_against_square(n, p, repeat):
 
 
 def report(repeat):
-    X, y = data(40, 10_000)
+    X, y = data(40, 10_000, SHIFT)
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "wide.csv")
         header = ",".join([f"g{j}" for j in range(X.shape[1])] + ["target"])
@@ -108,7 +84,7 @@ def report(repeat):
                    comments="", fmt="%.17g")  # fmt: skip
         command = [sys.executable, "-m", "sklearn_linsep", "report", path,
                    "--target", "target", "--cv", "2", "--quiet"]  # fmt: skip
-        seconds = median_seconds(
+        seconds, _ = median_seconds(
             lambda: subprocess.run(command, check=True, capture_output=True), repeat
         )
     print(f"linsep report, 40 x 10000 CSV, --cv 2: {seconds:.2f} s (target < 60 s)")
@@ -121,7 +97,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
-    print(f"# {cpu_model()}; code {code_version()}")
+    print(f"# {machine_line()}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS 1 thread")
     with threadpool_limits(1):
         wide_against_gram(args.n, args.p, args.repeat)
