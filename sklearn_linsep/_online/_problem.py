@@ -1,6 +1,6 @@
 """One training call's data, in the form the kernels take."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,7 +23,6 @@ class Problem:
     sample_weight: np.ndarray  # sample_weight × class_weight, float64
     bias: float  # 1.0 with an intercept, else 0.0
     score_weight: object = None  # the sample weights alone (None: all ones)
-    _identity: np.ndarray = field(default=None, repr=False)
 
     @classmethod
     def from_data(cls, X, codes, n_classes, sample_weight, fit_intercept):
@@ -82,13 +81,6 @@ class Problem:
         if sp.issparse(self.matrix):
             row_bytes = self.matrix.data.nbytes / max(1, self.n_samples)
         return int(max(64, 2**16 // max(1, row_bytes)))
-
-    @property
-    def identity_order(self):
-        """``range(n_samples)`` as an array, made once."""
-        if self._identity is None:
-            self._identity = np.arange(self.n_samples)
-        return self._identity
 
     def targets(self):
         """``(n_samples, n_tasks)`` one-vs-rest targets ±1."""

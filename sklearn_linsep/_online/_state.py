@@ -28,6 +28,11 @@ class Training:
     tol_reached: bool = False  # stopped by tol and n_iter_no_change
     losses: list = field(default_factory=list)  # (n_tasks,) per epoch
 
+    def kernel_weights(self):
+        """``weights`` as the kernels take them: the row itself for one task (a
+        view: the kernels' one-task loops are faster), else the matrix."""
+        return self.weights[0] if self.weights.shape[0] == 1 else self.weights
+
 
 @dataclass
 class PerceptronTraining(Training):
