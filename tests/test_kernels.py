@@ -92,7 +92,8 @@ def naive_epoch(X, codes, weights, order, W, bias=1.0, average_from=1):
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("average_from", [None, 1, 17])
-def test_perceptron_epoch_matches_a_python_loop(sparse, dtype, average_from):
+@pytest.mark.parametrize("as_row", [False, True])
+def test_perceptron_epoch_matches_a_python_loop(sparse, dtype, average_from, as_row):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3)).astype(dtype)
     X[np.abs(X) < 0.5] = 0
@@ -110,7 +111,7 @@ def test_perceptron_epoch_matches_a_python_loop(sparse, dtype, average_from):
     _kernels.perceptron_epoch(
         samples_of(X, codes, weights, sparse),
         order,
-        W,
+        W[0] if as_row else W,  # one task's weights as the row itself
         CONSTANT_ONE,
         updates,
         mistakes,
