@@ -92,7 +92,9 @@ def linear_scores(X, coef, intercept):
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def _labels(scores, classes):
+def labels_of(scores, classes):
+    """The classes ``predict`` gives for these scores: ``classes[1]`` where a single
+    score is positive (``classes[0]`` at 0), else the arg-max."""
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
@@ -105,6 +107,9 @@ def reset_fitted_state(estimator):
     silently), nor statistics that a later ``partial_fit`` would merge into."""
     for name in [key for key in vars(estimator) if key.endswith("_")]:
         delattr(estimator, name)
+    # Private state a fit builds (an estimator lists it): gone with the model.
+    for name in getattr(estimator, "_private_fitted_state", ()):
+        vars(estimator).pop(name, None)
 
 
 class LinearClassifierBase(ClassifierMixin, BaseEstimator):
@@ -202,14 +207,14 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         if is_dask_array(scores):
             classes = self.classes_
             return scores.map_blocks(
-                _labels,
+                labels_of,
                 classes,
                 dtype=classes.dtype,
                 meta=classes[:0],
                 chunks=(scores.chunks[0],),
                 drop_axis=[1] if scores.ndim == 2 else [],
             )
-        return _labels(scores, self.classes_)
+        return labels_of(scores, self.classes_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -411,16 +411,12 @@ class FisherDiscriminant(
         dtype = stats.dtype
         if reg is None:
             reg = stats.regularized_inverse(self.kappa, self.tol)
+        log_priors = self._log_priors(n_classes)
         coef, intercept = nearest_mean_rule(
-            reg,
-            stats.means,
-            self._log_priors(n_classes),
-            stats.mean_noise,
-            stats.mean_residual,
+            reg, stats.means, log_priors, stats.mean_noise, stats.mean_residual
         )
         scalings, ratio = fisher_directions(reg, stats, coef)
         n_components = self.n_components or min(n_classes - 1, n_features)
-        log_priors = self._log_priors(n_classes)
         priors = np.full(n_classes, 1.0 / n_classes)
         model = {
             "coef_": coef.astype(dtype, copy=False),
@@ -656,8 +652,8 @@ class FisherDiscriminant(
         The model behind the rule: class k is Gaussian with mean ``means_[k]`` and
         the shared covariance :math:`S(\kappa) = S + \kappa Q`, and has prior
         ``priors_[k]``. Its posterior is the softmax of the class scores
-        :math:`ar x_k^	op S(\kappa)^{-1} x - 	frac12 ar x_k^	op S(\kappa)^{-1}
-        ar x_k + \log \pi_k` (the sigmoid of ``decision_function`` for two classes),
+        :math:`\bar x_k^\top S(\kappa)^{-1} x - \tfrac12 \bar x_k^\top S(\kappa)^{-1}
+        \bar x_k + \log \pi_k` (the sigmoid of ``decision_function`` for two classes),
         and :meth:`predict` takes its most probable class.
 
         How it differs from ``LinearDiscriminantAnalysis.predict_proba``:
@@ -700,12 +696,7 @@ class FisherDiscriminant(
         array([[0.5  , 0.5  ],
                [0.119, 0.881]])
         """
-        log_proba = self.predict_log_proba(X)
-        if is_dask_array(log_proba):
-            import dask.array as da
-
-            return da.exp(log_proba)
-        return np.exp(log_proba)
+        return np.exp(self.predict_log_proba(X))  # lazy for a dask array
 
     def transform(self, X):
         """Project X on the discriminant directions.

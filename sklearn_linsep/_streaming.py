@@ -14,12 +14,10 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
     check_is_fitted,
-    validate_data,
 )
 
 from ._base import reset_fitted_state
@@ -29,8 +27,7 @@ from ._stats import ClassStatistics, class_statistics
 from ._validation import (
     check_class_totals,
     check_classes,
-    chunk_weights,
-    encode_labels,
+    validate_chunk,
     validate_labelled_data,
 )
 
@@ -151,6 +148,18 @@ class StatisticsEstimatorMixin:
         )
         return stats, X, y_encoded, sample_weight
 
+    @staticmethod
+    def _classes_of_first_chunk(y, name):
+        """The labels of a first chunk given without ``classes``: two at least."""
+        labels = np.unique(np.asarray(y).ravel())
+        if labels.shape[0] < 2:
+            raise ValueError(
+                f"The first chunk given to {name}.partial_fit holds one class only "
+                f"({labels.tolist()!r}); pass classes=[...] listing every label on "
+                "the first call."
+            )
+        return labels
+
     def _partial_fit(self, X, y, classes, sample_weight):
         name = type(self).__name__
         if any_dask(X, y, sample_weight):
@@ -160,15 +169,6 @@ class StatisticsEstimatorMixin:
             )
         self._check_streaming("partial_fit")
         first_call = not hasattr(self, "statistics_")
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=first_call,
-            dtype=[np.float64, np.float32],
-            y_numeric=False,
-        )
-        check_classification_targets(y)
         if first_call:
             if classes is None and not self._classes_from_first_chunk:
                 raise ValueError(
@@ -176,13 +176,9 @@ class StatisticsEstimatorMixin:
                     "chunk need not hold every class, so the labels cannot be "
                     "taken from it."
                 )
-            if classes is None and np.unique(y).shape[0] < 2:
-                raise ValueError(
-                    f"The first chunk given to {name}.partial_fit holds one class "
-                    f"only ({y[0]!r}); pass classes=[...] listing every label on the "
-                    "first call."
-                )
-            classes = check_classes(np.unique(y if classes is None else classes), name)
+            if classes is None:
+                classes = self._classes_of_first_chunk(y, name)
+            classes = check_classes(np.unique(classes), name)
         else:
             if classes is not None and not _same_parameter(
                 np.unique(classes), self.classes_
@@ -192,9 +188,9 @@ class StatisticsEstimatorMixin:
                     f"the first call to partial_fit: {self.classes_.tolist()!r}."
                 )
             classes = self.classes_
-        y_encoded = encode_labels(y, classes)
-        if sample_weight is not None:
-            sample_weight = chunk_weights(sample_weight, X.shape[0])
+        X, y_encoded, sample_weight = validate_chunk(
+            self, X, y, sample_weight, classes, reset=first_call
+        )
         n_classes = len(classes)
         self._check_model_params(n_classes, X.shape[1])
         chunk = class_statistics(

@@ -166,3 +166,26 @@ def validate_labelled_data(
     classes, y_encoded = encode_classes(y, name)
     sample_weight = check_weights(sample_weight, X, y_encoded, classes)
     return X, classes, y_encoded, sample_weight
+
+
+def validate_chunk(estimator, X, y, sample_weight, classes, reset, accept_sparse=False):
+    """``(X, y_encoded, sample_weight)`` of one ``partial_fit`` chunk.
+
+    ``validate_data`` (``reset`` on the first chunk records ``n_features_in_`` and
+    feature names), classification targets, labels encoded against the ``classes``
+    of the whole stream, and :func:`chunk_weights` (a chunk may weigh nothing).
+    """
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        reset=reset,
+        accept_sparse=accept_sparse and "csr",
+        dtype=[np.float64, np.float32],
+        y_numeric=False,
+    )
+    check_classification_targets(y)
+    y_encoded = encode_labels(y, classes, type(estimator).__name__)
+    if sample_weight is not None:
+        sample_weight = chunk_weights(sample_weight, X.shape[0])
+    return X, y_encoded, sample_weight

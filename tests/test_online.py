@@ -936,3 +936,26 @@ def test_verbose_prints_each_epoch_on_stderr(Learner, capsys):
         "-- Epoch 3"
     )
     assert all(" s (total " in line for line in lines)
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_a_failed_fit_leaves_no_model_and_a_warm_start_after_it_starts_afresh(Learner):
+    # Found in review: the two-class model of an earlier fit answered predict after
+    # a failed three-class fit, and a warm start continued from a failed fit's state.
+    from sklearn.exceptions import NotFittedError
+
+    X, y = noisy_problem(n=120)
+    y3 = np.arange(120) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Learner(max_iter=3, warm_start=True, random_state=0).fit(X, y)
+        with pytest.raises(ValueError, match="coef_init has shape"):
+            clf.fit(X, y3, coef_init=np.zeros((2, 5)))
+        assert not hasattr(clf, "classes_") and not hasattr(clf, "_training")
+        with pytest.raises(NotFittedError):
+            clf.predict(X)
+        with pytest.raises(ValueError, match="non-finite|overflow|diverged"):
+            clf.fit(X * 1e150, y, coef_init=np.full((1, 5), 1e150))
+        again = clf.fit(X, y)  # warm_start=True, but nothing to continue from
+        fresh = Learner(max_iter=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, fresh.coef_)

@@ -6,7 +6,8 @@ both slower.
 
 - ``_rows``: a row of X, dense or CSR, against a weight row (compiled code only);
 - ``_random``: seeded orders of the samples;
-- ``_stats``: the centring passes of the class statistics, the centred margins;
+- ``_stats``: passes over X (the centring of the class statistics, the centred
+  margins, the largest magnitude);
 - ``_online``: the epochs of the perceptron family, on named argument records;
 - ``_nearest``: the nearest points of two convex hulls.
 """

@@ -3,9 +3,9 @@
 A learner holds one weight row per one-vs-rest task, ``W`` of shape (K, p + 1), the
 last column multiplying the constant ``bias`` (1.0 with an intercept, else 0.0); a
 single task may come as the row itself, of shape (p + 1,), which compiles into a
-faster loop (see ``_rows``). Task
-k's target is ``c = +1`` where ``codes[i] == first_class + k`` and ``-1`` elsewhere:
-two classes are one task with ``first_class = 1``.
+faster loop (see ``_rows``). Task k's target is ``c = +1`` where
+``codes[i] == first_class + k`` and ``-1`` elsewhere: two classes are one task with
+``first_class = 1``.
 
 The kernels take their arguments in named records (:class:`Samples`, :class:`Rates`,
 :class:`Pocket`, :class:`Average`): namedtuples, which numba compiles field by field
@@ -168,8 +168,8 @@ def perceptron_epoch(
     samples, order, W, rates, updates, mistakes, loss, pocket, average
 ):
     """One pass of Rosenblatt's rule over ``order`` (:data:`STORED_ORDER`: in the
-    stored order), with Gallant's pocket unless
-    ``pocket`` is None, and the averaged weights unless ``average`` is None.
+    stored order), with Gallant's pocket unless ``pocket`` is None, and the
+    averaged weights unless ``average`` is None.
 
     For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ 0``
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;

@@ -1,4 +1,5 @@
-"""Centring passes of the class statistics and the centred margins of a hyperplane."""
+"""Passes over X: the centring of the class statistics, the centred margins of a
+hyperplane, the largest magnitude (the learners' scale check)."""
 
 import numba
 import numpy as np

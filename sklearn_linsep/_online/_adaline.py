@@ -160,8 +160,8 @@ class Adaline(_OnlineLinearClassifier):
     def _permutes_rows(self):
         return self.solver == "online" and super()._permutes_rows()
 
-    def _new_training(self, problem, weights, random, warm):
-        training = super()._new_training(problem, weights, random, warm)
+    def _new_training(self, problem, weights, random, previous):
+        training = super()._new_training(problem, weights, random, previous)
         training.norm_bound = np.sqrt(problem.max_squared_norm())
         return training
 
@@ -220,7 +220,7 @@ class Adaline(_OnlineLinearClassifier):
             limit,
             loss,
         )
-        loss /= problem.sample_weight.sum()
+        loss /= problem.total_weight
         if not stable:
             raise _Diverged(np.inf)
         if self._loss_grew(loss):
@@ -323,4 +323,4 @@ class _Diverged(Exception):
 def _mean_squared_error(problem, weights):
     residuals = problem.targets() - problem.scores(weights)
     weighted = problem.sample_weight[:, None] * residuals**2
-    return weighted.sum(axis=0) / problem.sample_weight.sum()
+    return weighted.sum(axis=0) / problem.total_weight

@@ -13,13 +13,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import (
     _check_partial_fit_first_call,
-    check_classification_targets,
 )
-from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from .. import _kernels
 from .._base import LinearClassifierBase, reset_fitted_state
-from .._validation import check_labels, encode_labels
+from .._validation import check_labels, validate_chunk
 from ._problem import Problem
 from ._schedule import resolve_schedule
 from ._state import Training
@@ -34,13 +32,15 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     carries over in ``_training`` (see ``_state``).
 
     A subclass supplies its state (``_state_class``, ``_new_training``), ``_epoch``
-    (one pass; True when training should stop) and ``_finish`` (its fitted
-    attributes), and declares its parameters in an ``__init__`` whose body is
+    (one pass: it returns the epoch's loss per task and sets ``converged`` when its
+    own criterion stops training) and ``_finish`` (its fitted attributes), and
+    declares its parameters in an ``__init__`` whose body is
     ``self._set_parameters(locals())``: scikit-learn reads each estimator's
     parameters and defaults from its own signature.
     """
 
     _accept_sparse = True
+    _private_fitted_state = ("_training",)  # deleted with the fitted attributes
 
     _parameter_constraints: dict = {
         "fit_intercept": ["boolean"],
@@ -72,7 +72,8 @@ class _OnlineLinearClassifier(LinearClassifierBase):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
-        """Fit the weights, running epochs until one makes no mistake or ``max_iter``.
+        """Fit the weights, running epochs until the learner's criterion (no
+        mistake, or ``tol``) stops it or ``max_iter``.
 
         Parameters
         ----------
@@ -92,14 +93,24 @@ class _OnlineLinearClassifier(LinearClassifierBase):
         self : object
             The fitted estimator.
         """
-        X, codes, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        random = _private_random_state(self.random_state)
-        problem = self._problem(X, codes, sample_weight, random)
         warm = self.warm_start and coef_init is None and intercept_init is None
-        weights = self._initial_weights(problem, warm, coef_init, intercept_init)
-        self._training = self._new_training(problem, weights, random, warm)
-        self._train(problem, self.max_iter)
-        self._finish(problem, final=True)
+        previous = getattr(self, "_training", None) if warm else None
+        # Nothing of an earlier fit survives this one's failure: predict would
+        # answer with it, and a warm start would continue from it.
+        reset_fitted_state(self)
+        try:
+            X, codes, sample_weight = self._validate_fit_data(X, y, sample_weight)
+            random = _private_random_state(self.random_state)
+            problem = self._problem(X, codes, sample_weight, random)
+            weights = self._initial_weights(
+                problem, previous, coef_init, intercept_init
+            )
+            self._training = self._new_training(problem, weights, random, previous)
+            self._train(problem, self.max_iter)
+            self._finish(problem, final=True)
+        except Exception:
+            reset_fitted_state(self)
+            raise
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -142,31 +153,22 @@ class _OnlineLinearClassifier(LinearClassifierBase):
                 "partial_fit pass a dict, e.g. from sklearn.utils.class_weight."
                 "compute_class_weight('balanced', classes=classes, y=y)."
             )
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=first_call,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
+        X, codes, sample_weight = validate_chunk(
+            self, X, y, sample_weight, self.classes_, first_call, accept_sparse=True
         )
-        check_classification_targets(y)
-        codes = encode_labels(y, self.classes_, type(self).__name__)
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
-            if not np.any(sample_weight > 0):
-                raise ValueError("sample_weight has no positive entry.")
+        if sample_weight is not None and not np.any(sample_weight > 0):
+            # A chunk of no weight adds nothing to statistics, but an epoch on it
+            # has neither a loss nor an automatic rate.
+            raise ValueError("sample_weight has no positive entry.")
         if first_call:
             random = _private_random_state(self.random_state)
             problem = self._problem(X, codes, sample_weight, random)
             weights = np.zeros((problem.n_tasks, X.shape[1] + 1))
-            self._training = self._new_training(problem, weights, random, warm=False)
-            self._training.streaming = True
+            self._training = self._new_training(problem, weights, random, None)
         else:
             problem = self._problem(X, codes, sample_weight, self._training.random)
             self._resume(problem)
+        self._training.streaming = True
         self._train(problem, 1)
         self._finish(problem, final=False)
         return self
@@ -183,8 +185,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             sample_weight = base * per_class[codes]
         if self._permutes_rows():
             # One uniform permutation of the rows (a copy), then blockwise orders.
-            seed = random.randint(np.iinfo(np.int64).max, dtype=np.int64)
-            rows = _kernels.shuffled_order(X.shape[0], seed)
+            rows = _kernels.shuffled_order(X.shape[0], _draw_seed(random))
             X, codes = X[rows], codes[rows]
             sample_weight = None if sample_weight is None else sample_weight[rows]
             score_weight = None if score_weight is None else score_weight[rows]
@@ -228,13 +229,15 @@ class _OnlineLinearClassifier(LinearClassifierBase):
                 stacklevel=4,
             )
 
-    def _initial_weights(self, problem, warm, coef_init, intercept_init):
+    def _initial_weights(self, problem, previous, coef_init, intercept_init):
+        """The weights a fit starts from: zero, or the ``previous`` fit's last
+        weights (a warm start, when their shape fits), then ``coef_init`` and
+        ``intercept_init``."""
         n_features = problem.matrix.shape[1]
         shape = (problem.n_tasks, n_features)
         weights = np.zeros((problem.n_tasks, n_features + 1))
-        previous = self._previous_weights(shape) if warm else None
-        if previous is not None:
-            weights[:] = previous
+        if previous is not None and previous.weights.shape == weights.shape:
+            weights[:] = previous.weights
         if coef_init is not None:
             coef_init = np.asarray(coef_init, dtype=np.float64)
             if coef_init.shape == shape[1:] and shape[0] == 1:
@@ -259,21 +262,11 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             raise ValueError("coef_init and intercept_init must be finite.")
         return weights
 
-    def _previous_weights(self, shape):
-        """The weights a warm start continues from, if they fit ``shape``: those the
-        last call left (not the published ones, which may be the pocket's or an
-        average)."""
-        training = getattr(self, "_training", None)
-        if not hasattr(self, "coef_") or training is None:
-            return None
-        if training.weights.shape != (shape[0], shape[1] + 1):
-            return None
-        return training.weights.copy()
-
     _state_class = Training
 
-    def _new_training(self, problem, weights, random, warm):
-        """The state of a fresh fit from ``weights`` (a subclass adds its own)."""
+    def _new_training(self, problem, weights, random, previous):
+        """The state of a fresh fit from ``weights`` (a subclass adds its own;
+        ``previous`` is the state a warm start continues from, or None)."""
         return self._state_class(
             weights=weights,
             schedule=resolve_schedule(self, problem),
@@ -289,7 +282,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def _epoch_order(self, problem):
         if not self.shuffle:
             return _kernels.STORED_ORDER
-        seed = self._training.random.randint(np.iinfo(np.int64).max, dtype=np.int64)
+        seed = _draw_seed(self._training.random)
         if self.shuffle == "blocks":
             return _kernels.block_shuffled_order(
                 problem.n_samples, problem.block_size, seed
@@ -373,11 +366,9 @@ def _private_random_state(random_state):
     return check_random_state(random_state)
 
 
-def augmented(coef, intercept, shape):
-    """``[coef, intercept]`` as augmented weights, if ``coef`` has ``shape``."""
-    if coef is None or coef.shape != shape:
-        return None
-    return np.column_stack([coef, intercept])
+def _draw_seed(random):
+    """A seed for the kernels' orders, from the estimator's own generator."""
+    return random.randint(np.iinfo(np.int64).max, dtype=np.int64)
 
 
 def _squeeze(values):

@@ -8,8 +8,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import _kernels
-from ._base import _OnlineLinearClassifier, augmented, history
-from ._state import PerceptronTraining, open_pocket, start_average
+from ._base import _OnlineLinearClassifier, history
+from ._state import PerceptronTraining, averaging_start, open_pocket, start_average
 
 # Rows an epoch may scan to score pocket candidates at once (Gallant); a check must
 # fit in what is left, so on more than 2·10⁴ rows none is made at once. (With 10⁵,
@@ -28,8 +28,8 @@ class _PerceptronRule(_OnlineLinearClassifier):
         "average": ["boolean", Interval(Integral, 0, None, closed="left")],
     }
 
-    def _new_training(self, problem, weights, random, warm):
-        training = super()._new_training(problem, weights, random, warm)
+    def _new_training(self, problem, weights, random, previous):
+        training = super()._new_training(problem, weights, random, previous)
         training.average = start_average(weights, self.average)
         return training
 
@@ -217,13 +217,13 @@ class Perceptron(_PerceptronRule):
     ):
         self._set_parameters(locals())
 
-    def _new_training(self, problem, weights, random, warm):
-        if self.mode == "batch" and self.average is not False and self.average != 0:
+    def _new_training(self, problem, weights, random, previous):
+        if self.mode == "batch" and averaging_start(self.average) is not None:
             raise ValueError(
                 "average needs mode='online': it is the mean of the weights after "
                 "each sample, and a batch step visits them all at once."
             )
-        return super()._new_training(problem, weights, random, warm)
+        return super()._new_training(problem, weights, random, previous)
 
     def _epoch(self, problem, order):
         if self.mode == "batch":
@@ -403,16 +403,11 @@ class PocketPerceptron(_PerceptronRule):
     ):
         self._set_parameters(locals())
 
-    def _new_training(self, problem, weights, random, warm):
-        training = super()._new_training(problem, weights, random, warm)
-        pocket = None
-        if warm:  # the previous fit's pocket, if it fits
-            coef, intercept = (
-                getattr(self, "coef_", None),
-                getattr(self, "intercept_", None),
-            )
-            pocket = augmented(coef, intercept, weights[:, :-1].shape)
-        pocket = weights.copy() if pocket is None else pocket
+    def _new_training(self, problem, weights, random, previous):
+        training = super()._new_training(problem, weights, random, previous)
+        pocket = weights.copy()
+        if previous is not None and previous.pocket.weights.shape == weights.shape:
+            pocket = previous.pocket.weights.copy()  # a warm start keeps its pocket
         training.pocket = self._open_pocket(problem, pocket)
         return training
 
@@ -447,7 +442,7 @@ class PocketPerceptron(_PerceptronRule):
         return f"{super()._epoch_summary()}, pocket accuracy {np.mean(accuracy):.6g}"
 
     def _pocket_accuracy(self, problem):
-        return self._training.pocket.correct / problem.sample_weight.sum()
+        return self._training.pocket.correct / problem.total_weight
 
     def _close_pocket(self, problem):
         """Score the candidate left for a next epoch, the perceptron's current

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import row_norms
 
+from .._base import labels_of, linear_scores
 from .._kernels import Samples
 
 
@@ -99,11 +100,8 @@ class Problem:
     def accuracy(self, coef, intercept):
         """Training accuracy of a linear rule, weighted by the sample weights alone
         (what ``score(X, y, sample_weight)`` gives)."""
-        scores = self.matrix @ coef.T + intercept
-        if scores.shape[1] == 1:
-            predicted = (scores[:, 0] > 0).astype(np.intp)
-        else:
-            predicted = np.argmax(scores, axis=1)
+        scores = linear_scores(self.matrix, coef, intercept)
+        predicted = labels_of(scores, np.arange(self.n_classes))
         weights = (
             np.ones(self.n_samples) if self.score_weight is None else self.score_weight
         )

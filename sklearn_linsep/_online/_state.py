@@ -88,10 +88,17 @@ def open_pocket(pocket_weights, correct):
     )
 
 
-def start_average(weights, average):
-    """The averaging state of ``average`` (``True``: from the first sample; an int
-    ``a``: from the ``a``-th; ``False`` or 0: none)."""
+def averaging_start(average):
+    """The first averaged sample of the parameter ``average`` (``True``: the first;
+    an int ``a``: the ``a``-th), or None for ``False`` and 0 (no averaging)."""
     if average is False or average == 0:
         return None
-    start = 1 if average is True else int(average)
+    return 1 if average is True else int(average)
+
+
+def start_average(weights, average):
+    """The averaging state of the parameter ``average``, or None."""
+    start = averaging_start(average)
+    if start is None:
+        return None
     return Average(np.zeros_like(weights), np.zeros(1, dtype=np.int64), start)
