@@ -366,7 +366,8 @@ class FisherDiscriminant(
         self.store_covariance = store_covariance
         self.tol = tol
 
-    def _log_priors(self, n_classes):
+    def _priors(self, n_classes):
+        """The validated ``priors``, or None."""
         if self.priors is None:
             return None
         priors = np.asarray(self.priors, dtype=np.float64)
@@ -379,7 +380,11 @@ class FisherDiscriminant(
             raise ValueError("priors must be finite and positive.")
         if not np.isclose(priors.sum(), 1.0, rtol=0, atol=1e-8):
             raise ValueError(f"priors must sum to 1; they sum to {priors.sum():g}.")
-        return np.log(priors)
+        return priors
+
+    def _log_priors(self, n_classes):
+        priors = self._priors(n_classes)
+        return None if priors is None else np.log(priors)
 
     def _check_model_params(self, n_classes, n_features):
         self._log_priors(n_classes)
@@ -411,18 +416,23 @@ class FisherDiscriminant(
         dtype = stats.dtype
         if reg is None:
             reg = stats.regularized_inverse(self.kappa, self.tol)
-        log_priors = self._log_priors(n_classes)
+        priors = self._priors(n_classes)
         coef, intercept = nearest_mean_rule(
-            reg, stats.means, log_priors, stats.mean_noise, stats.mean_residual
+            reg,
+            stats.means,
+            None if priors is None else np.log(priors),
+            stats.mean_noise,
+            stats.mean_residual,
         )
         scalings, ratio = fisher_directions(reg, stats, coef)
         n_components = self.n_components or min(n_classes - 1, n_features)
-        priors = np.full(n_classes, 1.0 / n_classes)
         model = {
             "coef_": coef.astype(dtype, copy=False),
             "intercept_": np.asarray(intercept, dtype=dtype).reshape(-1),
             "means_": stats.means.astype(dtype, copy=False),
-            "priors_": priors if log_priors is None else np.exp(log_priors),
+            "priors_": np.full(n_classes, 1.0 / n_classes)
+            if priors is None
+            else priors,
             "rank_": reg.rank,
             "null_space_dim_": reg.null_space_dim,
             "scalings_": scalings[:, :n_components].astype(dtype, copy=False),

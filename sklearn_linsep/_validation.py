@@ -59,9 +59,14 @@ def _integer_codes(y):
     span = int(y.max()) - int(low)
     if span > 4 * y.size + 1024:
         return None, None
-    offset = y.astype(np.intp) - int(low)
+    # The offsets from the smallest label fit in an intp whatever the labels'
+    # size (uint64 labels of 2**63 and more included): work in y's own type.
+    dtype = y.dtype
+    if dtype.kind == "b":
+        y, low = y.astype(np.intp), int(low)
+    offset = (y - low).astype(np.intp)
     present = np.bincount(offset, minlength=span + 1) > 0
-    labels = (np.flatnonzero(present) + int(low)).astype(y.dtype)
+    labels = (np.flatnonzero(present).astype(y.dtype) + low).astype(dtype)
     return labels, (np.cumsum(present) - 1)[offset]
 
 

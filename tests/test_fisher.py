@@ -888,6 +888,8 @@ def test_probabilities_are_the_softmax_of_the_scores(n_classes):
         )
         assert not np.allclose(proba, lda.predict_proba(X), atol=1e-4)
     np.testing.assert_allclose(FisherDiscriminant().fit(X, y).priors_, 1 / n_classes)
+    given = FisherDiscriminant(priors=priors).fit(X, y).priors_
+    assert given.tolist() == priors.tolist()  # as given, not exp(log(priors))
 
 
 def test_probabilities_of_confident_rows_keep_finite_logarithms():

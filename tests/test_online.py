@@ -959,3 +959,46 @@ def test_a_failed_fit_leaves_no_model_and_a_warm_start_after_it_starts_afresh(Le
         again = clf.fit(X, y)  # warm_start=True, but nothing to continue from
         fresh = Learner(max_iter=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(again.coef_, fresh.coef_)
+
+
+def test_batch_tol_follows_the_loss_of_the_weights_each_step_makes():
+    # Found in review: the first batch epoch scored the zero weights' criterion, 0,
+    # which no later epoch could beat, so tol stopped every fit after 6 epochs.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(500, 5))
+    y = (X @ rng.normal(size=5) + 0.3 * rng.normal(size=500) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        free = Perceptron(mode="batch", max_iter=60).fit(X, y)
+        stopped = Perceptron(mode="batch", tol=1e-3, max_iter=60).fit(X, y)
+    assert free.loss_[0] > 0
+    assert stopped.n_iter_ == expected_stop(free.loss_, 1e-3, 5) > 6
+
+
+def test_an_averaged_fit_does_not_stop_at_an_epoch_without_mistakes():
+    from sklearn.linear_model import SGDClassifier
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [3.0, 2.0], [2.0, 3.0]])
+    y = np.array([0, 0, 1, 1])
+    ours = Perceptron(average=True, shuffle=False, max_iter=50).fit(X, y)
+    theirs = SGDClassifier(
+        loss="perceptron",
+        learning_rate="constant",
+        eta0=1.0,
+        penalty=None,
+        average=True,
+        shuffle=False,
+        tol=None,
+        max_iter=50,
+    ).fit(X, y)
+    assert ours.converged_ and ours.n_iter_ == 50 and ours.score(X, y) == 1.0
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
+    assert Perceptron(shuffle=False, max_iter=50).fit(X, y).n_iter_ < 50
+
+
+def test_float32_rows_beyond_its_squared_range_get_the_float64_automatic_rate():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [3.0, 2.0], [2.0, 3.0]]) * 1e20
+    y = [0, 0, 1, 1]
+    single = Perceptron(eta0="auto").fit(X.astype(np.float32), y).schedule_.eta0
+    double = Perceptron(eta0="auto").fit(X, y).schedule_.eta0
+    assert single == pytest.approx(double, rel=1e-6) and single > 0

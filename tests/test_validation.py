@@ -71,6 +71,8 @@ def test_label_codes_are_numpy_unique(values, narrow):
         np.array([True, False, True]),
         np.array([0, 10**12, 10**12]),  # too wide for the lookup table
         np.array(["b", "a", "b"]),
+        np.array([2**63 + 1, 2**63, 2**63 + 1], dtype=np.uint64),  # beyond intp
+        np.array([-(2**63), -(2**63) + 3], dtype=np.int64),
         np.array([1.0, 2.0, 1.0]),
     ],
 )

@@ -309,8 +309,15 @@ class _OnlineLinearClassifier(LinearClassifierBase):
                     f"(total {now - started:.3f} s)",
                     file=sys.stderr,
                 )
-            if training.converged or training.tol_reached:
+            if (training.converged and self._stops_when_converged()) or (
+                training.tol_reached
+            ):
                 break
+
+    def _stops_when_converged(self):
+        """Whether ``converged`` ends training (not for a running average, which
+        keeps moving toward the final weights)."""
+        return True
 
     def _no_improvement(self, loss):
         """scikit-learn's stopping rule: whether ``n_iter_no_change`` epochs in a

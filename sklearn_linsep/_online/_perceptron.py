@@ -52,6 +52,9 @@ class _PerceptronRule(_OnlineLinearClassifier):
         )
         return mistakes, loss
 
+    def _stops_when_converged(self):
+        return averaging_start(self.average) is None
+
     def _record_mistakes(self, mistakes):
         training = self._training
         training.mistakes.append(mistakes)
@@ -80,7 +83,8 @@ class Perceptron(_PerceptronRule):
     criterion :math:`J(w) = -\sum_{\text{mistakes}} s\, c\, w^T\tilde x`, i.e.
     :math:`w \leftarrow w + \eta_t \sum_{\text{mistakes}} s\, c\, \tilde x`.
 
-    Fitting stops after the first epoch with no mistake (``converged_``). On
+    Fitting stops after the first epoch with no mistake (``converged_``; with
+    ``average`` it goes on, the mean moving toward the final weights). On
     linearly separable data that epoch always comes: with :math:`w_0 = 0` and a
     constant rate the online rule makes at most :math:`(\tilde R/\tilde\gamma)^2`
     updates (Novikoff), :math:`\tilde R = \max\|\tilde x\|` and :math:`\tilde\gamma`
@@ -131,16 +135,21 @@ class Perceptron(_PerceptronRule):
         loss so far by less than ``tol``, as scikit-learn's ``Perceptron`` does.
         The loss of an epoch is the perceptron criterion
         :math:`\sum s\,\max(0, -c\,w^T\tilde x)` met before each update, divided
-        by the total sample weight (summed over the one-vs-rest tasks). ``None``
-        stops only at an epoch without mistakes or at ``max_iter``.
+        by the total sample weight (summed over the one-vs-rest tasks; in batch
+        mode, the criterion of the weights the step made). ``None`` stops only at
+        an epoch without mistakes or at ``max_iter``.
     n_iter_no_change : int, default=5
         Epochs without sufficient improvement before stopping (with ``tol``).
     average : bool or int, default=False
         Publish the averaged perceptron (Freund & Schapire): ``coef_`` and
         ``intercept_`` are the mean of the weights after every sample visited
         (of positive weight), from the first (``True``) or from the
-        ``average``-th sample on, as ``SGDClassifier(average=...)`` computes it.
-        Online mode only. Averaging costs one more vector update per mistake.
+        ``average``-th sample on, as ``SGDClassifier(average=...)`` computes it:
+        equal to its weights for two classes, and for more without
+        ``class_weight`` (its one-vs-rest weighs a task's other classes by 1,
+        ours by their own class weights). An epoch without mistakes does not stop
+        training then: the mean keeps moving toward the final weights. Online
+        mode only. Averaging costs one more vector update per mistake.
     verbose : int, default=0
         Print each epoch's loss, mistakes and time on stderr.
 
@@ -246,10 +255,19 @@ class Perceptron(_PerceptronRule):
         stepped = np.any(wrong, axis=0)
         rates = training.schedule(training.updates) * stepped
         weights[:, :-1] += rates[:, None] * np.asarray(problem.matrix.T @ pull).T
-        loss = -np.sum(np.where(wrong, pull * scores, 0.0), axis=0)
         weights[:, -1] += rates * problem.bias * pull.sum(axis=0)
         training.updates += stepped
-        return wrong.sum(axis=0), loss
+        return wrong.sum(axis=0), self._criterion(problem, weights)
+
+    @staticmethod
+    def _criterion(problem, weights):
+        """The perceptron criterion ``Σ s max(0, -c w·x̃)`` per task at ``weights``:
+        batch mode's epoch loss, taken after its step (before it, the first step's
+        zero weights would score a criterion of 0 that no later epoch beats)."""
+        margins = problem.targets() * problem.scores(weights)
+        return -np.sum(
+            problem.sample_weight[:, None] * np.minimum(margins, 0.0), axis=0
+        )
 
     def _finish(self, problem, final):
         super()._finish(problem, final)

@@ -9,6 +9,9 @@ from sklearn.utils.extmath import row_norms
 from .._base import labels_of, linear_scores
 from .._kernels import Samples
 
+# Rows whose norms are taken at once: a float64 copy of a float32 block stays small.
+_NORM_BLOCK = 65_536
+
 
 @dataclass
 class Problem:
@@ -93,9 +96,15 @@ class Problem:
         return self.matrix @ weights[:, :-1].T + self.bias * weights[:, -1]
 
     def max_squared_norm(self):
-        """``max_i s_i ‖x̃_i‖²``."""
-        squared = row_norms(self.matrix, squared=True) + self.bias**2
-        return float(np.max(self.sample_weight * squared))
+        """``max_i s_i ‖x̃_i‖²``, in float64 whatever X's dtype (a float32 row of
+        entries above 1.8e19 has a squared norm float32 cannot hold)."""
+        largest = 0.0
+        for start in range(0, self.n_samples, _NORM_BLOCK):
+            rows = slice(start, start + _NORM_BLOCK)
+            block = self.matrix[rows].astype(np.float64, copy=False)
+            squared = row_norms(block, squared=True) + self.bias**2
+            largest = max(largest, float(np.max(self.sample_weight[rows] * squared)))
+        return largest
 
     def accuracy(self, coef, intercept):
         """Training accuracy of a linear rule, weighted by the sample weights alone
