@@ -865,25 +865,30 @@ def test_tol_stops_an_inseparable_perceptron_early_and_no_worse_than_sklearn():
         Perceptron(max_iter=3, random_state=0).fit(X[:2000], y[:2000])
 
 
+def sgd_perceptron(average, max_iter):
+    """scikit-learn's averaged perceptron, on the same epochs as ours."""
+    from sklearn.linear_model import SGDClassifier
+
+    return SGDClassifier(
+        loss="perceptron",
+        learning_rate="constant",
+        eta0=1.0,
+        penalty=None,
+        average=average,
+        shuffle=False,
+        tol=None,
+        max_iter=max_iter,
+    )
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("average", [True, 1, 50, 10**6])
 def test_the_averaged_perceptron_equals_sgd_average(n_classes, average):
-    from sklearn.linear_model import SGDClassifier
-
     X, y = noisy_problem(n=200, n_classes=n_classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ours = Perceptron(average=average, shuffle=False, max_iter=4).fit(X, y)
-        theirs = SGDClassifier(
-            loss="perceptron",
-            learning_rate="constant",
-            eta0=1.0,
-            penalty=None,
-            average=average,
-            shuffle=False,
-            tol=None,
-            max_iter=4,
-        ).fit(X, y)
+        theirs = sgd_perceptron(average, max_iter=4).fit(X, y)
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-10)
     plain = Perceptron(shuffle=False, max_iter=4).fit(X, y)
@@ -976,21 +981,10 @@ def test_batch_tol_follows_the_loss_of_the_weights_each_step_makes():
 
 
 def test_an_averaged_fit_does_not_stop_at_an_epoch_without_mistakes():
-    from sklearn.linear_model import SGDClassifier
-
     X = np.array([[0.0, 1.0], [1.0, 0.0], [3.0, 2.0], [2.0, 3.0]])
     y = np.array([0, 0, 1, 1])
     ours = Perceptron(average=True, shuffle=False, max_iter=50).fit(X, y)
-    theirs = SGDClassifier(
-        loss="perceptron",
-        learning_rate="constant",
-        eta0=1.0,
-        penalty=None,
-        average=True,
-        shuffle=False,
-        tol=None,
-        max_iter=50,
-    ).fit(X, y)
+    theirs = sgd_perceptron(True, max_iter=50).fit(X, y)
     assert ours.converged_ and ours.n_iter_ == 50 and ours.score(X, y) == 1.0
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
     assert Perceptron(shuffle=False, max_iter=50).fit(X, y).n_iter_ < 50
