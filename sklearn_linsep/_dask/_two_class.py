@@ -10,11 +10,11 @@ from .._working_set import seed_direction
 from ._rows import tree_reduce, validate_block
 
 
-def _block_problem(X, y, sample_weight, classes, positive, negative):
-    """``(X, codes, c, weights, active)`` of one block: c = +1 for the positive
-    classes, -1 for the negative ones, 0 (inactive) for the rest and for weight 0."""
+def _block_problem(X, codes, sample_weight, classes, positive, negative):
+    """``(X, codes, c, weights, active)`` of one block whose labels are encoded:
+    c = +1 for the positive classes, -1 for the negative ones, 0 (inactive) for the
+    rest and for weight 0."""
     X = np.asarray(X, dtype=np.float64)
-    codes = encode_known_labels(np.asarray(y).ravel(), classes)
     c = _sides(len(classes), positive, negative)[codes]
     weights = (
         np.ones(X.shape[0])
@@ -24,11 +24,16 @@ def _block_problem(X, y, sample_weight, classes, positive, negative):
     return X, codes, c, weights, (c != 0) & (weights > 0)
 
 
+def _codes(y, classes):
+    """A block's labels, checked by the first pass, encoded again."""
+    return encode_known_labels(np.asarray(y).ravel(), classes)
+
+
 def _summary(X, y, w, classes, positive, negative, name):
     """Validates the block (once, on the first pass) and sums it up: active
     counts and sums per side, and the extremes of the active rows."""
-    X, _, w, _ = validate_block(X, y, w, classes, name)
-    X, _, c, _, active = _block_problem(X, y, w, classes, positive, negative)
+    X, codes, w, _ = validate_block(X, y, w, classes, name)
+    X, _, c, _, active = _block_problem(X, codes, w, classes, positive, negative)
     p = X.shape[1]
     high = X[active].max(axis=0) if active.any() else np.full(p, -np.inf)
     low = X[active].min(axis=0) if active.any() else np.full(p, np.inf)
@@ -48,7 +53,10 @@ def _travelling(X, codes, c, weights, local, offset, values):
 
 
 def _seed_block(X, y, w, classes, positive, negative, offset, direction, shift, size):
-    X, codes, c, weights, active = _block_problem(X, y, w, classes, positive, negative)
+    codes = _codes(y, classes)
+    X, codes, c, weights, active = _block_problem(
+        X, codes, w, classes, positive, negative
+    )
     signed = c * (X @ direction + shift)
     chosen = []
     for side in (1.0, -1.0):
@@ -70,7 +78,7 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     """``(X, codes, weights, margins)`` of one block; margins are ``+inf`` for
     rows out of the problem (see :func:`~sklearn_linsep._kernels.centred_margins`)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
-    codes = encode_known_labels(np.asarray(y).ravel(), classes)
+    codes = _codes(y, classes)
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
     margins = np.empty(X.shape[0])
     side = _sides(len(classes), positive, negative)

@@ -22,7 +22,7 @@ class Training:
     updates: np.ndarray  # (n_tasks,) int64: updates so far, the schedule's t
     streaming: bool = False  # partial_fit: one epoch a call, on a batch
     n_iter: int = 0
-    converged: bool = False  # the learner's own criterion (no mistake, or tol)
+    converged: bool = False  # the learner's own stop: no mistake, or Adaline's lstsq
     best_loss: float = np.inf  # the lowest epoch loss so far
     stalled: int = 0  # epochs in a row that did not lower best_loss by tol
     tol_reached: bool = False  # stopped by tol and n_iter_no_change
