@@ -79,9 +79,16 @@ def map_row_blocks(estimator, X, func, *args):
     )
 
 
-def linear_scores(X, coef, intercept):
+def linear_scores(X, coef, intercept, center=None):
     """``X @ coef.T + intercept``: one column per class, or a vector for one row of
-    coefficients (two classes)."""
+    coefficients (two classes). With ``center``, ``(X - center) @ coef.T +
+    intercept`` (``intercept`` then being the one at the centre): data far from
+    the origin keep their digits."""
+    if center is not None:
+        if isinstance(X, np.ndarray):
+            X = X - center
+        else:  # sparse: centring would fill it
+            intercept = intercept - coef @ center
     if isinstance(X, np.ndarray):
         # einsum sums each row on its own, in one order: a row scores the same
         # alone or in any batch (BLAS's blocking does not promise that), so rows
@@ -187,9 +194,18 @@ class LinearClassifierBase(ClassifierMixin, BaseEstimator):
         """
         if is_dask_array(X):
             self._check_is_fitted()
-            return map_row_blocks(self, X, linear_scores, self.coef_, self.intercept_)
+            return map_row_blocks(self, X, linear_scores, *self._scoring_terms())
         X = self._validate_predict_data(X)
-        return linear_scores(X, self.coef_, self.intercept_)
+        return linear_scores(X, *self._scoring_terms())
+
+    def _scoring_terms(self):
+        """``(coef, intercept, center)`` of :func:`linear_scores`: about
+        ``center_`` where the fit gave one (data too far from the origin for
+        ``coef_ · x + intercept_``), else about the origin."""
+        center = getattr(self, "center_", None)
+        if center is None:
+            return self.coef_, self.intercept_, None
+        return self.coef_, self.intercept_at_center_, center
 
     def predict(self, X):
         """Class labels of the samples.

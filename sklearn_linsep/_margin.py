@@ -16,12 +16,14 @@ import scipy.sparse as sp
 
 from ._compat import any_dask
 from ._dask import verify_on_blocks
+from ._proofs import certificate_holds, feature_spread, proven_margins
 from ._solvers import (
     SolverError,
     face_margin_qp,
     hull_intersection_lp,
     hull_margin,
     least_hinge_ipm,
+    margin_from_feasible,
     margin_qp,
     total_hinge_lp,
 )
@@ -56,6 +58,12 @@ class SeparabilityResult:
         The point both weighted combinations give.
     certificate_signs : ndarray
         ``c`` (+1 for ``classes[1]``) of the certificate's samples.
+    center, intercept_at_center : ndarray of shape (n_features,), float
+        The same hyperplane about a centre of the data:
+        ``coef · (x - center) + intercept_at_center``. It is what
+        :meth:`verify` evaluates. Given only where the data lie so far from the
+        origin that float64 cannot add ``intercept`` to ``coef · x`` (a
+        ``UserWarning`` then says so); None otherwise.
 
     Examples
     --------
@@ -78,21 +86,31 @@ class SeparabilityResult:
     certificate_weights: np.ndarray = None
     common_point: np.ndarray = None
     certificate_signs: np.ndarray = None  # c of the certificate's samples
+    center: np.ndarray = None
+    intercept_at_center: float = None
 
     def verify(self, X, y, rtol=1e-9):
-        """Re-check the certificate on ``(X, y)``.
+        """Re-check the certificate on ``(X, y)``, with float64's rounding bounded.
+
+        A hyperplane holds when ``c_i (coef · x_i + intercept) ≥ 1 - rtol`` on every
+        row of the two classes, less a proven bound on the rounding of the scores
+        (evaluated about ``center`` when the result has one: far from the origin
+        ``coef · x + intercept`` has no digits left). An inseparability certificate
+        holds when ``λ ≥ 0`` sums to 1 on each side and its two combinations
+        coincide in every feature to ``rtol`` of that feature's spread over the two
+        classes, plus the rounding of the sums: a gap in a feature of small units is
+        not hidden by the size of the others, whatever the units.
 
         Parameters
         ----------
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
             A dask array is checked block by block (only the certificate's own
-            rows come to the client).
+            rows and each feature's extremes come to the client).
         y : array-like of shape (n_samples,)
             Labels; samples of classes other than ``classes`` are ignored.
         rtol : float, default=1e-9
-            Tolerance of the equalities of the inseparability certificate, relative
-            to the distance of its points from the common point (plus the
-            rounding of the sums at the points' magnitude).
+            Tolerance of the margins (below 1) and of the certificate's equalities
+            (relative to each feature's spread).
 
         Returns
         -------
@@ -106,29 +124,37 @@ class SeparabilityResult:
         in_pair = np.isin(y, self.classes)
         c = np.where(y == self.classes[1], 1.0, -1.0)
         if self.separable:
-            scores = np.asarray(X[in_pair] @ self.coef).ravel() + self.intercept
-            return bool(np.all(c[in_pair] * scores > 0))
+            margins = proven_margins(
+                X[in_pair], c[in_pair], **self._hyperplane_fields()
+            )
+            return bool(np.all(margins >= 1 - rtol))
         indices = np.asarray(self.certificate_indices)
-        weights = np.asarray(self.certificate_weights, dtype=float)
-        if np.any(weights < 0) or not np.all(in_pair[indices]):
+        if not np.all(in_pair[indices]):
             return False
         points = X[indices]
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
-        signs = c[indices]
-        if not np.allclose(
-            [weights[signs > 0].sum(), weights[signs < 0].sum()], 1.0, rtol=0, atol=1e-9
-        ):
-            return False
-        positive = weights[signs > 0] @ points[signs > 0]
-        negative = weights[signs < 0] @ points[signs < 0]
-        # Relative to how far the points lie from the common point, plus the
-        # rounding of the weighted sums at the points' magnitude.
-        spread = np.max(np.linalg.norm(points - self.common_point, axis=1))
-        rounding = 64 * np.finfo(float).eps * np.abs(points).max() * len(weights)
-        tolerance = rtol * spread + rounding
-        return bool(
-            np.linalg.norm(positive - negative) <= tolerance
-            and np.linalg.norm(positive - self.common_point) <= tolerance
+        return self._certificate_holds(
+            points, c[indices], feature_spread(X[in_pair]), rtol
+        )
+
+    def _hyperplane_fields(self):
+        """The keyword arguments of :func:`~._proofs.proven_margins`."""
+        return dict(
+            coef=self.coef,
+            intercept=self.intercept,
+            center=self.center,
+            intercept_at_center=self.intercept_at_center,
+        )
+
+    def _certificate_holds(self, points, signs, spread, rtol):
+        """The certificate on its own rows (``points``, labelled ``signs``)."""
+        return certificate_holds(
+            points,
+            signs,
+            np.asarray(self.certificate_weights, dtype=float),
+            np.asarray(self.common_point, dtype=float),
+            spread,
+            rtol,
         )
 
     def describe(self):
@@ -182,8 +208,11 @@ def certificate_from_subset(
             return _checked_certificate(scaled, working[keep], weights[keep], classes)
         except SolverError:
             pass  # the LP below finds a basic one, often where rounding hurt λ
+    # λ is the same in every affine frame: the LP sees each feature at its own
+    # spread, so its tolerances do not hide a gap in a feature of small units.
+    frame = scaled.equilibrated() if fit_intercept else scaled
     weights = hull_intersection_lp(
-        scaled.rows(working), scaled.labels(working), fit_intercept
+        frame.rows(working), frame.labels(working), fit_intercept
     )
     if weights is None:
         raise SolverError(
@@ -209,14 +238,12 @@ def _checked_certificate(scaled, indices, weights, classes):
         common_point=common,
         certificate_signs=signs,
     )
-    # Checked on the certificate's own rows (all it reads), renumbered from 0.
-    local = replace(result, certificate_indices=np.arange(len(indices)))
-    labels = np.where(signs > 0, result.classes[1], result.classes[0])
-    if not local.verify(points, labels):
+    # Checked on its own rows, feature by feature against the data's spreads.
+    if not result._certificate_holds(points, signs, scaled.spread, rtol=1e-9):
         raise SolverError(
             "The solvers declared the classes inseparable, but the certificate they "
             "gave does not hold: the classes come within the solvers' precision "
-            "(about 1e-9 of the data's spread) of touching, too close to decide. "
+            "(about 1e-9 of a feature's spread) of touching, too close to decide. "
             "Check for near-duplicate rows with different labels."
         )
     return result
@@ -235,6 +262,9 @@ class MarginResult:
     hinge_violation: float  # Σ s_i max(0, 1 - c_i(w·x_i + b)); 0 when separable
     rounds: int  # working-set rounds
     certificate: SeparabilityResult = None  # when inseparable
+    center: np.ndarray = None  # the hyperplane is coef · (x - center) + ...
+    intercept_at_center: float = None
+    needs_center: bool = False  # float64 cannot evaluate coef · x + intercept
 
 
 # Samples with a margin above 1 + DROP_ABOVE leave the working set (see grow):
@@ -330,38 +360,26 @@ def maximal_margin_of(
     initial_size = initial_size or max(4 * p + 20, 50)
     batch = batch or max(4 * p + 40, 100)
     if augmented:  # through the origin: the margin of Novikoff's bound
-
-        def solve(indices):
-            return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
-
-    else:
-        solve = _WarmHull(scaled, tol)
-
-    def violators(solution, working):
-        return scaled.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working, batch
-        )
-
-    seed = scaled.seed(initial_size)
-    # Samples far inside their side rarely become support vectors: dropping them
-    # keeps the subproblem near its support vectors (its cost grows with its rows).
-    solution, working, rounds = grow(seed, solve, violators, drop_above=DROP_ABOVE)
-    if solution.feasible:
-        _check_optimality(scaled, working, solution, tol, not augmented)
-        _warn_if_inexact(solution)
-        return _margin_result(scaled, working, solution, rounds, True, 0.0)
-    no_hyperplane = dict(
-        coef=None,
-        intercept=0.0,
-        separable=False,
-        margin=0.0,
-        support=np.array([], int),
-        dual=np.array([]),
-        hinge_violation=np.inf,
-        rounds=rounds,
+        return _augmented_margin(scaled, tol, initial_size, batch)
+    # The verdict is decided where every feature keeps its digits; the Euclidean
+    # margin in X's units is then finished from that working set.
+    frame = scaled.equilibrated() if scaled.uneven else scaled
+    solution, working, rounds = _grow_margin(
+        frame, _WarmHull(frame, tol), frame.seed(initial_size), tol, batch
     )
-    if augmented:
-        return MarginResult(**no_hyperplane)
+    if solution.feasible and frame is not scaled:
+        # The equilibrated frame's hyperplane, on X's frame: it separates all rows.
+        feasible = (solution.coef * (scaled.scale / frame.scale), solution.intercept)
+        solution, working, more = _grow_margin(
+            scaled, _EuclideanFinish(scaled, tol, feasible), working, tol, batch
+        )
+        rounds += more
+    if solution.feasible:
+        _check_optimality(scaled, working, solution, tol, True)
+        _warn_if_inexact(solution)
+        result = _margin_result(scaled, working, solution, rounds, True, 0.0)
+        return _proven(scaled, result, solution, tol)
+    no_hyperplane = _no_hyperplane(rounds)
     certificate = certificate_from_subset(
         scaled, working, classes, weights=solution.weights
     )
@@ -371,6 +389,136 @@ def maximal_margin_of(
     result.rounds += rounds
     result.certificate = certificate
     return result
+
+
+def _no_hyperplane(rounds):
+    return dict(
+        coef=None,
+        intercept=0.0,
+        separable=False,
+        margin=0.0,
+        support=np.array([], int),
+        dual=np.array([]),
+        hinge_violation=np.inf,
+        rounds=rounds,
+    )
+
+
+def _grow_margin(scaled, solve, start, tol, batch):
+    """The working-set loop of the hard margin from the rows ``start``."""
+
+    def violators(solution, working):
+        return scaled.violators(
+            solution.coef, solution.intercept, 1.0 - tol, working, batch
+        )
+
+    # Samples far inside their side rarely become support vectors: dropping them
+    # keeps the subproblem near its support vectors (its cost grows with its rows).
+    return grow(start, solve, violators, drop_above=DROP_ABOVE)
+
+
+def _augmented_margin(scaled, tol, initial_size, batch):
+    """The margin through the origin of the augmented samples (Novikoff's)."""
+
+    def solve(indices):
+        return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
+
+    solution, working, rounds = _grow_margin(
+        scaled, solve, scaled.seed(initial_size), tol, batch
+    )
+    if not solution.feasible:
+        return MarginResult(**_no_hyperplane(rounds))
+    _check_optimality(scaled, working, solution, tol, False)
+    _warn_if_inexact(solution)
+    return _margin_result(scaled, working, solution, rounds, True, 0.0)
+
+
+def _proven(scaled, result, solution, tol):
+    """The separating hyperplane, proved on every row with its rounding bounded.
+
+    About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
+    the margins are at least ``1 - tol``; the hyperplane is scaled by at most that
+    much so that the proven bound reaches 1. Far from the origin float64 may not
+    hold ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the
+    result then says so (``needs_center``) and a UserWarning tells the user to
+    evaluate it about ``center``.
+    """
+    center, at_center = scaled.centre, float(solution.intercept)
+    least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
+    if not least > 1 - 1e3 * tol:
+        raise SolverError(
+            "The maximal-margin hyperplane cannot be proved to separate the classes "
+            f"in float64 (its smallest margin, rounding bounded, is {least:.3g}): "
+            "the classes come too close for float precision at the data's scale."
+        )
+    if least < 1:  # rounding: scale up by as little as proves c (w·x + b) ≥ 1
+        grow_by = (1 + 8 * np.finfo(float).eps) / least
+        result.coef, at_center = result.coef * grow_by, at_center * grow_by
+        result.intercept *= grow_by
+        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
+    result.center, result.intercept_at_center = center, at_center
+    plain = scaled.proven_min_margin(result.coef, result.intercept)
+    if not plain >= 1 - PROOF_RTOL:
+        result.needs_center = True
+        warnings.warn(
+            "The data lie so far from the origin against their spread that float64 "
+            "cannot evaluate coef · x + intercept on them to the margin's precision "
+            f"(its rounding reaches {1 - plain:.1g} of the margin; the intercept is "
+            f"{result.intercept:.3g}): the hyperplane is also given about a centre "
+            "of the data, as coef · (x - center) + intercept_at_center, which "
+            "verify() and decision_function use. Centring the features "
+            "(StandardScaler) avoids this.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return result
+
+
+# verify()'s default: the margins a proof must reach, below 1.
+PROOF_RTOL = 1e-9
+
+
+class _EuclideanFinish:
+    """The subproblem of the Euclidean margin once the verdict is known: the
+    nearest points in X's own metric, warm-started; where they miss the margin on
+    the rows (features on scales so far apart that a small feature's gap is below
+    the rounding of the large ones), the primal active-set method
+    (:func:`~._solvers.margin_from_feasible`) from the equilibrated frame's
+    hyperplane, which separates every row."""
+
+    def __init__(self, scaled, tol, feasible):
+        self.scaled, self.tol = scaled, tol
+        self.hull = _WarmHull(scaled, tol)
+        self.feasible = feasible  # (coef, intercept) on scaled's frame
+
+    def __call__(self, indices):
+        rows, labels = self.scaled.rows(indices), self.scaled.labels(indices)
+        solution = self.hull(indices)
+        if (
+            solution.feasible
+            and _on_margin(rows, labels, solution, self.tol / 2)
+            and not _dual_problems(rows, labels, solution, self.tol / 2, self.tol)
+        ):
+            return solution
+        solution = margin_from_feasible(rows, labels, *self.feasible, self.tol / 2)
+        if solution is None:
+            raise SolverError(
+                "The classes separate with each feature at its own scale, but the "
+                "maximal-margin hyperplane in X's units could not be finished: "
+                "the features' scales are too far apart. Standardising the "
+                "features (StandardScaler) may help."
+            )
+        self.hull.remember(indices, solution.weights)
+        return solution
+
+
+def _on_margin(rows, labels, solution, tol):
+    """Every row at margin ≥ 1 - tol and the support within tol of 1."""
+    margins = labels * (rows @ solution.coef + solution.intercept)
+    support = solution.dual > 0
+    return bool(
+        np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
+    )
 
 
 class _WarmHull:
@@ -396,9 +544,13 @@ class _WarmHull:
             start=start,
             tol=self.tol,
         )
-        kept = np.flatnonzero(solution.weights)
-        self.members, self.weights = indices[kept], solution.weights[kept]
+        self.remember(indices, solution.weights)
         return solution
+
+    def remember(self, indices, weights):
+        """Start the next call from these weights λ on the rows ``indices``."""
+        kept = np.flatnonzero(weights)
+        self.members, self.weights = indices[kept], weights[kept]
 
 
 def check_scale(scale):
@@ -717,18 +869,13 @@ def _balanced(dual, c):
     return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
 
 
-def _check_optimality(scaled, working, solution, tol, fit_intercept):
-    """The KKT conditions of the hard margin on all samples, or a SolverError."""
+def _dual_problems(rows, labels, solution, tol, allowed, fit_intercept=True):
+    """What of the hard margin's KKT conditions on ``rows`` the solution's dual
+    misses: ``w = Σ α c z``, ``Σ α c = 0`` and complementary slackness."""
     alpha = solution.dual
-    rows = scaled.rows(working)
-    labels = scaled.labels(working)
     working_margins = labels * (rows @ solution.coef + solution.intercept)
     norm = max(np.linalg.norm(solution.coef), 1e-300)
     problems = []
-    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
-    smallest = scaled.min_margin(solution.coef, solution.intercept)
-    if smallest < 1 - allowed:
-        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
     # Componentwise, relative to the terms of each sum: features on scales far
     # apart each keep their own digits.
     terms = np.abs(rows.T) @ alpha + np.abs(solution.coef)
@@ -740,6 +887,20 @@ def _check_optimality(scaled, working, solution, tol, fit_intercept):
     slackness = alpha @ np.abs(working_margins - 1.0)
     if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
         problems.append(f"complementary slackness off by {slackness:.2e}")
+    return problems
+
+
+def _check_optimality(scaled, working, solution, tol, fit_intercept):
+    """The KKT conditions of the hard margin on all samples, or a SolverError."""
+    rows = scaled.rows(working)
+    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
+    problems = []
+    smallest = scaled.min_margin(solution.coef, solution.intercept)
+    if smallest < 1 - allowed:
+        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
+    problems += _dual_problems(
+        rows, scaled.labels(working), solution, tol, allowed, fit_intercept
+    )
     if problems:
         raise SolverError(
             "The margin QP's answer fails the optimality conditions on the data ("

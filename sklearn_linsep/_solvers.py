@@ -26,6 +26,7 @@ from scipy.linalg import (
     lu_factor,
     lu_solve,
     qr,
+    solve,
     solve_triangular,
 )
 from scipy.optimize import linprog
@@ -656,6 +657,10 @@ def hull_margin(Z, c, start=None, tol=1e-12):
     exact finish starts from all of them before the nearest points are tried.
     """
     m, q = Z.shape
+    if dense_dual_suits(m, q):
+        solution = dense_dual_margin(Z, c, tol)
+        if solution is not None:
+            return solution
     if q <= 2 * m:
         return _hull_margin(Z, Z, c, start, tol, wide=False)
     for coordinates in (_gram_coordinates, _qr_coordinates):
@@ -663,6 +668,106 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         if not solution.feasible or _holds_on(Z, c, solution, tol):
             return solution
     return solution  # checked again, and refused, by the caller
+
+
+# The dense dual route: rows that may all be support vectors (as many features as
+# rows, or more), and few enough for their Gram matrix (4000 rows: 128 MB). With
+# fewer features than rows the held set is capped at q + 1 and the active set
+# cycled at 1000 x 500 (40 steps, no answer): the nearest points serve there.
+DENSE_DUAL_MAX_ROWS = 4000
+DENSE_DUAL_MAX_ITERATIONS = 40
+
+
+def dense_dual_suits(m, q):
+    """Whether :func:`dense_dual_margin` is tried first on ``m`` rows of ``q``
+    features."""
+    return m <= DENSE_DUAL_MAX_ROWS and q + 1 >= m
+
+
+def dense_dual_margin(Z, c, tol):
+    """The maximal margin of the rows ``Z`` from the hard-margin dual on their
+    Gram matrix, by a primal-dual active set (Hintermüller, Ito & Kunisch 2002);
+    a :class:`Hyperplane`, or None where it does not settle (the caller's nearest
+    points then decide, as they do inseparable rows).
+
+    The rows held on the margin ``I`` solve ``K_II β + b = c_I``, ``Σ β = 0``
+    (one symmetric factorisation of the bordered system); then every held row of
+    ``α = c β < 0`` leaves and every other row of margin below 1 joins, all in one
+    step, so a support that is most of the rows (p ≫ n) is found in a few
+    factorisations where an active set adding one row at a time needs hundreds.
+    At most ``q + 1`` rows are held (beyond that the system is singular), the
+    most violated first. The answer is checked on ``Z`` itself, not on K.
+    """
+    m, q = Z.shape
+    gram = Z @ Z.T
+    cap = min(m, q + 1)
+    if cap == m:
+        held = np.arange(m)
+    else:  # the rows nearest the hyperplane between the class means
+        scores = Z @ (Z[c > 0].mean(axis=0) - Z[c < 0].mean(axis=0))
+        held = np.argsort(c * (scores - np.median(scores)), kind="stable")[:cap]
+    seen = set()
+    for _ in range(DENSE_DUAL_MAX_ITERATIONS):
+        held = np.sort(held)
+        key = held.tobytes()
+        if key in seen or not _two_sided(c[held]):
+            return None  # cycling, or one class: not for this route
+        seen.add(key)
+        solved = _bordered_solve(gram[np.ix_(held, held)], c[held])
+        if solved is None:
+            return None
+        beta, intercept = solved
+        margins = c * (gram[:, held] @ beta + intercept)
+        alpha = c[held] * beta
+        keep = held[alpha > 0]
+        outside = np.ones(m, bool)
+        outside[held] = False
+        violated = np.flatnonzero(outside & (margins < 1 - tol))
+        if keep.size == held.size and violated.size == 0:
+            return _dense_dual_answer(Z, c, held, alpha, intercept, tol)
+        room = max(cap - keep.size, 0)
+        if violated.size > room:
+            violated = violated[np.argsort(margins[violated])[:room]]
+        held = np.concatenate([keep, violated])
+    return None
+
+
+def _bordered_solve(gram, c):
+    """``(β, b)`` with ``K β + b = c`` and ``Σ β = 0``, or None if singular.
+
+    ``K + 1 1ᵀ`` acts as K on every β with Σ β = 0, and is positive definite
+    where the rows are affinely independent (K of centred rows is not): one
+    Cholesky factor, then ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0.
+    """
+    try:
+        factor = cho_factor(gram + 1.0, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    towards_c = cho_solve(factor, c, check_finite=False)
+    towards_one = cho_solve(factor, np.ones(len(c)), check_finite=False)
+    intercept = towards_c.sum() / towards_one.sum()
+    beta = towards_c - intercept * towards_one
+    if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
+        return None
+    return beta, float(intercept)
+
+
+def _dense_dual_answer(Z, c, held, alpha, intercept, tol):
+    """The Hyperplane of the dense dual's answer, if it holds on ``Z`` itself."""
+    dual = np.zeros(len(c))
+    dual[held] = alpha
+    coef = (dual * c) @ Z
+    margins = c * (Z @ coef + intercept)
+    if not _on_and_outside_margin(margins, dual > 0, tol):
+        return None
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=float(intercept),
+        dual=dual,
+        weights=_as_hull_weights((coef, intercept, dual), c),
+        status="Solved",
+    )
 
 
 def _gram_coordinates(Z):
@@ -751,6 +856,110 @@ def _as_hull_weights(answer, c):
         if total > 0:
             weights[side] = dual[side] / total
     return weights
+
+
+def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None):
+    """The maximal margin of the rows ``Z`` by the primal active-set method
+    (Nocedal & Wright, Algorithm 16.3) from a separating hyperplane
+    ``(coef, intercept)``; a :class:`Hyperplane`, or None if it does not settle.
+
+    Every iterate keeps ``c_i (w·z_i + b) ≥ 1`` on every row; each step solves the
+    equality QP of the rows held on the margin (:func:`_equality_margin`, feature
+    by feature, so that each keeps its own digits), moves towards
+    it as far as the other rows allow, and takes in the row that blocks; at the
+    equality QP's solution a row of negative multiplier leaves. No Gram matrix is
+    formed: for rows whose hulls are too close for the nearest points at the
+    data's largest scale (a gap in a feature of small units), where the dual sees
+    only the large features.
+    """
+    margins = c * (Z @ coef + intercept)
+    least = float(np.min(margins))
+    if not least > 0:
+        return None
+    coef, intercept, margins = coef / least, intercept / least, margins / least
+    held = [int(np.argmin(margins))]
+    for _ in range(max_steps or 8 * Z.shape[1] + 50):
+        if _two_sided(c[held]):
+            target_coef, target_intercept, alpha = _equality_margin(Z[held], c[held])
+        else:  # one class on the margin: w = 0 meets its equalities
+            target_coef, target_intercept = np.zeros_like(coef), float(c[held[0]])
+            alpha = np.zeros(len(held))
+        change = c * (Z @ (target_coef - coef) + (target_intercept - intercept))
+        room = np.full(len(c), np.inf)
+        falling = change < 0
+        falling[held] = False
+        room[falling] = (margins[falling] - 1) / -change[falling]
+        blocking = int(np.argmin(room))
+        step = min(1.0, max(float(room[blocking]), 0.0))
+        coef = coef + step * (target_coef - coef)
+        intercept = intercept + step * (target_intercept - intercept)
+        margins = c * (Z @ coef + intercept)
+        if step < 1.0:
+            held.append(blocking)
+            continue
+        if _has_negative(alpha) if alpha.size and np.any(alpha) else False:
+            held.pop(int(np.argmin(alpha)))
+            continue
+        if np.min(margins) < 1 - tol or np.max(np.abs(margins[held] - 1)) > tol:
+            return None
+        dual = np.zeros(len(c))
+        dual[held] = np.maximum(alpha, 0.0)
+        answer = coef, float(intercept), dual
+        return Hyperplane(
+            True,
+            coef=coef,
+            intercept=float(intercept),
+            dual=dual,
+            weights=_as_hull_weights(answer, c),
+            status="Solved",
+        )
+    return None
+
+
+def _equality_margin(Z, c):
+    """``(w, b, α)``: the least ``‖w‖`` with ``c_i (w·z_i + b) = 1`` on every row,
+    and ``α`` with ``w = Σ α_i c_i z_i``, ``Σ α_i c_i = 0``, for features on any
+    scales.
+
+    With ``Ã = [Z S⁻¹, 1]`` (S: each feature's largest entry), a particular
+    solution and the null space of Ã come from its SVD (well scaled); the least
+    ``‖w‖ = ‖S⁻¹ u‖`` over that affine set is then a least-squares problem whose
+    rows are weighted by ``1/S`` over as many decades as the features span, which
+    Householder QR with its rows sorted largest first solves stably (Powell & Reid
+    1969; Cox & Higham 1998).
+    """
+    m, q = Z.shape
+    size = np.max(np.abs(Z), axis=0)
+    size = np.where(size > 0, size, 1.0)
+    scaled = np.column_stack([Z / size, np.ones(m)])
+    left, values, right = np.linalg.svd(scaled, full_matrices=True)
+    rank = int(np.sum(values > 1e-13 * values[0]))
+    particular = right[:rank].T @ ((left[:, :rank].T @ c) / values[:rank])
+    null = right[rank:].T  # (q + 1, k)
+    u, b = particular[:q], particular[q]
+    if null.shape[1]:
+        weighted = null[:q] / size[:, None]
+        order = np.argsort(-np.max(np.abs(weighted), axis=1), kind="stable")
+        shift = np.linalg.lstsq(
+            *_row_sorted_qr(weighted[order], -(u / size)[order]), rcond=None
+        )[0]
+        u, b = u + null[:q] @ shift, b + null[q] @ shift
+    coef = u / size
+    # w = Σ β_i z_i and Σ β_i = 0, in the scaled columns: Ãᵀ β = (w / S, 0), a
+    # consistent system whose right side spans the decades of the features: each
+    # equation is weighted by its own terms, so each holds to its own rounding.
+    system, target = scaled.T, np.r_[coef / size, 0.0]
+    beta = np.linalg.lstsq(system, target, rcond=None)[0]
+    for _ in range(2):
+        weight = 1 / np.maximum(np.abs(system) @ np.abs(beta) + np.abs(target), 1e-300)
+        beta = np.linalg.lstsq(system * weight[:, None], target * weight, rcond=None)[0]
+    return coef, float(b), beta * c
+
+
+def _row_sorted_qr(matrix, right):
+    """``(R, Qᵀ right)`` of a least-squares problem whose rows are sorted by size."""
+    basis, triangle = qr(matrix, mode="economic")
+    return triangle, basis.T @ right
 
 
 def _active_set_finish(Z, c, support, tol, max_steps=None):

@@ -74,6 +74,14 @@ class HardMarginSVM(LinearClassifierBase):
         Support vectors per class.
     n_iter_ : int or ndarray of shape (n_classes,)
         Working-set rounds.
+    center_ : ndarray of shape (n_features,) or None
+        Set only where the training data lie so far from the origin against their
+        spread that float64 cannot evaluate ``coef_ · x + intercept_`` on them (an
+        intercept of 1e15, say; a ``UserWarning`` says so): the hyperplane is then
+        ``coef_ · (x - center_) + intercept_at_center_``, which
+        :meth:`decision_function` uses. None otherwise.
+    intercept_at_center_ : ndarray of shape (1,) or (n_classes,), or None
+        The intercepts about ``center_`` (None with it).
     certificate_ : SeparabilityResult or None
         For two inseparable classes, the proof of inseparability. (With K > 2
         classes, ``on_inseparable="raise"`` raises with the certificate of the
@@ -232,6 +240,12 @@ class HardMarginSVM(LinearClassifierBase):
         self.hinge_violation_ = squeeze([r.hinge_violation for r in results])
         self.n_iter_ = squeeze([r.rounds for r in results])
         self.certificate_ = results[0].certificate if len(results) == 1 else None
+        self.center_, self.intercept_at_center_ = None, None
+        if any(result.needs_center for result in results):
+            self.center_ = results[0].center
+            self.intercept_at_center_ = np.array(
+                [result.intercept_at_center for result in results]
+            )
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)
         self.support_vectors_, support_codes = support_rows(support)

@@ -8,14 +8,23 @@ every constraint, and no constraint outside the subset can do better. The
 subproblem (a QP or an LP) is a parameter; so is the violation of a sample.
 """
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas
 
+from ._proofs import proven_margins
 from ._solvers import SolverError
 
 MAX_ROUNDS = 200
 CENTRED_CACHE_BYTES = 1 << 27  # 128 MB of centred rows kept between passes
+# Features whose spreads differ by more than this are decided in the equilibrated
+# frame (each feature divided by its own spread) before the Euclidean margin is
+# finished in X's units: beyond it a small feature keeps fewer than 13 of float64's
+# digits against the largest one, and a gap in it could fall under the solvers'
+# tolerances (a false certificate at spreads 1e10 apart).
+EQUILIBRATE_ABOVE = 1e3
 
 
 class ScaledRows:
@@ -47,9 +56,29 @@ class ScaledRows:
             high, low = _column_max(X), _column_min(X)
         else:
             high, low = _column_max(X[active]), _column_min(X[active])
-        spread = np.maximum(high - self.centre, self.centre - low)
-        largest = float(np.max(spread)) if spread.size else 0.0
-        self.scale = largest if largest > 0 else 1.0
+        self.scale, self.feature_scale, self.spread = frame_scales(
+            self.centre, high, low
+        )
+
+    def equilibrated(self):
+        """The same problem on ``Z = (X - centre) / s``, each feature divided by its
+        own spread ``s_j``: the frame in which the verdict is decided when the
+        spreads are far apart (:attr:`uneven`). Its margins are not X's."""
+        return equilibrated_copy(self)
+
+    @property
+    def uneven(self):
+        """Whether the features' spreads differ by more than ``EQUILIBRATE_ABOVE``."""
+        return spreads_uneven(self.feature_scale, self.spread)
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The smallest margin of an active sample of the hyperplane ``(coef,
+        intercept)`` on X itself (or about ``center``), less a proven bound on
+        the rounding of its evaluation (:func:`~._proofs.proven_margins`)."""
+        margins = proven_margins(
+            self.X, self.c, coef, intercept, center, intercept_at_center
+        )
+        return float(np.min(margins[self.active]))
 
     @property
     def n_samples(self):
@@ -186,7 +215,7 @@ class ScaledRows:
     def rounding(self):
         """Bound on the rounding of :meth:`scores` per unit ``‖coef‖``."""
         magnitude = (
-            float(np.max(np.abs(self.centre))) / self.scale
+            float(np.max(np.abs(self.centre) / self.scale))
             if sp.issparse(self.X)
             else 1.0
         )
@@ -196,6 +225,33 @@ class ScaledRows:
         """``(w, b)`` on X of the hyperplane ``(coef, intercept)`` on Z."""
         weights = coef / self.scale
         return weights, intercept - self.centre @ weights
+
+
+def frame_scales(centre, high, low):
+    """``(scale, feature_scale, spread)`` from the centre and each feature's
+    extremes: one scalar for the Euclidean frame (the largest centred entry), one
+    per feature for the equilibrated one (1 where a feature is constant), and each
+    feature's range."""
+    feature_scale = np.maximum(high - centre, centre - low)
+    largest = float(np.max(feature_scale)) if feature_scale.size else 0.0
+    feature_scale = np.where(feature_scale > 0, feature_scale, 1.0)
+    return largest if largest > 0 else 1.0, feature_scale, high - low
+
+
+def spreads_uneven(feature_scale, spread):
+    """Whether the non-constant features' spreads are more than
+    ``EQUILIBRATE_ABOVE`` apart."""
+    varying = feature_scale[spread > 0]
+    return bool(varying.size and varying.max() > EQUILIBRATE_ABOVE * varying.min())
+
+
+def equilibrated_copy(scaled):
+    """A shallow copy of a rows object whose ``scale`` is its ``feature_scale``."""
+    frame = copy.copy(scaled)
+    frame.scale = scaled.feature_scale
+    if hasattr(frame, "_centred"):
+        frame._centred = None  # Z of the other frame
+    return frame
 
 
 def _column_max(X):

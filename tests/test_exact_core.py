@@ -20,6 +20,9 @@ Relative means: relative to the size of the terms of ``w·x_i`` about the data's
 
 import warnings
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -378,3 +381,123 @@ def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
         svm = HardMarginSVM().fit(X, y)
     least = least_total_hinge(X, signs(y))[0]
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
+
+
+# ------------------------------------------- units and offsets (issue: exact core 2)
+
+
+def _small_feature_decides(seed):
+    """Two features of spread 1e5 and one of 1e-5 whose sign is the label: separable,
+    by the small feature alone."""
+    rng = np.random.default_rng(seed)
+    n = 200
+    y = np.arange(n) % 2
+    x1, x2 = 1e5 * rng.normal(size=n), 1e5 * rng.normal(size=n)
+    noise = 0.25 * rng.normal(size=n).clip(-1.5, 1.5)
+    x3 = 1e-5 * (np.where(y == 1, 1.0, -1.0) + noise)
+    return np.column_stack([x1, x2, x3]), y
+
+
+def _far_from_the_origin(seed):
+    """``1e12 + 1e-3 Z`` with a gap of 0.6 in Z's units along the first feature."""
+    rng = np.random.default_rng(seed)
+    n, p = 100, 5
+    y = np.arange(n) % 2
+    Z = rng.normal(size=(n, p))
+    Z[:, 0] = np.where(y == 1, 0.3 + np.abs(Z[:, 0]), -0.3 - np.abs(Z[:, 0]))
+    return 1e12 + 1e-3 * Z, y
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_a_gap_in_a_feature_of_small_units_is_found(seed):
+    X, y = _small_feature_decides(seed)
+    result = linear_separability(X, y)
+    assert result.separable and result.verify(X, y)
+    svm = HardMarginSVM(on_inseparable="raise").fit(X, y)
+    c = signs(y)
+    assert_kkt(X, c, svm.coef_[0], svm.intercept_[0], svm.support_, svm.dual_coef_[0])
+    assert np.all(c * svm.decision_function(X) > 0)
+    assert result.margin == pytest.approx(svm.margin_, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_hyperplane_far_from_the_origin_is_proved_about_a_centre(seed):
+    X, y = _far_from_the_origin(seed)
+    c = signs(y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = linear_separability(X, y)
+        svm = HardMarginSVM().fit(X, y)
+    assert result.separable and result.verify(X, y)
+    assert np.all(c * svm.decision_function(X) > 0)
+    if result.center is not None:  # then it was said, and both use the centre
+        assert any("far from the origin" in str(w.message) for w in caught)
+        assert svm.center_ is not None
+        at_center = (X - result.center) @ result.coef + result.intercept_at_center
+        assert np.all(c * at_center >= 1 - 1e-9)
+        plain = result.intercept
+        result.center = result.intercept_at_center = None
+        result.intercept = plain
+        # The plain form cannot be proved on these rows: verify refuses it.
+        assert not result.verify(X, y)
+
+
+def test_verify_measures_a_certificate_in_each_features_own_units():
+    X, y = _small_feature_decides(9)
+    positive, negative = np.flatnonzero(y == 1)[:3], np.flatnonzero(y == 0)[:3]
+    # Weights whose combinations agree in the large features to 1e-6 of their
+    # spread (far below the Euclidean tolerance of 1e5-sized rows) but are 2e-5
+    # apart in the small one, whose spread is 3e-5: not a certificate.
+    rows = np.r_[positive, negative]
+    weights = np.full(6, 1 / 3)
+    points = X[rows].copy()
+    points[3:, :2] = points[:3, :2]
+    X_forged = X.copy()
+    X_forged[negative] = points[3:]
+    forged = _margin.SeparabilityResult(
+        separable=False,
+        classes=np.array([0, 1]),
+        certificate_indices=rows,
+        certificate_weights=weights,
+        common_point=weights[:3] @ points[:3],
+        certificate_signs=np.r_[np.ones(3), -np.ones(3)],
+    )
+    assert not forged.verify(X_forged, y)
+    # The same combinations in every feature do verify.
+    X_forged[negative, 2] = X[positive, 2]
+    assert forged.verify(X_forged, y)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(6, 80),
+    p=st.integers(1, 6),
+    separable=st.booleans(),
+    exponents=st.lists(st.floats(-8, 8), min_size=6, max_size=6),
+    offset=st.floats(0, 1e6),
+)
+def test_the_verdict_does_not_depend_on_units_or_offsets(
+    seed, n, p, separable, exponents, offset
+):
+    """Per-feature scales in 1e±8 and offsets up to 1e6 spreads: the verdict is
+    the LP's on standardised data, and every answer verifies."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, p))
+    y = (rng.random(n) < 0.5).astype(int)
+    if separable:
+        direction = rng.normal(size=p)
+        score = Z @ direction
+        y = (score > np.median(score)).astype(int)
+        gap = rng.uniform(0, 0.5) * direction / np.linalg.norm(direction)
+        Z += np.outer(signs(y), gap)
+    y[:2] = [0, 1]
+    scales = 10.0 ** np.asarray(exponents[:p])
+    X = Z * scales + offset * scales * rng.uniform(-1, 1, p)
+    c = signs(y)
+    standardised = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = linear_separability(X, y)
+    assert result.separable == separable_by_one_lp(standardised, c)
+    assert result.verify(X, y)

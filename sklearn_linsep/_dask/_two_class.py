@@ -6,7 +6,13 @@ import numpy as np
 
 from .._kernels import centred_margins
 from .._validation import encode_known_labels
-from .._working_set import seed_direction
+from .._proofs import proven_margins
+from .._working_set import (
+    equilibrated_copy,
+    frame_scales,
+    seed_direction,
+    spreads_uneven,
+)
 from ._rows import tree_reduce, validate_block
 
 
@@ -126,6 +132,20 @@ def _reduce_block(
     return float(margins[active].min()) if active.any() else np.inf
 
 
+def _proven_block(
+    X, y, w, classes, positive, negative, coef, intercept, center, intercept_at_center
+):  # fmt: skip
+    """The block's smallest proven margin (:func:`~.._proofs.proven_margins`)."""
+    codes = _codes(y, classes)
+    X, _, c, _, active = _block_problem(X, codes, w, classes, positive, negative)
+    if not active.any():
+        return np.inf
+    margins = proven_margins(
+        X[active], c[active], coef, intercept, center, intercept_at_center
+    )
+    return float(margins.min())
+
+
 def _select(part, limit, per_side):
     """Of the rows a block (or a combination of blocks) sends, the ``limit``
     largest values (the worst violators), or with ``per_side`` the ``limit``
@@ -205,9 +225,23 @@ class DaskScaledRows:
             )
         self._side_means = sums / counts[:, None]
         self.centre = sums.sum(axis=0) / counts.sum()
-        spread = np.maximum(high - self.centre, self.centre - low)
-        largest = float(np.max(spread)) if spread.size else 0.0
-        self.scale = largest if largest > 0 else 1.0
+        self.scale, self.feature_scale, self.spread = frame_scales(
+            self.centre, high, low
+        )
+
+    def equilibrated(self):
+        """As :meth:`ScaledRows.equilibrated`."""
+        return equilibrated_copy(self)
+
+    @property
+    def uneven(self):
+        return spreads_uneven(self.feature_scale, self.spread)
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """As :meth:`ScaledRows.proven_min_margin`, block by block."""
+        return float(
+            min(self._map(_proven_block, coef, intercept, center, intercept_at_center))
+        )
 
     def _tasks(self, function, *args, with_offset=False):
         """Delayed ``function(X, y, w, classes, positive, negative, [offset,]

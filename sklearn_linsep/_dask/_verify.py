@@ -2,38 +2,61 @@
 
 import numpy as np
 
+from .._proofs import proven_margins
 from ._rows import DaskRows
 
 
-def _separated_block(X, y, classes, coef, intercept):
+def _pair_block(X, y, classes):
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).ravel()
     in_pair = np.isin(y, classes)
-    c = np.where(y == classes[1], 1.0, -1.0)
-    return bool(np.all(c[in_pair] * (X[in_pair] @ coef + intercept) > 0))
+    return X[in_pair], np.where(y[in_pair] == classes[1], 1.0, -1.0)
+
+
+def _least_margin_block(X, y, classes, fields):
+    X, c = _pair_block(X, y, classes)
+    return float(proven_margins(X, c, **fields).min()) if len(c) else np.inf
+
+
+def _extremes_block(X, y, classes):
+    X, _ = _pair_block(X, y, classes)
+    p = X.shape[1]
+    if not len(X):
+        return np.full(p, -np.inf), np.full(p, np.inf)
+    return X.max(axis=0), X.min(axis=0)
 
 
 def verify_on_blocks(result, X, y, rtol):
     """:meth:`SeparabilityResult.verify` on dask arrays: a separating hyperplane
-    is checked block by block (one boolean per block comes back); an
-    inseparability certificate reads only its own rows."""
+    is checked block by block (one number per block comes back); an
+    inseparability certificate reads its own rows and each feature's extremes."""
     import dask
 
     rows = DaskRows(X, y, name="SeparabilityResult.verify")
     if result.separable:
-        task = dask.delayed(_separated_block, pure=True)
-        checks = dask.compute(
+        task = dask.delayed(_least_margin_block, pure=True)
+        fields = result._hyperplane_fields()
+        least = dask.compute(
             *[
-                task(X_block, y_block, result.classes, result.coef, result.intercept)
+                task(X_block, y_block, result.classes, fields)
                 for X_block, y_block, _ in rows.blocks()
             ]
         )
-        return all(checks)
+        return bool(min(least) >= 1 - rtol)
     rows.require_known_chunks()
     indices = np.asarray(result.certificate_indices)
     order = np.argsort(indices)
-    points, labels = dask.compute(rows.X[indices[order]], rows.y[indices[order]])
+    task = dask.delayed(_extremes_block, pure=True)
+    extremes = [task(X_block, y_block, result.classes) for X_block, y_block, _ in rows.blocks()]
+    points, labels, extremes = dask.compute(
+        rows.X[indices[order]], rows.y[indices[order]], extremes
+    )
+    high = np.max([part[0] for part in extremes], axis=0)
+    low = np.min([part[1] for part in extremes], axis=0)
     restore = np.empty_like(order)
     restore[order] = np.arange(len(order))
-    local = type(result)(**{**vars(result), "certificate_indices": restore})
-    return local.verify(np.asarray(points), np.asarray(labels), rtol)
+    points, labels = np.asarray(points, dtype=float)[restore], np.asarray(labels)[restore]
+    if not np.all(np.isin(labels, result.classes)):
+        return False
+    signs = np.where(labels == result.classes[1], 1.0, -1.0)
+    return result._certificate_holds(points, signs, high - low, rtol)

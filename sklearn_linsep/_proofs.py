@@ -1,0 +1,129 @@
+"""What makes an answer of the exact core a proof, with float64's rounding bounded.
+
+One rule each, used by the solvers' own final check, by
+:meth:`~sklearn_linsep.SeparabilityResult.verify` in memory and by its check on dask
+blocks:
+
+* a hyperplane separates when every row's margin ``c_i (w·x_i + b)``, less a bound on
+  the rounding of its evaluation, is at least 1 (:func:`proven_margins`);
+* an inseparability certificate holds when its two convex combinations coincide in
+  every feature, to ``rtol`` of that feature's own spread plus the rounding of the
+  sums (:func:`certificate_holds`): a gap in a feature of small units is not hidden
+  by the size of the others.
+
+Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verdict is.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+ROUNDING_UNIT = np.finfo(float).eps / 2
+ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
+
+
+def rounding_factor(terms):
+    """Higham's ``γ_k = k u / (1 - k u)``: the relative error bound of a sum of
+    ``terms`` products, whatever the order of summation (BLAS's included)."""
+    k = terms * ROUNDING_UNIT
+    return k / (1 - k)
+
+
+def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None):
+    """Lower bounds of ``c_i (w·x_i + b)`` for every row, rounding included.
+
+    With ``center`` the scores are ``w·(x_i - center) + intercept_at_center``: the
+    subtraction is exact or rounds relative to ``x_i - center``, so a hyperplane far
+    from the origin (an offset float64 cannot add to ``w·x``) keeps its digits.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    c : ndarray of shape (n_samples,)
+        ±1.
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    center : ndarray of shape (n_features,), default=None
+    intercept_at_center : float, default=None
+
+    Returns
+    -------
+    margins : ndarray of shape (n_samples,)
+    """
+    coef = np.asarray(coef, dtype=float)
+    n, p = X.shape
+    if center is None:
+        center, offset = None, float(intercept)
+    else:
+        center = np.asarray(center, dtype=float)
+        offset = float(intercept_at_center)
+    out = np.empty(n)
+    for start in range(0, n, ROWS_PER_BLOCK):
+        rows = slice(start, min(start + ROWS_PER_BLOCK, n))
+        block = X[rows]
+        if sp.issparse(block):  # not centred (that would fill it): the shift apart
+            shift = 0.0 if center is None else center @ coef
+            scores = np.asarray(block @ coef).ravel() + (offset - shift)
+            terms = np.asarray(abs(block) @ np.abs(coef)).ravel() + abs(offset)
+            if center is not None:
+                terms += np.abs(center) @ np.abs(coef) + abs(shift)
+            factor = rounding_factor(p + 3)
+        else:
+            block = np.asarray(block, dtype=float)
+            if center is not None:
+                block = block - center
+            scores = block @ coef + offset
+            terms = np.abs(block) @ np.abs(coef) + abs(offset)
+            factor = rounding_factor(p + 3)  # +1 for the subtraction of the centre
+        out[rows] = c[rows] * scores - factor * terms
+    return out
+
+
+def feature_spread(points):
+    """Each feature's range over the rows (0 for a constant feature)."""
+    if points.shape[0] == 0:
+        return np.zeros(points.shape[1])
+    high = points.max(axis=0)
+    low = points.min(axis=0)
+    if sp.issparse(points):
+        high, low = high.toarray().ravel(), low.toarray().ravel()
+    return np.asarray(high - low, dtype=float)
+
+
+def certificate_gap(points, signs, weights, common_point, spread, rtol):
+    """Per feature: how far the certificate's two convex combinations (and the
+    stored common point) are apart, less what ``rtol`` of the feature's spread and
+    the rounding of the sums allow. Positive entries are failures.
+
+    Parameters
+    ----------
+    points : ndarray of shape (k, n_features)
+        The certificate's rows of X.
+    signs : ndarray of shape (k,)
+        ±1.
+    weights : ndarray of shape (k,)
+        λ, summing to 1 on each side.
+    common_point : ndarray of shape (n_features,)
+    spread : ndarray of shape (n_features,)
+        Each feature's spread over the data the certificate speaks of.
+    rtol : float
+    """
+    positive, negative = signs > 0, signs < 0
+    plus = weights[positive] @ points[positive]
+    minus = weights[negative] @ points[negative]
+    magnitude = np.abs(weights) @ np.abs(points) + np.abs(common_point)
+    allowed = rtol * spread + 4 * rounding_factor(len(weights) + 2) * magnitude
+    gap = np.maximum(np.abs(plus - minus), np.abs(plus - common_point))
+    return gap - allowed
+
+
+def certificate_holds(points, signs, weights, common_point, spread, rtol):
+    """Whether weights ``λ ≥ 0``, summing to 1 on each side, put a point in both
+    convex hulls: :func:`certificate_gap` nowhere positive."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        return False
+    sums = [weights[signs > 0].sum(), weights[signs < 0].sum()]
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        return False
+    gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
+    return bool(np.all(gap <= 0))
