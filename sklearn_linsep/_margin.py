@@ -16,7 +16,12 @@ import scipy.sparse as sp
 
 from ._compat import any_dask
 from ._dask import verify_on_blocks
-from ._proofs import certificate_holds, feature_spread, proven_margins
+from ._proofs import (
+    certificate_holds,
+    feature_spread,
+    proven_margins,
+    rounding_factor,
+)
 from ._solvers import (
     SolverError,
     face_margin_qp,
@@ -457,6 +462,15 @@ def _proven(scaled, result, solution, tol):
         result.intercept *= grow_by
         result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
     result.center, result.intercept_at_center = center, at_center
+    # The plain form's rounding, bounded a priori by each feature's largest |x|:
+    # where it leaves the proof standing (the plain scores are within it of the
+    # true ones, and so is their computed bound), no pass is needed to check it.
+    p = len(result.coef)
+    plain_rounding = rounding_factor(p + 3) * (
+        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
+    )
+    if max(least, 1.0) - 3 * plain_rounding >= 1 - PROOF_RTOL:
+        return result
     plain = scaled.proven_min_margin(result.coef, result.intercept)
     if not plain >= 1 - PROOF_RTOL:
         result.needs_center = True

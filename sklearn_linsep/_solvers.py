@@ -707,18 +707,21 @@ def dense_dual_margin(Z, c, tol):
         scores = Z @ (Z[c > 0].mean(axis=0) - Z[c < 0].mean(axis=0))
         held = np.argsort(c * (scores - np.median(scores)), kind="stable")[:cap]
     seen = set()
+    beta = np.zeros(m)
     for _ in range(DENSE_DUAL_MAX_ITERATIONS):
         held = np.sort(held)
         key = held.tobytes()
         if key in seen or not _two_sided(c[held]):
             return None  # cycling, or one class: not for this route
         seen.add(key)
-        solved = _bordered_solve(gram[np.ix_(held, held)], c[held])
+        block = gram if held.size == m else gram[np.ix_(held, held)]
+        solved = _bordered_solve(block, c[held])
         if solved is None:
             return None
-        beta, intercept = solved
-        margins = c * (gram[:, held] @ beta + intercept)
-        alpha = c[held] * beta
+        beta[:] = 0.0
+        beta[held], intercept = solved
+        margins = c * (gram @ beta + intercept)  # β is 0 off the held rows
+        alpha = c[held] * beta[held]
         keep = held[alpha > 0]
         outside = np.ones(m, bool)
         outside[held] = False
@@ -740,7 +743,7 @@ def _bordered_solve(gram, c):
     Cholesky factor, then ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0.
     """
     try:
-        factor = cho_factor(gram + 1.0, check_finite=False)
+        factor = cho_factor(gram + 1.0, overwrite_a=True, check_finite=False)
     except np.linalg.LinAlgError:
         return None
     towards_c = cho_solve(factor, c, check_finite=False)

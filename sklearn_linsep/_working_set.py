@@ -59,6 +59,8 @@ class ScaledRows:
         self.scale, self.feature_scale, self.spread = frame_scales(
             self.centre, high, low
         )
+        self.magnitude = np.maximum(np.abs(high), np.abs(low))  # largest |x_j|
+        self._last_rows = None  # (indices, Z rows): the working set, asked often
 
     def equilibrated(self):
         """The same problem on ``Z = (X - centre) / s``, each feature divided by its
@@ -94,7 +96,22 @@ class ScaledRows:
         return block.toarray() if sp.issparse(block) else np.asarray(block, float)
 
     def rows(self, indices):
-        return (self.original_rows(indices) - self.centre) / self.scale
+        """Rows of Z by index. The last answer is kept: the loop asks for the
+        working set's rows in its solve and again in its checks."""
+        indices = np.asarray(indices)
+        last = self._last_rows
+        if last is not None and np.array_equal(last[0], indices):
+            return last[1]
+        rows = (self.original_rows(indices) - self.centre) / self.scale
+        self._last_rows = (indices.copy(), rows)
+        return rows
+
+    def _all_rows(self):
+        """Z whole, if the last rows asked for were every row in order."""
+        last = self._last_rows
+        if last is None or len(last[0]) != self.n_samples:
+            return None
+        return last[1] if np.array_equal(last[0], np.arange(self.n_samples)) else None
 
     def labels(self, indices):
         return self.c[indices]
@@ -114,6 +131,9 @@ class ScaledRows:
         if sp.issparse(self.X):
             raw = np.asarray(self.X @ weights).ravel()
             return raw + (intercept - self.centre @ weights)
+        whole = self._all_rows()
+        if whole is not None:  # the working set is every row: Z is at hand
+            return whole @ coef + intercept
         out = np.empty(self.n_samples)
         if self._centred is not None:  # Z kept for the interior point's passes
             for rows, block in self._centred:
@@ -249,8 +269,9 @@ def equilibrated_copy(scaled):
     """A shallow copy of a rows object whose ``scale`` is its ``feature_scale``."""
     frame = copy.copy(scaled)
     frame.scale = scaled.feature_scale
-    if hasattr(frame, "_centred"):
-        frame._centred = None  # Z of the other frame
+    for cached in ("_centred", "_last_rows"):  # Z of the other frame
+        if hasattr(frame, cached):
+            setattr(frame, cached, None)
     return frame
 
 
@@ -320,6 +341,8 @@ def seed_indices(scaled, size):
     c, active, X = scaled.c, scaled.active, scaled.X
     positive = active & (c > 0)
     negative = active & (c < 0)
+    if size >= max(np.count_nonzero(positive), np.count_nonzero(negative)):
+        return np.flatnonzero(active)  # every row: no pass needed to choose
     direction, offset = seed_direction(
         _masked_mean(X, positive), _masked_mean(X, negative)
     )

@@ -5,11 +5,15 @@ import numpy as np
 import pytest
 
 from sklearn_linsep._solvers import (
+    _equality_margin,
+    dense_dual_margin,
     face_margin_qp,
     least_hinge_ipm,
+    margin_from_feasible,
+    nearest_points,
     total_hinge_lp,
 )
-from sklearn_linsep._testing import least_total_hinge
+from sklearn_linsep._testing import least_total_hinge, reference_margin_qp
 
 
 def _noisy(n, p, seed):
@@ -99,3 +103,63 @@ def test_the_face_qp_matches_cvxpy():
     )
     np.testing.assert_allclose(ours.coef, w.value, rtol=1e-6)
     assert ours.intercept == pytest.approx(float(b.value), rel=1e-6, abs=1e-9)
+
+
+# ------------------------------------------------ the dense dual and the finish
+
+
+def _wide(n, p, seed, gap=0.3):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, p)) / np.sqrt(p)
+    c = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    Z[:, 0] += c * gap
+    return Z - Z.mean(axis=0), c
+
+
+def _assert_maximal(Z, c, solution, rel=1e-7):
+    """KKT on the rows, and the margin of cvxpy (Clarabel at 1e-12)."""
+    margins = c * (Z @ solution.coef + solution.intercept)
+    assert np.min(margins) >= 1 - 1e-9
+    support = solution.dual > 0
+    assert np.allclose(margins[support], 1, atol=1e-9)
+    assert np.allclose((solution.dual * c) @ Z, solution.coef, atol=1e-9)
+    assert abs(solution.dual @ c) <= 1e-9 * solution.dual.sum()
+    _, w, _ = reference_margin_qp(Z, c)
+    assert np.linalg.norm(solution.coef) == pytest.approx(np.linalg.norm(w), rel=rel)
+
+
+@pytest.mark.parametrize("n, p", [(40, 400), (120, 120), (60, 61), (200, 2000)])
+def test_the_dense_dual_is_the_maximal_margin(n, p):
+    Z, c = _wide(n, p, seed=n)
+    solution = dense_dual_margin(Z, c, 1e-10)
+    assert solution is not None and solution.feasible
+    _assert_maximal(Z, c, solution)
+
+
+def test_the_dense_dual_gives_way_where_it_cannot_settle():
+    """Inseparable rows (two equal with opposite labels) have no answer: None,
+    and the nearest points decide."""
+    Z, c = _wide(30, 60, seed=1)
+    Z[1] = Z[0]
+    assert dense_dual_margin(Z, c, 1e-10) is None
+    assert nearest_points(Z, c).direction @ nearest_points(Z, c).direction < 1e-20
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_primal_active_set_from_any_separator(seed):
+    rng = np.random.default_rng(seed)
+    Z, c = _wide(80, 6, seed)
+    Z[:, 0] = c * (0.5 + np.abs(Z[:, 0]))  # the first feature separates
+    start = np.zeros(6)
+    start[0] = 1.0  # a separator, not the maximal one
+    assert np.min(c * (Z @ start)) > 0
+    solution = margin_from_feasible(Z, c, start, 0.0, 1e-10)
+    _assert_maximal(Z, c, solution)
+    # Features 1e12 apart: each keeps its digits in the equality solves.
+    scales = 10.0 ** rng.uniform(-6, 6, 6)
+    coef, intercept, alpha = _equality_margin(Z[:5] * scales, c[:5])
+    margins = c[:5] * (Z[:5] * scales @ coef + intercept)
+    assert np.allclose(margins, 1, atol=1e-12)
+    beta = alpha * c[:5]
+    terms = np.abs(beta) @ np.abs(Z[:5] * scales)
+    assert np.all(np.abs(beta @ (Z[:5] * scales) - coef) <= 1e-9 * terms)

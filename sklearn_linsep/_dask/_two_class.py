@@ -228,6 +228,7 @@ class DaskScaledRows:
         self.scale, self.feature_scale, self.spread = frame_scales(
             self.centre, high, low
         )
+        self.magnitude = np.maximum(np.abs(high), np.abs(low))
 
     def equilibrated(self):
         """As :meth:`ScaledRows.equilibrated`."""
