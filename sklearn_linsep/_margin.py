@@ -601,9 +601,15 @@ def _soft_limit(scaled, working, tol, batch):
     all samples guesses the answer instead (:func:`_soft_limit_of_all`).
     """
     many = MANY_VIOLATORS * batch if scaled.in_memory else None
-    solution, working, rounds = _soft_limit_by_rounds(scaled, working, tol, batch, many)
+    # The least total hinge and its optimal face do not depend on the frame: the
+    # LP sees each feature at its own spread when the spreads are far apart (its
+    # dual certificate failed at spreads 1e8 apart), the margin stays X's.
+    lp_frame = scaled.equilibrated() if scaled.uneven else scaled
+    solution, working, rounds = _soft_limit_by_rounds(
+        scaled, lp_frame, working, tol, batch, many
+    )
     if solution is None:
-        solution, working, more = _soft_limit_of_all(scaled, tol, batch)
+        solution, working, more = _soft_limit_of_all(scaled, lp_frame, tol, batch)
         rounds += more
     _warn_if_inexact(solution)
     # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
@@ -614,7 +620,7 @@ def _soft_limit(scaled, working, tol, batch):
     return _margin_result(scaled, working, solution, rounds, False, total)
 
 
-def _soft_limit_by_rounds(scaled, working, tol, batch, max_size=None):
+def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
     """The soft limit on the working-set loop of the hard margin: each round
     solves both stages on the working set (the least total hinge by the LP, then
     the largest margin at that total by the QP), takes in the worst violators and
@@ -631,7 +637,7 @@ def _soft_limit_by_rounds(scaled, working, tol, batch, max_size=None):
     def solve(indices):
         rows, labels = scaled.rows(indices), scaled.labels(indices)
         weights = scaled.sample_weights(indices)
-        lp = _checked_least_hinge(rows, labels, weights)
+        lp = _checked_least_hinge(lp_frame.rows(indices), labels, weights)
         if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
             solution = hull_margin(rows, labels, tol=tol / 2)
             if solution.feasible:
@@ -641,24 +647,32 @@ def _soft_limit_by_rounds(scaled, working, tol, batch, max_size=None):
 
     def least_hinge(indices):
         return total_hinge_lp(
-            scaled.rows(indices),
-            scaled.labels(indices),
-            weights=scaled.sample_weights(indices),
+            lp_frame.rows(indices),
+            lp_frame.labels(indices),
+            weights=lp_frame.sample_weights(indices),
         )
 
-    def violators(solution, working):
-        return scaled.violators(
-            solution.coef,
-            solution.intercept,
-            1.0 - tol,
-            working,
-            max(batch, working.size),
-        )
+    def violators_in(frame):
+        def violators(solution, working):
+            return frame.violators(
+                solution.coef,
+                solution.intercept,
+                1.0 - tol,
+                working,
+                max(batch, working.size),
+            )
 
+        return violators
+
+    violators = violators_in(scaled)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
     # stages from the rows it kept.
     lp, working, rounds = grow(
-        working, least_hinge, violators, drop_above=DROP_ABOVE, max_size=max_size
+        working,
+        least_hinge,
+        violators_in(lp_frame),
+        drop_above=DROP_ABOVE,
+        max_size=max_size,
     )
     if lp is None:
         return None, working, rounds
@@ -666,7 +680,7 @@ def _soft_limit_by_rounds(scaled, working, tol, batch, max_size=None):
     return solution, working, rounds + more
 
 
-def _soft_limit_of_all(scaled, tol, batch):
+def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     """The soft limit when many samples violate their margin.
 
     An interior point over all samples (:func:`~._solvers.least_hinge_ipm`)
@@ -677,7 +691,7 @@ def _soft_limit_of_all(scaled, tol, batch):
     margin, with the face's constraints (``≥ 1``, ``= 1``, ``≤ 1`` by
     complementary slackness) in place of ``≥ 1``.
     """
-    lp, alpha = _exact_least_hinge(scaled)
+    lp, alpha = _exact_least_hinge(lp_frame)
     sides = _face_sides(alpha, scaled.weights)
 
     def solve(indices):

@@ -501,3 +501,24 @@ def test_the_verdict_does_not_depend_on_units_or_offsets(
         result = linear_separability(X, y)
     assert result.separable == separable_by_one_lp(standardised, c)
     assert result.verify(X, y)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_soft_limit_at_feature_spreads_far_apart(seed):
+    """Inseparable data with features 1e±6: the least total hinge (which no affine
+    map of the features changes) is the LP's on standardised data, and the fitted
+    hyperplane attains it on X itself."""
+    rng = np.random.default_rng(seed)
+    n, p = 120, 4
+    Z = rng.normal(size=(n, p))
+    y = (Z[:, 0] + 0.7 * rng.normal(size=n) > 0).astype(int)
+    scales = 10.0 ** rng.uniform(-6, 6, p)
+    X = Z * scales + 1e3 * scales * rng.uniform(-1, 1, p)
+    c = signs(y)
+    least, _, _ = least_total_hinge(StandardScaler().fit_transform(X), c)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y)
+    assert not svm.separable_
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
+    attained = np.maximum(0, 1 - c * svm.decision_function(X)).sum()
+    assert attained == pytest.approx(least, rel=1e-6)
