@@ -16,9 +16,9 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ._compat import any_dask
 from ._dask import DaskRows, DaskScaledRows
 from ._margin import SeparabilityResult, maximal_margin, maximal_margin_of
-from ._solvers import SolverError
 from ._validation import validate_labelled_data
 from ._working_set import ScaledRows
+from .exceptions import SolverError
 
 
 @validate_params(

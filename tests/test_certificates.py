@@ -21,7 +21,7 @@ from sklearn_linsep import (
     linear_separability,
     perceptron_mistake_bound,
 )
-from sklearn_linsep._solvers import SolverError
+from sklearn_linsep import SolverError
 from sklearn_linsep._testing import iris_setosa, separable_by_one_lp
 
 

@@ -48,6 +48,7 @@ from sklearn_linsep import (
     load_house_votes_84,
     load_pima_diabetes,
 )
+from sklearn_linsep._margin import _soft
 from sklearn_linsep._testing import (
     least_total_hinge,
     reference_margin_qp,
@@ -338,9 +339,9 @@ def test_the_soft_limit_of_noisy_labels_matches_the_reference(
         "some zero": np.where(rng.random(n) < 0.2, 0.0, 1.0),
     }[weighting]
     calls = []
-    spy = _margin.least_hinge_ipm
+    spy = _soft.least_hinge_ipm
     monkeypatch.setattr(
-        _margin, "least_hinge_ipm", lambda *a, **k: calls.append(1) or spy(*a, **k)
+        _soft, "least_hinge_ipm", lambda *a, **k: calls.append(1) or spy(*a, **k)
     )
     with pytest.warns(NotLinearlySeparableWarning):
         svm = HardMarginSVM().fit(X, y, sample_weight=weights)

@@ -1,18 +1,25 @@
-"""The subproblem solvers (``_solvers``), each against an independent reference:
-one HiGHS LP or cvxpy on the whole problem (``_testing``)."""
+"""The exact core's solvers (``_margin._solvers``), each against an independent
+reference: one HiGHS LP or cvxpy on the whole problem (``_testing``); their
+statuses and the registry of routes."""
 
 import numpy as np
 import pytest
 
-from sklearn_linsep._solvers import (
-    _equality_margin,
-    dense_dual_margin,
+from sklearn_linsep import SolverError
+from sklearn_linsep._margin import Hyperplane, Status, _solvers
+from sklearn_linsep._margin._result import CLARABEL, HIGHS, read_status
+from sklearn_linsep._margin._solvers import (
+    Route,
     face_margin_qp,
+    hull_margin,
     least_hinge_ipm,
     margin_from_feasible,
     nearest_points,
+    register,
     total_hinge_lp,
 )
+from sklearn_linsep._margin._solvers._active_set import _equality_margin
+from sklearn_linsep._margin._solvers._dense_dual import dense_dual_margin
 from sklearn_linsep._testing import least_total_hinge, reference_margin_qp
 
 
@@ -131,7 +138,7 @@ def _assert_maximal(Z, c, solution, rel=1e-7):
 @pytest.mark.parametrize("n, p", [(40, 400), (120, 120), (60, 61), (200, 2000)])
 def test_the_dense_dual_is_the_maximal_margin(n, p):
     Z, c = _wide(n, p, seed=n)
-    solution = dense_dual_margin(Z, c, 1e-10)
+    solution = dense_dual_margin(Z, c, tol=1e-10)
     assert solution is not None and solution.feasible
     _assert_maximal(Z, c, solution)
 
@@ -141,7 +148,7 @@ def test_the_dense_dual_gives_way_where_it_cannot_settle():
     and the nearest points decide."""
     Z, c = _wide(30, 60, seed=1)
     Z[1] = Z[0]
-    assert dense_dual_margin(Z, c, 1e-10) is None
+    assert dense_dual_margin(Z, c, tol=1e-10) is None
     assert nearest_points(Z, c).direction @ nearest_points(Z, c).direction < 1e-20
 
 
@@ -163,3 +170,39 @@ def test_the_primal_active_set_from_any_separator(seed):
     beta = alpha * c[:5]
     terms = np.abs(beta) @ np.abs(Z[:5] * scales)
     assert np.all(np.abs(beta @ (Z[:5] * scales) - coef) <= 1e-9 * terms)
+
+
+# --------------------------------------------------- statuses and the registry
+
+
+def test_each_solver_status_maps_to_one_status_or_an_error():
+    assert read_status("Clarabel", CLARABEL, "Solved", "QP") is Status.OPTIMAL
+    assert read_status("Clarabel", CLARABEL, "AlmostSolved", "QP") is (
+        Status.ALMOST_OPTIMAL
+    )
+    assert read_status("HiGHS", HIGHS, 2, "LP") is Status.INFEASIBLE
+    with pytest.raises(SolverError, match="MaxIterations on the margin QP"):
+        read_status("Clarabel", CLARABEL, "MaxIterations", "margin QP")
+    Z, c = _wide(40, 400, seed=3)
+    assert hull_margin(Z, c).status is Status.OPTIMAL
+    Z[1] = Z[0]
+    assert hull_margin(Z, c).status is Status.TOUCHING
+
+
+def test_a_new_route_is_one_registration(monkeypatch):
+    """A route registered with a higher priority answers first where it suits; one
+    that gives way (None) passes to the next."""
+    monkeypatch.setattr(_solvers, "ROUTES", list(_solvers.ROUTES))
+    calls = []
+
+    def constant(Z, c, start, tol):
+        calls.append(Z.shape)
+        return Hyperplane(True, coef=np.zeros(Z.shape[1]), intercept=7.0)
+
+    register(Route("constant", lambda m, q: m == 3, constant, priority=0))
+    register(Route("gives way", lambda m, q: True, lambda *a: None, priority=1))
+    Z, c = _wide(3, 2, seed=0)
+    assert hull_margin(Z, c).intercept == 7.0 and calls == [(3, 2)]
+    Z, c = _wide(40, 400, seed=3)
+    assert hull_margin(Z, c).status is Status.OPTIMAL  # on to the usual routes
+    assert [route.name for route in _solvers.ROUTES][:2] == ["constant", "gives way"]

@@ -23,7 +23,7 @@ from sklearn_linsep import (
     NotLinearlySeparableWarning,
 )
 from sklearn_linsep._margin import maximal_margin
-from sklearn_linsep._solvers import SolverError
+from sklearn_linsep import SolverError
 from sklearn_linsep._testing import (
     iris_setosa,
     reference_margin_qp,
@@ -345,7 +345,7 @@ def test_a_fit_that_raises_leaves_the_estimator_unfitted():
 def test_total_hinge_dual_equals_the_primal_lp(fit_intercept):
     """The first stage of the soft limit solves the dual LP; the primal, solved
     directly, has the same optimum, and the recovered (w, b) attains it."""
-    from sklearn_linsep._solvers import total_hinge_lp
+    from sklearn_linsep._margin._solvers import total_hinge_lp
 
     rng = np.random.default_rng(3)
     Z = rng.normal(size=(300, 4))

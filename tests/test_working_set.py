@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_linsep._solvers import SolverError
+from sklearn_linsep import SolverError
 from sklearn_linsep._working_set import (
     AugmentedRows,
     ScaledRows,

@@ -5,8 +5,8 @@ from functools import partial
 import numpy as np
 
 from .._kernels import centred_margins
-from .._validation import encode_known_labels
 from .._proofs import proven_margins
+from .._validation import encode_known_labels
 from .._working_set import (
     equilibrated_copy,
     frame_scales,

@@ -47,7 +47,9 @@ def verify_on_blocks(result, X, y, rtol):
     indices = np.asarray(result.certificate_indices)
     order = np.argsort(indices)
     task = dask.delayed(_extremes_block, pure=True)
-    extremes = [task(X_block, y_block, result.classes) for X_block, y_block, _ in rows.blocks()]
+    extremes = [
+        task(X_block, y_block, result.classes) for X_block, y_block, _ in rows.blocks()
+    ]
     points, labels, extremes = dask.compute(
         rows.X[indices[order]], rows.y[indices[order]], extremes
     )
@@ -55,7 +57,10 @@ def verify_on_blocks(result, X, y, rtol):
     low = np.min([part[1] for part in extremes], axis=0)
     restore = np.empty_like(order)
     restore[order] = np.arange(len(order))
-    points, labels = np.asarray(points, dtype=float)[restore], np.asarray(labels)[restore]
+    points, labels = (
+        np.asarray(points, dtype=float)[restore],
+        np.asarray(labels)[restore],
+    )
     if not np.all(np.isin(labels, result.classes)):
         return False
     signs = np.where(labels == result.classes[1], 1.0, -1.0)

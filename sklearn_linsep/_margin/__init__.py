@@ -1,0 +1,28 @@
+"""The exact core: the maximal-margin hyperplane, the C → ∞ soft limit and the
+certificates of (in)separability, on a working set of rows.
+
+* ``_result``: the statuses, the solvers' answer type and the results, with the
+  scale-aware verification;
+* ``_solvers/``: one module per solver and the registry of routes to the margin of
+  a set of rows (a new solver is one module and one ``register`` call);
+* ``_hard``: the hard margin and the verdict; ``_soft``: the soft limit;
+  ``_certificate``: the certificate of inseparability.
+
+The estimator (``_svm``) and the separability functions (``_certificates``) both
+stand on :func:`maximal_margin_of`.
+"""
+
+from ._certificate import certificate_from_subset
+from ._hard import check_scale, maximal_margin, maximal_margin_of
+from ._result import Hyperplane, MarginResult, SeparabilityResult, Status
+
+__all__ = [
+    "Hyperplane",
+    "MarginResult",
+    "SeparabilityResult",
+    "Status",
+    "certificate_from_subset",
+    "check_scale",
+    "maximal_margin",
+    "maximal_margin_of",
+]

@@ -1,0 +1,71 @@
+"""The Farkas certificate of inseparability from a subset of rows that admits no
+separator, verified before it is returned."""
+
+import numpy as np
+
+from ..exceptions import SolverError
+from ._result import SeparabilityResult
+from ._solvers import hull_intersection_lp
+
+
+def certificate_from_subset(
+    scaled, working, classes=(0, 1), fit_intercept=True, weights=None
+):
+    """The Farkas certificate of a subset of samples that admits no separator.
+
+    ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
+    X too: ``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
+    ``Σ λ_i c_i x_i = 0``. Being valid for the subset, it is valid for all samples.
+    Two equal samples with opposite labels, when there are any, are the certificate
+    (the smallest there is). The certificate is verified before it is returned: a
+    solver that wrongly declared the subset infeasible gives a SolverError, never
+    a false certificate.
+    """
+    pair = scaled.opposite_duplicates() if fit_intercept else None
+    if pair is not None:
+        return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
+    if weights is not None:  # the nearest points' common point, when it verifies
+        keep = weights > 0
+        try:
+            return _checked_certificate(scaled, working[keep], weights[keep], classes)
+        except SolverError:
+            pass  # the LP below finds a basic one, often where rounding hurt λ
+    # λ is the same in every affine frame: the LP sees each feature at its own
+    # spread, so its tolerances do not hide a gap in a feature of small units.
+    frame = scaled.equilibrated() if fit_intercept else scaled
+    weights = hull_intersection_lp(
+        frame.rows(working), frame.labels(working), fit_intercept
+    )
+    if weights is None:
+        raise SolverError(
+            "The classes come too close to touching for float precision to decide "
+            "whether a hyperplane separates them: no separator was found on a subset "
+            "of the samples, and no point in both convex hulls either. Check for "
+            "near-duplicate rows with different labels, or rescale the features."
+        )
+    keep = weights > 0
+    return _checked_certificate(scaled, working[keep], weights[keep], classes)
+
+
+def _checked_certificate(scaled, indices, weights, classes):
+    """The SeparabilityResult of weights on rows, verified on those rows."""
+    points = scaled.original_rows(indices)
+    signs = scaled.labels(indices)
+    common = weights[signs > 0] @ points[signs > 0]
+    result = SeparabilityResult(
+        separable=False,
+        classes=np.asarray(classes),
+        certificate_indices=indices,
+        certificate_weights=weights,
+        common_point=common,
+        certificate_signs=signs,
+    )
+    # Checked on its own rows, feature by feature against the data's spreads.
+    if not result._certificate_holds(points, signs, scaled.spread, rtol=1e-9):
+        raise SolverError(
+            "The solvers declared the classes inseparable, but the certificate they "
+            "gave does not hold: the classes come within the solvers' precision "
+            "(about 1e-9 of a feature's spread) of touching, too close to decide. "
+            "Check for near-duplicate rows with different labels."
+        )
+    return result

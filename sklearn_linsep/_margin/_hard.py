@@ -1,0 +1,351 @@
+"""The maximal-margin hyperplane, exact, by a working set: decided where every
+feature keeps its digits, finished as the Euclidean margin in X's units, checked
+by its optimality conditions on every sample and proved with its rounding bounded;
+on inseparable data, the certificate and (if asked) the soft limit."""
+
+import warnings
+
+import numpy as np
+
+from .._proofs import rounding_factor
+from .._working_set import DROP_ABOVE, AugmentedRows, ScaledRows, grow
+from ..exceptions import SolverError
+from ._certificate import certificate_from_subset
+from ._result import PROOF_RTOL, MarginResult, margin_result, warn_if_inexact
+from ._soft import soft_limit
+from ._solvers import hull_margin, margin_from_feasible, margin_qp
+
+
+def maximal_margin(
+    X,
+    c,
+    sample_weight=None,
+    tol=1e-9,
+    initial_size=None,
+    batch=None,
+    soft=True,
+    augmented=False,
+    classes=(0, 1),
+):
+    """The maximal-margin hyperplane of the samples ``X`` labelled ``c = ±1``.
+
+    Solves ``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1`` on the samples of
+    positive weight. X is centred and divided by one scalar (its largest centred
+    entry) first, so the QP sees entries in [-1, 1] whatever the units, and the
+    answer is mapped back. Then the optimality (KKT) conditions are checked on all
+    samples: feasibility ``c_i(w·x_i + b) ≥ 1 - tol``, ``w = Σ α_i c_i x_i``,
+    ``Σ α_i c_i = 0`` and complementary slackness, each to ``tol`` (relative).
+
+    On inseparable data the working set that the QP proves infeasible yields the
+    Farkas certificate. With ``soft`` the result is then the limit C → ∞ of the
+    soft margin: the minimum total hinge violation ``Σ s_i ξ_i`` (an LP), then the
+    largest margin among its minimisers (a QP); otherwise only the certificate.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    c : ndarray of shape (n_samples,)
+        Labels ±1.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Samples of weight 0 are left out; positive weights only weigh the hinge
+        violations of the inseparable case (the hard margin does not depend on
+        them).
+    tol : float, default=1e-9
+        Tolerance of the constraints and optimality conditions.
+    initial_size : int, default=None
+        Seed samples per class (default ``max(4 p + 20, 50)``).
+    batch : int, default=None
+        Violated samples added per round (default ``max(4 p + 40, 100)``).
+    soft : bool, default=True
+        Fit the C → ∞ limit when the data are inseparable.
+    augmented : bool, default=False
+        Separate the augmented samples ``(x, 1)`` by a hyperplane through the
+        origin (no free intercept): the margin of Novikoff's bound. The result's
+        ``coef`` then has ``n_features + 1`` entries; no certificate, no soft limit.
+    classes : sequence of 2 labels, default=(0, 1)
+        The labels of ``c = -1`` and ``c = +1``, for the certificate.
+
+    Returns
+    -------
+    result : MarginResult
+    """
+    rows_type = AugmentedRows if augmented else ScaledRows
+    return maximal_margin_of(
+        rows_type(X, c, sample_weight),
+        tol=tol,
+        initial_size=initial_size,
+        batch=batch,
+        soft=soft,
+        augmented=augmented,
+        classes=classes,
+    )
+
+
+def maximal_margin_of(
+    scaled,
+    tol=1e-9,
+    initial_size=None,
+    batch=None,
+    soft=True,
+    augmented=False,
+    classes=(0, 1),
+):
+    """:func:`maximal_margin` of a problem already wrapped as a
+    :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
+    same questions, such as the dask one)."""
+    check_scale(scaled.scale)
+    p = scaled.n_features
+    # Measured at p = 100 (bench_exact_core.py): twice the seed and four times the
+    # batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and 42 ms, 1e5
+    # from 16 rounds and 0.40 s to 6 and 0.25 s; neutral at p = 20.
+    initial_size = initial_size or max(4 * p + 20, 50)
+    batch = batch or max(4 * p + 40, 100)
+    if augmented:  # through the origin: the margin of Novikoff's bound
+        return _augmented_margin(scaled, tol, initial_size, batch)
+    # The verdict is decided where every feature keeps its digits; the Euclidean
+    # margin in X's units is then finished from that working set.
+    frame = scaled.equilibrated() if scaled.uneven else scaled
+    solution, working, rounds = _grow_margin(
+        frame, _WarmHull(frame, tol), frame.seed(initial_size), tol, batch
+    )
+    if solution.feasible and frame is not scaled:
+        # The equilibrated frame's hyperplane, on X's frame: it separates all rows.
+        feasible = (solution.coef * (scaled.scale / frame.scale), solution.intercept)
+        solution, working, more = _grow_margin(
+            scaled, _EuclideanFinish(scaled, tol, feasible), working, tol, batch
+        )
+        rounds += more
+    if solution.feasible:
+        _check_optimality(scaled, working, solution, tol, True)
+        warn_if_inexact(solution)
+        result = margin_result(scaled, working, solution, rounds, True, 0.0)
+        return _proven(scaled, result, solution, tol)
+    no_hyperplane = _no_hyperplane(rounds)
+    certificate = certificate_from_subset(
+        scaled, working, classes, weights=solution.weights
+    )
+    if not soft:
+        return MarginResult(**no_hyperplane, certificate=certificate)
+    result = soft_limit(scaled, working, tol, batch)
+    result.rounds += rounds
+    result.certificate = certificate
+    return result
+
+
+def _no_hyperplane(rounds):
+    return dict(
+        coef=None,
+        intercept=0.0,
+        separable=False,
+        margin=0.0,
+        support=np.array([], int),
+        dual=np.array([]),
+        hinge_violation=np.inf,
+        rounds=rounds,
+    )
+
+
+def _grow_margin(scaled, solve, start, tol, batch):
+    """The working-set loop of the hard margin from the rows ``start``."""
+
+    def violators(solution, working):
+        return scaled.violators(
+            solution.coef, solution.intercept, 1.0 - tol, working, batch
+        )
+
+    # Samples far inside their side rarely become support vectors: dropping them
+    # keeps the subproblem near its support vectors (its cost grows with its rows).
+    return grow(start, solve, violators, drop_above=DROP_ABOVE)
+
+
+def _augmented_margin(scaled, tol, initial_size, batch):
+    """The margin through the origin of the augmented samples (Novikoff's)."""
+
+    def solve(indices):
+        return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
+
+    solution, working, rounds = _grow_margin(
+        scaled, solve, scaled.seed(initial_size), tol, batch
+    )
+    if not solution.feasible:
+        return MarginResult(**_no_hyperplane(rounds))
+    _check_optimality(scaled, working, solution, tol, False)
+    warn_if_inexact(solution)
+    return margin_result(scaled, working, solution, rounds, True, 0.0)
+
+
+def _proven(scaled, result, solution, tol):
+    """The separating hyperplane, proved on every row with its rounding bounded.
+
+    About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
+    the margins are at least ``1 - tol``; the hyperplane is scaled by at most that
+    much so that the proven bound reaches 1. Far from the origin float64 may not
+    hold ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the
+    result then says so (``needs_center``) and a UserWarning tells the user to
+    evaluate it about ``center``.
+    """
+    center, at_center = scaled.centre, float(solution.intercept)
+    least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
+    if not least > 1 - 1e3 * tol:
+        raise SolverError(
+            "The maximal-margin hyperplane cannot be proved to separate the classes "
+            f"in float64 (its smallest margin, rounding bounded, is {least:.3g}): "
+            "the classes come too close for float precision at the data's scale."
+        )
+    if least < 1:  # rounding: scale up by as little as proves c (w·x + b) ≥ 1
+        grow_by = (1 + 8 * np.finfo(float).eps) / least
+        result.coef, at_center = result.coef * grow_by, at_center * grow_by
+        result.intercept *= grow_by
+        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
+    result.center, result.intercept_at_center = center, at_center
+    # The plain form's rounding, bounded a priori by each feature's largest |x|:
+    # where it leaves the proof standing (the plain scores are within it of the
+    # true ones, and so is their computed bound), no pass is needed to check it.
+    p = len(result.coef)
+    plain_rounding = rounding_factor(p + 3) * (
+        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
+    )
+    if max(least, 1.0) - 3 * plain_rounding >= 1 - PROOF_RTOL:
+        return result
+    plain = scaled.proven_min_margin(result.coef, result.intercept)
+    if not plain >= 1 - PROOF_RTOL:
+        result.needs_center = True
+        warnings.warn(
+            "The data lie so far from the origin against their spread that float64 "
+            "cannot evaluate coef · x + intercept on them to the margin's precision "
+            f"(its rounding reaches {1 - plain:.1g} of the margin; the intercept is "
+            f"{result.intercept:.3g}): the hyperplane is also given about a centre "
+            "of the data, as coef · (x - center) + intercept_at_center, which "
+            "verify() and decision_function use. Centring the features "
+            "(StandardScaler) avoids this.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return result
+
+
+class _EuclideanFinish:
+    """The subproblem of the Euclidean margin once the verdict is known: the
+    nearest points in X's own metric, warm-started; where they miss the margin on
+    the rows (features on scales so far apart that a small feature's gap is below
+    the rounding of the large ones), the primal active-set method
+    (:func:`~._solvers.margin_from_feasible`) from the equilibrated frame's
+    hyperplane, which separates every row."""
+
+    def __init__(self, scaled, tol, feasible):
+        self.scaled, self.tol = scaled, tol
+        self.hull = _WarmHull(scaled, tol)
+        self.feasible = feasible  # (coef, intercept) on scaled's frame
+
+    def __call__(self, indices):
+        rows, labels = self.scaled.rows(indices), self.scaled.labels(indices)
+        solution = self.hull(indices)
+        if (
+            solution.feasible
+            and _on_margin(rows, labels, solution, self.tol / 2)
+            and not _dual_problems(rows, labels, solution, self.tol / 2, self.tol)
+        ):
+            return solution
+        solution = margin_from_feasible(rows, labels, *self.feasible, self.tol / 2)
+        if solution is None:
+            raise SolverError(
+                "The classes separate with each feature at its own scale, but the "
+                "maximal-margin hyperplane in X's units could not be finished: "
+                "the features' scales are too far apart. Standardising the "
+                "features (StandardScaler) may help."
+            )
+        self.hull.remember(indices, solution.weights)
+        return solution
+
+
+def _on_margin(rows, labels, solution, tol):
+    """Every row at margin ≥ 1 - tol and the support within tol of 1."""
+    margins = labels * (rows @ solution.coef + solution.intercept)
+    support = solution.dual > 0
+    return bool(
+        np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
+    )
+
+
+class _WarmHull:
+    """The working-set subproblem: the hull margin of the rows ``indices``, each
+    call started from the previous call's nearest points (their rows stay in the
+    working set: they lie on the margin)."""
+
+    def __init__(self, scaled, tol):
+        self.scaled = scaled
+        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
+        self.members = np.array([], dtype=np.intp)  # rows of the last answer
+        self.weights = np.array([])  # and their λ
+
+    def __call__(self, indices):
+        start = np.zeros(len(indices))
+        found = np.searchsorted(indices, self.members)  # indices are sorted
+        inside = found < len(indices)
+        inside[inside] = indices[found[inside]] == self.members[inside]
+        start[found[inside]] = self.weights[inside]
+        solution = hull_margin(
+            self.scaled.rows(indices),
+            self.scaled.labels(indices),
+            start=start,
+            tol=self.tol,
+        )
+        self.remember(indices, solution.weights)
+        return solution
+
+    def remember(self, indices, weights):
+        """Start the next call from these weights λ on the rows ``indices``."""
+        kept = np.flatnonzero(weights)
+        self.members, self.weights = indices[kept], weights[kept]
+
+
+def check_scale(scale):
+    """Refuse data whose spread the dual coefficients (α / scale²) and the QP's
+    scaling cannot represent in float64."""
+    if not 1e-100 <= scale <= 1e100:
+        raise ValueError(
+            f"X's centred entries reach {scale:.3g}: outside [1e-100, 1e100], where "
+            "the margin, the dual coefficients (α / scale²) and the scores stay "
+            "representable in float64. Rescale X by a constant."
+        )
+
+
+def _dual_problems(rows, labels, solution, tol, allowed, fit_intercept=True):
+    """What of the hard margin's KKT conditions on ``rows`` the solution's dual
+    misses: ``w = Σ α c z``, ``Σ α c = 0`` and complementary slackness."""
+    alpha = solution.dual
+    working_margins = labels * (rows @ solution.coef + solution.intercept)
+    norm = max(np.linalg.norm(solution.coef), 1e-300)
+    problems = []
+    # Componentwise, relative to the terms of each sum: features on scales far
+    # apart each keep their own digits.
+    terms = np.abs(rows.T) @ alpha + np.abs(solution.coef)
+    allowed_w = 1e3 * tol * terms + 64 * np.finfo(float).eps * norm
+    if np.any(np.abs(solution.coef - rows.T @ (alpha * labels)) > allowed_w):
+        problems.append("w differs from Σ α c z")
+    if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
+        problems.append(f"Σ α c = {alpha @ labels:.2e}")
+    slackness = alpha @ np.abs(working_margins - 1.0)
+    if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
+        problems.append(f"complementary slackness off by {slackness:.2e}")
+    return problems
+
+
+def _check_optimality(scaled, working, solution, tol, fit_intercept):
+    """The KKT conditions of the hard margin on all samples, or a SolverError."""
+    rows = scaled.rows(working)
+    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
+    problems = []
+    smallest = scaled.min_margin(solution.coef, solution.intercept)
+    if smallest < 1 - allowed:
+        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
+    problems += _dual_problems(
+        rows, scaled.labels(working), solution, tol, allowed, fit_intercept
+    )
+    if problems:
+        raise SolverError(
+            "The margin QP's answer fails the optimality conditions on the data ("
+            + "; ".join(problems)
+            + f"; solver status {solution.status}). Standardising the features "
+            "(StandardScaler) or loosening tol may help."
+        )

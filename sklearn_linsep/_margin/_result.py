@@ -1,0 +1,302 @@
+"""What the exact core answers, and what a solver's status means.
+
+* :class:`Status`, with one table per solver that maps its own statuses onto it
+  (:data:`CLARABEL`, :data:`HIGHS`; read by :func:`read_status`); a status in no
+  table is a :class:`~sklearn_linsep.SolverError` that names it;
+* :class:`Hyperplane`, a solver's answer on a set of rows, whose ``dual`` has one
+  meaning whatever the route;
+* :class:`MarginResult` (one two-class problem, on X's scale) and the public
+  :class:`SeparabilityResult` with its scale-aware :meth:`~SeparabilityResult.verify`.
+"""
+
+import enum
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._compat import any_dask
+from .._dask import verify_on_blocks
+from .._proofs import certificate_holds, feature_spread, proven_margins
+from ..exceptions import SolverError
+
+# The limits of one solver call.
+MAX_ITERATIONS = 500
+TIME_LIMIT = 300.0  # seconds
+
+
+class Status(enum.Enum):
+    """How a solver ended, in the core's words."""
+
+    OPTIMAL = "optimal"  # solved, to the solver's tolerance or exactly
+    ALMOST_OPTIMAL = "almost optimal"  # a reduced-accuracy answer, checked on the data
+    INFEASIBLE = "infeasible"  # proved: no separating hyperplane of these rows
+    TOUCHING = "touching"  # the hulls meet to rounding: no separator either
+    APPROXIMATE = "approximate"  # an interior point's guess, finished exactly later
+
+
+# Each solver's own statuses; any other is an error.
+CLARABEL = {
+    "Solved": Status.OPTIMAL,
+    "AlmostSolved": Status.ALMOST_OPTIMAL,
+    "PrimalInfeasible": Status.INFEASIBLE,
+    "AlmostPrimalInfeasible": Status.INFEASIBLE,
+}
+HIGHS = {0: Status.OPTIMAL, 2: Status.INFEASIBLE}
+
+
+def read_status(solver, table, status, what):
+    """The :class:`Status` of a solver's own ``status`` (its ``table``), or a
+    SolverError that names it."""
+    outcome = table.get(status)
+    if outcome is None:
+        raise SolverError(
+            f"{solver} stopped with status {status!s} on the {what} (limits: "
+            f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call)."
+        )
+    return outcome
+
+
+@dataclass
+class Hyperplane:
+    """The answer of a subproblem on a set of rows: a hyperplane ``(coef,
+    intercept)`` with its dual, or infeasibility (no separator of the rows).
+
+    ``dual`` has one meaning on every route: the Lagrange multiplier ``ν_i`` of
+    row i's margin constraint ``c_i (w·z_i + b) - 1`` (``≥ 0`` where the
+    constraint is ``≥``, ``≤ 0`` where it is ``≤``, free on ``=``). On the margin
+    QPs, stationarity makes it the dual coefficient: ``w = Σ ν_i c_i z_i``; on the
+    least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``.
+    """
+
+    feasible: bool
+    coef: np.ndarray = None  # w
+    intercept: float = 0.0  # b
+    dual: np.ndarray = None  # ν, one per row
+    status: Status = Status.OPTIMAL
+    weights: np.ndarray = None  # λ of the nearest points, one per row
+    total: float = None  # the least total hinge (total_hinge_lp)
+
+
+@dataclass(repr=False)
+class SeparabilityResult:
+    """Whether two classes are linearly separable, with a certificate either way.
+
+    Separable: ``coef``, ``intercept`` with ``c_i (coef · x_i + intercept) ≥ 1`` for
+    every sample (``c = +1`` for ``classes[1]``): the maximal-margin hyperplane, so
+    ``margin`` (its geometric margin, ``1/‖coef‖``) is the largest margin of any
+    separating hyperplane. Inseparable: ``certificate_indices`` of a few samples of
+    each class and ``certificate_weights`` (λ ≥ 0, summing to 1 within each class)
+    whose convex combinations coincide at ``common_point``: a point in both convex
+    hulls, so no hyperplane has the two classes on strictly opposite sides (Gordan,
+    Farkas).
+    Either certificate is checked with one matrix product by :meth:`verify`.
+
+    Attributes
+    ----------
+    separable : bool
+    classes : ndarray of shape (2,)
+        The negative and the positive class.
+    coef, intercept, margin : ndarray, float, float
+        The maximal-margin hyperplane and its geometric margin (None when
+        inseparable).
+    certificate_indices, certificate_weights : ndarray
+        The samples and weights of the inseparability certificate (None when
+        separable).
+    common_point : ndarray of shape (n_features,)
+        The point both weighted combinations give.
+    certificate_signs : ndarray
+        ``c`` (+1 for ``classes[1]``) of the certificate's samples.
+    center, intercept_at_center : ndarray of shape (n_features,), float
+        The same hyperplane about a centre of the data:
+        ``coef · (x - center) + intercept_at_center``. It is what
+        :meth:`verify` evaluates. Given only where the data lie so far from the
+        origin that float64 cannot add ``intercept`` to ``coef · x`` (a
+        ``UserWarning`` then says so); None otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import linear_separability
+    >>> X = np.array([[0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]])
+    >>> result = linear_separability(X, [0, 0, 1, 1])  # the XOR square
+    >>> result.separable, result.common_point, result.verify(X, [0, 0, 1, 1])
+    (False, array([1., 1.]), True)
+    >>> result
+    SeparabilityResult(separable=False, certificate of 4 samples, classes=[0, 1])
+    """
+
+    separable: bool
+    classes: np.ndarray
+    coef: np.ndarray = None
+    intercept: float = None
+    margin: float = None
+    certificate_indices: np.ndarray = None
+    certificate_weights: np.ndarray = None
+    common_point: np.ndarray = None
+    certificate_signs: np.ndarray = None  # c of the certificate's samples
+    center: np.ndarray = None
+    intercept_at_center: float = None
+
+    def verify(self, X, y, rtol=1e-9):
+        """Re-check the certificate on ``(X, y)``, with float64's rounding bounded.
+
+        A hyperplane holds when ``c_i (coef · x_i + intercept) ≥ 1 - rtol`` on every
+        row of the two classes, less a proven bound on the rounding of the scores
+        (evaluated about ``center`` when the result has one: far from the origin
+        ``coef · x + intercept`` has no digits left). An inseparability certificate
+        holds when ``λ ≥ 0`` sums to 1 on each side and its two combinations
+        coincide in every feature to ``rtol`` of that feature's spread over the two
+        classes, plus the rounding of the sums: a gap in a feature of small units is
+        not hidden by the size of the others, whatever the units.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A dask array is checked block by block (only the certificate's own
+            rows and each feature's extremes come to the client).
+        y : array-like of shape (n_samples,)
+            Labels; samples of classes other than ``classes`` are ignored.
+        rtol : float, default=1e-9
+            Tolerance of the margins (below 1) and of the certificate's equalities
+            (relative to each feature's spread).
+
+        Returns
+        -------
+        valid : bool
+        """
+        if any_dask(X, y):
+            return verify_on_blocks(self, X, y, rtol)
+        y = np.asarray(y)
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=float)
+        in_pair = np.isin(y, self.classes)
+        c = np.where(y == self.classes[1], 1.0, -1.0)
+        if self.separable:
+            margins = proven_margins(
+                X[in_pair], c[in_pair], **self._hyperplane_fields()
+            )
+            return bool(np.all(margins >= 1 - rtol))
+        indices = np.asarray(self.certificate_indices)
+        if not np.all(in_pair[indices]):
+            return False
+        points = X[indices]
+        points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
+        return self._certificate_holds(
+            points, c[indices], feature_spread(X[in_pair]), rtol
+        )
+
+    def _hyperplane_fields(self):
+        """The keyword arguments of :func:`~._proofs.proven_margins`."""
+        return dict(
+            coef=self.coef,
+            intercept=self.intercept,
+            center=self.center,
+            intercept_at_center=self.intercept_at_center,
+        )
+
+    def _certificate_holds(self, points, signs, spread, rtol):
+        """The certificate on its own rows (``points``, labelled ``signs``)."""
+        return certificate_holds(
+            points,
+            signs,
+            np.asarray(self.certificate_weights, dtype=float),
+            np.asarray(self.common_point, dtype=float),
+            spread,
+            rtol,
+        )
+
+    def describe(self):
+        """One line: the verdict and the size of its certificate."""
+        if self.separable:
+            return f"separable, by a hyperplane of margin {self.margin:.6g}"
+        counts = [
+            int(np.sum(self.certificate_signs < 0)),
+            int(np.sum(self.certificate_signs > 0)),
+        ]
+        negative, positive = (str(label) for label in self.classes)
+        return (
+            f"{counts[1]} sample(s) of class {positive} and {counts[0]} of class "
+            f"{negative} have convex combinations that coincide at "
+            f"{np.array2string(self.common_point, precision=6)}"
+        )
+
+    def __repr__(self):
+        """Short: the verdict and its size, no arrays (they are attributes)."""
+        classes = np.asarray(self.classes).tolist()
+        if self.separable:
+            return (
+                f"SeparabilityResult(separable=True, margin={self.margin:.6g}, "
+                f"classes={classes})"
+            )
+        return (
+            f"SeparabilityResult(separable=False, certificate of "
+            f"{len(self.certificate_indices)} samples, classes={classes})"
+        )
+
+
+@dataclass
+class MarginResult:
+    """The hyperplane ``coef · x + intercept`` of one two-class problem."""
+
+    coef: np.ndarray
+    intercept: float
+    separable: bool
+    margin: float  # geometric margin 1/‖w‖ (separable), else that of the C → ∞ limit
+    support: np.ndarray  # indices of the samples with positive dual weight
+    dual: np.ndarray  # α_i c_i of those samples, on the original scale of X
+    hinge_violation: float  # Σ s_i max(0, 1 - c_i(w·x_i + b)); 0 when separable
+    rounds: int  # working-set rounds
+    certificate: SeparabilityResult = None  # when inseparable
+    center: np.ndarray = None  # the hyperplane is coef · (x - center) + ...
+    intercept_at_center: float = None
+    needs_center: bool = False  # float64 cannot evaluate coef · x + intercept
+
+
+# verify()'s default: the margins a proof must reach, below 1.
+PROOF_RTOL = 1e-9
+
+
+def margin_result(scaled, working, solution, rounds, separable, hinge):
+    """The :class:`MarginResult` on X's scale of a solution on ``scaled``'s rows
+    (the Euclidean frame: one scalar scale)."""
+    coef, intercept = scaled.to_original(solution.coef, solution.intercept)
+    dual = solution.dual
+    keep = np.abs(dual) > 1e-8 * max(np.abs(dual).max(initial=0.0), 1e-300)
+    support = working[keep]
+    labels = scaled.labels(support)
+    # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
+    # centre: balanced on the support itself, since X's offset multiplies what is
+    # left of the sum.
+    alpha = _balanced(dual[keep], labels)
+    dual_coef = alpha * labels / scaled.scale**2
+    norm = np.linalg.norm(solution.coef)
+    margin = scaled.scale / norm if norm > 0 else np.nan
+    return MarginResult(
+        coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
+    )
+
+
+def _balanced(dual, c):
+    """α rescaled per class so that Σ α c = 0 to rounding (the solver meets it to
+    its tolerance; the centre of X would multiply what is left in the dual
+    coefficients)."""
+    positive, negative = dual[c > 0].sum(), dual[c < 0].sum()
+    if positive <= 0 or negative <= 0:
+        return dual
+    middle = (positive + negative) / 2
+    return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
+
+
+def warn_if_inexact(solution):
+    """A UserWarning for an answer a solver gave at reduced accuracy (it passed
+    the checks on all samples all the same)."""
+    if solution.status is Status.ALMOST_OPTIMAL:
+        warnings.warn(
+            f"Clarabel stopped with status {solution.status.value}; its answer "
+            "passed the checks on all samples (the optimality conditions of the "
+            "margin, or the least total hinge of the soft limit).",
+            UserWarning,
+            stacklevel=4,
+        )

@@ -1,0 +1,301 @@
+"""The limit C → ∞ of the soft margin on inseparable data: the least total hinge
+(an LP, exact, with a dual certificate), then the largest margin among the
+hyperplanes that attain it (a QP over the LP's optimal face)."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from .._working_set import DROP_ABOVE, grow, worst_violators
+from ..exceptions import SolverError
+from ._result import margin_result, warn_if_inexact
+from ._solvers import (
+    face_margin_qp,
+    hull_margin,
+    least_hinge_ipm,
+    margin_qp,
+    total_hinge_lp,
+)
+
+# A soft limit whose least-hinge working set outgrows this many batches goes to
+# the interior point over all samples (in memory only).
+MANY_VIOLATORS = 10
+
+
+def soft_limit(scaled, working, tol, batch):
+    """The C → ∞ limit of the soft margin: among the hyperplanes of least total
+    hinge, the one of largest margin (w = 0 left exactly 0: the margin is then
+    undefined).
+
+    Two routes to the same exact answer: the working set grows to take in the
+    samples inside their margin (:func:`_soft_limit_by_rounds`); when it outgrows
+    ``MANY_VIOLATORS`` batches (labels near random: every round would take in
+    thousands of rows, and HiGHS's simplex slows with them), an interior point over
+    all samples guesses the answer instead (:func:`_soft_limit_of_all`).
+    """
+    many = MANY_VIOLATORS * batch if scaled.in_memory else None
+    # The least total hinge and its optimal face do not depend on the frame: the
+    # LP sees each feature at its own spread when the spreads are far apart (its
+    # dual certificate failed at spreads 1e8 apart), the margin stays X's.
+    lp_frame = scaled.equilibrated() if scaled.uneven else scaled
+    solution, working, rounds = _soft_limit_by_rounds(
+        scaled, lp_frame, working, tol, batch, many
+    )
+    if solution is None:
+        solution, working, more = _soft_limit_of_all(scaled, lp_frame, tol, batch)
+        rounds += more
+    warn_if_inexact(solution)
+    # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
+    # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
+    if np.linalg.norm(solution.coef, 1) <= tol:
+        solution = replace(solution, coef=np.zeros_like(solution.coef))
+    total = scaled.total_hinge(solution.coef, solution.intercept)
+    return margin_result(scaled, working, solution, rounds, False, total)
+
+
+def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
+    """The soft limit on the working-set loop of the hard margin: each round
+    solves both stages on the working set (the least total hinge by the LP, then
+    the largest margin at that total by the QP), takes in the worst violators and
+    lets rows far inside their side go.
+
+    Exact as the hard margin is: when no row outside the working set has positive
+    hinge, the full problem's least total equals the working set's, its minimisers
+    are among the working set's, and the working set's best margin is theirs. The
+    rows that join per round double with the working set, so data with many margin
+    violators take a few rounds, not one per ``batch``. ``(None, working, rounds)``
+    when the least-hinge rounds outgrow ``max_size`` rows.
+    """
+
+    def solve(indices):
+        rows, labels = scaled.rows(indices), scaled.labels(indices)
+        weights = scaled.sample_weights(indices)
+        lp = _checked_least_hinge(lp_frame.rows(indices), labels, weights)
+        if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
+            solution = hull_margin(rows, labels, tol=tol / 2)
+            if solution.feasible:
+                return solution
+        sides = _face_sides(lp.dual, weights)
+        return _margin_at_least_hinge(rows, labels, weights, lp.total, sides)
+
+    def least_hinge(indices):
+        return total_hinge_lp(
+            lp_frame.rows(indices),
+            lp_frame.labels(indices),
+            weights=lp_frame.sample_weights(indices),
+        )
+
+    def violators_in(frame):
+        def violators(solution, working):
+            return frame.violators(
+                solution.coef,
+                solution.intercept,
+                1.0 - tol,
+                working,
+                max(batch, working.size),
+            )
+
+        return violators
+
+    violators = violators_in(scaled)
+    # The LP alone first (a round costs one simplex of p + 1 rows), then both
+    # stages from the rows it kept.
+    lp, working, rounds = grow(
+        working,
+        least_hinge,
+        violators_in(lp_frame),
+        drop_above=DROP_ABOVE,
+        max_size=max_size,
+    )
+    if lp is None:
+        return None, working, rounds
+    solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
+    return solution, working, rounds + more
+
+
+def _soft_limit_of_all(scaled, lp_frame, tol, batch):
+    """The soft limit when many samples violate their margin.
+
+    An interior point over all samples (:func:`~._solvers.least_hinge_ipm`)
+    guesses the least-hinge hyperplane; the samples well inside their margin are
+    then held at ``α = s`` (their hinge is linear there) and the exact LP runs on
+    the few near the margin (:func:`_exact_least_hinge`). The largest margin on
+    the LP's optimal face is found on the same working-set loop as the hard
+    margin, with the face's constraints (``≥ 1``, ``= 1``, ``≤ 1`` by
+    complementary slackness) in place of ``≥ 1``.
+    """
+    lp, alpha = _exact_least_hinge(lp_frame)
+    sides = _face_sides(alpha, scaled.weights)
+
+    def solve(indices):
+        solution = face_margin_qp(
+            scaled.rows(indices), scaled.labels(indices), sides[indices]
+        )
+        if not solution.feasible:
+            raise SolverError(
+                "Clarabel reports the least-hinge face infeasible on a subset of "
+                "the samples, which contains the LP's answer. Standardising the "
+                "features (StandardScaler) may help."
+            )
+        return solution
+
+    def violators(solution, working):
+        margins = scaled.margins(solution.coef, solution.intercept)
+        off_face = np.where(
+            sides > 0,
+            1 - margins,
+            np.where(sides < 0, margins - 1, np.abs(margins - 1)),
+        )
+        violation = np.where(scaled.active, off_face - tol, -np.inf)
+        return worst_violators(violation, working, max(batch, working.size))
+
+    start = np.flatnonzero(scaled.active & (sides == 0))
+    solution, working, rounds = grow(start, solve, violators)
+    if not _attains(scaled, solution, lp.total):
+        raise SolverError(
+            "The largest margin on the least-hinge face does not attain the least "
+            "total hinge on all samples. Standardising the features (StandardScaler) "
+            "may help."
+        )
+    return solution, working, rounds
+
+
+def _exact_least_hinge(scaled):
+    """The least total hinge of all samples, exact: ``(lp, α)`` with ``α`` the dual
+    on every sample, proved optimal by weak duality.
+
+    The interior point's hyperplane sorts the samples: those within ``band`` of
+    their margin go to the LP, those below it are held at ``α = s`` (on the
+    right-hand side), the rest at ``α = 0``. A wrong guess shows as an infeasible
+    LP or a failed proof, and the band widens until, at worst, it holds every
+    sample (the plain LP).
+    """
+    active = np.flatnonzero(scaled.active)
+    c, weights = scaled.c[active], scaled.weights[active]
+    scaled.keep_centred()
+
+    def spread(values):
+        full = np.zeros(scaled.n_samples)
+        full[active] = values
+        return full
+
+    guess = least_hinge_ipm(
+        gram=lambda theta: scaled.augmented_gram(spread(theta)),
+        combine=lambda v: scaled.augmented_sum(spread(v * c)),
+        products=lambda y: c * scaled.scores(y[:-1], y[-1])[active],
+        upper=weights,
+    )
+    margins = scaled.margins(guess.coef, guess.intercept)
+    for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
+        beyond = scaled.active & (margins < 1 - band)
+        near = np.flatnonzero(scaled.active & (np.abs(margins - 1) <= band))
+        if near.size == 0:
+            continue  # no row at the margin: the guess is off, widen the band
+        held = np.where(beyond, scaled.weights, 0.0)
+        lp = total_hinge_lp(
+            scaled.rows(near),
+            scaled.labels(near),
+            weights=scaled.sample_weights(near),
+            fixed=scaled.augmented_sum(held * scaled.c),
+        )
+        if not lp.feasible:
+            continue
+        alpha = held.copy()
+        alpha[near] = lp.dual
+        total = scaled.total_hinge(lp.coef, lp.intercept)
+        if _dual_certificate_holds(
+            alpha,
+            scaled.weights,
+            balance=scaled.augmented_sum(alpha * scaled.c),
+            terms=scaled.augmented_sum(alpha, absolute=True),
+            total=total,
+        ):
+            return replace(lp, total=total), alpha
+    raise SolverError(
+        "HiGHS's least total hinge on all samples does not come with a valid dual "
+        "certificate. Standardising the features (StandardScaler) may help."
+    )
+
+
+def _face_sides(alpha, weights):
+    """Each row's constraint on the LP's optimal face, by complementary slackness
+    with the dual ``α``: ``+1`` (``≥ 1``) where ``α = 0``, ``0`` (``= 1``) where
+    ``0 < α < s``, ``-1`` (``≤ 1``, its hinge free) where ``α = s``."""
+    at_bound = alpha >= weights * (1 - 1e-9)
+    return np.where(alpha <= 1e-12 * weights, 1, np.where(at_bound, -1, 0))
+
+
+def _attains(scaled, solution, least):
+    """Whether ``solution``'s total hinge on all samples is the least one."""
+    total = scaled.total_hinge(solution.coef, solution.intercept)
+    return total <= least * (1 + 1e-9) + 1e-9 * scaled.weights.sum()
+
+
+def _margin_at_least_hinge(rows, labels, weights, least, sides):
+    """The soft limit's second stage on a set of rows: the largest margin among
+    the hyperplanes whose total hinge is ``least``."""
+
+    def attains_least(solution):
+        hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
+        return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
+
+    # The optimal face of the LP, read off its dual by complementary slackness:
+    # p + 1 variables and no budget row, whose thin interior (and the fill of
+    # its dense row) made the budget QP 30x slower at 2e4 noisy rows.
+    try:
+        solution = face_margin_qp(rows, labels, sides)
+        if solution.feasible and attains_least(solution):
+            return solution
+    except SolverError:
+        pass
+    # The LP's optimum is exact to ~1e-12 relative (a basic solution); the QP
+    # gets that much room, which moves the margin by as little.
+    budget = least * (1 + 1e-11) + 1e-12 * weights.sum()
+    try:
+        solution = margin_qp(
+            rows, labels, slack_budget=budget, weights=weights, accept=attains_least
+        )
+    except SolverError as error:
+        raise SolverError(
+            f"{error} Nor did the QP over the LP's optimal face reach the least "
+            "total hinge. Standardising the features (StandardScaler) may help."
+        ) from error
+    if not solution.feasible:
+        raise SolverError(
+            f"Clarabel reports the margin QP infeasible ({solution.status}) at "
+            "the least total hinge the LP found, and the QP over the LP's "
+            "optimal face did not reach it either: the features' scales are "
+            "beyond the interior point. Standardising the features "
+            "(StandardScaler) may help."
+        )
+    return solution
+
+
+def _checked_least_hinge(rows, labels, weights):
+    """The LP's least total hinge on ``rows``, proved a lower bound by its own
+    dual (:func:`_dual_certificate_holds`), or a SolverError."""
+    solution = total_hinge_lp(rows, labels, weights=weights)
+    alpha = solution.dual
+    if not _dual_certificate_holds(
+        alpha,
+        weights,
+        balance=(alpha * labels) @ np.column_stack([rows, np.ones(len(labels))]),
+        terms=alpha @ np.abs(np.column_stack([rows, np.ones(len(labels))])),
+        total=solution.total,
+    ):
+        raise SolverError(
+            "HiGHS's least total hinge does not come with a valid dual certificate "
+            "on these rows. Standardising the features (StandardScaler) may help."
+        )
+    return solution
+
+
+def _dual_certificate_holds(alpha, weights, balance, terms, total):
+    """Weak duality: weights ``0 ≤ α ≤ s`` with ``Σ α c (z, 1) = 0`` (``balance``,
+    to rounding relative to ``terms = Σ α |(z, 1)|``) give ``Σ s ξ ≥ Σ α`` for every
+    hyperplane, so a hyperplane of total hinge ``total ≤ Σ α`` is a least one."""
+    return bool(
+        np.all(alpha <= weights * (1 + 1e-9))
+        and np.all(np.abs(balance) <= 1e-8 * terms + 1e-12 * alpha.sum() + 1e-300)
+        and alpha.sum() >= total * (1 - 1e-9)
+    )

@@ -1,0 +1,80 @@
+"""The solvers of the exact core, and the registry of the routes to the maximal
+margin of a set of rows.
+
+A route is one module here and one :func:`register` call below: a name, which
+shapes ``(rows, features)`` it suits, and ``solve(Z, c, start, tol)`` returning a
+:class:`~sklearn_linsep._margin._result.Hyperplane`, or None to give way to the
+next route. :func:`hull_margin` tries the routes that suit, in order of priority;
+the nearest points suit every shape and always answer (a hyperplane, or the hulls'
+meeting with its weights), so they come last.
+
+Every solver takes plain arrays (rows ``Z`` already centred and scaled by the
+caller, labels ``c = ±1``), reads its own status through one table
+(``_result.CLARABEL``, ``_result.HIGHS``) and never sees an estimator.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ._active_set import margin_from_feasible, support_hyperplane
+from ._clarabel import face_margin_qp, margin_qp
+from ._dense_dual import dense_dual_margin, dense_dual_suits
+from ._highs import hull_intersection_lp, total_hinge_lp
+from ._ipm import least_hinge_ipm
+from ._nearest import NearestPoints, nearest_points, nearest_points_margin
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way to the maximal margin of a set of rows."""
+
+    name: str
+    suits: Callable  # suits(rows, features) -> bool
+    solve: Callable  # solve(Z, c, start, tol) -> Hyperplane, or None: next route
+    priority: int  # lower first
+
+
+ROUTES = []
+
+
+def register(route):
+    """Add a route to :func:`hull_margin`'s choices."""
+    ROUTES.append(route)
+    ROUTES.sort(key=lambda known: known.priority)
+
+
+register(Route("dense dual", dense_dual_suits, dense_dual_margin, priority=10))
+register(
+    Route("nearest points", lambda m, q: True, nearest_points_margin, priority=100)
+)
+
+
+def hull_margin(Z, c, start=None, tol=1e-12):
+    """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``), or the
+    meeting of their hulls (``feasible`` False, with the weights λ of the
+    candidate certificate), by the first route that suits their shape and
+    answers. ``start`` is the λ of a previous answer (a warm start)."""
+    m, q = Z.shape
+    for route in ROUTES:
+        if route.suits(m, q):
+            solution = route.solve(Z, c, start, tol)
+            if solution is not None:
+                return solution
+    raise AssertionError("the nearest points always answer")  # pragma: no cover
+
+
+__all__ = [
+    "NearestPoints",
+    "ROUTES",
+    "Route",
+    "face_margin_qp",
+    "hull_intersection_lp",
+    "hull_margin",
+    "least_hinge_ipm",
+    "margin_from_feasible",
+    "margin_qp",
+    "nearest_points",
+    "register",
+    "support_hyperplane",
+    "total_hinge_lp",
+]

@@ -1,0 +1,308 @@
+"""Exact active-set methods on a set of rows: the KKT system of a support solved to
+rounding (:func:`support_hyperplane`), the finish of a support the nearest points
+found (:func:`_active_set_finish`), and the primal active-set method from a
+separating hyperplane (:func:`margin_from_feasible`) with its feature-by-feature
+equality solves (:func:`_equality_margin`)."""
+
+import numpy as np
+from scipy.linalg import lu_factor, lu_solve, qr, solve_triangular
+
+from .._result import Hyperplane, Status
+
+
+def _on_and_outside_margin(margins, support, tol):
+    """Every margin at least 1 - tol, and the support's within tol of 1."""
+    return np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
+
+
+def _two_sided(labels):
+    return np.any(labels > 0) and np.any(labels < 0)
+
+
+def _has_negative(alpha):
+    """α below zero by more than the rounding of the largest entry."""
+    return np.min(alpha) < -1e-9 * np.max(np.abs(alpha))
+
+
+def _as_hull_weights(answer, c):
+    """λ of the nearest points from a hard margin's α (λ = α / Σ_side α), for the
+    warm start of the next call."""
+    dual = answer[2]
+    weights = np.zeros(len(c))
+    for side in (c > 0, c < 0):
+        total = dual[side].sum()
+        if total > 0:
+            weights[side] = dual[side] / total
+    return weights
+
+
+def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None):
+    """The maximal margin of the rows ``Z`` by the primal active-set method
+    (Nocedal & Wright, Algorithm 16.3) from a separating hyperplane
+    ``(coef, intercept)``; a :class:`Hyperplane`, or None if it does not settle.
+
+    Every iterate keeps ``c_i (w·z_i + b) ≥ 1`` on every row; each step solves the
+    equality QP of the rows held on the margin (:func:`_equality_margin`, feature
+    by feature, so that each keeps its own digits), moves towards
+    it as far as the other rows allow, and takes in the row that blocks; at the
+    equality QP's solution a row of negative multiplier leaves. No Gram matrix is
+    formed: for rows whose hulls are too close for the nearest points at the
+    data's largest scale (a gap in a feature of small units), where the dual sees
+    only the large features.
+    """
+    margins = c * (Z @ coef + intercept)
+    least = float(np.min(margins))
+    if not least > 0:
+        return None
+    coef, intercept, margins = coef / least, intercept / least, margins / least
+    held = [int(np.argmin(margins))]
+    for _ in range(max_steps or 8 * Z.shape[1] + 50):
+        if _two_sided(c[held]):
+            target_coef, target_intercept, alpha = _equality_margin(Z[held], c[held])
+        else:  # one class on the margin: w = 0 meets its equalities
+            target_coef, target_intercept = np.zeros_like(coef), float(c[held[0]])
+            alpha = np.zeros(len(held))
+        change = c * (Z @ (target_coef - coef) + (target_intercept - intercept))
+        room = np.full(len(c), np.inf)
+        falling = change < 0
+        falling[held] = False
+        room[falling] = (margins[falling] - 1) / -change[falling]
+        blocking = int(np.argmin(room))
+        step = min(1.0, max(float(room[blocking]), 0.0))
+        coef = coef + step * (target_coef - coef)
+        intercept = intercept + step * (target_intercept - intercept)
+        margins = c * (Z @ coef + intercept)
+        if step < 1.0:
+            held.append(blocking)
+            continue
+        if _has_negative(alpha) if alpha.size and np.any(alpha) else False:
+            held.pop(int(np.argmin(alpha)))
+            continue
+        if np.min(margins) < 1 - tol or np.max(np.abs(margins[held] - 1)) > tol:
+            return None
+        dual = np.zeros(len(c))
+        dual[held] = np.maximum(alpha, 0.0)
+        answer = coef, float(intercept), dual
+        return Hyperplane(
+            True,
+            coef=coef,
+            intercept=float(intercept),
+            dual=dual,
+            weights=_as_hull_weights(answer, c),
+            status=Status.OPTIMAL,
+        )
+    return None
+
+
+def _equality_margin(Z, c):
+    """``(w, b, α)``: the least ``‖w‖`` with ``c_i (w·z_i + b) = 1`` on every row,
+    and ``α`` with ``w = Σ α_i c_i z_i``, ``Σ α_i c_i = 0``, for features on any
+    scales.
+
+    With ``Ã = [Z S⁻¹, 1]`` (S: each feature's largest entry), a particular
+    solution and the null space of Ã come from its SVD (well scaled); the least
+    ``‖w‖ = ‖S⁻¹ u‖`` over that affine set is then a least-squares problem whose
+    rows are weighted by ``1/S`` over as many decades as the features span, which
+    Householder QR with its rows sorted largest first solves stably (Powell & Reid
+    1969; Cox & Higham 1998).
+    """
+    m, q = Z.shape
+    size = np.max(np.abs(Z), axis=0)
+    size = np.where(size > 0, size, 1.0)
+    scaled = np.column_stack([Z / size, np.ones(m)])
+    left, values, right = np.linalg.svd(scaled, full_matrices=True)
+    rank = int(np.sum(values > 1e-13 * values[0]))
+    particular = right[:rank].T @ ((left[:, :rank].T @ c) / values[:rank])
+    null = right[rank:].T  # (q + 1, k)
+    u, b = particular[:q], particular[q]
+    if null.shape[1]:
+        weighted = null[:q] / size[:, None]
+        order = np.argsort(-np.max(np.abs(weighted), axis=1), kind="stable")
+        shift = np.linalg.lstsq(
+            *_row_sorted_qr(weighted[order], -(u / size)[order]), rcond=None
+        )[0]
+        u, b = u + null[:q] @ shift, b + null[q] @ shift
+    coef = u / size
+    # w = Σ β_i z_i and Σ β_i = 0, in the scaled columns: Ãᵀ β = (w / S, 0), a
+    # consistent system whose right side spans the decades of the features: each
+    # equation is weighted by its own terms, so each holds to its own rounding.
+    system, target = scaled.T, np.r_[coef / size, 0.0]
+    beta = np.linalg.lstsq(system, target, rcond=None)[0]
+    for _ in range(2):
+        weight = 1 / np.maximum(np.abs(system) @ np.abs(beta) + np.abs(target), 1e-300)
+        beta = np.linalg.lstsq(system * weight[:, None], target * weight, rcond=None)[0]
+    return coef, float(b), beta * c
+
+
+def _row_sorted_qr(matrix, right):
+    """``(R, Qᵀ right)`` of a least-squares problem whose rows are sorted by size."""
+    basis, triangle = qr(matrix, mode="economic")
+    return triangle, basis.T @ right
+
+
+def _active_set_finish(Z, c, support, tol, max_steps=None):
+    """``(w, b, α)`` satisfying the KKT conditions on the rows ``Z`` to rounding,
+    from the support the nearest points found: the exact hyperplane of the support
+    (:func:`support_hyperplane`); a row of negative α leaves, the most violated
+    row joins, until neither remains (a primal active-set method). None if that
+    does not settle within a few steps (the nearest points' answer then stands)."""
+    support = list(support)
+    for _ in range(max_steps or 2 * Z.shape[1] + 10):
+        if not _two_sided(c[support]):
+            return None
+        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
+        margins = c * (Z @ coef + intercept)
+        on_margin = np.max(np.abs(margins[support] - 1)) <= tol
+        if not on_margin:  # too many rows for one hyperplane: the best subset
+            if max_steps is not None:
+                return None  # a bounded try: the nearest points do it better
+            support = _best_exchange(Z, c, support, tol)
+            if support is None:
+                return None
+            continue
+        if _has_negative(alpha):
+            support.pop(int(np.argmin(alpha)))
+            continue
+        worst = int(np.argmin(margins))
+        if margins[worst] >= 1 - tol:
+            dual = np.zeros(len(c))
+            dual[support] = np.maximum(alpha, 0.0)
+            return coef, intercept, dual
+        support.append(worst)
+    return None
+
+
+def _best_exchange(Z, c, support, tol):
+    """Of the support less one row (the last, just added, stays), the set whose
+    exact hyperplane puts it on the margin with α ≥ 0 and violates the fewest
+    rows, fewest violated first, then largest smallest margin; None if none."""
+    best, best_key = None, None
+    for j in support[:-1]:
+        trial = [i for i in support if i != j]
+        if not _two_sided(c[trial]):
+            continue
+        coef, intercept, alpha = support_hyperplane(Z[trial], c[trial])
+        margins = c * (Z @ coef + intercept)
+        if np.max(np.abs(margins[trial] - 1)) > tol or _has_negative(alpha):
+            continue
+        key = (np.count_nonzero(margins < 1 - tol), -np.min(margins))
+        if best_key is None or key < best_key:
+            best, best_key = trial, key
+    return best
+
+
+def support_hyperplane(Z, c, refinements=3):
+    """The maximal-margin hyperplane of its own support vectors, solved exactly:
+    ``(w, b, α)`` with ``c_i (w·z_i + b) = 1`` on every row and ``w`` of least norm
+    (so ``w = Σ α_i c_i z_i`` with ``Σ α_i c_i = 0``); α may have negative entries
+    (then these rows are not all support vectors).
+
+    The nearest points give the support; this finish gives the digits. ``w`` solves
+    ``D w = r``, ``D`` the rows ``z_i - z_a`` (a: the first positive row) and
+    ``r_i = c_i - c_a``, from one QR factorisation, and iterative refinement drives
+    the residual of the equalities to rounding. When the rows fix ``w`` (D of full
+    column rank), the features are scaled first, so that features on scales 1e6
+    apart keep their digits; otherwise ``w`` is the least-norm solution, from the
+    QR of ``Dᵀ``. A rank-deficient D falls back to least squares by the SVD.
+    """
+    a = int(np.argmax(c > 0))
+    others = np.arange(len(c)) != a
+    differences = Z[others] - Z[a]
+    right = c[others] - c[a]
+    rows, q = differences.shape
+    column_scale = np.max(np.abs(differences), axis=0)
+    column_scale = np.where(column_scale > 0, column_scale, 1.0)
+    solve = gamma_of = None
+    if rows == q:  # square: one LU (a third of the QR's work, no Q to form)
+        factors = lu_factor(differences / column_scale, check_finite=False)
+        if _full_rank(factors[0]):
+
+            def solve(rhs):
+                return lu_solve(factors, rhs, check_finite=False) / column_scale
+
+            def gamma_of(coef):  # Dᵀ γ = w: D = L U diag(scale) up to pivoting
+                return lu_solve(
+                    factors, coef / column_scale, trans=1, check_finite=False
+                )
+
+    elif rows > q:
+        basis, triangle = qr(differences / column_scale, mode="economic")
+        if _full_rank(triangle):
+
+            def solve(rhs):
+                return solve_triangular(triangle, basis.T @ rhs) / column_scale
+
+            def gamma_of(coef):  # Dᵀ γ = w, least norm: D = Q R diag(scale)
+                return basis @ solve_triangular(
+                    triangle, coef / column_scale, trans="T"
+                )
+
+    else:
+        # w of least norm is Dᵀγ with D Dᵀ γ = r: with Dᵀ = QR, γ = R⁻¹R⁻ᵀr,
+        # refined on the residual (corrected semi-normal equations, Björck), and w
+        # taken as Dᵀγ, which lies in the rows' span componentwise to rounding.
+        triangle = qr(differences.T, mode="r", check_finite=False)[0][:rows]
+        if _full_rank(triangle):
+            gamma = np.zeros(rows)
+            for _ in range(refinements + 1):
+                residual = right - differences @ (gamma @ differences)
+                gamma += solve_triangular(
+                    triangle, solve_triangular(triangle, residual, trans="T")
+                )
+            spanned = gamma @ differences
+            if _equalities_error(differences, right, spanned) <= 1e-12:
+                return _with_dual(Z, c, a, others, spanned, gamma)
+
+            # Too ill-conditioned for the normal equations: w from a QR of Dᵀ with
+            # its rows (the features) sorted largest first, which keeps the small
+            # features' digits (Powell & Reid 1969; Cox & Higham 1998); γ after it.
+            order = np.argsort(-column_scale, kind="stable")
+            basis, triangle = qr(differences.T[order], mode="economic")
+            restore = np.argsort(order)
+
+            def solve(rhs):
+                return (basis @ solve_triangular(triangle, rhs, trans="T"))[restore]
+
+            def gamma_of(coef):
+                return solve_triangular(triangle, basis.T @ coef[order])
+
+    if solve is None:  # dependent rows: least squares of least norm by the SVD
+
+        def solve(rhs):
+            return np.linalg.lstsq(differences, rhs, rcond=None)[0]
+
+        def gamma_of(coef):
+            return np.linalg.lstsq(differences.T, coef, rcond=None)[0]
+
+    coef = solve(right)
+    for _ in range(refinements):
+        coef = coef + solve(right - differences @ coef)
+    gamma = gamma_of(coef)
+    terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
+    if np.any(np.abs(differences.T @ gamma - coef) > 1e-12 * terms):
+        # Features on scales far apart: the equations are consistent, so scaling
+        # each feature's equation keeps the solution and the small features' digits.
+        gamma = np.linalg.lstsq(
+            differences.T / column_scale[:, None], coef / column_scale, rcond=None
+        )[0]
+    return _with_dual(Z, c, a, others, coef, gamma)
+
+
+def _equalities_error(differences, right, coef):
+    """Largest ``|D w - r|`` relative to the terms of ``D w``."""
+    terms = np.abs(differences) @ np.abs(coef) + np.abs(right)
+    return np.max(np.abs(differences @ coef - right) / np.maximum(terms, 1e-300))
+
+
+def _with_dual(Z, c, a, others, coef, gamma):
+    """``(w, b, α)`` from ``w = Σ_{i≠a} γ_i (z_i - z_a)``: β = α c is γ on the
+    other rows and ``-Σ γ`` on row a; b makes the mean margin of the rows 1."""
+    intercept = float(np.mean(c - Z @ coef))
+    beta = np.empty(len(c))
+    beta[others], beta[a] = gamma, -gamma.sum()
+    return coef, intercept, beta * c
+
+
+def _full_rank(triangle):
+    diagonal = np.abs(np.diag(triangle))
+    return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()

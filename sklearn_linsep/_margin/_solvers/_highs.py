@@ -1,0 +1,124 @@
+"""HiGHS (through scipy) on the LPs: the least total hinge
+(:func:`total_hinge_lp`, the soft limit's first stage) and a point in both convex
+hulls (:func:`hull_intersection_lp`, the certificate of inseparability)."""
+
+import numpy as np
+from scipy.optimize import linprog
+
+from ...exceptions import SolverError
+from .._result import HIGHS, TIME_LIMIT, Hyperplane, Status, read_status
+
+LP_FEASIBILITY_TOLERANCE = 1e-10
+
+
+def _highs_options():
+    return {
+        "primal_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
+        "dual_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
+        "time_limit": TIME_LIMIT,
+        "presolve": True,
+    }
+
+
+def _check_lp(result, what):
+    """``True`` when optimal, ``False`` when infeasible, else a SolverError."""
+    status = read_status("HiGHS", HIGHS, result.status, f"{what} LP ({result.message})")
+    return status is Status.OPTIMAL
+
+
+def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
+    r"""``min Σ s_i ξ_i`` subject to ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0`` (HiGHS).
+
+    The first stage of the C → ∞ limit of the soft margin, solved as its dual
+
+    .. math:: \max \sum_i \alpha_i \quad\text{s.t.}\quad
+              \sum_i \alpha_i c_i z_i = 0,\ \sum_i \alpha_i c_i = 0,\
+              0 \le \alpha_i \le s_i,
+
+    whose simplex basis has p + 1 rows instead of n: at 2e4 rows the dual simplex
+    took 0.08 s where the primal took 10.5 s, to the same optimum. ``(w, b)`` are
+    the multipliers of its equalities (``-eqlin.marginals``): on every row with
+    ``0 < α_i < s_i`` the reduced cost vanishes, i.e. ``c_i (w·z_i + b) = 1``. When
+    the optimum is positive, α weighs points of the two classes whose convex hulls
+    meet: the Farkas certificate of inseparability.
+
+    ``fixed`` is ``Σ s_j c_j (z_j, 1)`` over rows held at ``α_j = s_j`` outside
+    ``Z`` (rows the caller knows to violate their margin at the optimum): it moves
+    to the right-hand side, and their hinge terms, linear in ``(w, b)``, are
+    summed by the caller. The LP may then be infeasible (the guess of those rows
+    was wrong); the result says so (``feasible=False``).
+    """
+    n, p = Z.shape
+    equalities = [c[None, :] * Z.T]
+    if fit_intercept:
+        equalities.append(c[None, :])
+    A_eq = np.vstack(equalities)
+    upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    right = np.zeros(A_eq.shape[0]) if fixed is None else -np.asarray(fixed, float)
+    result = linprog(
+        -np.ones(n),
+        A_eq=A_eq,
+        b_eq=right,
+        bounds=np.column_stack([np.zeros(n), upper]),
+        method="highs-ds",
+        options=_highs_options(),
+    )
+    if not _check_lp(result, "total hinge"):
+        if fixed is None:  # pragma: no cover - α = 0 is feasible
+            raise SolverError("HiGHS reported the total hinge LP infeasible.")
+        return Hyperplane(False, status=Status.INFEASIBLE)
+    multipliers = -result.eqlin.marginals
+    return Hyperplane(
+        True,
+        coef=multipliers[:p].copy(),
+        intercept=float(multipliers[p]) if fit_intercept else 0.0,
+        dual=np.clip(result.x, 0.0, None),
+        status=Status.OPTIMAL,
+        total=float(-result.fun),
+    )
+
+
+def hull_intersection_lp(Z, c, fit_intercept=True):
+    """Weights ``λ ≥ 0`` with ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1`` and
+    ``Σ λ_i c_i z_i = 0`` (a point in both convex hulls), or ``None``.
+
+    Without an intercept the question is whether the cone condition holds:
+    ``Σ λ_i c_i z_i = 0`` with ``Σ λ_i = 1``. The dual simplex returns a basic
+    solution: at most ``p + 2`` positive weights (Carathéodory).
+    """
+    n, p = Z.shape
+    equalities = [c[None, :] * Z.T]
+    right = [np.zeros(p)]
+    if fit_intercept:
+        equalities.append((c > 0)[None, :].astype(float))
+        equalities.append((c < 0)[None, :].astype(float))
+        right.append([1.0, 1.0])
+    else:
+        equalities.append(np.ones((1, n)))
+        right.append([1.0])
+    result = linprog(
+        np.zeros(n),
+        A_eq=np.vstack(equalities),
+        b_eq=np.concatenate(right),
+        bounds=[(0, None)] * n,
+        method="highs-ds",
+        options=_highs_options(),
+    )
+    if not _check_lp(result, "hull intersection"):
+        return None
+    return _polish(np.vstack(equalities), np.concatenate(right), result.x)
+
+
+def _polish(equalities, right, weights):
+    """Re-solve the equalities on the support of a basic solution by least squares
+    (the LP meets them only to its feasibility tolerance); keep the LP's weights if
+    the polished ones are not better."""
+    support = weights > 1e-12 * max(weights.max(), 1.0)
+    polished = np.zeros_like(weights)
+    polished[support] = np.linalg.lstsq(equalities[:, support], right, rcond=None)[0]
+    residual = np.linalg.norm(equalities @ weights - right)
+    if np.all(polished >= 0) and (
+        np.linalg.norm(equalities @ polished - right) <= residual
+    ):
+        return polished
+    return np.where(support, weights, 0.0)

@@ -1,0 +1,190 @@
+"""The nearest points of two convex hulls (SPEC §10): the maximal margin, the
+separability verdict and its certificate from one engine.
+
+The hard-margin dual is, up to scale, the distance between the convex hulls of the
+two classes, min ‖Σ λ_i c_i z_i‖ over λ ≥ 0 summing to 1 on each side. An
+active-set method in the manner of Wolfe's minimum-norm-point algorithm solves it
+exactly (compiled: :func:`~sklearn_linsep._kernels.nearest_points_kernel`): the
+corral (the points of positive weight) is minimised over its affine hull by least
+squares on an updated QR factorisation, never a Gram matrix, so the conditioning is
+that of the points, not its square.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import lapack, qr
+
+from ..._kernels import NEAREST_ITERATIONS, nearest_points_kernel
+from ...exceptions import SolverError
+from .._result import Hyperplane, Status
+from ._active_set import _active_set_finish, _as_hull_weights, _on_and_outside_margin
+
+
+@dataclass
+class NearestPoints:
+    """The nearest points ``p₊ = Σ_{c=+1} λ_i z_i`` and ``p₋ = Σ_{c=-1} λ_i z_i``.
+
+    ``direction = p₊ - p₋`` (zero when the hulls meet). ``levels`` are
+    ``(direction · p₊, direction · p₋)``: every positive row has
+    ``direction · z ≥ levels[0]`` and every negative row ``≤ levels[1]`` at the
+    optimum, so the maximal-margin hyperplane is ``w = 2 v / ‖v‖²``,
+    ``b = -(levels[0] + levels[1]) / ‖v‖²``.
+    """
+
+    weights: np.ndarray  # λ, one per row, zero off the corral
+    direction: np.ndarray
+    levels: tuple
+    iterations: int
+
+    @property
+    def support(self):
+        return np.flatnonzero(self.weights > 0)
+
+    def hyperplane(self):
+        """``(w, b)`` of the maximal margin, ``c_i (w·z_i + b) ≥ 1`` at the optimum."""
+        squared = float(self.direction @ self.direction)
+        return 2 * self.direction / squared, -(
+            self.levels[0] + self.levels[1]
+        ) / squared
+
+
+def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
+    """The nearest points of the convex hulls of ``Z[c > 0]`` and ``Z[c < 0]``
+    (Wolfe's active set, compiled:
+    :func:`~sklearn_linsep._kernels.nearest_points_kernel`).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, q)
+        Rows, best centred and scaled to about unit size.
+    c : ndarray of shape (m,)
+        ±1, both present.
+    start : ndarray of shape (m,), default=None
+        Weights λ of a previous answer (a warm start); rows of weight 0 are out.
+        Without one (or without both sides in it), the start is the row of each
+        class nearest the other along the difference of the class means.
+    tol : float, default=1e-12
+        Stop when no row lies more than ``tol ‖v‖²`` (plus the rounding of the
+        products) beyond its class's level.
+
+    Returns
+    -------
+    result : NearestPoints
+    """
+    Z = np.ascontiguousarray(Z, dtype=float)
+    c = np.ascontiguousarray(c, dtype=float)
+    m, q = Z.shape
+    weights = np.zeros(m) if start is None else np.array(start, dtype=float)
+    if not (np.any(weights[c > 0] > 0) and np.any(weights[c < 0] > 0)):
+        positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
+        scores = Z @ (Z[positive].mean(axis=0) - Z[negative].mean(axis=0))
+        weights = np.zeros(m)
+        weights[positive[np.argmin(scores[positive])]] = 1.0
+        weights[negative[np.argmax(scores[negative])]] = 1.0
+    for side in (c > 0, c < 0):
+        weights[side] /= weights[side].sum()
+    max_iter = max_iter or 50 * (m + q) + 100
+    direction, level_positive, level_negative, iterations, status = (
+        nearest_points_kernel(Z, c, weights, tol, max_iter)
+    )
+    if status == NEAREST_ITERATIONS:
+        raise SolverError(
+            f"The nearest-points iteration did not converge in {max_iter} steps "
+            f"({np.count_nonzero(weights)} points in its corral)."
+        )
+    return NearestPoints(
+        weights, direction, (level_positive, level_negative), iterations
+    )
+
+
+def nearest_points_margin(Z, c, start=None, tol=1e-12):
+    """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``) from the
+    nearest points of the two hulls, or their meeting: the route that always
+    answers.
+
+    Returns a :class:`Hyperplane`: feasible with ``(coef, intercept)`` and the dual
+    ``α``, or infeasible when the hulls meet to rounding (the hyperplane of the
+    nearest points does not separate the rows), with ``λ`` in ``weights``: the
+    candidate certificate. ``weights`` always holds λ, the warm start of the next
+    call. Where the nearest points' hyperplane misses the optimality conditions on
+    these rows by more than ``tol`` (classes close against the data's spread, or
+    features on scales far apart), :func:`_active_set_finish` solves the KKT system
+    of the support exactly.
+
+    With more features than rows (``q > 2m``) the geometry is the same in the rows'
+    span: m × m coordinates from the pivoted Cholesky factor of the Gram matrix
+    (one ``Z Zᵀ``), or, where that loses the digits the check on ``Z`` needs, from
+    the R of a QR of ``Zᵀ``; and since most rows are then support vectors, the
+    exact finish starts from all of them before the nearest points are tried.
+    """
+    m, q = Z.shape
+    if q <= 2 * m:
+        return _hull_margin(Z, Z, c, start, tol, wide=False)
+    for coordinates in (_gram_coordinates, _qr_coordinates):
+        solution = _hull_margin(Z, coordinates(Z), c, start, tol, wide=True)
+        if not solution.feasible or _holds_on(Z, c, solution, tol):
+            return solution
+    return solution  # checked again, and refused, by the caller
+
+
+def _gram_coordinates(Z):
+    """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ`` (pivoted Cholesky, LAPACK dpstrf)."""
+    factor, pivots, rank, _ = lapack.dpstrf(Z @ Z.T)  # rank at m ε max(K_ii)
+    coordinates = np.zeros((len(Z), max(rank, 1)))
+    coordinates[pivots - 1] = np.triu(factor)[: max(rank, 1)].T
+    return coordinates
+
+
+def _qr_coordinates(Z):
+    """Rows ``Y = Rᵀ`` of ``Zᵀ = QR``: the same inner products, to rounding."""
+    m = len(Z)
+    return np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
+
+
+def _holds_on(Z, c, solution, tol):
+    """The margins of a solution found in other coordinates, on ``Z`` itself."""
+    margins = c * (Z @ solution.coef + solution.intercept)
+    return _on_and_outside_margin(margins, solution.dual > 0, tol)
+
+
+def _hull_margin(Z, rows, c, start, tol, wide):
+    """:func:`hull_margin` with the hull's rows given (``rows Zᵀ``-equivalent
+    coordinates of ``Z``, or Z itself)."""
+    m, q = rows.shape
+    answer, hull = None, None
+    if wide:  # the finish from all rows: done at once when most are on the margin
+        answer = _active_set_finish(rows, c, np.arange(m), tol, max_steps=m // 10 + 2)
+    if answer is None:
+        hull = nearest_points(rows, c, start=start, tol=tol / 4)
+        squared = float(hull.direction @ hull.direction)
+        if squared > 0:
+            coef, intercept = hull.hyperplane()
+            margins = c * (rows @ coef + intercept)
+            if _on_and_outside_margin(margins, hull.support, tol):
+                answer = coef, intercept, 2 * hull.weights / squared
+        # Hulls that meet to rounding have no support to finish on (and it would
+        # cost a search over exchanges): the verdict rests on the separation check.
+        size = float(np.max(np.abs(rows))) * np.sqrt(q)
+        if answer is None and np.sqrt(squared) > 64 * np.finfo(float).eps * size:
+            answer = _active_set_finish(rows, c, hull.support, tol)
+        if answer is None and squared > 0:
+            answer = coef, intercept, 2 * hull.weights / squared  # checked later
+    weights = hull.weights if hull is not None else _as_hull_weights(answer, c)
+    if answer is None:
+        return Hyperplane(False, weights=weights, status=Status.TOUCHING)
+    coef, intercept, dual = answer
+    if rows is not Z:
+        coef = (dual * c) @ Z
+    if not np.all(c * (Z @ coef + intercept) > 0):
+        # Meeting to rounding: a separator that separates nothing here. (Where it
+        # does separate, however closely, that is the verdict: it is checked.)
+        return Hyperplane(False, weights=weights, status=Status.TOUCHING)
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=float(intercept),
+        dual=dual,
+        weights=weights,
+        status=Status.OPTIMAL,
+    )
