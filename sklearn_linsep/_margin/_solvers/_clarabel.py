@@ -99,7 +99,6 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     Z = Z / feature_scale
     n_intercept = 1 if fit_intercept else 0
     n_slack = n if slack_budget is not None else 0
-    n_variables = p + n_intercept + n_slack
     quadratic = sp.diags(
         np.r_[1 / feature_scale**2, np.zeros(n_intercept + n_slack)], format="csc"
     )
@@ -123,16 +122,13 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
         constraints = sp.vstack([constraints, slack_rows, budget_row], format="csc")
         bounds = np.r_[bounds, np.zeros(n), slack_budget]
         cones = [clarabel.NonnegativeConeT(2 * n + 1)]
-    solution = clarabel.DefaultSolver(
+    solution, status = _solve(
         quadratic,
-        np.zeros(n_variables),
         constraints,
         bounds,
         cones,
         _clarabel_settings(tol, method),
-    ).solve()
-    status = read_status(
-        "Clarabel", CLARABEL, str(solution.status), f"margin QP of {n} rows"
+        f"margin QP of {n} rows",
     )
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
@@ -144,6 +140,19 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
         dual=np.maximum(np.asarray(solution.z)[:n], 0.0),
         status=status,
     )
+
+
+def _solve(quadratic, constraints, bounds, cones, settings, what):
+    """``(solution, Status)`` of ``min ½ xᵀPx`` subject to the cones, by Clarabel."""
+    solution = clarabel.DefaultSolver(
+        quadratic,
+        np.zeros(quadratic.shape[0]),
+        constraints,
+        bounds,
+        cones,
+        settings,
+    ).solve()
+    return solution, read_status("Clarabel", CLARABEL, str(solution.status), what)
 
 
 def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
@@ -239,16 +248,13 @@ def _face_margin_qp(Z, c, sides, signed, method, scaled):
     if len(equality):
         cones.append(clarabel.ZeroConeT(len(equality)))
     quadratic = sp.diags(np.r_[1 / feature_scale**2, 0.0], format="csc")
-    solution = clarabel.DefaultSolver(
+    solution, status = _solve(
         quadratic,
-        np.zeros(p + 1),
         constraints,
         bounds,
         cones,
         _clarabel_settings(method=method),
-    ).solve()
-    status = read_status(
-        "Clarabel", CLARABEL, str(solution.status), f"face QP of {n} rows"
+        f"face QP of {n} rows",
     )
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
