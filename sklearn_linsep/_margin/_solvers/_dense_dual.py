@@ -48,14 +48,14 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
         held = np.argsort(c * (scores - np.median(scores)), kind="stable")[:cap]
     seen = set()
     beta = np.zeros(m)
+    system = _HeldSystem(gram, c)
     for _ in range(DENSE_DUAL_MAX_ITERATIONS):
         held = np.sort(held)
         key = held.tobytes()
         if key in seen or not _two_sided(c[held]):
             return None  # cycling, or one class: not for this route
         seen.add(key)
-        block = gram if held.size == m else gram[np.ix_(held, held)]
-        solved = _bordered_solve(block, c[held])
+        solved = system.solve(held)
         if solved is None:
             return None
         beta[:] = 0.0
@@ -75,24 +75,92 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
     return None
 
 
-def _bordered_solve(gram, c):
-    """``(β, b)`` with ``K β + b = c`` and ``Σ β = 0``, or None if singular.
+class _HeldSystem:
+    """``(β, b)`` with ``K_II β + b = c_I`` and ``Σ β = 0`` for a held set I.
 
     ``K + 1 1ᵀ`` acts as K on every β with Σ β = 0, and is positive definite
     where the rows are affinely independent (K of centred rows is not): one
     Cholesky factor, then ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0.
+
+    The active set's later steps exchange a few percent of the rows: a held set
+    that differs from the factored one (of at least ``UPDATE_FROM`` rows) in at
+    most ``UPDATE_SHARE`` of them is solved from that factor, the rows that
+    joined and the rows that left (held at β = 0 by a multiplier) in a Schur
+    complement, for ``2 k² (joined + left)`` flops instead of a new
+    factorisation's ``k³ / 3``.
     """
-    try:
-        factor = cho_factor(gram + 1.0, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        return None
-    towards_c = cho_solve(factor, c, check_finite=False)
-    towards_one = cho_solve(factor, np.ones(len(c)), check_finite=False)
-    intercept = towards_c.sum() / towards_one.sum()
-    beta = towards_c - intercept * towards_one
-    if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
-        return None
-    return beta, float(intercept)
+
+    UPDATE_SHARE = 0.12
+    UPDATE_FROM = 400
+
+    def __init__(self, gram, c):
+        self.gram, self.c = gram, c
+        self.factored, self.factor = None, None
+
+    def solve(self, held):
+        """``(β on held, b)``, or None if the system is singular."""
+        solved = None
+        if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
+            solved = self._from_factor(held)
+        if solved is None:
+            solved = self._factorise(held)
+        if solved is None:
+            return None
+        towards_c, towards_one = solved
+        intercept = towards_c.sum() / towards_one.sum()
+        beta = towards_c - intercept * towards_one
+        if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
+            return None
+        return beta, float(intercept)
+
+    def _factorise(self, held):
+        block = self.gram if held.size == len(self.gram) else self._block(held, held)
+        try:
+            factor = cho_factor(block + 1.0, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return None
+        self.factored, self.factor = held, factor
+        right = np.column_stack([self.c[held], np.ones(held.size)])
+        solution = cho_solve(factor, right, check_finite=False)
+        return solution[:, 0], solution[:, 1]
+
+    def _block(self, rows, columns):
+        return self.gram[np.ix_(rows, columns)]
+
+    def _from_factor(self, held):
+        """The solves for ``held`` from the factor of ``self.factored``: the
+        system on the factored rows plus the joined ones, with the left rows'
+        β held at 0, by block elimination (Schur complement of the factored
+        block)."""
+        base = self.factored
+        leaving = np.flatnonzero(~np.isin(base, held))  # positions in base
+        joining = held[~np.isin(held, base)]
+        changed = leaving.size + joining.size
+        if changed > self.UPDATE_SHARE * base.size:
+            return None
+        a, r = joining.size, leaving.size
+        border = np.zeros((base.size, a + r))
+        border[:, :a] = self._block(base, joining) + 1.0
+        border[leaving, a + np.arange(r)] = 1.0
+        corner = np.zeros((a + r, a + r))
+        corner[:a, :a] = self._block(joining, joining) + 1.0
+        through = cho_solve(self.factor, border, check_finite=False)
+        schur = corner - border.T @ through
+        right = np.column_stack([self.c[base], np.ones(base.size)])
+        right[leaving] = 0.0
+        right_extra = np.zeros((a + r, 2))
+        right_extra[:a] = np.column_stack([self.c[joining], np.ones(a)])
+        base_part = cho_solve(self.factor, right, check_finite=False)
+        try:
+            extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
+        except np.linalg.LinAlgError:
+            return None
+        base_part -= through @ extra
+        solution = np.empty((held.size, 2))
+        staying = np.isin(base, held)
+        solution[np.searchsorted(held, base[staying])] = base_part[staying]
+        solution[np.searchsorted(held, joining)] = extra[:a]
+        return solution[:, 0], solution[:, 1]
 
 
 def _dense_dual_answer(Z, c, held, alpha, intercept, tol):
