@@ -206,3 +206,27 @@ def test_a_new_route_is_one_registration(monkeypatch):
     Z, c = _wide(40, 400, seed=3)
     assert hull_margin(Z, c).status is Status.OPTIMAL  # on to the usual routes
     assert [route.name for route in _solvers.ROUTES][:2] == ["constant", "gives way"]
+
+
+def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
+    from sklearn_linsep._margin._solvers._dense_dual import _HeldSystem
+
+    Z, c = _wide(900, 1000, seed=5)
+    gram = Z @ Z.T
+    updated = _HeldSystem(gram, c)
+    base = np.arange(0, 900, 2)  # 450 rows factored
+    updated.solve(base)
+    rng = np.random.default_rng(0)
+    held = np.sort(
+        np.r_[np.delete(base, rng.choice(base.size, 20, replace=False)), [1, 3, 5]]
+    )
+    beta, intercept = updated.solve(held)
+    assert updated.factored is base  # answered from the factor, not a new one
+    fresh = _HeldSystem(gram, c)
+    fresh.UPDATE_FROM = 10**9
+    expected_beta, expected_intercept = fresh.solve(held)
+    assert np.allclose(beta, expected_beta, rtol=1e-9, atol=1e-12 * abs(beta).max())
+    assert intercept == pytest.approx(expected_intercept, rel=1e-9)
+    # And it solves the held rows' equalities: K β + b = c, Σ β = 0.
+    residual = gram[np.ix_(held, held)] @ beta + intercept - c[held]
+    assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
