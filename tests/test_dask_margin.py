@@ -192,3 +192,46 @@ def test_string_labels_and_three_classes_on_blocks():
     }
     assert not results["versicolor", "virginica"].separable
     assert results["versicolor", "virginica"].verify(X, labels)
+
+
+@pytest.mark.parametrize("seed", [9, 10, 17])
+def test_units_far_apart_and_offsets_on_blocks_equal_in_memory(seed):
+    """The issue's families on blocks: a gap in a feature of units 1e10 smaller
+    than the others, and data 1e12 from the origin (the hyperplane about a
+    centre); verify on blocks measures each feature in its own units."""
+    rng = np.random.default_rng(seed)
+    n = 200
+    y = np.arange(n) % 2
+    small = 1e-5 * (
+        np.where(y == 1, 1.0, -1.0) + 0.25 * rng.normal(size=n).clip(-1.5, 1.5)
+    )
+    X = np.column_stack([1e5 * rng.normal(size=n), 1e5 * rng.normal(size=n), small])
+    X_dask, y_dask = da.from_array(X, chunks=70), da.from_array(y, chunks=70)
+    on_blocks, in_memory = (
+        linear_separability(X_dask, y_dask),
+        linear_separability(X, y),
+    )
+    assert on_blocks.separable and in_memory.separable
+    assert on_blocks.margin == pytest.approx(in_memory.margin, rel=1e-9)
+    assert on_blocks.verify(X_dask, y_dask) and on_blocks.verify(X, y)
+    Z = rng.normal(size=(n, 3))
+    Z[:, 0] = np.where(y == 1, 0.3 + np.abs(Z[:, 0]), -0.3 - np.abs(Z[:, 0]))
+    far = 1e12 + 1e-3 * Z
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = linear_separability(da.from_array(far, chunks=70), y_dask)
+    assert result.separable and result.verify(da.from_array(far, chunks=70), y_dask)
+    # A certificate that coincides in the large features only is refused.
+    forged = type(in_memory)(
+        separable=False,
+        classes=np.array([0, 1]),
+        certificate_indices=np.array([0, 1]),
+        certificate_weights=np.array([1.0, 1.0]),
+        common_point=X[1],
+        certificate_signs=np.array([-1.0, 1.0]),
+    )
+    X_forged = X.copy()
+    X_forged[0, :2] = X[1, :2]
+    assert not forged.verify(da.from_array(X_forged, chunks=70), y_dask)
+    X_forged[0, 2] = X[1, 2]
+    assert forged.verify(da.from_array(X_forged, chunks=70), y_dask)
