@@ -94,6 +94,12 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
     stored common point) are apart, less what ``rtol`` of the feature's spread and
     the rounding of the sums allow. Positive entries are failures.
 
+    The weights are normalised on each side (any ``λ ≥ 0`` whose normalised
+    combinations coincide proves inseparability), and the combinations are taken
+    of ``x - common_point``: equal to the combinations of x less the common point,
+    and free of the rounding of x's own magnitude (far from the origin that
+    rounding outgrows the spread).
+
     Parameters
     ----------
     points : ndarray of shape (k, n_features)
@@ -101,19 +107,25 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
     signs : ndarray of shape (k,)
         ±1.
     weights : ndarray of shape (k,)
-        λ, summing to 1 on each side.
+        λ ≥ 0, with a positive sum on each side.
     common_point : ndarray of shape (n_features,)
     spread : ndarray of shape (n_features,)
         Each feature's spread over the data the certificate speaks of.
     rtol : float
     """
     positive, negative = signs > 0, signs < 0
-    plus = weights[positive] @ points[positive]
-    minus = weights[negative] @ points[negative]
-    magnitude = np.abs(weights) @ np.abs(points) + np.abs(common_point)
-    allowed = rtol * spread + 4 * rounding_factor(len(weights) + 2) * magnitude
-    gap = np.maximum(np.abs(plus - minus), np.abs(plus - common_point))
-    return gap - allowed
+    weights = np.where(
+        positive, weights / weights[positive].sum(), weights / weights[negative].sum()
+    )
+    offsets = points - common_point  # exact, or rounded relative to the offset
+    plus = weights[positive] @ offsets[positive]
+    minus = weights[negative] @ offsets[negative]
+    magnitude = weights @ np.abs(offsets)
+    allowed = rtol * spread + 4 * rounding_factor(len(weights) + 3) * magnitude
+    # The common point itself is stored to its own magnitude's rounding: that
+    # much more room for it, none for the coincidence (the proof).
+    stored = allowed + 4 * rounding_factor(len(weights) + 3) * np.abs(common_point)
+    return np.maximum(np.abs(plus - minus) - allowed, np.abs(plus) - stored)
 
 
 def certificate_holds(points, signs, weights, common_point, spread, rtol):
@@ -122,8 +134,18 @@ def certificate_holds(points, signs, weights, common_point, spread, rtol):
     weights = np.asarray(weights, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
-    sums = [weights[signs > 0].sum(), weights[signs < 0].sum()]
-    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+    sums = np.array([weights[signs > 0].sum(), weights[signs < 0].sum()])
+    if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
     gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
     return bool(np.all(gap <= 0))
+
+
+def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):
+    """Whether ``intercept`` is the hyperplane's intercept about the origin when
+    ``intercept_at_center`` is its intercept about ``center``: equal to the
+    rounding of ``intercept_at_center - coef · center``."""
+    shift = np.asarray(coef, dtype=float) @ np.asarray(center, dtype=float)
+    terms = np.abs(coef) @ np.abs(center) + abs(intercept_at_center) + abs(intercept)
+    difference = abs(intercept - (intercept_at_center - shift))
+    return bool(difference <= 4 * rounding_factor(len(coef) + 2) * terms)

@@ -242,9 +242,14 @@ class HardMarginSVM(LinearClassifierBase):
         self.certificate_ = results[0].certificate if len(results) == 1 else None
         self.center_, self.intercept_at_center_ = None, None
         if any(result.needs_center for result in results):
-            self.center_ = results[0].center
+            # Every task's rows are all the rows: one centre (a task centred
+            # elsewhere is moved to it, exactly where the centres agree).
+            self.center_ = center = results[0].center
             self.intercept_at_center_ = np.array(
-                [result.intercept_at_center for result in results]
+                [
+                    r.intercept_at_center + r.coef @ (r.center - center)
+                    for r in results
+                ]
             )
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)

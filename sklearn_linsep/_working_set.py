@@ -279,11 +279,15 @@ def equilibrated_copy(scaled):
 
 
 def _column_max(X):
-    return np.asarray(X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0))
+    return np.asarray(
+        X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0)
+    ).ravel()
 
 
 def _column_min(X):
-    return np.asarray(X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0))
+    return np.asarray(
+        X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0)
+    ).ravel()
 
 
 def _masked_mean(X, mask):

@@ -17,11 +17,11 @@ from sklearn_linsep import (
     HardMarginSVM,
     NotLinearlySeparableError,
     SeparabilityResult,
+    SolverError,
     cover_separability_probability,
     linear_separability,
     perceptron_mistake_bound,
 )
-from sklearn_linsep import SolverError
 from sklearn_linsep._testing import iris_setosa, separable_by_one_lp
 
 
@@ -263,3 +263,63 @@ def test_object_labels_of_three_classes_key_the_pairs():
     assert not results["versicolor", "virginica"].separable
     assert results["setosa", "versicolor"].separable
     assert results["versicolor", "virginica"].verify(X, labels)
+
+
+# ------------------------------------------ far from the origin, units apart
+
+
+def _certificate(X, rows, weights, signs, common):
+    return SeparabilityResult(
+        separable=False,
+        classes=np.array([0, 1]),
+        certificate_indices=np.array(rows),
+        certificate_weights=np.array(weights, dtype=float),
+        common_point=np.asarray(common, dtype=float),
+        certificate_signs=np.array(signs, dtype=float),
+    )
+
+
+def test_verify_refuses_certificates_that_rounding_far_from_the_origin_would_hide():
+    # Two points 8 ulps apart at 1e12, half the spread: no common point.
+    X = (1e12 + 1e-3 * np.array([-1.0, -0.5, 0.5, 1.0]))[:, None]
+    y = np.array([0, 0, 1, 1])
+    assert not _certificate(X, [1, 2], [1, 1], [-1, 1], X[1]).verify(X, y)
+    # Weights that sum to 1 only to 1e-9 move the combination by 1e-9 · 1e9.
+    X = np.array([[1e9], [1e9 + 1]])
+    forged = _certificate(X, [0, 1], [1, 1 - 1e-9], [-1, 1], [1e9])
+    assert not forged.verify(X, [0, 1])
+    # A true certificate there verifies: the same point in both classes.
+    X = np.array([[1e12 + 1e-3], [1e12 - 1e-3], [1e12 + 1e-3], [1e12 - 1e-3]])
+    true = _certificate(X, [0, 1, 2, 3], [0.5] * 4, [-1, -1, 1, 1], [1e12])
+    assert true.verify(X, y)
+
+
+def test_verify_refuses_an_intercept_that_disagrees_with_the_centred_form():
+    rng = np.random.default_rng(0)
+    y = np.arange(60) % 2
+    Z = rng.normal(size=(60, 3))
+    Z[:, 0] = np.where(y == 1, 0.3 + np.abs(Z[:, 0]), -0.3 - np.abs(Z[:, 0]))
+    X = 1e12 + 1e-3 * Z
+    with pytest.warns(UserWarning, match="far from the origin"):
+        result = linear_separability(X, y)
+    assert result.center is not None and result.verify(X, y)
+    result.intercept += 1e6
+    assert not result.verify(X, y)
+
+
+def test_sparse_rows_with_spreads_far_apart_equal_dense():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 4))
+    y = (X[:, 1] > 0).astype(int)
+    X[:, 1] += np.where(y == 1, 0.2, -0.2)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X *= [1e-8, 1.0, 1e8, 1e3]
+    dense, sparse = linear_separability(X, y), linear_separability(sp.csr_matrix(X), y)
+    assert (
+        dense.separable
+        == sparse.separable
+        == separable_by_one_lp((X - X.mean(0)) / X.std(0), np.where(y == 1, 1.0, -1.0))
+    )
+    assert sparse.verify(sp.csr_matrix(X), y) and dense.verify(X, y)
+    if dense.separable:
+        assert sparse.margin == pytest.approx(dense.margin, rel=1e-9)

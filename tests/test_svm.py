@@ -22,8 +22,8 @@ from sklearn_linsep import (
     NotLinearlySeparableError,
     NotLinearlySeparableWarning,
 )
-from sklearn_linsep._margin import maximal_margin
 from sklearn_linsep import SolverError
+from sklearn_linsep._margin import maximal_margin
 from sklearn_linsep._testing import (
     iris_setosa,
     reference_margin_qp,
@@ -366,3 +366,47 @@ def test_total_hinge_dual_equals_the_primal_lp(fit_intercept):
         0.0, 1.0 - c * (Z @ solution.coef + solution.intercept)
     )
     assert attained == pytest.approx(primal.fun, rel=1e-9)
+
+
+# ------------------------------------------------------- far from the origin
+
+
+def _far(classes, seed, overlap):
+    rng = np.random.default_rng(seed)
+    n = 100 * (classes - 1)
+    y = np.arange(n) % classes
+    Z = rng.normal(size=(n, 5))
+    Z[:, 0] = 3.0 * y + np.where(rng.random(n) < 0.5, 1, -1) * (
+        np.abs(Z[:, 0]) - overlap
+    )
+    return Z, y
+
+
+@pytest.mark.parametrize("classes, seed", [(2, 0), (2, 3), (3, 1)])
+def test_fits_far_from_the_origin_predict_as_the_fit_on_centred_data(classes, seed):
+    """1e12 + 1e-3 Z: float64 cannot add the intercept to coef · x there. Whether
+    a task is separable or falls into the soft limit, the fit is given about a
+    centre (with a warning) and predicts as the fit on the data shifted back."""
+    Z, y = _far(classes, seed, overlap=0.25)
+    X = 1e12 + 1e-3 * Z
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        far = HardMarginSVM().fit(X, y)
+        near = HardMarginSVM().fit(X - 1e12, y)
+    assert any("far from the origin" in str(w.message) for w in caught)
+    assert far.center_ is not None and far.intercept_at_center_.shape == (
+        far.coef_.shape[0],
+    )
+    assert np.array_equal(far.separable_, near.separable_)
+    assert np.allclose(far.margin_, near.margin_, rtol=1e-6, equal_nan=True)
+    scale = np.abs(near.decision_function(X - 1e12)).max()
+    gap = np.abs(far.decision_function(X) - near.decision_function(X - 1e12))
+    assert gap.max() <= 1e-6 * scale
+    scores = near.decision_function(X - 1e12)
+    if scores.ndim == 2:  # rows whose two best classes tie to that precision aside
+        ordered = np.sort(scores, axis=1)
+        clear = ordered[:, -1] - ordered[:, -2] > 1e-5 * scale
+    else:
+        clear = np.abs(scores) > 1e-5 * scale
+    assert np.array_equal(far.predict(X)[clear], near.predict(X - 1e12)[clear])
+    assert clear.mean() > 0.9

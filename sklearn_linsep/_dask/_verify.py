@@ -34,6 +34,8 @@ def verify_on_blocks(result, X, y, rtol):
 
     rows = DaskRows(X, y, name="SeparabilityResult.verify")
     if result.separable:
+        if not result._forms_agree():
+            return False
         task = dask.delayed(_least_margin_block, pure=True)
         fields = result._hyperplane_fields()
         least = dask.compute(

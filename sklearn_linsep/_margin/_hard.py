@@ -124,7 +124,7 @@ def maximal_margin_of(
         smallest = _check_optimality(scaled, working, solution, tol, True)
         warn_if_inexact(solution)
         result = margin_result(scaled, working, solution, rounds, True, 0.0)
-        return _proven(scaled, result, solution, tol, smallest)
+        return _proven(scaled, result, tol, smallest)
     no_hyperplane = _no_hyperplane(rounds)
     certificate = certificate_from_subset(
         scaled, working, classes, weights=solution.weights
@@ -134,6 +134,8 @@ def maximal_margin_of(
     result = soft_limit(scaled, working, tol, batch)
     result.rounds += rounds
     result.certificate = certificate
+    if _plain_rounding(scaled, result) >= PROOF_RTOL:
+        _say_about_centre(result, _plain_rounding(scaled, result))
     return result
 
 
@@ -176,10 +178,10 @@ def _augmented_margin(scaled, tol, initial_size, batch):
         return MarginResult(**_no_hyperplane(rounds))
     _check_optimality(scaled, working, solution, tol, False)
     warn_if_inexact(solution)
-    return margin_result(scaled, working, solution, rounds, True, 0.0)
+    return margin_result(scaled, working, solution, rounds, True, 0.0, centred=False)
 
 
-def _proven(scaled, result, solution, tol, smallest):
+def _proven(scaled, result, tol, smallest):
     """The separating hyperplane, proved on every row with its rounding bounded.
 
     About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
@@ -194,7 +196,7 @@ def _proven(scaled, result, solution, tol, smallest):
     feature's largest distance from the centre, it proves the margins without a
     pass over X, which is made only where that bound is too loose.
     """
-    center, at_center = scaled.centre, float(solution.intercept)
+    center, at_center = scaled.centre, result.intercept_at_center
     least = smallest - _a_priori_rounding(scaled, result.coef, at_center)
     if not least > 1 - 1e3 * tol:
         least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
@@ -209,31 +211,42 @@ def _proven(scaled, result, solution, tol, smallest):
         result.coef, at_center = result.coef * grow_by, at_center * grow_by
         result.intercept *= grow_by
         result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
-    result.center, result.intercept_at_center = center, at_center
+    result.intercept_at_center = at_center
     # The plain form's rounding, bounded a priori by each feature's largest |x|:
     # where it leaves the proof standing (the plain scores are within it of the
     # true ones, and so is their computed bound), no pass is needed to check it.
-    p = len(result.coef)
-    plain_rounding = rounding_factor(p + 3) * (
-        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
-    )
-    if max(least, 1.0) - 3 * plain_rounding >= 1 - PROOF_RTOL:
+    if max(least, 1.0) - 3 * _plain_rounding(scaled, result) >= 1 - PROOF_RTOL:
         return result
     plain = scaled.proven_min_margin(result.coef, result.intercept)
     if not plain >= 1 - PROOF_RTOL:
-        result.needs_center = True
-        warnings.warn(
-            "The data lie so far from the origin against their spread that float64 "
-            "cannot evaluate coef · x + intercept on them to the margin's precision "
-            f"(its rounding reaches {1 - plain:.1g} of the margin; the intercept is "
-            f"{result.intercept:.3g}): the hyperplane is also given about a centre "
-            "of the data, as coef · (x - center) + intercept_at_center, which "
-            "verify() and decision_function use. Centring the features "
-            "(StandardScaler) avoids this.",
-            UserWarning,
-            stacklevel=4,
-        )
+        _say_about_centre(result, 1 - plain)
     return result
+
+
+def _plain_rounding(scaled, result):
+    """A bound on the rounding of ``coef · x + intercept`` on every row, from
+    each feature's largest ``|x|``."""
+    p = len(result.coef)
+    return rounding_factor(p + 3) * (
+        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
+    )
+
+
+def _say_about_centre(result, share):
+    """Mark the result to be evaluated about its centre, with a UserWarning
+    (``share``: how much of a margin unit the plain form's rounding may reach)."""
+    result.needs_center = True
+    warnings.warn(
+        "The data lie so far from the origin against their spread that float64 "
+        "cannot evaluate coef · x + intercept on them to the margin's precision "
+        f"(its rounding may reach {share:.1g} of the margin; the intercept is "
+        f"{result.intercept:.3g}): the hyperplane is also given about a centre "
+        "of the data, as coef · (x - center) + intercept_at_center, which "
+        "verify() and decision_function use. Centring the features "
+        "(StandardScaler) avoids this.",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def _a_priori_rounding(scaled, coef, at_center):

@@ -18,7 +18,12 @@ import scipy.sparse as sp
 
 from .._compat import any_dask
 from .._dask import verify_on_blocks
-from .._proofs import certificate_holds, feature_spread, proven_margins
+from .._proofs import (
+    certificate_holds,
+    feature_spread,
+    hyperplane_forms_agree,
+    proven_margins,
+)
 from ..exceptions import SolverError
 
 # The limits of one solver call.
@@ -174,6 +179,8 @@ class SeparabilityResult:
         in_pair = np.isin(y, self.classes)
         c = np.where(y == self.classes[1], 1.0, -1.0)
         if self.separable:
+            if not self._forms_agree():
+                return False
             margins = proven_margins(
                 X[in_pair], c[in_pair], **self._hyperplane_fields()
             )
@@ -185,6 +192,15 @@ class SeparabilityResult:
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
         return self._certificate_holds(
             points, c[indices], feature_spread(X[in_pair]), rtol
+        )
+
+    def _forms_agree(self):
+        """With a centre, whether ``intercept`` and ``intercept_at_center`` are
+        the same hyperplane's (verify evaluates the second)."""
+        if self.center is None:
+            return True
+        return hyperplane_forms_agree(
+            self.coef, self.intercept, self.center, self.intercept_at_center
         )
 
     def _hyperplane_fields(self):
@@ -258,9 +274,12 @@ class MarginResult:
 PROOF_RTOL = 1e-9
 
 
-def margin_result(scaled, working, solution, rounds, separable, hinge):
+def margin_result(scaled, working, solution, rounds, separable, hinge, centred=True):
     """The :class:`MarginResult` on X's scale of a solution on ``scaled``'s rows
-    (the Euclidean frame: one scalar scale)."""
+    (the Euclidean frame: one scalar scale); with ``centred``, also about the
+    centre of the rows (``center``, ``intercept_at_center``: the solver's own
+    intercept, which keeps the digits ``intercept`` may lose far from the
+    origin)."""
     coef, intercept = scaled.to_original(solution.coef, solution.intercept)
     dual = solution.dual
     keep = np.abs(dual) > 1e-8 * max(np.abs(dual).max(initial=0.0), 1e-300)
@@ -273,9 +292,13 @@ def margin_result(scaled, working, solution, rounds, separable, hinge):
     dual_coef = alpha * labels / scaled.scale**2
     norm = np.linalg.norm(solution.coef)
     margin = scaled.scale / norm if norm > 0 else np.nan
-    return MarginResult(
+    result = MarginResult(
         coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
     )
+    if centred:
+        result.center = scaled.centre
+        result.intercept_at_center = float(solution.intercept)
+    return result
 
 
 def _balanced(dual, c):
