@@ -523,3 +523,33 @@ def test_the_soft_limit_at_feature_spreads_far_apart(seed):
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
     attained = np.maximum(0, 1 - c * svm.decision_function(X)).sum()
     assert attained == pytest.approx(least, rel=1e-6)
+
+
+def test_the_soft_limit_with_a_contradiction_and_features_far_apart():
+    """A row repeated with the other label (least total hinge 2 and more) and
+    features scaled up to 1e8 apart: the face's primal active set finishes what
+    Clarabel could not. Scaling a feature up can only widen the soft limit's
+    margin (its weight costs less), and the least hinge does not move."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 4))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    X[:, 0] += np.where(y == 1, 0.1, -0.1)
+    X, y = np.r_[X, X[:1]], np.r_[y, 1 - y[:1]]
+    c = signs(y)
+    least, _, _ = least_total_hinge(StandardScaler().fit_transform(X), c)
+    margins = {}
+    for scales in (
+        [1, 1, 1, 1],
+        [1, 1, 1e4, 1],
+        [1e-4, 1, 1e4, 1],
+        [1e-8, 1, 1e8, 1e3],
+    ):
+        with pytest.warns(NotLinearlySeparableWarning):
+            svm = HardMarginSVM().fit(X * scales, y)
+        assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
+        margins[tuple(scales)] = svm.margin_
+    assert margins[1, 1, 1e4, 1] >= margins[1, 1, 1, 1] * (1 - 1e-9)
+    w, _, _ = reference_soft_limit(X * [1, 1, 1e2, 1], c)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X * [1, 1, 1e2, 1], y)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)

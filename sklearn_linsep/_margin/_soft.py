@@ -76,7 +76,8 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
             if solution.feasible:
                 return solution
         sides = _face_sides(lp.dual, weights)
-        return _margin_at_least_hinge(rows, labels, weights, lp.total, sides)
+        feasible = _in_frame(lp, lp_frame, scaled)
+        return _margin_at_least_hinge(rows, labels, weights, lp.total, sides, feasible)
 
     def least_hinge(indices):
         return total_hinge_lp(
@@ -126,10 +127,11 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     """
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = _face_sides(alpha, scaled.weights)
+    feasible = _in_frame(lp, lp_frame, scaled)
 
     def solve(indices):
         solution = face_margin_qp(
-            scaled.rows(indices), scaled.labels(indices), sides[indices]
+            scaled.rows(indices), scaled.labels(indices), sides[indices], feasible
         )
         if not solution.feasible:
             raise SolverError(
@@ -231,9 +233,15 @@ def _attains(scaled, solution, least):
     return total <= least * (1 + 1e-9) + 1e-9 * scaled.weights.sum()
 
 
-def _margin_at_least_hinge(rows, labels, weights, least, sides):
+def _in_frame(lp, lp_frame, scaled):
+    """The LP's hyperplane, found on ``lp_frame``'s rows, on ``scaled``'s: a point
+    of the optimal face, the start of the face's primal active set."""
+    return lp.coef * (scaled.scale / lp_frame.scale), lp.intercept
+
+
+def _margin_at_least_hinge(rows, labels, weights, least, sides, feasible=None):
     """The soft limit's second stage on a set of rows: the largest margin among
-    the hyperplanes whose total hinge is ``least``."""
+    the hyperplanes whose total hinge is ``least`` (``feasible``: one of them)."""
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
@@ -243,7 +251,7 @@ def _margin_at_least_hinge(rows, labels, weights, least, sides):
     # p + 1 variables and no budget row, whose thin interior (and the fill of
     # its dense row) made the budget QP 30x slower at 2e4 noisy rows.
     try:
-        solution = face_margin_qp(rows, labels, sides)
+        solution = face_margin_qp(rows, labels, sides, feasible)
         if solution.feasible and attains_least(solution):
             return solution
     except SolverError:
@@ -262,7 +270,7 @@ def _margin_at_least_hinge(rows, labels, weights, least, sides):
         ) from error
     if not solution.feasible:
         raise SolverError(
-            f"Clarabel reports the margin QP infeasible ({solution.status}) at "
+            f"Clarabel reports the margin QP infeasible ({solution.status.value}) at "
             "the least total hinge the LP found, and the QP over the LP's "
             "optimal face did not reach it either: the features' scales are "
             "beyond the interior point. Standardising the features "

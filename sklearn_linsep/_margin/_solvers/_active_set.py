@@ -36,7 +36,7 @@ def _as_hull_weights(answer, c):
     return weights
 
 
-def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None):
+def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None):
     """The maximal margin of the rows ``Z`` by the primal active-set method
     (Nocedal & Wright, Algorithm 16.3) from a separating hyperplane
     ``(coef, intercept)``; a :class:`Hyperplane`, or None if it does not settle.
@@ -49,24 +49,39 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None):
     formed: for rows whose hulls are too close for the nearest points at the
     data's largest scale (a gap in a feature of small units), where the dual sees
     only the large features.
+
+    With ``sides`` (one per row: ``+1`` for ``≥ 1``, ``0`` for ``= 1``, ``-1`` for
+    ``≤ 1``: the least-hinge LP's optimal face, :func:`face_margin_qp`) the same
+    method runs over the face from a point on it (the LP's own hyperplane): the
+    equality rows are always held, and a multiplier must be ``≥ 0`` on a ``+1``
+    row and ``≤ 0`` on a ``-1`` row.
     """
     margins = c * (Z @ coef + intercept)
-    least = float(np.min(margins))
-    if not least > 0:
-        return None
-    coef, intercept, margins = coef / least, intercept / least, margins / least
-    held = [int(np.argmin(margins))]
-    for _ in range(max_steps or 8 * Z.shape[1] + 50):
+    if sides is None:
+        least = float(np.min(margins))
+        if not least > 0:
+            return None
+        coef, intercept, margins = coef / least, intercept / least, margins / least
+        sides = np.ones(len(c))
+        held = [int(np.argmin(margins))]
+    else:
+        sides = np.asarray(sides, dtype=float)
+        held = list(np.flatnonzero(sides == 0))
+        if not held:
+            held = [int(np.argmin(np.where(sides != 0, sides * (margins - 1), np.inf)))]
+    direction = np.where(sides == 0, 1.0, sides)  # of each row's slack
+    for _ in range(max_steps or 8 * Z.shape[1] + 50 + len(held)):
         if _two_sided(c[held]):
             target_coef, target_intercept, alpha = _equality_margin(Z[held], c[held])
         else:  # one class on the margin: w = 0 meets its equalities
             target_coef, target_intercept = np.zeros_like(coef), float(c[held[0]])
             alpha = np.zeros(len(held))
         change = c * (Z @ (target_coef - coef) + (target_intercept - intercept))
+        change *= direction
         room = np.full(len(c), np.inf)
         falling = change < 0
         falling[held] = False
-        room[falling] = (margins[falling] - 1) / -change[falling]
+        room[falling] = direction[falling] * (margins[falling] - 1) / -change[falling]
         blocking = int(np.argmin(room))
         step = min(1.0, max(float(room[blocking]), 0.0))
         coef = coef + step * (target_coef - coef)
@@ -75,13 +90,15 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None):
         if step < 1.0:
             held.append(blocking)
             continue
-        if _has_negative(alpha) if alpha.size and np.any(alpha) else False:
-            held.pop(int(np.argmin(alpha)))
+        wrong = -sides[held] * alpha  # a multiplier of the wrong sign: positive
+        if alpha.size and np.max(wrong) > 1e-9 * max(np.max(np.abs(alpha)), 1e-300):
+            held.pop(int(np.argmax(wrong)))
             continue
-        if np.min(margins) < 1 - tol or np.max(np.abs(margins[held] - 1)) > tol:
+        off = np.where(sides == 0, np.abs(margins - 1), -direction * (margins - 1))
+        if np.max(off) > tol or np.max(np.abs(margins[held] - 1)) > tol:
             return None
         dual = np.zeros(len(c))
-        dual[held] = np.maximum(alpha, 0.0)
+        dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
         answer = coef, float(intercept), dual
         return Hyperplane(
             True,

@@ -18,7 +18,7 @@ from .._result import (
     Status,
     read_status,
 )
-from ._active_set import support_hyperplane
+from ._active_set import margin_from_feasible, support_hyperplane
 
 # Tolerances at which Clarabel returns answers accurate to ~1e-10 on data scaled
 # into [-1, 1]; the callers verify the answers on all the data afterwards.
@@ -169,7 +169,7 @@ def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
     return settings
 
 
-def face_margin_qp(Z, c, sides):
+def face_margin_qp(Z, c, sides, feasible=None):
     """The margin over the optimal face of the least-hinge LP (Clarabel).
 
     ``sides`` (one per row, from complementary slackness with the LP's dual α*):
@@ -181,11 +181,16 @@ def face_margin_qp(Z, c, sides):
     multipliers β with ``w = Σ β_i c_i z_i``.
 
     Solved exactly by a primal active set from the equality rows
-    (:func:`_face_active_set`); where that does not settle, by Clarabel, retried as
-    :func:`margin_qp` is until the answer keeps every row's side to 1e-9.
+    (:func:`_face_active_set`); where that does not settle, from ``feasible`` (a
+    hyperplane on the face, the LP's own) by the primal active-set method
+    (:func:`margin_from_feasible`), which keeps every feature's digits; else by
+    Clarabel, retried as :func:`margin_qp` is until the answer keeps every row's
+    side to 1e-9.
     """
     signed = np.where(sides == 0, 1.0, sides)
     exact = _face_active_set(Z, c, sides, FACE_TOLERANCE)
+    if exact is None and feasible is not None:
+        exact = margin_from_feasible(Z, c, *feasible, FACE_TOLERANCE, sides=sides)
     if exact is not None:
         return exact
 
