@@ -66,15 +66,14 @@ def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None)
             terms = np.asarray(abs(block) @ np.abs(coef)).ravel() + abs(offset)
             if center is not None:
                 terms += np.abs(center) @ np.abs(coef) + abs(shift)
-            factor = rounding_factor(p + 3)
         else:
             block = np.asarray(block, dtype=float)
             if center is not None:
                 block = block - center
             scores = block @ coef + offset
             terms = np.abs(block) @ np.abs(coef) + abs(offset)
-            factor = rounding_factor(p + 3)  # +1 for the subtraction of the centre
-        out[rows] = c[rows] * scores - factor * terms
+        # p products and the offset, +1 for the subtraction of the centre
+        out[rows] = c[rows] * scores - rounding_factor(p + 3) * terms
     return out
 
 

@@ -7,11 +7,13 @@ import pytest
 
 from sklearn_linsep import SolverError
 from sklearn_linsep._margin import Hyperplane, Status, _solvers
-from sklearn_linsep._margin._result import CLARABEL, HIGHS, read_status
+from sklearn_linsep._margin._result import read_status
+from sklearn_linsep._margin._solvers._clarabel import CLARABEL
+from sklearn_linsep._margin._solvers._highs import HIGHS
 from sklearn_linsep._margin._solvers import (
     Route,
     face_margin_qp,
-    hull_margin,
+    margin_of_rows,
     least_hinge_ipm,
     margin_from_feasible,
     nearest_points,
@@ -176,17 +178,17 @@ def test_the_primal_active_set_from_any_separator(seed):
 
 
 def test_each_solver_status_maps_to_one_status_or_an_error():
-    assert read_status("Clarabel", CLARABEL, "Solved", "QP") is Status.OPTIMAL
-    assert read_status("Clarabel", CLARABEL, "AlmostSolved", "QP") is (
+    assert read_status("Clarabel", CLARABEL, "Solved", "QP", "") is Status.OPTIMAL
+    assert read_status("Clarabel", CLARABEL, "AlmostSolved", "QP", "") is (
         Status.ALMOST_OPTIMAL
     )
-    assert read_status("HiGHS", HIGHS, 2, "LP") is Status.INFEASIBLE
-    with pytest.raises(SolverError, match="MaxIterations on the margin QP"):
-        read_status("Clarabel", CLARABEL, "MaxIterations", "margin QP")
+    assert read_status("HiGHS", HIGHS, 2, "LP", "") is Status.INFEASIBLE
+    with pytest.raises(SolverError, match="MaxIterations on the margin QP .limits: 9"):
+        read_status("Clarabel", CLARABEL, "MaxIterations", "margin QP", "9 steps")
     Z, c = _wide(40, 400, seed=3)
-    assert hull_margin(Z, c).status is Status.OPTIMAL
+    assert margin_of_rows(Z, c).status is Status.OPTIMAL
     Z[1] = Z[0]
-    assert hull_margin(Z, c).status is Status.TOUCHING
+    assert margin_of_rows(Z, c).status is Status.TOUCHING
 
 
 def test_a_new_route_is_one_registration(monkeypatch):
@@ -202,9 +204,9 @@ def test_a_new_route_is_one_registration(monkeypatch):
     register(Route("constant", lambda m, q: m == 3, constant, priority=0))
     register(Route("gives way", lambda m, q: True, lambda *a: None, priority=1))
     Z, c = _wide(3, 2, seed=0)
-    assert hull_margin(Z, c).intercept == 7.0 and calls == [(3, 2)]
+    assert margin_of_rows(Z, c).intercept == 7.0 and calls == [(3, 2)]
     Z, c = _wide(40, 400, seed=3)
-    assert hull_margin(Z, c).status is Status.OPTIMAL  # on to the usual routes
+    assert margin_of_rows(Z, c).status is Status.OPTIMAL  # on to the usual routes
     assert [route.name for route in _solvers.ROUTES][:2] == ["constant", "gives way"]
 
 
@@ -230,3 +232,31 @@ def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
     # And it solves the held rows' equalities: K β + b = c, Σ β = 0.
     residual = gram[np.ix_(held, held)] @ beta + intercept - c[held]
     assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
+
+
+def test_the_soft_limits_dual_is_the_faces_whichever_qp_solves_it(monkeypatch):
+    """The face QP's multipliers, and the budget QP's less μ α* (μ its budget's
+    multiplier, α* the LP's dual): the same, with the rows beyond their margin
+    at 0, and both give w = Σ ν c z."""
+    from sklearn_linsep._margin import _soft
+
+    rng = np.random.RandomState(0)
+    Z = rng.normal(size=(40, 3))
+    c = np.where(Z[:, 0] + 0.8 * rng.normal(size=40) > 0, 1.0, -1.0)
+    Z /= np.abs(Z).max()
+    weights = np.ones(len(c))
+    lp = total_hinge_lp(Z, c)
+    sides = _soft._face_sides(lp.dual, weights)
+    face = face_margin_qp(Z, c, sides, (lp.coef, lp.intercept))
+
+    def stalls(*args, **kwargs):
+        raise SolverError("the face QP stalled")
+
+    monkeypatch.setattr(_soft, "face_margin_qp", stalls)  # the budget QP answers
+    budget = _soft._margin_at_least_hinge(Z, c, weights, lp, sides)
+    for solution in (face, budget):
+        assert np.allclose((solution.dual * c) @ Z, solution.coef, atol=1e-7)
+    assert np.allclose(budget.coef, face.coef, rtol=1e-6, atol=1e-8)
+    largest = np.abs(face.dual).max()
+    assert np.allclose(budget.dual, face.dual, atol=1e-5 * largest)
+    assert np.all(np.abs(face.dual[sides < 0]) <= 1e-9 * largest)

@@ -14,7 +14,8 @@ from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
 from ._result import PROOF_RTOL, MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
-from ._solvers import hull_margin, margin_from_feasible, margin_qp
+from ._solvers import margin_from_feasible, margin_of_rows, margin_qp
+from ._solvers._active_set import on_and_outside_margin
 
 
 def maximal_margin(
@@ -41,10 +42,11 @@ def maximal_margin(
     ``Σ α_i c_i = 0`` and complementary slackness, each to ``tol`` (relative), and
     the margins are proved with their rounding bounded (:func:`_proven`).
 
-    On inseparable data the working set that the QP proves infeasible yields the
-    Farkas certificate. With ``soft`` the result is then the limit C → ∞ of the
-    soft margin: the minimum total hinge violation ``Σ s_i ξ_i`` (an LP), then the
-    largest margin among its minimisers (a QP); otherwise only the certificate.
+    On inseparable data the working set whose hulls meet (the nearest points
+    decide) yields the Farkas certificate. With ``soft`` the result is then the
+    limit C → ∞ of the soft margin: the minimum total hinge violation
+    ``Σ s_i ξ_i`` (an LP), then the largest margin among its minimisers (a QP);
+    otherwise only the certificate.
 
     Parameters
     ----------
@@ -298,10 +300,7 @@ class _EuclideanFinish:
 def _on_margin(rows, labels, solution, tol):
     """Every row at margin ≥ 1 - tol and the support within tol of 1."""
     margins = labels * (rows @ solution.coef + solution.intercept)
-    support = solution.dual > 0
-    return bool(
-        np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
-    )
+    return bool(on_and_outside_margin(margins, solution.dual > 0, tol))
 
 
 class _WarmHull:
@@ -321,7 +320,7 @@ class _WarmHull:
         inside = found < len(indices)
         inside[inside] = indices[found[inside]] == self.members[inside]
         start[found[inside]] = self.weights[inside]
-        solution = hull_margin(
+        solution = margin_of_rows(
             self.scaled.rows(indices),
             self.scaled.labels(indices),
             start=start,

@@ -1,8 +1,9 @@
 """What the exact core answers, and what a solver's status means.
 
-* :class:`Status`, with one table per solver that maps its own statuses onto it
-  (:data:`CLARABEL`, :data:`HIGHS`; read by :func:`read_status`); a status in no
-  table is a :class:`~sklearn_linsep.SolverError` that names it;
+* :class:`Status`, onto which each solver's module maps its own statuses with one
+  table (``_solvers._clarabel.CLARABEL``, ``_solvers._highs.HIGHS``), read by
+  :func:`read_status`; a status in no table is a
+  :class:`~sklearn_linsep.SolverError` that names it;
 * :class:`Hyperplane`, a solver's answer on a set of rows, whose ``dual`` has one
   meaning whatever the route;
 * :class:`MarginResult` (one two-class problem, on X's scale) and the public
@@ -41,24 +42,13 @@ class Status(enum.Enum):
     APPROXIMATE = "approximate"  # an interior point's guess, finished exactly later
 
 
-# Each solver's own statuses; any other is an error.
-CLARABEL = {
-    "Solved": Status.OPTIMAL,
-    "AlmostSolved": Status.ALMOST_OPTIMAL,
-    "PrimalInfeasible": Status.INFEASIBLE,
-    "AlmostPrimalInfeasible": Status.INFEASIBLE,
-}
-HIGHS = {0: Status.OPTIMAL, 2: Status.INFEASIBLE}
-
-
-def read_status(solver, table, status, what):
+def read_status(solver, table, status, what, limits):
     """The :class:`Status` of a solver's own ``status`` (its ``table``), or a
-    SolverError that names it."""
+    SolverError that names it, with the ``limits`` it ran under."""
     outcome = table.get(status)
     if outcome is None:
         raise SolverError(
-            f"{solver} stopped with status {status!s} on the {what} (limits: "
-            f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call)."
+            f"{solver} stopped with status {status!s} on the {what} (limits: {limits})."
         )
     return outcome
 
@@ -72,7 +62,13 @@ class Hyperplane:
     row i's margin constraint ``c_i (w·z_i + b) - 1`` (``≥ 0`` where the
     constraint is ``≥``, ``≤ 0`` where it is ``≤``, free on ``=``). On the margin
     QPs, stationarity makes it the dual coefficient: ``w = Σ ν_i c_i z_i``; on the
-    least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``.
+    least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``. The soft limit's
+    second stage reports it on the LP's optimal face (rows beyond their margin at
+    0) whichever QP solved it.
+
+    ``weights`` (λ, for the next call's warm start and the certificate) may be
+    left None by a route: :func:`~._solvers.margin_of_rows` fills it from
+    ``dual``.
     """
 
     feasible: bool
@@ -82,6 +78,7 @@ class Hyperplane:
     status: Status = Status.OPTIMAL
     weights: np.ndarray = None  # λ of the nearest points, one per row
     total: float = None  # the least total hinge (total_hinge_lp)
+    budget_multiplier: float = None  # of the slack budget (margin_qp's, if any)
 
 
 @dataclass(repr=False)
@@ -260,7 +257,7 @@ class MarginResult:
     intercept: float
     separable: bool
     margin: float  # geometric margin 1/‖w‖ (separable), else that of the C → ∞ limit
-    support: np.ndarray  # indices of the samples with positive dual weight
+    support: np.ndarray  # indices of the samples with nonzero dual weight
     dual: np.ndarray  # α_i c_i of those samples, on the original scale of X
     hinge_violation: float  # Σ s_i max(0, 1 - c_i(w·x_i + b)); 0 when separable
     rounds: int  # working-set rounds
@@ -317,7 +314,7 @@ def warn_if_inexact(solution):
     the checks on all samples all the same)."""
     if solution.status is Status.ALMOST_OPTIMAL:
         warnings.warn(
-            f"Clarabel stopped with status {solution.status.value}; its answer "
+            f"A solver stopped with status {solution.status.value}; its answer "
             "passed the checks on all samples (the optimality conditions of the "
             "margin, or the least total hinge of the soft limit).",
             UserWarning,

@@ -11,8 +11,8 @@ from ..exceptions import SolverError
 from ._result import margin_result, warn_if_inexact
 from ._solvers import (
     face_margin_qp,
-    hull_margin,
     least_hinge_ipm,
+    margin_of_rows,
     margin_qp,
     total_hinge_lp,
 )
@@ -72,12 +72,12 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
         weights = scaled.sample_weights(indices)
         lp = _checked_least_hinge(lp_frame.rows(indices), labels, weights)
         if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
-            solution = hull_margin(rows, labels, tol=tol / 2)
+            solution = margin_of_rows(rows, labels, tol=tol / 2)
             if solution.feasible:
                 return solution
         sides = _face_sides(lp.dual, weights)
         feasible = _in_frame(lp, lp_frame, scaled)
-        return _margin_at_least_hinge(rows, labels, weights, lp.total, sides, feasible)
+        return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
         return total_hinge_lp(
@@ -239,9 +239,11 @@ def _in_frame(lp, lp_frame, scaled):
     return lp.coef * (scaled.scale / lp_frame.scale), lp.intercept
 
 
-def _margin_at_least_hinge(rows, labels, weights, least, sides, feasible=None):
+def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     """The soft limit's second stage on a set of rows: the largest margin among
-    the hyperplanes whose total hinge is ``least`` (``feasible``: one of them)."""
+    the hyperplanes whose total hinge is ``lp.total`` (``feasible``: one of them;
+    ``lp.dual``: the LP's optimal dual, which defines the face)."""
+    least = lp.total
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
@@ -268,6 +270,11 @@ def _margin_at_least_hinge(rows, labels, weights, least, sides, feasible=None):
             f"{error} Nor did the QP over the LP's optimal face reach the least "
             "total hinge. Standardising the features (StandardScaler) may help."
         ) from error
+    if solution.feasible:
+        # The budget QP's multipliers are μ s on the rows beyond their margin;
+        # less μ α* (the LP's dual: Σ α* c (z, 1) = 0, so w and Σ ν c stay) they
+        # are the face's, 0 there: one meaning of the dual whichever QP solved it.
+        solution.dual = solution.dual - solution.budget_multiplier * lp.dual
     if not solution.feasible:
         raise SolverError(
             f"Clarabel reports the margin QP infeasible ({solution.status.value}) at "

@@ -4,19 +4,24 @@ margin of a set of rows.
 A route is one module here and one :func:`register` call below: a name, which
 shapes ``(rows, features)`` it suits, and ``solve(Z, c, start, tol)`` returning a
 :class:`~sklearn_linsep._margin._result.Hyperplane`, or None to give way to the
-next route. :func:`hull_margin` tries the routes that suit, in order of priority;
+next route. :func:`margin_of_rows` tries the routes that suit, in order of priority;
 the nearest points suit every shape and always answer (a hyperplane, or the hulls'
 meeting with its weights), so they come last.
 
 Every solver takes plain arrays (rows ``Z`` already centred and scaled by the
-caller, labels ``c = ±1``), reads its own status through one table
-(``_result.CLARABEL``, ``_result.HIGHS``) and never sees an estimator.
+caller, labels ``c = ±1``), reads its own status through one table in its own
+module (``_clarabel.CLARABEL``, ``_highs.HIGHS``) and never sees an estimator.
+
+The registry covers the hard margin of a set of rows, the subproblem of the
+working set (the verdict, the maximal margin, the soft limit's separable subsets).
+The soft limit's stages (the least-hinge LP, the QP over its optimal face), the
+certificate's LP and the augmented margin each have one solver, called by name.
 """
 
 from dataclasses import dataclass
 from typing import Callable
 
-from ._active_set import margin_from_feasible, support_hyperplane
+from ._active_set import _as_hull_weights, margin_from_feasible, support_hyperplane
 from ._clarabel import face_margin_qp, margin_qp
 from ._dense_dual import dense_dual_margin, dense_dual_suits
 from ._highs import hull_intersection_lp, total_hinge_lp
@@ -38,7 +43,7 @@ ROUTES = []
 
 
 def register(route):
-    """Add a route to :func:`hull_margin`'s choices."""
+    """Add a route to :func:`margin_of_rows`'s choices."""
     ROUTES.append(route)
     ROUTES.sort(key=lambda known: known.priority)
 
@@ -49,7 +54,7 @@ register(
 )
 
 
-def hull_margin(Z, c, start=None, tol=1e-12):
+def margin_of_rows(Z, c, start=None, tol=1e-12):
     """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``), or the
     meeting of their hulls (``feasible`` False, with the weights λ of the
     candidate certificate), by the first route that suits their shape and
@@ -59,6 +64,9 @@ def hull_margin(Z, c, start=None, tol=1e-12):
         if route.suits(m, q):
             solution = route.solve(Z, c, start, tol)
             if solution is not None:
+                if solution.weights is None and solution.dual is not None:
+                    answer = (solution.coef, solution.intercept, solution.dual)
+                    solution.weights = _as_hull_weights(answer, c)
                 return solution
     raise AssertionError("the nearest points always answer")  # pragma: no cover
 
@@ -69,7 +77,7 @@ __all__ = [
     "Route",
     "face_margin_qp",
     "hull_intersection_lp",
-    "hull_margin",
+    "margin_of_rows",
     "least_hinge_ipm",
     "margin_from_feasible",
     "margin_qp",

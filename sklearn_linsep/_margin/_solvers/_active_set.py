@@ -1,8 +1,11 @@
 """Exact active-set methods on a set of rows: the KKT system of a support solved to
 rounding (:func:`support_hyperplane`), the finish of a support the nearest points
-found (:func:`_active_set_finish`), and the primal active-set method from a
-separating hyperplane (:func:`margin_from_feasible`) with its feature-by-feature
-equality solves (:func:`_equality_margin`)."""
+found (:func:`_active_set_finish`), the face of the least-hinge LP from its equality
+rows (:func:`face_active_set`), and the primal active-set method from a separating
+hyperplane or a point of that face (:func:`margin_from_feasible`) with its
+feature-by-feature equality solves (:func:`_equality_margin`)."""
+
+from dataclasses import replace
 
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve, qr, solve_triangular
@@ -10,7 +13,7 @@ from scipy.linalg import lu_factor, lu_solve, qr, solve_triangular
 from .._result import Hyperplane, Status
 
 
-def _on_and_outside_margin(margins, support, tol):
+def on_and_outside_margin(margins, support, tol):
     """Every margin at least 1 - tol, and the support's within tol of 1."""
     return np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
 
@@ -19,9 +22,27 @@ def _two_sided(labels):
     return np.any(labels > 0) and np.any(labels < 0)
 
 
+def _most_wrong_sign(alpha, sides=None):
+    """The position of the multiplier furthest on the wrong side of its row's
+    constraint (``< 0`` on a ``≥`` row, side +1; ``> 0`` on a ``≤`` row, side -1;
+    an ``=`` row, side 0, has none), beyond the rounding of the largest; or None."""
+    if not alpha.size:
+        return None
+    wrong = -alpha if sides is None else -sides * alpha
+    if np.max(wrong) > 1e-9 * max(np.max(np.abs(alpha)), 1e-300):
+        return int(np.argmax(wrong))
+    return None
+
+
 def _has_negative(alpha):
     """α below zero by more than the rounding of the largest entry."""
-    return np.min(alpha) < -1e-9 * np.max(np.abs(alpha))
+    return _most_wrong_sign(alpha) is not None
+
+
+def off_face(margins, sides):
+    """How far each row's margin is from its side of the least-hinge face
+    (positive: off it): ``≥ 1`` on side +1, ``= 1`` on 0, ``≤ 1`` on -1."""
+    return np.where(sides == 0, np.abs(margins - 1), -sides * (margins - 1))
 
 
 def _as_hull_weights(answer, c):
@@ -90,12 +111,14 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
         if step < 1.0:
             held.append(blocking)
             continue
-        wrong = -sides[held] * alpha  # a multiplier of the wrong sign: positive
-        if alpha.size and np.max(wrong) > 1e-9 * max(np.max(np.abs(alpha)), 1e-300):
-            held.pop(int(np.argmax(wrong)))
+        wrong = _most_wrong_sign(alpha, sides[held])
+        if wrong is not None:
+            held.pop(wrong)
             continue
-        off = np.where(sides == 0, np.abs(margins - 1), -direction * (margins - 1))
-        if np.max(off) > tol or np.max(np.abs(margins[held] - 1)) > tol:
+        if (
+            np.max(off_face(margins, sides)) > tol
+            or np.max(np.abs(margins[held] - 1)) > tol
+        ):
             return None
         dual = np.zeros(len(c))
         dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
@@ -135,9 +158,8 @@ def _equality_margin(Z, c):
     if null.shape[1]:
         weighted = null[:q] / size[:, None]
         order = np.argsort(-np.max(np.abs(weighted), axis=1), kind="stable")
-        shift = np.linalg.lstsq(
-            *_row_sorted_qr(weighted[order], -(u / size)[order]), rcond=None
-        )[0]
+        basis, triangle = qr(weighted[order], mode="economic")  # rows sorted
+        shift = np.linalg.lstsq(triangle, basis.T @ -(u / size)[order], rcond=None)[0]
         u, b = u + null[:q] @ shift, b + null[q] @ shift
     coef = u / size
     # w = Σ β_i z_i and Σ β_i = 0, in the scaled columns: Ãᵀ β = (w / S, 0), a
@@ -149,12 +171,6 @@ def _equality_margin(Z, c):
         weight = 1 / np.maximum(np.abs(system) @ np.abs(beta) + np.abs(target), 1e-300)
         beta = np.linalg.lstsq(system * weight[:, None], target * weight, rcond=None)[0]
     return coef, float(b), beta * c
-
-
-def _row_sorted_qr(matrix, right):
-    """``(R, Qᵀ right)`` of a least-squares problem whose rows are sorted by size."""
-    basis, triangle = qr(matrix, mode="economic")
-    return triangle, basis.T @ right
 
 
 def _active_set_finish(Z, c, support, tol, max_steps=None):
@@ -323,3 +339,34 @@ def _with_dual(Z, c, a, others, coef, gamma):
 def _full_rank(triangle):
     diagonal = np.abs(np.diag(triangle))
     return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()
+
+
+def face_active_set(Z, c, sides, tol):
+    """The face QP by a primal active set: the rows held at margin 1 are solved
+    exactly (:func:`support_hyperplane`); a row whose multiplier has the wrong
+    sign for its side (``≥ 0`` on ``≥ 1`` rows, ``≤ 0`` on ``≤ 1`` rows) leaves, the
+    row furthest off its side joins, until neither remains: the KKT conditions
+    of the face QP on the rows, to rounding. None if it does not settle within a
+    few steps, or has fewer than two rows to start from."""
+    support = list(np.flatnonzero(sides == 0))
+    for _ in range(2 * Z.shape[1] + 10):
+        if len(support) < 2:
+            return None
+        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
+        solution = Hyperplane(
+            True, coef=coef, intercept=intercept, status=Status.OPTIMAL
+        )
+        off = off_face(c * (Z @ coef + intercept), sides)
+        if np.max(off[support]) > tol:
+            return None  # dependent equalities: not one hyperplane
+        wrong = _most_wrong_sign(alpha, sides[support])
+        if wrong is not None:
+            support.pop(wrong)
+            continue
+        worst = int(np.argmax(off))
+        if off[worst] <= tol:
+            dual = np.zeros(len(c))
+            dual[support] = alpha
+            return replace(solution, dual=dual)
+        support.append(worst)
+    return None

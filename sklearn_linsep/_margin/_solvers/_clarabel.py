@@ -3,28 +3,32 @@ budget, the soft limit's second stage, or through the origin, Novikoff's margin)
 and :func:`face_margin_qp` (the margin over the least-hinge LP's optimal face,
 first by an exact primal active set)."""
 
-from dataclasses import replace
-
 import clarabel
 import numpy as np
 import scipy.sparse as sp
 
 from ...exceptions import SolverError
 from .._result import (
-    CLARABEL,
     MAX_ITERATIONS,
     TIME_LIMIT,
     Hyperplane,
     Status,
     read_status,
 )
-from ._active_set import margin_from_feasible, support_hyperplane
+from ._active_set import face_active_set, margin_from_feasible, off_face
 
 # Tolerances at which Clarabel returns answers accurate to ~1e-10 on data scaled
 # into [-1, 1]; the callers verify the answers on all the data afterwards.
-# Tolerances at which Clarabel and HiGHS return answers accurate to ~1e-10 on data
-# scaled into [-1, 1]; the callers verify the answers on all the data afterwards.
 QP_TOLERANCE = 1e-11
+
+# Clarabel's statuses; any other is an error.
+CLARABEL = {
+    "Solved": Status.OPTIMAL,
+    "AlmostSolved": Status.ALMOST_OPTIMAL,
+    "PrimalInfeasible": Status.INFEASIBLE,
+    "AlmostPrimalInfeasible": Status.INFEASIBLE,
+}
+CLARABEL_LIMITS = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
 
 FACE_TOLERANCE = 1e-9  # how far a row may be off its side of the least-hinge face
 
@@ -132,13 +136,14 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     )
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
-    x = np.asarray(solution.x)
+    x, z = np.asarray(solution.x), np.asarray(solution.z)
     return Hyperplane(
         True,
         coef=x[:p] / feature_scale,
         intercept=float(x[p]) if fit_intercept else 0.0,
-        dual=np.maximum(np.asarray(solution.z)[:n], 0.0),
+        dual=np.maximum(z[:n], 0.0),
         status=status,
+        budget_multiplier=float(z[2 * n]) if n_slack else None,
     )
 
 
@@ -152,7 +157,9 @@ def _solve(quadratic, constraints, bounds, cones, settings, what):
         cones,
         settings,
     ).solve()
-    return solution, read_status("Clarabel", CLARABEL, str(solution.status), what)
+    return solution, read_status(
+        "Clarabel", CLARABEL, str(solution.status), what, CLARABEL_LIMITS
+    )
 
 
 def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
@@ -181,64 +188,28 @@ def face_margin_qp(Z, c, sides, feasible=None):
     multipliers β with ``w = Σ β_i c_i z_i``.
 
     Solved exactly by a primal active set from the equality rows
-    (:func:`_face_active_set`); where that does not settle, from ``feasible`` (a
+    (:func:`face_active_set`); where that does not settle, from ``feasible`` (a
     hyperplane on the face, the LP's own) by the primal active-set method
     (:func:`margin_from_feasible`), which keeps every feature's digits; else by
     Clarabel, retried as :func:`margin_qp` is until the answer keeps every row's
     side to 1e-9.
     """
     signed = np.where(sides == 0, 1.0, sides)
-    exact = _face_active_set(Z, c, sides, FACE_TOLERANCE)
+    exact = face_active_set(Z, c, sides, FACE_TOLERANCE)
     if exact is None and feasible is not None:
         exact = margin_from_feasible(Z, c, *feasible, FACE_TOLERANCE, sides=sides)
     if exact is not None:
         return exact
 
     def on_face(solution):
-        return bool(np.all(_off_face(Z, c, sides, solution) <= FACE_TOLERANCE))
+        margins = c * (Z @ solution.coef + solution.intercept)
+        return bool(np.all(off_face(margins, sides) <= FACE_TOLERANCE))
 
     return _retrying(
         lambda method, scaled: _face_margin_qp(Z, c, sides, signed, method, scaled),
         on_face,
         f"face QP of {len(c)} rows",
     )
-
-
-def _off_face(Z, c, sides, solution):
-    """How far each row is from its side of the face (positive: off it)."""
-    margins = c * (Z @ solution.coef + solution.intercept) - 1
-    return np.where(sides == 0, np.abs(margins), np.where(sides > 0, -1, 1) * margins)
-
-
-def _face_active_set(Z, c, sides, tol):
-    """The face QP by a primal active set: the rows held at margin 1 are solved
-    exactly (:func:`support_hyperplane`); a row whose multiplier has the wrong
-    sign for its side (``≥ 0`` on ``≥ 1`` rows, ``≤ 0`` on ``≤ 1`` rows) leaves, the
-    row furthest off its side joins, until neither remains: the KKT conditions
-    of the face QP on the rows, to rounding. None if it does not settle within a
-    few steps, or has fewer than two rows to start from."""
-    support = list(np.flatnonzero(sides == 0))
-    for _ in range(2 * Z.shape[1] + 10):
-        if len(support) < 2:
-            return None
-        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
-        solution = Hyperplane(
-            True, coef=coef, intercept=intercept, status=Status.OPTIMAL
-        )
-        off = _off_face(Z, c, sides, solution)
-        if np.max(off[support]) > tol:
-            return None  # dependent equalities: not one hyperplane
-        wrong = -sides[support] * alpha
-        if np.max(wrong) > 1e-12 * max(np.max(np.abs(alpha)), 1e-300):
-            support.pop(int(np.argmax(wrong)))
-            continue
-        worst = int(np.argmax(off))
-        if off[worst] <= tol:
-            dual = np.zeros(len(c))
-            dual[support] = alpha
-            return replace(solution, dual=dual)
-        support.append(worst)
-    return None
 
 
 def _face_margin_qp(Z, c, sides, signed, method, scaled):

@@ -5,12 +5,13 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .._result import Hyperplane, Status
-from ._active_set import _as_hull_weights, _on_and_outside_margin, _two_sided
+from ._active_set import _as_hull_weights, _two_sided, on_and_outside_margin
 
 # The dense dual route: rows that may all be support vectors (as many features as
-# rows, or more), and few enough for their Gram matrix (4000 rows: 128 MB). With
-# fewer features than rows the held set is capped at q + 1 and the active set
-# cycled at 1000 x 500 (40 steps, no answer): the nearest points serve there.
+# rows, or more: then every held set is nonsingular), and few enough for their
+# Gram matrix (4000 rows: 128 MB). With fewer features than rows a held set beyond
+# p + 1 rows is singular; capped there, the active set cycled at 1000 x 500 (40
+# steps, no answer), so the nearest points serve those shapes.
 DENSE_DUAL_MAX_ROWS = 4000
 
 DENSE_DUAL_MAX_ITERATIONS = 40
@@ -33,19 +34,12 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
     ``α = c β < 0`` leaves and every other row of margin below 1 joins, all in one
     step, so a support that is most of the rows (p ≫ n) is found in a few
     factorisations where an active set adding one row at a time needs hundreds.
-    At most ``q + 1`` rows are held (beyond that the system is singular), the
-    most violated first. The answer is checked on ``Z`` itself, not on K.
-    ``start`` (the nearest points' warm start) is not used: a first solve on all
-    the rows is the start.
+    The answer is checked on ``Z`` itself, not on K. ``start`` (the nearest
+    points' warm start) is not used: a first solve on all the rows is the start.
     """
-    m, q = Z.shape
+    m = len(c)
     gram = Z @ Z.T
-    cap = min(m, q + 1)
-    if cap == m:
-        held = np.arange(m)
-    else:  # the rows nearest the hyperplane between the class means
-        scores = Z @ (Z[c > 0].mean(axis=0) - Z[c < 0].mean(axis=0))
-        held = np.argsort(c * (scores - np.median(scores)), kind="stable")[:cap]
+    held = np.arange(m)  # a first solve on all the rows is the start
     seen = set()
     beta = np.zeros(m)
     system = _HeldSystem(gram, c)
@@ -68,9 +62,6 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
         violated = np.flatnonzero(outside & (margins < 1 - tol))
         if keep.size == held.size and violated.size == 0:
             return _dense_dual_answer(Z, c, held, alpha, intercept, tol)
-        room = max(cap - keep.size, 0)
-        if violated.size > room:
-            violated = violated[np.argsort(margins[violated])[:room]]
         held = np.concatenate([keep, violated])
     return None
 
@@ -169,7 +160,7 @@ def _dense_dual_answer(Z, c, held, alpha, intercept, tol):
     dual[held] = alpha
     coef = (dual * c) @ Z
     margins = c * (Z @ coef + intercept)
-    if not _on_and_outside_margin(margins, dual > 0, tol):
+    if not on_and_outside_margin(margins, dual > 0, tol):
         return None
     return Hyperplane(
         True,

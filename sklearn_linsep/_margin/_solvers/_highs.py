@@ -6,7 +6,10 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ...exceptions import SolverError
-from .._result import HIGHS, TIME_LIMIT, Hyperplane, Status, read_status
+from .._result import TIME_LIMIT, Hyperplane, Status, read_status
+
+# HiGHS's statuses (scipy's linprog codes); any other is an error.
+HIGHS = {0: Status.OPTIMAL, 2: Status.INFEASIBLE}
 
 LP_FEASIBILITY_TOLERANCE = 1e-10
 
@@ -22,7 +25,13 @@ def _highs_options():
 
 def _check_lp(result, what):
     """``True`` when optimal, ``False`` when infeasible, else a SolverError."""
-    status = read_status("HiGHS", HIGHS, result.status, f"{what} LP ({result.message})")
+    status = read_status(
+        "HiGHS",
+        HIGHS,
+        result.status,
+        f"{what} LP ({result.message})",
+        f"{TIME_LIMIT:g} s per call",
+    )
     return status is Status.OPTIMAL
 
 

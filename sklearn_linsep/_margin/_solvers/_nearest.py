@@ -18,7 +18,7 @@ from scipy.linalg import lapack, qr
 from ..._kernels import NEAREST_ITERATIONS, nearest_points_kernel
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
-from ._active_set import _active_set_finish, _as_hull_weights, _on_and_outside_margin
+from ._active_set import _active_set_finish, _as_hull_weights, on_and_outside_margin
 
 
 @dataclass
@@ -145,11 +145,11 @@ def _qr_coordinates(Z):
 def _holds_on(Z, c, solution, tol):
     """The margins of a solution found in other coordinates, on ``Z`` itself."""
     margins = c * (Z @ solution.coef + solution.intercept)
-    return _on_and_outside_margin(margins, solution.dual > 0, tol)
+    return on_and_outside_margin(margins, solution.dual > 0, tol)
 
 
 def _hull_margin(Z, rows, c, start, tol, wide):
-    """:func:`hull_margin` with the hull's rows given (``rows Zᵀ``-equivalent
+    """:func:`nearest_points_margin` with the hull's rows given (``rows Zᵀ``-equivalent
     coordinates of ``Z``, or Z itself)."""
     m, q = rows.shape
     answer, hull = None, None
@@ -161,7 +161,7 @@ def _hull_margin(Z, rows, c, start, tol, wide):
         if squared > 0:
             coef, intercept = hull.hyperplane()
             margins = c * (rows @ coef + intercept)
-            if _on_and_outside_margin(margins, hull.support, tol):
+            if on_and_outside_margin(margins, hull.support, tol):
                 answer = coef, intercept, 2 * hull.weights / squared
         # Hulls that meet to rounding have no support to finish on (and it would
         # cost a search over exchanges): the verdict rests on the separation check.
