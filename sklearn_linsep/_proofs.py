@@ -77,15 +77,21 @@ def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None)
     return out
 
 
+def column_extremes(X):
+    """Each feature's largest and smallest value over the rows, as 1-d arrays
+    (dense or sparse X)."""
+    high, low = X.max(axis=0), X.min(axis=0)
+    if sp.issparse(X):
+        high, low = high.toarray(), low.toarray()
+    return np.asarray(high, dtype=float).ravel(), np.asarray(low, dtype=float).ravel()
+
+
 def feature_spread(points):
     """Each feature's range over the rows (0 for a constant feature)."""
     if points.shape[0] == 0:
         return np.zeros(points.shape[1])
-    high = points.max(axis=0)
-    low = points.min(axis=0)
-    if sp.issparse(points):
-        high, low = high.toarray().ravel(), low.toarray().ravel()
-    return np.asarray(high - low, dtype=float)
+    high, low = column_extremes(points)
+    return high - low
 
 
 def certificate_gap(points, signs, weights, common_point, spread, rtol):

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from ._proofs import proven_margins
+from ._proofs import column_extremes, proven_margins
 from .exceptions import SolverError
 
 MAX_ROUNDS = 200
@@ -56,9 +56,9 @@ class ScaledRows:
         active = self.active
         self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
         if active.all():  # extremes by column, without a centred copy of X
-            high, low = _column_max(X), _column_min(X)
+            high, low = column_extremes(X)
         else:
-            high, low = _column_max(X[active]), _column_min(X[active])
+            high, low = column_extremes(X[active])
         self.scale, self.feature_scale, self.spread = frame_scales(
             self.centre, high, low
         )
@@ -276,18 +276,6 @@ def equilibrated_copy(scaled):
         if hasattr(frame, cached):
             setattr(frame, cached, None)
     return frame
-
-
-def _column_max(X):
-    return np.asarray(
-        X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0)
-    ).ravel()
-
-
-def _column_min(X):
-    return np.asarray(
-        X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0)
-    ).ravel()
 
 
 def _masked_mean(X, mask):

@@ -136,8 +136,9 @@ def maximal_margin_of(
     result = soft_limit(scaled, working, tol, batch)
     result.rounds += rounds
     result.certificate = certificate
-    if _plain_rounding(scaled, result) >= PROOF_RTOL:
-        _say_about_centre(result, _plain_rounding(scaled, result))
+    plain_rounding = _plain_rounding(scaled, result)
+    if plain_rounding >= PROOF_RTOL:
+        _say_about_centre(result, plain_rounding)
     return result
 
 
