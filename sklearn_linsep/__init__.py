@@ -2,70 +2,72 @@
 
 Decide whether two classes can be split by a hyperplane, measure how well, and find the
 hyperplane.
+
+The public names are imported on first use (PEP 562): ``import sklearn_linsep`` costs
+nothing, ``from sklearn_linsep import FisherDiscriminant`` loads the Fisher family
+only, and ``linsep --help`` needs neither numpy nor scikit-learn.
 """
 
-from ._certificates import (
-    cover_separability_probability,
-    linear_separability,
-    perceptron_mistake_bound,
-)
-from ._fisher import FisherDiscriminant, FisherDiscriminantCV
-from ._margin import SeparabilityResult
-from ._online import Adaline, LearningRateSchedule, Perceptron, PocketPerceptron
-from ._separability import (
-    AngleResult,
-    HotellingT2Result,
-    SeparabilityAngle,
-    make_separability_scorer,
-    separability_angle,
-    separability_curve,
-    separability_scorer,
-    separability_statistics,
-)
-from ._stats import ClassStatistics
-from ._svm import HardMarginSVM
-from .datasets import (
-    load_breast_cancer_wisconsin,
-    load_bupa_liver,
-    load_hepatitis,
-    load_house_votes_84,
-    load_pima_diabetes,
-)
-from .exceptions import (
-    NotLinearlySeparableError,
-    NotLinearlySeparableWarning,
-    SolverError,
-)
+import importlib
 
-__version__ = "0.1.0.dev0"
+from ._version import __version__
 
-__all__ = [
-    "Adaline",
-    "LearningRateSchedule",
-    "NotLinearlySeparableError",
-    "NotLinearlySeparableWarning",
-    "SolverError",
-    "Perceptron",
-    "PocketPerceptron",
-    "AngleResult",
-    "ClassStatistics",
-    "FisherDiscriminant",
-    "FisherDiscriminantCV",
-    "HardMarginSVM",
-    "HotellingT2Result",
-    "SeparabilityAngle",
-    "SeparabilityResult",
-    "cover_separability_probability",
-    "load_breast_cancer_wisconsin",
-    "load_bupa_liver",
-    "load_hepatitis",
-    "load_house_votes_84",
-    "linear_separability",
-    "load_pima_diabetes",
-    "make_separability_scorer",
-    "perceptron_mistake_bound",
-    "separability_angle",
-    "separability_curve",
-    "separability_scorer",
-    "separability_statistics",
-]
+_MODULE_OF = {
+    **dict.fromkeys(
+        [
+            "cover_separability_probability",
+            "linear_separability",
+            "perceptron_mistake_bound",
+        ],
+        "._certificates",
+    ),
+    **dict.fromkeys(["FisherDiscriminant", "FisherDiscriminantCV"], "._fisher"),
+    "SeparabilityResult": "._margin",
+    **dict.fromkeys(
+        ["Adaline", "LearningRateSchedule", "Perceptron", "PocketPerceptron"],
+        "._online",
+    ),
+    **dict.fromkeys(
+        [
+            "AngleResult",
+            "HotellingT2Result",
+            "SeparabilityAngle",
+            "make_separability_scorer",
+            "separability_angle",
+            "separability_curve",
+            "separability_scorer",
+            "separability_statistics",
+        ],
+        "._separability",
+    ),
+    "ClassStatistics": "._stats",
+    "HardMarginSVM": "._svm",
+    **dict.fromkeys(
+        [
+            "load_breast_cancer_wisconsin",
+            "load_bupa_liver",
+            "load_hepatitis",
+            "load_house_votes_84",
+            "load_pima_diabetes",
+        ],
+        ".datasets",
+    ),
+    **dict.fromkeys(
+        ["NotLinearlySeparableError", "NotLinearlySeparableWarning", "SolverError"],
+        ".exceptions",
+    ),
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*__all__, "__version__"])

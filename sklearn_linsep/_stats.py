@@ -25,13 +25,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._kernels import (
-    centre_rows,
-    centre_with_indicator,
-    centre_with_indicator_weighted,
-    shifted_class_sums,
-    shifted_means,
-)
+from . import _kernels
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
@@ -586,7 +580,7 @@ def _shifted_means(reference, sums, counts):
     sums ``sums`` of their rows less ``reference``: the means as ``reference +
     shift`` to twice float64's precision (zero for a class of no weight)."""
     shift, means, residual = (np.empty(sums.shape) for _ in range(3))
-    shifted_means(
+    _kernels.shifted_means(
         np.ascontiguousarray(reference, dtype=np.float64),
         np.ascontiguousarray(sums),
         np.asarray(counts, dtype=np.float64),
@@ -609,9 +603,9 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     B = buffer[:n]
     X = np.ascontiguousarray(X)  # the kernel walks along rows
     if sample_weight is None:
-        centre_with_indicator(X, y, reference, B)
+        _kernels.centre_with_indicator(X, y, reference, B)
     else:
-        centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
+        _kernels.centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
     gram = B.T @ B
     _check_spread_representable(np.max(np.diagonal(gram[:p, :p]), initial=0), B[:, :p])
     counts = np.diagonal(gram[p:, p:]).copy()
@@ -641,11 +635,11 @@ def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
         X, y, weight = X[kept], y[kept], sample_weight[kept]
     X = np.ascontiguousarray(X)  # the kernels walk along rows
     sums = np.empty((n_classes, X.shape[1]))
-    shifted_class_sums(X, y, reference, weight, sums)
+    _kernels.shifted_class_sums(X, y, reference, weight, sums)
     counts = np.bincount(y, weights=weight, minlength=n_classes).astype(np.float64)
     shift, means, residual = _shifted_means(reference, sums, counts)
     centred = np.empty(X.shape)
-    largest = centre_rows(X, y, reference, shift, np.sqrt(weight), centred)
+    largest = _kernels.centre_rows(X, y, reference, shift, np.sqrt(weight), centred)
     if not np.isfinite(largest):
         raise _overflow_error()
     if largest < np.sqrt(_SMALLEST_SCATTER):  # then the exact test, rarely needed

@@ -4,7 +4,7 @@ from functools import partial
 
 import numpy as np
 
-from .._kernels import centred_margins
+from .. import _kernels
 from .._proofs import proven_margins
 from .._validation import encode_known_labels
 from .._working_set import (
@@ -88,7 +88,7 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
     margins = np.empty(X.shape[0])
     side = _sides(len(classes), positive, negative)
-    centred_margins(X, codes, side, weights, centre, coef, float(intercept), margins)
+    _kernels.centred_margins(X, codes, side, weights, centre, coef, float(intercept), margins)
     return X, codes, weights, margins
 
 

@@ -4,66 +4,78 @@ Each kernel is serial and releases the GIL (``nogil``): the BLAS call that follo
 uses the cores, and numba threads competing with BLAS threads on a small machine make
 both slower.
 
+- ``_records``: the kernels' argument records and constants (no numba);
+- ``_jit``: the ``kernel`` decorator and where compiled code is cached;
 - ``_rows``: a row of X, dense or CSR, against a weight row (compiled code only);
 - ``_random``: seeded orders of the samples;
 - ``_stats``: passes over X (the centring of the class statistics, the centred
   margins, the largest magnitude);
 - ``_online``: the epochs of the perceptron family, on named argument records;
 - ``_nearest``: the nearest points of two convex hulls.
+
+The names are imported on first use (PEP 562): importing an estimator imports
+neither numba nor a kernel, and a kernel's module is loaded (and numba with it) when
+a fit first calls it. Callers therefore write ``_kernels.name(...)`` at call time.
 """
 
-from ._nearest import NEAREST_ITERATIONS, nearest_points_kernel
-from ._online import (
-    RATE_CONSTANT,
-    RATE_HYPERBOLIC,
-    RATE_INVSCALING,
-    RATE_TABLE,
-    STORED_ORDER,
-    Average,
-    Pocket,
-    Rates,
-    Samples,
-    beats_pocket,
-    lms_epoch,
-    perceptron_epoch,
-    pocket_end_of_epoch,
-    weighted_correct,
-)
-from ._random import block_shuffled_order, shuffled_order
-from ._stats import (
-    centre_rows,
-    centre_with_indicator,
-    centre_with_indicator_weighted,
-    centred_margins,
-    largest_magnitude,
-    shifted_class_sums,
-    shifted_means,
-)
+import importlib
 
-__all__ = [
-    "NEAREST_ITERATIONS",
-    "RATE_CONSTANT",
-    "RATE_HYPERBOLIC",
-    "RATE_INVSCALING",
-    "RATE_TABLE",
-    "STORED_ORDER",
-    "Average",
-    "Pocket",
-    "Rates",
-    "Samples",
-    "beats_pocket",
-    "block_shuffled_order",
-    "centre_rows",
-    "centre_with_indicator",
-    "centre_with_indicator_weighted",
-    "centred_margins",
-    "largest_magnitude",
-    "lms_epoch",
-    "nearest_points_kernel",
-    "perceptron_epoch",
-    "pocket_end_of_epoch",
-    "shifted_class_sums",
-    "shifted_means",
-    "shuffled_order",
-    "weighted_correct",
-]
+_MODULE_OF = {
+    **dict.fromkeys(
+        [
+            "NEAREST_CONVERGED",
+            "NEAREST_ITERATIONS",
+            "NEAREST_STALLED",
+            "RATE_CONSTANT",
+            "RATE_HYPERBOLIC",
+            "RATE_INVSCALING",
+            "RATE_TABLE",
+            "STORED_ORDER",
+            "Average",
+            "NearestWorkspace",
+            "Pocket",
+            "Rates",
+            "Samples",
+            "nearest_workspace",
+        ],
+        "_records",
+    ),
+    "nearest_points_kernel": "_nearest",
+    **dict.fromkeys(
+        [
+            "beats_pocket",
+            "lms_epoch",
+            "perceptron_epoch",
+            "pocket_end_of_epoch",
+            "weighted_correct",
+        ],
+        "_online",
+    ),
+    **dict.fromkeys(["block_shuffled_order", "shuffled_order"], "_random"),
+    **dict.fromkeys(
+        [
+            "centre_rows",
+            "centre_with_indicator",
+            "centre_with_indicator_weighted",
+            "centred_margins",
+            "largest_magnitude",
+            "shifted_class_sums",
+            "shifted_means",
+        ],
+        "_stats",
+    ),
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_MODULE_OF[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

@@ -6,14 +6,23 @@ positive weight) is a reference row of each class, ``a`` and ``b``, and the colu
 orthonormal row per column of B) and R.
 """
 
-import numba
 import numpy as np
 
-# The statuses of nearest_points_kernel.
-NEAREST_CONVERGED, NEAREST_STALLED, NEAREST_ITERATIONS = 0, 1, 2
+from ._jit import kernel
+from ._records import NEAREST_CONVERGED, NEAREST_ITERATIONS, NEAREST_STALLED
+
+EPSILON = float(np.finfo(np.float64).eps)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
+def _squared_norm(x):
+    total = 0.0
+    for t in range(x.shape[0]):
+        total += x[t] * x[t]
+    return total
+
+
+@kernel
 def _corral_column(Y, c, i, a, b, out):
     if c[i] > 0:
         for j in range(Y.shape[1]):
@@ -23,22 +32,25 @@ def _corral_column(Y, c, i, a, b, out):
             out[j] = Y[b, j] - Y[i, j]
 
 
-@numba.njit(cache=True, nogil=True)
-def _corral_add(Y, c, i, a, b, Qt, R, k, work):
+@kernel
+def _corral_add(Y, c, i, a, b, Qt, R, k, work, coefficients):
     """Append the column of row ``i`` to B = QR (Gram–Schmidt twice: Giraud, Langou
     & Rozložník 2005). False when it lies in the span to rounding."""
     _corral_column(Y, c, i, a, b, work)
     q = Y.shape[1]
-    size = np.sqrt(np.dot(work, work))
+    size = np.sqrt(_squared_norm(work))
     for j in range(k):
         R[j, k] = 0.0
     if k:
         basis = Qt[:k]
-        for _ in range(2):  # classical Gram–Schmidt, as two BLAS products
-            step = np.dot(basis, work)
-            work -= np.dot(step, basis)
-            R[:k, k] += step
-    rho = np.sqrt(np.dot(work, work))
+        projection = coefficients[:k]
+        for _ in range(2):  # classical Gram–Schmidt: a BLAS product, then an axpy
+            np.dot(basis, work, projection)
+            for j in range(k):
+                R[j, k] += projection[j]
+                for t in range(q):
+                    work[t] -= projection[j] * basis[j, t]
+    rho = np.sqrt(_squared_norm(work))
     if not rho > 1e-13 * size:
         return False
     for t in range(q):
@@ -47,7 +59,7 @@ def _corral_add(Y, c, i, a, b, Qt, R, k, work):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _corral_delete(Qt, R, k, n):
     """Delete column ``k`` of B = Qt[:n].T R[:n, :n] in place (Givens rotations)."""
     for j in range(k, n - 1):
@@ -74,15 +86,16 @@ def _corral_delete(Qt, R, k, n):
         R[n - 1, j] = 0.0
 
 
-@numba.njit(cache=True, nogil=True)
-def _affine_minimiser(Y, c, a, b, columns, k, Qt, R, target):
+@kernel
+def _affine_minimiser(Y, c, a, b, columns, k, Qt, R, target, work, rhs):
     """Weights of the least-norm point of the corral's affine hull, into
-    ``target`` (indexed by row)."""
+    ``target`` (indexed by row); ``work`` and ``rhs`` are buffers."""
     q = Y.shape[1]
-    d0 = np.empty(q)
     for t in range(q):
-        d0[t] = Y[a, t] - Y[b, t]
-    rhs = -np.dot(Qt[:k], d0) if k else np.empty(0)
+        work[t] = -(Y[a, t] - Y[b, t])
+    rhs = rhs[:k]
+    if k:
+        np.dot(Qt[:k], work, rhs)
     for j in range(k - 1, -1, -1):  # R t = rhs
         total = rhs[j]
         for i in range(j + 1, k):
@@ -99,14 +112,14 @@ def _affine_minimiser(Y, c, a, b, columns, k, Qt, R, target):
     target[b] = 1.0 - negative
 
 
-@numba.njit(cache=True, nogil=True)
-def _rebuild(Y, c, a, b, columns, k, Qt, R, weights, work):
+@kernel
+def _rebuild(Y, c, a, b, columns, k, Qt, R, weights, work, coefficients):
     """Factorise the corral's columns anew (after a reference changed); a column
     that has become dependent to rounding gives its weight to its reference."""
-    kept = 0
+    kept = np.intp(0)
     for j in range(k):
         i = columns[j]
-        if _corral_add(Y, c, i, a, b, Qt, R, kept, work):
+        if _corral_add(Y, c, i, a, b, Qt, R, kept, work, coefficients):
             columns[kept] = i
             kept += 1
         else:
@@ -115,44 +128,39 @@ def _rebuild(Y, c, a, b, columns, k, Qt, R, weights, work):
     return kept
 
 
-@numba.njit(cache=True, nogil=True)
-def nearest_points_kernel(Y, c, weights, tol, max_iter):
+@kernel
+def nearest_points_kernel(Y, c, weights, tol, max_iter, workspace):
     """The nearest points of conv{y_i : c_i > 0} and conv{y_i : c_i < 0}.
 
-    ``weights`` (one per row) holds the start, λ ≥ 0 summing to 1 on each side (a
+    ``workspace`` is :func:`nearest_workspace` of ``Y``'s shape. ``weights`` (one
+    per row) holds the start, λ ≥ 0 summing to 1 on each side (a
     warm start, or one row of each side), and returns the answer. Returns
     ``(v, level_positive, level_negative, iterations, status)``: ``v = p₊ - p₋``,
     the levels ``v·p₊`` and ``v·p₋``. Converged when no row lies more than
     ``tol ‖v‖²`` (plus the rounding of the products) beyond its side's level.
     """
     m, q = Y.shape
-    capacity = min(q, m) + 1
-    Qt = np.zeros((capacity, q))
-    R = np.zeros((capacity, capacity))
-    columns = np.empty(capacity, dtype=np.intp)
-    work = np.empty(q)
-    target = np.zeros(m)
-    v = np.zeros(q)
-    g = np.empty(m)
+    Qt, R, columns, work, coefficients, target, v, g = workspace
+    capacity = columns.shape[0]
     # References: the heaviest row of each side.
-    a, b = -1, -1
+    a, b = np.intp(-1), np.intp(-1)
     for i in range(m):
         if weights[i] > 0:
             if c[i] > 0 and (a < 0 or weights[i] > weights[a]):
                 a = i
             if c[i] < 0 and (b < 0 or weights[i] > weights[b]):
                 b = i
-    k = 0
+    k = np.intp(0)
     for i in range(m):
         if weights[i] > 0 and i != a and i != b:
             columns[k] = i
             k += 1
-    k = _rebuild(Y, c, a, b, columns, k, Qt, R, weights, work)
+    k = _rebuild(Y, c, a, b, columns, k, Qt, R, weights, work, coefficients)
     largest = 0.0
     for i in range(m):
         for t in range(q):
             largest = max(largest, abs(Y[i, t]))
-    rounding = 16 * np.finfo(np.float64).eps * np.sqrt(q) * largest
+    rounding = 16 * EPSILON * np.sqrt(q) * largest
     previous = np.inf
     level_positive, level_negative = 0.0, 0.0
     for iteration in range(1, max_iter + 1):
@@ -162,10 +170,10 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
                 scale = weights[i] * c[i]
                 for t in range(q):
                     v[t] += scale * Y[i, t]
-        squared = np.dot(v, v)
+        squared = _squared_norm(v)
         level_positive, level_negative = 0.0, 0.0
-        worst_positive, worst_negative = -1, -1
-        g[:] = np.dot(Y, v)
+        worst_positive, worst_negative = np.intp(-1), np.intp(-1)
+        np.dot(Y, v, g)
         for i in range(m):
             total = g[i]
             if c[i] > 0:
@@ -187,15 +195,15 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
         )
         if weights[entering] > 0 or entering == a or entering == b or k + 1 >= capacity:
             return v, level_positive, level_negative, iteration, NEAREST_STALLED
-        if not _corral_add(Y, c, entering, a, b, Qt, R, k, work):
+        if not _corral_add(Y, c, entering, a, b, Qt, R, k, work, coefficients):
             return v, level_positive, level_negative, iteration, NEAREST_STALLED
         columns[k] = entering
         k += 1
         # Wolfe's minor cycle: toward the affine minimiser, stopping where a weight
         # reaches 0 and dropping that row, until the minimiser's weights are > 0.
         while True:
-            _affine_minimiser(Y, c, a, b, columns, k, Qt, R, target)
-            step, leaving = 1.0, -1
+            _affine_minimiser(Y, c, a, b, columns, k, Qt, R, target, work, coefficients)
+            step, leaving = 1.0, np.intp(-1)
             for j in range(k + 2):
                 i = a if j == k else (b if j == k + 1 else columns[j])
                 if target[i] <= 0:
@@ -215,7 +223,7 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
             weights[leaving] = 0.0
             if leaving == a or leaving == b:
                 positive_side = leaving == a
-                heaviest = -1
+                heaviest = np.intp(-1)
                 for j in range(k):
                     i = columns[j]
                     if (c[i] > 0) == positive_side and weights[i] > 0:
@@ -225,12 +233,12 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter):
                     a = heaviest
                 else:
                     b = heaviest
-                kept = 0
+                kept = np.intp(0)
                 for j in range(k):
                     if columns[j] != heaviest and weights[columns[j]] > 0:
                         columns[kept] = columns[j]
                         kept += 1
-                k = _rebuild(Y, c, a, b, columns, kept, Qt, R, weights, work)
+                k = _rebuild(Y, c, a, b, columns, kept, Qt, R, weights, work, coefficients)
             else:
                 for j in range(k):
                     if columns[j] == leaving:

@@ -7,110 +7,33 @@ faster loop (see ``_rows``). Task k's target is ``c = +1`` where
 ``codes[i] == first_class + k`` and ``-1`` elsewhere: two classes are one task with
 ``first_class = 1``.
 
-The kernels take their arguments in named records (:class:`Samples`, :class:`Rates`,
-:class:`Pocket`, :class:`Average`): namedtuples, which numba compiles field by field
+The kernels take their arguments in named records (``_records``: ``Samples``,
+``Rates``, ``Pocket``, ``Average``): namedtuples, which numba compiles field by field
 and caches on disk like plain arrays. A record's arrays are mutable, so the kernels
 update the state in place.
 """
 
-from typing import NamedTuple
-
-import numba
 import numpy as np
 
+from ._jit import kernel
+from ._records import RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING
 from ._rows import row_axpy, row_dot, row_dot_pair, row_of, task_count
 
 
-class Samples(NamedTuple):
-    """The training data of an epoch."""
-
-    rows: tuple  # (X,) for a dense C-ordered X, (data, indices, indptr) for CSR
-    codes: np.ndarray  # the class index of each sample
-    first_class: int  # task k's positive class is first_class + k
-    weight: np.ndarray  # sample weight × class weight, float64
-    bias: float  # the last entry of x̃ = (x, bias)
-
-
-# Rates.kind
-RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING, RATE_TABLE = 0, 1, 2, 3
-
-
-class Rates(NamedTuple):
-    """A learning-rate schedule: the rate of update ``t``, counted from 0.
-
-    Constant ``eta0``; hyperbolic ``a / (b + t)``; inverse scaling
-    ``eta0 / (t + 1) ** power_t``; or a table whose row r holds the rates of updates
-    ``starts[r]``, ``starts[r] + 1``, ... of task r (one row for all tasks when they
-    share ``t``). Every rate is multiplied by ``scale``.
-    """
-
-    kind: int
-    eta0: float
-    a: float
-    b: float
-    power_t: float
-    scale: float
-    table: np.ndarray  # (1 or K, length) float64; (1, 1) unused unless RATE_TABLE
-    starts: np.ndarray  # (1 or K,) int64
-
-
-class Pocket(NamedTuple):
-    """Gallant's pocket with ratchet, one entry (or row) per task k.
-
-    ``run`` counts the consecutive correct classifications of the perceptron's
-    ``W[k]``; the pocket ``weights[k]`` is replaced only by weights that classify a
-    strictly larger weight of samples correctly (``correct[k]``).
-    """
-
-    weights: np.ndarray  # (K, p + 1) the pocket
-    candidate: np.ndarray  # (K, p + 1) weights scored during this epoch
-    snapshot: np.ndarray  # (K, p + 1) the longest-run weights kept for the next epoch
-    correct: np.ndarray  # (K,) the pocket's correctly classified weight
-    candidate_correct: np.ndarray  # (K,) the candidate's, counted during the epoch
-    run: np.ndarray  # (K,) int64: the current run of W[k]
-    pocket_run: np.ndarray  # (K,) int64: the pocket's longest run
-    snapshot_run: np.ndarray  # (K,) int64: the snapshot's run, 0 when none is kept
-    evaluating: np.ndarray  # (K,) int64: the candidate's run while it is scored, or 0
-    kept: np.ndarray  # (K,) bool: W[k]'s current run is the snapshot's
-    checked: np.ndarray  # (K,) bool: W[k] was scored at once during this run
-    is_pocket: np.ndarray  # (K,) bool: W[k] is the pocket
-    budget: np.ndarray  # (1,) int64: rows the epoch may still scan to score at once
-
-
-class Average(NamedTuple):
-    """The averaged perceptron's running mean of the weights, kept lazily.
-
-    The mean of ``W`` after each of the ``n`` averaged samples is
-    ``W - correction / n``: an update ``Δ`` made at the ``τ``-th averaged sample adds
-    ``(τ - 1) Δ`` to ``correction``, so averaging costs one more axpy per update,
-    not a pass over the weights per sample (the trick of scikit-learn's
-    ``_plain_sgd``, in its additive form).
-    """
-
-    correction: np.ndarray  # (K, p + 1) Σ (τ_j - 1) Δ_j over the averaged updates
-    seen: np.ndarray  # (1,) int64: samples of positive weight visited so far
-    start: int  # the first averaged sample (counted from 1), as SGDClassifier's average
-
-
-# An empty ``order``: the samples in their stored order. (Reading an identity order
-# beside X cost 10% of a dense epoch at 1e6 x 10.)
-STORED_ORDER = np.empty(0, dtype=np.int64)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _visits(order, n_samples):
     """The number of samples an epoch visits in ``order``."""
     return order.shape[0] if order.shape[0] else n_samples
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _sample(order, position):
     """The sample visited at ``position``: ``order[position]``, or ``position``
     itself for :data:`STORED_ORDER`."""
     return order[position] if order.shape[0] else position
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def rate(rates, k, t):
     """The rate of task ``k``'s update ``t`` (see :class:`Rates`)."""
     kind = rates.kind
@@ -126,7 +49,7 @@ def rate(rates, k, t):
     return value * rates.scale
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def weighted_correct(samples, W, k):
     """Total weight of the samples that row ``W[k]`` classifies as ``predict`` does
     (a score > 0 means the positive class, a score of 0 the negative one)."""
@@ -139,7 +62,7 @@ def weighted_correct(samples, W, k):
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def beats_pocket(samples, W, k, to_beat, total):
     """``(rows scanned, correct weight, better)`` for the weights ``W[k]``.
 
@@ -163,7 +86,7 @@ def beats_pocket(samples, W, k, to_beat, total):
     return n, correct, correct > to_beat
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def perceptron_epoch(
     samples, order, W, rates, updates, mistakes, loss, pocket, average
 ):
@@ -256,7 +179,15 @@ def perceptron_epoch(
                     _score_at_once(samples, W, k, pocket, total)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(inline="always")
+def _copy_row(source, target):
+    """``target[:] = source`` for rows of one length. (An array assigned to a slice
+    compiles numba's formatted shape-mismatch message: 3 s of a cold first fit.)"""
+    for j in range(source.shape[0]):
+        target[j] = source[j]
+
+
+@kernel
 def _score_at_once(samples, W, k, pocket, total):
     """Score ``W[k]``, whose run beats the pocket's, on every sample; it becomes
     the pocket if it classifies a strictly larger weight correctly."""
@@ -264,13 +195,13 @@ def _score_at_once(samples, W, k, pocket, total):
     scanned, correct, better = beats_pocket(samples, W, k, pocket.correct[k], total)
     pocket.budget[0] -= scanned
     if better:
-        pocket.weights[k, :] = row_of(W, k)
+        _copy_row(row_of(W, k), pocket.weights[k])
         pocket.correct[k] = correct
         pocket.pocket_run[k] = pocket.run[k]
         pocket.is_pocket[k] = True
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _run_is_longest(run, pocket_run, snapshot_run, checked, is_pocket, kept):
     """Whether the run of ``W[k]`` that ends now is kept for scoring in the next
     epoch: not scored, longer than the pocket's and than the longest kept this
@@ -286,15 +217,15 @@ def _run_is_longest(run, pocket_run, snapshot_run, checked, is_pocket, kept):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _snapshot(W, k, pocket):
     """Keep ``W[k]`` and its run for scoring in the next epoch."""
-    pocket.snapshot[k, :] = row_of(W, k)
+    _copy_row(row_of(W, k), pocket.snapshot[k])
     pocket.snapshot_run[k] = pocket.run[k]
     pocket.kept[k] = True
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def pocket_end_of_epoch(W, pocket):
     """The ratchet for the candidate scored during the epoch, and the choice of the
     next epoch's candidate (see :func:`perceptron_epoch`).
@@ -306,7 +237,7 @@ def pocket_end_of_epoch(W, pocket):
     """
     for k in range(task_count(W)):
         if pocket.evaluating[k] and pocket.candidate_correct[k] > pocket.correct[k]:
-            pocket.weights[k, :] = pocket.candidate[k, :]
+            _copy_row(pocket.candidate[k], pocket.weights[k])
             pocket.correct[k] = pocket.candidate_correct[k]
             pocket.pocket_run[k] = max(pocket.pocket_run[k], pocket.evaluating[k])
         if _run_is_longest(
@@ -315,7 +246,7 @@ def pocket_end_of_epoch(W, pocket):
         ):  # fmt: skip
             _snapshot(W, k, pocket)
         if pocket.snapshot_run[k] > pocket.pocket_run[k]:
-            pocket.candidate[k, :] = pocket.snapshot[k, :]
+            _copy_row(pocket.snapshot[k], pocket.candidate[k])
             # > 0, and the candidate's run, for the ratchet
             pocket.evaluating[k] = pocket.snapshot_run[k]
         else:
@@ -324,7 +255,7 @@ def pocket_end_of_epoch(W, pocket):
         pocket.candidate_correct[k] = 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def lms_epoch(samples, order, W, rates, t_start, limit, loss):
     """One pass of the Widrow-Hoff rule ``W[k] += δ_t s_i (c - W[k]·x̃_i) x̃_i`` over
     ``order`` (:data:`STORED_ORDER`: in the stored order).

@@ -1,10 +1,11 @@
 """Seeded random orders of the samples (splitmix64): no global random state."""
 
-import numba
 import numpy as np
 
+from ._jit import kernel
 
-@numba.njit(cache=True, nogil=True, inline="always")
+
+@kernel(inline="always")
 def _splitmix64(state):
     """``(next_state, 64 random bits)``."""
     state += np.uint64(0x9E3779B97F4A7C15)
@@ -14,7 +15,7 @@ def _splitmix64(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _shuffle_in_place(values, state):
     """Fisher-Yates on ``values``; returns the advanced random state."""
     for i in range(values.shape[0] - 1, 0, -1):
@@ -28,7 +29,7 @@ def _shuffle_in_place(values, state):
     return state
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def shuffled_order(n, seed):
     """A uniformly random permutation of ``range(n)`` (Fisher-Yates on splitmix64).
 
@@ -40,7 +41,7 @@ def shuffled_order(n, seed):
     return order
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def block_shuffled_order(n, block, seed):
     """``range(n)`` cut in blocks of ``block`` consecutive indices, the blocks in a
     random order, each block read in sequence from a random start (wrapping round)

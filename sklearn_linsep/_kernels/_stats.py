@@ -1,11 +1,12 @@
 """Passes over X: the centring of the class statistics, the centred margins of a
 hyperplane, the largest magnitude (the learners' scale check)."""
 
-import numba
 import numpy as np
 
+from ._jit import kernel
 
-@numba.njit(cache=True, nogil=True)
+
+@kernel
 def centre_with_indicator(X, y, reference, out):
     """``out[:, :p] = X - reference[y]`` and ``out[:, p:] = one-hot(y)``, in one pass.
 
@@ -30,7 +31,7 @@ def centre_with_indicator(X, y, reference, out):
         out[i, p + k] = 1.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def centre_with_indicator_weighted(X, y, reference, root_weight, out):
     """As :func:`centre_with_indicator`, each row scaled by ``√w_i``.
 
@@ -49,7 +50,7 @@ def centre_with_indicator_weighted(X, y, reference, root_weight, out):
         out[i, p + k] = r
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def shifted_class_sums(X, y, reference, weight, sums):
     """``sums[k] = Σ_{y_i = k} w_i (X[i] - reference[k])``, reading X once."""
     n, p = X.shape
@@ -61,7 +62,7 @@ def shifted_class_sums(X, y, reference, weight, sums):
             sums[k, j] += w * (X[i, j] - reference[k, j])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def shifted_means(reference, sums, counts, shift, means, residual):
     """Per class k of positive weight ``counts[k]``: ``shift = sums / counts`` and
     the mean ``reference + shift`` as ``means + residual``, exactly (Knuth's
@@ -84,7 +85,7 @@ def shifted_means(reference, sums, counts, shift, means, residual):
                 residual[k, j] = 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def centre_rows(X, y, reference, shift, root_weight, out):
     """``out[i] = √w_i ((X[i] - reference[y_i]) - shift[y_i])`` in one pass, and
     the largest absolute value written (NaN if any is NaN, inf if any overflowed).
@@ -107,7 +108,7 @@ def centre_rows(X, y, reference, shift, root_weight, out):
     return largest
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def centred_margins(X, codes, side, sample_weight, centre, coef, intercept, out):
     """``out[i] = side[codes[i]] · ((x_i - centre) · coef + intercept)``, in one pass.
 
@@ -139,7 +140,7 @@ def centred_margins(X, codes, side, sample_weight, centre, coef, intercept, out)
         out[i] = c * (total + intercept)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def largest_magnitude(values):
     """``max |v|`` over a finite array of any shape, in one pass and without a
     temporary (5 ms at 10⁷ float64 values, against 7 ms for numpy's max and min)."""

@@ -3,10 +3,10 @@ budget, the soft limit's second stage, or through the origin, Novikoff's margin)
 and :func:`face_margin_qp` (the margin over the least-hinge LP's optimal face,
 first by an exact primal active set)."""
 
-import clarabel
 import numpy as np
 import scipy.sparse as sp
 
+from ..._compat import lazy_import
 from ...exceptions import SolverError
 from .._result import (
     MAX_ITERATIONS,
@@ -29,6 +29,8 @@ CLARABEL = {
     "AlmostPrimalInfeasible": Status.INFEASIBLE,
 }
 CLARABEL_LIMITS = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
+
+clarabel = lazy_import("clarabel")
 
 FACE_TOLERANCE = 1e-9  # how far a row may be off its side of the least-hinge face
 

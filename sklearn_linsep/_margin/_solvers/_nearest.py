@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack, qr
 
-from ..._kernels import NEAREST_ITERATIONS, nearest_points_kernel
+from ... import _kernels
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from ._active_set import _active_set_finish, _as_hull_weights, on_and_outside_margin
@@ -86,9 +86,11 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
         weights[side] /= weights[side].sum()
     max_iter = max_iter or 50 * (m + q) + 100
     direction, level_positive, level_negative, iterations, status = (
-        nearest_points_kernel(Z, c, weights, tol, max_iter)
+        _kernels.nearest_points_kernel(
+            Z, c, weights, tol, max_iter, _kernels.nearest_workspace(m, q)
+        )
     )
-    if status == NEAREST_ITERATIONS:
+    if status == _kernels.NEAREST_ITERATIONS:
         raise SolverError(
             f"The nearest-points iteration did not converge in {max_iter} steps "
             f"({np.count_nonzero(weights)} points in its corral)."
