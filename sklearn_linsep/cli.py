@@ -8,74 +8,17 @@ line on stderr and exit status 1 (2 for a wrong command line), never a traceback
 """
 
 import argparse
-import json
+import math
 import os
 import sys
 import warnings
 
-import numpy as np
+from ._version import __version__
 
-from ._report import (
-    fitting_rows,
-    format_report,
-    plot_report,
-    separability_report,
-    standardizing_map,
-)
-from ._table import TableError, read_table
+# The report's code (and numpy, scikit-learn, numba with it) is imported once the
+# command line is parsed: ``linsep --help`` and ``--version`` need none of it.
 
 EXIT_ERROR = 1
-PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
-
-
-class _Progress:
-    """A tqdm bar on stderr while cross-validation runs: off when stderr is not a
-    terminal, or when asked to be quiet."""
-
-    def __init__(self, total, quiet):
-        self._bar = None
-        if not quiet and total and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self._bar = tqdm(
-                total=total, desc="cross-validation", unit="fit", file=sys.stderr
-            )
-
-    def __call__(self):
-        if self._bar is not None:
-            self._bar.update()
-
-    def close(self):
-        if self._bar is not None:
-            self._bar.close()
-
-
-class _ReadingProgress:
-    """A tqdm bar of the bytes read, per pass over the file, from the first block
-    on: off as :class:`_Progress` is."""
-
-    def __init__(self, path, quiet):
-        self._on = not quiet and sys.stderr.isatty()
-        self._total = os.path.getsize(path) if self._on else 0
-        self._bar, self._pass = None, None
-
-    def __call__(self, number, count):
-        if not self._on:
-            return
-        if number != self._pass:
-            from tqdm import tqdm
-
-            self.close()
-            self._pass = number
-            description = "reading" if number == 1 else "reading again"
-            self._bar = tqdm(total=self._total, desc=description, unit="B",
-                             unit_scale=True, file=sys.stderr)  # fmt: skip
-        self._bar.update(count - self._bar.n)
-
-    def close(self):
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
 
 
 def _parser():
@@ -84,7 +27,7 @@ def _parser():
         description="Linear separability of labelled data: decide it, measure it, "
         "find the hyperplane.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command")
     report = commands.add_parser(
         "report",
@@ -167,15 +110,6 @@ def _parser():
     return parser
 
 
-def _version():
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("sklearn-linsep")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "(not installed)"
-
-
 class _ColumnNames(argparse.Action):
     """``--drop`` given several times, each with names or comma lists, adds up
     (argparse's default keeps only the last ``--drop``, silently)."""
@@ -189,7 +123,7 @@ class _ColumnNames(argparse.Action):
 
 def _positive_float(text):
     value = float(text)
-    if not np.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
 
@@ -208,192 +142,6 @@ def _positive_int(text):
     return value
 
 
-def _bundled(args):
-    from .datasets import load_breast_cancer_wisconsin
-
-    data = load_breast_cancer_wisconsin()
-    names = [str(name) for name in data.target_names]
-    y = data.target
-    if args.target not in (None, "class"):
-        raise TableError(
-            f"The bundled data's class column is 'class', not {args.target!r}."
-        )
-    if args.positive is not None:
-        if args.positive not in names:
-            raise TableError(
-                f"--positive {args.positive!r} is not a class; the classes are: "
-                f"{', '.join(names)}."
-            )
-        positive = names.index(args.positive)
-        names = [names[1 - positive], names[positive]]
-        y = (y == positive).astype(int)
-    title = (
-        "Wisconsin breast cancer (bundled; UCI, 699 rows, the 16 missing values "
-        "replaced by the column mean as in Ben-Israel & Levin 2005)"
-    )
-    return {
-        "X": data.data,
-        "y": y,
-        "class_names": names,
-        "statistics": None,
-        "title": title,
-        "notes": [],
-        "feature_names": [str(name) for name in data.feature_names],
-        "row_numbers": None,
-    }
-
-
-def _load(args, log):
-    if args.path is None:
-        if args.drop or args.missing:
-            raise TableError(
-                "--drop and --missing apply to a file given as PATH (--drop takes "
-                "several names: give PATH before it, or end the names with --)."
-            )
-        return _bundled(args)
-    progress = (
-        _ReadingProgress(args.path, args.quiet) if os.path.isfile(args.path) else None
-    )
-    try:
-        table = _read(args, log, progress)
-    finally:
-        if progress is not None:
-            progress.close()
-    for note in table.notes:
-        log(f"note: {note}")
-    return {
-        "X": table.X,
-        "y": table.y,
-        "class_names": table.class_names,
-        "statistics": table.statistics,
-        "title": args.path,
-        "notes": table.notes,
-        "feature_names": table.feature_names,
-        "row_numbers": table.row_numbers,
-    }
-
-
-def _read(args, log, progress):
-    return read_table(
-        args.path,
-        args.target,
-        drop=args.drop,
-        missing=args.missing,
-        positive=args.positive,
-        sample_rows=args.sample_rows,
-        seed=args.seed,
-        decimal=args.decimal,
-        keep_index=args.keep_index,
-        log=log,
-        progress=progress,
-    )
-
-
-def report_command(args):
-    def log(message):
-        if not args.quiet:
-            print(f"linsep: {message}", file=sys.stderr)
-
-    data = _load(args, log)
-    X, y, class_names = data["X"], data["y"], data["class_names"]
-    n_classes = len(class_names)
-    smallest = int(np.min(np.bincount(y, minlength=n_classes)))
-    if args.cv and smallest < args.cv:
-        raise TableError(
-            f"--cv {args.cv} needs at least {args.cv} rows of every class "
-            f"(the smallest class has {smallest}); lower --cv."
-        )
-    # From here on the data are read: whatever fails is said in the report, under
-    # "errors", and the rest of it prints (exit 0).
-    plot_path, plot_error = None, None
-    if args.plot is not None:
-        # Drawn before the cross-validation: a plot that cannot be made is said
-        # before the long part, not after.
-        try:
-            plot_path = _plot(args, X, y, class_names, data["statistics"])
-        except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal
-            plot_error = str(error)
-            log(f"note: no plot: {error}")
-    progress = _Progress(args.cv * 8, args.quiet)
-    try:
-        report = separability_report(
-            X,
-            y,
-            class_names=class_names,
-            statistics=data["statistics"],
-            kappa=args.kappa,
-            cv=args.cv,
-            standardize=args.standardize,
-            seed=args.seed,
-            fit_rows=args.fit_rows,
-            progress=progress,
-            feature_names=data["feature_names"],
-            row_numbers=data["row_numbers"],
-        )
-    finally:
-        progress.close()
-    report["source"] = data["title"]
-    report["notes"] = data["notes"]
-    if plot_path is not None:
-        report["plot"] = plot_path
-    if plot_error is not None:
-        report["errors"]["plot"] = plot_error
-    if args.json:
-        # Strict JSON: a non-finite number (none is expected) becomes null.
-        print(json.dumps(_finite(report), indent=2, allow_nan=False))
-    else:
-        sys.stdout.write(format_report(report, data["title"], explain=not args.quiet))
-        if plot_path is not None:
-            print(f"\nPlot saved to {plot_path}")
-
-
-def _finite(value):
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
-
-
-def _plot(args, X, y, class_names, statistics):
-    if len(class_names) != 2:
-        raise TableError(
-            f"--plot draws two classes; the data have {len(class_names)}. Use "
-            "--positive."
-        )
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise TableError("--plot needs matplotlib (pip install matplotlib).") from None
-    if args.standardize:
-        mean, scale = standardizing_map(
-            statistics
-            if statistics is not None
-            else _statistics_of(X, y, len(class_names))
-        )
-        X = (X - mean) / scale
-    path = args.plot
-    if not path.lower().endswith(PLOT_FORMATS):
-        path += ".png"
-    # The plot fits the hard margin too: its soft limit does not scale to many rows.
-    rows = fitting_rows(y, args.fit_rows, args.seed)
-    X, y = X[rows], y[rows]
-    try:
-        title = os.path.basename(args.path) if args.path else "breast cancer (bundled)"
-        plot_report(X, y, class_names, path, kappa=args.kappa, title=title)
-    except OSError as error:
-        raise TableError(f"Cannot write {path}: {error.strerror}.") from None
-    return path
-
-
-def _statistics_of(X, y, n_classes):
-    from ._stats import ClassStatistics
-
-    return ClassStatistics.from_data(X, y, np.arange(n_classes))
-
-
 def main(argv=None):
     """Run the command line; returns the exit status."""
     parser = _parser()
@@ -401,6 +149,8 @@ def main(argv=None):
     if args.command is None:  # a bare ``linsep``: what it can do
         parser.print_help()
         return 0
+    from ._cli_report import report_command
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -411,7 +161,7 @@ def main(argv=None):
         # final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + 13
-    except (TableError, ValueError, OSError) as error:
+    except (ValueError, OSError) as error:  # TableError is a ValueError
         print(f"linsep: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

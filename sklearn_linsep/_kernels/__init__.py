@@ -41,6 +41,7 @@ _MODULE_OF = {
         "_records",
     ),
     "nearest_points_kernel": "_nearest",
+    "say_before_compiling": "_jit",
     **dict.fromkeys(
         [
             "beats_pocket",

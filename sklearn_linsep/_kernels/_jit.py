@@ -17,7 +17,7 @@ import os
 import warnings
 
 import numba
-from numba.core import config
+from numba.core import config, event
 from numba.core.caching import (
     CompileResultCacheImpl,
     FunctionCache,
@@ -112,3 +112,33 @@ def kernel(function=None, *, inline="never"):
         return dispatcher
 
     return decorate if function is None else decorate(function)
+
+
+def _is_ours(dispatcher):
+    return getattr(dispatcher.py_func, "__module__", "").startswith("sklearn_linsep.")
+
+
+class _FirstCompile(event.Listener):
+    """Calls ``say`` once, as the first of this package's kernels starts compiling."""
+
+    def __init__(self, say):
+        self._say = say
+
+    def on_start(self, ev):
+        if self._say is not None and _is_ours(ev.data["dispatcher"]):
+            say, self._say = self._say, None
+            where = (
+                f"cached in {CACHE_ROOT}"
+                if CACHE_ROOT is not None
+                else "no writable cache: every run"
+            )
+            say(f"compiling kernels, first run only ({where})")
+
+    def on_end(self, ev):
+        pass
+
+
+def say_before_compiling(say):
+    """Have ``say(message)`` called once, just before this process first compiles
+    one of this package's kernels; never where every kernel comes from the cache."""
+    event.register("numba:compile", _FirstCompile(say))
