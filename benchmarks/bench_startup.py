@@ -38,12 +38,18 @@ DATA = (
     "import numpy as np; rng = np.random.RandomState(0); "
     "X = rng.normal(size=(500, 10)); y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int); "
 )
+FIT_OURS = "from sklearn_linsep import {} as E; E().fit(X, y)"
 OURS = {
-    "FisherDiscriminant": "from sklearn_linsep import FisherDiscriminant as E; E().fit(X, y)",
-    "Perceptron": "from sklearn_linsep import Perceptron as E; E().fit(X, y)",
-    "PocketPerceptron": "from sklearn_linsep import PocketPerceptron as E; E().fit(X, y)",
-    "Adaline": "from sklearn_linsep import Adaline as E; E().fit(X, y)",
-    "HardMarginSVM": "from sklearn_linsep import HardMarginSVM as E; E().fit(X, y)",
+    **{
+        name: FIT_OURS.format(name)
+        for name in (
+            "FisherDiscriminant",
+            "Perceptron",
+            "PocketPerceptron",
+            "Adaline",
+            "HardMarginSVM",
+        )
+    },
     "linear_separability": (
         "from sklearn_linsep import linear_separability; linear_separability(X, y)"
     ),
@@ -54,7 +60,9 @@ PEERS = {
         "E().fit(X, y)"
     ),
     "Perceptron": "from sklearn.linear_model import Perceptron as E; E().fit(X, y)",
-    "SVC(kernel='linear')": "from sklearn.svm import SVC; SVC(kernel='linear').fit(X, y)",
+    "SVC(kernel='linear')": (
+        "from sklearn.svm import SVC; SVC(kernel='linear').fit(X, y)"
+    ),
 }
 PEER_OF = {
     "FisherDiscriminant": "LinearDiscriminantAnalysis",
@@ -79,7 +87,9 @@ NO_NUMPY = (
 def linsep_command():
     """The installed ``linsep`` script beside this interpreter."""
     script = os.path.join(os.path.dirname(sys.executable), "linsep")
-    return [script] if os.path.exists(script) else [sys.executable, "-m", "sklearn_linsep"]
+    return (
+        [script] if os.path.exists(script) else [sys.executable, "-m", "sklearn_linsep"]
+    )
 
 
 def run(command, cache):
@@ -144,7 +154,10 @@ def imports(repeats, cache):
 
 
 def fits(repeats, cache):
-    print(f"{'first fit, 500 x 10, fresh process':<52} {'ours':>9} {'peer':>9} {'ratio':>7}")
+    print(
+        f"{'first fit, 500 x 10, fresh process':<52} "
+        f"{'ours':>9} {'peer':>9} {'ratio':>7}"
+    )
     peers = {name: warm(python(DATA + code), repeats, cache)
              for name, code in PEERS.items()}  # fmt: skip
     for name, peer in peers.items():
@@ -165,7 +178,8 @@ def report(repeats, cache):
     print()
 
 
-PROFILE = """
+PROFILE = (
+    """
 import sys, time
 from numba.core import event
 started, spent = {}, {}
@@ -178,7 +192,9 @@ class Timer(event.Listener):
             key = function.__module__.split(".")[-1] + "." + function.__qualname__
             spent.setdefault(key, []).append(time.perf_counter() - started.pop(id(ev)))
 event.register("numba:compile", Timer())
-""" + DATA + """
+"""
+    + DATA
+    + """
 import sklearn_linsep as sl
 for make in (sl.FisherDiscriminant, sl.Perceptron, sl.PocketPerceptron, sl.Adaline,
              sl.HardMarginSVM):
@@ -192,6 +208,7 @@ print(f"{'kernel (nested compiles included)':<46} {'variants':>8} {'seconds':>8}
 for key, times in sorted(spent.items(), key=lambda item: -sum(item[1])):
     print(f"{key:<46} {len(times):>8} {sum(times):8.2f}")
 """
+)
 
 
 def profile():

@@ -10,7 +10,7 @@ only, and ``linsep --help`` needs neither numpy nor scikit-learn.
 
 import importlib
 
-from ._version import __version__
+from ._version import __version__ as __version__
 
 _MODULE_OF = {
     **dict.fromkeys(

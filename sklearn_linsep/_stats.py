@@ -605,7 +605,8 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     if sample_weight is None:
         _kernels.centre_with_indicator(X, y, reference, B)
     else:
-        _kernels.centre_with_indicator_weighted(X, y, reference, np.sqrt(sample_weight), B)
+        root_weight = np.sqrt(sample_weight)
+        _kernels.centre_with_indicator_weighted(X, y, reference, root_weight, B)
     gram = B.T @ B
     _check_spread_representable(np.max(np.diagonal(gram[:p, :p]), initial=0), B[:, :p])
     counts = np.diagonal(gram[p:, p:]).copy()

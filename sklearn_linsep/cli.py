@@ -27,7 +27,9 @@ def _parser():
         description="Linear separability of labelled data: decide it, measure it, "
         "find the hyperplane.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
     commands = parser.add_subparsers(dest="command")
     report = commands.add_parser(
         "report",

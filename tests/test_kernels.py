@@ -1,8 +1,16 @@
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy import stats
 
+import sklearn_linsep
 from sklearn_linsep import _kernels
 from sklearn_linsep._kernels import (
     centre_with_indicator,
@@ -266,3 +274,92 @@ def test_block_shuffled_order_reads_blocks_in_sequence():
     # Inside a block consecutive positions are neighbours (or the wrap-around).
     assert np.mean(steps == 1) > 0.9
     assert not np.array_equal(order, _kernels.block_shuffled_order(1000, 64, 4))
+
+
+# ----------------------------------------------------------- where kernels are cached
+
+FIT = (
+    "import numpy as np; from sklearn_linsep import FisherDiscriminant; "
+    "rng = np.random.RandomState(0); X = rng.normal(size=(40, 3)); "
+    "y = np.repeat([0, 1], 20); X[y == 1] += 5; "
+    "print(FisherDiscriminant().fit(X, y).score(X, y))"
+)
+
+
+def _python(code, environment, cwd=None):
+    """Run ``code`` in a fresh interpreter with exactly ``environment``'s cache
+    settings (no inherited NUMBA_CACHE_DIR or XDG_CACHE_HOME)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}  # fmt: skip
+    env.update(environment)
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+
+
+def _compiled_files(directory):
+    return [*Path(directory).rglob("*.nbi"), *Path(directory).rglob("*.nbc")]
+
+
+def _package_cache_files(since):
+    package = Path(_kernels.__file__).parent
+    return [path for path in _compiled_files(package) if path.stat().st_mtime >= since]
+
+
+def test_kernels_are_cached_under_numba_cache_dir_when_set(tmp_path):
+    since = time.time()
+    result = _python(FIT, {"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
+    assert float(result.stdout) == 1.0
+    assert _compiled_files(tmp_path / "numba" / "_kernels")
+    assert not _package_cache_files(since)
+
+
+def test_kernels_are_cached_in_the_user_cache_keyed_by_version(tmp_path):
+    since = time.time()
+    _python(FIT, {"XDG_CACHE_HOME": str(tmp_path)})
+    root = tmp_path / "sklearn-linsep" / sklearn_linsep.__version__
+    (numba_directory,) = root.iterdir()
+    assert numba_directory.name == f"numba-{numba.__version__}"
+    assert _compiled_files(numba_directory / "_kernels")
+    assert not _package_cache_files(since)
+
+
+def test_an_unwritable_cache_warns_once_and_the_kernels_still_run(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")  # a directory cannot be made under a file, even by root
+    since = time.time()
+    result = _python(FIT + "; " + FIT.split("; ")[-1],
+                     {"XDG_CACHE_HOME": str(blocker / "cache")})  # fmt: skip
+    assert result.stdout.split() == ["1.0", "1.0"]
+    assert result.stderr.count("cannot write its compiled-kernel cache") == 1
+    assert not _package_cache_files(since)
+    assert not blocker.with_name("cache").exists()
+
+
+def test_other_packages_numba_caches_stay_where_numba_puts_them(tmp_path):
+    (tmp_path / "their_module.py").write_text(
+        "import numba\n\n@numba.njit(cache=True)\ndef plus_one(x):\n    return x + 1\n"
+    )
+    code = (
+        "from sklearn_linsep._kernels import _jit; import their_module; "
+        "print(their_module.plus_one(1))"
+    )
+    result = _python(code, {"XDG_CACHE_HOME": str(tmp_path / "user-cache")},
+                     cwd=tmp_path)  # fmt: skip
+    assert result.stdout.strip() == "2"
+    assert _compiled_files(tmp_path / "__pycache__")  # numba's in-tree default
+    assert not list((tmp_path / "user-cache").rglob("their_module*"))
+
+
+SAY = (
+    "from sklearn_linsep._kernels import say_before_compiling; "
+    "said = []; say_before_compiling(said.append); " + FIT + "; " + FIT.split("; ")[-1]
+    + "; print(len(said), *said, sep='|')"
+)
+
+
+def test_say_before_compiling_speaks_once_and_only_when_something_compiles(tmp_path):
+    environment = {"NUMBA_CACHE_DIR": str(tmp_path)}
+    count, *said = _python(SAY, environment).stdout.splitlines()[-1].split("|")
+    assert count == "1"
+    assert said[0].startswith("compiling kernels, first run only (cached in ")
+    assert _python(SAY, environment).stdout.splitlines()[-1] == "0"

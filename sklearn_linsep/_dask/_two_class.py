@@ -88,7 +88,9 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
     margins = np.empty(X.shape[0])
     side = _sides(len(classes), positive, negative)
-    _kernels.centred_margins(X, codes, side, weights, centre, coef, float(intercept), margins)
+    _kernels.centred_margins(
+        X, codes, side, weights, centre, coef, float(intercept), margins
+    )
     return X, codes, weights, margins
 
 

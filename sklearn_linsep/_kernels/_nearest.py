@@ -238,7 +238,9 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter, workspace):
                     if columns[j] != heaviest and weights[columns[j]] > 0:
                         columns[kept] = columns[j]
                         kept += 1
-                k = _rebuild(Y, c, a, b, columns, kept, Qt, R, weights, work, coefficients)
+                k = _rebuild(
+                    Y, c, a, b, columns, kept, Qt, R, weights, work, coefficients
+                )
             else:
                 for j in range(k):
                     if columns[j] == leaving:

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+
 class Samples(NamedTuple):
     """The training data of an epoch."""
 
@@ -82,7 +83,6 @@ class Average(NamedTuple):
 # An empty ``order``: the samples in their stored order. (Reading an identity order
 # beside X cost 10% of a dense epoch at 1e6 x 10.)
 STORED_ORDER = np.empty(0, dtype=np.int64)
-
 
 
 # The statuses of nearest_points_kernel.

@@ -1,0 +1,64 @@
+"""The package's front door (``sklearn_linsep/__init__.py``): its names load on first
+use, so that importing an estimator pays for neither numba nor the optional
+dependencies, and ``linsep --help`` for nothing beyond argparse."""
+
+import subprocess
+import sys
+
+import pytest
+
+import sklearn_linsep
+
+
+def _modules_after(code):
+    """The top-level modules a fresh interpreter holds after ``code`` (a lazily
+    loaded module that was never used counts as not loaded)."""
+    probe = (
+        code + "\nimport sys, importlib.util\n"
+        "print(' '.join(sorted({name.split('.')[0] for name, module in "
+        "sys.modules.items() if type(module).__name__ != '_LazyModule'})))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    return set(result.stdout.split())
+
+
+def test_import_sklearn_linsep_imports_neither_numpy_nor_scikit_learn():
+    loaded = _modules_after("import sklearn_linsep")
+    assert not loaded & {"numpy", "sklearn", "scipy", "numba"}
+
+
+def test_importing_the_estimators_compiles_nothing_and_skips_optional_packages():
+    ours = _modules_after(
+        "from sklearn_linsep import FisherDiscriminant, Perceptron, HardMarginSVM"
+    )
+    scikit_learns = _modules_after(
+        "from sklearn.discriminant_analysis import LinearDiscriminantAnalysis\n"
+        "from sklearn.linear_model import Perceptron\nfrom sklearn.svm import SVC"
+    )
+    # numba, llvmlite, clarabel, dask, matplotlib: none of them
+    assert ours - scikit_learns == {"sklearn_linsep"}
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_the_command_line_help_and_version_import_no_numpy(flag):
+    loaded = _modules_after(
+        "from sklearn_linsep.cli import main\n"
+        f"try:\n    main([{flag!r}])\nexcept SystemExit:\n    pass"
+    )
+    assert not loaded & {"numpy", "sklearn", "numba", "scipy"}
+
+
+def test_every_public_name_resolves_and_is_listed():
+    for name in sklearn_linsep.__all__:
+        value = getattr(sklearn_linsep, name)
+        assert getattr(value, "__name__", name) == name
+    assert set(sklearn_linsep.__all__) | {"__version__"} <= set(dir(sklearn_linsep))
+    assert sklearn_linsep.__version__.count(".") >= 2
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'FisherDiscriminent'"):
+        sklearn_linsep.FisherDiscriminent  # noqa: B018
+    with pytest.raises(ImportError):
+        from sklearn_linsep import FisherDiscriminent  # noqa: F401
