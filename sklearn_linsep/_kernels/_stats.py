@@ -140,11 +140,16 @@ def centred_margins(X, codes, side, sample_weight, centre, coef, intercept, out)
         out[i] = c * (total + intercept)
 
 
-@kernel
 def largest_magnitude(values):
     """``max |v|`` over a finite array of any shape, in one pass and without a
     temporary (5 ms at 10⁷ float64 values, against 7 ms for numpy's max and min)."""
-    flat = values.ravel()
+    # Flattened here, a view in whichever order the array is stored: numba's ravel
+    # compiles a variant per layout.
+    return _largest_magnitude(np.ravel(values, order="K"))
+
+
+@kernel
+def _largest_magnitude(flat):
     high = 0.0
     low = 0.0
     for j in range(flat.shape[0]):
