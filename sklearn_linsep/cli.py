@@ -151,11 +151,13 @@ def main(argv=None):
     if args.command is None:  # a bare ``linsep``: what it can do
         parser.print_help()
         return 0
-    from ._cli_report import report_command
-
     try:
         with warnings.catch_warnings():
+            # The library's warnings are said in the report's own words (an
+            # unwritable kernel cache, for one, by the compile notice).
             warnings.simplefilter("ignore")
+            from ._cli_report import report_command
+
             report_command(args)
     except BrokenPipeError:
         # The reader of stdout went away (linsep ... | head): as a command killed

@@ -149,7 +149,7 @@ def _outside_parametrize_cases():
             )
 
 
-@pytest.mark.parametrize("estimator, check", _outside_parametrize_cases())
+@pytest.mark.parametrize("estimator, check", list(_outside_parametrize_cases()))
 def test_checks_outside_parametrize(estimator, check):
     check(_name(estimator), estimator)
 

@@ -125,6 +125,15 @@ def test_the_readme_commands_in_order_leave_a_working_install(tmp_path):
     assert COMPILING not in again.stderr
     assert not _compiled_files(source / "sklearn_linsep")
 
+    # A cache that cannot be written: the report runs, and says so in one line.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    unwritable = {**environment, "XDG_CACHE_HOME": str(blocker / "cache")}
+    uncached = _run([linsep, "report", "--cv", "0"], outside, unwritable)
+    assert "43.01" in uncached.stdout
+    (said,) = uncached.stderr.splitlines()
+    assert said.startswith("linsep: compiling kernels: sklearn-linsep cannot write")
+
 
 def test_a_built_wheel_installs_and_reports_from_outside_the_checkout(tmp_path):
     source = _copy_checkout(tmp_path / "checkout")

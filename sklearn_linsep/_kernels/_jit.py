@@ -54,17 +54,23 @@ def _writable(directory):
     return True
 
 
+def _unwritable_cache_message(root):
+    where = "NUMBA_CACHE_DIR" if config.CACHE_DIR else "the per-user cache directory"
+    return (
+        f"sklearn-linsep cannot write its compiled kernels to {where}, {root!r}: "
+        "they will compile in every process (set NUMBA_CACHE_DIR to a writable "
+        "directory to keep them)"
+    )
+
+
 def _usable_cache_root():
+    """:func:`cache_root` if it can be written, else None after one warning."""
     root = cache_root()
     if _writable(root):
         return root
-    warnings.warn(
-        f"sklearn-linsep cannot write its compiled-kernel cache to {root!r}: the "
-        "kernels will compile in every process (set NUMBA_CACHE_DIR to a writable "
-        "directory to keep them).",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+    # Said where it is decided, here, once per process: an import has no caller
+    # worth pointing at.
+    warnings.warn(_unwritable_cache_message(root) + ".", RuntimeWarning, stacklevel=1)
     return None
 
 
@@ -127,12 +133,10 @@ class _FirstCompile(event.Listener):
     def on_start(self, ev):
         if self._say is not None and _is_ours(ev.data["dispatcher"]):
             say, self._say = self._say, None
-            where = (
-                f"cached in {CACHE_ROOT}"
-                if CACHE_ROOT is not None
-                else "no writable cache: every run"
-            )
-            say(f"compiling kernels, first run only ({where})")
+            if CACHE_ROOT is not None:
+                say(f"compiling kernels, first run only (cached in {CACHE_ROOT})")
+            else:
+                say(f"compiling kernels: {_unwritable_cache_message(cache_root())}")
 
     def on_end(self, ev):
         pass
