@@ -146,8 +146,11 @@ def imports(repeats, cache):
         warm(python("import sklearn_linsep"), repeats, cache),
         warm(python("import sklearn"), repeats, cache), 1.2)  # fmt: skip
     for flag in ("--help", "--version"):
-        check = subprocess.run(python(NO_NUMPY.format(flag=flag)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        check = subprocess.run(
+            python(NO_NUMPY.format(flag=flag)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         numpy = "no numpy" if check.returncode == 0 else "NUMPY IMPORTED"
         row(f"linsep {flag} ({numpy})",
             warm([*linsep_command(), flag], repeats, cache), limit=0.3)  # fmt: skip

@@ -8,8 +8,7 @@ nothing, ``from sklearn_linsep import FisherDiscriminant`` loads the Fisher fami
 only, and ``linsep --help`` needs neither numpy nor scikit-learn.
 """
 
-import importlib
-
+from ._compat import lazy_attributes
 from ._version import __version__ as __version__
 
 _MODULE_OF = {
@@ -60,14 +59,4 @@ _MODULE_OF = {
 
 __all__ = sorted(_MODULE_OF)
 
-
-def __getattr__(name):
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted([*__all__, "__version__"])
+__getattr__, __dir__ = lazy_attributes(__name__, _MODULE_OF)

@@ -16,6 +16,7 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+import numba
 import pytest
 
 import sklearn_linsep
@@ -119,11 +120,17 @@ def test_the_readme_commands_in_order_leave_a_working_install(tmp_path):
     )  # fmt: skip
     assert Path(imported.stdout.strip()).parent == source / "sklearn_linsep"
 
-    # The editable copy's kernels are the same files: the cache serves them, and
-    # where nothing compiles nothing is said.
+    # The editable install is another installation, with a cache of its own (kept
+    # beside the first, which stays valid for its files); once it is filled,
+    # nothing compiles and nothing is said.
+    first_editable = _run([linsep, "report", "--cv", "0"], outside, environment)
+    assert first_editable.stderr.count(COMPILING) == 1
     again = _run([linsep, "report", "--cv", "0"], outside, environment)
+    assert again.stdout == first_editable.stdout
     assert COMPILING not in again.stderr
     assert not _compiled_files(source / "sklearn_linsep")
+    installations = user_cache / f"numba-{numba.__version__}"
+    assert len(list(installations.iterdir())) == 2
 
     # A cache that cannot be written: the report runs, and says so in one line.
     blocker = tmp_path / "a-file"

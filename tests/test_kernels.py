@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -305,22 +306,59 @@ def _package_cache_files(since):
     return [path for path in _compiled_files(package) if path.stat().st_mtime >= since]
 
 
+def _installation_cache(base):
+    """The one installation directory under ``base``, keyed by both versions."""
+    root = base / "sklearn-linsep" / sklearn_linsep.__version__
+    (numba_directory,) = root.iterdir()
+    assert numba_directory.name == f"numba-{numba.__version__}"
+    (installation,) = numba_directory.iterdir()
+    return installation
+
+
 def test_kernels_are_cached_under_numba_cache_dir_when_set(tmp_path):
     since = time.time()
     result = _python(FIT, {"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
     assert float(result.stdout) == 1.0
-    assert _compiled_files(tmp_path / "numba" / "_kernels")
+    assert _compiled_files(_installation_cache(tmp_path / "numba") / "_kernels")
     assert not _package_cache_files(since)
 
 
 def test_kernels_are_cached_in_the_user_cache_keyed_by_version(tmp_path):
     since = time.time()
     _python(FIT, {"XDG_CACHE_HOME": str(tmp_path)})
-    root = tmp_path / "sklearn-linsep" / sklearn_linsep.__version__
-    (numba_directory,) = root.iterdir()
-    assert numba_directory.name == f"numba-{numba.__version__}"
-    assert _compiled_files(numba_directory / "_kernels")
+    assert _compiled_files(_installation_cache(tmp_path) / "_kernels")
     assert not _package_cache_files(since)
+
+
+def test_a_cache_that_fails_below_its_root_costs_a_compilation_not_a_fit(tmp_path):
+    environment = {"NUMBA_CACHE_DIR": str(tmp_path)}
+    _python(FIT, environment)
+    kernels = _installation_cache(tmp_path) / "_kernels"
+    for index in kernels.glob("*.nbi"):  # unreadable, and cannot be replaced
+        index.unlink()
+        index.mkdir()
+    result = _python(FIT, environment)
+    assert float(result.stdout) == 1.0
+    assert result.stderr.count("Warning: sklearn-linsep could not read a cached") == 1
+    assert result.stderr.count("Warning: sklearn-linsep could not cache a") == 1
+    shutil.rmtree(kernels)
+    kernels.write_text("")  # the folder numba wants is a file
+    result = _python(FIT, environment)
+    assert float(result.stdout) == 1.0
+    assert result.stderr.count("cannot write its compiled kernels") == 1
+
+
+def test_warnings_as_errors_fail_the_first_fit_only(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code = (
+        "import warnings; warnings.simplefilter('error')\n"
+        + FIT.replace("; print(", "\ntry:\n    print(")
+        + "\nexcept RuntimeWarning as warning:\n    print('raised')\n"
+        + FIT.split("; ")[-1]
+    )
+    result = _python(code, {"NUMBA_CACHE_DIR": str(blocker / "cache")})
+    assert result.stdout.split() == ["raised", "1.0"]
 
 
 def test_an_unwritable_cache_warns_once_and_the_kernels_still_run(tmp_path):

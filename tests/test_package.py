@@ -62,3 +62,39 @@ def test_an_unknown_name_is_an_attribute_error():
         sklearn_linsep.FisherDiscriminent  # noqa: B018
     with pytest.raises(ImportError):
         from sklearn_linsep import FisherDiscriminent  # noqa: F401
+
+
+def test_submodules_are_attributes_as_before():
+    assert sklearn_linsep.exceptions.SolverError is sklearn_linsep.SolverError
+    assert callable(sklearn_linsep.datasets.load_bupa_liver)
+    assert sklearn_linsep._svm.HardMarginSVM is sklearn_linsep.HardMarginSVM
+    assert not hasattr(sklearn_linsep, "no_such_module")
+
+
+THREADS = """
+import threading
+import numpy as np
+import sklearn_linsep
+names = ["FisherDiscriminant", "HardMarginSVM", "PocketPerceptron", "Adaline",
+         "linear_separability", "SeparabilityAngle", "ClassStatistics"] * 2
+errors, barrier = [], threading.Barrier(len(names))
+X = np.random.RandomState(0).normal(size=(30, 2)); y = np.repeat([0, 1], 15)
+def use(name):
+    barrier.wait()
+    try:
+        getattr(sklearn_linsep, name)
+    except Exception as error:
+        errors.append(f"{name}: {type(error).__name__}: {error}")
+threads = [threading.Thread(target=use, args=(name,)) for name in names]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(len(errors), *errors, sep="\\n")
+"""
+
+
+def test_threads_asking_for_different_names_at_once_all_get_them():
+    for _ in range(5):  # a fresh interpreter each time; without the lock 1 in 2 fails
+        result = subprocess.run([sys.executable, "-c", THREADS], capture_output=True,
+                                text=True, check=True)  # fmt: skip
+        assert result.stdout.splitlines()[0] == "0", result.stdout
+

@@ -18,7 +18,7 @@ neither numba nor a kernel, and a kernel's module is loaded (and numba with it) 
 a fit first calls it. Callers therefore write ``_kernels.name(...)`` at call time.
 """
 
-import importlib
+from .._compat import lazy_attributes
 
 _MODULE_OF = {
     **dict.fromkeys(
@@ -38,10 +38,10 @@ _MODULE_OF = {
             "Samples",
             "nearest_workspace",
         ],
-        "_records",
+        "._records",
     ),
-    "nearest_points_kernel": "_nearest",
-    "say_before_compiling": "_jit",
+    "nearest_points_kernel": "._nearest",
+    "say_before_compiling": "._jit",
     **dict.fromkeys(
         [
             "beats_pocket",
@@ -50,9 +50,9 @@ _MODULE_OF = {
             "pocket_end_of_epoch",
             "weighted_correct",
         ],
-        "_online",
+        "._online",
     ),
-    **dict.fromkeys(["block_shuffled_order", "shuffled_order"], "_random"),
+    **dict.fromkeys(["block_shuffled_order", "shuffled_order"], "._random"),
     **dict.fromkeys(
         [
             "centre_rows",
@@ -63,20 +63,10 @@ _MODULE_OF = {
             "shifted_class_sums",
             "shifted_means",
         ],
-        "_stats",
+        "._stats",
     ),
 }
 
 __all__ = sorted(_MODULE_OF)
 
-
-def __getattr__(name):
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_MODULE_OF[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_attributes(__name__, _MODULE_OF)

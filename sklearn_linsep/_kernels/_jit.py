@@ -3,16 +3,20 @@
 numba's default cache sits beside the source, in the installed package's
 ``__pycache__``: pip does not know those files, so an uninstall leaves the folder
 behind, and it then shadows the next (editable) install as a namespace package. The
-kernels are therefore cached in the user's cache directory instead, keyed by this
-package's version and numba's: ``NUMBA_CACHE_DIR`` when the user set it, else the
-platform's per-user cache (``XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
-``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows, as ``platformdirs``
-reads them). Other packages' numba caches are left where numba puts them: only this
-package's kernels use the locator here. Where no cache directory is writable (a
-read-only home in a container), the kernels compile in every process, after one
-warning.
+kernels are therefore cached under
+``sklearn-linsep/<version>/numba-<version>/<install>`` (``<install>`` a hash of
+where the package is, as numba keys its own user-wide cache) in ``NUMBA_CACHE_DIR``
+when the user set it, else in the platform's per-user cache directory (``XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches``
+on macOS, ``%LOCALAPPDATA%`` on Windows, as ``platformdirs`` reads them). Other
+packages' numba caches are left where numba puts them: only this package's kernels
+use the locator here.
+
+A cache must never fail a fit. Where the directory cannot be written (a read-only
+home in a container), the kernels compile in every process after one warning; a
+cache file that cannot be written or read is skipped the same way.
 """
 
+import hashlib
 import os
 import warnings
 
@@ -30,15 +34,21 @@ PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cache_root():
-    """The directory this package's compiled kernels go to (it may not exist yet)."""
+    """The directory this installation's compiled kernels go to (it may not exist
+    yet): one per version of this package and of numba, and per installation."""
     if config.CACHE_DIR:
-        return config.CACHE_DIR
-    import platformdirs
+        base = config.CACHE_DIR
+    else:
+        import platformdirs
 
+        base = platformdirs.user_cache_dir(appauthor=False)
+    installation = hashlib.sha1(PACKAGE_DIRECTORY.encode()).hexdigest()[:12]
     return os.path.join(
-        platformdirs.user_cache_dir("sklearn-linsep", appauthor=False),
+        base,
+        "sklearn-linsep",
         __version__,
         f"numba-{numba.__version__}",
+        installation,
     )
 
 
@@ -63,18 +73,18 @@ def _unwritable_cache_message(root):
     )
 
 
-def _usable_cache_root():
-    """:func:`cache_root` if it can be written, else None after one warning."""
-    root = cache_root()
-    if _writable(root):
-        return root
-    # Said where it is decided, here, once per process: an import has no caller
-    # worth pointing at.
-    warnings.warn(_unwritable_cache_message(root) + ".", RuntimeWarning, stacklevel=1)
-    return None
+CACHE_ROOT = cache_root() if _writable(cache_root()) else None
+_said = {}  # the warnings given, in order (a dict as an ordered set)
 
 
-CACHE_ROOT = _usable_cache_root()
+def _warn_once(message, detail=None):
+    """One RuntimeWarning per message and process, with ``detail`` (the error, the
+    file) after it. Marked as said before it is raised: under ``-W error`` the first
+    kernel import fails once, not every fit."""
+    if message not in _said:
+        _said[message] = None
+        shown = message if detail is None else f"{message} ({detail})"
+        warnings.warn(shown + ".", RuntimeWarning, stacklevel=2)
 
 
 class _PackageCacheLocator(UserProvidedCacheLocator):
@@ -100,7 +110,42 @@ class _PackageCacheImpl(CompileResultCacheImpl):
 
 
 class _PackageFunctionCache(FunctionCache):
+    """numba's function cache at this package's locator, whose failures cost a
+    compilation, never a fit."""
+
     _impl_class = _PackageCacheImpl
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as error:  # noqa: BLE001 - a damaged file: compile instead
+            _warn_once(
+                "sklearn-linsep could not read a cached kernel: it is compiled again",
+                error,
+            )
+            return None
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except OSError as error:
+            _warn_once(
+                "sklearn-linsep could not cache a compiled kernel: the kernels "
+                "will compile again in the next process",
+                error,
+            )
+
+
+def _cache_for(function):
+    """The function's cache, or None (after one warning) where none can be used."""
+    if CACHE_ROOT is None:
+        _warn_once(_unwritable_cache_message(cache_root()))
+        return None
+    try:
+        return _PackageFunctionCache(function)
+    except RuntimeError:  # numba found no usable directory for this file
+        _warn_once(_unwritable_cache_message(CACHE_ROOT))
+        return None
 
 
 def kernel(function=None, *, inline="never"):
@@ -112,9 +157,10 @@ def kernel(function=None, *, inline="never"):
 
     def decorate(function):
         dispatcher = numba.njit(nogil=True, inline=inline)(function)
-        if CACHE_ROOT is not None:
+        cache = _cache_for(function)
+        if cache is not None:
             # What Dispatcher.enable_caching does, with this package's locator.
-            dispatcher._cache = _PackageFunctionCache(function)
+            dispatcher._cache = cache
         return dispatcher
 
     return decorate if function is None else decorate(function)
@@ -133,10 +179,10 @@ class _FirstCompile(event.Listener):
     def on_start(self, ev):
         if self._say is not None and _is_ours(ev.data["dispatcher"]):
             say, self._say = self._say, None
-            if CACHE_ROOT is not None:
-                say(f"compiling kernels, first run only (cached in {CACHE_ROOT})")
+            if _said:  # what went wrong with the cache, in the notice's words
+                say(f"compiling kernels: {next(iter(_said))}")
             else:
-                say(f"compiling kernels: {_unwritable_cache_message(cache_root())}")
+                say(f"compiling kernels, first run only (cached in {CACHE_ROOT})")
 
     def on_end(self, ev):
         pass

@@ -13,8 +13,6 @@ and caches on disk like plain arrays. A record's arrays are mutable, so the kern
 update the state in place.
 """
 
-import numpy as np
-
 from ._jit import kernel
 from ._records import RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING
 from ._rows import row_axpy, row_dot, row_dot_pair, row_of, task_count
