@@ -6,8 +6,9 @@ behind, and it then shadows the next (editable) install as a namespace package. 
 kernels are therefore cached under
 ``sklearn-linsep/<version>/numba-<version>/<install>`` (``<install>`` a hash of
 where the package is, as numba keys its own user-wide cache) in ``NUMBA_CACHE_DIR``
-when the user set it, else in the platform's per-user cache directory (``XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches``
-on macOS, ``%LOCALAPPDATA%`` on Windows, as ``platformdirs`` reads them). Other
+when the user set it, else in the platform's per-user cache directory
+(``XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
+``%LOCALAPPDATA%`` on Windows, as ``platformdirs`` reads them). Other
 packages' numba caches are left where numba puts them: only this package's kernels
 use the locator here.
 
