@@ -74,7 +74,9 @@ def _unwritable_cache_message(root):
     )
 
 
-CACHE_ROOT = cache_root() if _writable(cache_root()) else None
+CACHE_ROOT = cache_root()
+if not _writable(CACHE_ROOT):
+    CACHE_ROOT = None
 _said = {}  # the warnings given, in order (a dict as an ordered set)
 
 
