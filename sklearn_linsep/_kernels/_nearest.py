@@ -142,7 +142,9 @@ def nearest_points_kernel(Y, c, weights, tol, max_iter, workspace):
     m, q = Y.shape
     Qt, R, columns, work, coefficients, target, v, g = workspace
     capacity = columns.shape[0]
-    # References: the heaviest row of each side.
+    # References: the heaviest row of each side. (Integers that flow into calls are
+    # np.intp, not literals: numba's type inference would first compile each callee
+    # for Literal[int](-1), then again for int64.)
     a, b = np.intp(-1), np.intp(-1)
     for i in range(m):
         if weights[i] > 0:
