@@ -26,9 +26,10 @@ seconds and ``--memory-cap`` GB of address space; a call that hits a cap is prin
 as "stopped at T s" or "over M GB". Columns: seconds; the process's peak resident
 memory (MB, interpreter and libraries included, about 220 MB before any data) and
 how much the call raised that peak (+MB: what the call allocated beyond what the
-process already held, X included in the former); X's size; the answer's check: training accuracy, the separability
-verdict (S or I, ``verified`` when ``result.verify(X, y)`` holds), the angle.
-Ratios are ours against the peer named on the row.
+process already held, X included in the former); X's size; the answer's check:
+training accuracy, the separability verdict (S or I, ``verified`` when
+``result.verify(X, y)`` holds), the angle. Ratios are ours against the peer named on
+the row.
 """
 
 import argparse
@@ -318,8 +319,10 @@ def main():
                                 ("inseparable", args.shift_inseparable)):  # fmt: skip
                 X, y = embeddings(args.n, args.p, args.dtype, shift, args.classes)
                 base = directory / save(directory, kind.replace(" ", "-"), X, y)
-                title = (f"embeddings {args.n} x {args.p} {args.dtype}, "
-                         f"{args.classes} classes, {kind} (shift {shift:g})")  # fmt: skip
+                title = (
+                    f"embeddings {args.n} x {args.p} {args.dtype}, "
+                    f"{args.classes} classes, {kind} (shift {shift:g})"
+                )
                 table(title, base, False, names, args)
         if args.only in (None, "text"):
             limit = 1000 if args.quick else None
@@ -327,10 +330,12 @@ def main():
                              ("sklearn", "scipy", "numpy", "pandas")):  # fmt: skip
                 X, y = corpus(packages, args.text_features, limit)
                 base = directory / save(directory, f"text-{len(packages)}", X, y)
-                title = (f"text: TF-IDF of the docstrings of {', '.join(packages)}, "
-                         f"{X.shape[0]} x {X.shape[1]} CSR, {X.nnz} non-zeros")  # fmt: skip
-                chosen = [name for name in names
-                          if len(packages) == 2 or name not in TWO_CLASS_ONLY]  # fmt: skip
+                title = (
+                    f"text: TF-IDF of the docstrings of {', '.join(packages)}, "
+                    f"{X.shape[0]} x {X.shape[1]} CSR, {X.nnz} non-zeros"
+                )
+                two = len(packages) == 2
+                chosen = [name for name in names if two or name not in TWO_CLASS_ONLY]
                 table(title, base, True, chosen, args)
 
 
