@@ -13,7 +13,7 @@ Workloads (made once, saved to a temporary directory, loaded by every process):
 * **embeddings**: ``n × p`` (``--dtype``), a low-rank signal (rank 50, singular values
   decaying as 1/k) plus isotropic noise, as an encoder's layer gives; two classes
   shifted apart along one random direction, by ``--shift-separable`` noise units
-  (barely separable at the default) and by ``--shift-inseparable`` (they overlap);
+  (separable at the default) and by ``--shift-inseparable`` (they overlap);
   with ``--classes K > 2``, K classes along K directions (the separable shift).
 * **text**: TF-IDF (scikit-learn's ``TfidfVectorizer``, ``--text-features`` columns,
   CSR) of the docstrings of installed packages, read from their sources with ``ast``
@@ -24,9 +24,10 @@ Each call runs in a fresh process with BLAS pinned to one thread, after a warm-u
 call on 200 rows (imports and numba's kernels are not timed), under ``--time-cap``
 seconds and ``--memory-cap`` GB of address space; a call that hits a cap is printed
 as "stopped at T s" or "over M GB". Columns: seconds; the process's peak resident
-memory (MB, interpreter and libraries included, about 220 MB before any data) and
-how much the call raised that peak (+MB: what the call allocated beyond what the
-process already held, X included in the former); X's size; the answer's check:
+memory during the call (MB, from ``/proc/self/status``'s VmHWM, reset just before
+it: interpreter, libraries and X included) and how much above what the process held
+when the call started (+MB: what the call allocated at its peak); X's size; the
+answer's check:
 training accuracy, the separability verdict (S or I, ``verified`` when
 ``result.verify(X, y)`` holds), the angle. Ratios are ours against the peer named on
 the row.
@@ -211,7 +212,12 @@ try:
     run(X[warm], y[warm])
 except Exception:
     pass
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def status(field):  # kB, of this process's memory map (reset by exec, unlike ru_maxrss)
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+before = status("VmRSS:")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # the peak resident size starts again from the current one
 start = time.perf_counter()
 try:
     result = run(X, y)
@@ -222,7 +228,7 @@ except MemoryError:
 except Exception as error:
     print(json.dumps({{"error": f"{{type(error).__name__}}: {{error}}"[:70]}}))
     sys.exit(0)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = status("VmHWM:")
 print(json.dumps({{"seconds": seconds, "peak_mb": peak / 1024,
                   "grew_mb": (peak - before) / 1024,
                   "x_mb": (X.data.nbytes + X.indices.nbytes if sp.issparse(X)
@@ -315,7 +321,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="probes-") as temporary:
         directory = Path(temporary)
         if args.only in (None, "embeddings"):
-            for kind, shift in (("barely separable", args.shift_separable),
+            for kind, shift in (("separable", args.shift_separable),
                                 ("inseparable", args.shift_inseparable)):  # fmt: skip
                 X, y = embeddings(args.n, args.p, args.dtype, shift, args.classes)
                 base = directory / save(directory, kind.replace(" ", "-"), X, y)
