@@ -190,7 +190,9 @@ def iterative_candidates(eta):
     """``name -> (make(E) -> unfitted estimator)``; every one is fitted with E = 1, 10,
     11 epochs and must run all of them."""
     return {
-        "ours": lambda E: Perceptron(max_iter=E, shuffle=False, random_state=0),
+        "ours": lambda E: Perceptron(
+            max_iter=E, tol=None, shuffle=False, random_state=0
+        ),
         "skl-perc": lambda E: SkPerceptron(
             max_iter=E, tol=None, shuffle=False, random_state=0
         ),
@@ -204,9 +206,11 @@ def iterative_candidates(eta):
             shuffle=False,
             random_state=0,
         ),
-        "ours-shuf": lambda E: Perceptron(max_iter=E, shuffle=True, random_state=0),
+        "ours-shuf": lambda E: Perceptron(
+            max_iter=E, tol=None, shuffle=True, random_state=0
+        ),
         "ours-blocks": lambda E: Perceptron(
-            max_iter=E, shuffle="blocks", random_state=0
+            max_iter=E, tol=None, shuffle="blocks", random_state=0
         ),
         "skl-shuf": lambda E: SkPerceptron(
             max_iter=E, tol=None, shuffle=True, random_state=0
@@ -565,7 +569,7 @@ y = np.where(X[:, 0] + 0.5 * rng.standard_normal(200) > 0, 1, -1)
 Xs = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
 steps = [
     ("Perceptron dense, shuffle=True",
-     lambda: sl.Perceptron(max_iter=5, random_state=0).fit(X, y)),
+     lambda: sl.Perceptron(max_iter=5, tol=None, random_state=0).fit(X, y)),
     ("PocketPerceptron dense",
      lambda: sl.PocketPerceptron(max_iter=5, random_state=0).fit(X, y)),
     ("Adaline online dense",
@@ -574,7 +578,7 @@ steps = [
      lambda: sl.Perceptron(max_iter=5, shuffle="blocks", random_state=0).fit(X, y)),
     ("Perceptron CSR", lambda: sl.Perceptron(max_iter=5, random_state=0).fit(Xs, y)),
     ("Perceptron dense again (compiled)",
-     lambda: sl.Perceptron(max_iter=5, random_state=0).fit(X, y)),
+     lambda: sl.Perceptron(max_iter=5, tol=None, random_state=0).fit(X, y)),
 ]
 for name, fit in steps:
     start = time.perf_counter()

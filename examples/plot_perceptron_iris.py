@@ -42,7 +42,10 @@ print(f"{X.shape[0]} flowers, {y.sum()} setosa; features: {iris.feature_names[:2
 # ------------------------------
 # With a constant rate and zero initial weights, the online perceptron stops after
 # the first epoch without a mistake. ``errors_`` holds the mistakes of every epoch.
-perceptron = Perceptron(random_state=0).fit(X, y)
+# The margin here is thin: the mistakes hover at a few per epoch for hundreds of
+# epochs, which scikit-learn's stopping rule (``tol=1e-3``, the default) cannot tell
+# from inseparable data, so ``tol=None`` lets the perceptron run to convergence.
+perceptron = Perceptron(tol=None, random_state=0).fit(X, y)
 print(
     f"perceptron: converged = {perceptron.converged_} after {perceptron.n_iter_} "
     f"epochs and {perceptron.n_updates_} updates"
@@ -88,7 +91,7 @@ scatter(ax, X, y)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)  # stopped before converging
     for epochs in range(perceptron.n_iter_ - 4, perceptron.n_iter_):
-        earlier = Perceptron(random_state=0, max_iter=epochs).fit(X, y)
+        earlier = Perceptron(tol=None, random_state=0, max_iter=epochs).fit(X, y)
         line(
             ax,
             earlier.coef_[0],
@@ -119,7 +122,9 @@ ax.legend(loc="lower right")
 guaranteed = perceptron_mistake_bound(X, y)
 textbook = perceptron_mistake_bound(X, y, bound="textbook")
 print(f"(R~/gamma~)^2 = {guaranteed:.0f}   (R/gamma)^2 = {textbook:.1f}")
-updates = [Perceptron(random_state=seed).fit(X, y).n_updates_ for seed in range(10)]
+updates = [
+    Perceptron(tol=None, random_state=seed).fit(X, y).n_updates_ for seed in range(10)
+]
 print(f"updates made over 10 random visiting orders: {min(updates)}..{max(updates)}")
 
 # %%
@@ -182,7 +187,7 @@ fig.tight_layout()
 nudged = X.copy()
 nudged[(X[:, 0] == 4.5) & (X[:, 1] == 2.3), 1] = 2.8
 svm_nudged = HardMarginSVM().fit(nudged, y)
-p_nudged = Perceptron(random_state=0).fit(nudged, y)
+p_nudged = Perceptron(tol=None, random_state=0).fit(nudged, y)
 print(
     f"nudged: max margin w = {svm_nudged.coef_[0]}, b = {svm_nudged.intercept_[0]:.4f},"
     f" margin {svm_nudged.margin_:.6f} (1/sqrt(50) = {1 / np.sqrt(50):.6f})"

@@ -50,11 +50,13 @@ print(
 # %%
 # Training both
 # -------------
-# Same epochs, same visiting order (same ``random_state``). The perceptron runs its
+# Same epochs, same visiting order (same ``random_state``; ``tol=None``, so that the
+# perceptron does not stop early by scikit-learn's rule). The perceptron runs its
 # 100 epochs and warns that it did not converge; we silence that expected warning.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
-    perceptron = Perceptron(max_iter=100, random_state=0).fit(X_train, y_train)
+    perceptron = Perceptron(max_iter=100, tol=None, random_state=0)
+    perceptron.fit(X_train, y_train)
     pocket = PocketPerceptron(max_iter=100, random_state=0).fit(X_train, y_train)
     warnings.simplefilter("ignore", NotLinearlySeparableWarning)
     svm = HardMarginSVM().fit(X_train, y_train)
@@ -85,7 +87,7 @@ print(f"pocket_score_ = {pocket.pocket_score_:.3f}")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     end_of_epoch = [
-        Perceptron(max_iter=k, random_state=0)
+        Perceptron(max_iter=k, tol=None, random_state=0)
         .fit(X_train, y_train)
         .score(X_train, y_train)
         for k in range(1, 101)

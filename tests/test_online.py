@@ -85,7 +85,7 @@ def test_batch_mode_is_the_gradient_step_on_the_perceptron_criterion():
     X, y = noisy_problem(n=60, p=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        ours = Perceptron(mode="batch", max_iter=25, eta0=0.5).fit(X, y)
+        ours = Perceptron(mode="batch", max_iter=25, eta0=0.5, tol=None).fit(X, y)
     w, history = naive_batch_perceptron(X, np.where(y == 1, 1.0, -1.0), 25, 0.5)
     np.testing.assert_allclose(ours.coef_[0], w[:-1], rtol=1e-10)
     np.testing.assert_allclose(ours.intercept_[0], w[-1], rtol=1e-10)
@@ -94,10 +94,10 @@ def test_batch_mode_is_the_gradient_step_on_the_perceptron_criterion():
 
 def test_batch_mode_converges_on_separable_data_and_ignores_order():
     X, y = iris_setosa(nudged=True)
-    clf = Perceptron(mode="batch", max_iter=100_000).fit(X, y)
+    clf = Perceptron(mode="batch", max_iter=100_000, tol=None).fit(X, y)
     assert clf.converged_ and clf.errors_[-1] == 0 and clf.score(X, y) == 1.0
     order = np.random.default_rng(0).permutation(len(y))
-    again = Perceptron(mode="batch", max_iter=100_000).fit(X[order], y[order])
+    again = Perceptron(mode="batch", max_iter=100_000, tol=None).fit(X[order], y[order])
     np.testing.assert_allclose(again.coef_, clf.coef_, rtol=1e-9)
 
 
@@ -136,8 +136,10 @@ def test_novikoff_bound_holds(data):
 def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():
     for seed in range(5):
         params = dict(learning_rate="hyperbolic", a=10, b=1000, random_state=seed)
-        plain = Perceptron(max_iter=100_000, **params).fit(*iris_setosa())
-        nudged = Perceptron(max_iter=100_000, **params).fit(*iris_setosa(nudged=True))
+        plain = Perceptron(max_iter=100_000, tol=None, **params).fit(*iris_setosa())
+        nudged = Perceptron(max_iter=100_000, tol=None, **params).fit(
+            *iris_setosa(nudged=True)
+        )
         assert plain.converged_ and nudged.converged_
         assert plain.score(*iris_setosa()) == 1.0
         assert nudged.n_iter_ < plain.n_iter_
@@ -149,7 +151,9 @@ def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():
     )
     assert (radius / gamma) ** 2 == pytest.approx(51387, rel=1e-4)
     for seed in range(5):
-        constant = Perceptron(max_iter=100_000, random_state=seed).fit(*iris_setosa())
+        constant = Perceptron(max_iter=100_000, tol=None, random_state=seed).fit(
+            *iris_setosa()
+        )
         assert constant.converged_ and constant.n_updates_ <= (radius / gamma) ** 2
 
 
@@ -536,7 +540,7 @@ def test_pocket_beats_the_plain_perceptrons_on_inseparable_data(name, X, y):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for seed in range(5):
             pocket = PocketPerceptron(max_iter=epochs, random_state=seed).fit(X, y)
-            ours = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
+            ours = Perceptron(max_iter=epochs, tol=None, random_state=seed).fit(X, y)
             theirs = SklearnPerceptron(max_iter=epochs, tol=None, random_state=seed)
             theirs.fit(X, y)
             # The same trajectory: the pocket keeps the best of its weights.
@@ -983,7 +987,7 @@ def test_batch_tol_follows_the_loss_of_the_weights_each_step_makes():
 def test_an_averaged_fit_does_not_stop_at_an_epoch_without_mistakes():
     X = np.array([[0.0, 1.0], [1.0, 0.0], [3.0, 2.0], [2.0, 3.0]])
     y = np.array([0, 0, 1, 1])
-    ours = Perceptron(average=True, shuffle=False, max_iter=50).fit(X, y)
+    ours = Perceptron(average=True, shuffle=False, max_iter=50, tol=None).fit(X, y)
     theirs = sgd_perceptron(True, max_iter=50).fit(X, y)
     assert ours.converged_ and ours.n_iter_ == 50 and ours.score(X, y) == 1.0
     np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
@@ -996,3 +1000,44 @@ def test_float32_rows_beyond_its_squared_range_get_the_float64_automatic_rate():
     single = Perceptron(eta0="auto").fit(X.astype(np.float32), y).schedule_.eta0
     double = Perceptron(eta0="auto").fit(X, y).schedule_.eta0
     assert single == pytest.approx(double, rel=1e-6) and single > 0
+
+
+# ------------------------------------------------ defaults on inseparable data
+
+
+def test_default_tol_stops_an_inseparable_fit_early_and_says_why():
+    """scikit-learn's rule (tol=1e-3, five epochs) by default: an inseparable fit
+    ends in a few epochs, not max_iter, and the warning gives the best epoch's
+    mistakes and where to get the verdict."""
+    X, y = noisy_problem(n=400)
+    with pytest.warns(ConvergenceWarning) as record:
+        clf = Perceptron(random_state=0).fit(X, y)
+    assert clf.tol == 1e-3 and clf.n_iter_ < 100 and not clf.converged_
+    best = int(np.min(clf.errors_))
+    message = str(record[0].message)
+    assert f"stopped after {clf.n_iter_} epochs" in message
+    assert f"made {best})" in message and "linear_separability" in message
+    theirs = SklearnPerceptron(random_state=0).fit(X, y)
+    assert clf.n_iter_ <= 3 * theirs.n_iter_
+
+
+def test_default_tol_keeps_the_easy_separable_case():
+    X, y = iris_setosa(nudged=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        for seed in range(5):
+            clf = Perceptron(random_state=seed).fit(
+                StandardScaler().fit_transform(X), y
+            )
+            assert clf.converged_ and clf.errors_[-1] == 0
+
+
+def test_a_separable_fit_stopped_by_tol_says_so_and_tol_none_finishes_it():
+    """Separable data with a tiny margin stall the loss: the default fit stops and
+    warns, and tol=None runs to the epoch without mistakes Novikoff promises."""
+    X, y = iris_setosa()
+    with pytest.warns(ConvergenceWarning, match="no epoch was free of mistakes"):
+        stopped = Perceptron(random_state=0).fit(X, y)
+    assert stopped.errors_.min() > 0 and stopped.n_iter_ < 1000
+    finished = Perceptron(tol=None, max_iter=100_000, random_state=0).fit(X, y)
+    assert finished.converged_ and finished.score(X, y) == 1.0

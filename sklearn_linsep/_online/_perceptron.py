@@ -89,7 +89,10 @@ class Perceptron(_PerceptronRule):
     constant rate the online rule makes at most :math:`(\tilde R/\tilde\gamma)^2`
     updates (Novikoff), :math:`\tilde R = \max\|\tilde x\|` and :math:`\tilde\gamma`
     the margin of the best separator through the origin of the augmented space.
-    Otherwise it stops after ``max_iter`` epochs with a ``ConvergenceWarning``.
+    By default it also stops once the epoch loss stalls (``tol``, scikit-learn's
+    rule), so that inseparable data cost a few epochs rather than ``max_iter``;
+    a fit that ends without an epoch free of mistakes, either way, says so with
+    a ``ConvergenceWarning``.
     More than two classes are learnt one-vs-rest, all in the same pass.
 
     Parameters
@@ -130,14 +133,18 @@ class Perceptron(_PerceptronRule):
         of samples and ``a="auto"`` is ``b`` times the automatic ``eta0``.
     power_t : float, default=0.5
         Exponent of ``"invscaling"``.
-    tol : float or None, default=None
+    tol : float or None, default=1e-3
         Also stop when ``n_iter_no_change`` epochs in a row lower the best epoch
-        loss so far by less than ``tol``, as scikit-learn's ``Perceptron`` does.
-        The loss of an epoch is the perceptron criterion
+        loss so far by less than ``tol``, as scikit-learn's ``Perceptron`` does
+        (with the same default). The loss of an epoch is the perceptron criterion
         :math:`\sum s\,\max(0, -c\,w^T\tilde x)` met before each update, divided
         by the total sample weight (summed over the one-vs-rest tasks; in batch
-        mode, the criterion of the weights the step made). ``None`` stops only at
-        an epoch without mistakes or at ``max_iter``.
+        mode, the criterion of the weights the step made). A fit this rule stops
+        before an epoch without mistakes ends with a ``ConvergenceWarning``: on
+        inseparable data that is the point, but separable data with a small
+        margin can stall too. ``None`` stops only at an epoch without mistakes
+        (which comes on separable data, Novikoff) or at ``max_iter``; for the
+        verdict itself, :func:`linear_separability` decides exactly.
     n_iter_no_change : int, default=5
         Epochs without sufficient improvement before stopping (with ``tol``).
     average : bool or int, default=False
@@ -219,7 +226,7 @@ class Perceptron(_PerceptronRule):
         a=10.0,
         b=1000.0,
         power_t=0.5,
-        tol=None,
+        tol=1e-3,
         n_iter_no_change=5,
         average=False,
         verbose=0,
@@ -271,16 +278,31 @@ class Perceptron(_PerceptronRule):
 
     def _finish(self, problem, final):
         super()._finish(problem, final)
-        if final and not self.converged_ and not self._training.tol_reached:
-            remaining = int(np.sum(self._training.mistakes[-1]))
+        if final and not self.converged_:
             warnings.warn(
-                f"Perceptron did not converge in max_iter={self.max_iter} epochs: "
-                f"the last epoch still made {remaining} mistakes. The data may not "
-                "be linearly separable; PocketPerceptron keeps the best weights "
-                "for such data.",
-                ConvergenceWarning,
-                stacklevel=3,
+                self._not_converged_message(), ConvergenceWarning, stacklevel=3
             )
+
+    def _not_converged_message(self):
+        training = self._training
+        mistakes = training.mistakes
+        per_epoch = np.sum(np.reshape(mistakes, (len(mistakes), -1)), axis=1)
+        best = int(np.argmin(per_epoch))
+        if training.tol_reached:
+            stopped = (
+                f"Perceptron stopped after {training.n_iter} epochs: the loss "
+                f"improved by less than tol={self.tol:g} in {self.n_iter_no_change} "
+                "epochs in a row"
+            )
+        else:
+            stopped = f"Perceptron did not converge in max_iter={self.max_iter} epochs"
+        return (
+            f"{stopped}, and no epoch was free of mistakes (the best, epoch "
+            f"{best + 1}, made {int(per_epoch[best])}). The data may not be linearly "
+            "separable: linear_separability(X, y) decides it exactly. "
+            "PocketPerceptron keeps the best weights for inseparable data; tol=None "
+            "runs until an epoch without mistakes, which comes on separable data."
+        )
 
 
 class PocketPerceptron(_PerceptronRule):
