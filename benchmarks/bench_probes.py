@@ -6,6 +6,7 @@ Run from the repository root (the ``bench`` extra: threadpoolctl)::
     python benchmarks/bench_probes.py                      # the shapes
     python benchmarks/bench_probes.py --quick              # 20 000 x 256, 2 000 docs
     python benchmarks/bench_probes.py --only text --time-cap 60
+    python benchmarks/bench_probes.py --calls Perceptron    # both perceptrons only
     python benchmarks/bench_probes.py --n 100000 --p 1024 --dtype float32 --classes 5
 
 Workloads (made once, saved to a temporary directory, loaded by every process):
@@ -308,6 +309,11 @@ def main():
     parser.add_argument("--text-features", type=int, default=40_000)
     parser.add_argument("--time-cap", type=float, default=150.0)
     parser.add_argument("--memory-cap", type=float, default=10.0, help="GB")
+    parser.add_argument(
+        "--calls", nargs="+", metavar="TEXT",
+        help="only the calls whose name contains one of these (peers included "
+        "only when named), e.g. --calls Perceptron",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.quick:
         args.n, args.p, args.text_features = 20_000, 256, 10_000
@@ -318,6 +324,8 @@ def main():
     )
     names = [name for name in ORDER
              if args.classes == 2 or name not in TWO_CLASS_ONLY]  # fmt: skip
+    if args.calls:
+        names = [name for name in names if any(text in name for text in args.calls)]
     with tempfile.TemporaryDirectory(prefix="probes-") as temporary:
         directory = Path(temporary)
         if args.only in (None, "embeddings"):

@@ -13,6 +13,7 @@ from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn
 from scipy.special import log_expit, log_softmax
 from scipy.stats import rankdata
@@ -196,6 +197,8 @@ def accuracy_threshold(scores, positive, weights, preferred):
 
 
 def _project(X, xbar, scalings):
+    if sp.issparse(X):  # centring would fill it
+        return np.asarray(X @ scalings) - xbar @ scalings
     return (X - xbar) @ scalings
 
 
@@ -724,7 +727,9 @@ class FisherDiscriminant(
         self._check_is_fitted()
         if is_dask_array(X):
             return map_row_blocks(self, X, _project, self.xbar_, self.scalings_)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
         return _project(X, self.xbar_, self.scalings_)
 
     def __sklearn_tags__(self):

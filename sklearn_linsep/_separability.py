@@ -242,7 +242,7 @@ def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
             _check_two_classes(classes)
         return stats
     X, classes, y_encoded, sample_weight = validate_labelled_data(
-        X, y, sample_weight, name, estimator, reset=False
+        X, y, sample_weight, name, estimator, accept_sparse=True, reset=False
     )
     if two:
         _check_two_classes(classes)
@@ -258,7 +258,7 @@ def _smallest_angle(stats, kappa, metric, tol):
 
 
 _ANGLE_PARAMS = {
-    "X": ["array-like"],
+    "X": ["array-like", "sparse matrix"],
     "y": ["array-like"],
     "kappa": [Interval(Real, 0, None, closed="right")],
     "metric": [StrOptions(_METRICS)],
@@ -370,12 +370,12 @@ def separability_angle(
 
 
 def _signed_distances(X, unit_normals, offsets):
-    return (X @ unit_normals.T - offsets).astype(X.dtype, copy=False)
+    return np.asarray(X @ unit_normals.T - offsets).astype(X.dtype, copy=False)
 
 
 @validate_params(
     {
-        "X": ["array-like"],
+        "X": ["array-like", "sparse matrix"],
         "y": ["array-like"],
         "kappas": ["array-like"],
         "metric": [StrOptions(_METRICS)],
@@ -740,7 +740,9 @@ class SeparabilityAngle(
             return map_row_blocks(
                 self, X, _signed_distances, self._unit_normals, self._offsets
             )
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
         return _signed_distances(X, self._unit_normals, self._offsets)
 
     def score(self, X, y, sample_weight=None):
@@ -768,6 +770,7 @@ class SeparabilityAngle(
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
         return tags
 
 

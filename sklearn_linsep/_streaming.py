@@ -9,7 +9,6 @@ mixin holds that common path; each estimator supplies ``_model`` (statistics to
 fitted attributes: its maths, in one place) and the checks of its parameters.
 """
 
-from dataclasses import replace
 
 import numpy as np
 from sklearn.base import clone
@@ -52,6 +51,10 @@ class StatisticsEstimatorMixin:
     # a transformer may take them from its first chunk (scikit-learn's checks call
     # a non-classifier's partial_fit without them).
     _classes_from_first_chunk = False
+
+    # Statistics take sparse X as it is: its rows centred implicitly (wide data)
+    # or its scatter formed by one sparse product, never densified.
+    _accept_sparse = True
 
     def _per_class(self, n_classes):
         """Whether the statistics keep the scatter of each class."""
@@ -127,7 +130,7 @@ class StatisticsEstimatorMixin:
             wanted = any(self._per_class(k) for k in (2, 3))
             classes, stats = dask_class_statistics(rows, per_class=wanted)
             if not self._per_class(len(classes)):
-                stats = replace(stats, class_scatter=None, keep_per_class=False)
+                stats = stats.without_per_class()
             self._check_model_params(len(classes), rows.n_features)
             self.classes_ = classes
             # A dask array has no feature names: drop those of an earlier fit.
@@ -135,7 +138,7 @@ class StatisticsEstimatorMixin:
             _check_feature_names(self, rows.X, reset=True)
             return stats, None, None, None
         X, classes, y_encoded, sample_weight = validate_labelled_data(
-            X, y, sample_weight, name, estimator=self
+            X, y, sample_weight, name, estimator=self, accept_sparse=True
         )
         self.classes_ = classes
         self._check_model_params(len(classes), X.shape[1])
@@ -189,7 +192,7 @@ class StatisticsEstimatorMixin:
                 )
             classes = self.classes_
         X, y_encoded, sample_weight = validate_chunk(
-            self, X, y, sample_weight, classes, reset=first_call
+            self, X, y, sample_weight, classes, reset=first_call, accept_sparse=True
         )
         n_classes = len(classes)
         self._check_model_params(n_classes, X.shape[1])

@@ -932,3 +932,69 @@ def test_probabilities_on_dask_blocks_equal_in_memory(dask_sync):
         clf.predict_log_proba(X),
         rtol=1e-12,
     )
+
+
+# ------------------------------------------------------------------- sparse X
+
+
+def _sparse_problem(n, p, n_classes, seed=0):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=0.1, random_state=seed, format="csr").toarray()
+    y = np.arange(n) % n_classes
+    X[y == 1, : min(p, 5)] += 0.5 * (
+        rng.random((np.count_nonzero(y == 1), min(p, 5))) < 0.5
+    )
+    return X, y
+
+
+@pytest.mark.parametrize("n, p", [(60, 400), (200, 30)])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("kappa", [0.1, np.inf])
+def test_sparse_x_fits_as_the_same_x_dense(n, p, n_classes, layout, kappa):
+    import scipy.sparse as sp
+
+    X, y = _sparse_problem(n, p, n_classes)
+    Xs = sp.csr_matrix(X) if layout == "csr" else sp.csc_matrix(X)
+    dense = FisherDiscriminant(kappa=kappa).fit(X, y)
+    sparse = FisherDiscriminant(kappa=kappa).fit(Xs, y)
+    assert sparse.rank_ == dense.rank_
+    for name in ["coef_", "intercept_", "scalings_", "means_", "xbar_"]:
+        got, expected = getattr(sparse, name), getattr(dense, name)
+        assert np.linalg.norm(got - expected) <= 1e-9 * np.linalg.norm(expected)
+    scores = dense.decision_function(X)
+    assert (
+        np.abs(sparse.decision_function(Xs) - scores).max()
+        <= 1e-9 * np.abs(scores).max()
+    )
+    projected = dense.transform(X)
+    assert (
+        np.abs(sparse.transform(Xs) - projected).max() <= 1e-9 * np.abs(projected).max()
+    )
+    np.testing.assert_array_equal(sparse.predict(Xs), dense.predict(X))
+
+
+def test_sparse_chunks_partial_fit_and_the_kappa_path_as_dense():
+    import scipy.sparse as sp
+
+    from sklearn_linsep import FisherDiscriminantCV
+
+    X, y = _sparse_problem(90, 500, 2)
+    Xs = sp.csr_matrix(X)
+    streamed = FisherDiscriminant()
+    for rows in np.array_split(np.arange(90), 4):
+        streamed.partial_fit(Xs[rows], y[rows], classes=[0, 1])
+    whole = FisherDiscriminant().fit(X, y)
+    assert np.linalg.norm(streamed.coef_ - whole.coef_) <= 1e-9 * np.linalg.norm(
+        whole.coef_
+    )
+    kappas = [1e-2, 1.0, 100.0]
+    cv_sparse = FisherDiscriminantCV(kappas=kappas, cv=3).fit(Xs, y)
+    cv_dense = FisherDiscriminantCV(kappas=kappas, cv=3).fit(X, y)
+    np.testing.assert_allclose(
+        cv_sparse.cv_results_["mean_test_score"],
+        cv_dense.cv_results_["mean_test_score"],
+    )
+    assert cv_sparse.kappa_ == cv_dense.kappa_

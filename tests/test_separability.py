@@ -480,3 +480,37 @@ def test_wide_angles_equal_the_square_path(monkeypatch, metric):
     np.testing.assert_allclose(wide[0].normal, square[0].normal, rtol=1e-10, atol=1e-14)
     for got, expected in zip(wide[1:], square[1:]):
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------- sparse X
+
+
+@pytest.mark.parametrize("n, p", [(50, 400), (200, 20)])
+@pytest.mark.parametrize("metric", ["euclidean", "mahalanobis"])
+def test_the_angle_of_sparse_x_is_that_of_the_same_x_dense(n, p, metric):
+    import scipy.sparse as sp
+
+    X = sp.random(n, p, density=0.1, random_state=0, format="csr").toarray()
+    y = np.arange(n) % 3
+    X[y == 1, :4] += 0.4
+    Xs = sp.csr_matrix(X)
+    two = y < 2
+    for kappa in [0.5, np.inf] if metric == "euclidean" else [0.5]:
+        dense = separability_statistics(X[two], y[two], kappa=kappa, metric=metric)
+        sparse = separability_statistics(Xs[two], y[two], kappa=kappa, metric=metric)
+        assert sparse.angle == pytest.approx(dense.angle, rel=1e-9, abs=1e-12)
+    kappas = [0.1, 1.0, 10.0]
+    np.testing.assert_allclose(
+        separability_curve(Xs[two], y[two], kappas, metric=metric),
+        separability_curve(X[two], y[two], kappas, metric=metric),
+        rtol=1e-9,
+    )
+    fitted = SeparabilityAngle(metric=metric).fit(Xs, y)
+    expected = SeparabilityAngle(metric=metric).fit(X, y)
+    np.testing.assert_allclose(
+        fitted.pairwise_angles_, expected.pairwise_angles_, rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        fitted.transform(sp.csc_matrix(X)), expected.transform(X), rtol=1e-9, atol=1e-12
+    )
+    assert fitted.score(Xs, y) == pytest.approx(expected.score(X, y), rel=1e-9)

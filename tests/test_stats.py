@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_linsep import ClassStatistics
-from sklearn_linsep._stats import class_statistics, regularized_covariance
+from sklearn_linsep._covariance import regularized_covariance
+from sklearn_linsep._stats import class_statistics
 
 
 def _naive(X, y, n_classes, w=None):
@@ -492,16 +493,17 @@ def test_rows_form_equals_the_matrix_form(n, p, n_classes, graded, weighted):
 
 
 def test_the_span_route_equals_the_householder_route(monkeypatch):
-    from sklearn_linsep import _stats
+    from sklearn_linsep import _covariance
+    from sklearn_linsep._basis import ExplicitBasis, SpanBasis
 
     X, y = _wide(40, 500, 2, 2)
     stats = class_statistics(X, y, 2)
     assert stats.holds_rows
     span = stats.regularized_inverse(0.5)
-    assert span.explicit_basis is None  # the Gram route: U is never formed
-    monkeypatch.setattr(_stats, "_SPAN_ERROR_LIMIT", 0.0)
+    assert isinstance(span.basis, SpanBasis)  # the Gram route: U is never formed
+    monkeypatch.setattr(_covariance, "_SPAN_ERROR_LIMIT", 0.0)
     householder = stats.regularized_inverse(0.5)
-    assert householder.explicit_basis is not None
+    assert isinstance(householder.basis, ExplicitBasis)
     d = stats.mean_difference(1, 0)
     assert span.rank == householder.rank == 38
     assert _relative(span.solve(d), householder.solve(d)) < 1e-12
@@ -598,16 +600,23 @@ def test_wide_statistics_never_form_a_p_by_p_matrix():
 
 
 def test_the_full_rank_shortcut_equals_the_unit_free_route(monkeypatch):
-    from sklearn_linsep import _stats
+    from sklearn_linsep import _covariance
+    from sklearn_linsep._scatter import CentredRows
 
     X, y = _wide(50, 2000, 2, 0)
     stats = class_statistics(X, y, 2)
     calls = []
-    real = _stats._scaled_gram
-    monkeypatch.setattr(_stats, "_scaled_gram", lambda *a: calls.append(1) or real(*a))
+    real = CentredRows.gram
+
+    def gram(rows, column_scale=None):
+        if column_scale is not None:
+            calls.append(1)
+        return real(rows, column_scale)
+
+    monkeypatch.setattr(CentredRows, "gram", gram)
     short = stats.regularized_inverse(0.3)
     assert not calls  # proved full rank from C Cᵀ alone
-    monkeypatch.setattr(_stats, "_full_rank_span", lambda *args: None)
+    monkeypatch.setattr(_covariance, "_full_rank_span", lambda *args: None)
     unit_free = stats.regularized_inverse(0.3)
     assert calls and short.rank == unit_free.rank == 48
     d = stats.mean_difference(1, 0)

@@ -33,18 +33,12 @@ def _expand(stats, labels, union):
     means[where] = stats.means
     residual = np.zeros((len(union), stats.n_features))
     residual[where] = stats.residual
-    class_scatter = None
-    if stats.class_scatter is not None:
-        class_scatter = np.zeros((len(union), stats.n_features, stats.n_features))
-        class_scatter[where] = stats.class_scatter
-    row_classes = None if stats.row_classes is None else where[stats.row_classes]
     return replace(
         stats,
         counts=counts,
         means=means,
-        class_scatter=class_scatter,
         mean_residual=residual,
-        row_classes=row_classes,
+        within=stats.within.relabelled(where, len(union)),
     )
 
 
@@ -75,6 +69,6 @@ def dask_class_statistics(rows, per_class=False):
     classes, stats = tree_reduce(parts, _merge_labelled).compute()
     classes = check_labels(classes, rows.name)
     if per_class == "auto" and len(classes) <= 2:
-        stats = replace(stats, class_scatter=None, keep_per_class=False)
+        stats = stats.without_per_class()
     check_class_totals(stats.counts, classes)
     return classes, stats
