@@ -10,12 +10,18 @@ bound from the exact margin; ``cover_separability_probability`` is Cover's count
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._compat import any_dask
 from ._dask import DaskRows, DaskScaledRows
-from ._margin import SeparabilityResult, maximal_margin, maximal_margin_of
+from ._margin import (
+    SeparabilityResult,
+    maximal_margin,
+    maximal_margin_of,
+    sparse_certificate,
+)
 from ._validation import validate_labelled_data
 from ._working_set import ScaledRows
 from .exceptions import SolverError
@@ -118,7 +124,14 @@ def _dask_separability(X, y, tol):
 
 
 def _two_class_separability(X, c, classes, tol):
-    return separability_of(ScaledRows(X, c), classes, tol)
+    scaled = ScaledRows(X, c)
+    if sp.issparse(X):
+        # Sparse rows (text): one sparse LP looks for a point in both hulls first;
+        # the working set would densify its rows, round after round.
+        certificate = sparse_certificate(scaled, classes)
+        if certificate is not None:
+            return certificate
+    return separability_of(scaled, classes, tol)
 
 
 def separability_of(scaled, classes, tol):

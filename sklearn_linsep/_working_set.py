@@ -284,15 +284,12 @@ def _masked_mean(X, mask):
 
 
 def _opposite_duplicates(X, c, active):
-    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None
-    (dense X only).
+    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None.
 
     Rows are sorted by a random projection (one matrix-vector product and a sort of
     n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
     projections are then compared row by row.
     """
-    if sp.issparse(X):
-        return None
     candidates = np.flatnonzero(active)
     rows = X[candidates] if candidates.size < len(c) else X
     key = np.asarray(rows @ np.random.default_rng(0).standard_normal(X.shape[1]))
@@ -303,9 +300,15 @@ def _opposite_duplicates(X, c, active):
     )
     for tie in ties:
         first, second = order[tie], order[tie + 1]
-        if np.array_equal(rows[first], rows[second]):
+        if _rows_equal(rows, first, second):
             return int(candidates[first]), int(candidates[second])
     return None
+
+
+def _rows_equal(X, first, second):
+    if sp.issparse(X):
+        return (X[first] != X[second]).nnz == 0
+    return np.array_equal(X[first], X[second])
 
 
 def worst_violators(violation, working, batch=None):

@@ -323,3 +323,59 @@ def test_sparse_rows_with_spreads_far_apart_equal_dense():
     assert sparse.verify(sp.csr_matrix(X), y) and dense.verify(X, y)
     if dense.separable:
         assert sparse.margin == pytest.approx(dense.margin, rel=1e-9)
+
+
+# ------------------------------------------------------------------- sparse X
+
+
+def _sparse_text_like(n, p, seed, gap):
+    """Nonnegative sparse rows, two classes told apart by a few features when
+    ``gap > 0``, overlapping when it is negative."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=0.05, random_state=seed, format="csr").toarray()
+    y = np.arange(n) % 2
+    X[:, 0] = np.where(y == 1, 1.0 + gap, 1.0) + 0.1 * rng.random(n)
+    return X, y
+
+
+@pytest.mark.parametrize("gap", [-0.05, 0.5])
+@pytest.mark.parametrize("n, p", [(80, 20), (40, 300)])
+def test_sparse_x_gets_the_verdict_and_a_certificate_that_verifies(gap, n, p):
+    X, y = _sparse_text_like(n, p, 0, gap)
+    dense = linear_separability(X, y)
+    sparse = linear_separability(sp.csr_matrix(X), y)
+    assert sparse.separable == dense.separable
+    assert sparse.verify(X, y) and sparse.verify(sp.csc_matrix(X), y)
+    if dense.separable:  # the maximal margin, as on dense X
+        assert sparse.margin == pytest.approx(dense.margin, rel=1e-7)
+
+
+def test_sparse_opposite_duplicates_are_the_certificate():
+    X, y = _sparse_text_like(60, 500, 1, 0.5)
+    X[7] = X[10]  # rows 7 (class 1) and 10 (class 0): the same document
+    result = linear_separability(sp.csr_matrix(X), y)
+    assert not result.separable
+    assert sorted(result.certificate_indices.tolist()) == [7, 10]
+    assert result.verify(X, y)
+
+
+def test_a_point_in_both_hulls_of_wide_sparse_rows_is_found_by_one_lp():
+    """p > n and no duplicate: the certificate is a convex combination (row 1 of
+    class 1 is the midpoint of rows 0 and 2 of class 0)."""
+    X, y = _sparse_text_like(40, 300, 3, 0.5)
+    X[1] = 0.5 * (X[0] + X[2])
+    result = linear_separability(sp.csr_matrix(X), y)
+    assert not result.separable and result.verify(X, y)
+    assert len(result.certificate_indices) >= 3
+    assert not linear_separability(X, y).separable
+
+
+def test_sparse_classes_pair_by_pair_as_dense():
+    X, y = _sparse_text_like(90, 200, 2, -0.05)
+    y = np.arange(90) % 3
+    dense = linear_separability(X, y)
+    sparse = linear_separability(sp.csr_matrix(X), y)
+    assert {k: v.separable for k, v in sparse.items()} == {
+        k: v.separable for k, v in dense.items()
+    }
+    assert all(result.verify(X, y) for result in sparse.values())

@@ -12,7 +12,7 @@ The estimator (``_svm``) and the separability functions (``_certificates``) both
 stand on :func:`maximal_margin_of`.
 """
 
-from ._certificate import certificate_from_subset
+from ._certificate import certificate_from_subset, sparse_certificate
 from ._hard import check_scale, maximal_margin, maximal_margin_of
 from ._result import Hyperplane, MarginResult, SeparabilityResult, Status
 
@@ -22,6 +22,7 @@ __all__ = [
     "SeparabilityResult",
     "Status",
     "certificate_from_subset",
+    "sparse_certificate",
     "check_scale",
     "maximal_margin",
     "maximal_margin_of",

@@ -2,6 +2,7 @@
 separator, verified before it is returned."""
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..exceptions import SolverError
 from ._result import SeparabilityResult
@@ -45,6 +46,30 @@ def certificate_from_subset(
         )
     keep = weights > 0
     return _checked_certificate(scaled, working[keep], weights[keep], classes)
+
+
+def sparse_certificate(scaled, classes=(0, 1)):
+    """The Farkas certificate of sparse rows from one LP over all of them, or None
+    where they have none (they are separable) or it does not verify.
+
+    The hull-intersection LP takes the sparse rows as they are: λ is the same in
+    every affine frame, so the rows are only divided by each feature's spread
+    (centring would fill them). One sparse dual simplex, as HiGHS's own
+    separating LP costs, where the working set would densify its rows.
+    """
+    pair = scaled.opposite_duplicates()
+    try:
+        if pair is not None:
+            return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
+        active = np.flatnonzero(scaled.active)
+        rows = sp.csr_matrix(scaled.X[active]) @ sp.diags(1.0 / scaled.feature_scale)
+        weights = hull_intersection_lp(rows, scaled.labels(active))
+        if weights is None:
+            return None
+        keep = weights > 0
+        return _checked_certificate(scaled, active[keep], weights[keep], classes)
+    except SolverError:
+        return None  # the working set decides it
 
 
 def _checked_certificate(scaled, indices, weights, classes):

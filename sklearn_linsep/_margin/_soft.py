@@ -33,7 +33,10 @@ def soft_limit(scaled, working, tol, batch):
     thousands of rows, and HiGHS's simplex slows with them), an interior point over
     all samples guesses the answer instead (:func:`_soft_limit_of_all`).
     """
-    many = MANY_VIOLATORS * batch if scaled.in_memory else None
+    # The interior point's normal equations are (p + 1)²: not for wide rows.
+    many = None
+    if scaled.in_memory and scaled.n_features < scaled.n_samples:
+        many = MANY_VIOLATORS * batch
     # The least total hinge and its optimal face do not depend on the frame: the
     # LP sees each feature at its own spread when the spreads are far apart (its
     # dual certificate failed at spreads 1e8 apart), the margin stays X's.

@@ -3,6 +3,7 @@
 hulls (:func:`hull_intersection_lp`, the certificate of inseparability)."""
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ...exceptions import SolverError
@@ -96,7 +97,9 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     solution: at most ``p + 2`` positive weights (Carathéodory).
     """
     n, p = Z.shape
-    equalities = [c[None, :] * Z.T]
+    sparse = sp.issparse(Z)
+    signed = (Z.T @ sp.diags(c)) if sparse else c[None, :] * Z.T
+    equalities = [signed]
     right = [np.zeros(p)]
     if fit_intercept:
         equalities.append((c > 0)[None, :].astype(float))
@@ -105,9 +108,10 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     else:
         equalities.append(np.ones((1, n)))
         right.append([1.0])
+    stacked = sp.vstack(equalities, format="csc") if sparse else np.vstack(equalities)
     result = linprog(
         np.zeros(n),
-        A_eq=np.vstack(equalities),
+        A_eq=stacked,
         b_eq=np.concatenate(right),
         bounds=[(0, None)] * n,
         method="highs-ds",
@@ -115,7 +119,12 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     )
     if not _check_lp(result, "hull intersection"):
         return None
-    return _polish(np.vstack(equalities), np.concatenate(right), result.x)
+    return _polish(stacked, np.concatenate(right), result.x)
+
+
+# A sparse hull LP's support is polished on a dense copy of its columns only up to
+# this many entries (32 MiB).
+_POLISH_ENTRIES = 1 << 22
 
 
 def _polish(equalities, right, weights):
@@ -123,8 +132,13 @@ def _polish(equalities, right, weights):
     (the LP meets them only to its feasibility tolerance); keep the LP's weights if
     the polished ones are not better."""
     support = weights > 1e-12 * max(weights.max(), 1.0)
+    on_support = equalities[:, support]
+    if sp.issparse(on_support):
+        if on_support.shape[0] * on_support.shape[1] > _POLISH_ENTRIES:
+            return np.where(support, weights, 0.0)
+        on_support = on_support.toarray()
     polished = np.zeros_like(weights)
-    polished[support] = np.linalg.lstsq(equalities[:, support], right, rcond=None)[0]
+    polished[support] = np.linalg.lstsq(on_support, right, rcond=None)[0]
     residual = np.linalg.norm(equalities @ weights - right)
     if np.all(polished >= 0) and (
         np.linalg.norm(equalities @ polished - right) <= residual
