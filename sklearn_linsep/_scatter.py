@@ -433,11 +433,12 @@ class Scatter:
             )
         n_classes = corrections.shape[0]
         mine, theirs = self.with_matrix(n_classes), other.with_matrix(n_classes)
-        matrix = mine.matrix + theirs.matrix + corrections.T @ corrections
+        matrix = mine.matrix + theirs.matrix  # (one (p, p) temporary, not two)
+        matrix += corrections.T @ corrections
         per_class = None
         if mine.per_class is not None and theirs.per_class is not None:
-            outer = corrections[:, :, None] * corrections[:, None, :]
-            per_class = mine.per_class + theirs.per_class + outer
+            per_class = mine.per_class + theirs.per_class
+            per_class += corrections[:, :, None] * corrections[:, None, :]
         return Scatter(matrix=matrix, per_class=per_class)
 
     def compacted(self, n_classes):
