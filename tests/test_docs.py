@@ -254,9 +254,10 @@ def test_other_results_are_the_librarys(row):
 # --- the other pages -----------------------------------------------------------------
 
 
-def test_quick_start_page_runs_as_printed():
+@pytest.mark.parametrize("page", ["quickstart.rst", "user_guide/probes.rst"])
+def test_pages_with_examples_run_as_printed(page):
     failed, attempted = doctest.testfile(
-        str(DOCS / "quickstart.rst"),
+        str(DOCS / page),
         module_relative=False,
         optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
         verbose=False,
