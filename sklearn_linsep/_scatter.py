@@ -29,6 +29,7 @@ import scipy.sparse as sp
 _CANCELLATION_LIMIT = 1e6
 
 
+@dataclass
 class CentredRows:
     r"""The rows C of a scatter ``W = CᵀC``: a sparse part centred implicitly, and a
     dense part.
@@ -54,25 +55,20 @@ class CentredRows:
         T.
     """
 
-    def __init__(
-        self,
-        dense,
-        dense_classes,
-        sparse=None,
-        root_weight=None,
-        centres=None,
-        centre_of=None,
-        sparse_classes=None,
-    ):
-        self.dense = dense
-        self.dense_classes = np.asarray(dense_classes, dtype=np.intp)
-        if sparse is not None and sparse.shape[0] == 0:
-            sparse = None
-        self.sparse = None if sparse is None else sp.csr_matrix(sparse)
-        self.root_weight = root_weight
-        self.centres = centres
-        self.centre_of = centre_of
-        self.sparse_classes = sparse_classes
+    dense: np.ndarray
+    dense_classes: np.ndarray
+    sparse: sp.spmatrix | None = None
+    root_weight: np.ndarray | None = None
+    centres: np.ndarray | None = None
+    centre_of: np.ndarray | None = None
+    sparse_classes: np.ndarray | None = None
+
+    def __post_init__(self):
+        self.dense_classes = np.asarray(self.dense_classes, dtype=np.intp)
+        if self.sparse is not None and self.sparse.shape[0] == 0:
+            self.sparse = None
+        if self.sparse is not None:
+            self.sparse = sp.csr_matrix(self.sparse)
 
     @classmethod
     def of_sparse(cls, X, y, root_weight, centres):
@@ -205,21 +201,9 @@ class CentredRows:
     def scaled(self, column_scale):
         """The rows of ``C diag(column_scale)``."""
         if self.sparse is None:
-            return self._with(dense=self.dense * column_scale)
+            return replace(self, dense=self.dense * column_scale)
         X, T = self._scaled_sparse(column_scale)
-        return self._with(dense=self.dense * column_scale, sparse=X, centres=T)
-
-    def _with(self, **parts):
-        fields = dict(
-            dense=self.dense,
-            dense_classes=self.dense_classes,
-            sparse=self.sparse,
-            root_weight=self.root_weight,
-            centres=self.centres,
-            centre_of=self.centre_of,
-            sparse_classes=self.sparse_classes,
-        )
-        return CentredRows(**{**fields, **parts})
+        return replace(self, dense=self.dense * column_scale, sparse=X, centres=T)
 
     def take(self, selected):
         """The rows where the boolean ``selected`` (of length ``n_rows``) holds."""
@@ -236,14 +220,14 @@ class CentredRows:
                 centre_of=self.centre_of[mine],
                 sparse_classes=self.sparse_classes[mine],
             )
-        return self._with(**parts)
+        return replace(self, **parts)
 
     def relabelled(self, new_class):
         """The same rows, the class k of each now ``new_class[k]``."""
         parts = dict(dense_classes=np.asarray(new_class)[self.dense_classes])
         if self.sparse is not None:
             parts["sparse_classes"] = np.asarray(new_class)[self.sparse_classes]
-        return self._with(**parts)
+        return replace(self, **parts)
 
     def to_dense(self):
         """C as a dense (m, p) array (O(m·p) memory: for small parts and checks)."""
