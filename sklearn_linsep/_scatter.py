@@ -22,11 +22,12 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-# Where a sum of squares of implicitly centred sparse rows is this many times smaller
-# than the sum of squares of the raw rows, centring by subtraction has lost more
-# than about six of float64's sixteen digits: the rows are densified and centred
-# explicitly instead (features far from the origin against their spread).
-_CANCELLATION_LIMIT = 1e6
+# Where a feature's sum of squares of implicitly centred sparse rows is this many
+# times smaller than that of the raw rows, centring by subtraction costs it digits
+# that the rank decision needs (its rounding, about eps times the raw sum, would
+# pass the rank tolerance, max(n, p)·eps, at 1e3: data at 100 with spread 3 found
+# a third direction where there were two): that feature is centred explicitly.
+_CANCELLATION_LIMIT = 4.0
 
 
 @dataclass
@@ -188,15 +189,19 @@ class CentredRows:
         centred = raw - 2.0 * cross + centre_weight @ self.centres**2
         return np.clip(centred, 0.0, None), raw
 
-    def cancels(self):
-        """Whether implicit centring loses more than about six digits of some
-        feature's spread: a feature far from the origin against its spread, or
-        constant within the classes but not zero (its spread, zero, would come
-        out as rounding)."""
+    def cancelling_features(self):
+        """The features whose implicit centring would lose digits (more than
+        about ``_CANCELLATION_LIMIT`` times float64's rounding of their spread): a
+        feature far from the origin against its spread, or constant and nonzero
+        within the classes (its spread, zero, would come out as rounding)."""
         if self.sparse is None:
-            return False
+            return np.zeros(0, dtype=np.intp)
         centred, raw = self._sparse_column_squares()
-        return bool(np.any(raw > _CANCELLATION_LIMIT * centred))
+        return np.flatnonzero(raw > _CANCELLATION_LIMIT * centred)
+
+    def cancels(self):
+        """Whether some feature's implicit centring would lose digits."""
+        return bool(self.cancelling_features().size)
 
     def scaled(self, column_scale):
         """The rows of ``C diag(column_scale)``."""
@@ -405,9 +410,28 @@ class Scatter:
     def without_per_class(self):
         return replace(self, per_class=None, keep_per_class=False)
 
-    def merged(self, other, corrections):
+    def merged(self, other, corrections, means=None, part_means=(None, None)):
         """The scatter of the union: ``W_a + W_b + Σ_k q_k q_kᵀ`` with the rows
-        ``corrections`` (K, p) the Chan corrections ``√(c_a c_b / c) δ_k``."""
+        ``corrections`` (K, p) the Chan corrections ``√(c_a c_b / c) δ_k``.
+
+        Sparse rows centred implicitly on their own part's class means
+        (``part_means``) are centred again on the union's ``means`` instead:
+        exact, with no correction rows, since implicit centring costs nothing
+        whatever the centre."""
+        if (
+            means is not None
+            and self._centred_on(part_means[0])
+            and other._centred_on(part_means[1])
+        ):
+            rows = self.rows.stacked(other.rows)
+            recentred = CentredRows.of_sparse(
+                rows.sparse, rows.sparse_classes, rows.root_weight, means
+            )
+            if not recentred.cancels():
+                return Scatter(
+                    rows=recentred,
+                    keep_per_class=self.keep_per_class and other.keep_per_class,
+                )
         if self.rows is not None and other.rows is not None:
             corrected = np.flatnonzero(np.any(corrections != 0, axis=1))
             extra = CentredRows(corrections[corrected], corrected)
@@ -424,6 +448,19 @@ class Scatter:
             per_class = mine.per_class + theirs.per_class
             per_class += corrections[:, :, None] * corrections[:, None, :]
         return Scatter(matrix=matrix, per_class=per_class)
+
+    def _centred_on(self, means):
+        """Whether the rows are all sparse, centred on these class means (no
+        feature centred explicitly, no correction row)."""
+        rows = self.rows
+        return (
+            means is not None
+            and rows is not None
+            and rows.is_sparse
+            and not rows.dense.size
+            and np.array_equal(rows.centres, means)
+            and np.array_equal(rows.centre_of, rows.sparse_classes)
+        )
 
     def compacted(self, n_classes):
         """The rows form with as few rows per class as the rank of its scatter:

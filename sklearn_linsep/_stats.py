@@ -143,6 +143,15 @@ class ClassStatistics:
     dtype: np.dtype = np.dtype(np.float64)
     mean_residual: np.ndarray | None = None
 
+    def __post_init__(self):
+        if not isinstance(self.within, Scatter):
+            raise TypeError(
+                "ClassStatistics takes its scatter as within=Scatter(...) "
+                "(sklearn_linsep._scatter.Scatter(matrix=W) for a (p, p) matrix W), "
+                f"not {type(self.within).__name__}; ClassStatistics.from_data "
+                "computes it from data."
+            )
+
     @property
     def holds_rows(self):
         """Whether the scatter is held as centred rows (wide data)."""
@@ -233,7 +242,7 @@ class ClassStatistics:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Finite data; float32 is kept as the ``dtype``, the rest becomes float64.
         y : array-like of shape (n_samples,)
             Labels, each in ``classes``.
@@ -260,7 +269,9 @@ class ClassStatistics:
         >>> stats.counts, stats.means.ravel()
         (array([2., 1., 0.]), array([1., 5., 0.]))
         """
-        X = check_array(X, dtype=[np.float64, np.float32], input_name="X")
+        X = check_array(
+            X, accept_sparse="csr", dtype=[np.float64, np.float32], input_name="X"
+        )
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         classes = check_classes(classes, "ClassStatistics.from_data")
@@ -458,7 +469,10 @@ class ClassStatistics:
             mean_residual=residual,
         )
         merged = ClassStatistics(
-            within=self.within.merged(other.within, scaled), **common
+            within=self.within.merged(
+                other.within, scaled, means, (self.means, other.means)
+            ),
+            **common,
         )
         if merged.holds_rows:
             if merged.within.rows.n_rows > 1.5 * merged.n_samples + self.n_classes:
@@ -787,6 +801,19 @@ def _chunked_statistics(
     return stats
 
 
+def _centre_features(X, y, means, features):
+    """X with the columns ``features`` replaced by ``X - means[y]`` there (dense
+    columns of a CSR matrix)."""
+    keep = np.ones(X.shape[1])
+    keep[features] = 0.0
+    block = X[:, features].toarray() - means[np.ix_(y, features)]
+    rows, columns = np.nonzero(block)
+    centred = sp.csr_matrix(
+        (block[rows, columns], (rows, features[columns])), shape=X.shape
+    )
+    return sp.csr_matrix(X @ sp.diags(keep) + centred)
+
+
 def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     """The statistics of a sparse X without densifying it, or None where centring
     by subtraction would lose digits (features far from the origin against their
@@ -795,7 +822,8 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     The class sums are one sparse product; the scatter is kept as the rows
     ``√w (x - m_y)`` centred implicitly (wide data), or formed as the matrix
     ``Xᵀ diag(w) X - Σ_k c_k m_k m_kᵀ`` by one sparse product (moderate p)."""
-    X = sp.csr_matrix(X)
+    # float64 products: a float32 Gram matrix would cost the span route its digits.
+    X = sp.csr_matrix(X, dtype=np.float64)
     weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
     if sample_weight is not None:
         kept = weight > 0
@@ -809,6 +837,14 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     if not (np.all(np.isfinite(means)) and np.all(np.isfinite(X.data))):
         raise overflow_error()
     centred = CentredRows.of_sparse(X, y, np.sqrt(weight), means)
+    cancelling = centred.cancelling_features()
+    if cancelling.size:
+        # Those features are centred explicitly (each becomes a dense column of
+        # the sparse matrix, n entries), the rest stay sparse.
+        X = _centre_features(X, y, means, cancelling)
+        centres = means.copy()
+        centres[:, cancelling] = 0.0
+        centred = CentredRows.of_sparse(X, y, np.sqrt(weight), centres)
     if centred.cancels() or (
         np.max(centred.column_squares(), initial=0.0) < _SMALLEST_SCATTER
     ):

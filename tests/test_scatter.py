@@ -127,16 +127,68 @@ def test_sparse_statistics_merge_as_dense_ones_do():
     np.testing.assert_allclose(merged.means, whole.means, rtol=1e-12, atol=1e-15)
 
 
-def test_sparse_data_far_from_the_origin_are_centred_densely_and_keep_their_digits():
+def test_a_feature_far_from_the_origin_is_centred_explicitly_and_keeps_its_digits():
     """A feature at 1e8 with unit spread: centring by subtraction would keep 8 of
-    its 16 digits, so those rows are centred explicitly, chunk by chunk."""
+    its 16 digits, so that feature alone is centred explicitly (a dense column of
+    the sparse rows); the others stay implicit."""
     X, y = _sparse_data(50, 400, 2, offset=1e8)
     sparse = class_statistics(X, y, 2)
     dense = class_statistics(X.toarray(), y, 2)
-    assert sparse.within.form == "rows"  # densified rows, as the dense fit
+    assert sparse.within.form == "sparse"
+    assert sparse.within.rows.sparse.nnz <= X.nnz + 50
     np.testing.assert_allclose(
         sparse.scatter_diagonal(), dense.scatter_diagonal(), rtol=1e-12
     )
+
+
+def test_rows_far_from_the_origin_in_a_subspace_keep_the_dense_rank():
+    """Three features at 100 with spread 3, the third the sum of the others: the
+    implicit centring's rounding (1e-13 of the scatter) would pass the rank
+    tolerance and make a third direction."""
+    from sklearn_linsep import FisherDiscriminant
+
+    for seed in range(20):
+        rng = np.random.RandomState(seed)
+        y = np.repeat([0, 1], 30)
+        A = rng.randint(-3, 4, size=(60, 3)).astype(float)
+        A[:, 2] = A[:, 0] + A[:, 1]
+        A[y == 1, 0] += 1
+        A += 100.0
+        dense = FisherDiscriminant().fit(A, y)
+        sparse = FisherDiscriminant().fit(sp.csr_matrix(A), y)
+        assert sparse.rank_ == dense.rank_ == 2
+        np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9)
+
+
+def test_a_constant_feature_does_not_densify_wide_sparse_rows():
+    """A bias column of ones is constant within the classes: centred explicitly,
+    it adds one dense column, not a dense copy of X."""
+    X, y = _sparse_data(500, 20_000, 2, density=2e-3)
+    X = sp.hstack([X, np.ones((500, 1))], format="csr")
+    tracemalloc.start()
+    try:
+        stats = class_statistics(X, y, 2)
+        stats.regularized_inverse(1.0).solve(stats.mean_difference(1, 0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert stats.within.form == "sparse"
+    assert peak < 0.25 * 500 * 20_001 * 8  # X dense: 80 MB
+
+
+def test_sparse_chunks_merge_without_correction_rows():
+    """partial_fit on sparse chunks of 20 rows: the rows are centred again on the
+    merged means (exact), so no dense correction row piles up. (Chunks of a few
+    rows centre some features explicitly, and those merge with correction rows.)"""
+    X, y = _sparse_data(400, 5000, 2)
+    stats = None
+    for rows in np.array_split(np.arange(400), 20):
+        chunk = class_statistics(X[rows], y[rows], 2)
+        stats = chunk if stats is None else stats.merge(chunk)
+    assert stats.within.form == "sparse" and not stats.within.rows.dense.size
+    whole = class_statistics(X.toarray(), y, 2)
+    scale = np.abs(whole.scatter()).max()
+    np.testing.assert_allclose(stats.scatter(), whole.scatter(), atol=1e-12 * scale)
 
 
 def test_wide_sparse_statistics_never_densify_x():
