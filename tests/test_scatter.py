@@ -82,6 +82,18 @@ def _sparse_data(n, p, n_classes, seed=0, density=0.05, offset=0.0):
     return sp.csr_matrix(X), y
 
 
+def _fitted_with_peak_memory(X, y):
+    """The statistics of (X, y) and S(κ)⁻¹d, with the peak of the memory numpy and
+    scipy allocated meanwhile (tracemalloc sees their arrays)."""
+    tracemalloc.start()
+    try:
+        stats = class_statistics(X, y, 2)
+        stats.regularized_inverse(1.0).solve(stats.mean_difference(1, 0))
+        return stats, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("n, p", [(40, 600), (300, 30), (80, 80)])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -165,13 +177,7 @@ def test_a_constant_feature_does_not_densify_wide_sparse_rows():
     it adds one dense column, not a dense copy of X."""
     X, y = _sparse_data(500, 20_000, 2, density=2e-3)
     X = sp.hstack([X, np.ones((500, 1))], format="csr")
-    tracemalloc.start()
-    try:
-        stats = class_statistics(X, y, 2)
-        stats.regularized_inverse(1.0).solve(stats.mean_difference(1, 0))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    stats, peak = _fitted_with_peak_memory(X, y)
     assert stats.within.form == "sparse"
     assert peak < 0.25 * 500 * 20_001 * 8  # X dense: 80 MB
 
@@ -196,13 +202,7 @@ def test_wide_sparse_statistics_never_densify_x():
     sparse rows and (n, n) Gram matrices only."""
     n, p = 500, 100_000
     X, y = _sparse_data(n, p, 2, density=2e-4)
-    tracemalloc.start()
-    try:
-        stats = class_statistics(X, y, 2)
-        stats.regularized_inverse(1.0).solve(stats.mean_difference(1, 0))
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    stats, peak = _fitted_with_peak_memory(X, y)
     assert stats.within.form == "sparse"
     assert peak < 0.1 * n * p * 8
 
