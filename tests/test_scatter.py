@@ -186,7 +186,7 @@ def test_sparse_chunks_merge_without_correction_rows():
     """partial_fit on sparse chunks of 20 rows: the rows are centred again on the
     merged means (exact), so no dense correction row piles up. (Chunks of a few
     rows centre some features explicitly, and those merge with correction rows.)"""
-    X, y = _sparse_data(400, 5000, 2)
+    X, y = _sparse_data(400, 2000, 2)
     stats = None
     for rows in np.array_split(np.arange(400), 20):
         chunk = class_statistics(X[rows], y[rows], 2)
