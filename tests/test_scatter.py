@@ -197,6 +197,7 @@ def test_sparse_chunks_merge_without_correction_rows():
     np.testing.assert_allclose(stats.scatter(), whole.scatter(), atol=1e-12 * scale)
 
 
+@pytest.mark.slow  # 4 s: a memory bound at p = 100 000 (run by .ci/run's `pytest -m slow`)
 def test_wide_sparse_statistics_never_densify_x():
     """p = 100 000: X dense would be 400 MB; the statistics and S(κ)⁻¹ d use the
     sparse rows and (n, n) Gram matrices only."""
