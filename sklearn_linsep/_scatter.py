@@ -284,22 +284,11 @@ class CentredRows:
         if np.any(self.dense):
             return True
         for start in range(0, self.n_sparse, block_rows):
-            block = self.take_sparse(slice(start, start + block_rows))
-            if np.any(block.to_dense()):
+            block = np.zeros(self.n_rows, dtype=bool)
+            block[start : min(start + block_rows, self.n_sparse)] = True
+            if np.any(self.take(block).to_dense()):
                 return True
         return False
-
-    def take_sparse(self, rows):
-        """The rows ``rows`` (a slice) of the sparse part alone."""
-        return CentredRows(
-            self.dense[:0],
-            self.dense_classes[:0],
-            sparse=self.sparse[rows],
-            root_weight=self.root_weight[rows],
-            centres=self.centres,
-            centre_of=self.centre_of[rows],
-            sparse_classes=self.sparse_classes[rows],
-        )
 
 
 def _sparse_gram(X, block=1024):
