@@ -231,10 +231,9 @@ def regularized_covariance(
     array([0.5, 2. ])
     """
     n_features = S.shape[0]
-    varying, root, tol = _rank_setup(
-        np.diag(S), feature_scale, tol, n_samples, n_features, dtype
+    varying, root, correlation, tol = correlation_of(
+        S, feature_scale, tol, n_samples, dtype
     )
-    correlation = S[np.ix_(varying, varying)] / np.outer(root, root)
     eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = _kept(eigenvalues, tol, max_rank)
     eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
@@ -422,6 +421,16 @@ def _varying(variances, feature_scale, dtype):
     """Whether each variance is above the rounding level of its feature's own
     values (``(16 · eps · scale)²``): below it, the feature counts as constant."""
     return variances > (16 * np.finfo(dtype).eps * feature_scale) ** 2
+
+
+def correlation_of(S, feature_scale, tol, n_samples, dtype):
+    """``(varying, root, C, tol)``: :func:`_rank_setup` of S's diagonal and the
+    correlation matrix ``C = D^{-1/2} S D^{-1/2}`` on the varying features, where
+    the rank is decided unit-free."""
+    varying, root, tol = _rank_setup(
+        np.diag(S), feature_scale, tol, n_samples, S.shape[0], dtype
+    )
+    return varying, root, S[np.ix_(varying, varying)] / np.outer(root, root), tol
 
 
 def _rank_setup(variances, feature_scale, tol, n_samples, n_features, dtype):

@@ -341,12 +341,6 @@ class Scatter:
             return "matrix"
         return "sparse" if self.rows.is_sparse else "rows"
 
-    @property
-    def n_features(self):
-        if self.rows is None:
-            return self.matrix.shape[0]
-        return self.rows.n_features
-
     def full(self):
         """W as a (p, p) matrix whatever the form (from rows: O(m·p²))."""
         return self.matrix if self.rows is None else self.rows.matrix()

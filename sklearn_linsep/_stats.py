@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
 
 from . import _kernels
 from ._covariance import (
-    _rank_setup,
+    correlation_of,
     overflow_error,
     regularized_covariance,
     regularized_covariance_from_rows,
@@ -721,7 +721,7 @@ def class_statistics(
         stats = _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows)
         if stats is not None:
             return stats
-        # Far from the origin against the spread: centred chunk by chunk below.
+        # A spread whose squares underflow: the dense pass says so below.
     if X.dtype == np.float32 and _float32_pass_suits(n_samples, sample_weight, rows):
         stats = _chunked_statistics(
             X, y, n_classes, None, per_class, False, _FLOAT32_CHUNK_ROWS, np.float32
@@ -748,18 +748,15 @@ def _float32_rank_is_clear(stats):
     out of float32 products at that level, where float64 products leave it below
     the tolerance (data in a subspace, a constant feature): then the pass is made
     again in float64."""
-    covariance = stats.pooled_covariance()
-    varying, root, _ = _rank_setup(
-        np.diag(covariance),
+    varying, _, correlation, _ = correlation_of(
+        stats.pooled_covariance(),
         np.abs(stats.means).max(axis=0),
         None,
         stats.n_samples,
-        stats.n_features,
         np.float32,
     )
     if not varying.size:
         return True
-    correlation = covariance[np.ix_(varying, varying)] / np.outer(root, root)
     eigenvalues = np.linalg.eigvalsh(correlation)  # (no vectors: a third of eigh)
     noise = 16 * np.sqrt(_FLOAT32_CHUNK_ROWS) * np.finfo(np.float32).eps
     return bool(eigenvalues[0] > noise * eigenvalues[-1])
@@ -815,13 +812,13 @@ def _centre_features(X, y, means, features):
 
 
 def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
-    """The statistics of a sparse X without densifying it, or None where centring
-    by subtraction would lose digits (features far from the origin against their
-    spread) or the spread underflows: the caller then centres dense chunks.
+    """The statistics of a sparse X without densifying it, or None where the
+    spread's squares underflow (the caller's dense pass then says so).
 
     The class sums are one sparse product; the scatter is kept as the rows
     ``√w (x - m_y)`` centred implicitly (wide data), or formed as the matrix
-    ``Xᵀ diag(w) X - Σ_k c_k m_k m_kᵀ`` by one sparse product (moderate p)."""
+    ``Xᵀ diag(w) X - Σ_k c_k m_k m_kᵀ`` by one sparse product (moderate p). A
+    feature whose implicit centring would cost digits is centred explicitly."""
     # float64 products: a float32 Gram matrix would cost the span route its digits.
     X = sp.csr_matrix(X, dtype=np.float64)
     weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
@@ -845,10 +842,9 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
         centres = means.copy()
         centres[:, cancelling] = 0.0
         centred = CentredRows.of_sparse(X, y, np.sqrt(weight), centres)
-    if centred.cancels() or (
-        np.max(centred.column_squares(), initial=0.0) < _SMALLEST_SCATTER
-    ):
-        return None  # (the dense pass also says whether the spread underflows)
+    # (The explicitly centred features cannot cancel any more: their centre is 0.)
+    if np.max(centred.column_squares(), initial=0.0) < _SMALLEST_SCATTER:
+        return None
     scatter = Scatter(rows=centred, keep_per_class=per_class)
     if not rows:
         scatter = scatter.with_matrix(n_classes)
