@@ -199,6 +199,28 @@ class CentredRows:
         centred, raw = self._sparse_column_squares()
         return np.flatnonzero(raw > _CANCELLATION_LIMIT * centred)
 
+    def without_cancelling(self):
+        """The same rows, with the features whose implicit centring would lose
+        digits (:meth:`cancelling_features`) centred explicitly: each becomes a
+        dense column of the sparse part (one entry a row) with centre 0, the rest
+        stay sparse. (Those features cannot cancel any more: their centre is 0.)"""
+        features = self.cancelling_features()
+        if not features.size:
+            return self
+        X, z = self.sparse, self.centre_of
+        keep = np.ones(X.shape[1])
+        keep[features] = 0.0
+        block = X[:, features].toarray() - self.centres[np.ix_(z, features)]
+        rows, columns = np.nonzero(block)
+        centred = sp.csr_matrix(
+            (block[rows, columns], (rows, features[columns])), shape=X.shape
+        )
+        centres = self.centres.copy()
+        centres[:, features] = 0.0
+        return replace(
+            self, sparse=sp.csr_matrix(X @ sp.diags(keep) + centred), centres=centres
+        )
+
     def cancels(self):
         """Whether some feature's implicit centring would lose digits."""
         return bool(self.cancelling_features().size)

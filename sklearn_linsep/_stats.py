@@ -798,19 +798,6 @@ def _chunked_statistics(
     return stats
 
 
-def _centre_features(X, y, means, features):
-    """X with the columns ``features`` replaced by ``X - means[y]`` there (dense
-    columns of a CSR matrix)."""
-    keep = np.ones(X.shape[1])
-    keep[features] = 0.0
-    block = X[:, features].toarray() - means[np.ix_(y, features)]
-    rows, columns = np.nonzero(block)
-    centred = sp.csr_matrix(
-        (block[rows, columns], (rows, features[columns])), shape=X.shape
-    )
-    return sp.csr_matrix(X @ sp.diags(keep) + centred)
-
-
 def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     """The statistics of a sparse X without densifying it, or None where the
     spread's squares underflow (the caller's dense pass then says so).
@@ -833,16 +820,7 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     means = sums / np.where(counts > 0, counts, 1.0)[:, None]
     if not (np.all(np.isfinite(means)) and np.all(np.isfinite(X.data))):
         raise overflow_error()
-    centred = CentredRows.of_sparse(X, y, np.sqrt(weight), means)
-    cancelling = centred.cancelling_features()
-    if cancelling.size:
-        # Those features are centred explicitly (each becomes a dense column of
-        # the sparse matrix, n entries), the rest stay sparse.
-        X = _centre_features(X, y, means, cancelling)
-        centres = means.copy()
-        centres[:, cancelling] = 0.0
-        centred = CentredRows.of_sparse(X, y, np.sqrt(weight), centres)
-    # (The explicitly centred features cannot cancel any more: their centre is 0.)
+    centred = CentredRows.of_sparse(X, y, np.sqrt(weight), means).without_cancelling()
     if np.max(centred.column_squares(), initial=0.0) < _SMALLEST_SCATTER:
         return None
     scatter = Scatter(rows=centred, keep_per_class=per_class)

@@ -8,6 +8,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -67,7 +68,8 @@ class HardMarginSVM(LinearClassifierBase):
         :math:`\sum_i s_i \max(0, 1 - c_i(w^T x_i + b))`: 0 when separable.
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors (of any one-vs-rest task).
-    support_vectors_ : ndarray of shape (n_SV, n_features)
+    support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
+        The support vectors; CSR where X was sparse.
     dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
         :math:`\alpha_i c_i`, so that ``coef_ = dual_coef_ @ support_vectors_``.
     n_support_ : ndarray of shape (n_classes,)
@@ -158,9 +160,10 @@ class HardMarginSVM(LinearClassifierBase):
         self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
 
         def support_rows(support):
+            # Sparse X keeps them sparse (as SVC does): text has thousands.
             vectors = X[support]
-            if hasattr(vectors, "toarray"):
-                vectors = vectors.toarray()
+            if sp.issparse(vectors):
+                return sp.csr_matrix(vectors), y_encoded[support]
             return np.asarray(vectors), y_encoded[support]
 
         self._publish(results, support_rows)

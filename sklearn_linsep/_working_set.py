@@ -305,6 +305,28 @@ def _opposite_duplicates(X, c, active):
     return None
 
 
+def duplicate_owners(X, c, active):
+    """For each active row, the first active row equal to it with the same label
+    (itself if none); -1 for inactive rows. Rows are sorted by a random
+    projection, as in :func:`_opposite_duplicates`, and equal projections compared
+    row by row."""
+    owners = np.full(len(c), -1, dtype=np.intp)
+    candidates = np.flatnonzero(active)
+    owners[candidates] = candidates
+    rows = X[candidates] if candidates.size < len(c) else X
+    key = np.asarray(rows @ np.random.default_rng(0).standard_normal(X.shape[1]))
+    order = np.lexsort((candidates, key, c[candidates]))
+    same = (key[order[1:]] == key[order[:-1]]) & (
+        c[candidates][order[1:]] == c[candidates][order[:-1]]
+    )
+    for tie in np.flatnonzero(same):
+        first, second = order[tie], order[tie + 1]
+        owner = owners[candidates[first]]
+        if _rows_equal(rows, np.searchsorted(candidates, owner), second):
+            owners[candidates[second]] = owner
+    return owners
+
+
 def _rows_equal(X, first, second):
     if sp.issparse(X):
         return (X[first] != X[second]).nnz == 0

@@ -12,6 +12,7 @@ from sklearn_linsep._margin._solvers._clarabel import CLARABEL
 from sklearn_linsep._margin._solvers._highs import HIGHS
 from sklearn_linsep._margin._solvers import (
     Route,
+    face_dual_qp,
     face_margin_qp,
     margin_of_rows,
     least_hinge_ipm,
@@ -246,8 +247,12 @@ def test_the_soft_limits_dual_is_the_faces_whichever_qp_solves_it(monkeypatch):
     Z /= np.abs(Z).max()
     weights = np.ones(len(c))
     lp = total_hinge_lp(Z, c)
-    sides = _soft._face_sides(lp.dual, weights)
+    sides = _soft.face_sides(lp.dual, weights)
     face = face_margin_qp(Z, c, sides, (lp.coef, lp.intercept))
+    # The face's dual on the Gram matrix (the wide sparse route's) agrees.
+    dual, intercept, _ = face_dual_qp(Z @ Z.T, c, sides)
+    assert np.allclose((dual * c) @ Z, face.coef, rtol=1e-6, atol=1e-8)
+    assert intercept == pytest.approx(face.intercept, rel=1e-6, abs=1e-8)
 
     def stalls(*args, **kwargs):
         raise SolverError("the face QP stalled")

@@ -3,19 +3,24 @@ feature keeps its digits, finished as the Euclidean margin in X's units, checked
 by its optimality conditions on every sample and proved with its rounding bounded;
 on inseparable data, the certificate and (if asked) the soft limit."""
 
-import warnings
-
 import numpy as np
-import scipy.sparse as sp
 
-from .._proofs import rounding_factor
 from .._working_set import DROP_ABOVE, AugmentedRows, ScaledRows, grow
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
-from ._result import PROOF_RTOL, MarginResult, margin_result, warn_if_inexact
+from ._kkt import (
+    check_optimality,
+    dense_products,
+    dual_problems,
+    mark_if_far,
+    no_hyperplane,
+    proven,
+)
+from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import margin_from_feasible, margin_of_rows, margin_qp
 from ._solvers._active_set import on_and_outside_margin
+from ._wide import wide_maximal_margin, wide_suits
 
 
 def maximal_margin(
@@ -40,7 +45,7 @@ def maximal_margin(
     working set. Then the optimality (KKT) conditions are checked on all samples:
     feasibility ``c_i(w·x_i + b) ≥ 1 - tol``, ``w = Σ α_i c_i x_i``,
     ``Σ α_i c_i = 0`` and complementary slackness, each to ``tol`` (relative), and
-    the margins are proved with their rounding bounded (:func:`_proven`).
+    the margins are proved with their rounding bounded (:func:`~._kkt.proven`).
 
     On inseparable data the working set whose hulls meet (the nearest points
     decide) yields the Farkas certificate. With ``soft`` the result is then the
@@ -101,6 +106,8 @@ def maximal_margin_of(
     :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
     same questions, such as the dask one)."""
     check_scale(scaled.scale)
+    if not augmented and wide_suits(scaled):  # text: in the span of the rows
+        return wide_maximal_margin(scaled, tol, soft, classes, initial_size, batch)
     p = scaled.n_features
     # Measured at p = 100 (bench_exact_core.py): twice the seed and four times the
     # batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and 42 ms, 1e5
@@ -123,36 +130,20 @@ def maximal_margin_of(
         )
         rounds += more
     if solution.feasible:
-        smallest = _check_optimality(scaled, working, solution, tol, True)
+        smallest = check_optimality(scaled, working, solution, tol, True)
         warn_if_inexact(solution)
         result = margin_result(scaled, working, solution, rounds, True, 0.0)
-        return _proven(scaled, result, tol, smallest)
-    no_hyperplane = _no_hyperplane(rounds)
+        return proven(scaled, result, tol, smallest)
+    unseparated = no_hyperplane(rounds)
     certificate = certificate_from_subset(
         scaled, working, classes, weights=solution.weights
     )
     if not soft:
-        return MarginResult(**no_hyperplane, certificate=certificate)
+        return MarginResult(**unseparated, certificate=certificate)
     result = soft_limit(scaled, working, tol, batch)
     result.rounds += rounds
     result.certificate = certificate
-    plain_rounding = _plain_rounding(scaled, result)
-    if plain_rounding >= PROOF_RTOL:
-        _say_about_centre(result, plain_rounding)
-    return result
-
-
-def _no_hyperplane(rounds):
-    return dict(
-        coef=None,
-        intercept=0.0,
-        separable=False,
-        margin=0.0,
-        support=np.array([], int),
-        dual=np.array([]),
-        hinge_violation=np.inf,
-        rounds=rounds,
-    )
+    return mark_if_far(scaled, result)
 
 
 def _grow_margin(scaled, solve, start, tol, batch):
@@ -178,90 +169,10 @@ def _augmented_margin(scaled, tol, initial_size, batch):
         scaled, solve, scaled.seed(initial_size), tol, batch
     )
     if not solution.feasible:
-        return MarginResult(**_no_hyperplane(rounds))
-    _check_optimality(scaled, working, solution, tol, False)
+        return MarginResult(**no_hyperplane(rounds))
+    check_optimality(scaled, working, solution, tol, False)
     warn_if_inexact(solution)
     return margin_result(scaled, working, solution, rounds, True, 0.0, centred=False)
-
-
-def _proven(scaled, result, tol, smallest):
-    """The separating hyperplane, proved on every row with its rounding bounded.
-
-    About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
-    the margins are at least ``1 - tol``; the hyperplane is scaled by at most that
-    much so that the proven bound reaches 1. Far from the origin float64 may not
-    hold ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the
-    result then says so (``needs_center``) and a UserWarning tells the user to
-    evaluate it about ``center``.
-
-    ``smallest`` is the smallest margin the optimality check computed, about the
-    centre: with the rounding of that evaluation bounded a priori by each
-    feature's largest distance from the centre, it proves the margins without a
-    pass over X, which is made only where that bound is too loose.
-    """
-    center, at_center = scaled.centre, result.intercept_at_center
-    least = smallest - _a_priori_rounding(scaled, result.coef, at_center)
-    if not least > 1 - 1e3 * tol:
-        least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
-    if not least > 1 - 1e3 * tol:
-        raise SolverError(
-            "The maximal-margin hyperplane cannot be proved to separate the classes "
-            f"in float64 (its smallest margin, rounding bounded, is {least:.3g}): "
-            "the classes come too close for float precision at the data's scale."
-        )
-    if least < 1:  # rounding: scale up by as little as proves c (w·x + b) ≥ 1
-        grow_by = (1 + 8 * np.finfo(float).eps) / least
-        result.coef, at_center = result.coef * grow_by, at_center * grow_by
-        result.intercept *= grow_by
-        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
-    result.intercept_at_center = at_center
-    # The plain form's rounding, bounded a priori by each feature's largest |x|:
-    # where it leaves the proof standing (the plain scores are within it of the
-    # true ones, and so is their computed bound), no pass is needed to check it.
-    if max(least, 1.0) - 3 * _plain_rounding(scaled, result) >= 1 - PROOF_RTOL:
-        return result
-    plain = scaled.proven_min_margin(result.coef, result.intercept)
-    if not plain >= 1 - PROOF_RTOL:
-        _say_about_centre(result, 1 - plain)
-    return result
-
-
-def _plain_rounding(scaled, result):
-    """A bound on the rounding of ``coef · x + intercept`` on every row, from
-    each feature's largest ``|x|``."""
-    p = len(result.coef)
-    return rounding_factor(p + 3) * (
-        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
-    )
-
-
-def _say_about_centre(result, share):
-    """Mark the result to be evaluated about its centre, with a UserWarning
-    (``share``: how much of a margin unit the plain form's rounding may reach)."""
-    result.needs_center = True
-    warnings.warn(
-        "The data lie so far from the origin against their spread that float64 "
-        "cannot evaluate coef · x + intercept on them to the margin's precision "
-        f"(its rounding may reach {share:.1g} of the margin; the intercept is "
-        f"{result.intercept:.3g}): the hyperplane is also given about a centre "
-        "of the data, as coef · (x - center) + intercept_at_center, which "
-        "verify() and decision_function use. Centring the features "
-        "(StandardScaler) avoids this.",
-        UserWarning,
-        stacklevel=4,
-    )
-
-
-def _a_priori_rounding(scaled, coef, at_center):
-    """A bound on the rounding of every active row's score about the centre,
-    ``w·(x - centre) + b``, as the checks compute it (the subtraction, the
-    division by the scale, the sum): ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| +
-    |b|)``, doubled for the rounding of the bound itself. Infinite for sparse X,
-    whose scores are not centred row by row."""
-    if sp.issparse(getattr(scaled, "X", None)):
-        return np.inf
-    terms = scaled.feature_scale @ np.abs(coef) + abs(at_center)
-    return 2 * rounding_factor(len(coef) + 4) * terms
 
 
 class _EuclideanFinish:
@@ -283,7 +194,13 @@ class _EuclideanFinish:
         if (
             solution.feasible
             and _on_margin(rows, labels, solution, self.tol / 2)
-            and not _dual_problems(rows, labels, solution, self.tol / 2, self.tol)
+            and not dual_problems(
+                dense_products(rows, labels, solution),
+                labels,
+                solution,
+                self.tol / 2,
+                self.tol,
+            )
         ):
             return solution
         solution = margin_from_feasible(rows, labels, *self.feasible, self.tol / 2)
@@ -345,46 +262,3 @@ def check_scale(scale):
             "the margin, the dual coefficients (α / scale²) and the scores stay "
             "representable in float64. Rescale X by a constant."
         )
-
-
-def _dual_problems(rows, labels, solution, tol, allowed, fit_intercept=True):
-    """What of the hard margin's KKT conditions on ``rows`` the solution's dual
-    misses: ``w = Σ α c z``, ``Σ α c = 0`` and complementary slackness."""
-    alpha = solution.dual
-    working_margins = labels * (rows @ solution.coef + solution.intercept)
-    norm = max(np.linalg.norm(solution.coef), 1e-300)
-    problems = []
-    # Componentwise, relative to the terms of each sum: features on scales far
-    # apart each keep their own digits.
-    terms = np.abs(rows.T) @ alpha + np.abs(solution.coef)
-    allowed_w = 1e3 * tol * terms + 64 * np.finfo(float).eps * norm
-    if np.any(np.abs(solution.coef - rows.T @ (alpha * labels)) > allowed_w):
-        problems.append("w differs from Σ α c z")
-    if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
-        problems.append(f"Σ α c = {alpha @ labels:.2e}")
-    slackness = alpha @ np.abs(working_margins - 1.0)
-    if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
-        problems.append(f"complementary slackness off by {slackness:.2e}")
-    return problems
-
-
-def _check_optimality(scaled, working, solution, tol, fit_intercept):
-    """The KKT conditions of the hard margin on all samples, or a SolverError;
-    the smallest margin of an active sample, as computed."""
-    rows = scaled.rows(working)
-    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
-    problems = []
-    smallest = scaled.min_margin(solution.coef, solution.intercept)
-    if smallest < 1 - allowed:
-        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
-    problems += _dual_problems(
-        rows, scaled.labels(working), solution, tol, allowed, fit_intercept
-    )
-    if problems:
-        raise SolverError(
-            "The margin QP's answer fails the optimality conditions on the data ("
-            + "; ".join(problems)
-            + f"; solver status {solution.status.value}). Standardising the "
-            "features (StandardScaler) or loosening tol may help."
-        )
-    return smallest

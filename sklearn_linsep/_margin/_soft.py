@@ -47,6 +47,11 @@ def soft_limit(scaled, working, tol, batch):
     if solution is None:
         solution, working, more = _soft_limit_of_all(scaled, lp_frame, tol, batch)
         rounds += more
+    return soft_result(scaled, working, solution, rounds, tol)
+
+
+def soft_result(scaled, working, solution, rounds, tol):
+    """The MarginResult of the soft limit's answer on ``scaled``'s rows."""
     warn_if_inexact(solution)
     # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
     # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
@@ -73,12 +78,12 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
     def solve(indices):
         rows, labels = scaled.rows(indices), scaled.labels(indices)
         weights = scaled.sample_weights(indices)
-        lp = _checked_least_hinge(lp_frame.rows(indices), labels, weights)
+        lp = checked_least_hinge(lp_frame.rows(indices), labels, weights)
         if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
             solution = margin_of_rows(rows, labels, tol=tol / 2)
             if solution.feasible:
                 return solution
-        sides = _face_sides(lp.dual, weights)
+        sides = face_sides(lp.dual, weights)
         feasible = _in_frame(lp, lp_frame, scaled)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
@@ -129,7 +134,7 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     complementary slackness) in place of ``≥ 1``.
     """
     lp, alpha = _exact_least_hinge(lp_frame)
-    sides = _face_sides(alpha, scaled.weights)
+    sides = face_sides(alpha, scaled.weights)
     feasible = _in_frame(lp, lp_frame, scaled)
 
     def solve(indices):
@@ -144,6 +149,23 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
             )
         return solution
 
+    start = np.flatnonzero(scaled.active & (sides == 0))
+    solution, working, rounds = grow(
+        start, solve, face_violators(scaled, sides, tol, batch)
+    )
+    if not attains(scaled, solution, lp.total):
+        raise SolverError(
+            "The largest margin on the least-hinge face does not attain the least "
+            "total hinge on all samples. Standardising the features (StandardScaler) "
+            "may help."
+        )
+    return solution, working, rounds
+
+
+def face_violators(scaled, sides, tol, batch):
+    """The working-set loop's ``violators`` of the least-hinge face: the rows off
+    their side of it (``sides``, from :func:`face_sides`) by more than ``tol``."""
+
     def violators(solution, working):
         margins = scaled.margins(solution.coef, solution.intercept)
         off_face = np.where(
@@ -154,15 +176,7 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
         violation = np.where(scaled.active, off_face - tol, -np.inf)
         return worst_violators(violation, working, max(batch, working.size))
 
-    start = np.flatnonzero(scaled.active & (sides == 0))
-    solution, working, rounds = grow(start, solve, violators)
-    if not _attains(scaled, solution, lp.total):
-        raise SolverError(
-            "The largest margin on the least-hinge face does not attain the least "
-            "total hinge on all samples. Standardising the features (StandardScaler) "
-            "may help."
-        )
-    return solution, working, rounds
+    return violators
 
 
 def _exact_least_hinge(scaled):
@@ -222,7 +236,7 @@ def _exact_least_hinge(scaled):
     )
 
 
-def _face_sides(alpha, weights):
+def face_sides(alpha, weights):
     """Each row's constraint on the LP's optimal face, by complementary slackness
     with the dual ``α``: ``+1`` (``≥ 1``) where ``α = 0``, ``0`` (``= 1``) where
     ``0 < α < s``, ``-1`` (``≤ 1``, its hinge free) where ``α = s``."""
@@ -230,7 +244,7 @@ def _face_sides(alpha, weights):
     return np.where(alpha <= 1e-12 * weights, 1, np.where(at_bound, -1, 0))
 
 
-def _attains(scaled, solution, least):
+def attains(scaled, solution, least):
     """Whether ``solution``'s total hinge on all samples is the least one."""
     total = scaled.total_hinge(solution.coef, solution.intercept)
     return total <= least * (1 + 1e-9) + 1e-9 * scaled.weights.sum()
@@ -289,7 +303,7 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     return solution
 
 
-def _checked_least_hinge(rows, labels, weights):
+def checked_least_hinge(rows, labels, weights):
     """The LP's least total hinge on ``rows``, proved a lower bound by its own
     dual (:func:`_dual_certificate_holds`), or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
@@ -297,8 +311,8 @@ def _checked_least_hinge(rows, labels, weights):
     if not _dual_certificate_holds(
         alpha,
         weights,
-        balance=(alpha * labels) @ np.column_stack([rows, np.ones(len(labels))]),
-        terms=alpha @ np.abs(np.column_stack([rows, np.ones(len(labels))])),
+        balance=_augmented_sum(rows, alpha * labels),
+        terms=_augmented_sum(abs(rows), alpha),
         total=solution.total,
     ):
         raise SolverError(
@@ -306,6 +320,11 @@ def _checked_least_hinge(rows, labels, weights):
             "on these rows. Standardising the features (StandardScaler) may help."
         )
     return solution
+
+
+def _augmented_sum(rows, v):
+    """``Σ v_i (z_i, 1)`` of dense or sparse rows."""
+    return np.r_[np.asarray(rows.T @ v).ravel(), v.sum()]
 
 
 def _dual_certificate_holds(alpha, weights, balance, terms, total):

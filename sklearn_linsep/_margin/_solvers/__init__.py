@@ -22,11 +22,17 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._active_set import _as_hull_weights, margin_from_feasible, support_hyperplane
-from ._clarabel import face_margin_qp, margin_qp
+from ._clarabel import face_dual_qp, face_margin_qp, margin_qp
 from ._dense_dual import dense_dual_margin, dense_dual_suits
 from ._highs import hull_intersection_lp, total_hinge_lp
 from ._ipm import least_hinge_ipm
-from ._nearest import NearestPoints, nearest_points, nearest_points_margin
+from ._nearest import (
+    NearestPoints,
+    gram_coordinates,
+    gram_margin,
+    nearest_points,
+    nearest_points_margin,
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,10 @@ __all__ = [
     "NearestPoints",
     "ROUTES",
     "Route",
+    "face_dual_qp",
     "face_margin_qp",
+    "gram_coordinates",
+    "gram_margin",
     "hull_intersection_lp",
     "margin_of_rows",
     "least_hinge_ipm",

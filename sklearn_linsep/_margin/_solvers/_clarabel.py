@@ -149,11 +149,12 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     )
 
 
-def _solve(quadratic, constraints, bounds, cones, settings, what):
-    """``(solution, Status)`` of ``min ½ xᵀPx`` subject to the cones, by Clarabel."""
+def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None):
+    """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0)
+    subject to the cones, by Clarabel."""
     solution = clarabel.DefaultSolver(
         quadratic,
-        np.zeros(quadratic.shape[0]),
+        np.zeros(quadratic.shape[0]) if linear is None else linear,
         constraints,
         bounds,
         cones,
@@ -246,3 +247,40 @@ def _face_margin_qp(Z, c, sides, signed, method, scaled):
         dual=signed * multipliers,
         status=status,
     )
+
+
+def face_dual_qp(gram, c, sides):
+    r"""The margin over the least-hinge face (:func:`face_margin_qp`) of rows known
+    by their Gram matrix K, as its dual (Clarabel):
+
+    .. math:: \min_\nu \tfrac12 (\nu c)^\top K (\nu c) - \textstyle\sum_i \nu_i
+              \quad\text{s.t.}\quad \sum_i \nu_i c_i = 0,\ s_i \nu_i \ge 0
+
+    (``s`` the ``sides``; ``ν`` free on the rows of side 0). ``(ν, b, status)``:
+    ``w = Σ ν_i c_i z_i``, and the intercept b is the multiplier of ``Σ ν c = 0``.
+    faer's LDL, blocked on the dense K: qdldl's took 136 s where it took 9 s on
+    3 326 rows of text.
+    """
+    m = len(c)
+    signed = c[:, None] * gram * c[None, :]
+    bounded = np.flatnonzero(sides != 0)
+    constraints = sp.vstack(
+        [
+            sp.csc_matrix(c[None, :]),
+            sp.diags(-np.asarray(sides, float)).tocsr()[bounded],
+        ],
+        format="csc",
+    )
+    cones = [clarabel.ZeroConeT(1)]
+    if bounded.size:
+        cones.append(clarabel.NonnegativeConeT(bounded.size))
+    solution, status = _solve(
+        sp.csc_matrix(np.triu(signed)),
+        constraints,
+        np.zeros(1 + bounded.size),
+        cones,
+        _clarabel_settings(method="faer"),
+        f"face QP's dual of {m} rows",
+        linear=-np.ones(m),
+    )
+    return np.asarray(solution.x), float(solution.z[0]), status

@@ -59,10 +59,7 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
     was wrong); the result says so (``feasible=False``).
     """
     n, p = Z.shape
-    equalities = [c[None, :] * Z.T]
-    if fit_intercept:
-        equalities.append(c[None, :])
-    A_eq = np.vstack(equalities)
+    A_eq = _signed_columns(Z, c, [c[None, :]] if fit_intercept else [])
     upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     right = np.zeros(A_eq.shape[0]) if fixed is None else -np.asarray(fixed, float)
     result = linprog(
@@ -97,18 +94,14 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     solution: at most ``p + 2`` positive weights (Carathéodory).
     """
     n, p = Z.shape
-    sparse = sp.issparse(Z)
-    signed = (Z.T @ sp.diags(c)) if sparse else c[None, :] * Z.T
-    equalities = [signed]
     right = [np.zeros(p)]
     if fit_intercept:
-        equalities.append((c > 0)[None, :].astype(float))
-        equalities.append((c < 0)[None, :].astype(float))
+        sums = [(c > 0)[None, :].astype(float), (c < 0)[None, :].astype(float)]
         right.append([1.0, 1.0])
     else:
-        equalities.append(np.ones((1, n)))
+        sums = [np.ones((1, n))]
         right.append([1.0])
-    stacked = sp.vstack(equalities, format="csc") if sparse else np.vstack(equalities)
+    stacked = _signed_columns(Z, c, sums)
     result = linprog(
         np.zeros(n),
         A_eq=stacked,
@@ -120,6 +113,14 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     if not _check_lp(result, "hull intersection"):
         return None
     return _polish(stacked, np.concatenate(right), result.x)
+
+
+def _signed_columns(Z, c, below):
+    """``[c_i z_i as columns; below]``: an LP's equalities over the rows of Z,
+    sparse (CSC, for HiGHS) where Z is."""
+    if sp.issparse(Z):
+        return sp.vstack([Z.T @ sp.diags(c)] + below, format="csc")
+    return np.vstack([c[None, :] * Z.T] + below)
 
 
 # A sparse hull LP's support is polished on a dense copy of its columns only up to

@@ -121,19 +121,48 @@ def nearest_points_margin(Z, c, start=None, tol=1e-12):
     exact finish starts from all of them before the nearest points are tried.
     """
     m, q = Z.shape
+    dense = DenseRows(Z)
     if q <= 2 * m:
-        return _hull_margin(Z, Z, c, start, tol, wide=False)
+        return _hull_margin(dense, Z, c, start, tol, wide=False)
     for coordinates in (_gram_coordinates, _qr_coordinates):
-        solution = _hull_margin(Z, coordinates(Z), c, start, tol, wide=True)
-        if not solution.feasible or _holds_on(Z, c, solution, tol):
+        solution = _hull_margin(dense, coordinates(Z), c, start, tol, wide=True)
+        if not solution.feasible or _holds_on(dense, c, solution, tol):
             return solution
     return solution  # checked again, and refused, by the caller
 
 
+def gram_margin(gram, original, c, start=None, tol=1e-12):
+    """:func:`nearest_points_margin` of rows known by their Gram matrix ``gram``
+    and their products ``original.dot(w)`` and ``original.tdot(v)`` (rows too
+    wide, or too sparse, to be handed over): the nearest points in coordinates of
+    the Gram matrix's pivoted Cholesky factor, ``coef`` from the rows themselves
+    (``w = Zᵀ (α c)``), checked on them."""
+    return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
+
+
+@dataclass(frozen=True)
+class DenseRows:
+    """Dense rows Z through the two products the hull's answer needs of them."""
+
+    Z: np.ndarray
+
+    def dot(self, w):
+        return self.Z @ w
+
+    def tdot(self, v):
+        return v @ self.Z
+
+
 def _gram_coordinates(Z):
-    """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ`` (pivoted Cholesky, LAPACK dpstrf)."""
-    factor, pivots, rank, _ = lapack.dpstrf(Z @ Z.T)  # rank at m ε max(K_ii)
-    coordinates = np.zeros((len(Z), max(rank, 1)))
+    """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ``."""
+    return gram_coordinates(Z @ Z.T)
+
+
+def gram_coordinates(gram):
+    """Rows ``Y`` with ``Y Yᵀ = K``, ``K`` the Gram matrix of rows (pivoted
+    Cholesky, LAPACK dpstrf: rank at m ε max(K_ii))."""
+    factor, pivots, rank, _ = lapack.dpstrf(gram)
+    coordinates = np.zeros((len(gram), max(rank, 1)))
     coordinates[pivots - 1] = np.triu(factor)[: max(rank, 1)].T
     return coordinates
 
@@ -144,15 +173,17 @@ def _qr_coordinates(Z):
     return np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
 
 
-def _holds_on(Z, c, solution, tol):
-    """The margins of a solution found in other coordinates, on ``Z`` itself."""
-    margins = c * (Z @ solution.coef + solution.intercept)
+def _holds_on(original, c, solution, tol):
+    """The margins of a solution found in other coordinates, on the rows
+    themselves."""
+    margins = c * (original.dot(solution.coef) + solution.intercept)
     return on_and_outside_margin(margins, solution.dual > 0, tol)
 
 
-def _hull_margin(Z, rows, c, start, tol, wide):
-    """:func:`nearest_points_margin` with the hull's rows given (``rows Zᵀ``-equivalent
-    coordinates of ``Z``, or Z itself)."""
+def _hull_margin(original, rows, c, start, tol, wide):
+    """:func:`nearest_points_margin` with the hull's rows given: coordinates of
+    the rows ``original`` with the same inner products, or the rows themselves
+    (``original`` gives their products: :class:`DenseRows`)."""
     m, q = rows.shape
     answer, hull = None, None
     if wide:  # the finish from all rows: done at once when most are on the margin
@@ -176,9 +207,9 @@ def _hull_margin(Z, rows, c, start, tol, wide):
     if answer is None:
         return Hyperplane(False, weights=weights, status=Status.TOUCHING)
     coef, intercept, dual = answer
-    if rows is not Z:
-        coef = (dual * c) @ Z
-    if not np.all(c * (Z @ coef + intercept) > 0):
+    if rows is not getattr(original, "Z", None):
+        coef = original.tdot(dual * c)
+    if not np.all(c * (original.dot(coef) + intercept) > 0):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
         return Hyperplane(False, weights=weights, status=Status.TOUCHING)

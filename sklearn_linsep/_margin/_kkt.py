@@ -1,0 +1,172 @@
+"""The hard margin's optimality (KKT) conditions on all samples, and its proof
+on X with float64's rounding bounded: what every route to a maximal margin
+checks before it answers."""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._proofs import rounding_factor
+from ..exceptions import SolverError
+from ._result import PROOF_RTOL
+
+
+def no_hyperplane(rounds):
+    return dict(
+        coef=None,
+        intercept=0.0,
+        separable=False,
+        margin=0.0,
+        support=np.array([], int),
+        dual=np.array([]),
+        hinge_violation=np.inf,
+        rounds=rounds,
+    )
+
+
+def proven(scaled, result, tol, smallest):
+    """The separating hyperplane, proved on every row with its rounding bounded.
+
+    About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
+    the margins are at least ``1 - tol``; the hyperplane is scaled by at most that
+    much so that the proven bound reaches 1. Far from the origin float64 may not
+    hold ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the
+    result then says so (``needs_center``) and a UserWarning tells the user to
+    evaluate it about ``center``.
+
+    ``smallest`` is the smallest margin the optimality check computed, about the
+    centre: with the rounding of that evaluation bounded a priori by each
+    feature's largest distance from the centre, it proves the margins without a
+    pass over X, which is made only where that bound is too loose.
+    """
+    center, at_center = scaled.centre, result.intercept_at_center
+    least = smallest - _a_priori_rounding(scaled, result.coef, at_center)
+    if not least > 1 - 1e3 * tol:
+        least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
+    if not least > 1 - 1e3 * tol:
+        raise SolverError(
+            "The maximal-margin hyperplane cannot be proved to separate the classes "
+            f"in float64 (its smallest margin, rounding bounded, is {least:.3g}): "
+            "the classes come too close for float precision at the data's scale."
+        )
+    if least < 1:  # rounding: scale up by as little as proves c (w·x + b) ≥ 1
+        grow_by = (1 + 8 * np.finfo(float).eps) / least
+        result.coef, at_center = result.coef * grow_by, at_center * grow_by
+        result.intercept *= grow_by
+        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
+    result.intercept_at_center = at_center
+    # The plain form's rounding, bounded a priori by each feature's largest |x|:
+    # where it leaves the proof standing (the plain scores are within it of the
+    # true ones, and so is their computed bound), no pass is needed to check it.
+    if max(least, 1.0) - 3 * plain_rounding(scaled, result) >= 1 - PROOF_RTOL:
+        return result
+    plain = scaled.proven_min_margin(result.coef, result.intercept)
+    if not plain >= 1 - PROOF_RTOL:
+        say_about_centre(result, 1 - plain)
+    return result
+
+
+def plain_rounding(scaled, result):
+    """A bound on the rounding of ``coef · x + intercept`` on every row, from
+    each feature's largest ``|x|``."""
+    p = len(result.coef)
+    return rounding_factor(p + 3) * (
+        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
+    )
+
+
+def say_about_centre(result, share):
+    """Mark the result to be evaluated about its centre, with a UserWarning
+    (``share``: how much of a margin unit the plain form's rounding may reach)."""
+    result.needs_center = True
+    warnings.warn(
+        "The data lie so far from the origin against their spread that float64 "
+        "cannot evaluate coef · x + intercept on them to the margin's precision "
+        f"(its rounding may reach {share:.1g} of the margin; the intercept is "
+        f"{result.intercept:.3g}): the hyperplane is also given about a centre "
+        "of the data, as coef · (x - center) + intercept_at_center, which "
+        "verify() and decision_function use. Centring the features "
+        "(StandardScaler) avoids this.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _a_priori_rounding(scaled, coef, at_center):
+    """A bound on the rounding of every active row's score about the centre,
+    ``w·(x - centre) + b``, as the checks compute it (the subtraction, the
+    division by the scale, the sum): ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| +
+    |b|)``, doubled for the rounding of the bound itself. Infinite for sparse X,
+    whose scores are not centred row by row."""
+    if sp.issparse(getattr(scaled, "X", None)):
+        return np.inf
+    terms = scaled.feature_scale @ np.abs(coef) + abs(at_center)
+    return 2 * rounding_factor(len(coef) + 4) * terms
+
+
+def dense_products(rows, labels, solution):
+    """What :func:`dual_problems` needs of dense working-set rows Z: ``(Z w,
+    Zᵀ (ν c), |Z|ᵀ ν)``."""
+    alpha = solution.dual
+    return (
+        rows @ solution.coef,
+        rows.T @ (alpha * labels),
+        np.abs(rows.T) @ alpha,
+    )
+
+
+def dual_problems(products, labels, solution, tol, allowed, fit_intercept=True):
+    """What of the hard margin's KKT conditions on the working set the solution's
+    dual misses: ``w = Σ α c z``, ``Σ α c = 0`` and complementary slackness.
+    ``products`` are the working set's ``(Z w, Zᵀ (α c), |Z|ᵀ α)``
+    (:func:`dense_products`; sparse rows give their own)."""
+    alpha = solution.dual
+    scores, combination, absolute = products
+    working_margins = labels * (scores + solution.intercept)
+    norm = max(np.linalg.norm(solution.coef), 1e-300)
+    problems = []
+    # Componentwise, relative to the terms of each sum: features on scales far
+    # apart each keep their own digits.
+    terms = absolute + np.abs(solution.coef)
+    allowed_w = 1e3 * tol * terms + 64 * np.finfo(float).eps * norm
+    if np.any(np.abs(solution.coef - combination) > allowed_w):
+        problems.append("w differs from Σ α c z")
+    if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
+        problems.append(f"Σ α c = {alpha @ labels:.2e}")
+    slackness = alpha @ np.abs(working_margins - 1.0)
+    if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
+        problems.append(f"complementary slackness off by {slackness:.2e}")
+    return problems
+
+
+def check_optimality(scaled, working, solution, tol, fit_intercept, products=None):
+    """The KKT conditions of the hard margin on all samples, or a SolverError;
+    the smallest margin of an active sample, as computed. ``products``: the
+    working set's, for :func:`dual_problems` (default: from its dense rows)."""
+    labels = scaled.labels(working)
+    if products is None:
+        products = dense_products(scaled.rows(working), labels, solution)
+    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
+    problems = []
+    smallest = scaled.min_margin(solution.coef, solution.intercept)
+    if smallest < 1 - allowed:
+        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
+    problems += dual_problems(products, labels, solution, tol, allowed, fit_intercept)
+    if problems:
+        raise SolverError(
+            "The margin QP's answer fails the optimality conditions on the data ("
+            + "; ".join(problems)
+            + f"; solver status {solution.status.value}). Standardising the "
+            "features (StandardScaler) or loosening tol may help."
+        )
+    return smallest
+
+
+def mark_if_far(scaled, result):
+    """A soft limit's result, marked to be evaluated about its centre where
+    float64 cannot evaluate ``coef · x + intercept`` to the proof's precision."""
+    rounding = plain_rounding(scaled, result)
+    if rounding >= PROOF_RTOL:
+        say_about_centre(result, rounding)
+    return result

@@ -1,0 +1,226 @@
+"""The exact core on sparse rows with at least as many features as rows (TF-IDF
+text): the verdict from one sparse LP, and every margin subproblem in the span of
+the samples, on the working set's Gram matrix made from the sparse rows. X is
+never densified: the memory is X's plus one Gram matrix of the working set.
+
+The hard margin and the soft limit's second stage are QPs in ``w``, which lies in
+the span of the rows: their duals need only ``K = Z Zᵀ`` (:func:`~._solvers.
+gram_dual`), and ``w = Zᵀ (ν c)`` comes back as one sparse product. The least
+total hinge is an LP that no invertible affine map of X changes: it runs on the
+sparse rows, each feature divided by its spread, not centred.
+"""
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._scatter import CentredRows
+from .._working_set import DROP_ABOVE, duplicate_owners, grow
+from ..exceptions import SolverError
+from ._certificate import sparse_certificate
+from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven
+from ._result import Hyperplane, MarginResult, margin_result
+from ._soft import (
+    attains,
+    checked_least_hinge,
+    face_sides,
+    face_violators,
+    soft_result,
+)
+from ._solvers import face_dual_qp, gram_margin
+
+# The first working set of the wide route, rows per class nearest the hyperplane
+# halfway between the class means. TF-IDF text has a few hundred to two thousand
+# support vectors (SVC: 990 of 3 013 documents, 1 935 of 8 543).
+WIDE_SEED = 1000
+
+
+def wide_suits(scaled):
+    """Whether the problem goes by :func:`wide_maximal_margin`: sparse X in
+    memory with at least as many features as active rows (every held set of the
+    Gram dual can then be nonsingular)."""
+    X = getattr(scaled, "X", None)
+    return (
+        scaled.in_memory
+        and sp.issparse(X)
+        and scaled.n_features >= np.count_nonzero(scaled.active)
+    )
+
+
+def wide_maximal_margin(scaled, tol, soft, classes, initial_size=None, batch=None):
+    """:func:`~._hard.maximal_margin_of` of wide sparse rows.
+
+    The verdict first, from one sparse LP (:func:`~._certificate.
+    sparse_certificate`): separable rows then get the maximal margin on a working
+    set of rows in the Gram dual; inseparable ones their certificate and, with
+    ``soft``, the C → ∞ limit (the least total hinge, then the largest margin on
+    its optimal face). Equal rows of one class are one constraint: only the first
+    of them takes part (their weights summed), which keeps every held set
+    nonsingular. Checked and proved on X as the dense route's answers are.
+    """
+    unique = _without_duplicates(scaled)
+    size = initial_size or WIDE_SEED
+    batch = batch or size
+    certificate = sparse_certificate(scaled, classes)
+    if certificate is None:
+        return _separable(scaled, unique, tol, size, batch)
+    if not soft:
+        return MarginResult(**no_hyperplane(0), certificate=certificate)
+    result = _soft_limit(scaled, unique, tol, batch)
+    result.certificate = certificate
+    return mark_if_far(scaled, result)
+
+
+def _without_duplicates(scaled):
+    """The same problem with the later copies of equal rows of one class
+    inactive and their weights added to the first copy's."""
+    owners = duplicate_owners(scaled.X, scaled.c, scaled.active)
+    copies = np.flatnonzero((owners >= 0) & (owners != np.arange(len(owners))))
+    if not copies.size:
+        return scaled
+    unique = copy.copy(scaled)
+    unique.weights = scaled.weights.copy()
+    np.add.at(unique.weights, owners[copies], scaled.weights[copies])
+    unique.weights[copies] = 0.0
+    unique.active = scaled.active.copy()
+    unique.active[copies] = False
+    return unique
+
+
+def _separable(scaled, unique, tol, size, batch):
+    """The maximal margin of rows the LP found separable."""
+    subproblem = _GramSubproblem(unique, tol)
+
+    def violators(solution, working):
+        return unique.violators(
+            solution.coef,
+            solution.intercept,
+            1.0 - tol,
+            working,
+            max(batch, working.size),
+        )
+
+    solution, working, rounds = grow(
+        unique.seed(size), subproblem, violators, drop_above=DROP_ABOVE
+    )
+    smallest = check_optimality(
+        scaled, working, solution, tol, True, subproblem.products(working, solution)
+    )
+    result = margin_result(scaled, working, solution, rounds, True, 0.0)
+    return proven(scaled, result, tol, smallest)
+
+
+def _soft_limit(scaled, unique, tol, batch):
+    """The C → ∞ limit of the soft margin of wide sparse rows: the least total
+    hinge by one sparse LP over every row, then the largest margin over its
+    optimal face on a working set in the Gram dual."""
+    active = np.flatnonzero(unique.active)
+    labels, weights = unique.labels(active), unique.sample_weights(active)
+    per_feature = sp.diags(1.0 / unique.feature_scale)
+    lp = checked_least_hinge(
+        sp.csr_matrix(unique.X[active]) @ per_feature, labels, weights
+    )
+    sides = np.ones(unique.n_samples)
+    sides[active] = face_sides(lp.dual, weights)
+    # The LP's hyperplane, (w / s_j)·x + b on X, in the frame of Z = (x - m) / s.
+    on_x = lp.coef / unique.feature_scale
+    coef, intercept = unique.scale * on_x, lp.intercept + on_x @ unique.centre
+    near = unique.margins(coef, intercept) < 1 + DROP_ABOVE
+    start = np.flatnonzero(unique.active & ((sides <= 0) | near))
+    solution, working, rounds = grow(
+        start,
+        _GramSubproblem(unique, tol, sides),
+        face_violators(unique, sides, tol, batch),
+        drop_above=DROP_ABOVE,
+    )
+    if not attains(unique, solution, lp.total):
+        raise SolverError(
+            "The largest margin on the least-hinge face does not attain the least "
+            "total hinge on all samples. Standardising the features (StandardScaler) "
+            "may help."
+        )
+    return soft_result(scaled, working, solution, rounds, tol)
+
+
+class _GramSubproblem:
+    """The margin QP on a working set of sparse rows, through their Gram matrix:
+    ``Z_W = (X_W - m) / s`` centred implicitly (:class:`~sklearn_linsep._scatter.
+    CentredRows`). The hard margin by the nearest points in the Gram matrix's
+    coordinates, each call started from the last one's (as ``_hard._WarmHull``);
+    with ``sides``, the largest margin on the least-hinge face in those
+    coordinates (:func:`~._solvers.face_margin_qp`)."""
+
+    def __init__(self, scaled, tol, sides=None):
+        self.scaled, self.tol, self.sides = scaled, tol, sides
+        n = scaled.n_samples
+        # Z of every row, a feature far from the origin against its spread
+        # centred explicitly (the implicit centring would cost it its digits).
+        self.all_rows = CentredRows.of_sparse(
+            sp.csr_matrix(scaled.X) * (1.0 / scaled.scale),
+            np.zeros(n, dtype=np.intp),
+            np.ones(n),
+            (scaled.centre / scaled.scale)[None, :],
+        ).without_cancelling()
+        self._last = None  # (indices, rows)
+        self.members = np.array([], dtype=np.intp)  # rows of the last answer
+        self.weights = np.array([])  # and their λ
+
+    def rows(self, indices):
+        """Z_W as a :class:`CentredRows` (the last one is kept: the checks ask
+        again)."""
+        if self._last is not None and np.array_equal(self._last[0], indices):
+            return self._last[1]
+        selected = np.zeros(self.scaled.n_samples, dtype=bool)
+        selected[indices] = True  # working sets are sorted
+        rows = self.all_rows.take(selected)
+        self._last = (np.array(indices), rows)
+        return rows
+
+    def __call__(self, indices):
+        rows, labels = self.rows(indices), self.scaled.labels(indices)
+        if self.sides is not None:
+            return self._face(rows, labels, self.sides[indices])
+        solution = gram_margin(
+            rows.gram(), rows, labels, self._start(indices), self.tol / 2
+        )
+        if not solution.feasible:
+            raise SolverError(
+                "The classes come too close to touching for float precision to "
+                "decide: the separating LP found no point in both convex hulls, "
+                f"but the nearest points of {len(indices)} of the rows meet to "
+                "rounding. Check for near-duplicate rows with different labels."
+            )
+        kept = np.flatnonzero(solution.weights)
+        self.members, self.weights = indices[kept], solution.weights[kept]
+        return solution
+
+    def _start(self, indices):
+        """The last answer's λ on the rows ``indices`` (sorted)."""
+        start = np.zeros(len(indices))
+        found = np.searchsorted(indices, self.members)
+        inside = found < len(indices)
+        inside[inside] = indices[found[inside]] == self.members[inside]
+        start[found[inside]] = self.weights[inside]
+        return start
+
+    def _face(self, rows, labels, sides):
+        dual, intercept, status = face_dual_qp(rows.gram(), labels, sides)
+        return Hyperplane(
+            True,
+            coef=rows.tdot(dual * labels),
+            intercept=intercept,
+            dual=dual,
+            status=status,
+        )
+
+    def products(self, indices, solution):
+        """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
+        :func:`~._kkt.dual_problems`: ``|z| ≤ |x'| + |m'|`` entrywise, with
+        ``x' - m'`` the rows as centred (:attr:`all_rows`)."""
+        rows, labels = self.rows(indices), self.scaled.labels(indices)
+        dual = solution.dual
+        magnitude = np.abs(dual)
+        absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
+        absolute += np.abs(rows.centres[0]) * magnitude.sum()
+        return rows.dot(solution.coef), rows.tdot(dual * labels), absolute

@@ -1,0 +1,148 @@
+"""The exact core on wide sparse rows (``_margin/_wide.py``): the hard margin, the
+verdict and the soft limit of sparse X with at least as many features as rows,
+against the dense route on the same data, without densifying X."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_linsep import HardMarginSVM, linear_separability
+from sklearn_linsep._margin._wide import wide_suits
+from sklearn_linsep._working_set import ScaledRows
+
+
+def _documents(n, p, seed, gap=0.3, density=None):
+    """Nonnegative sparse rows normalised as TF-IDF rows are, two classes told
+    apart by the words they use more (``gap``)."""
+    rng = np.random.default_rng(seed)
+    density = density or max(0.03, 10 / p)  # ten words a document at least
+    X = sp.random(n, p, density=density, random_state=seed, format="csr")
+    y = np.arange(n) % 2
+    topical = sp.csr_matrix(
+        gap * (y[:, None] == 1) * (rng.random((n, p)) < 0.01)
+        + gap * (y[:, None] == 0) * (rng.random((n, p)) < 0.01)
+    )
+    X = sp.csr_matrix(X + topical)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(1 / np.maximum(norms, 1e-12)) @ X), y
+
+
+def _forbid_dense_rows(monkeypatch):
+    """Make any dense copy of a working set's rows an error."""
+
+    def refuse(self, indices):
+        raise AssertionError("the wide route densified rows of X")
+
+    monkeypatch.setattr(ScaledRows, "rows", refuse)
+
+
+def _assert_same_fit(sparse, dense, rtol=1e-7):
+    scale = np.abs(dense.coef_).max()
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=rtol, atol=rtol * scale)
+    assert sparse.intercept_ == pytest.approx(dense.intercept_, rel=rtol, abs=1e-9)
+    assert sparse.margin_ == pytest.approx(dense.margin_, rel=rtol)
+    assert sparse.hinge_violation_ == pytest.approx(
+        dense.hinge_violation_, rel=1e-7, abs=1e-9
+    )
+
+
+@pytest.mark.parametrize("n, p", [(60, 300), (120, 120), (200, 1000)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_hard_margin_of_wide_sparse_rows_equals_the_dense_one(
+    n, p, seed, monkeypatch
+):
+    X, y = _documents(n, p, seed)
+    dense = HardMarginSVM().fit(X.toarray(), y)
+    assert dense.separable_
+    _forbid_dense_rows(monkeypatch)
+    assert wide_suits(ScaledRows(X, np.where(y == 1, 1.0, -1.0)))
+    sparse = HardMarginSVM().fit(X, y)
+    _assert_same_fit(sparse, dense)
+    assert sp.issparse(sparse.support_vectors_)
+    np.testing.assert_allclose(
+        sparse.dual_coef_ @ sparse.support_vectors_,
+        sparse.coef_,
+        rtol=1e-7,
+        atol=1e-9 * np.abs(sparse.coef_).max(),
+    )
+    result = linear_separability(X, y)
+    assert result.separable and result.verify(X, y)
+    assert result.margin == pytest.approx(dense.margin_, rel=1e-7)
+
+
+def test_equal_rows_of_one_class_are_one_constraint(monkeypatch):
+    """Copies of rows (affinely dependent, their Gram matrix singular) change
+    neither the hard margin nor, with their weights added, the soft limit."""
+    X, y = _documents(80, 400, 2)
+    copies = np.r_[0:80, 3, 3, 10, 11]
+    dense = HardMarginSVM().fit(X.toarray(), y)
+    _forbid_dense_rows(monkeypatch)
+    _assert_same_fit(HardMarginSVM().fit(X[copies], y[copies]), dense)
+    X[5] = X[8]  # classes 1 and 0: one document twice, inseparable
+    X.eliminate_zeros()
+    weights = np.bincount(copies, minlength=80).astype(float)
+    once = HardMarginSVM().fit(X, y, sample_weight=weights)
+    repeated = HardMarginSVM().fit(X[copies], y[copies])
+    _assert_same_fit(repeated, once)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_soft_limit_of_wide_sparse_rows_equals_the_dense_one(seed, monkeypatch):
+    """Inseparable text: documents that occur in both classes, and one row that is
+    a mix of two of the other class's (a point in both hulls)."""
+    X, y = _documents(90, 500, seed)
+    X = sp.lil_matrix(X)
+    X[4], X[9] = X[7], X[12]  # 4 and 12 of class 0, 7 and 9 of class 1
+    X[21] = 0.5 * (X[0] + X[2])  # class 1 between two rows of class 0
+    X = sp.csr_matrix(X)
+    weights = np.random.default_rng(seed).integers(1, 4, 90).astype(float)
+    dense = HardMarginSVM().fit(X.toarray(), y, sample_weight=weights)
+    assert not dense.separable_
+    _forbid_dense_rows(monkeypatch)
+    with pytest.warns(UserWarning, match="not linearly separable"):
+        sparse = HardMarginSVM().fit(X, y, sample_weight=weights)
+    _assert_same_fit(sparse, dense, rtol=1e-6)
+    assert sparse.certificate_.verify(X, y)
+    raising = HardMarginSVM(on_inseparable="raise")
+    with pytest.raises(ValueError, match="not linearly separable"):
+        raising.fit(X, y)
+
+
+def test_an_offset_feature_is_centred_away(monkeypatch):
+    """A feature far from the origin (a bias column of 1e4) is centred implicitly
+    in the Gram matrix: the margin is the dense one's."""
+    X, y = _documents(70, 300, 5)
+    rng = np.random.default_rng(5)
+    X = sp.hstack([X, sp.csr_matrix(1e4 + rng.random((70, 1)))], format="csr")
+    dense = HardMarginSVM().fit(X.toarray(), y)
+    _forbid_dense_rows(monkeypatch)
+    sparse = HardMarginSVM().fit(X, y)
+    assert sparse.margin_ == pytest.approx(dense.margin_, rel=1e-7)
+    np.testing.assert_allclose(
+        sparse.decision_function(X), dense.decision_function(X), rtol=1e-6, atol=1e-6
+    )
+
+
+def test_tall_sparse_rows_keep_the_working_set_route():
+    X, y = _documents(400, 50, 0, gap=1.0, density=0.2)
+    assert not wide_suits(ScaledRows(X, np.where(y == 1, 1.0, -1.0)))
+
+
+@pytest.mark.slow  # 3 s under tracemalloc (run by .ci/run's `pytest -m slow`)
+def test_a_fit_on_wide_text_never_densifies_x():
+    """p = 50 000: X dense would be 200 MB; the fit holds X and a few copies of
+    it (3.6 MB each), one Gram matrix of its working set (n × n: 2 MB) and
+    vectors of length p (0.4 MB)."""
+    n, p = 500, 50_000
+    X, y = _documents(n, p, 0, density=2e-3)
+    HardMarginSVM().fit(X[:60], y[:60])  # one-time allocations, not the fit's
+    tracemalloc.start()
+    try:
+        svm = HardMarginSVM().fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert svm.separable_ and svm.score(X, y) == 1.0
+    assert peak < 0.25 * n * p * 8
