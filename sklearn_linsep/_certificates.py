@@ -146,7 +146,7 @@ def separability_of(scaled, classes, tol):
         classes=np.asarray(classes),
         coef=result.coef,
         intercept=float(result.intercept),
-        margin=result.margin,
+        margin=float(result.margin),
         # About a centre only where float64 cannot evaluate coef · x + intercept.
         center=result.center if result.needs_center else None,
         intercept_at_center=result.intercept_at_center if result.needs_center else None,

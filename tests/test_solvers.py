@@ -8,21 +8,23 @@ import pytest
 from sklearn_linsep import SolverError
 from sklearn_linsep._margin import Hyperplane, Status, _solvers
 from sklearn_linsep._margin._result import read_status
-from sklearn_linsep._margin._solvers._clarabel import CLARABEL
-from sklearn_linsep._margin._solvers._highs import HIGHS
 from sklearn_linsep._margin._solvers import (
     Route,
     face_dual_qp,
     face_margin_qp,
-    margin_of_rows,
+    gram_active_set,
     least_hinge_ipm,
     margin_from_feasible,
+    margin_of_rows,
     nearest_points,
+    nearest_points_margin,
     register,
     total_hinge_lp,
 )
 from sklearn_linsep._margin._solvers._active_set import _equality_margin
+from sklearn_linsep._margin._solvers._clarabel import CLARABEL
 from sklearn_linsep._margin._solvers._dense_dual import dense_dual_margin
+from sklearn_linsep._margin._solvers._highs import HIGHS
 from sklearn_linsep._testing import least_total_hinge, reference_margin_qp
 
 
@@ -223,16 +225,55 @@ def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
     held = np.sort(
         np.r_[np.delete(base, rng.choice(base.size, 20, replace=False)), [1, 3, 5]]
     )
-    beta, intercept = updated.solve(held)
+    solved, beta, intercept = updated.solve(held)
     assert updated.factored is base  # answered from the factor, not a new one
     fresh = _HeldSystem(gram, c)
     fresh.UPDATE_FROM = 10**9
-    expected_beta, expected_intercept = fresh.solve(held)
+    _, expected_beta, expected_intercept = fresh.solve(held)
+    assert np.array_equal(solved, held)
     assert np.allclose(beta, expected_beta, rtol=1e-9, atol=1e-12 * abs(beta).max())
     assert intercept == pytest.approx(expected_intercept, rel=1e-9)
     # And it solves the held rows' equalities: K β + b = c, Σ β = 0.
     residual = gram[np.ix_(held, held)] @ beta + intercept - c[held]
     assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
+
+
+def test_a_held_row_that_depends_on_the_others_is_left_out():
+    """Two equal rows (short documents) make the held system singular: one of
+    them is left out, and the others' solve is the one without it."""
+    from sklearn_linsep._margin._solvers._dense_dual import _HeldSystem
+
+    Z, c = _wide(40, 100, seed=2)
+    Z[7], c[7] = Z[3], c[3]
+    gram = Z @ Z.T
+    solved, beta, intercept = _HeldSystem(gram, c).solve(np.arange(40))
+    assert solved.size == 39 and (3 in solved) != (7 in solved)
+    residual = gram[np.ix_(solved, solved)] @ beta + intercept - c[solved]
+    assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
+
+
+def test_the_active_set_on_a_gram_matrix_from_a_support_is_the_margin():
+    """From the nearest points' support, and on the least-hinge face from the
+    rows of the face QP's answer, the active set gives the same answer."""
+    Z, c = _wide(60, 200, seed=4)
+    hard = nearest_points_margin(Z, c)
+    support = np.flatnonzero(hard.dual > 0)
+    dual, intercept = gram_active_set(Z @ Z.T, c, support[::2])
+    np.testing.assert_allclose((dual * c) @ Z, hard.coef, rtol=1e-8, atol=1e-10)
+    assert intercept == pytest.approx(hard.intercept, rel=1e-8, abs=1e-10)
+    rng = np.random.RandomState(1)
+    Z = rng.normal(size=(50, 80))
+    c = np.where(rng.normal(size=50) > 0, 1.0, -1.0)
+    Z[5], c[5] = Z[6], -c[6]  # one document in both classes: inseparable
+    lp = total_hinge_lp(Z, c)
+    from sklearn_linsep._margin import _soft
+
+    sides = _soft.face_sides(lp.dual, np.ones(50))
+    face, face_intercept, _ = face_dual_qp(Z @ Z.T, c, sides)
+    support = np.flatnonzero(np.abs(face) > 1e-8 * np.abs(face).max())
+    dual, intercept = gram_active_set(Z @ Z.T, c, support, sides)
+    np.testing.assert_allclose(dual, face, atol=1e-7 * np.abs(face).max())
+    assert intercept == pytest.approx(face_intercept, rel=1e-7, abs=1e-9)
 
 
 def test_the_soft_limits_dual_is_the_faces_whichever_qp_solves_it(monkeypatch):

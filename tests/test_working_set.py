@@ -12,6 +12,7 @@ from sklearn_linsep import SolverError
 from sklearn_linsep._working_set import (
     AugmentedRows,
     ScaledRows,
+    duplicate_owners,
     grow,
     seed_direction,
     worst_violators,
@@ -149,3 +150,13 @@ def test_grow_stops_on_an_infeasible_subset_a_size_cap_and_a_round_limit():
     assert solution is None and working.size == 4
     with pytest.raises(SolverError, match="after 2 rounds"):
         grow([0], solve, violators, max_rounds=2)
+
+
+def test_duplicate_owners_are_the_first_equal_row_of_the_same_label():
+    X = np.array([[1.0, 0], [0, 1], [1, 0], [1, 0], [0, 1], [2, 2]])
+    c = np.array([1.0, 1, 1, -1, 1, 1])
+    active = np.array([True, True, True, True, True, False])
+    for rows in (X, sp.csr_matrix(X)):
+        owners = duplicate_owners(rows, c, active)
+        # row 2 repeats row 0 (same label); row 3 too, but of the other label
+        assert owners.tolist() == [0, 1, 0, 3, 1, -1]

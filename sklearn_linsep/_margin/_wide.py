@@ -20,7 +20,7 @@ from .._working_set import DROP_ABOVE, duplicate_owners, grow
 from ..exceptions import SolverError
 from ._certificate import sparse_certificate
 from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven
-from ._result import Hyperplane, MarginResult, margin_result
+from ._result import Hyperplane, MarginResult, Status, margin_result
 from ._soft import (
     attains,
     checked_least_hinge,
@@ -28,7 +28,8 @@ from ._soft import (
     face_violators,
     soft_result,
 )
-from ._solvers import face_dual_qp, gram_margin
+from ._solvers import face_dual_qp, gram_active_set, gram_margin
+from ._solvers._active_set import _as_hull_weights
 
 # The first working set of the wide route, rows per class nearest the hyperplane
 # halfway between the class means. TF-IDF text has a few hundred to two thousand
@@ -179,11 +180,43 @@ class _GramSubproblem:
 
     def __call__(self, indices):
         rows, labels = self.rows(indices), self.scaled.labels(indices)
-        if self.sides is not None:
-            return self._face(rows, labels, self.sides[indices])
-        solution = gram_margin(
-            rows.gram(), rows, labels, self._start(indices), self.tol / 2
+        gram = rows.gram()
+        sides = None if self.sides is None else self.sides[indices]
+        solution = self._from_last_support(gram, rows, labels, sides, indices)
+        if solution is None and sides is None:
+            solution = self._hull(gram, rows, labels, indices)
+        elif solution is None:
+            solution = self._face(gram, rows, labels, sides)
+        # An interior point's multipliers are nowhere exactly 0 (a support of
+        # every row would hold both copies of a document of two labels).
+        magnitude = np.abs(solution.dual)
+        kept = np.flatnonzero(magnitude > 1e-8 * magnitude.max(initial=0.0))
+        self.members = indices[kept]
+        self.weights = _as_hull_weights((None, None, solution.dual), labels)[kept]
+        return solution
+
+    def _from_last_support(self, gram, rows, labels, sides, indices):
+        """The answer by the active set on the Gram matrix from the last
+        answer's support (rounds after the first change the working set by a
+        few rows: a few factorisations, where the nearest points or the interior
+        point start over), or None where it does not settle."""
+        held, _ = self._last_support_in(indices)
+        if not held.size:
+            return None
+        answer = gram_active_set(gram, labels, held, sides, self.tol / 2)
+        if answer is None:
+            return None
+        dual, intercept = answer
+        return Hyperplane(
+            True,
+            coef=rows.tdot(dual * labels),
+            intercept=float(intercept),
+            dual=dual,
+            status=Status.OPTIMAL,
         )
+
+    def _hull(self, gram, rows, labels, indices):
+        solution = gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
         if not solution.feasible:
             raise SolverError(
                 "The classes come too close to touching for float precision to "
@@ -191,21 +224,25 @@ class _GramSubproblem:
                 f"but the nearest points of {len(indices)} of the rows meet to "
                 "rounding. Check for near-duplicate rows with different labels."
             )
-        kept = np.flatnonzero(solution.weights)
-        self.members, self.weights = indices[kept], solution.weights[kept]
         return solution
 
     def _start(self, indices):
         """The last answer's λ on the rows ``indices`` (sorted)."""
         start = np.zeros(len(indices))
+        positions, weights = self._last_support_in(indices)
+        start[positions] = weights
+        return start
+
+    def _last_support_in(self, indices):
+        """The positions in ``indices`` (sorted) of the last answer's support
+        rows still among them, and their λ."""
         found = np.searchsorted(indices, self.members)
         inside = found < len(indices)
         inside[inside] = indices[found[inside]] == self.members[inside]
-        start[found[inside]] = self.weights[inside]
-        return start
+        return found[inside], self.weights[inside]
 
-    def _face(self, rows, labels, sides):
-        dual, intercept, status = face_dual_qp(rows.gram(), labels, sides)
+    def _face(self, gram, rows, labels, sides):
+        dual, intercept, status = face_dual_qp(gram, labels, sides)
         return Hyperplane(
             True,
             coef=rows.tdot(dual * labels),

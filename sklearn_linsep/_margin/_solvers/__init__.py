@@ -23,7 +23,7 @@ from typing import Callable
 
 from ._active_set import _as_hull_weights, margin_from_feasible, support_hyperplane
 from ._clarabel import face_dual_qp, face_margin_qp, margin_qp
-from ._dense_dual import dense_dual_margin, dense_dual_suits
+from ._dense_dual import dense_dual_margin, dense_dual_suits, gram_active_set
 from ._highs import hull_intersection_lp, total_hinge_lp
 from ._ipm import least_hinge_ipm
 from ._nearest import (
@@ -83,6 +83,7 @@ __all__ = [
     "Route",
     "face_dual_qp",
     "face_margin_qp",
+    "gram_active_set",
     "gram_coordinates",
     "gram_margin",
     "hull_intersection_lp",

@@ -2,7 +2,7 @@
 route for rows that may all be support vectors (p ≫ n)."""
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_factor, cho_solve, lapack
 
 from .._result import Hyperplane, Status
 from ._active_set import _as_hull_weights, _two_sided, on_and_outside_margin
@@ -16,6 +16,10 @@ DENSE_DUAL_MAX_ROWS = 4000
 
 DENSE_DUAL_MAX_ITERATIONS = 40
 
+# A held row whose pivot falls below this share of the largest diagonal entry of
+# K + 1 1ᵀ depends on the other held rows to rounding.
+DEPENDENT_BELOW = 1e-11
+
 
 def dense_dual_suits(m, q):
     """Whether :func:`dense_dual_margin` is tried first on ``m`` rows of ``q``
@@ -25,21 +29,38 @@ def dense_dual_suits(m, q):
 
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
     """The maximal margin of the rows ``Z`` from the hard-margin dual on their
-    Gram matrix, by a primal-dual active set (Hintermüller, Ito & Kunisch 2002);
-    a :class:`Hyperplane`, or None where it does not settle (the caller's nearest
-    points then decide, as they do inseparable rows).
+    Gram matrix (:func:`gram_active_set`, from all the rows held); a
+    :class:`Hyperplane`, or None where it does not settle (the caller's nearest
+    points then decide, as they do inseparable rows). The answer is checked on
+    ``Z`` itself, not on K. ``start`` (the nearest points' warm start) is not
+    used: a first solve on all the rows is the start."""
+    answer = gram_active_set(Z @ Z.T, c, np.arange(len(c)), tol=tol)
+    if answer is None:
+        return None
+    dual, intercept = answer
+    return _dense_dual_answer(Z, c, dual, intercept, tol)
 
-    The rows held on the margin ``I`` solve ``K_II β + b = c_I``, ``Σ β = 0``
-    (one symmetric factorisation of the bordered system); then every held row of
-    ``α = c β < 0`` leaves and every other row of margin below 1 joins, all in one
-    step, so a support that is most of the rows (p ≫ n) is found in a few
-    factorisations where an active set adding one row at a time needs hundreds.
-    The answer is checked on ``Z`` itself, not on K. ``start`` (the nearest
-    points' warm start) is not used: a first solve on all the rows is the start.
+
+def gram_active_set(gram, c, held, sides=None, tol=1e-12):
+    """The margin QP's dual on a Gram matrix K by a primal-dual active set
+    (Hintermüller, Ito & Kunisch 2002) from the rows ``held`` on the margin:
+    ``(ν, b)`` with ``w = Σ ν_i c_i z_i``, or None where it does not settle
+    (cycling, a singular held set, one class held).
+
+    Row i's constraint is ``c_i (w·z_i + b) ≥ 1`` where ``sides[i] = +1`` (the
+    hard margin: the default), ``= 1`` where 0 and ``≤ 1`` where -1 (the soft
+    limit's least-hinge face). The held rows solve ``K_II β + b = c_I``,
+    ``Σ β = 0`` (one symmetric factorisation of the bordered system); then every
+    held row whose multiplier ``ν = c β`` has the wrong sign for its side leaves
+    and every other row on the wrong side of 1 joins, all in one step, so a
+    support that is most of the rows (p ≫ n) is found in a few factorisations
+    where an active set adding one row at a time needs hundreds. It may cycle
+    from a poor start; from a support near the answer (the last working set's)
+    it settles in a few steps.
     """
     m = len(c)
-    gram = Z @ Z.T
-    held = np.arange(m)  # a first solve on all the rows is the start
+    sides = np.ones(m) if sides is None else np.asarray(sides, dtype=float)
+    held = np.union1d(held, np.flatnonzero(sides == 0))  # equalities: always
     seen = set()
     beta = np.zeros(m)
     system = _HeldSystem(gram, c)
@@ -52,16 +73,18 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
         solved = system.solve(held)
         if solved is None:
             return None
+        held, held_beta, intercept = solved  # less rows dependent on the others
         beta[:] = 0.0
-        beta[held], intercept = solved
+        beta[held] = held_beta
         margins = c * (gram @ beta + intercept)  # β is 0 off the held rows
-        alpha = c[held] * beta[held]
-        keep = held[alpha > 0]
+        dual = c * beta
+        side = sides[held]
+        keep = held[(side == 0) | (side * dual[held] > 0)]
         outside = np.ones(m, bool)
         outside[held] = False
-        violated = np.flatnonzero(outside & (margins < 1 - tol))
+        violated = np.flatnonzero(outside & (sides * (margins - 1) < -tol))
         if keep.size == held.size and violated.size == 0:
-            return _dense_dual_answer(Z, c, held, alpha, intercept, tol)
+            return dual, intercept
         held = np.concatenate([keep, violated])
     return None
 
@@ -89,7 +112,9 @@ class _HeldSystem:
         self.factored, self.factor = None, None
 
     def solve(self, held):
-        """``(β on held, b)``, or None if the system is singular."""
+        """``(held, β on held, b)``, or None if the system is singular; the rows
+        of ``held`` whose ``(z, 1)`` depend on the others' (to
+        ``DEPENDENT_BELOW``) are left out of the held set returned."""
         solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held)
@@ -97,23 +122,37 @@ class _HeldSystem:
             solved = self._factorise(held)
         if solved is None:
             return None
-        towards_c, towards_one = solved
+        held, towards_c, towards_one = solved
         intercept = towards_c.sum() / towards_one.sum()
         beta = towards_c - intercept * towards_one
         if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
             return None
-        return beta, float(intercept)
+        return held, beta, float(intercept)
 
     def _factorise(self, held):
         block = self.gram if held.size == len(self.gram) else self._block(held, held)
         try:
-            factor = cho_factor(block + 1.0, overwrite_a=True, check_finite=False)
+            factor = cho_factor(block + 1.0, check_finite=False)
+            pivots = np.diag(factor[0]) ** 2
+            if np.min(pivots) < DEPENDENT_BELOW * (1.0 + np.max(np.diag(block))):
+                raise np.linalg.LinAlgError("a row depends on the others")
         except np.linalg.LinAlgError:
-            return None
+            # Rows affinely dependent on others (short documents: a few in a
+            # thousand): held at β = 0, free to join again if they are violated.
+            independent = _independent_rows(block + 1.0)
+            held = held[independent]
+            try:
+                factor = cho_factor(
+                    block[np.ix_(independent, independent)] + 1.0,
+                    overwrite_a=True,
+                    check_finite=False,
+                )
+            except np.linalg.LinAlgError:
+                return None
         self.factored, self.factor = held, factor
         right = np.column_stack([self.c[held], np.ones(held.size)])
         solution = cho_solve(factor, right, check_finite=False)
-        return solution[:, 0], solution[:, 1]
+        return held, solution[:, 0], solution[:, 1]
 
     def _block(self, rows, columns):
         return self.gram[np.ix_(rows, columns)]
@@ -151,13 +190,20 @@ class _HeldSystem:
         staying = np.isin(base, held)
         solution[np.searchsorted(held, base[staying])] = base_part[staying]
         solution[np.searchsorted(held, joining)] = extra[:a]
-        return solution[:, 0], solution[:, 1]
+        return held, solution[:, 0], solution[:, 1]
 
 
-def _dense_dual_answer(Z, c, held, alpha, intercept, tol):
+def _independent_rows(matrix):
+    """Positions, in increasing order, of the rows of a positive semidefinite
+    matrix whose pivots in a complete-pivoting Cholesky (LAPACK's ``pstrf``)
+    stay above ``DEPENDENT_BELOW`` of its largest diagonal entry."""
+    tolerance = DEPENDENT_BELOW * float(np.max(np.diag(matrix)))
+    _, pivots, rank, _ = lapack.dpstrf(matrix, tol=tolerance, lower=1)
+    return np.sort(pivots[:rank] - 1)
+
+
+def _dense_dual_answer(Z, c, dual, intercept, tol):
     """The Hyperplane of the dense dual's answer, if it holds on ``Z`` itself."""
-    dual = np.zeros(len(c))
-    dual[held] = alpha
     coef = (dual * c) @ Z
     margins = c * (Z @ coef + intercept)
     if not on_and_outside_margin(margins, dual > 0, tol):
