@@ -43,6 +43,11 @@ class HardMarginSVM(LinearClassifierBase):
     ``certificate`` (a :class:`SeparabilityResult`) proves it: a point in the
     convex hulls of both classes. More than two classes are fitted one-vs-rest.
 
+    Sparse X with at least as many features as rows (TF-IDF text) is never
+    densified: the verdict comes from one sparse LP, and every QP is solved in
+    the span of the rows, on the working set's Gram matrix (the memory is X's
+    and that matrix's); ``support_vectors_`` is then sparse too.
+
     Parameters
     ----------
     on_inseparable : {"soft", "raise"}, default="soft"
@@ -51,9 +56,11 @@ class HardMarginSVM(LinearClassifierBase):
         Tolerance of the constraints and of the optimality conditions checked on
         all samples.
     initial_size : int, default=None
-        Seed samples per class in the working set (``max(4 p + 20, 50)``).
+        Seed samples per class in the working set (``max(4 p + 20, 50)``; 1 000
+        for wide sparse X).
     batch : int, default=None
-        Most violated samples added per round (``max(4 p + 40, 100)``).
+        Most violated samples added per round (``max(4 p + 40, 100)``; for wide
+        sparse X, ``initial_size`` or as many as the working set holds).
 
     Attributes
     ----------

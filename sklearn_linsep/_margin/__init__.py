@@ -6,7 +6,11 @@ certificates of (in)separability, on a working set of rows.
 * ``_solvers/``: one module per solver and the registry of routes to the margin of
   a set of rows (a new solver is one module and one ``register`` call);
 * ``_hard``: the hard margin and the verdict; ``_soft``: the soft limit;
-  ``_certificate``: the certificate of inseparability.
+  ``_certificate``: the certificate of inseparability; ``_kkt``: the optimality
+  conditions every route checks and the proof on X;
+* ``_wide``: the same answers for sparse rows with at least as many features as
+  rows (text), in the span of the rows: the verdict from one sparse LP, every
+  margin subproblem on the working set's Gram matrix, X never densified.
 
 The estimator (``_svm``) and the separability functions (``_certificates``) both
 stand on :func:`maximal_margin_of`.

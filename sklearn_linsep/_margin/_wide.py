@@ -127,11 +127,17 @@ def _soft_limit(scaled, unique, tol, batch):
     # The LP's hyperplane, (w / s_j)·x + b on X, in the frame of Z = (x - m) / s.
     on_x = lp.coef / unique.feature_scale
     coef, intercept = unique.scale * on_x, lp.intercept + on_x @ unique.centre
-    near = unique.margins(coef, intercept) < 1 + DROP_ABOVE
-    start = np.flatnonzero(unique.active & ((sides <= 0) | near))
+    margins = unique.margins(coef, intercept)
+    start = np.flatnonzero(unique.active & ((sides <= 0) | (margins < 1 + DROP_ABOVE)))
+    subproblem = _GramSubproblem(unique, tol, sides)
+    # The active set's first guess: the rows on the LP's margin, where its
+    # hyperplane may stay (the interior point answers where it does not settle).
+    subproblem.start_from(
+        np.flatnonzero(unique.active & (sides >= 0) & (np.abs(margins - 1) <= 1e-9))
+    )
     solution, working, rounds = grow(
         start,
-        _GramSubproblem(unique, tol, sides),
+        subproblem,
         face_violators(unique, sides, tol, batch),
         drop_above=DROP_ABOVE,
     )
@@ -166,6 +172,10 @@ class _GramSubproblem:
         self._last = None  # (indices, rows)
         self.members = np.array([], dtype=np.intp)  # rows of the last answer
         self.weights = np.array([])  # and their λ
+
+    def start_from(self, members):
+        """Take the rows ``members`` as the last answer's support."""
+        self.members, self.weights = members, np.zeros(len(members))
 
     def rows(self, indices):
         """Z_W as a :class:`CentredRows` (the last one is kept: the checks ask
