@@ -146,3 +146,15 @@ def test_a_fit_on_wide_text_never_densifies_x():
         tracemalloc.stop()
     assert svm.separable_ and svm.score(X, y) == 1.0
     assert peak < 0.25 * n * p * 8
+
+
+@pytest.mark.parametrize("fmt, dtype", [("csc", np.float64), ("csr", np.float32)])
+def test_csc_and_float32_rows_take_the_wide_route(fmt, dtype, monkeypatch):
+    X, y = _documents(80, 400, 6)
+    X = X.asformat(fmt).astype(dtype)
+    dense = HardMarginSVM().fit(X.toarray().astype(np.float64), y)
+    _forbid_dense_rows(monkeypatch)
+    sparse = HardMarginSVM().fit(X, y)
+    assert sparse.coef_.dtype == dtype
+    assert sparse.margin_ == pytest.approx(dense.margin_, rel=1e-7)
+    assert linear_separability(X, y).verify(X, y)

@@ -164,7 +164,8 @@ class _GramSubproblem:
         # Z of every row, a feature far from the origin against its spread
         # centred explicitly (the implicit centring would cost it its digits).
         self.all_rows = CentredRows.of_sparse(
-            sp.csr_matrix(scaled.X) * (1.0 / scaled.scale),
+            # float64 products: a float32 Gram matrix would cost the margin digits.
+            sp.csr_matrix(scaled.X, dtype=np.float64) * (1.0 / scaled.scale),
             np.zeros(n, dtype=np.intp),
             np.ones(n),
             (scaled.centre / scaled.scale)[None, :],
