@@ -255,7 +255,8 @@ def frame_scales(centre, high, low):
     extremes: one scalar for the Euclidean frame (the largest centred entry), one
     per feature for the equilibrated one (1 where a feature is constant), and each
     feature's range."""
-    feature_scale = np.maximum(high - centre, centre - low)
+    # A constant feature's mean may round an ulp off it: its scale is 0, not that.
+    feature_scale = np.where(high > low, np.maximum(high - centre, centre - low), 0.0)
     largest = float(np.max(feature_scale)) if feature_scale.size else 0.0
     feature_scale = np.where(feature_scale > 0, feature_scale, 1.0)
     return largest if largest > 0 else 1.0, feature_scale, high - low

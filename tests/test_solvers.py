@@ -252,6 +252,37 @@ def test_a_held_row_that_depends_on_the_others_is_left_out():
     assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
 
 
+def test_an_equality_row_left_out_as_dependent_is_not_left_off_its_face():
+    """Row 2 (side 0: margin = 1) is the midpoint of rows 0 and 1: held with
+    them, it is left out as dependent, and must not end off the face."""
+    Z = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    c = np.array([1.0, -1.0, 1.0])
+    sides = np.array([1.0, 1.0, 0.0])
+    answer = gram_active_set(Z @ Z.T, c, np.array([0, 1]), sides)
+    if answer is not None:
+        dual, intercept = answer
+        margins = c * (Z @ ((dual * c) @ Z) + intercept)
+        assert abs(margins[2] - 1) <= 1e-9 and np.all(margins[:2] >= 1 - 1e-9)
+
+
+def test_a_joining_row_that_depends_on_the_factored_ones_is_not_solved_blindly():
+    """The update from the last factor (Schur complement) takes a row that is the
+    midpoint of two factored rows to 1e-7: its answer would be β ~ 1e10 with a
+    residual of 0.05; the held system's answer meets its equations."""
+    from sklearn_linsep._margin._solvers._dense_dual import _HeldSystem
+
+    Z, c = _wide(500, 2000, seed=7)
+    Z[1] = 0.5 * (Z[0] + Z[2]) + 1e-7 * np.random.default_rng(1).normal(size=2000)
+    gram = Z @ Z.T
+    system = _HeldSystem(gram, c)
+    system.solve(np.arange(50, 500))  # 450 rows factored
+    solved = system.solve(np.r_[0:3, 50:500])
+    if solved is not None:
+        held, beta, intercept = solved
+        residual = gram[np.ix_(held, held)] @ beta + intercept - c[held]
+        assert np.max(np.abs(residual)) <= 1e-8 and np.max(np.abs(beta)) < 1e6
+
+
 def test_the_active_set_on_a_gram_matrix_from_a_support_is_the_margin():
     """From the nearest points' support, and on the least-hinge face from the
     rows of the face QP's answer, the active set gives the same answer."""

@@ -3,6 +3,7 @@ verdict and the soft limit of sparse X with at least as many features as rows,
 against the dense route on the same data, without densifying X."""
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -50,15 +51,16 @@ def _assert_same_fit(sparse, dense, rtol=1e-7):
 
 @pytest.mark.parametrize("n, p", [(60, 300), (120, 120), (200, 1000)])
 @pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("size", [None, 8])  # 8: working sets grow over rounds
 def test_the_hard_margin_of_wide_sparse_rows_equals_the_dense_one(
-    n, p, seed, monkeypatch
+    n, p, seed, size, monkeypatch
 ):
     X, y = _documents(n, p, seed)
     dense = HardMarginSVM().fit(X.toarray(), y)
     assert dense.separable_
     _forbid_dense_rows(monkeypatch)
     assert wide_suits(ScaledRows(X, np.where(y == 1, 1.0, -1.0)))
-    sparse = HardMarginSVM().fit(X, y)
+    sparse = HardMarginSVM(initial_size=size, batch=size).fit(X, y)
     _assert_same_fit(sparse, dense)
     assert sp.issparse(sparse.support_vectors_)
     np.testing.assert_allclose(
@@ -79,7 +81,9 @@ def test_equal_rows_of_one_class_are_one_constraint(monkeypatch):
     copies = np.r_[0:80, 3, 3, 10, 11]
     dense = HardMarginSVM().fit(X.toarray(), y)
     _forbid_dense_rows(monkeypatch)
-    _assert_same_fit(HardMarginSVM().fit(X[copies], y[copies]), dense)
+    repeated = HardMarginSVM().fit(X[copies], y[copies])
+    _assert_same_fit(repeated, dense)
+    assert np.all(repeated.support_ < 80)  # the first copy of each row only
     X[5] = X[8]  # classes 1 and 0: one document twice, inseparable
     X.eliminate_zeros()
     weights = np.bincount(copies, minlength=80).astype(float)
@@ -104,6 +108,8 @@ def test_the_soft_limit_of_wide_sparse_rows_equals_the_dense_one(seed, monkeypat
     with pytest.warns(UserWarning, match="not linearly separable"):
         sparse = HardMarginSVM().fit(X, y, sample_weight=weights)
     _assert_same_fit(sparse, dense, rtol=1e-6)
+    grown = HardMarginSVM(initial_size=8, batch=8).fit(X, y, sample_weight=weights)
+    _assert_same_fit(grown, dense, rtol=1e-6)
     assert sparse.certificate_.verify(X, y)
     raising = HardMarginSVM(on_inseparable="raise")
     with pytest.raises(ValueError, match="not linearly separable"):
@@ -158,3 +164,59 @@ def test_csc_and_float32_rows_take_the_wide_route(fmt, dtype, monkeypatch):
     assert sparse.coef_.dtype == dtype
     assert sparse.margin_ == pytest.approx(dense.margin_, rel=1e-7)
     assert linear_separability(X, y).verify(X, y)
+
+
+# ------------------------------------------ found by attacking the route (review)
+
+
+def _both(X, y, fit):
+    """``fit`` on X sparse and dense, warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit(sp.csr_matrix(X), y), fit(np.asarray(X), y)
+
+
+def test_a_constant_decision_function_is_w_zero_exactly():
+    """The least hinge is attained by w = 0 alone: the interior point's answer
+    (w ~ 1e-6) is not a margin of 3e5."""
+    X, y = np.array([[1.0, 0, 0], [1, 0, 0], [0, 1, 0]]), [0, 1, 1]
+    sparse, dense = _both(X, y, lambda X, y: HardMarginSVM().fit(X, y))
+    assert np.all(sparse.coef_ == 0) and np.isnan(sparse.margin_)
+    assert sparse.hinge_violation_ == pytest.approx(dense.hinge_violation_)
+
+
+def test_a_constant_feature_whose_mean_rounds_off_it():
+    """A column of 0.1: its mean is an ulp off 0.1, which must not become its
+    spread (the LPs divided the column by 1e-17)."""
+    P = np.array([[0, 0], [1, 1], [2, 2], [0, 1], [1, 0], [0, 2], [2, 0]], float)
+    X, y = np.c_[np.full(7, 0.1), P, np.zeros((7, 4))], [0, 0, 0, 1, 1, 1, 1]
+    sparse, dense = _both(X, y, linear_separability)
+    assert not sparse.separable and sparse.verify(X, y)
+    X, y = np.array([[0.1, 0, 0]] * 3), [0, 1, 0]
+    sparse, dense = _both(X, y, lambda X, y: HardMarginSVM().fit(X, y))
+    assert sparse.hinge_violation_ == pytest.approx(dense.hinge_violation_)
+
+
+@pytest.mark.parametrize("seed, factor", [(30, 1e3), (3, 1e6)])
+def test_features_on_scales_far_apart(seed, factor):
+    """The Gram matrix loses a small feature's digits: small X goes the dense
+    route (which decides in the equilibrated frame) when the wide answer fails
+    its checks."""
+    X = np.random.default_rng(seed).standard_normal((4, 4))
+    X[:, :2] *= factor
+    y = [0, 1, 0, 1]
+    sparse, dense = _both(X, y, lambda X, y: HardMarginSVM().fit(X, y))
+    assert sparse.margin_ == pytest.approx(dense.margin_, rel=1e-7)
+
+
+def test_classes_a_thousandth_apart_and_a_soft_limit_far_from_the_origin():
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((6, 10)) * (rng.random((6, 10)) < 0.5)
+    X, y = np.vstack([B, B[0] + 1e-3 * np.eye(10)[3]]), [0, 0, 0, 1, 1, 1, 1]
+    sparse, dense = _both(X, y, linear_separability)
+    assert sparse.margin == pytest.approx(dense.margin, rel=1e-7)
+    X = np.random.default_rng(1).standard_normal((5, 5))
+    X[:, 0] += 1e8
+    X, y = np.c_[np.vstack([X, X[0]]), np.zeros(6)], [0, 1, 0, 1, 0, 1]
+    sparse, dense = _both(X, y, lambda X, y: HardMarginSVM().fit(X, y))
+    assert sparse.hinge_violation_ == pytest.approx(dense.hinge_violation_, rel=1e-7)

@@ -20,7 +20,7 @@ from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import margin_from_feasible, margin_of_rows, margin_qp
 from ._solvers._active_set import on_and_outside_margin
-from ._wide import wide_maximal_margin, wide_suits
+from ._wide import dense_fallback_fits, wide_maximal_margin, wide_suits
 
 
 def maximal_margin(
@@ -107,7 +107,11 @@ def maximal_margin_of(
     same questions, such as the dask one)."""
     check_scale(scaled.scale)
     if not augmented and wide_suits(scaled):  # text: in the span of the rows
-        return wide_maximal_margin(scaled, tol, soft, classes, initial_size, batch)
+        try:
+            return wide_maximal_margin(scaled, tol, soft, classes, initial_size, batch)
+        except SolverError:
+            if not dense_fallback_fits(scaled):
+                raise
     p = scaled.n_features
     # Measured at p = 100 (bench_exact_core.py): twice the seed and four times the
     # batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and 42 ms, 1e5

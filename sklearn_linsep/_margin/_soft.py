@@ -153,12 +153,7 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     solution, working, rounds = grow(
         start, solve, face_violators(scaled, sides, tol, batch)
     )
-    if not attains(scaled, solution, lp.total):
-        raise SolverError(
-            "The largest margin on the least-hinge face does not attain the least "
-            "total hinge on all samples. Standardising the features (StandardScaler) "
-            "may help."
-        )
+    check_attains(scaled, solution, lp.total)
     return solution, working, rounds
 
 
@@ -242,6 +237,17 @@ def face_sides(alpha, weights):
     ``0 < α < s``, ``-1`` (``≤ 1``, its hinge free) where ``α = s``."""
     at_bound = alpha >= weights * (1 - 1e-9)
     return np.where(alpha <= 1e-12 * weights, 1, np.where(at_bound, -1, 0))
+
+
+def check_attains(scaled, solution, least):
+    """A SolverError unless the face's answer attains the least total hinge on
+    all samples."""
+    if not attains(scaled, solution, least):
+        raise SolverError(
+            "The largest margin on the least-hinge face does not attain the least "
+            "total hinge on all samples. Standardising the features (StandardScaler) "
+            "may help."
+        )
 
 
 def attains(scaled, solution, least):

@@ -5,12 +5,14 @@ never densified: the memory is X's plus one Gram matrix of the working set.
 
 The hard margin and the soft limit's second stage are QPs in ``w``, which lies in
 the span of the rows: their duals need only ``K = Z Zᵀ`` (:func:`~._solvers.
-gram_dual`), and ``w = Zᵀ (ν c)`` comes back as one sparse product. The least
+gram_margin`, :func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`),
+and ``w = Zᵀ (ν c)`` comes back as one sparse product. The least
 total hinge is an LP that no invertible affine map of X changes: it runs on the
 sparse rows, each feature divided by its spread, not centred.
 """
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +25,7 @@ from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven
 from ._result import Hyperplane, MarginResult, Status, margin_result
 from ._soft import (
     attains,
+    check_attains,
     checked_least_hinge,
     face_sides,
     face_violators,
@@ -35,6 +38,12 @@ from ._solvers._active_set import _as_hull_weights
 # halfway between the class means. TF-IDF text has a few hundred to two thousand
 # support vectors (SVC: 990 of 3 013 documents, 1 935 of 8 543).
 WIDE_SEED = 1000
+
+# Where this route's answer fails its checks (features on scales 1e3 apart and
+# more, or classes within 1e-3 of touching, cost the Gram matrix the digits the
+# checks need), X of at most this many entries (64 MB dense) goes the dense
+# route, which decides in the equilibrated frame; larger X gets the SolverError.
+DENSE_FALLBACK_ENTRIES = 1 << 23
 
 
 def wide_suits(scaled):
@@ -57,8 +66,8 @@ def wide_maximal_margin(scaled, tol, soft, classes, initial_size=None, batch=Non
     set of rows in the Gram dual; inseparable ones their certificate and, with
     ``soft``, the C → ∞ limit (the least total hinge, then the largest margin on
     its optimal face). Equal rows of one class are one constraint: only the first
-    of them takes part (their weights summed), which keeps every held set
-    nonsingular. Checked and proved on X as the dense route's answers are.
+    of them takes part (their weights summed): copies would make every held set
+    that holds them singular. Checked and proved on X as the dense route's answers are.
     """
     unique = _without_duplicates(scaled)
     size = initial_size or WIDE_SEED
@@ -141,22 +150,44 @@ def _soft_limit(scaled, unique, tol, batch):
         face_violators(unique, sides, tol, batch),
         drop_above=DROP_ABOVE,
     )
-    if not attains(unique, solution, lp.total):
-        raise SolverError(
-            "The largest margin on the least-hinge face does not attain the least "
-            "total hinge on all samples. Standardising the features (StandardScaler) "
-            "may help."
-        )
+    solution = _constant_if_it_attains(unique, solution, lp.total)
+    check_attains(unique, solution, lp.total)
     return soft_result(scaled, working, solution, rounds, tol)
+
+
+def _constant_if_it_attains(scaled, solution, least):
+    """``w = 0`` where a constant decision function attains the least total
+    hinge: the face's smallest ``‖w‖`` is then 0 exactly, which an interior
+    point only approaches (the hinge of ``b`` alone is least at ``b = ±1`` or
+    anywhere between)."""
+    for intercept in (solution.intercept, 1.0, -1.0):
+        constant = replace(
+            solution,
+            coef=np.zeros_like(solution.coef),
+            intercept=intercept,
+            dual=np.zeros_like(solution.dual),
+        )
+        if attains(scaled, constant, least):
+            return constant
+    return solution
+
+
+def dense_fallback_fits(scaled):
+    """Whether X is small enough (``DENSE_FALLBACK_ENTRIES``) for the dense
+    route to take it where this route's answer fails its checks."""
+    return scaled.n_samples * scaled.n_features <= DENSE_FALLBACK_ENTRIES
 
 
 class _GramSubproblem:
     """The margin QP on a working set of sparse rows, through their Gram matrix:
     ``Z_W = (X_W - m) / s`` centred implicitly (:class:`~sklearn_linsep._scatter.
-    CentredRows`). The hard margin by the nearest points in the Gram matrix's
-    coordinates, each call started from the last one's (as ``_hard._WarmHull``);
-    with ``sides``, the largest margin on the least-hinge face in those
-    coordinates (:func:`~._solvers.face_margin_qp`)."""
+    CentredRows`). Each call first tries the active set on the Gram matrix from
+    the last answer's support (:func:`~._solvers.gram_active_set`: a working set
+    that changed by a few rows settles in a few factorisations); where that does
+    not settle, the hard margin by the nearest points in the Gram matrix's
+    coordinates, started from the last answer's λ (as ``_hard._WarmHull``), and
+    with ``sides`` the largest margin on the least-hinge face as the QP's dual
+    on the Gram matrix (:func:`~._solvers.face_dual_qp`)."""
 
     def __init__(self, scaled, tol, sides=None):
         self.scaled, self.tol, self.sides = scaled, tol, sides
@@ -218,13 +249,7 @@ class _GramSubproblem:
         if answer is None:
             return None
         dual, intercept = answer
-        return Hyperplane(
-            True,
-            coef=rows.tdot(dual * labels),
-            intercept=float(intercept),
-            dual=dual,
-            status=Status.OPTIMAL,
-        )
+        return _on_rows(rows, labels, dual, intercept, Status.OPTIMAL)
 
     def _hull(self, gram, rows, labels, indices):
         solution = gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
@@ -254,13 +279,7 @@ class _GramSubproblem:
 
     def _face(self, gram, rows, labels, sides):
         dual, intercept, status = face_dual_qp(gram, labels, sides)
-        return Hyperplane(
-            True,
-            coef=rows.tdot(dual * labels),
-            intercept=intercept,
-            dual=dual,
-            status=status,
-        )
+        return _on_rows(rows, labels, dual, intercept, status)
 
     def products(self, indices, solution):
         """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
@@ -272,3 +291,14 @@ class _GramSubproblem:
         absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
         absolute += np.abs(rows.centres[0]) * magnitude.sum()
         return rows.dot(solution.coef), rows.tdot(dual * labels), absolute
+
+
+def _on_rows(rows, labels, dual, intercept, status):
+    """The Hyperplane of a dual on the Gram matrix of ``rows``: ``w = Zᵀ (ν c)``."""
+    return Hyperplane(
+        True,
+        coef=rows.tdot(dual * labels),
+        intercept=float(intercept),
+        dual=dual,
+        status=status,
+    )

@@ -19,6 +19,8 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
 DEPENDENT_BELOW = 1e-11
+# A held system whose rows' margins its solve misses by more than this is refused.
+RESIDUAL_LIMIT = 1e-9
 
 
 def dense_dual_suits(m, q):
@@ -82,7 +84,12 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         keep = held[(side == 0) | (side * dual[held] > 0)]
         outside = np.ones(m, bool)
         outside[held] = False
-        violated = np.flatnonzero(outside & (sides * (margins - 1) < -tol))
+        # Off its side of 1; an equality row left out as dependent counts too
+        # (it joins again, and a held set that repeats ends the loop).
+        off = np.where(
+            sides == 0, np.abs(margins - 1) > tol, sides * (margins - 1) < -tol
+        )
+        violated = np.flatnonzero(outside & off)
         if keep.size == held.size and violated.size == 0:
             return dual, intercept
         held = np.concatenate([keep, violated])
@@ -117,15 +124,25 @@ class _HeldSystem:
         ``DEPENDENT_BELOW``) are left out of the held set returned."""
         solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
-            solved = self._from_factor(held)
+            solved = self._checked(self._from_factor(held))
         if solved is None:
-            solved = self._factorise(held)
+            solved = self._checked(self._factorise(held))
+        return solved
+
+    def _checked(self, solved):
+        """``(held, β, b)`` of two solves, if they meet ``K_II β + b = c_I`` to
+        ``RESIDUAL_LIMIT``: the residual is the held rows' margin error (a row
+        that depends on the others to rounding makes a Schur complement nearly
+        singular without any error: it shows here)."""
         if solved is None:
             return None
         held, towards_c, towards_one = solved
         intercept = towards_c.sum() / towards_one.sum()
         beta = towards_c - intercept * towards_one
         if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
+            return None
+        residual = self._block(held, held) @ beta + intercept - self.c[held]
+        if np.any(np.abs(residual) > RESIDUAL_LIMIT):
             return None
         return held, beta, float(intercept)
 

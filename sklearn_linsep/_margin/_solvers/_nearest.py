@@ -136,7 +136,7 @@ def gram_margin(gram, original, c, start=None, tol=1e-12):
     and their products ``original.dot(w)`` and ``original.tdot(v)`` (rows too
     wide, or too sparse, to be handed over): the nearest points in coordinates of
     the Gram matrix's pivoted Cholesky factor, ``coef`` from the rows themselves
-    (``w = Zᵀ (α c)``), checked on them."""
+    (``w = Zᵀ (α c)``), which it separates (the caller checks the margins)."""
     return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
 
 
