@@ -19,7 +19,7 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
 DEPENDENT_BELOW = 1e-11
-# A held system whose rows' margins its solve misses by more than this is refused.
+# An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
 
 
@@ -91,6 +91,11 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         )
         violated = np.flatnonzero(outside & off)
         if keep.size == held.size and violated.size == 0:
+            # A held set that is singular to rounding solves its equations
+            # only roughly (a Schur update raises no error): the held rows'
+            # margins show it. Steps before the last may be rough; not the answer.
+            if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
+                return None
             return dual, intercept
         held = np.concatenate([keep, violated])
     return None
@@ -119,30 +124,22 @@ class _HeldSystem:
         self.factored, self.factor = None, None
 
     def solve(self, held):
-        """``(held, β on held, b)``, or None if the system is singular; the rows
-        of ``held`` whose ``(z, 1)`` depend on the others' (to
-        ``DEPENDENT_BELOW``) are left out of the held set returned."""
+        """``(held, β on held, b)``, or None if the system is singular. A new
+        factorisation leaves out of the held set returned the rows whose
+        ``(z, 1)`` depend on the others' (to ``DEPENDENT_BELOW``); an update from
+        the last factor does not see them (its solve is then rough, which
+        :func:`gram_active_set` checks on its answer)."""
         solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
-            solved = self._checked(self._from_factor(held))
+            solved = self._from_factor(held)
         if solved is None:
-            solved = self._checked(self._factorise(held))
-        return solved
-
-    def _checked(self, solved):
-        """``(held, β, b)`` of two solves, if they meet ``K_II β + b = c_I`` to
-        ``RESIDUAL_LIMIT``: the residual is the held rows' margin error (a row
-        that depends on the others to rounding makes a Schur complement nearly
-        singular without any error: it shows here)."""
+            solved = self._factorise(held)
         if solved is None:
             return None
         held, towards_c, towards_one = solved
         intercept = towards_c.sum() / towards_one.sum()
         beta = towards_c - intercept * towards_one
         if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
-            return None
-        residual = self._block(held, held) @ beta + intercept - self.c[held]
-        if np.any(np.abs(residual) > RESIDUAL_LIMIT):
             return None
         return held, beta, float(intercept)
 
