@@ -206,6 +206,24 @@ CALLS = {
     ),
 }
 TWO_CLASS_ONLY = {"separability_statistics", "HiGHS LP"}
+# K classes: each pair's linear_separability alone (the rows of its two classes),
+# timed one by one; the target is the K-class call within 3x the slowest of them.
+CALLS["each pair alone"] = (
+    "import time\n"
+    "from sklearn_linsep import linear_separability\n"
+    "result = {}\n"
+    "labels = np.unique(y)\n"
+    "for i, a in enumerate(labels):\n"
+    "    for b in labels[i + 1:]:\n"
+    "        rows = (y == a) | (y == b)\n"
+    "        Xp, yp = X[rows], y[rows]\n"
+    "        start = time.perf_counter()\n"
+    "        linear_separability(Xp, yp)\n"
+    "        result[a, b] = time.perf_counter() - start",
+    "f'slowest pair {max(result.values()):.2f} s'",
+    None,
+)
+MULTI_CLASS_ONLY = {"each pair alone"}
 
 CHILD = """
 import json, resource, sys, time, warnings
@@ -313,6 +331,7 @@ ORDER = [  # peers first, so that each of ours prints its ratio
     "FisherDiscriminant().fit",
     "separability_statistics",
     "HiGHS LP",
+    "each pair alone",
     "linear_separability",
     "SVC(C=1e10).fit",
     "LinearSVC().fit",
@@ -355,7 +374,8 @@ def main():
         "BLAS at 1 thread; one process per call\n"
     )
     names = [name for name in ORDER
-             if args.classes == 2 or name not in TWO_CLASS_ONLY]  # fmt: skip
+             if (args.classes == 2 or name not in TWO_CLASS_ONLY)
+             and (args.classes > 2 or name not in MULTI_CLASS_ONLY)]  # fmt: skip
     if args.calls:
         names = [name for name in names if any(text in name for text in args.calls)]
     with tempfile.TemporaryDirectory(prefix="probes-") as temporary:
@@ -382,7 +402,8 @@ def main():
                 )
                 two = len(packages) == 2
                 chosen = [name for name in names if name != "X.T @ X"
-                          and (two or name not in TWO_CLASS_ONLY)]  # fmt: skip
+                          and (two or name not in TWO_CLASS_ONLY)
+                          and not (two and name in MULTI_CLASS_ONLY)]  # fmt: skip
                 table(title, base, True, chosen, args)
                 if two:  # and separable: the maximal margin of text
                     X, y = without_repeats(X, y)

@@ -56,11 +56,13 @@ class HardMarginSVM(LinearClassifierBase):
         Tolerance of the constraints and of the optimality conditions checked on
         all samples.
     initial_size : int, default=None
-        Seed samples per class in the working set (``max(4 p + 20, 50)``; 1 000
-        for wide sparse X).
+        Seed samples per class in the working set (``max(4 p + 20, 50)``, at
+        most 1 000 where there are more samples than features; 1 000 for wide
+        sparse X).
     batch : int, default=None
-        Most violated samples added per round (``max(4 p + 40, 100)``; for wide
-        sparse X, ``initial_size`` or as many as the working set holds).
+        Most violated samples added per round (``max(4 p + 40, 100)``, at most
+        1 000 where there are more samples than features; for wide sparse X,
+        ``initial_size`` or as many as the working set holds).
 
     Attributes
     ----------

@@ -143,7 +143,7 @@ class ScaledRows:
                 out[rows] = block @ coef
             return out + intercept
         n, p = self.X.shape
-        step = max(1, (1 << 19) // max(p, 1))
+        step = chunk_rows(p)
         for start in range(0, n, step):
             block = self.X[start : start + step] - self.centre
             out[start : start + step] = block @ weights
@@ -160,7 +160,7 @@ class ScaledRows:
         n, p = self.X.shape
         keep = self._keep_centred and n * p * 8 <= CENTRED_CACHE_BYTES
         blocks = []
-        step = max(1, (1 << 19) // max(p, 1))
+        step = chunk_rows(p)
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
             block = self.X[rows]
@@ -279,9 +279,39 @@ def equilibrated_copy(scaled):
     return frame
 
 
+def chunk_rows(p):
+    """Rows of p features in one chunk of a pass over dense X (4 MB of float64)."""
+    return max(1, (1 << 19) // max(p, 1))
+
+
+def _dot64(X, v):
+    """``X @ v`` in float64, float32 X converted a chunk at a time (as in
+    :func:`_masked_mean`)."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return np.asarray(X @ v).ravel()
+    step = chunk_rows(X.shape[1])
+    return np.concatenate(
+        [
+            np.asarray(X[start : start + step], dtype=np.float64) @ v
+            for start in range(0, X.shape[0], step)
+        ]
+    )
+
+
 def _masked_mean(X, mask):
-    """Mean of the rows where ``mask`` holds: one matrix-vector product, no copy."""
-    return np.asarray(mask.astype(float) @ X).ravel() / max(np.count_nonzero(mask), 1)
+    """Mean of the rows where ``mask`` holds, in float64: one matrix-vector
+    product, no copy. float32 X is converted a chunk at a time (numpy would
+    convert all of it first: 38 ms against 15 ms at 40 000 × 1 024)."""
+    weights = mask.astype(float)
+    if sp.issparse(X) or X.dtype == np.float64:
+        total = np.asarray(weights @ X).ravel()
+    else:
+        total = np.zeros(X.shape[1])
+        step = chunk_rows(X.shape[1])
+        for start in range(0, X.shape[0], step):
+            rows = slice(start, start + step)
+            total += weights[rows] @ np.asarray(X[rows], dtype=np.float64)
+    return total / max(np.count_nonzero(mask), 1)
 
 
 def _opposite_duplicates(X, c, active):
@@ -367,7 +397,7 @@ def seed_indices(scaled, size):
     direction, offset = seed_direction(
         _masked_mean(X, positive), _masked_mean(X, negative)
     )
-    signed = c * (np.asarray(X @ direction).ravel() + offset)
+    signed = c * (_dot64(X, direction) + offset)
     chosen = []
     for members in (np.flatnonzero(positive), np.flatnonzero(negative)):
         take = min(size, members.size)

@@ -160,3 +160,19 @@ def test_duplicate_owners_are_the_first_equal_row_of_the_same_label():
         owners = duplicate_owners(rows, c, active)
         # row 2 repeats row 0 (same label); row 3 too, but of the other label
         assert owners.tolist() == [0, 1, 0, 3, 1, -1]
+
+
+def test_float32_rows_are_summed_and_projected_in_float64():
+    """The class means and the seed's projections of float32 X are float64 sums
+    (a chunk of X converted at a time), equal to those of X as float64."""
+    from sklearn_linsep._working_set import _dot64, _masked_mean
+
+    rng = np.random.default_rng(0)
+    X = (1e3 + rng.standard_normal((3000, 300))).astype(np.float32)
+    mask = rng.random(3000) < 0.4
+    v = rng.standard_normal(300)
+    wide = X.astype(np.float64)
+    np.testing.assert_allclose(
+        _masked_mean(X, mask), wide[mask].mean(axis=0), rtol=1e-13
+    )
+    np.testing.assert_allclose(_dot64(X, v), wide @ v, rtol=1e-10, atol=1e-9)
