@@ -94,25 +94,13 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
             weights=lp_frame.sample_weights(indices),
         )
 
-    def violators_in(frame):
-        def violators(solution, working):
-            return frame.violators(
-                solution.coef,
-                solution.intercept,
-                1.0 - tol,
-                working,
-                max(batch, working.size),
-            )
-
-        return violators
-
-    violators = violators_in(scaled)
+    violators = margin_violators(scaled, tol, batch)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
     # stages from the rows it kept.
     lp, working, rounds = grow(
         working,
         least_hinge,
-        violators_in(lp_frame),
+        margin_violators(lp_frame, tol, batch),
         drop_above=DROP_ABOVE,
         max_size=max_size,
     )
@@ -155,6 +143,23 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     )
     check_attains(scaled, solution, lp.total)
     return solution, working, rounds
+
+
+def margin_violators(frame, tol, batch):
+    """The working-set loop's ``violators`` of the margin ``≥ 1 - tol`` on
+    ``frame``'s rows, ``batch`` of them a round or as many as the working set
+    holds (rows that join double with it)."""
+
+    def violators(solution, working):
+        return frame.violators(
+            solution.coef,
+            solution.intercept,
+            1.0 - tol,
+            working,
+            max(batch, working.size),
+        )
+
+    return violators
 
 
 def face_violators(scaled, sides, tol, batch):

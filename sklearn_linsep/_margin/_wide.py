@@ -29,6 +29,7 @@ from ._soft import (
     checked_least_hinge,
     face_sides,
     face_violators,
+    margin_violators,
     soft_result,
 )
 from ._solvers import face_dual_qp, gram_active_set, gram_margin
@@ -101,18 +102,11 @@ def _without_duplicates(scaled):
 def _separable(scaled, unique, tol, size, batch):
     """The maximal margin of rows the LP found separable."""
     subproblem = _GramSubproblem(unique, tol)
-
-    def violators(solution, working):
-        return unique.violators(
-            solution.coef,
-            solution.intercept,
-            1.0 - tol,
-            working,
-            max(batch, working.size),
-        )
-
     solution, working, rounds = grow(
-        unique.seed(size), subproblem, violators, drop_above=DROP_ABOVE
+        unique.seed(size),
+        subproblem,
+        margin_violators(unique, tol, batch),
+        drop_above=DROP_ABOVE,
     )
     smallest = check_optimality(
         scaled, working, solution, tol, True, subproblem.products(working, solution)
