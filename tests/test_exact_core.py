@@ -553,3 +553,28 @@ def test_the_soft_limit_with_a_contradiction_and_features_far_apart():
     with pytest.warns(NotLinearlySeparableWarning):
         svm = HardMarginSVM().fit(X * [1, 1, 1e2, 1], y)
     assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)
+
+
+def test_a_working_set_too_large_for_the_lp_goes_to_the_interior_point(monkeypatch):
+    """Where the hard margin's working set already holds more LP entries than
+    ``LP_ENTRIES`` (dense rows, p large), the soft limit starts with the interior
+    point over all rows: the same answer as the rounds of LPs give."""
+    X, y = make_classification(
+        n_samples=600, n_features=12, n_informative=6, flip_y=0.1, random_state=3
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rounds = HardMarginSVM().fit(X, y)
+        calls = []
+        ipm = _soft._soft_limit_of_all
+        monkeypatch.setattr(
+            _soft,
+            "_soft_limit_of_all",
+            lambda *args: calls.append(1) or ipm(*args),
+        )
+        monkeypatch.setattr(_soft, "LP_ENTRIES", 13 * 20)
+        interior = HardMarginSVM().fit(X, y)
+    assert calls and not rounds.separable_
+    assert interior.hinge_violation_ == pytest.approx(rounds.hinge_violation_, rel=1e-9)
+    np.testing.assert_allclose(interior.coef_, rounds.coef_, rtol=1e-6, atol=1e-9)
+    assert interior.intercept_ == pytest.approx(rounds.intercept_, rel=1e-6)

@@ -20,6 +20,10 @@ from ._solvers import (
 # A soft limit whose least-hinge working set outgrows this many batches goes to
 # the interior point over all samples (in memory only).
 MANY_VIOLATORS = 10
+# ... or this many entries of the LP's dense rows: HiGHS's dual simplex slows with
+# p times the rows (inseparable 10 000 x 768 embeddings: one LP of the hard
+# margin's 2 000-row working set took 25 s, the interior point's route 7.6 s).
+LP_ENTRIES = 1_000_000
 
 
 def soft_limit(scaled, working, tol, batch):
@@ -30,13 +34,14 @@ def soft_limit(scaled, working, tol, batch):
     Two routes to the same exact answer: the working set grows to take in the
     samples inside their margin (:func:`_soft_limit_by_rounds`); when it outgrows
     ``MANY_VIOLATORS`` batches (labels near random: every round would take in
-    thousands of rows, and HiGHS's simplex slows with them), an interior point over
-    all samples guesses the answer instead (:func:`_soft_limit_of_all`).
+    thousands of rows, and HiGHS's simplex slows with them) or ``LP_ENTRIES``
+    entries, an interior point over all samples guesses the answer instead
+    (:func:`_soft_limit_of_all`).
     """
     # The interior point's normal equations are (p + 1)²: not for wide rows.
     many = None
     if scaled.in_memory and scaled.n_features < scaled.n_samples:
-        many = MANY_VIOLATORS * batch
+        many = min(MANY_VIOLATORS * batch, LP_ENTRIES // (scaled.n_features + 1))
     # The least total hinge and its optimal face do not depend on the frame: the
     # LP sees each feature at its own spread when the spreads are far apart (its
     # dual certificate failed at spreads 1e8 apart), the margin stays X's.
@@ -94,6 +99,8 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
             weights=lp_frame.sample_weights(indices),
         )
 
+    if max_size is not None and working.size > max_size:
+        return None, working, 0
     violators = margin_violators(scaled, tol, batch)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
     # stages from the rows it kept.
