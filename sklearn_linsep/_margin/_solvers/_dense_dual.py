@@ -146,7 +146,7 @@ class _HeldSystem:
     def _factorise(self, held):
         block = self.gram if held.size == len(self.gram) else self._block(held, held)
         try:
-            factor = cho_factor(block + 1.0, check_finite=False)
+            factor = cho_factor(block + 1.0, overwrite_a=True, check_finite=False)
             pivots = np.diag(factor[0]) ** 2
             if np.min(pivots) < DEPENDENT_BELOW * (1.0 + np.max(np.diag(block))):
                 raise np.linalg.LinAlgError("a row depends on the others")
