@@ -2,8 +2,8 @@
 separator, verified before it is returned."""
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._working_set import per_feature_rows
 from ..exceptions import SolverError
 from ._result import SeparabilityResult
 from ._solvers import hull_intersection_lp
@@ -62,8 +62,9 @@ def sparse_certificate(scaled, classes=(0, 1)):
         if pair is not None:
             return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
         active = np.flatnonzero(scaled.active)
-        rows = sp.csr_matrix(scaled.X[active]) @ sp.diags(1.0 / scaled.feature_scale)
-        weights = hull_intersection_lp(rows, scaled.labels(active))
+        weights = hull_intersection_lp(
+            per_feature_rows(scaled, active), scaled.labels(active)
+        )
         if weights is None:
             return None
         keep = weights > 0

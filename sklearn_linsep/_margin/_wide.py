@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._scatter import CentredRows
-from .._working_set import DROP_ABOVE, duplicate_owners, grow
+from .._working_set import DROP_ABOVE, duplicate_owners, grow, per_feature_rows
 from ..exceptions import SolverError
 from ._certificate import sparse_certificate
 from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven
@@ -121,10 +121,7 @@ def _soft_limit(scaled, unique, tol, batch):
     optimal face on a working set in the Gram dual."""
     active = np.flatnonzero(unique.active)
     labels, weights = unique.labels(active), unique.sample_weights(active)
-    per_feature = sp.diags(1.0 / unique.feature_scale)
-    lp = checked_least_hinge(
-        sp.csr_matrix(unique.X[active]) @ per_feature, labels, weights
-    )
+    lp = checked_least_hinge(per_feature_rows(unique, active), labels, weights)
     sides = np.ones(unique.n_samples)
     sides[active] = face_sides(lp.dual, weights)
     # The LP's hyperplane, (w / s_j)·x + b on X, in the frame of Z = (x - m) / s.
