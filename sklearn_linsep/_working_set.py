@@ -325,7 +325,7 @@ def _opposite_duplicates(X, c, active):
     n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
     projections are then compared row by row.
     """
-    candidates, rows, key = _projected(X, active)
+    candidates, key = _projected(X, active)
     order = np.argsort(key, kind="stable")
     labels = c[candidates][order]
     ties = np.flatnonzero(
@@ -333,8 +333,9 @@ def _opposite_duplicates(X, c, active):
     )
     for tie in ties:
         first, second = order[tie], order[tie + 1]
-        if _rows_equal(rows, first, second):
-            return int(candidates[first]), int(candidates[second])
+        first, second = candidates[first], candidates[second]
+        if _rows_equal(X, first, second):
+            return int(first), int(second)
     return None
 
 
@@ -344,7 +345,7 @@ def duplicate_owners(X, c, active):
     projection, as in :func:`_opposite_duplicates`, and equal projections compared
     row by row."""
     owners = np.full(len(c), -1, dtype=np.intp)
-    candidates, rows, key = _projected(X, active)
+    candidates, key = _projected(X, active)
     owners[candidates] = candidates
     order = np.lexsort((candidates, key, c[candidates]))
     same = (key[order[1:]] == key[order[:-1]]) & (
@@ -352,19 +353,19 @@ def duplicate_owners(X, c, active):
     )
     for tie in np.flatnonzero(same):
         first, second = order[tie], order[tie + 1]
-        owner = owners[candidates[first]]
-        if _rows_equal(rows, np.searchsorted(candidates, owner), second):
-            owners[candidates[second]] = owner
+        owner, second = owners[candidates[first]], candidates[second]
+        if _rows_equal(X, owner, second):
+            owners[second] = owner
     return owners
 
 
 def _projected(X, active):
-    """``(candidates, rows, key)``: the active rows' indices, those rows, and
-    their projections on one random direction (equal rows project equally)."""
+    """``(candidates, key)``: the active rows' indices and their projections on
+    one random direction (equal rows project equally), in float64 (a float32
+    ``X @ r`` with float64 ``r`` would first copy all of X to float64)."""
     candidates = np.flatnonzero(active)
-    rows = X[candidates] if candidates.size < X.shape[0] else X
-    key = np.asarray(rows @ np.random.default_rng(0).standard_normal(X.shape[1]))
-    return candidates, rows, np.ravel(key)
+    direction = np.random.default_rng(0).standard_normal(X.shape[1])
+    return candidates, _dot64(X, direction)[candidates]
 
 
 def per_feature_rows(scaled, indices):
