@@ -67,6 +67,15 @@ def _parser():
         help="columns to leave out (repeatable; also a comma list: --drop id,batch)",
     )
     report.add_argument(
+        "--keep",
+        nargs="+",
+        action=_ColumnNames,
+        default=[],
+        metavar="COL",
+        help="columns to keep as features though they look like identifiers "
+        "(named id, index or *_id; integers counting the rows; distinct text)",
+    )
+    report.add_argument(
         "--decimal",
         choices=[".", ","],
         default=".",
@@ -79,6 +88,14 @@ def _parser():
         "integers, Unnamed: 0, Parquet's index columns) as a feature",
     )
     report.add_argument(
+        "--max-decompressed",
+        type=_byte_count,
+        default=8 << 30,
+        metavar="SIZE",
+        help="the most an xz or zip file, or a pipe, may fill in a temporary "
+        "file (8G; K, M, G, T are powers of 1024)",
+    )
+    report.add_argument(
         "--missing",
         choices=["drop", "mean"],
         help="what to do with missing cells (default: refuse, counting them)",
@@ -88,11 +105,12 @@ def _parser():
     )
     report.add_argument(
         "--plot",
+        type=_plot_path,
         metavar="FILE",
         help="save the data on the Fisher direction (.png, .svg or .pdf; .png "
         "when the name has none of these)",
     )
-    report.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    report.add_argument("--seed", type=_seed, default=0, help="random seed (0)")
     report.add_argument(
         "--sample-rows",
         type=_positive_int,
@@ -137,6 +155,43 @@ def _folds(text):
     return value
 
 
+def _seed(text):
+    value = int(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2**32 - 1], got {text}")
+    return value
+
+
+def _byte_count(text):
+    """``8G``, ``500M``, ``1048576``: a number of bytes, K/M/G/T by 1024."""
+    units = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+    number, unit = text.strip().upper().rstrip("IB"), ""
+    if number and number[-1] in units:
+        number, unit = number[:-1], number[-1]
+    try:
+        value = float(number) * (1 << units[unit])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a size such as 8G or 500M, got {text}"
+        ) from None
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive size, got {text}")
+    return int(value)
+
+
+def _plot_path(text):
+    """A file to write: not a directory, in a directory that exists."""
+    if os.path.isdir(text):
+        example = os.path.join(text, "report.png")
+        raise argparse.ArgumentTypeError(
+            f"{text} is a directory; give a file name (e.g. {example})"
+        )
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"no directory {folder} to write into")
+    return text
+
+
 def _positive_int(text):
     value = int(text)
     if value < 1:
@@ -156,7 +211,7 @@ def main(argv=None):
             # The library's warnings are said in the report's own words (an
             # unwritable kernel cache, for one, by the compile notice).
             warnings.simplefilter("ignore")
-            from ._cli_report import report_command
+            from ._report._command import report_command
 
             report_command(args)
     except BrokenPipeError:

@@ -274,7 +274,7 @@ def test_bad_input_gives_one_line_and_a_non_zero_status(tmp_path):
     text = tmp_path / "text.csv"
     text.write_text("a,b,colour,label\n1,2,red,0\n2,3,blue,1\n3,1,red,0\n")
     assert_one_line_error(run("report", str(text), "--target", "label"),
-                          "Non-numeric", "colour", "'red'")  # fmt: skip
+                          "non-numeric", "colour", "'red'")  # fmt: skip
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     assert_one_line_error(run("report", str(empty), "--target", "label"), "empty")
@@ -360,11 +360,11 @@ def test_messy_files_are_read_or_refused_clearly(tmp_path):
     assert "column 1 has no name" in kept.stderr
     twice = tmp_path / "twice.csv"
     twice.write_text("a,a,y\n1,2,0\n2,1,1\n")
-    assert_one_line_error(run("report", str(twice), "--target", "y"), "Repeated", "a")
+    assert_one_line_error(run("report", str(twice), "--target", "y"), "repeated", "a")
     infinite = tmp_path / "inf.csv"
     infinite.write_text("a,b,y\n1,2,0\n2,1e400,1\n3,1,0\n")
     assert_one_line_error(run("report", str(infinite), "--target", "y"),
-                          "'b'", "row 2", "infinite")  # fmt: skip
+                          "'b'", "data row 1", "infinite")  # fmt: skip
     regression = write_csv(tmp_path / "regression.csv", X, X[:, 0] * 1.5)
     assert_one_line_error(run("report", str(regression), "--target", "label"),
                           "continuous")  # fmt: skip
@@ -586,7 +586,7 @@ def test_a_dropped_column_is_never_parsed(tmp_path, capsys):
     assert status == 0, err
     assert report["data"]["n_features"] == 2
     assert main(["report", str(path), "--target", "label", "--cv", "0"]) == 1
-    assert "Non-numeric feature column 'notes'" in capsys.readouterr().err
+    assert "non-numeric feature column 'notes'" in capsys.readouterr().err
 
 
 def test_breast_cancer_frame_as_users_save_it(tmp_path, capsys):
@@ -607,7 +607,7 @@ def test_breast_cancer_frame_as_users_save_it(tmp_path, capsys):
 
 def test_a_failing_section_degrades_the_report_not_the_run(tmp_path, capsys,
                                                           monkeypatch):  # fmt: skip
-    from sklearn_linsep import _report
+    from sklearn_linsep._report import _sections as _report
 
     def broken(*args, **kwargs):
         raise _report.SolverError("made to fail in this test")
@@ -663,11 +663,13 @@ def test_the_evidence_is_in_the_json_with_file_rows(tmp_path, capsys):
     assert verdict["separable"] is False
     keep = np.setdiff1d(np.arange(60), [3, 17])
     rows = np.array([entry["row"] for entry in verdict["certificate"]])
-    index = np.array([entry["index"] for entry in verdict["certificate"]])
-    np.testing.assert_array_equal(keep[index] + 1, rows)  # file rows, not indices
+    # pandas' index of the file: rows 3 and 17, left out, still count
+    assert set(rows) <= set(keep) and report["data"]["rows_named_by"].startswith(
+        "position"
+    )
     weights = np.array([entry["weight"] for entry in verdict["certificate"]])
     labels = np.array([entry["class"] for entry in verdict["certificate"]])
-    points = X[rows - 1]
+    points = X[rows]
     means = [weights[labels == k] @ points[labels == k] for k in ("0", "1")]
     np.testing.assert_allclose(means[0], means[1], atol=1e-9)
     # Separable: the hyperplane by column name, and it separates.
@@ -749,7 +751,7 @@ def test_files_the_old_reader_took_are_still_read(tmp_path, capsys):
 
 
 def test_a_failing_plot_is_said_and_the_report_stands(tmp_path, capsys, monkeypatch):
-    from sklearn_linsep import _report
+    from sklearn_linsep._report import _sections as _report
 
     class Stalled(HardMarginSVM):
         def fit(self, X, y, sample_weight=None):
@@ -769,7 +771,7 @@ def test_an_xz_or_zip_copy_is_removed_when_the_reading_ends(tmp_path):
 
     import pandas as pd
 
-    from sklearn_linsep._table import read_table
+    from sklearn_linsep._report._read import read_table
 
     X, y = gaussians(200, 3)
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
@@ -801,17 +803,17 @@ def test_a_saved_text_index_is_left_out_and_wide_data_are_cautioned(tmp_path):
     frame.to_csv(path)
     done = run("report", str(path), "--target", "diagnosis", "--cv", "0")
     assert done.returncode == 0, done.stderr
-    assert "holds text ('sample_0', ...): a saved index" in done.stderr
+    assert "column 'unnamed_1' left out: a saved index" in done.stderr
     assert "Data: 30 rows, 300 features" in done.stdout
     assert "with more features than rows it is large for random labels too" in (
         done.stdout
     )
     kept = run("report", str(path), "--target", "diagnosis", "--keep-index")
-    assert kept.returncode == 1 and "Non-numeric feature column" in kept.stderr
+    assert kept.returncode == 1 and "non-numeric feature column" in kept.stderr
 
 
 def test_a_wide_table_reads_the_usual_missing_tokens(tmp_path):
-    from sklearn_linsep._table import MANY_COLUMNS
+    from sklearn_linsep._report._source import MANY_COLUMNS
 
     X, y = gaussians(n=20, p=MANY_COLUMNS + 5)
     path = write_csv(tmp_path / "wide.csv", X, y)

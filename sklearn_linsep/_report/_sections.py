@@ -19,14 +19,15 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from ._certificates import cover_separability_probability, linear_separability
-from ._fisher import FisherDiscriminant
-from ._online import Adaline, Perceptron, PocketPerceptron
-from ._separability import SeparabilityAngle
-from ._stats import ClassStatistics
-from ._svm import HardMarginSVM
-from ._table import escaped, stratified_sample
-from .exceptions import SolverError
+from .._certificates import cover_separability_probability, linear_separability
+from .._fisher import FisherDiscriminant
+from .._online import Adaline, Perceptron, PocketPerceptron
+from .._separability import SeparabilityAngle
+from .._stats import ClassStatistics
+from .._svm import HardMarginSVM
+from ..exceptions import SolverError
+from ._read import stratified_sample
+from ._source import escaped
 
 METRICS = ("euclidean", "mahalanobis")
 
@@ -125,8 +126,7 @@ def _pair_verdict(X, y, pair, context):
     indices = members[result.certificate_indices]
     verdict["certificate"] = [
         {
-            "row": int(context["row_numbers"][i]),
-            "index": int(i),
+            "row": _plain(context["row_ids"][i]),
             "class": names[y[i]],
             "weight": float(weight),
         }
@@ -145,6 +145,11 @@ def _pair_verdict(X, y, pair, context):
         verdict["hinge_violation"] = None
         verdict["hinge_error"] = str(error)
     return verdict
+
+
+def _plain(value):
+    """A row id as JSON takes it (numpy integers are no ``int``)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def _guarded(errors, name, compute, failed=None):
@@ -201,7 +206,7 @@ def separability_report(
     fit_rows=5000,
     progress=None,
     feature_names=None,
-    row_numbers=None,
+    row_ids=None,
 ):
     """Every measure of linear separability of ``(X, y)``, as plain values.
 
@@ -240,9 +245,10 @@ def separability_report(
         Called once per cross-validation fit.
     feature_names : list of str, default=None
         The name of each column, for the hyperplane (default ``x0, x1, ...``).
-    row_numbers : ndarray of shape (n_samples,), default=None
-        Each row's number in its source (e.g. the data row of a file), for the
-        certificate (default ``1, ..., n``).
+    row_ids : ndarray of shape (n_samples,), default=None
+        Each row's name in its source (an identifier column's value, or the
+        position among a file's data rows), for the certificate (default the
+        positions in X, ``0, ..., n - 1``).
 
     Returns
     -------
@@ -256,9 +262,8 @@ def separability_report(
         A separable pair's verdict holds its maximal-margin ``hyperplane``
         (``coef`` by feature name, ``intercept``, with ``positive_class`` on the
         positive side; in standardised units with ``standardize``); an inseparable
-        pair's holds its ``certificate``: the rows (``row`` from ``row_numbers``,
-        ``index`` into X), their class and weight, whose weighted means per class
-        coincide.
+        pair's holds its ``certificate``: the rows (``row`` from ``row_ids``),
+        their class and weight, whose weighted means per class coincide.
 
     Examples
     --------
@@ -299,9 +304,7 @@ def separability_report(
     context = {
         "class_names": class_names,
         "feature_names": list(feature_names or [f"x{j}" for j in range(X.shape[1])]),
-        "row_numbers": (
-            np.arange(1, len(y) + 1) if row_numbers is None else row_numbers
-        ),
+        "row_ids": np.arange(len(y)) if row_ids is None else row_ids,
         "tol": tol,
         "sampled": X.shape[0] < n_rows,
         "fit_rows": fit_rows,

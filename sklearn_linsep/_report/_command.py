@@ -7,15 +7,16 @@ import sys
 
 import numpy as np
 
-from ._kernels import say_before_compiling
-from ._report import (
+from .._kernels import say_before_compiling
+from ._read import read_table
+from ._sections import (
     fitting_rows,
     format_report,
     plot_report,
     separability_report,
     standardizing_map,
 )
-from ._table import TableError, read_table
+from ._source import TableError
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
@@ -71,7 +72,7 @@ class _ReadingProgress:
 
 
 def _bundled(args):
-    from .datasets import load_breast_cancer_wisconsin
+    from ..datasets import load_breast_cancer_wisconsin
 
     data = load_breast_cancer_wisconsin()
     names = [str(name) for name in data.target_names]
@@ -101,7 +102,9 @@ def _bundled(args):
         "title": title,
         "notes": [],
         "feature_names": [str(name) for name in data.feature_names],
-        "row_numbers": None,
+        "row_ids": None,
+        "rows_named_by": "position among the data set's rows, from 0",
+        "left_out": [],
     }
 
 
@@ -131,7 +134,9 @@ def _load(args, log):
         "title": args.path,
         "notes": table.notes,
         "feature_names": table.feature_names,
-        "row_numbers": table.row_numbers,
+        "row_ids": table.row_ids,
+        "rows_named_by": table.rows_named_by,
+        "left_out": table.left_out,
     }
 
 
@@ -140,12 +145,14 @@ def _read(args, log, progress):
         args.path,
         args.target,
         drop=args.drop,
+        keep=args.keep,
         missing=args.missing,
         positive=args.positive,
         sample_rows=args.sample_rows,
         seed=args.seed,
         decimal=args.decimal,
         keep_index=args.keep_index,
+        max_decompressed=args.max_decompressed,
         log=log,
         progress=progress,
     )
@@ -191,12 +198,16 @@ def report_command(args):
             fit_rows=args.fit_rows,
             progress=progress,
             feature_names=data["feature_names"],
-            row_numbers=data["row_numbers"],
+            row_ids=data["row_ids"],
         )
     finally:
         progress.close()
     report["source"] = data["title"]
     report["notes"] = data["notes"]
+    report["data"]["rows_named_by"] = data["rows_named_by"]
+    report["data"]["left_out"] = [
+        {"column": name, "rule": rule} for name, rule in data["left_out"]
+    ]
     if plot_path is not None:
         report["plot"] = plot_path
     if plot_error is not None:
@@ -252,6 +263,6 @@ def _plot(args, X, y, class_names, statistics):
 
 
 def _statistics_of(X, y, n_classes):
-    from ._stats import ClassStatistics
+    from .._stats import ClassStatistics
 
     return ClassStatistics.from_data(X, y, np.arange(n_classes))

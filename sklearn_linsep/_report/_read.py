@@ -1,0 +1,625 @@
+"""Reading a labelled table (CSV, possibly compressed, or Parquet) for the report,
+in blocks, with pyarrow's readers (C++): only the target and the feature columns
+are parsed, the features straight to float64.
+
+:func:`read_table` is a few passes, each its own function:
+
+0. the plan: the header and the first data row say which columns are the target,
+   features, text and identifiers (:mod:`._columns`);
+1. a scan: the labels and their counts, the missing cells and the means per column,
+   and what the identifier rules need of the values;
+2. the statistics: every usable row goes into the class statistics (exact, any
+   size), and a uniform random sample of at most ``sample_rows`` rows is kept for
+   what needs the rows themselves (the exact separability test, cross-validation,
+   the plot). A file of at most ``sample_rows`` rows is kept whole after the first
+   pass, and not read again.
+
+A file larger than memory is never in memory. File access (pipes, compression,
+temporary copies, a file that changes) is :mod:`._source`'s.
+"""
+
+import lzma
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._stats import ClassStatistics
+from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
+from ._source import (
+    MAX_DECOMPRESSED,
+    MISSING_TOKENS,
+    Source,
+    TableError,
+    escaped,
+    shown,
+)
+
+POSITIONS = "position among the file's data rows, from 0 (as pandas.read_csv's index)"
+
+
+@dataclass
+class Table:
+    """What the report needs of a file.
+
+    ``X``, ``y`` are all usable rows, or a uniform sample of them when the file
+    holds more than ``sample_rows``; ``statistics`` are the class statistics of
+    all usable rows; ``y`` holds class indices into ``class_names``; ``row_ids``
+    names each row of X in the file's terms, as ``rows_named_by`` says: an
+    identifier column's value, else its 0-based position among the data rows.
+    ``left_out`` lists the identifier columns left out, with their rules.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    row_ids: np.ndarray
+    class_names: list
+    feature_names: list
+    statistics: ClassStatistics
+    n_rows_read: int
+    n_rows_used: int
+    rows_named_by: str = POSITIONS
+    left_out: list = field(default_factory=list)
+    missing_filled: int = 0
+    rows_dropped: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def sampled(self):
+        return self.X.shape[0] < self.n_rows_used
+
+
+@dataclass
+class _Block:
+    """One record batch, parsed: feature values (NaN where missing), label codes
+    into the block's label ``names``, the text columns, the rows' ids (or None),
+    and the position of its first row among the file's data rows."""
+
+    values: np.ndarray
+    codes: np.ndarray
+    names: list
+    texts: list
+    ids: np.ndarray
+    first: int
+
+
+def read_table(
+    path,
+    target,
+    *,
+    drop=(),
+    keep=(),
+    missing=None,
+    positive=None,
+    sample_rows=200_000,
+    seed=0,
+    decimal=".",
+    keep_index=False,
+    max_decompressed=MAX_DECOMPRESSED,
+    log=None,
+    progress=None,
+):
+    """Read a labelled table for the report (see the module docstring).
+
+    Parameters
+    ----------
+    path : str
+        A CSV file with a header row (plain, or compressed by gzip, bzip2, xz or
+        zip, recognised by its first bytes), or a Parquet file (``.parquet``,
+        ``.pq``); a pipe or FIFO is read once.
+    target : str
+        The class column.
+    drop : sequence of str, default=()
+        Columns to leave out (never parsed).
+    keep : sequence of str, default=()
+        Columns to keep as features though an identifier rule matches them.
+    missing : {None, "drop", "mean"}, default=None
+        None refuses a table with missing cells (``""``, ``?``, ``NA``, ...),
+        counting them per column; "drop" leaves out their rows; "mean" fills a
+        feature with its column mean (rows without a class are left out).
+    positive : str, default=None
+        Report this class against the rest.
+    sample_rows : int, default=200_000
+        Rows kept in memory at most.
+    seed : int, default=0
+        Seeds the sample.
+    decimal : {".", ","}, default="."
+        The decimal mark of the CSV's numbers.
+    keep_index : bool, default=False
+        Keep a saved pandas index (an unnamed first CSV column or ``Unnamed: 0``,
+        Parquet's pandas index columns) as a feature.
+    max_decompressed : int, default=8 GiB
+        Bytes at most of the temporary copy of an xz or zip file, or of a pipe.
+    log : callable, default=None
+        Receives progress messages (for stderr).
+    progress : callable, default=None
+        ``progress(pass, bytes)``: how much of the file (compressed, if it is) the
+        pass (1 or 2) has read; CSV only.
+
+    Returns
+    -------
+    table : Table
+    """
+    log = log or (lambda message: None)
+    with Source(path, decimal, max_bytes=max_decompressed, on_bytes=progress) as source:
+        layout = plan_columns(source, target, drop, keep, keep_index)
+        scan = _scan(source, layout, missing, sample_rows, log)
+        source.check_unchanged()
+        left_out = _leave_out_identifiers(layout, scan)
+        class_names, class_of = _classes(scan, layout, missing, positive)
+        chosen = None
+        if scan.kept is None:
+            chosen = _announce_sample(scan, class_of, sample_rows, seed, log)
+        blocks = iter(scan.kept) if chosen is None else _blocks(source, layout)
+        rows = _collect(blocks, layout, scan.means, class_of, missing, chosen)
+        source.check_unchanged()
+    _say_unnamed_features(source.header, layout, log)
+    return _table(layout, scan, class_names, rows, left_out)
+
+
+def _blocks(source, layout):
+    """Every block of a pass, parsed (:class:`_Block`)."""
+    import pyarrow as pa
+
+    first = 0
+    try:
+        texts = layout.text_columns
+        for batch in source.batches([*layout.columns, *texts], [layout.target, *texts]):
+            yield _parse(batch, layout, first)
+            first += batch.num_rows
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise source.error(error) from None
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
+        raise TableError(f"Cannot read {source.path}: {error}.") from None
+
+
+def _parse(batch, layout, first):
+    codes, names = _labels(batch.column(0))
+    p = len(layout.features)
+    values = np.empty((batch.num_rows, p))
+    for column, name in enumerate(layout.feature_names):
+        values[:, column] = _floats(batch.column(column + 1), name, layout.path)
+    infinite = np.isinf(values)
+    if infinite.any():
+        i, column = np.argwhere(infinite)[0]
+        raise TableError(
+            f"{layout.path}: column {shown(layout.feature_names[column])}, data row "
+            f"{first + i}: an infinite value (or one beyond float64's range); fix or "
+            "drop it."
+        )
+    texts = [_strings(batch.column(k)) for k in range(p + 1, batch.num_columns)]
+    ids = texts.pop() if layout.row_ids is not None else None
+    return _Block(values, codes, names, texts, ids, first)
+
+
+def _strings(column):
+    import pyarrow as pa
+
+    if not pa.types.is_string(column.type) and not pa.types.is_large_string(
+        column.type
+    ):
+        column = column.cast(pa.string())
+    return column.to_numpy(zero_copy_only=False)
+
+
+@dataclass
+class _Scan:
+    """Pass 1's findings: usable rows per label, missing cells per column (the
+    features, then the target), column means, rows read, the blocks themselves
+    while there are at most ``keep_rows`` rows, and the identifier watch."""
+
+    layout: object
+    missing: str
+    keep_rows: int
+    labels_seen: dict = field(default_factory=dict)
+    n_rows: int = 0
+    kept: list = field(default_factory=list)
+
+    def __post_init__(self):
+        p = len(self.layout.features)
+        self.missing_cells = np.zeros(p + 1, dtype=np.int64)
+        self.sums, self.counts = np.zeros(p), np.zeros(p)
+        self.watch = IdentifierWatch(self.layout)
+
+    def add(self, block):
+        values, codes = block.values, block.codes
+        self.n_rows += len(codes)
+        nan = np.isnan(values)
+        self.missing_cells[:-1] += nan.sum(axis=0)
+        self.missing_cells[-1] += np.count_nonzero(codes < 0)
+        self.sums += np.where(nan, 0.0, values).sum(axis=0)
+        self.counts += (~nan).sum(axis=0)
+        usable = _usable(values, codes, self.missing)
+        per_label = np.bincount(codes[usable], minlength=len(block.names))
+        for name, count in zip(block.names, per_label, strict=True):
+            if count:
+                self.labels_seen[name] = self.labels_seen.get(name, 0) + int(count)
+        self.watch.update(values, block.texts)
+        if self.kept is not None:
+            self.kept.append(block)
+            if self.n_rows > self.keep_rows:
+                self.kept = None
+
+    @property
+    def means(self):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.sums / self.counts
+
+    def without(self, positions):
+        """Leave out the feature columns at ``positions`` (identifiers)."""
+        keep = np.ones(len(self.sums), dtype=bool)
+        keep[positions] = False
+        self.sums, self.counts = self.sums[keep], self.counts[keep]
+        self.missing_cells = self.missing_cells[np.r_[keep, True]]
+        for block in self.kept or ():
+            block.values = block.values[:, keep]
+
+
+def _scan(source, layout, missing, keep_rows, log):
+    """Pass 1 (see :class:`_Scan`)."""
+    if source.signature and source.signature[0] > 100 * 2**20:
+        log(f"reading {source.path} ({source.signature[0] / 2**30:.2f} GB)")
+    scan = _Scan(layout, missing, keep_rows)
+    for block in _blocks(source, layout):
+        scan.add(block)
+    if scan.n_rows == 0:
+        raise TableError(f"{source.path} has a header but no rows.")
+    return scan
+
+
+def _leave_out_identifiers(layout, scan):
+    """Apply the identifier rules to what pass 1 saw: the columns left out, as
+    ``[(name, rule)]``, the layout and the kept blocks without them, and the row
+    ids from the first identifier."""
+    rules = {**layout.identifiers, **scan.watch.decide()}
+    positions = [k for k, j in enumerate(layout.features) if j in rules]
+    if layout.row_ids is None and rules:
+        layout.row_ids = min(rules, key=lambda j: (rules[j] != SAVED_INDEX, j))
+        for block in scan.kept or ():
+            if layout.row_ids in layout.texts:
+                block.ids = block.texts[layout.texts.index(layout.row_ids)]
+            else:
+                block.ids = block.values[:, layout.features.index(layout.row_ids)]
+    scan.without(positions)
+    for block in scan.kept or ():
+        block.texts = []
+    layout.features = [j for j in layout.features if j not in rules]
+    layout.texts = []
+    if not layout.features:
+        raise TableError(f"{layout.path} has no feature column left besides the target "
+                         "and the identifiers (--keep COL keeps one).")  # fmt: skip
+    return [(layout.name(j), rule) for j, rule in sorted(rules.items())]
+
+
+def _classes(scan, layout, missing, positive):
+    """``(class names, code of each label)``, once the scan says the table can be
+    reported on."""
+    if scan.missing_cells.any() and missing is None:
+        raise TableError(_missing_message(layout, scan.missing_cells))
+    if missing == "mean" and np.isnan(scan.means).any():
+        names = np.array(layout.feature_names, dtype=object)
+        empty = list(names[np.isnan(scan.means)])
+        raise TableError(
+            f"{layout.path}: column(s) with no value at all: "
+            f"{', '.join(map(shown, empty))}; drop them with --drop."
+        )
+    labels_seen = scan.labels_seen
+    if not labels_seen:
+        condition = (
+            "no missing cell (--missing drop)" if missing == "drop" else "values"
+        )
+        raise TableError(
+            f"No row of {layout.path} is left with a class and {condition}."
+        )
+    if len(labels_seen) < 2:
+        raise TableError(
+            f"{layout.path}: the column {shown(layout.name(layout.target))} holds one "
+            f"class only ({', '.join(labels_seen)}) in the usable rows: separability "
+            "compares two classes or more."
+        )
+    _refuse_a_continuous_target(labels_seen, layout)
+    return _class_codes(labels_seen, positive)
+
+
+def _announce_sample(scan, class_of, sample_rows, seed, log):
+    """The rows of each class to keep in pass 2 (their ordinals in the class)."""
+    counts = _class_counts(scan.labels_seen, class_of)
+    log(
+        f"{scan.layout.path}: {scan.n_rows} rows, more than --sample-rows "
+        f"{sample_rows}: reading it again, for the class statistics of all rows and "
+        f"a sample of about {min(sample_rows, int(counts.sum()))} rows."
+    )
+    return stratified_sample(counts, sample_rows, seed)
+
+
+def _class_counts(labels_seen, class_of):
+    counts = np.zeros(max(class_of.values()) + 1, dtype=np.int64)
+    for label, count in labels_seen.items():
+        counts[class_of[label]] += count
+    return counts
+
+
+@dataclass
+class _Rows:
+    """Pass 2's result: the class statistics of every usable row, the rows kept
+    in memory with their ids (None: their positions), and what was dropped or
+    filled."""
+
+    statistics: ClassStatistics = None
+    X: list = field(default_factory=list)
+    y: list = field(default_factory=list)
+    positions: list = field(default_factory=list)
+    ids: list = field(default_factory=list)
+    dropped: int = 0
+    filled: int = 0
+
+
+def _collect(blocks, layout, means, class_of, missing, chosen):
+    """Pass 2 (or the kept blocks of pass 1): statistics and the sample."""
+    n_classes = max(class_of.values()) + 1
+    rows = _Rows()
+    seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
+    for block in blocks:
+        usable = _usable(block.values, block.codes, missing)
+        values = block.values
+        if missing == "mean":
+            nan = np.isnan(values)
+            rows.filled += int(nan[usable].sum())
+            values = np.where(nan, means, values)
+        rows.dropped += int(np.sum(~usable))
+        lookup = np.array(
+            [class_of.get(name, -1) for name in block.names], dtype=np.intp
+        )
+        y = lookup[block.codes[usable]]
+        if not len(y):
+            continue
+        values = values[usable]
+        part = ClassStatistics.from_data(
+            values, y, np.arange(n_classes), per_class=n_classes > 2
+        )
+        rows.statistics = (
+            part if rows.statistics is None else rows.statistics.merge(part)
+        )
+        keep = slice(None) if chosen is None else _chosen(y, seen, chosen)
+        rows.X.append(values[keep])
+        rows.y.append(y[keep])
+        rows.positions.append((block.first + np.flatnonzero(usable))[keep])
+        if block.ids is not None:
+            rows.ids.append(block.ids[usable][keep])
+    return rows
+
+
+def _chosen(y, seen, chosen):
+    """Which rows of a block the sample keeps: each row's ordinal within its class
+    against the chosen ordinals (``seen`` counts the class's rows before)."""
+    keep = np.zeros(len(y), dtype=bool)
+    for k in range(len(chosen)):
+        rows = np.flatnonzero(y == k)
+        keep[rows] = np.isin(seen[k] + np.arange(rows.size), chosen[k])
+        seen[k] += rows.size
+    return keep
+
+
+def _table(layout, scan, class_names, rows, left_out):
+    n_used = int(round(rows.statistics.n_samples))
+    named_by = POSITIONS
+    row_ids = np.concatenate(rows.positions)
+    if rows.ids:
+        row_ids = plain_ids(np.concatenate(rows.ids))
+        named_by = f"column {shown(layout.name(layout.row_ids))}"
+    table = Table(
+        X=np.vstack(rows.X),
+        y=np.concatenate(rows.y),
+        row_ids=row_ids,
+        class_names=class_names,
+        feature_names=layout.feature_names,
+        statistics=rows.statistics,
+        n_rows_read=scan.n_rows,
+        n_rows_used=n_used,
+        rows_named_by=named_by,
+        left_out=left_out,
+        missing_filled=rows.filled,
+        rows_dropped=rows.dropped,
+    )
+    table.notes = _notes(table)
+    return table
+
+
+def _notes(table):
+    notes = []
+    for name, rule in table.left_out:
+        option = "--keep-index" if rule == SAVED_INDEX else f"--keep {name}"
+        notes.append(f"column {shown(name)} left out: {rule} ({option} keeps it)")
+    if table.rows_dropped:
+        notes.append(f"{table.rows_dropped} row(s) with missing cells left out")
+    if table.missing_filled:
+        notes.append(
+            f"{table.missing_filled} missing cell(s) filled with the column mean"
+        )
+    if table.sampled:
+        notes.append(
+            f"the angle and Cover's probability use all {table.n_rows_used} rows; the "
+            f"exact test, cross-validation and plot a sample of {len(table.y)} "
+            "(uniform within each class, every class kept)"
+        )
+    return notes
+
+
+def plain_ids(ids):
+    """Row ids as integers where every one is an integer (a float column of
+    integers, or text of digits), else as text."""
+    values = np.asarray(ids)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        return values.astype(np.int64)
+    try:
+        return np.array([int(str(value).strip()) for value in values], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return np.array([None if value is None else str(value) for value in values],
+                        dtype=object)  # fmt: skip
+
+
+def _say_unnamed_features(raw_header, layout, log):
+    for j in layout.features:
+        if not str(raw_header[j]).strip():
+            name = layout.name(j)
+            log(f"note: column {j + 1} has no name; it is the feature {name!r} "
+                f"(--drop {name} to leave it out)")  # fmt: skip
+
+
+def _missing_message(layout, missing):
+    names = layout.feature_names + [layout.name(layout.target)]
+    counted = ", ".join(
+        f"{escaped(name)}: {count}"
+        for name, count in zip(names, missing, strict=True)
+        if count
+    )
+    return (
+        f"{layout.path} has {int(missing.sum())} missing cell(s) ({counted}). Choose "
+        "what to do with --missing drop (leave out their rows) or --missing mean "
+        "(fill a feature with its column mean; rows without a class are left out)."
+    )
+
+
+def canonical_label(text):
+    """A class label as read: stripped, and a number written in its shortest form
+    (``1``, ``1.0`` and ``01`` are one class)."""
+    text = str(text).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if not np.isfinite(value):
+        return text
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _is_missing(text):
+    return text.strip().lower() in MISSING_TOKENS
+
+
+def _labels(column):
+    """``(codes, names)``: each row's index into ``names`` (the block's distinct
+    labels, canonical), -1 where the label is missing. Distinct values are
+    canonicalised once each, not once per row."""
+    import pyarrow as pa
+
+    if not pa.types.is_string(column.type) and not pa.types.is_large_string(
+        column.type
+    ):
+        column = column.cast(pa.string())
+    encoded = column.dictionary_encode()
+    distinct = encoded.dictionary.to_pylist()
+    names, lookup = [], {}
+    mapping = np.empty(len(distinct) + 1, dtype=np.intp)
+    mapping[-1] = -1  # null
+    for k, text in enumerate(distinct):
+        if _is_missing(text):
+            mapping[k] = -1
+            continue
+        label = canonical_label(text)
+        mapping[k] = lookup.setdefault(label, len(names))
+        if mapping[k] == len(names):
+            names.append(label)
+    indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return mapping[indices], names
+
+
+def _floats(column, name, path):
+    """A feature column as float64 with NaN for nulls (Parquet's integer, float
+    and numeric-text columns; anything else is not a feature)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type)):
+        if pa.types.is_boolean(column.type):
+            column = column.cast(pa.int8())
+        else:
+            try:
+                column = pc.cast(pc.utf8_trim_whitespace(column.cast(pa.string())),
+                                 pa.float64())  # fmt: skip
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                sample = next((v for v in column.to_pylist() if v is not None), "")
+                cell = str(sample)[:40]
+                raise TableError(
+                    f"{path}: non-numeric feature column {shown(name)} (e.g. "
+                    f"{cell!r}). Drop it with --drop or encode it as numbers."
+                ) from None
+    # Integers beyond 2**53 (ids, nanosecond times) round, as the CSV reader's do.
+    values = pc.cast(column, pa.float64(), safe=False)
+    if values.null_count:
+        values = values.fill_null(np.nan)
+    return values.to_numpy(zero_copy_only=False)
+
+
+def _usable(values, codes, missing):
+    """Rows that count under the missing-value policy: a class, and with "drop"
+    no missing cell."""
+    usable = codes >= 0
+    if missing == "drop":
+        usable &= ~np.isnan(values).any(axis=1)
+    return usable
+
+
+def _class_codes(labels_seen, positive):
+    """``(names, code of each label)``: sorted labels, or ``[rest, positive]``."""
+    labels = sorted(labels_seen, key=_label_order)
+    if positive is None:
+        return labels, {label: k for k, label in enumerate(labels)}
+    positive = canonical_label(positive)
+    if positive not in labels_seen:
+        raise TableError(
+            f"--positive {positive!r} is not a class; the classes are: "
+            f"{', '.join(labels)}."
+        )
+    others = [label for label in labels if label != positive]
+    rest = others[0] if len(others) == 1 else f"not {positive}"
+    return [rest, positive], {label: int(label == positive) for label in labels}
+
+
+def _label_order(label):
+    """Numbers in numeric order, before any text."""
+    try:
+        return (0, float(label), label)
+    except ValueError:
+        return (1, 0.0, label)
+
+
+# A class of this many rows or fewer is kept whole in a sample; a larger one
+# keeps at least this many rows (so that cross-validation folds can hold it).
+_MINIMUM_PER_CLASS = 50
+
+
+def stratified_sample(class_counts, sample_rows, seed):
+    """Per class, the sorted ordinals of the rows to keep: about ``sample_rows`` in
+    all, in proportion to the classes but never fewer than ``_MINIMUM_PER_CLASS``
+    of a class (all of a smaller one), uniform within each class."""
+    rng = np.random.default_rng(seed)
+    total = class_counts.sum()
+    chosen = []
+    for count in class_counts:
+        take = max(round(sample_rows * count / total), _MINIMUM_PER_CLASS)
+        take = int(min(take, count))
+        chosen.append(np.sort(rng.choice(count, take, replace=False)))
+    return chosen
+
+
+def _refuse_a_continuous_target(labels_seen, layout):
+    """Labels that are numbers with fractions, or very many labels: a regression
+    target given by mistake, which would mean one class per value."""
+    numbers = []
+    for label in labels_seen:
+        try:
+            numbers.append(float(label))
+        except ValueError:
+            break
+    fractional = len(numbers) == len(labels_seen) and any(
+        not value.is_integer() for value in numbers
+    )
+    if fractional or len(labels_seen) > 100:
+        raise TableError(
+            f"{layout.path}: the column {shown(layout.name(layout.target))} holds "
+            f"{len(labels_seen)} distinct values"
+            + (", some with fractions" if fractional else "")
+            + ": it looks continuous (a regression target?). The report compares "
+            "classes; give the class column with --target."
+        )

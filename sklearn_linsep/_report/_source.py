@@ -1,0 +1,505 @@
+"""The file behind a report: opened once, its bytes handed to pyarrow a block at a
+time, and every problem said in one line that names the file.
+
+A file that is not a regular file (a pipe, ``/dev/stdin``, a FIFO, ``<(...)``) is
+read once, into a temporary file, and the passes read that copy: a pipe read twice
+would give its second pass nothing, or the header to a data row. An xz or zip file
+(pyarrow has no codec for them) is decompressed into a temporary file the same way.
+Both copies stop at ``max_bytes`` with a message, and are removed when the reading
+ends, at exit, and on SIGTERM or SIGHUP. A regular file that changes between the
+passes (its size or modification time) is refused.
+"""
+
+import bz2
+import csv
+import gzip
+import io
+import itertools
+import lzma
+import os
+import re
+import signal
+import stat
+import tempfile
+import threading
+import zipfile
+
+MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
+
+
+def _spellings(token):
+    """Every casing of ``token``, bare and with a space before, after or both:
+    pyarrow matches null tokens exactly, where the old reader stripped and
+    lower-cased (``1, NA,0`` and ``nA`` were missing cells there)."""
+    casings = {
+        "".join(letters)
+        for letters in itertools.product(*({c.lower(), c.upper()} for c in token))
+    }
+    return {f"{before}{word}{after}" for word in casings
+            for before in ("", " ") for after in ("", " ")}  # fmt: skip
+
+
+NULL_VALUES = sorted(set().union(*map(_spellings, MISSING_TOKENS)))
+# pyarrow builds a matcher of the null tokens per column: with all those spellings it
+# costs about 100 KB and 0.25 ms per column (2.2 GB and 5 s at 20 000 columns). Wide
+# tables get the usual spellings only (a cell such as " nA " is then refused, with
+# the column named, rather than read as missing).
+COMMON_NULL_VALUES = sorted(
+    {spelling for token in MISSING_TOKENS
+     for spelling in (token, token.upper(), token.capitalize())}
+    | {"NaN", "N/A"}
+)  # fmt: skip
+MANY_COLUMNS = 1000
+# pyarrow's CSV block. Its streaming reader keeps a few dozen blocks in flight:
+# at 1e6 x 10 its peak was 35 MB with 1 MB blocks, 140 MB with 4 MB, at one speed.
+# A row must fit in a block: the block grows with the longest line of the start.
+BLOCK_BYTES = 1 << 20
+CHUNK_ROWS = 50_000  # Parquet rows at a time
+MAX_DECOMPRESSED = 8 << 30  # bytes of a temporary copy, at most (--max-decompressed)
+_COPY_CHUNK = 1 << 22
+# Compressed CSV by its first bytes (or its suffix).
+_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
+    b"PK\x03\x04": "zip",
+}
+_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
+
+
+class TableError(ValueError):
+    """A problem with the input table, said in one line for the command line."""
+
+
+def escaped(name):
+    """A column name as it can be read in a message: control characters (a NUL,
+    a tab) escaped, so that two names that print alike can be told apart."""
+    text = str(name)
+    return text if text.isprintable() else text.encode("unicode_escape").decode()
+
+
+def shown(name):
+    """:func:`escaped`, in quotes."""
+    return f"'{escaped(name)}'"
+
+
+def byte_size(count):
+    """``8 GiB``, ``512 MiB``, ``300 B``: a size as the cap is written."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):g} {unit}"
+    return f"{count} B"
+
+
+class _TemporaryFiles:
+    """The copies alive now, removed by :meth:`remove`, at exit, or on SIGTERM and
+    SIGHUP (whose handlers are ours only while a copy exists; the previous ones
+    run after the removal)."""
+
+    paths = set()
+    _previous = {}
+    _SIGNALS = tuple(
+        getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+    )
+
+    @classmethod
+    def create(cls):
+        import atexit
+
+        handle, path = tempfile.mkstemp(suffix=".csv", prefix="linsep-")
+        if not cls.paths:
+            atexit.register(cls.remove_all)
+            cls._install()
+        cls.paths.add(path)
+        return handle, path
+
+    @classmethod
+    def remove(cls, path):
+        cls.paths.discard(path)
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+        if not cls.paths:
+            cls._restore()
+
+    @classmethod
+    def remove_all(cls):
+        for path in list(cls.paths):
+            cls.remove(path)
+
+    @classmethod
+    def _install(cls):
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers are the main thread's; atexit still removes
+        for number in cls._SIGNALS:
+            cls._previous[number] = signal.signal(number, cls._on_signal)
+
+    @classmethod
+    def _restore(cls):
+        for number, handler in cls._previous.items():
+            signal.signal(number, handler)
+        cls._previous.clear()
+
+    @classmethod
+    def _on_signal(cls, number, frame):
+        previous = cls._previous.get(number, signal.SIG_DFL)
+        cls.remove_all()  # restores the previous handlers
+        if callable(previous):
+            previous(number, frame)
+            return
+        if previous == signal.SIG_DFL:
+            os.kill(os.getpid(), number)  # die of the signal, as without us
+
+
+def compression(path):
+    """``None``, ``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zip"``, by the first bytes,
+    else by the suffix."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    for magic, kind in _MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    return _SUFFIXES.get(os.path.splitext(str(path))[1].lower())
+
+
+def _binary_stream(path, kind):
+    """The file's bytes, decompressed (a zip archive: its one CSV member)."""
+    if kind is None:
+        return open(path, "rb")
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind == "bz2":
+        return bz2.open(path, "rb")
+    if kind == "xz":
+        return lzma.open(path, "rb")
+    return _zip_member(zipfile.ZipFile(path), path)
+
+
+def _zip_member(archive, path):
+    """The one file of a zip archive, open for reading."""
+    members = [info for info in archive.infolist() if not info.is_dir()]
+    if len(members) != 1:
+        raise TableError(
+            f"{path} is a zip archive of {len(members)} files; the report reads one "
+            "CSV: unzip it and give the file."
+        )
+    return archive.open(members[0])
+
+
+def _capped_copy(stream, max_bytes, too_large):
+    """A temporary file holding ``stream``'s bytes, or ``TableError(too_large)``
+    (and no file) past ``max_bytes``."""
+    handle, copy = _TemporaryFiles.create()
+    try:
+        with stream, os.fdopen(handle, "wb") as target:
+            written = 0
+            while chunk := stream.read(_COPY_CHUNK):
+                written += len(chunk)
+                if written > max_bytes:
+                    raise TableError(too_large)
+                target.write(chunk)
+    except BaseException:
+        _TemporaryFiles.remove(copy)
+        raise
+    return copy
+
+
+class Source:
+    """One table file: its header, its first data row, and its blocks as pyarrow
+    record batches of the columns asked for, nothing else parsed.
+
+    Parameters
+    ----------
+    path : str
+        CSV (plain, gzip, bzip2, xz, zip) or Parquet (``.parquet``, ``.pq``); a
+        pipe or FIFO too.
+    decimal : {".", ","}
+        The CSV's decimal mark.
+    max_bytes : int
+        Bytes of a temporary copy at most.
+    on_bytes : callable, default=None
+        ``on_bytes(pass, bytes read)`` as a pass goes (CSV only).
+    """
+
+    def __init__(self, path, decimal=".", *, max_bytes=MAX_DECOMPRESSED, on_bytes=None):
+        self.path = str(path)
+        self.decimal = decimal
+        self.on_bytes = on_bytes or (lambda number, count: None)
+        self.passes = 0
+        self._copies = []
+        self.parquet = self.path.lower().endswith((".parquet", ".pq"))
+        self.index_columns = ()
+        self.signature, self.readable = self._open(max_bytes)
+        self.kind = None if self.parquet else compression(self.readable)
+        if self.kind in ("xz", "zip"):
+            self.readable = self._copy(
+                _binary_stream(self.readable, self.kind),
+                max_bytes,
+                f"{self.path} decompresses to more than {byte_size(max_bytes)} "
+                "(--max-decompressed): raise the cap, or decompress it yourself.",
+            )
+            self.kind = None
+        if self.parquet:
+            self._parquet_header()
+        else:
+            self._csv_header()
+
+    def _open(self, max_bytes):
+        """``(signature, the file the passes read)``: the path itself, or a copy of
+        what is not a regular file (read once)."""
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            raise TableError(f"No such file: {self.path}") from None
+        except OSError as error:
+            raise TableError(f"Cannot read {self.path}: {error.strerror}.") from None
+        if stat.S_ISDIR(info.st_mode):
+            raise TableError(f"{self.path} is a directory, not a data file.")
+        if stat.S_ISREG(info.st_mode):
+            return _signature(info), self.path
+        try:
+            stream = open(self.path, "rb")
+        except OSError as error:
+            raise TableError(f"Cannot read {self.path}: {error.strerror}.") from None
+        copy = self._copy(
+            stream,
+            max_bytes,
+            f"{self.path} is not a regular file (a pipe?) and holds more than "
+            f"{byte_size(max_bytes)} (--max-decompressed): save it to a file.",
+        )
+        return None, copy
+
+    def _copy(self, stream, max_bytes, too_large):
+        try:
+            copy = _capped_copy(stream, max_bytes, too_large)
+        except _READ_ERRORS as error:
+            raise TableError(f"Cannot read {self.path}: {error}.") from None
+        self._copies.append(copy)
+        return copy
+
+    def _parquet_header(self):
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.ParquetFile(self.readable).schema_arrow
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid too
+            raise TableError(f"Cannot read {self.path} as Parquet: {error}") from None
+        self.header = list(schema.names)
+        self.types = list(schema.types)
+        metadata = schema.pandas_metadata or {}
+        self.index_columns = tuple(
+            name
+            for name in metadata.get("index_columns", [])
+            if isinstance(name, str)  # a RangeIndex is metadata, not a column
+        )
+        self.first_row = None
+
+    def _csv_header(self):
+        self.header, self.delimiter, longest, self.first_row = _header_line(self)
+        self.types = None
+        # Wide tables get blocks of many rows: each block costs a pass over its
+        # columns in Python, which must not come once per few rows.
+        self.block_bytes = max(BLOCK_BYTES, min(64 * longest, 64 << 20), 4 * longest)
+
+    def stream(self):
+        """The passes' bytes, decompressed, as a Python file object."""
+        return _binary_stream(self.readable, self.kind)
+
+    def check_unchanged(self):
+        """Refuse a file whose size or modification time moved since it was
+        opened: its passes would not agree."""
+        if self.signature is None:
+            return
+        try:
+            now = _signature(os.stat(self.path))
+        except OSError:
+            now = None
+        if now != self.signature:
+            raise TableError(
+                f"{self.path} changed while it was being read (its size or "
+                "modification time); read it when nothing writes to it, or a copy."
+            )
+
+    def batches(self, columns, text_columns=()):
+        """Record batches of the ``columns`` (indices into the header, in this
+        order): the ``text_columns`` among them as strings, the others as
+        float64."""
+        if self.parquet:
+            import pyarrow.parquet as pq
+
+            names = [self.header[j] for j in columns]
+            yield from pq.ParquetFile(self.readable).iter_batches(
+                batch_size=CHUNK_ROWS, columns=names
+            )
+        else:
+            yield from self._csv_batches(columns, text_columns)
+
+    def _csv_batches(self, columns, text_columns):
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        internal = [f"c{j}" for j in range(len(self.header))]
+        types = {internal[j]: pa.float64() for j in columns}
+        types.update({internal[j]: pa.string() for j in text_columns})
+        progress = self._progress()
+        size = os.path.getsize(self.path) if self.signature else None
+        size = size or os.path.getsize(self.readable)
+        scale = size / max(os.path.getsize(self.readable), 1)
+        raw = pa.OSFile(self.readable, mode="rb")
+        source = pa.CompressedInputStream(raw, self.kind) if self.kind else raw
+        reader = pacsv.open_csv(
+            source,
+            read_options=pacsv.ReadOptions(
+                column_names=internal,
+                skip_rows=1,
+                block_size=self.block_bytes,
+                use_threads=False,  # as fast for one stream, measured; no pool
+            ),
+            # Quoted cells may hold line breaks (pandas writes them so).
+            parse_options=pacsv.ParseOptions(
+                delimiter=self.delimiter, newlines_in_values=True
+            ),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=[internal[j] for j in columns],
+                column_types=types,
+                null_values=NULL_VALUES
+                if len(columns) <= MANY_COLUMNS
+                else COMMON_NULL_VALUES,
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=True,
+                decimal_point=self.decimal,
+            ),
+        )
+        try:
+            for batch in reader:
+                progress(min(int(raw.tell() * scale), size))
+                yield batch
+        finally:
+            reader.close()
+            raw.close()
+
+    def close(self):
+        """Remove the temporary copies, if any were made."""
+        for copy in self._copies:
+            _TemporaryFiles.remove(copy)
+        self._copies = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _progress(self):
+        """The byte counter of the next pass: ``on_bytes(pass, bytes read)``."""
+        self.passes += 1
+        current = self.passes
+        return lambda count: self.on_bytes(current, count)
+
+    def error(self, error):
+        """A TableError for pyarrow's (or the decompressor's) error in a pass."""
+        message = str(error)
+        conversion = re.match(
+            r"In CSV column #(\d+): (?:Row #(\d+): )?CSV conversion error to (\w+): "
+            r"(.*)",
+            message,
+        )
+        if conversion:
+            return self._conversion_error(*conversion.groups())
+        if "Expected" in message and "columns" in message:
+            return self._ragged()
+        if "straddling" in message:
+            return TableError(
+                f"{self.path} has a row longer than {self.block_bytes >> 20} MB "
+                "beyond its first lines; the report reads rows up to four times the "
+                "longest of its first 4 MB."
+            )
+        return TableError(f"Cannot read {self.path}: {message}")
+
+    def _conversion_error(self, column, row, kind, detail):
+        name = shown(self.header[int(column)])
+        if kind == "string":
+            return TableError(
+                f"{self.path} is not UTF-8 text (column {name}); save it as UTF-8 "
+                "(e.g. iconv -f latin1 -t utf-8)."
+            )
+        value = re.search(r"invalid value '(.*)'", detail)
+        cell = value.group(1) if value else detail
+        cell = cell[:40] + ("..." if len(cell) > 40 else "")
+        # pyarrow counts the header as row 1; data rows count from 0, as pandas
+        where = f", data row {int(row) - 2}" if row else ""
+        return TableError(
+            f"{self.path}: non-numeric feature column {name} (e.g. {cell!r}{where})."
+            + self._decimal_hint(cell)
+        )
+
+    def _decimal_hint(self, cell):
+        if (
+            re.fullmatch(r"\s*[-+]?\d+,\d+\s*", cell)
+            and self.decimal == "."
+            and self.delimiter != ","  # there "1,200" is a thousands separator
+        ):
+            return (
+                " The cells look like decimal commas: if they are (not thousands "
+                "separators), try --decimal ,"
+            )
+        if re.fullmatch(r"\s*[-+]?\d*\.\d+\s*", cell) and self.decimal == ",":
+            return " The cells use a decimal point: leave out --decimal ,"
+        return " Drop it with --drop or encode it as numbers."
+
+    def _ragged(self):
+        """The error for a row of the wrong length, with its line (pyarrow does not
+        say which: found again here, on the error path only)."""
+        try:
+            with io.TextIOWrapper(
+                self.stream(), encoding="utf-8-sig", errors="replace"
+            ) as handle:
+                reader = csv.reader(handle, delimiter=self.delimiter)
+                for row in reader:
+                    if row and len(row) != len(self.header):
+                        return TableError(
+                            f"{self.path}, line {reader.line_num}: {len(row)} "
+                            f"fields, but the header has {len(self.header)}."
+                        )
+        except csv.Error as error:
+            return TableError(f"Cannot read {self.path} as CSV: {error}.")
+        return TableError(f"{self.path}: a row with the wrong number of fields.")
+
+
+def _signature(info):
+    return info.st_size, info.st_mtime_ns
+
+
+def _header_line(source):
+    """``(header fields, delimiter, longest line of the start, first data row's
+    cells)``: the delimiter is ``,`` unless the first line has none and has ``;``
+    or a tab (the usual alternatives)."""
+    path = source.path
+    try:
+        with source.stream() as handle:
+            first = handle.readline(1 << 20)
+            start = handle.read(4 * BLOCK_BYTES)
+    except _READ_ERRORS as error:
+        raise TableError(f"Cannot read {path}: {error}.") from None
+    try:
+        text = first.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TableError(
+            f"{path} is not UTF-8 text (in its header); save it as UTF-8 (e.g. "
+            "iconv -f latin1 -t utf-8)."
+        ) from None
+    if not text.strip():
+        raise TableError(f"{path} is empty.")
+    delimiter = ","
+    if "," not in text:
+        delimiter = next((d for d in (";", "\t") if d in text), ",")
+    line = start.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=delimiter))
+        first_row = next(csv.reader(io.StringIO(line), delimiter=delimiter), [])
+    except csv.Error as error:
+        raise TableError(f"Cannot read {path} as CSV: {error}.") from None
+    longest = max(map(len, start.split(b"\n")), default=0)
+    return header, delimiter, max(longest, len(first)), [c.strip() for c in first_row]
