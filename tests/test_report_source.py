@@ -1,0 +1,149 @@
+"""Reading that cannot be fooled (``_report._source``): pipes read once, capped
+decompression, temporary copies removed on signals, a file that changes between
+passes, wide integers, and errors that name the file."""
+
+import json
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_linsep._report._read import read_table
+from sklearn_linsep._report._source import TableError
+from sklearn_linsep.cli import main
+
+
+def frame(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    data["y"] = np.arange(n) % 2
+    data.loc[data.y == 1, "a"] += 1.0
+    return data
+
+
+def linsep(*args, **kwargs):
+    command = [sys.executable, "-m", "sklearn_linsep", "report", *map(str, args)]
+    return subprocess.run(command, capture_output=True, timeout=600, **kwargs)
+
+
+def test_a_pipe_is_read_once(tmp_path):
+    """``linsep report /dev/stdin`` on a pipe: the header stays the header."""
+    path = tmp_path / "d.csv"
+    frame().to_csv(path, index=False)
+    expected = linsep(path, "--target", "y", "--cv", "0", "--json", "--quiet")
+    piped = linsep("/dev/stdin", "--target", "y", "--cv", "0", "--json", "--quiet",
+                   input=path.read_bytes())  # fmt: skip
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert json.loads(piped.stdout)["angle"] == json.loads(expected.stdout)["angle"]
+
+
+def test_a_fifo_is_read_once_and_its_copy_removed(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = frame(3000).to_csv(index=False).encode()
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    before = set(os.listdir(tmp_path))
+    table = read_table(str(fifo), "y", sample_rows=500)  # two passes, on the copy
+    writer.join()
+    assert table.n_rows_read == 3000 and table.sampled
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_decompression_stops_at_the_cap(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    path = tmp_path / "d.csv.xz"
+    frame(2000).to_csv(path, index=False, compression="xz")
+    done = linsep(path, "--target", "y", "--max-decompressed", "10K",
+                  env={**os.environ, "TMPDIR": str(tmp_path / "tmp")})  # fmt: skip
+    assert done.returncode == 1
+    assert b"decompresses to more than 10 KiB (--max-decompressed)" in done.stderr
+    assert os.listdir(tmp_path / "tmp") == []
+    assert main(["report", str(path), "--target", "y", "--cv", "0", "--quiet",
+                 "--max-decompressed", "1M"]) == 0  # fmt: skip
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_removes_the_temporary_copy(tmp_path, number):
+    """Killed while it copies a pipe: the copy goes with the process."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sklearn_linsep", "report", str(fifo), "--target",
+         "y", "--quiet"],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    with open(fifo, "wb") as writer:
+        writer.write(frame(100).to_csv(index=False).encode())
+        writer.flush()
+        deadline = time.monotonic() + 60
+        while not os.listdir(temporary) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert os.listdir(temporary), "no copy was made"
+        process.send_signal(number)
+        assert process.wait(timeout=60) == -number
+    assert os.listdir(temporary) == []
+
+
+def test_option_values_are_refused_before_reading(tmp_path):
+    missing = tmp_path / "nope.csv"
+    done = linsep(missing, "--target", "y", "--seed", "-1")
+    assert done.returncode == 2 and b"--seed" in done.stderr
+    assert b"No such file" not in done.stderr
+    done = linsep(missing, "--target", "y", "--plot", tmp_path)
+    assert done.returncode == 2 and b"is a directory" in done.stderr
+    done = linsep(missing, "--target", "y", "--max-decompressed", "lots")
+    assert done.returncode == 2 and b"--max-decompressed" in done.stderr
+
+
+def test_a_file_that_changes_between_passes_is_refused(tmp_path):
+    path = tmp_path / "d.csv"
+    frame(3000).to_csv(path, index=False)
+
+    def grow(number, count):
+        if number == 1:  # pass 1 under way: another program appends rows
+            with open(path, "a") as handle:
+                handle.write("0.1,0.2,0.3,1\n")
+
+    with pytest.raises(TableError, match="changed while it was being read"):
+        read_table(str(path), "y", sample_rows=500, progress=grow)
+
+
+def test_wide_parquet_integers_are_read_as_the_csv_reads_them(tmp_path):
+    rng = np.random.default_rng(1)
+    data = frame(50)
+    data["big"] = (2**60 + rng.permutation(10**6)[:50]).astype(np.int64)
+    data.to_parquet(tmp_path / "d.parquet", index=False)
+    data.to_csv(tmp_path / "d.csv", index=False)
+    from_parquet = read_table(str(tmp_path / "d.parquet"), "y")
+    from_csv = read_table(str(tmp_path / "d.csv"), "y")
+    assert (
+        from_parquet.feature_names == from_csv.feature_names == ["a", "b", "c", "big"]
+    )
+    np.testing.assert_array_equal(from_parquet.X, from_csv.X)
+
+
+def test_broken_files_are_named_in_the_error(tmp_path):
+    header = tmp_path / "long_header.csv"
+    header.write_text('"' + "h" * 200_000 + '",y\n1,0\n')
+    with pytest.raises(TableError, match="long_header.csv"):
+        read_table(str(header), "y")
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"a,y\x00\n" + bytes(range(256)) * 4)
+    with pytest.raises(TableError, match="binary.csv"):
+        read_table(str(binary), "y")
+    corrupt = tmp_path / "corrupt.csv.xz"
+    corrupt.write_bytes(lzma.compress(b"a,y\n1,0\n2,1\n")[:-8])
+    with pytest.raises(TableError, match="corrupt.csv.xz"):
+        read_table(str(corrupt), "y")
