@@ -103,9 +103,9 @@ def test_bundled_report_reproduces_the_paper_and_the_library():
     certificate = linear_separability(X, y)
     assert not verdict["separable"] and not certificate.separable
     assert verdict["certificate_size"] == len(certificate.certificate_indices)
-    svm = HardMarginSVM()
+    svm = HardMarginSVM()  # the hinge is of standardized features
     with pytest.warns(UserWarning):
-        svm.fit(X, y)
+        svm.fit(StandardScaler().fit_transform(X), y)
     assert verdict["hinge_violation"] == pytest.approx(svm.hinge_violation_, rel=1e-6)
     assert report["cover"]["probability_random_labelling_separable"] == pytest.approx(
         cover_separability_probability(699, 9), rel=1e-12
@@ -146,8 +146,8 @@ def test_csv_two_classes_with_drop_and_positive(tmp_path):
     )
     verdict = report["separability"][0]
     assert verdict["separable"] == linear_separability(X, y).separable
-    if verdict["separable"]:
-        margin = HardMarginSVM().fit(X, y).margin_
+    if verdict["separable"]:  # the margin of standardized features
+        margin = HardMarginSVM().fit(StandardScaler().fit_transform(X), y).margin_
         assert verdict["margin"] == pytest.approx(margin, rel=1e-6)
 
 
@@ -600,21 +600,21 @@ def test_breast_cancer_frame_as_users_save_it(tmp_path, capsys):
     )
     assert status == 0, err
     X, y = load_breast_cancer(return_X_y=True)
-    result = linear_separability(X, y)
+    result = linear_separability(StandardScaler().fit_transform(X), y)
     assert report["separability"][0]["separable"] is True
     assert report["separability"][0]["margin"] == pytest.approx(result.margin, rel=1e-6)
 
 
 def test_a_failing_section_degrades_the_report_not_the_run(tmp_path, capsys,
                                                           monkeypatch):  # fmt: skip
-    from sklearn_linsep._report import _sections as _report
+    from sklearn_linsep._report.sections import _validation, _verdict
 
     def broken(*args, **kwargs):
-        raise _report.SolverError("made to fail in this test")
+        raise _verdict.SolverError("made to fail in this test")
 
-    monkeypatch.setattr(_report, "linear_separability", broken)
+    monkeypatch.setattr(_verdict, "linear_separability", broken)
     monkeypatch.setattr(
-        _report, "report_models", lambda kappa, seed: {"broken": _Broken()}
+        _validation, "report_models", lambda kappa, seed: {"broken": _Broken()}
     )
     assert main(["report", "--cv", "2", "--quiet"]) == 0
     text = capsys.readouterr().out
@@ -625,10 +625,9 @@ def test_a_failing_section_degrades_the_report_not_the_run(tmp_path, capsys,
     assert status == 0
     assert report["separability"][0]["separable"] is None
     assert report["cross_validation"]["broken"]["mean"] is None
-    assert set(report["errors"]) == {
-        "separability benign vs malignant",
-        "cross_validation broken",
-    }
+    assert set(report["errors"]) == {"separability", "cross_validation"}
+    assert set(report["errors"]["separability"]) == {"benign vs malignant"}
+    assert set(report["errors"]["cross_validation"]) == {"broken"}
     assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
         43.01, abs=0.005
     )
@@ -676,11 +675,17 @@ def test_the_evidence_is_in_the_json_with_file_rows(tmp_path, capsys):
     X2 = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(8, 1, (30, 2))]
     path2 = write_csv(tmp_path / "apart.csv", X2, y, names=["a", "b"])
     _, apart, _ = _report([str(path2), "--target", "label", "--cv", "0"], capsys)
-    plane = apart["separability"][0]["hyperplane"]
-    w = np.array([plane["coef"]["a"], plane["coef"]["b"]])
+    verdict = apart["separability"][0]
     c = np.where(y == 1, 1, -1)
-    assert np.all(c * (X2 @ w + plane["intercept"]) >= 1 - 1e-9)
-    assert 1 / np.linalg.norm(w) == pytest.approx(apart["separability"][0]["margin"])
+    plane = verdict["hyperplane"]  # in standardized units
+    w = np.array([plane["coef"]["a"], plane["coef"]["b"]])
+    Z = StandardScaler().fit_transform(X2)
+    assert np.all(c * (Z @ w + plane["intercept"]) >= 1 - 1e-9)
+    assert 1 / np.linalg.norm(w) == pytest.approx(verdict["margin"])
+    raw = verdict["hyperplane_in_data_units"]  # the same hyperplane on X2
+    w_raw = np.array([raw["coef"]["a"], raw["coef"]["b"]])
+    np.testing.assert_allclose(X2 @ w_raw + raw["intercept"],
+                               Z @ w + plane["intercept"], atol=1e-9)  # fmt: skip
 
 
 def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
@@ -692,7 +697,7 @@ def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
     assert main(["report", str(path), "--target", "target", "--cv", "0"]) == 0
     text = capsys.readouterr().out
     lines = text.splitlines()
-    assert lines[2].startswith("Verdict: 45 of 45 class pairs are linearly separable")
+    assert lines[1].startswith("Verdict: 45 of 45 class pairs are linearly separable")
     tables = [line for line in lines if line.startswith("  ")]
     assert max(map(len, tables)) <= 80, max(tables, key=len)  # was ~170 wide
     assert "How to read this" in text
@@ -707,12 +712,12 @@ def test_the_verdict_says_what_it_rests_on(tmp_path, capsys):
     argv = ["report", str(path), "--target", "label", "--cv", "0", "--quiet"]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[2].startswith("Verdict: linearly separable, with maximal")
-    assert "Next:" in text and "--cv says" in text  # no cross-validation to point at
+    assert text.splitlines()[1].startswith("Verdict: linearly separable, with maximal")
+    assert "Next:" in text and "--cv 10 says" in text  # no cross-validation to point at
     assert "a\\tb " in text and "a\tb" not in text  # the tab shown, not printed raw
     # A sample proves a separable verdict for itself only: said in the verdict.
     assert main([*argv, "--sample-rows", "100"]) == 0
-    verdict = capsys.readouterr().out.splitlines()[2]
+    verdict = capsys.readouterr().out.splitlines()[1]
     assert verdict.startswith("Verdict: the sample of")
     assert "proves nothing of the other rows" in verdict
 
@@ -751,13 +756,13 @@ def test_files_the_old_reader_took_are_still_read(tmp_path, capsys):
 
 
 def test_a_failing_plot_is_said_and_the_report_stands(tmp_path, capsys, monkeypatch):
-    from sklearn_linsep._report import _sections as _report
+    from sklearn_linsep._report import _plot
+    from sklearn_linsep.exceptions import SolverError
 
-    class Stalled(HardMarginSVM):
-        def fit(self, X, y, sample_weight=None):
-            raise _report.SolverError("stalled, in this test")
+    def stalled(*args, **kwargs):
+        raise SolverError("stalled, in this test")
 
-    monkeypatch.setattr(_report, "HardMarginSVM", Stalled)
+    monkeypatch.setattr(_plot, "linear_separability", stalled)
     figure = tmp_path / "f.png"
     argv = ["report", "--cv", "0", "--quiet", "--json", "--plot", str(figure)]
     assert main(argv) == 0
@@ -805,8 +810,8 @@ def test_a_saved_text_index_is_left_out_and_wide_data_are_cautioned(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "column 'unnamed_1' left out: a saved index" in done.stderr
     assert "Data: 30 rows, 300 features" in done.stdout
-    assert "with more features than rows it is large for random labels too" in (
-        done.stdout
+    assert "by Cover's theorem almost any labelling of 30 rows in 300" in (
+        done.stdout.splitlines()[2]
     )
     kept = run("report", str(path), "--target", "diagnosis", "--keep-index")
     assert kept.returncode == 1 and "non-numeric feature column" in kept.stderr

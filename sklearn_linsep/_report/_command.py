@@ -8,15 +8,13 @@ import sys
 import numpy as np
 
 from .._kernels import say_before_compiling
-from ._read import read_table
-from ._sections import (
-    fitting_rows,
-    format_report,
-    plot_report,
-    separability_report,
-    standardizing_map,
-)
+from .._stats import ClassStatistics
+from ._compute import compute_report
+from ._context import ReportData
+from ._plot import plot_report
+from ._read import Table, read_table
 from ._source import TableError
+from ._text import format_report
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
@@ -71,9 +69,20 @@ class _ReadingProgress:
             self._bar = None
 
 
+BUNDLED_TITLE = (
+    "Wisconsin breast cancer (bundled, as Ben-Israel & Levin 2005 prepared it)"
+)
+
+
 def _bundled(args):
+    """The bundled Wisconsin data as a :class:`~._read.Table`."""
     from ..datasets import load_breast_cancer_wisconsin
 
+    if args.drop or args.missing or args.keep:
+        raise TableError(
+            "--drop, --keep and --missing apply to a file given as PATH (they take "
+            "several names: give PATH before them, or end the names with --)."
+        )
     data = load_breast_cancer_wisconsin()
     names = [str(name) for name in data.target_names]
     y = data.target
@@ -90,135 +99,105 @@ def _bundled(args):
         positive = names.index(args.positive)
         names = [names[1 - positive], names[positive]]
         y = (y == positive).astype(int)
-    title = (
-        "Wisconsin breast cancer (bundled; UCI, 699 rows, the 16 missing values "
-        "replaced by the column mean as in Ben-Israel & Levin 2005)"
+    return Table(
+        X=data.data,
+        y=y,
+        row_ids=np.arange(len(y)),
+        class_names=names,
+        feature_names=[str(name) for name in data.feature_names],
+        statistics=ClassStatistics.from_data(data.data, y, np.arange(2)),
+        n_rows_read=len(y),
+        n_rows_used=len(y),
+        rows_named_by="position among the data set's rows, from 0",
     )
-    return {
-        "X": data.data,
-        "y": y,
-        "class_names": names,
-        "statistics": None,
-        "title": title,
-        "notes": [],
-        "feature_names": [str(name) for name in data.feature_names],
-        "row_ids": None,
-        "rows_named_by": "position among the data set's rows, from 0",
-        "left_out": [],
-    }
 
 
 def _load(args, log):
     if args.path is None:
-        if args.drop or args.missing:
-            raise TableError(
-                "--drop and --missing apply to a file given as PATH (--drop takes "
-                "several names: give PATH before it, or end the names with --)."
-            )
         return _bundled(args)
     progress = (
         _ReadingProgress(args.path, args.quiet) if os.path.isfile(args.path) else None
     )
     try:
-        table = _read(args, log, progress)
+        table = read_table(
+            args.path,
+            args.target,
+            drop=args.drop,
+            keep=args.keep,
+            missing=args.missing,
+            positive=args.positive,
+            sample_rows=args.sample_rows,
+            seed=args.seed,
+            decimal=args.decimal,
+            keep_index=args.keep_index,
+            max_decompressed=args.max_decompressed,
+            log=log,
+            progress=progress,
+        )
     finally:
         if progress is not None:
             progress.close()
     for note in table.notes:
         log(f"note: {note}")
-    return {
-        "X": table.X,
-        "y": table.y,
-        "class_names": table.class_names,
-        "statistics": table.statistics,
-        "title": args.path,
-        "notes": table.notes,
-        "feature_names": table.feature_names,
-        "row_ids": table.row_ids,
-        "rows_named_by": table.rows_named_by,
-        "left_out": table.left_out,
-    }
-
-
-def _read(args, log, progress):
-    return read_table(
-        args.path,
-        args.target,
-        drop=args.drop,
-        keep=args.keep,
-        missing=args.missing,
-        positive=args.positive,
-        sample_rows=args.sample_rows,
-        seed=args.seed,
-        decimal=args.decimal,
-        keep_index=args.keep_index,
-        max_decompressed=args.max_decompressed,
-        log=log,
-        progress=progress,
-    )
+    return table
 
 
 def report_command(args):
+    """``linsep report``: read, check, compute, plot, print."""
+
     def log(message):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
     say_before_compiling(log)
-    data = _load(args, log)
-    X, y, class_names = data["X"], data["y"], data["class_names"]
-    n_classes = len(class_names)
-    smallest = int(np.min(np.bincount(y, minlength=n_classes)))
-    if args.cv and smallest < args.cv:
-        raise TableError(
-            f"--cv {args.cv} needs at least {args.cv} rows of every class "
-            f"(the smallest class has {smallest}); lower --cv."
-        )
+    table = _load(args, log)
+    _check_folds(args.cv, table)
+    data = ReportData(
+        X=table.X,
+        y=table.y,
+        class_names=table.class_names,
+        statistics=table.statistics,
+        feature_names=table.feature_names,
+        row_ids=table.row_ids,
+        kappa=args.kappa,
+        cv=args.cv,
+        standardize=args.standardize,
+        seed=args.seed,
+        fit_rows=args.fit_rows,
+    )
+    title = args.path or BUNDLED_TITLE
     # From here on the data are read: whatever fails is said in the report, under
     # "errors", and the rest of it prints (exit 0).
-    plot_path, plot_error = None, None
-    if args.plot is not None:
-        # Drawn before the cross-validation: a plot that cannot be made is said
-        # before the long part, not after.
-        try:
-            plot_path = _plot(args, X, y, class_names, data["statistics"])
-        except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal
-            plot_error = str(error)
-            log(f"note: no plot: {error}")
     progress = _Progress(args.cv * 8, args.quiet)
+    data.progress = progress
     try:
-        report = separability_report(
-            X,
-            y,
-            class_names=class_names,
-            statistics=data["statistics"],
-            kappa=args.kappa,
-            cv=args.cv,
-            standardize=args.standardize,
-            seed=args.seed,
-            fit_rows=args.fit_rows,
-            progress=progress,
-            feature_names=data["feature_names"],
-            row_ids=data["row_ids"],
+        report = compute_report(
+            data,
+            source=title,
+            notes=table.notes,
+            rows_named_by=table.rows_named_by,
+            left_out=table.left_out,
         )
     finally:
         progress.close()
-    report["source"] = data["title"]
-    report["notes"] = data["notes"]
-    report["data"]["rows_named_by"] = data["rows_named_by"]
-    report["data"]["left_out"] = [
-        {"column": name, "rule": rule} for name, rule in data["left_out"]
-    ]
-    if plot_path is not None:
-        report["plot"] = plot_path
-    if plot_error is not None:
-        report["errors"]["plot"] = plot_error
+    if args.plot is not None:
+        _plot(args, data, report, log)
     if args.json:
         # Strict JSON: a non-finite number (none is expected) becomes null.
         print(json.dumps(_finite(report), indent=2, allow_nan=False))
     else:
-        sys.stdout.write(format_report(report, data["title"], explain=not args.quiet))
-        if plot_path is not None:
-            print(f"\nPlot saved to {plot_path}")
+        sys.stdout.write(format_report(report, title, explain=not args.quiet))
+        if "plot" in report:
+            print(f"\nPlot saved to {report['plot']}")
+
+
+def _check_folds(folds, table):
+    smallest = int(np.min(np.bincount(table.y, minlength=len(table.class_names))))
+    if folds and smallest < folds:
+        raise TableError(
+            f"--cv {folds} needs at least {folds} rows of every class "
+            f"(the smallest class has {smallest}); lower --cv."
+        )
 
 
 def _finite(value):
@@ -231,38 +210,25 @@ def _finite(value):
     return value
 
 
-def _plot(args, X, y, class_names, statistics):
-    if len(class_names) != 2:
-        raise TableError(
-            f"--plot draws two classes; the data have {len(class_names)}. Use "
-            "--positive."
-        )
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise TableError("--plot needs matplotlib (pip install matplotlib).") from None
-    if args.standardize:
-        mean, scale = standardizing_map(
-            statistics
-            if statistics is not None
-            else _statistics_of(X, y, len(class_names))
-        )
-        X = (X - mean) / scale
+def _plot(args, data, report, log):
+    """Draw the figure into ``report["plot"]``, or say why not under
+    ``report["errors"]["plot"]``: a plot that fails costs the report nothing."""
     path = args.plot
     if not path.lower().endswith(PLOT_FORMATS):
         path += ".png"
-    # The plot fits the hard margin too: its soft limit does not scale to many rows.
-    rows = fitting_rows(y, args.fit_rows, args.seed)
-    X, y = X[rows], y[rows]
+    title = os.path.basename(args.path) if args.path else "breast cancer (bundled)"
     try:
-        title = os.path.basename(args.path) if args.path else "breast cancer (bundled)"
-        plot_report(X, y, class_names, path, kappa=args.kappa, title=title)
-    except OSError as error:
-        raise TableError(f"Cannot write {path}: {error.strerror}.") from None
-    return path
-
-
-def _statistics_of(X, y, n_classes):
-    from .._stats import ClassStatistics
-
-    return ClassStatistics.from_data(X, y, np.arange(n_classes))
+        if data.n_classes != 2:
+            raise TableError(
+                f"--plot draws two classes; the data have {data.n_classes}. Use "
+                "--positive."
+            )
+        try:
+            plot_report(data, path, title=title)
+        except OSError as error:
+            raise TableError(f"Cannot write {path}: {error.strerror}.") from None
+    except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal
+        report["errors"]["plot"] = str(error)
+        log(f"note: no plot: {error}")
+        return
+    report["plot"] = path

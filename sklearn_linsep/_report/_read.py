@@ -35,7 +35,7 @@ from ._source import (
     shown,
 )
 
-POSITIONS = "position among the file's data rows, from 0 (as pandas.read_csv's index)"
+POSITIONS = "position among the data rows, from 0 (pandas' index)"
 
 
 @dataclass

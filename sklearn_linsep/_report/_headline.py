@@ -1,0 +1,122 @@
+"""The report's first lines: what the data are, the verdict, how well, and what to
+look at next. Nothing in them moves with κ or with the units of a feature: the
+verdict is exact, its margin and hinge are in standardized units, and the
+distance is Mahalanobis' (or, where any labelling would be separable, Cover's
+probability says so)."""
+
+from ._layout import count, number, pair_name
+from .sections._distance import closest, distance_words
+from .sections._verdict import covering
+
+_SAYS_LITTLE = 0.5  # Cover's probability above which a verdict says little
+
+
+def headline_lines(report, title):
+    return [
+        _title_line(report, title),
+        _verdict_line(report),
+        _how_well_line(report),
+        _next_line(report),
+    ]
+
+
+def _title_line(report, title):
+    data = report["data"]
+    shape = (
+        f"{count(data['n_samples'])} rows, {data['n_features']} features, "
+        f"{len(data['classes'])} classes"
+    )
+    left_out = [
+        f"column '{entry['column']}' left out as an identifier"
+        for entry in data.get("left_out", [])
+    ]
+    return f"Linear separability report: {title} ({'; '.join([shape, *left_out])})"
+
+
+def _verdict_line(report):
+    verdicts = report["separability"]
+    if verdicts is None:
+        return "Verdict: the separability test failed (see 'Not available')."
+    if len(verdicts) == 1:
+        return "Verdict: " + _two_class_verdict(verdicts[0])
+    decided = [v for v in verdicts if v["separable"] is not None]
+    separable = [v for v in decided if v["separable"]]
+    inseparable = [
+        f"{pair_name(v)} ({v['certificate_size']} rows prove it)"
+        for v in decided
+        if not v["separable"]
+    ]
+    text = (
+        f"Verdict: {len(separable)} of {len(verdicts)} class pairs are linearly "
+        "separable"
+    )
+    if inseparable:
+        text += "; not: " + ", ".join(inseparable[:3])
+        text += ", ..." if len(inseparable) > 3 else ""
+    if any(not v["conclusive"] for v in separable):
+        text += " (separable ones on the sample only)"
+    return text + "."
+
+
+def _two_class_verdict(verdict):
+    if verdict["separable"] is None:
+        return "the separability test failed (see 'Not available')."
+    margin = number(verdict.get("margin"), 6)
+    if verdict["separable"] and not verdict["conclusive"]:
+        return (
+            f"the sample of {count(verdict['rows'])} of {count(verdict['of_rows'])} "
+            f"rows is linearly separable (margin {margin}, standardized); that "
+            "proves nothing of the other rows (raise --sample-rows to test them all)."
+        )
+    if verdict["separable"]:
+        return (
+            f"linearly separable, with maximal margin {margin} in standardized units "
+            "(every feature at unit variance; the hyperplane is below)."
+        )
+    return (
+        f"not linearly separable: {verdict['certificate_size']} rows prove it (a "
+        "point in both convex hulls); least total hinge "
+        f"{number(verdict['hinge_violation'])} in standardized units"
+        f"{covering(verdict['hinge_rows'], verdict['rows'])}."
+    )
+
+
+def _how_well_line(report):
+    data, cover, distance = report["data"], report["cover"], report["distance"]
+    probability = cover["probability_random_labelling_separable"] if cover else 0.0
+    if probability > _SAYS_LITTLE:
+        return (
+            f"How well: by Cover's theorem almost any labelling of "
+            f"{count(data['n_samples'])} rows in {data['n_features']} dimensions is "
+            f"separable (probability {number(probability, 3)}), so separability says "
+            "little here; cross-validated accuracy says more."
+        )
+    pair = closest(distance) if distance else None
+    if pair is None:
+        return (
+            "How well: the within-class covariance is singular, so there is no "
+            "Mahalanobis distance; the angle theta(kappa) below depends on kappa."
+        )
+    which = "" if len(data["classes"]) == 2 else f" (closest pair {pair_name(pair)})"
+    delta = pair["mahalanobis"]
+    return (
+        f"How well: the class means are {delta:.2f} apart in Mahalanobis distance"
+        f"{which}: {distance_words(delta)}; a Gaussian model with that distance "
+        f"misclassifies {pair['gaussian_error']:.1%}."
+    )
+
+
+def _next_line(report):
+    steps = []
+    verdicts = report["separability"] or []
+    if any(v["separable"] is False for v in verdicts):
+        steps.append("the certificate's rows (below) are where the classes meet")
+    if "cross_validation" in report:
+        steps.append(
+            "the cross-validated accuracy says how a linear rule does on new rows"
+        )
+    else:
+        steps.append("--cv 10 says how a linear rule does on new rows")
+    if len(report["data"]["classes"]) > 2:
+        steps.append("--positive CLASS reports one class against the rest")
+    return "Next: " + "; ".join(steps) + "."

@@ -1,0 +1,57 @@
+"""Plain-text layout shared by the report's sections: aligned columns, numbers,
+wrapped lists."""
+
+# More classes than this: the pairwise tables give way to lists of the pairs,
+# least separable first (ten classes made tables ~170 characters wide).
+COMPACT_ABOVE = 6
+LISTED_PAIRS = 10
+
+
+def columns(headers, rows, indent="  "):
+    """Rows of cells as aligned text: the first column to the left, numbers
+    (the others) to the right."""
+    cells = [headers] + [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [row[0].ljust(widths[0])]
+        parts += [
+            cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append(indent + "   ".join(parts).rstrip())
+    return lines
+
+
+def number(value, digits=4):
+    """A figure as text: ``n/a`` for None, 3 significant digits when very small
+    or large, else ``digits`` decimals."""
+    if value is None:
+        return "n/a"
+    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+        return f"{value:.3g}"
+    return f"{value:.{digits}f}"
+
+
+def count(value):
+    """``300 000``: a count of rows with thin groups."""
+    return f"{int(value):,}".replace(",", " ")
+
+
+def wrapped(items, indent="    ", width=88):
+    """Items joined by ``, ``, in lines of at most ``width`` characters, the first
+    after ``indent`` and the others aligned under it."""
+    lines, line, start = [], indent, indent
+    for item in items:
+        if len(line) > len(start) and len(line) + len(item) + 2 > width:
+            lines.append(line.rstrip())
+            start = line = " " * len(indent)
+        line += item + ", "
+    if len(line) > len(start):
+        lines.append(line.rstrip().rstrip(","))
+    return lines
+
+
+def pair_name(pair):
+    """``a vs b`` of a verdict or any dict with ``classes``."""
+    first, second = pair["classes"]
+    return f"{first} vs {second}"

@@ -1,0 +1,246 @@
+"""The exact verdict of every class pair, on standardized features: the maximal
+margin and its hyperplane, or the certificate's rows and the least total hinge."""
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+
+from ..._certificates import linear_separability
+from ..._svm import HardMarginSVM
+from ...exceptions import SolverError
+from .._layout import (
+    COMPACT_ABOVE,
+    LISTED_PAIRS,
+    columns,
+    count,
+    number,
+    pair_name,
+    wrapped,
+)
+from .._section import Section
+from .._source import escaped
+
+# Beyond this many features, the text shows the hyperplane's largest weights only.
+SHOWN_WEIGHTS = 30
+
+
+class Verdict(Section):
+    key = "separability"
+    help = (
+        (
+            "verdict",
+            "exact, with a proof either way: when separable, the maximal margin "
+            "(distance from the best separating hyperplane to the nearest row); "
+            "when not, a few rows whose weighted means per class coincide (a point "
+            "in both convex hulls), which no hyperplane can split.",
+        ),
+        (
+            "margin",
+            "in standardized units (every feature at unit variance over all rows): "
+            "no unit of any feature, and no kappa, moves it.",
+        ),
+        (
+            "hinge",
+            "the least total violation sum max(0, 1 - c (w.x + b)) of any "
+            "hyperplane (the C -> infinity soft margin), standardized: 0 when "
+            "separable, larger the further from it.",
+        ),
+    )
+
+    def compute(self, data, errors):
+        verdicts = []
+        for pair in combinations(range(data.n_classes), 2):
+            names = [data.class_names[k] for k in pair]
+            verdicts.append(
+                self.guarded(
+                    errors,
+                    lambda pair=pair: pair_verdict(data, pair),
+                    part=f"{names[0]} vs {names[1]}",
+                    failed={"classes": names, "separable": None},
+                )
+            )
+        return verdicts
+
+    def lines(self, report):
+        names = report["data"]["classes"]
+        lines = [
+            "Exact linear separability, standardized features (certificate either "
+            "way; maximal margin)"
+        ]
+        verdicts = report[self.key]
+        if len(names) == 2:
+            lines.append("  " + self.text(verdicts[0], report))
+            return lines + _evidence_lines(verdicts[0])
+        if len(names) > COMPACT_ABOVE:
+            return lines + self._listed(verdicts, report)
+        return lines + _matrix(verdicts, names)
+
+    def _listed(self, verdicts, report):
+        decided = [v for v in verdicts if v["separable"] is not None]
+        inseparable = [v for v in decided if not v["separable"]]
+        closest = sorted((v for v in decided if v["separable"]),
+                         key=lambda v: v["margin"])  # fmt: skip
+        lines = [
+            f"  {len(decided) - len(inseparable)} of {len(verdicts)} pairs separable"
+        ]
+        rows = [[pair_name(v), self.text(v, report)] for v in inseparable + closest]
+        lines += columns(["pair (inseparable, then smallest margins)", ""],
+                         rows[:LISTED_PAIRS])  # fmt: skip
+        failed = [v for v in verdicts if v["separable"] is None]
+        return lines + [
+            f"  {pair_name(v)}: {self.error(report, pair_name(v))}" for v in failed
+        ]
+
+    @classmethod
+    def text(cls, verdict, report):
+        """One pair's verdict in a line."""
+        if verdict["separable"] is None:
+            return cls.error(report, pair_name(verdict))
+        if verdict["separable"]:
+            text = f"separable, margin {number(verdict['margin'], 6)}"
+            return text + ("" if verdict["conclusive"] else " (on the sample)")
+        hinge = number(verdict["hinge_violation"])
+        if verdict["hinge_violation"] is None:
+            hinge += f" ({verdict['hinge_error']})"
+        return (
+            f"not separable: certificate of {verdict['certificate_size']} rows, "
+            f"hinge {hinge}{covering(verdict['hinge_rows'], verdict['rows'])}"
+        )
+
+
+def covering(rows, of_rows):
+    """`` (on 5 000 of 300 000 rows)`` where a figure covers part of the rows."""
+    if rows >= of_rows:
+        return ""
+    return f" (on {count(rows)} of {count(of_rows)} rows)"
+
+
+def pair_verdict(data, pair):
+    """Separability of one pair on standardized rows: the maximal margin and its
+    hyperplane (also in the data's units), or the certificate with its rows and
+    the least total hinge of the C → ∞ soft margin.
+
+    ``linear_separability`` scales to many rows; the soft limit does not (its
+    working set holds every margin violator), so on inseparable data it is fitted
+    on at most ``fit_rows`` rows, and the verdict says how many. A soft limit that
+    float64 cannot certify leaves the hinge n/a, with the reason under
+    ``hinge_error``, and the rest of the verdict stands."""
+    mask = np.isin(data.y, pair)
+    members = np.flatnonzero(mask)
+    Z, y = data.standardized[mask], data.y[mask]
+    result = linear_separability(Z, y, tol=data.tol)
+    names = data.class_names
+    verdict = {
+        "classes": [names[k] for k in pair],
+        "separable": bool(result.separable),
+        # An inseparable sample proves the whole data inseparable (the certificate
+        # holds for any superset); a separable one proves nothing about the rest.
+        "conclusive": bool(not data.sampled or not result.separable),
+        "rows": int(len(y)),
+        "of_rows": int(round(data.statistics.counts[list(pair)].sum())),
+    }
+    if result.separable:
+        return (
+            verdict
+            | _hyperplanes(data, result, names[pair[1]])
+            | {"margin": float(result.margin)}
+        )
+    verdict["certificate"] = [
+        {"row": _plain(data.row_ids[i]), "class": names[data.y[i]],
+         "weight": float(weight)}
+        for i, weight in zip(members[result.certificate_indices],
+                             result.certificate_weights, strict=True)
+    ]  # fmt: skip
+    verdict["certificate_size"] = len(result.certificate_indices)
+    return verdict | _least_hinge(data, Z, y, pair)
+
+
+def _hyperplanes(data, result, positive_class):
+    """The hyperplane in standardized units, and the same one in the data's."""
+    mean, scale = data.scaling
+    coef = np.asarray(result.coef, dtype=float)
+    raw = coef / scale
+    names = data.feature_names
+    return {
+        "hyperplane": {
+            "coef": dict(zip(names, map(float, coef), strict=True)),
+            "intercept": float(result.intercept),
+            "positive_class": positive_class,
+        },
+        "hyperplane_in_data_units": {
+            "coef": dict(zip(names, map(float, raw), strict=True)),
+            "intercept": float(result.intercept - raw @ mean),
+        },
+    }
+
+
+def _least_hinge(data, Z, y, pair):
+    rows = data.fitting_rows(np.searchsorted(pair, y))
+    found = {"hinge_rows": int(len(rows))}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            svm = HardMarginSVM(tol=data.tol).fit(Z[rows], y[rows])
+        found["hinge_violation"] = float(svm.hinge_violation_)
+    except SolverError as error:
+        found["hinge_violation"] = None
+        found["hinge_error"] = str(error)
+    return found
+
+
+def _plain(value):
+    """A row id as JSON takes it (numpy integers are no ``int``)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _evidence_lines(verdict):
+    """The hyperplane (separable) or the certificate's rows (not)."""
+    if verdict.get("hyperplane"):
+        return _hyperplane_lines(verdict["hyperplane"])
+    if verdict.get("certificate"):
+        lines = ["  certificate: row (weight); the weighted means coincide"]
+        for name in verdict["classes"]:
+            rows = [entry for entry in verdict["certificate"] if entry["class"] == name]
+            lines += wrapped(
+                [f"{entry['row']} ({entry['weight']:.4g})" for entry in rows],
+                indent=f"    {name}: ",
+            )
+        return lines
+    return []
+
+
+def _hyperplane_lines(plane):
+    weights = list(plane["coef"].items())
+    largest = ""
+    if len(weights) > SHOWN_WEIGHTS:
+        # Wide data: the weights of largest size, in the order of the columns.
+        sizes = np.abs([value for _, value in weights])
+        kept = np.sort(np.argsort(-sizes, kind="stable")[:SHOWN_WEIGHTS])
+        largest = (
+            f" (the {SHOWN_WEIGHTS} largest of {len(weights)}; --json has them all)"
+        )
+        weights = [weights[i] for i in kept]
+    lines = [
+        f"  hyperplane (w.z + b > 0 on {plane['positive_class']}, z standardized; "
+        f"--json has it in the data's units too): b = {plane['intercept']:.6g}, "
+        f"w{largest} ="
+    ]
+    return lines + wrapped([f"{escaped(name)} {value:.6g}" for name, value in weights])
+
+
+def _matrix(verdicts, names):
+    short = {}
+    for verdict in verdicts:
+        first, second = verdict["classes"]
+        if verdict["separable"] is None:
+            cell = "n/a"
+        elif verdict["separable"]:
+            cell = f"margin {number(verdict['margin'], 4)}"
+        else:
+            cell = f"no ({verdict['certificate_size']} pts)"
+        short[first, second] = short[second, first] = cell
+    rows = [[a] + [short.get((a, b), "-") for b in names] for a in names]
+    return columns([""] + names, rows) + [
+        "  no (k pts): k samples whose convex combinations coincide, a certificate"
+    ]
