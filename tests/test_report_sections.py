@@ -1,0 +1,204 @@
+"""Each section of the report on its own (``_report.sections``), the figure's
+coordinates (``_report._plot``), and the registry."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.datasets import load_iris
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    linear_separability,
+    load_breast_cancer_wisconsin,
+    separability_statistics,
+)
+from sklearn_linsep._report import format_report, separability_report
+from sklearn_linsep._report._compute import compute_report
+from sklearn_linsep._report._context import ReportData
+from sklearn_linsep._report._plot import plot_coordinates, plot_report
+from sklearn_linsep._report._section import Section
+from sklearn_linsep._report.sections import SECTIONS
+from sklearn_linsep._report.sections._angle import Angle
+from sklearn_linsep._report.sections._cover import Cover
+from sklearn_linsep._report.sections._distance import Distance
+from sklearn_linsep._report.sections._validation import CrossValidation
+from sklearn_linsep._report.sections._verdict import Verdict
+from sklearn_linsep._stats import ClassStatistics
+
+
+def report_data(X, y, **settings):
+    labels, y = np.unique(y, return_inverse=True)
+    classes = np.arange(len(labels))
+    stats = ClassStatistics.from_data(X, y, classes, per_class=len(labels) > 2)
+    return ReportData(
+        X=np.asarray(X, float),
+        y=y,
+        class_names=[str(label) for label in labels],
+        statistics=stats,
+        feature_names=[f"x{j}" for j in range(X.shape[1])],
+        row_ids=np.arange(len(y)),
+        **settings,
+    )
+
+
+def wisconsin():
+    return load_breast_cancer_wisconsin(return_X_y=True)
+
+
+def test_every_section_is_registered_once_with_its_help():
+    keys = [section.key for section in SECTIONS]
+    assert len(set(keys)) == len(keys)
+    assert {type(s) for s in SECTIONS} == {Verdict, Distance, Angle, Cover,
+                                           CrossValidation}  # fmt: skip
+    for section in SECTIONS:
+        assert isinstance(section, Section) and section.help
+        for word, text in section.help:
+            assert len(word) <= 9 and text.endswith((".", ")"))
+
+
+def test_verdict_is_the_standardized_hard_margin():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (40, 3)), rng.normal(6, 1, (40, 3))]
+    X[:, 1] *= 1e4  # units far apart: the verdict's figures must not care
+    y = np.repeat([0, 1], 40)
+    data = report_data(X, y)
+    (verdict,) = Verdict().compute(data, {})
+    Z = StandardScaler().fit_transform(X)
+    svm = HardMarginSVM().fit(Z, y)
+    assert verdict["separable"] and verdict["conclusive"]
+    assert verdict["margin"] == pytest.approx(svm.margin_, rel=1e-6)
+    raw = verdict["hyperplane_in_data_units"]
+    w = np.array(list(raw["coef"].values()))
+    c = np.where(y == 1, 1, -1)
+    assert np.all(c * (X @ w + raw["intercept"]) >= 1 - 1e-6)
+
+
+def test_verdict_certificate_rows_and_standardized_hinge():
+    X, y = wisconsin()
+    data = report_data(X, y, fit_rows=10_000)
+    errors = {}
+    (verdict,) = Verdict().compute(data, errors)
+    assert not errors and verdict["separable"] is False
+    rows = np.array([entry["row"] for entry in verdict["certificate"]])
+    weights = np.array([entry["weight"] for entry in verdict["certificate"]])
+    labels = np.array([entry["class"] for entry in verdict["certificate"]])
+    means = [weights[labels == k] @ X[rows[labels == k]] for k in ("0", "1")]
+    np.testing.assert_allclose(means[0], means[1], atol=1e-9)
+    with pytest.warns(UserWarning):
+        svm = HardMarginSVM().fit(StandardScaler().fit_transform(X), y)
+    assert verdict["hinge_violation"] == pytest.approx(svm.hinge_violation_, rel=1e-6)
+    assert verdict["hinge_rows"] == verdict["rows"] == 699
+
+
+def test_a_failing_pair_is_keyed_by_section_and_pair(monkeypatch):
+    from sklearn_linsep._report.sections import _verdict
+
+    def broken(X, y, tol):
+        if set(np.unique(y)) == {0, 2}:
+            raise ValueError("only this pair")
+        return linear_separability(X, y, tol=tol)
+
+    monkeypatch.setattr(_verdict, "linear_separability", broken)
+    iris = load_iris()
+    data = report_data(iris.data, iris.target)
+    errors = {}
+    verdicts = Verdict().compute(data, errors)
+    assert errors == {"separability": {"0 vs 2": "ValueError: only this pair"}}
+    assert [v["separable"] for v in verdicts] == [True, None, False]
+    report = compute_report(data)
+    report["errors"] = errors
+    report["separability"] = verdicts
+    assert "n/a" in "\n".join(Verdict().lines(report))
+    text = format_report(report, "iris")
+    assert "  separability 0 vs 2: ValueError: only this pair" in text
+
+
+def test_distance_is_mahalanobis_and_its_gaussian_error():
+    X, y = wisconsin()
+    section = Distance().compute(report_data(X, y), {})
+    (pair,) = section["pairs"]
+    expected = separability_statistics(X, y, metric="mahalanobis").mahalanobis_distance
+    assert pair["mahalanobis"] == pytest.approx(expected, rel=1e-12)
+    assert pair["gaussian_error"] == pytest.approx(norm.cdf(-expected / 2))
+    # Unit-free: any invertible affine map of the features.
+    A = np.random.default_rng(0).normal(size=(9, 9))
+    mapped = Distance().compute(report_data(X @ A + 5.0, y), {})["pairs"][0]
+    assert mapped["mahalanobis"] == pytest.approx(pair["mahalanobis"], rel=1e-8)
+
+
+def test_distance_is_not_given_where_the_covariance_is_singular():
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(20, 40)), np.arange(20) % 2
+    (pair,) = Distance().compute(report_data(X, y), {})["pairs"]
+    assert pair["mahalanobis"] is None and pair["rank"] < 40
+
+
+def test_the_angle_help_states_the_numbers_it_quotes():
+    X, y = wisconsin()
+    quoted = {0.1: 5.3, 1.0: 43.0, 10.0: 83.9}
+    for kappa, degrees in quoted.items():
+        assert separability_statistics(X, y, kappa=kappa).degrees == pytest.approx(
+            degrees, abs=0.05
+        )
+    (text,) = [text for word, text in Angle.help if word == "theta"]
+    assert "5.3, 43.0, 83.9 deg at kappa 0.1, 1, 10" in text
+
+
+def test_angle_follows_kappa_and_the_standardize_setting():
+    X, y = wisconsin()
+    for kappa in (0.5, 3.0):
+        section = Angle().compute(report_data(X, y, kappa=kappa), {})
+        assert section["euclidean"]["angle_degrees"] == pytest.approx(
+            separability_statistics(X, y, kappa=kappa).degrees, rel=1e-9
+        )
+    standardized = Angle().compute(report_data(X, y, standardize=True), {})
+    expected = separability_statistics(StandardScaler().fit_transform(X), y)
+    assert standardized["euclidean"]["angle_degrees"] == pytest.approx(
+        expected.degrees, rel=1e-9
+    )
+
+
+def test_cover_and_cross_validation_sections():
+    from sklearn_linsep import cover_separability_probability
+
+    X, y = wisconsin()
+    data = report_data(X, y, cv=3)
+    cover = Cover().compute(data, {})
+    assert cover["probability_random_labelling_separable"] == pytest.approx(
+        cover_separability_probability(699, 9)
+    )
+    assert not CrossValidation().applies(report_data(X, y, cv=0))
+    scores = CrossValidation().compute(data, {})
+    assert len(scores) == 8 and data.settings["cv_rows"] == 699
+    assert all(0.9 < s["mean"] <= 1 for s in scores.values())
+
+
+def test_text_is_made_from_the_dict_alone():
+    """``format_report`` of the JSON-able dict gives the same text twice: no
+    section reads anything but the dict."""
+    import json
+
+    X, y = wisconsin()
+    report = separability_report(X, y, cv=0)
+    again = json.loads(json.dumps(report))
+    assert format_report(again, "w") == format_report(report, "w")
+
+
+@pytest.mark.parametrize("shift", [8.0, 0.5])
+def test_the_plot_shows_what_the_verdict_says(tmp_path, shift):
+    rng = np.random.default_rng(3)
+    X = np.r_[rng.normal(0, 1, (60, 5)), rng.normal(shift, 1, (60, 5))]
+    X[:, 0] *= 1e3
+    y = np.repeat([0, 1], 60)
+    data = report_data(X, y)
+    points = plot_coordinates(data)
+    c = np.where(points.y == 1, 1, -1)
+    if points.separable:
+        # No row inside the band: the 30-D hyperplane's trace cannot cut a class.
+        assert np.all(c * points.along >= points.margin * (1 - 1e-6))
+    else:
+        assert points.certificate.size >= 2
+        assert set(points.y[points.certificate]) == {0, 1}
+    plot_report(data, tmp_path / "f.png", title="t")
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
