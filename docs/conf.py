@@ -81,7 +81,11 @@ CLI_RUNS = {
         "target",
         "--cv",
         "5",
+        "--plot",
+        "breast_cancer.png",
     ],
+    "report_wisconsin.txt": ["--cv", "0", "--plot", "wisconsin.png", "--quiet"],
+    "report_iris_id.txt": ["iris_id.csv", "--target", "target", "--cv", "0", "--quiet"],
     "report_breast_cancer_std.txt": [
         "breast_cancer.csv",
         "--target",
@@ -107,12 +111,15 @@ def _write_iris_csv(path):
 
 def _write_frames(directory):
     """scikit-learn's bundled data sets as users save them (pandas, no index)."""
-    from sklearn.datasets import load_breast_cancer, load_digits
+    from sklearn.datasets import load_breast_cancer, load_digits, load_iris
 
     load_breast_cancer(as_frame=True).frame.to_csv(
         directory / "breast_cancer.csv", index=False
     )
     load_digits(as_frame=True).frame.to_csv(directory / "digits.csv", index=False)
+    iris = load_iris(as_frame=True).frame
+    iris.insert(0, "id", range(1000, 1150))  # a row id, as files carry one
+    iris.to_csv(directory / "iris_id.csv", index=False)
 
 
 def _run_linsep_report(app):

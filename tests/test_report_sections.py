@@ -136,7 +136,7 @@ def test_distance_is_not_given_where_the_covariance_is_singular():
 
 def test_the_angle_help_states_the_numbers_it_quotes():
     X, y = wisconsin()
-    quoted = {0.1: 5.3, 1.0: 43.0, 10.0: 83.9}
+    quoted = {0.1: 5.3, 1.0: 43.0, 10.0: 83.9, 100.0: 89.4}
     for kappa, degrees in quoted.items():
         assert separability_statistics(X, y, kappa=kappa).degrees == pytest.approx(
             degrees, abs=0.05
@@ -202,3 +202,14 @@ def test_the_plot_shows_what_the_verdict_says(tmp_path, shift):
         assert set(points.y[points.certificate]) == {0, 1}
     plot_report(data, tmp_path / "f.png", title="t")
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_distance_with_a_constant_feature_is_that_of_the_others():
+    """Digits has pixels that never vary: S is singular, but the means differ
+    only where rows vary, so the distance is defined, and is the one without."""
+    X, y = wisconsin()
+    padded = np.c_[X, np.full(len(y), 3.0), 2 * X[:, 0] - X[:, 1]]
+    (pair,) = Distance().compute(report_data(padded, y), {})["pairs"]
+    (plain,) = Distance().compute(report_data(X, y), {})["pairs"]
+    assert pair["rank"] == 9
+    assert pair["mahalanobis"] == pytest.approx(plain["mahalanobis"], rel=1e-8)

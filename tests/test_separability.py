@@ -514,3 +514,21 @@ def test_the_angle_of_sparse_x_is_that_of_the_same_x_dense(n, p, metric):
         fitted.transform(sp.csc_matrix(X)), expected.transform(X), rtol=1e-9, atol=1e-12
     )
     assert fitted.score(Xs, y) == pytest.approx(expected.score(X, y), rel=1e-9)
+
+
+def test_a_search_over_kappa_by_the_angle_always_picks_the_largest():
+    """What the SeparabilityAngle docstring warns of: θ grows with κ, so a search
+    scored by θ is no way to tune κ (S nonsingular here, where κ changes no
+    hyperplane at all)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from sklearn_linsep import load_breast_cancer_wisconsin
+
+    X, y = load_breast_cancer_wisconsin(return_X_y=True)
+    kappas = [0.1, 1.0, 10.0, 100.0]
+    search = GridSearchCV(
+        SeparabilityAngle(), {"kappa": kappas}, cv=StratifiedKFold(3)
+    ).fit(X, y)
+    assert search.best_params_["kappa"] == 100.0
+    degrees = [separability_statistics(X, y, kappa=k).degrees for k in kappas]
+    assert np.all(np.diff(degrees) > 0)

@@ -69,9 +69,7 @@ class _ReadingProgress:
             self._bar = None
 
 
-BUNDLED_TITLE = (
-    "Wisconsin breast cancer (bundled, as Ben-Israel & Levin 2005 prepared it)"
-)
+BUNDLED_TITLE = "Wisconsin breast cancer (bundled)"
 
 
 def _bundled(args):
@@ -109,6 +107,10 @@ def _bundled(args):
         n_rows_read=len(y),
         n_rows_used=len(y),
         rows_named_by="position among the data set's rows, from 0",
+        notes=[
+            "the UCI file's 16 missing cells filled with the column means, as "
+            "Ben-Israel & Levin (2005) did"
+        ],
     )
 
 
@@ -216,7 +218,7 @@ def _plot(args, data, report, log):
     path = args.plot
     if not path.lower().endswith(PLOT_FORMATS):
         path += ".png"
-    title = os.path.basename(args.path) if args.path else "breast cancer (bundled)"
+    title = os.path.basename(args.path) if args.path else BUNDLED_TITLE
     try:
         if data.n_classes != 2:
             raise TableError(

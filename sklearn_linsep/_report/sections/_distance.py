@@ -1,6 +1,7 @@
-"""The Mahalanobis distance between the class means, where the within-class
-covariance S is nonsingular: invariant to any invertible affine map of the
-features, and free of κ (which only regularises a singular S)."""
+"""The Mahalanobis distance between the class means, √(dᵀS⁺d): invariant to any
+invertible affine map of the features, and free of κ, wherever d lies in the range
+of the within-class covariance S (always where S is nonsingular; with constant or
+dependent features too, as long as the means differ only where the rows vary)."""
 
 from itertools import combinations
 
@@ -23,11 +24,12 @@ class Distance(Section):
     help = (
         (
             "distance",
-            "the Mahalanobis distance between the class means, sqrt(d' S^-1 d) with "
-            "S the pooled within-class covariance: no unit and no affine map of the "
-            "features moves it. Two Gaussian classes with that distance and a "
-            "common covariance are told apart by the best linear rule with error "
-            "Phi(-distance/2). n/a when S is singular.",
+            "the Mahalanobis distance between the class means, sqrt(d' S^+ d) with "
+            "S the pooled within-class covariance: no unit, no affine map of the "
+            "features and no kappa moves it. Two Gaussian classes with that "
+            "distance and a common covariance are told apart by the best linear "
+            "rule with error Phi(-distance/2). n/a where the means differ in a "
+            "direction no row varies in (S singular: more features than rows).",
         ),
     )
 
@@ -37,18 +39,7 @@ class Distance(Section):
             stats = data.statistics
             if data.n_classes > 2:
                 stats = stats.pair(a, b)
-            result = _two_class_angle(stats, 1.0, "mahalanobis", None)[0]
-            entry = {
-                "classes": [data.class_names[a], data.class_names[b]],
-                "rank": int(result.rank),
-                "mahalanobis": None,
-                "gaussian_error": None,
-            }
-            if result.rank == stats.n_features:
-                delta = float(result.mahalanobis_distance)
-                entry["mahalanobis"] = delta
-                entry["gaussian_error"] = float(norm.cdf(-delta / 2))
-            pairs.append(entry)
+            pairs.append(_pair(stats, [data.class_names[a], data.class_names[b]]))
         return {"n_features": int(data.X.shape[1]), "pairs": pairs}
 
     def lines(self, report):
@@ -66,9 +57,24 @@ class Distance(Section):
         lines += columns(["pair", "distance", "Gaussian error", "rank of S"], rows)
         if any(p["mahalanobis"] is None for p in pairs):
             lines.append(
-                "  n/a: S is singular (more features than rows, or dependent ones)"
+                "  n/a: the means differ where no row varies (S singular: more "
+                "features than rows?)"
             )
         return lines
+
+
+def _pair(stats, classes):
+    """One pair's entry: the distance where d is in the range of S (κ then does
+    not enter: the distance at κ = 1 is the one at κ = ∞, √(dᵀS⁺d)), else None."""
+    at_one = _two_class_angle(stats, 1.0, "mahalanobis", None)[0]
+    in_range = _two_class_angle(stats, float("inf"), "mahalanobis", None)[0]
+    entry = {"classes": classes, "rank": int(at_one.rank), "mahalanobis": None,
+             "gaussian_error": None}  # fmt: skip
+    delta = float(in_range.mahalanobis_distance)
+    if abs(at_one.mahalanobis_distance - delta) <= 1e-9 * max(delta, 1e-300):
+        entry["mahalanobis"] = delta
+        entry["gaussian_error"] = float(norm.cdf(-delta / 2))
+    return entry
 
 
 def _closest_first(pair):
