@@ -83,6 +83,8 @@ def test_a_signal_removes_the_temporary_copy(tmp_path, number):
          "y", "--quiet"],
         env={**os.environ, "TMPDIR": str(temporary)},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # as from a terminal: under nohup SIGHUP is ignored, and rightly stays so
+        preexec_fn=lambda: signal.signal(number, signal.SIG_DFL),
     )  # fmt: skip
     with open(fifo, "wb") as writer:
         writer.write(frame(100).to_csv(index=False).encode())
@@ -94,6 +96,22 @@ def test_a_signal_removes_the_temporary_copy(tmp_path, number):
         process.send_signal(number)
         assert process.wait(timeout=60) == -number
     assert os.listdir(temporary) == []
+
+
+def test_an_ignored_signal_stays_ignored(tmp_path):
+    """Under nohup SIGHUP is ignored: the reader must not make it fatal."""
+    script = (
+        "import signal, sys\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        "from sklearn_linsep._report._source import _TemporaryFiles\n"
+        "handle, path = _TemporaryFiles.create()\n"
+        "assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN\n"
+        "assert signal.getsignal(signal.SIGTERM) != signal.SIG_DFL\n"
+        "_TemporaryFiles.remove(path)\n"
+        "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
 
 
 def test_option_values_are_refused_before_reading(tmp_path):

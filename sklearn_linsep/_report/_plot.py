@@ -9,6 +9,7 @@ import numpy as np
 
 from .._certificates import linear_separability
 from .._fisher import FisherDiscriminant
+from ._layout import count
 
 PLOT_SIZE = (10.0, 4.5)  # inches, at PLOT_DPI: 1000 x 450 pixels
 PLOT_DPI = 100
@@ -94,7 +95,7 @@ def plot_report(data, path, title=None):
             else "distance to Fisher's boundary")  # fmt: skip
     figure.suptitle(
         f"{title + ': ' if title else ''}{names[0]} vs {names[1]}, {verdict} "
-        f"({len(points.y)} rows, standardized units)"
+        f"({_rows_shown(len(points.y), data.n_rows)}, standardized units)"
     )
     scatter.set_xlabel(axis)
     scatter.set_ylabel("largest spread across it")
@@ -105,6 +106,13 @@ def plot_report(data, path, title=None):
     figure.tight_layout()
     figure.savefig(path, dpi=PLOT_DPI)
     plt.close(figure)
+
+
+def _rows_shown(shown, of_rows):
+    """``5 000 of 300 000 rows`` when the figure shows part of them."""
+    if shown >= of_rows:
+        return f"{count(shown)} rows"
+    return f"{count(shown)} of {count(of_rows)} rows"
 
 
 def _boundary(axes, points):

@@ -134,6 +134,8 @@ class _TemporaryFiles:
         if threading.current_thread() is not threading.main_thread():
             return  # signal handlers are the main thread's; atexit still removes
         for number in cls._SIGNALS:
+            if signal.getsignal(number) == signal.SIG_IGN:
+                continue  # ignored (nohup): the process outlives it, and so do copies
             cls._previous[number] = signal.signal(number, cls._on_signal)
 
     @classmethod
