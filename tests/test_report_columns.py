@@ -196,3 +196,9 @@ def test_a_parquet_index_names_the_rows(tmp_path):
     table = read_table(str(tmp_path / "t.parquet"), "y")
     assert table.feature_names == ["a", "b"]
     assert list(table.row_ids) == list(frame.index)
+
+
+def test_a_few_rows_cannot_tell_a_counter_from_a_feature(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,y\n1,0.5,0\n2,0.1,1\n3,0.7,0\n4,0.2,1\n5,0.9,0\n")
+    assert read_table(str(path), "y").feature_names == ["a", "b"]
