@@ -131,14 +131,12 @@ def _parser():
 
 
 class _ColumnNames(argparse.Action):
-    """``--drop`` given several times, each with names or comma lists, adds up
-    (argparse's default keeps only the last ``--drop``, silently)."""
+    """``--drop`` given several times adds up (argparse's default keeps only the
+    last ``--drop``, silently). Comma lists are split once the header is known
+    (a column may be called ``size,mm``)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        names = [*getattr(namespace, self.dest, [])]
-        for value in values:
-            names += [name.strip() for name in value.split(",") if name.strip()]
-        setattr(namespace, self.dest, names)
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), *values])
 
 
 def _positive_float(text):

@@ -67,7 +67,9 @@ def test_identifier_names_in_any_case(tmp_path, name):
     table = read_table(str(tmp_path / "t.csv"), "y")
     assert table.feature_names == ["a", "b"]
     assert table.left_out == [(name, "named as an identifier")]
-    assert list(table.row_ids) == frame[name].tolist()
+    # It repeats: it cannot name the rows, their positions do.
+    assert table.rows_named_by.startswith("position")
+    np.testing.assert_array_equal(table.row_ids, np.arange(40))
 
 
 def test_names_that_only_contain_id_stay_features(tmp_path):
@@ -202,3 +204,108 @@ def test_a_few_rows_cannot_tell_a_counter_from_a_feature(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,b,y\n1,0.5,0\n2,0.1,1\n3,0.7,0\n4,0.2,1\n5,0.9,0\n")
     assert read_table(str(path), "y").feature_names == ["a", "b"]
+
+
+def test_an_index_saved_twice_is_left_out_wherever_it_stands(tmp_path, capsys):
+    """``df.sample(frac=1).to_csv(f)``, then ``pd.read_csv(f).to_csv(g)``: the old
+    index becomes 'Unnamed: 0' in the second column; on iris sorted by class it
+    encodes the class."""
+    frame = iris_frame().sample(frac=1, random_state=0)
+    frame.to_csv(tmp_path / "once.csv")
+    pd.read_csv(tmp_path / "once.csv").to_csv(tmp_path / "twice.csv")
+    report, err = report_json(capsys, tmp_path / "twice.csv", "--target", "species")
+    assert report["data"]["n_features"] == 4
+    assert [entry["column"] for entry in report["data"]["left_out"]] == [
+        "unnamed_1",
+        "Unnamed: 0",
+    ]
+    verdicts = {tuple(v["classes"]): v["separable"] for v in report["separability"]}
+    assert verdicts["1", "2"] is False
+
+
+def test_ids_that_repeat_or_are_missing_do_not_name_rows(tmp_path):
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    frame["patient_id"] = [f"p{k // 4}" for k in range(40)]
+    frame["y"] = np.arange(40) % 2
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    table = read_table(str(tmp_path / "t.csv"), "y")
+    assert table.rows_named_by.startswith("position")
+    frame["patient_id"] = [f"p{k}" for k in range(40)]
+    frame.loc[3, "patient_id"] = None
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    assert read_table(str(tmp_path / "t.csv"), "y").rows_named_by.startswith("position")
+
+
+def test_ids_beyond_float64_do_not_name_rows_wrongly(tmp_path):
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    frame.insert(0, "row", 12345678901234567 + 8 * np.arange(40))  # a counter
+    frame["y"] = np.arange(40) % 2
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    table = read_table(str(tmp_path / "t.csv"), "y")
+    assert table.feature_names == ["a", "b"]
+    assert table.rows_named_by.startswith("position")  # float64 cannot hold them
+    frame = frame.rename(columns={"row": "id"})  # by name: read as text, exact
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    table = read_table(str(tmp_path / "t.csv"), "y")
+    assert list(table.row_ids) == frame["id"].tolist()
+
+
+def test_text_ids_keep_their_spelling_and_numbers_read_alike_in_two_passes(
+    tmp_path,
+):
+    rng = np.random.default_rng(10)
+    n = 600
+    frame = pd.DataFrame(rng.normal(size=(n, 2)), columns=["a", "b"])
+    frame.insert(0, "id", [f"{k:04d}" for k in rng.permutation(n)])
+    frame.insert(1, "step", 5.0 + 2 * np.arange(n))  # a float counter
+    frame["y"] = np.arange(n) % 2
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    once = read_table(str(tmp_path / "t.csv"), "y")
+    assert list(once.row_ids) == frame["id"].tolist()  # "0007" stays "0007"
+    frame = frame.drop(columns="id")
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    once = read_table(str(tmp_path / "t.csv"), "y")
+    twice = read_table(str(tmp_path / "t.csv"), "y", sample_rows=100)
+    assert once.row_ids.dtype == twice.row_ids.dtype == np.int64
+    by_step = dict(zip(once.row_ids, map(tuple, once.X), strict=True))
+    assert all(by_step[i] == tuple(x) for i, x in zip(twice.row_ids, twice.X,
+                                                      strict=True))  # fmt: skip
+
+
+def test_a_first_cell_that_is_no_number_does_not_make_an_index(tmp_path):
+    from sklearn_linsep._report._source import TableError
+
+    rng = np.random.default_rng(11)
+    cells = ["<0.01"] + [f"{v:.4f}" for v in rng.normal(size=29)]
+    lines = ["conc,b,y"] + [f"{c},{v:.3f},{k % 2}" for k, (c, v) in
+                            enumerate(zip(cells, rng.normal(size=30)))]  # fmt: skip
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(TableError, match="non-numeric feature column 'conc'"):
+        read_table(str(tmp_path / "t.csv"), "y")
+
+
+def test_a_parquet_slice_names_rows_by_its_saved_range(tmp_path):
+    rng = np.random.default_rng(12)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["a", "b"])
+    frame["y"] = np.arange(60) % 2
+    part = frame.iloc[20:]
+    part.to_parquet(tmp_path / "t.parquet")
+    table = read_table(str(tmp_path / "t.parquet"), "y")
+    np.testing.assert_array_equal(table.row_ids, pd.read_parquet(tmp_path /
+                                                                 "t.parquet").index)  # fmt: skip
+
+
+def test_drop_takes_a_name_with_a_comma(tmp_path):
+    rng = np.random.default_rng(13)
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=["size,mm", "b", "c"])
+    frame["y"] = np.arange(30) % 2
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    assert read_table(str(tmp_path / "t.csv"), "y", drop=["size,mm"]).feature_names == [
+        "b",
+        "c",
+    ]
+    assert read_table(str(tmp_path / "t.csv"), "y", drop=["b,c"]).feature_names == [
+        "size,mm"
+    ]

@@ -213,3 +213,24 @@ def test_distance_with_a_constant_feature_is_that_of_the_others():
     (plain,) = Distance().compute(report_data(X, y), {})["pairs"]
     assert pair["rank"] == 9
     assert pair["mahalanobis"] == pytest.approx(plain["mahalanobis"], rel=1e-8)
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-5, 1e5])
+def test_distance_does_not_depend_on_a_class_constant_feature_s_units(unit):
+    """A feature constant within each class separates them exactly: no finite
+    distance, whatever its units (the check of d against S's range once took a
+    tolerance in the file's units)."""
+    X, y = wisconsin()
+    X = np.c_[X, unit * y]
+    (pair,) = Distance().compute(report_data(X, y), {})["pairs"]
+    assert pair["mahalanobis"] is None
+
+
+def test_standardizing_a_feature_near_float64_s_range():
+    from sklearn_linsep._report._context import standardizing_map
+
+    X, y = wisconsin()
+    X = np.c_[X, 1e160 * y]
+    mean, scale = standardizing_map(report_data(X, y).statistics)
+    assert np.all(np.isfinite(scale))
+    assert scale[-1] == pytest.approx(1e160 * np.std(y), rel=1e-12)

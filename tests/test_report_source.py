@@ -165,3 +165,65 @@ def test_broken_files_are_named_in_the_error(tmp_path):
     corrupt.write_bytes(lzma.compress(b"a,y\n1,0\n2,1\n")[:-8])
     with pytest.raises(TableError, match="corrupt.csv.xz"):
         read_table(str(corrupt), "y")
+
+
+def test_a_file_replaced_by_one_of_the_same_size_and_time_is_refused(tmp_path):
+    path, other = tmp_path / "d.csv", tmp_path / "e.csv"
+    frame(3000, seed=0).to_csv(path, index=False)
+    data = path.read_bytes()
+    other.write_bytes(data[::-1][::-1])  # the same bytes, another file
+    stat = path.stat()
+    os.utime(other, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    def swap(number, count):
+        if number == 1 and other.exists():
+            os.replace(other, path)  # what ``mv`` does: same size, same mtime
+
+    with pytest.raises(TableError, match="changed while it was being read"):
+        read_table(str(path), "y", sample_rows=500, progress=swap)
+
+
+def test_headers_as_people_write_them(tmp_path):
+    rows = "".join(f"{i * 0.5},{i % 3},{i % 2}\n" for i in range(40))
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n\na,b,y\n" + rows)
+    assert read_table(str(blank), "y").X.shape == (40, 2)
+    blank.write_text("\n\na,b,y\n1,2,0\n2,x,1\n3,1,0\n")
+    with pytest.raises(TableError, match="data row 1"):  # rows counted as pandas
+        read_table(str(blank), "y")
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_text('"a\nwith a line break",b,y\r\n' + rows.replace("\n", "\r\n"))
+    table = read_table(str(quoted), "y")
+    assert table.feature_names == ["a\nwith a line break", "b"]
+    np.testing.assert_array_equal(table.X[:, 0], 0.5 * np.arange(40))
+    wide = tmp_path / "wide.csv"
+    names = [f"feature_{j:05d}_{'x' * 200}" for j in range(6000)]  # 1.2 MB
+    wide.write_text(",".join([*names, "y"]) + "\n" + ",".join(["0.5"] * 6000) + ",0\n")
+    with pytest.raises(TableError, match="one class"):  # the header was read whole
+        read_table(str(wide), "y")
+
+
+def test_zip_and_parquet_problems_name_the_file(tmp_path):
+    fake = tmp_path / "data.zip"
+    fake.write_bytes(b"PK\x03\x04 not really a zip archive")
+    with pytest.raises(TableError, match="data.zip"):
+        read_table(str(fake), "y")
+    data = frame(50)
+    data.to_parquet(tmp_path / "d.parquet", index=False)
+    piped = linsep("/dev/stdin", "--target", "y", "--cv", "0", "--json", "--quiet",
+                   input=(tmp_path / "d.parquet").read_bytes())  # fmt: skip
+    assert piped.returncode == 0, piped.stderr.decode()
+    assert json.loads(piped.stdout)["data"]["n_features"] == 3
+
+
+def test_a_full_temporary_directory_is_not_blamed_on_the_input(tmp_path, monkeypatch):
+    from sklearn_linsep._report import _source
+
+    def full(target, chunk):
+        raise _source._WriteError("No space left on device")
+
+    monkeypatch.setattr(_source, "_write", full)
+    path = tmp_path / "d.csv.xz"
+    frame().to_csv(path, index=False, compression="xz")
+    with pytest.raises(TableError, match="Cannot copy .*d.csv.xz into a temporary"):
+        read_table(str(path), "y")

@@ -3,14 +3,18 @@
 A column other than the target is an identifier, left out with a note that names it
 and the rule that matched (``--keep COL`` keeps it):
 
-* a saved pandas index: an unnamed first CSV column (or ``Unnamed: 0``) of unique
-  integers or of text, Parquet's pandas index columns (``--keep-index`` keeps them);
+* a saved pandas index: an unnamed first CSV column, or one named ``Unnamed: N`` as
+  pandas reads an unnamed one back (anywhere: a file saved twice), of unique
+  integers or of text; Parquet's pandas index columns (``--keep-index`` keeps them);
 * a name that says so: ``id`` or ``index`` (any case), or ending in ``_id``;
 * values that say so: integers or text, all distinct and strictly monotone in row
-  order over 10 rows or more (a row counter); text all distinct in the first column
-  (what pandas' ``to_csv`` writes for a named index of sample names).
+  order over 10 rows or more (a row counter); text all distinct in the first column,
+  no cell a number (what pandas' ``to_csv`` writes for a named index of sample
+  names).
 
-Identifiers name the rows in the report (the first one found, in that order).
+An identifier names the rows in the report where it is unique and complete (and,
+for numbers, exact in float64): the saved index first, else the first such column;
+otherwise rows are named by their position.
 """
 
 import difflib
@@ -23,8 +27,9 @@ import numpy as np
 from ._source import MISSING_TOKENS, TableError, shown
 
 # Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
-# back, pandas calls it "Unnamed: 0"); ``to_parquet()`` names it as below.
-INDEX_NAMES = ("", "Unnamed: 0", "__index_level_0__")
+# back, pandas calls it "Unnamed: 0", "Unnamed: 3", "Unnamed: 0.1" for a second
+# one); ``to_parquet()`` names it "__index_level_0__".
+_UNNAMED = re.compile(r"Unnamed: \d+(\.\d+)*")
 _IDENTIFIER_NAME = re.compile(r"(?i)(id|index|.*_id)")
 SAVED_INDEX = "a saved index (pandas)"
 NAMED = "named as an identifier"
@@ -33,23 +38,29 @@ FIRST_TEXT = "text, all distinct, in the first column (a saved index)"
 # Rows from which a monotone column counts as a counter: 10 distinct values in
 # random order are monotone once in 1.8 million, 3 once in 3.
 _MONOTONE_FROM = 10
+_EXACT = 2.0**53  # integers beyond it are not one float64 each
 
 
 @dataclass
 class Layout:
-    """The columns a pass reads: ``target``, numeric ``features`` (float64) and
-    ``texts`` (strings: identifiers to be, or errors), by index into ``header``;
+    """The columns a pass reads, by index into ``header``: ``target``, numeric
+    ``features`` (float64), and as strings ``texts`` (identifiers to be, or
+    errors) and ``ids`` (identifiers by name, read for the rows' names).
     ``identifiers`` maps a column left out to its rule; ``candidates`` maps a
-    feature or text column to the rule its values must meet in pass 1 to be one."""
+    feature or text column to the rule its values must meet in pass 1 to be one;
+    ``row_ids`` is the column that names the rows (None: their positions)."""
 
     path: str
     header: list
     target: int
     features: list
     texts: list = field(default_factory=list)
+    ids: list = field(default_factory=list)
     identifiers: dict = field(default_factory=dict)
     candidates: dict = field(default_factory=dict)
-    row_ids: int = None  # the column that names the rows, read as text
+    row_ids: int = None
+    numeric_ids: bool = False
+    positions: tuple = (0, 1)  # a row's name from its position: start + step * it
 
     @property
     def columns(self):
@@ -59,7 +70,7 @@ class Layout:
     @property
     def text_columns(self):
         """The columns read as strings, after the target and the features."""
-        return [*self.texts, *([] if self.row_ids is None else [self.row_ids])]
+        return [*self.texts, *self.ids]
 
     @property
     def feature_names(self):
@@ -67,6 +78,18 @@ class Layout:
 
     def name(self, column):
         return self.header[column]
+
+
+def resolve_names(values, header):
+    """``--drop``/``--keep`` values as column names: a value that is a column's
+    name as it is (``size,mm``), else its comma-separated parts."""
+    names = []
+    for value in values:
+        if value in header:
+            names.append(value)
+        else:
+            names += [part.strip() for part in value.split(",") if part.strip()]
+    return names
 
 
 def column_names(header, path):
@@ -100,9 +123,11 @@ def plan_columns(source, target, drop=(), keep=(), keep_index=False):
     """The :class:`Layout` of pass 1 from the header (and, for a CSV, its first
     data row, which tells text columns from numbers)."""
     header = column_names(source.header, source.path)
+    drop, keep = resolve_names(drop, header), resolve_names(keep, header)
     _check_named(header, target, drop, keep, source.path)
     texts = _text_columns(source)
-    layout = Layout(source.path, header, header.index(target), features=[])
+    layout = Layout(source.path, header, header.index(target), features=[],
+                    positions=source.positions)  # fmt: skip
     for j, name in enumerate(header):
         if j == layout.target or name in drop:
             continue
@@ -110,7 +135,8 @@ def plan_columns(source, target, drop=(), keep=(), keep_index=False):
         kept = name in keep or (saved and keep_index)
         rule = None if kept else SAVED_INDEX if saved else _named_rule(name)
         if rule is not None and (rule == NAMED or j in texts or source.parquet):
-            layout.identifiers[j] = rule  # known before reading: never parsed
+            layout.identifiers[j] = rule  # known before reading: read as text only
+            layout.ids.append(j)
         elif j in texts:
             layout.texts.append(j)
             if not kept:
@@ -123,7 +149,6 @@ def plan_columns(source, target, drop=(), keep=(), keep_index=False):
         raise TableError(
             f"{source.path} has no feature column left besides the target."
         )
-    layout.row_ids = next(iter(layout.identifiers), None)
     return layout
 
 
@@ -158,7 +183,7 @@ def _saved_index(source, j):
     raw = str(source.header[j]).strip()
     if source.parquet:
         return raw in source.index_columns or raw == "__index_level_0__"
-    return j == 0 and raw in INDEX_NAMES
+    return (j == 0 and raw == "") or bool(_UNNAMED.fullmatch(raw))
 
 
 def _named_rule(name):
@@ -188,9 +213,46 @@ def _is_text(cell):
     return False
 
 
+class _TextWatch:
+    """One text column over pass 1: its cells' hashes (8 bytes a row: whether
+    they are all distinct is told at the end, without holding the text), whether
+    one is missing or a number, whether the column rises or falls throughout,
+    and its first cell."""
+
+    def __init__(self, check_numbers=False):
+        self.check_numbers = check_numbers
+        self.hashes = []
+        self.missing = self.has_number = False
+        self.rising = self.falling = True
+        self.last = []
+        self.example = None
+
+    def update(self, column):
+        cells = [cell for cell in column if cell is not None]
+        self.missing |= len(cells) < len(column)
+        if self.example is None and cells:
+            self.example = cells[0]
+        if self.check_numbers and not self.has_number:
+            self.has_number = any(map(_is_number, cells))
+        self.hashes.append(np.fromiter(map(hash, cells), np.int64, len(cells)))
+        ordered = [*self.last, *cells]
+        pairs = list(zip(ordered, ordered[1:]))
+        self.rising = self.rising and all(a < b for a, b in pairs)
+        self.falling = self.falling and all(a > b for a, b in pairs)
+        self.last = ordered[-1:]
+
+    @property
+    def unique(self):
+        """Complete and all distinct (equal hashes count as equal: a collision,
+        one in 2**64 per pair, costs a column its identifier status only)."""
+        hashes = np.concatenate(self.hashes) if self.hashes else np.zeros(0, np.int64)
+        return not self.missing and np.unique(hashes).size == hashes.size
+
+
 class IdentifierWatch:
     """Pass 1's look at the candidate columns, a block at a time: which numeric
-    ones are integers strictly rising or falling, which text ones never repeat."""
+    ones are integers strictly rising or falling (or, for a saved index, unique),
+    which text ones never repeat."""
 
     def __init__(self, layout):
         self.layout = layout
@@ -198,14 +260,13 @@ class IdentifierWatch:
         self.integral = np.ones(p, dtype=bool)
         self.rising = np.ones(p, dtype=bool)
         self.falling = np.ones(p, dtype=bool)
+        self.largest = np.zeros(p)
         self.last = None
         self.n_rows = 0
-        self.seen = [set() for _ in layout.texts]
-        self.repeated = np.zeros(len(layout.texts), dtype=bool)
-        self.example = [None] * len(layout.texts)
-        self.text_rising = np.ones(len(layout.texts), dtype=bool)
-        self.text_falling = np.ones(len(layout.texts), dtype=bool)
-        self.last_text = [[] for _ in layout.texts]
+        self.texts = {
+            j: _TextWatch(check_numbers=layout.candidates.get(j) == FIRST_TEXT)
+            for j in layout.text_columns
+        }
         self.saved = {position: [] for position, j in enumerate(layout.features)
                       if layout.candidates.get(j) == SAVED_INDEX}  # fmt: skip
 
@@ -213,71 +274,66 @@ class IdentifierWatch:
         if not len(values):
             return
         self.integral &= np.all(values == np.round(values), axis=0)  # NaN: False
-        steps = np.diff(values if self.last is None else np.vstack([self.last, values]),
-                        axis=0)  # fmt: skip
+        with np.errstate(invalid="ignore"):
+            self.largest = np.fmax(self.largest, np.max(np.abs(values), axis=0))
+        ordered = values if self.last is None else np.vstack([self.last, values])
+        steps = np.diff(ordered, axis=0)
         self.rising &= np.all(steps > 0, axis=0)
         self.falling &= np.all(steps < 0, axis=0)
         self.last = values[-1:]
         self.n_rows += len(values)
         for position, parts in self.saved.items():
             parts.append(values[:, position])
-        for k, column in enumerate(texts):
-            self._update_text(k, column)
-
-    def _update_text(self, k, column):
-        if self.example[k] is None:
-            self.example[k] = next((v for v in column if v), None)
-        if self.repeated[k]:
-            return
-        distinct = set(column)
-        self.repeated[k] = (
-            None in distinct
-            or len(distinct) < len(column)
-            or not self.seen[k].isdisjoint(distinct)
-        )
-        self.seen[k] = set() if self.repeated[k] else self.seen[k] | distinct
-        if not self.repeated[k]:
-            values = [*self.last_text[k], *column]
-            self.text_rising[k] &= all(a < b for a, b in zip(values, values[1:]))
-            self.text_falling[k] &= all(a > b for a, b in zip(values, values[1:]))
-            self.last_text[k] = values[-1:]
+        for watch, column in zip(self.texts.values(), texts, strict=True):
+            watch.update(column)
 
     def decide(self):
         """``{column: rule}`` of the candidates that met their rule; a text column
         that did not is refused (text is no feature)."""
-        layout, rules = self.layout, {}
-        counters = self.integral & (self.rising | self.falling)
-        for position, j in enumerate(layout.features):
-            rule = layout.candidates.get(j)
-            if rule == SAVED_INDEX and self._unique_integers(position):
-                rules[j] = rule
-            elif (
-                rule == COUNTER and counters[position] and self.n_rows >= _MONOTONE_FROM
-            ):
-                rules[j] = rule
-        text_counters = ~self.repeated & (self.text_rising | self.text_falling)
-        for k, j in enumerate(layout.texts):
-            rule = layout.candidates.get(j)
-            if (
-                rule == SAVED_INDEX
-                or (rule == FIRST_TEXT and not self.repeated[k])
-                or (
-                    rule == COUNTER
-                    and text_counters[k]
-                    and self.n_rows >= _MONOTONE_FROM
-                )
-            ):
-                rules[j] = rule
-            else:
-                example = str(self.example[k] or "")[:40]
+        rules = {j: rule for j, rule in self.layout.candidates.items()
+                 if self._meets(j, rule)}  # fmt: skip
+        for j in self.layout.texts:
+            if j not in rules:
+                example = str(self.texts[j].example or "")[:40]
                 raise TableError(
-                    f"{layout.path}: non-numeric feature column "
-                    f"{shown(layout.name(j))} (e.g. {example!r}). Drop it with --drop "
-                    "or encode it as numbers."
+                    f"{self.layout.path}: non-numeric feature column "
+                    f"{shown(self.layout.name(j))} (e.g. {example!r}). Drop it with "
+                    "--drop or encode it as numbers."
                 )
         return rules
+
+    def _meets(self, j, rule):
+        enough = self.n_rows >= _MONOTONE_FROM
+        if j in self.texts:
+            watch = self.texts[j]
+            if rule == FIRST_TEXT:
+                return watch.unique and not watch.has_number
+            counter = watch.unique and (watch.rising or watch.falling)
+            return rule == SAVED_INDEX or (counter and enough)
+        position = self.layout.features.index(j)
+        if rule == SAVED_INDEX:
+            return self._unique_integers(position)
+        monotone = self.rising[position] or self.falling[position]
+        return bool(self.integral[position] and monotone and enough)
 
     def _unique_integers(self, position):
         """A saved index need not be sorted (a filtered or shuffled frame)."""
         values = np.concatenate(self.saved[position])
         return bool(self.integral[position]) and np.unique(values).size == values.size
+
+    def names_rows(self, j):
+        """Whether identifier ``j`` can name the rows: unique, complete, and for
+        numbers exact in float64."""
+        if j in self.texts:
+            return self.texts[j].unique
+        # A numeric identifier is unique integers by its rule (a saved index, a
+        # counter): what is left to ask is whether float64 held them exactly.
+        return bool(self.largest[self.layout.features.index(j)] <= _EXACT)
+
+
+def _is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True

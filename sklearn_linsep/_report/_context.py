@@ -15,8 +15,13 @@ def standardizing_map(stats):
     statistics alone: the total scatter is ``W + Σ_k c_k (m_k - m)(m_k - m)ᵀ``."""
     mean = stats.grand_mean
     between = stats.means - mean
-    total = stats.scatter_diagonal() + stats.counts @ between**2
-    scale = np.sqrt(total / stats.total_weight)
+    within = stats.scatter_diagonal()
+    # In units of each feature's largest part, so that a feature near float64's
+    # range (1e160) does not overflow in its square.
+    unit = np.maximum(np.sqrt(within), np.max(np.abs(between), axis=0))
+    unit = np.where(unit > 0, unit, 1.0)
+    total = (np.sqrt(within) / unit) ** 2 + stats.counts @ (between / unit) ** 2
+    scale = unit * np.sqrt(total / stats.total_weight)
     return mean, np.where(scale > 0, scale, 1.0)
 
 

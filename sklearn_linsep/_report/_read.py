@@ -19,6 +19,8 @@ temporary copies, a file that changes) is :mod:`._source`'s.
 """
 
 import lzma
+import os
+import re
 import zipfile
 from dataclasses import dataclass, field
 
@@ -188,8 +190,7 @@ def _parse(batch, layout, first):
             "drop it."
         )
     texts = [_strings(batch.column(k)) for k in range(p + 1, batch.num_columns)]
-    ids = texts.pop() if layout.row_ids is not None else None
-    return _Block(values, codes, names, texts, ids, first)
+    return _Block(values, codes, names, texts, None, first)
 
 
 def _strings(column):
@@ -257,8 +258,9 @@ class _Scan:
 
 def _scan(source, layout, missing, keep_rows, log):
     """Pass 1 (see :class:`_Scan`)."""
-    if source.signature and source.signature[0] > 100 * 2**20:
-        log(f"reading {source.path} ({source.signature[0] / 2**30:.2f} GB)")
+    size = os.path.getsize(source.readable)
+    if size > 100 * 2**20:
+        log(f"reading {source.path} ({size / 2**30:.2f} GB)")
     scan = _Scan(layout, missing, keep_rows)
     for block in _blocks(source, layout):
         scan.add(block)
@@ -269,26 +271,37 @@ def _scan(source, layout, missing, keep_rows, log):
 
 def _leave_out_identifiers(layout, scan):
     """Apply the identifier rules to what pass 1 saw: the columns left out, as
-    ``[(name, rule)]``, the layout and the kept blocks without them, and the row
-    ids from the first identifier."""
-    rules = {**layout.identifiers, **scan.watch.decide()}
-    positions = [k for k, j in enumerate(layout.features) if j in rules]
-    if layout.row_ids is None and rules:
-        layout.row_ids = min(rules, key=lambda j: (rules[j] != SAVED_INDEX, j))
-        for block in scan.kept or ():
-            if layout.row_ids in layout.texts:
-                block.ids = block.texts[layout.texts.index(layout.row_ids)]
-            else:
-                block.ids = block.values[:, layout.features.index(layout.row_ids)]
-    scan.without(positions)
+    ``[(name, rule)]``; the layout and the kept blocks without them; and the
+    column that names the rows (the saved index first, else the first that is
+    unique and complete), read as text in pass 2."""
+    watch = scan.watch
+    rules = {**layout.identifiers, **watch.decide()}
+    naming = [j for j in sorted(rules, key=lambda j: (rules[j] != SAVED_INDEX, j))
+              if watch.names_rows(j)]  # fmt: skip
+    layout.row_ids = naming[0] if naming else None
+    layout.numeric_ids = layout.row_ids in layout.features
     for block in scan.kept or ():
+        block.ids = _id_cells(block, layout)
         block.texts = []
+    scan.without([k for k, j in enumerate(layout.features) if j in rules])
     layout.features = [j for j in layout.features if j not in rules]
-    layout.texts = []
+    layout.texts, layout.ids = [], [] if layout.row_ids is None else [layout.row_ids]
     if not layout.features:
-        raise TableError(f"{layout.path} has no feature column left besides the target "
-                         "and the identifiers (--keep COL keeps one).")  # fmt: skip
+        raise TableError(
+            f"{layout.path} has no feature column left besides the target and the "
+            "identifiers (--keep COL keeps one)."
+        )
     return [(layout.name(j), rule) for j, rule in sorted(rules.items())]
+
+
+def _id_cells(block, layout):
+    """The naming column's cells in a block of pass 1 (None: no such column)."""
+    j = layout.row_ids
+    if j is None:
+        return None
+    if j in layout.features:
+        return block.values[:, layout.features.index(j)]
+    return block.texts[layout.text_columns.index(j)]
 
 
 def _classes(scan, layout, missing, positive):
@@ -384,8 +397,9 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
         rows.X.append(values[keep])
         rows.y.append(y[keep])
         rows.positions.append((block.first + np.flatnonzero(usable))[keep])
-        if block.ids is not None:
-            rows.ids.append(block.ids[usable][keep])
+        ids = block.texts[0] if block.ids is None and layout.ids else block.ids
+        if ids is not None:
+            rows.ids.append(ids[usable][keep])
     return rows
 
 
@@ -403,9 +417,10 @@ def _chosen(y, seen, chosen):
 def _table(layout, scan, class_names, rows, left_out):
     n_used = int(round(rows.statistics.n_samples))
     named_by = POSITIONS
-    row_ids = np.concatenate(rows.positions)
+    start, step = layout.positions
+    row_ids = start + step * np.concatenate(rows.positions)
     if rows.ids:
-        row_ids = plain_ids(np.concatenate(rows.ids))
+        row_ids = plain_ids(np.concatenate(rows.ids), layout.numeric_ids)
         named_by = f"column {shown(layout.name(layout.row_ids))}"
     table = Table(
         X=np.vstack(rows.X),
@@ -445,17 +460,18 @@ def _notes(table):
     return notes
 
 
-def plain_ids(ids):
-    """Row ids as integers where every one is an integer (a float column of
-    integers, or text of digits), else as text."""
-    values = np.asarray(ids)
-    if values.dtype.kind == "f" and np.all(values == np.round(values)):
-        return values.astype(np.int64)
-    try:
-        return np.array([int(str(value).strip()) for value in values], dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        return np.array([None if value is None else str(value) for value in values],
-                        dtype=object)  # fmt: skip
+def plain_ids(ids, numeric):
+    """Row ids as JSON takes them: a numeric identifier's as integers (its rule
+    made them integers, exact in float64; pass 2 reads them as text); a text
+    one's as text, or as integers where every cell is an integer written plainly
+    (``1042``; ``0007`` stays text)."""
+    values = np.asarray(ids, dtype=object)
+    if numeric:
+        return np.array([int(float(value)) for value in values], dtype=np.int64)
+    texts = [str(value).strip() for value in values]
+    if all(re.fullmatch(r"-?(0|[1-9]\d{0,17})", text) for text in texts):
+        return np.array([int(text) for text in texts], dtype=np.int64)
+    return np.array(texts, dtype=object)
 
 
 def _say_unnamed_features(raw_header, layout, log):

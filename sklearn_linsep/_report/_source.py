@@ -155,6 +155,11 @@ class _TemporaryFiles:
             os.kill(os.getpid(), number)  # die of the signal, as without us
 
 
+def _starts(path, magic):
+    with open(path, "rb") as handle:
+        return handle.read(len(magic)) == magic
+
+
 def compression(path):
     """``None``, ``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zip"``, by the first bytes,
     else by the suffix."""
@@ -201,11 +206,23 @@ def _capped_copy(stream, max_bytes, too_large):
                 written += len(chunk)
                 if written > max_bytes:
                     raise TableError(too_large)
-                target.write(chunk)
+                _write(target, chunk)
     except BaseException:
         _TemporaryFiles.remove(copy)
         raise
     return copy
+
+
+class _WriteError(Exception):
+    """The temporary file could not take the bytes (a full disk): not the input's
+    fault, and said so."""
+
+
+def _write(target, chunk):
+    try:
+        target.write(chunk)
+    except OSError as error:
+        raise _WriteError(error.strerror) from None
 
 
 class Source:
@@ -231,13 +248,17 @@ class Source:
         self.on_bytes = on_bytes or (lambda number, count: None)
         self.passes = 0
         self._copies = []
-        self.parquet = self.path.lower().endswith((".parquet", ".pq"))
         self.index_columns = ()
+        self.positions = (0, 1)  # Parquet's saved RangeIndex: (start, step)
         self.signature, self.readable = self._open(max_bytes)
+        self.parquet = self.path.lower().endswith((".parquet", ".pq")) or _starts(
+            self.readable, b"PAR1"
+        )
         self.kind = None if self.parquet else compression(self.readable)
         if self.kind in ("xz", "zip"):
+            readable, kind = self.readable, self.kind
             self.readable = self._copy(
-                _binary_stream(self.readable, self.kind),
+                lambda: _binary_stream(readable, kind),
                 max_bytes,
                 f"{self.path} decompresses to more than {byte_size(max_bytes)} "
                 "(--max-decompressed): raise the cap, or decompress it yourself.",
@@ -261,21 +282,28 @@ class Source:
             raise TableError(f"{self.path} is a directory, not a data file.")
         if stat.S_ISREG(info.st_mode):
             return _signature(info), self.path
-        try:
-            stream = open(self.path, "rb")
-        except OSError as error:
-            raise TableError(f"Cannot read {self.path}: {error.strerror}.") from None
         copy = self._copy(
-            stream,
+            lambda: open(self.path, "rb"),
             max_bytes,
             f"{self.path} is not a regular file (a pipe?) and holds more than "
             f"{byte_size(max_bytes)} (--max-decompressed): save it to a file.",
         )
         return None, copy
 
-    def _copy(self, stream, max_bytes, too_large):
+    def _copy(self, opener, max_bytes, too_large):
+        """A temporary copy of what ``opener()`` opens (see :func:`_capped_copy`)."""
         try:
-            copy = _capped_copy(stream, max_bytes, too_large)
+            copy = _capped_copy(opener(), max_bytes, too_large)
+        except _WriteError as error:
+            raise TableError(
+                f"Cannot copy {self.path} into a temporary file in "
+                f"{tempfile.gettempdir()}: {error} (set TMPDIR to a roomier place)."
+            ) from None
+        except RuntimeError as error:  # zipfile: an encrypted member
+            reason = "an encrypted zip" if "encrypted" in str(error) else str(error)
+            raise TableError(
+                f"Cannot read {self.path}: {reason}; unzip it and give the file."
+            ) from None
         except _READ_ERRORS as error:
             raise TableError(f"Cannot read {self.path}: {error}.") from None
         self._copies.append(copy)
@@ -290,16 +318,20 @@ class Source:
             raise TableError(f"Cannot read {self.path} as Parquet: {error}") from None
         self.header = list(schema.names)
         self.types = list(schema.types)
-        metadata = schema.pandas_metadata or {}
-        self.index_columns = tuple(
-            name
-            for name in metadata.get("index_columns", [])
-            if isinstance(name, str)  # a RangeIndex is metadata, not a column
-        )
+        indexes = (schema.pandas_metadata or {}).get("index_columns", [])
+        self.index_columns = tuple(name for name in indexes if isinstance(name, str))
+        ranges = [
+            index
+            for index in indexes
+            if isinstance(index, dict) and index.get("kind") == "range"
+        ]
+        if len(ranges) == 1:  # a RangeIndex is metadata, not a column
+            self.positions = (int(ranges[0]["start"]), int(ranges[0]["step"]))
         self.first_row = None
 
     def _csv_header(self):
-        self.header, self.delimiter, longest, self.first_row = _header_line(self)
+        header = _header_line(self)
+        self.header, self.delimiter, self.header_lines, longest, self.first_row = header
         self.types = None
         # Wide tables get blocks of many rows: each block costs a pass over its
         # columns in Python, which must not come once per few rows.
@@ -355,7 +387,7 @@ class Source:
             source,
             read_options=pacsv.ReadOptions(
                 column_names=internal,
-                skip_rows=1,
+                skip_rows=self.header_lines,
                 block_size=self.block_bytes,
                 use_threads=False,  # as fast for one stream, measured; no pool
             ),
@@ -430,8 +462,8 @@ class Source:
         value = re.search(r"invalid value '(.*)'", detail)
         cell = value.group(1) if value else detail
         cell = cell[:40] + ("..." if len(cell) > 40 else "")
-        # pyarrow counts the header as row 1; data rows count from 0, as pandas
-        where = f", data row {int(row) - 2}" if row else ""
+        # pyarrow counts the lines skipped before the data from 1; data rows from 0
+        where = f", data row {int(row) - 1 - self.header_lines}" if row else ""
         return TableError(
             f"{self.path}: non-numeric feature column {name} (e.g. {cell!r}{where})."
             + self._decimal_hint(cell)
@@ -471,17 +503,37 @@ class Source:
 
 
 def _signature(info):
-    return info.st_size, info.st_mtime_ns
+    """What tells a file from another, or from itself rewritten: the device and
+    inode (a file replaced by ``mv``), the size and the modification time."""
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+HEADER_BYTES = 64 << 20  # the longest header line read
+
+
+def _header_lines(handle, path):
+    """``(header bytes, raw lines it took)``: blank lines before it are skipped
+    (pandas skips them too), and a quoted name may span lines."""
+    consumed, header = 0, b""
+    while True:
+        line = handle.readline(HEADER_BYTES)
+        if len(line) >= HEADER_BYTES and not line.endswith(b"\n"):
+            raise TableError(f"{path}: the header line is longer than 64 MiB.")
+        consumed += 1 if line else 0
+        if header or line.strip():
+            header += line
+        if not line or (header and header.count(b'"') % 2 == 0):
+            return header, consumed
 
 
 def _header_line(source):
-    """``(header fields, delimiter, longest line of the start, first data row's
-    cells)``: the delimiter is ``,`` unless the first line has none and has ``;``
-    or a tab (the usual alternatives)."""
+    """``(header fields, delimiter, raw lines the header took, longest line of
+    the start, first data row's cells)``: the delimiter is ``,`` unless the
+    header has none and has ``;`` or a tab (the usual alternatives)."""
     path = source.path
     try:
         with source.stream() as handle:
-            first = handle.readline(1 << 20)
+            first, consumed = _header_lines(handle, path)
             start = handle.read(4 * BLOCK_BYTES)
     except _READ_ERRORS as error:
         raise TableError(f"Cannot read {path}: {error}.") from None
@@ -497,11 +549,12 @@ def _header_line(source):
     delimiter = ","
     if "," not in text:
         delimiter = next((d for d in (";", "\t") if d in text), ",")
-    line = start.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    lines = start.split(b"\n")
+    line = next((row for row in lines if row.strip()), b"").decode("utf-8", "replace")
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=delimiter))
         first_row = next(csv.reader(io.StringIO(line), delimiter=delimiter), [])
     except csv.Error as error:
         raise TableError(f"Cannot read {path} as CSV: {error}.") from None
-    longest = max(map(len, start.split(b"\n")), default=0)
-    return header, delimiter, max(longest, len(first)), [c.strip() for c in first_row]
+    longest = max(max(map(len, lines), default=0), len(first))
+    return header, delimiter, consumed, longest, [c.strip() for c in first_row]

@@ -36,7 +36,9 @@ class Distance(Section):
     def compute(self, data, errors):
         pairs = []
         for a, b in combinations(range(data.n_classes), 2):
-            stats = data.statistics
+            # Standardized: the distance is unit-free where it exists, but whether
+            # d lies in S's range is a tolerance, which must not see the units.
+            stats = data.standardized_statistics
             if data.n_classes > 2:
                 stats = stats.pair(a, b)
             pairs.append(_pair(stats, [data.class_names[a], data.class_names[b]]))
