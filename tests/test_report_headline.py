@@ -56,7 +56,7 @@ def test_iris_with_an_id_column(tmp_path, capsys):
     frame.insert(0, "id", range(1000, 1150))
     frame.to_csv(tmp_path / "iris_id.csv", index=False)
     title, verdict, _ = first_lines(
-        capsys, tmp_path / "iris_id.csv", "--target", "target", "--cv", "3"
+        capsys, tmp_path / "iris_id.csv", "--target", "target", "--cv", "0"
     )
     assert "column 'id' left out as an identifier" in title
     assert verdict.startswith("Verdict: 2 of 3 class pairs are linearly separable")
