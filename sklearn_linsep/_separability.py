@@ -207,6 +207,23 @@ def _two_class_angle(stats, kappa, metric, tol):
     return result, u, offset
 
 
+def class_mean_distance(stats, tol=None):
+    """``(Δ, rank)``: the Mahalanobis distance √(dᵀS⁺d) between the two class
+    means of ``stats`` (S the pooled within-class covariance) and S's rank.
+
+    Δ is free of κ and invariant to any invertible affine map of the features
+    where d lies in the range of S (always where S is nonsingular); where it does
+    not, some direction has no spread within either class while the means differ
+    along it, and Δ is ``inf``: the classes are apart without overlap there.
+    """
+    reg = stats.regularized_inverse(1.0, tol)
+    d = stats.mean_difference(1, 0)
+    pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
+    if np.any(null_part):
+        return float("inf"), reg.rank
+    return float(np.sqrt(max(float(d @ pinv_part), 0.0))), reg.rank
+
+
 def _pairwise(stats, kappa, metric, tol):
     """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j.
 

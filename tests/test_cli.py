@@ -762,7 +762,7 @@ def test_a_failing_plot_is_said_and_the_report_stands(tmp_path, capsys, monkeypa
     def stalled(*args, **kwargs):
         raise SolverError("stalled, in this test")
 
-    monkeypatch.setattr(_plot, "linear_separability", stalled)
+    monkeypatch.setattr(_plot, "plot_coordinates", stalled)
     figure = tmp_path / "f.png"
     argv = ["report", "--cv", "0", "--quiet", "--json", "--plot", str(figure)]
     assert main(argv) == 0
@@ -810,7 +810,7 @@ def test_a_saved_text_index_is_left_out_and_wide_data_are_cautioned(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "column 'unnamed_1' left out: a saved index" in done.stderr
     assert "Data: 30 rows, 300 features" in done.stdout
-    assert "by Cover's theorem almost any labelling of 30 rows in 300" in (
+    assert "by Cover's theorem a random two-class labelling of 30 rows in 300" in (
         done.stdout.splitlines()[2]
     )
     kept = run("report", str(path), "--target", "diagnosis", "--keep-index")

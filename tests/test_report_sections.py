@@ -120,7 +120,10 @@ def test_distance_is_mahalanobis_and_its_gaussian_error():
     (pair,) = section["pairs"]
     expected = separability_statistics(X, y, metric="mahalanobis").mahalanobis_distance
     assert pair["mahalanobis"] == pytest.approx(expected, rel=1e-12)
-    assert pair["gaussian_error"] == pytest.approx(norm.cdf(-expected / 2))
+    n1, n2 = np.bincount(y)
+    unbiased = np.sqrt((699 - 9 - 3) / 697 * expected**2 - 9 * (1 / n1 + 1 / n2))
+    assert pair["corrected"] == pytest.approx(unbiased, rel=1e-12)
+    assert pair["gaussian_error"] == pytest.approx(norm.cdf(-unbiased / 2))
     # Unit-free: any invertible affine map of the features.
     A = np.random.default_rng(0).normal(size=(9, 9))
     mapped = Distance().compute(report_data(X @ A + 5.0, y), {})["pairs"][0]
@@ -131,7 +134,7 @@ def test_distance_is_not_given_where_the_covariance_is_singular():
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(20, 40)), np.arange(20) % 2
     (pair,) = Distance().compute(report_data(X, y), {})["pairs"]
-    assert pair["mahalanobis"] is None and pair["rank"] < 40
+    assert pair["mahalanobis"] is None and pair["rank"] < 40 and pair["infinite"]
 
 
 def test_the_angle_help_states_the_numbers_it_quotes():
@@ -192,16 +195,33 @@ def test_the_plot_shows_what_the_verdict_says(tmp_path, shift):
     X[:, 0] *= 1e3
     y = np.repeat([0, 1], 60)
     data = report_data(X, y)
-    points = plot_coordinates(data)
+    (verdict,) = Verdict().compute(data, {})
+    points = plot_coordinates(data, verdict)
     c = np.where(points.y == 1, 1, -1)
     if points.separable:
         # No row inside the band: the 30-D hyperplane's trace cannot cut a class.
         assert np.all(c * points.along >= points.margin * (1 - 1e-6))
     else:
-        assert points.certificate.size >= 2
+        assert points.certificate.size == verdict["certificate_size"]
         assert set(points.y[points.certificate]) == {0, 1}
-    plot_report(data, tmp_path / "f.png", title="t")
+    plot_report(data, verdict, tmp_path / "f.png", title="t")
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_plot_of_a_sample_keeps_the_verdict_of_all_rows():
+    """One mislabelled row in 2 000: the 100 rows the figure shows may well be
+    separable, but the figure draws the verdict of all rows, its certificate
+    included."""
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal(0, 1, (1000, 3)), rng.normal(6, 1, (1000, 3))]
+    y = np.repeat([0, 1], 1000)
+    y[0] = 1
+    data = report_data(X, y, fit_rows=100)
+    (verdict,) = Verdict().compute(data, {})
+    assert verdict["separable"] is False
+    points = plot_coordinates(data, verdict)
+    assert not points.separable and points.certificate.size >= 2
+    assert len(points.y) < 200
 
 
 def test_distance_with_a_constant_feature_is_that_of_the_others():
@@ -223,7 +243,7 @@ def test_distance_does_not_depend_on_a_class_constant_feature_s_units(unit):
     X, y = wisconsin()
     X = np.c_[X, unit * y]
     (pair,) = Distance().compute(report_data(X, y), {})["pairs"]
-    assert pair["mahalanobis"] is None
+    assert pair["mahalanobis"] is None and pair["infinite"]
 
 
 def test_standardizing_a_feature_near_float64_s_range():

@@ -308,8 +308,7 @@ class IdentifierWatch:
             watch = self.texts[j]
             if rule == FIRST_TEXT:
                 return watch.unique and not watch.has_number
-            counter = watch.unique and (watch.rising or watch.falling)
-            return rule == SAVED_INDEX or (counter and enough)
+            return watch.unique and (watch.rising or watch.falling) and enough
         position = self.layout.features.index(j)
         if rule == SAVED_INDEX:
             return self._unique_integers(position)

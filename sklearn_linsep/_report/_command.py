@@ -10,11 +10,12 @@ import numpy as np
 from .._kernels import say_before_compiling
 from .._stats import ClassStatistics
 from ._compute import compute_report
-from ._context import ReportData
+from ._context import ReportData, fitting_rows
 from ._plot import plot_report
 from ._read import Table, read_table
 from ._source import TableError
 from ._text import format_report
+from .sections._validation import report_models
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
@@ -153,7 +154,7 @@ def report_command(args):
 
     say_before_compiling(log)
     table = _load(args, log)
-    _check_folds(args.cv, table)
+    _check_folds(args, table)
     data = ReportData(
         X=table.X,
         y=table.y,
@@ -170,7 +171,7 @@ def report_command(args):
     title = args.path or BUNDLED_TITLE
     # From here on the data are read: whatever fails is said in the report, under
     # "errors", and the rest of it prints (exit 0).
-    progress = _Progress(args.cv * 8, args.quiet)
+    progress = _Progress(args.cv * len(report_models()), args.quiet)
     data.progress = progress
     try:
         report = compute_report(
@@ -193,12 +194,18 @@ def report_command(args):
             print(f"\nPlot saved to {report['plot']}")
 
 
-def _check_folds(folds, table):
-    smallest = int(np.min(np.bincount(table.y, minlength=len(table.class_names))))
-    if folds and smallest < folds:
+def _check_folds(args, table):
+    """Cross-validation runs on the fitting rows: each fold needs a row of every
+    class there."""
+    if not args.cv:
+        return
+    rows = fitting_rows(table.y, args.fit_rows, args.seed)
+    counts = np.bincount(table.y[rows], minlength=len(table.class_names))
+    if counts.min() < args.cv:
         raise TableError(
-            f"--cv {folds} needs at least {folds} rows of every class "
-            f"(the smallest class has {smallest}); lower --cv."
+            f"--cv {args.cv} needs at least {args.cv} rows of every class among the "
+            f"{len(rows)} rows it uses (--fit-rows; the smallest class has "
+            f"{counts.min()}); lower --cv."
         )
 
 
@@ -210,6 +217,13 @@ def _finite(value):
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return value
+
+
+def _two_class_verdict(report):
+    verdicts = report["separability"]
+    if not verdicts or verdicts[0]["separable"] is None:
+        raise TableError("the separability test failed: the figure draws its verdict.")
+    return verdicts[0]
 
 
 def _plot(args, data, report, log):
@@ -226,7 +240,7 @@ def _plot(args, data, report, log):
                 "--positive."
             )
         try:
-            plot_report(data, path, title=title)
+            plot_report(data, _two_class_verdict(report), path, title=title)
         except OSError as error:
             raise TableError(f"Cannot write {path}: {error.strerror}.") from None
     except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal

@@ -4,7 +4,6 @@ import numpy as np
 
 from .._stats import ClassStatistics
 from ._context import ReportData
-from ._read import POSITIONS
 from .sections import SECTIONS
 
 
@@ -141,7 +140,7 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
             "classes": list(data.class_names),
             "counts": [int(round(count)) for count in data.statistics.counts],
             "rows_in_memory": int(data.X.shape[0]),
-            "rows_named_by": rows_named_by or POSITIONS,
+            "rows_named_by": rows_named_by or "position among the rows given, from 0",
             "left_out": [{"column": name, "rule": rule} for name, rule in left_out],
         },
         "settings": data.settings,

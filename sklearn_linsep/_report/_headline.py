@@ -6,7 +6,7 @@ probability says so)."""
 
 from ._layout import count, number, pair_name
 from .sections._distance import closest, distance_words
-from .sections._verdict import covering
+from .sections._verdict import hinge_text
 
 _SAYS_LITTLE = 0.5  # Cover's probability above which a verdict says little
 
@@ -75,9 +75,8 @@ def _two_class_verdict(verdict):
         )
     return (
         f"not linearly separable: {verdict['certificate_size']} rows prove it (a "
-        "point in both convex hulls); least total hinge "
-        f"{number(verdict['hinge_violation'])} in standardized units"
-        f"{covering(verdict['hinge_rows'], verdict['rows'])}."
+        "point in both convex hulls); least total hinge, standardized, "
+        f"{hinge_text(verdict)}."
     )
 
 
@@ -86,23 +85,30 @@ def _how_well_line(report):
     probability = cover["probability_random_labelling_separable"] if cover else 0.0
     if probability > _SAYS_LITTLE:
         return (
-            f"How well: by Cover's theorem almost any labelling of "
+            f"How well: by Cover's theorem a random two-class labelling of "
             f"{count(data['n_samples'])} rows in {data['n_features']} dimensions is "
-            f"separable (probability {number(probability, 3)}), so separability says "
-            "little here; cross-validated accuracy says more."
+            f"separable with probability {number(probability, 3)}, so separability "
+            "says little here; cross-validated accuracy says more."
         )
-    pair = closest(distance) if distance else None
-    if pair is None:
+    if distance is None:
         return (
-            "How well: the within-class covariance is singular, so there is no "
-            "Mahalanobis distance; the angle theta(kappa) below depends on kappa."
+            "How well: the distance between the class means could not be computed "
+            "(see 'Not available')."
         )
+    pair = closest(distance)
     which = "" if len(data["classes"]) == 2 else f" (closest pair {pair_name(pair)})"
-    delta = pair["mahalanobis"]
+    if pair["infinite"]:
+        return (
+            f"How well: the class means are infinitely far apart{which}: they differ "
+            "along a direction in which no row of either class varies (a feature "
+            "constant within each class: a leaked label?)."
+        )
+    delta = pair["corrected"]
     return (
         f"How well: the class means are {delta:.2f} apart in Mahalanobis distance"
-        f"{which}: {distance_words(delta)}; a Gaussian model with that distance "
-        f"misclassifies {pair['gaussian_error']:.1%}."
+        f"{which} (unbiased estimate; {pair['mahalanobis']:.2f} as measured): "
+        f"{distance_words(delta)}; two equally likely Gaussian classes that far "
+        f"apart are split with error {pair['gaussian_error']:.1%}."
     )
 
 

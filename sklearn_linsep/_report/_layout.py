@@ -55,3 +55,23 @@ def pair_name(pair):
     """``a vs b`` of a verdict or any dict with ``classes``."""
     first, second = pair["classes"]
     return f"{first} vs {second}"
+
+
+def escaped(name):
+    """A column name as it can be read in a message: control characters (a NUL,
+    a tab) escaped, so that two names that print alike can be told apart."""
+    text = str(name)
+    return text if text.isprintable() else text.encode("unicode_escape").decode()
+
+
+def probability(value):
+    """A probability as text, ``< 1e-300`` where it underflows."""
+    return "< 1e-300" if value == 0.0 else number(value)
+
+
+def of_rows(shown, total):
+    """``5 000 of 300 000 rows`` where a figure covers part of the rows, else
+    ``300 000 rows``."""
+    if shown >= total:
+        return f"{count(total)} rows"
+    return f"{count(shown)} of {count(total)} rows"

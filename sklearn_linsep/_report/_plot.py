@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._certificates import linear_separability
 from .._fisher import FisherDiscriminant
-from ._layout import count
+from ._layout import of_rows
 
 PLOT_SIZE = (10.0, 4.5)  # inches, at PLOT_DPI: 1000 x 450 pixels
 PLOT_DPI = 100
@@ -30,14 +29,23 @@ class PlotCoordinates:
     certificate: np.ndarray = None
 
 
-def plot_coordinates(data, rows=None):
-    """The figure's coordinates of the rows ``rows`` (default: the fitting rows)
-    of a two-class :class:`~._context.ReportData`."""
-    rows = data.fitting_rows() if rows is None else rows
+def plot_coordinates(data, verdict):
+    """The figure's coordinates of a two-class :class:`~._context.ReportData`,
+    drawn from the report's ``verdict`` (its hyperplane, or its certificate's
+    rows), so that the figure says what the verdict says: the fitting rows, and
+    the certificate's rows among them."""
+    rows = data.fitting_rows()
+    certificate = None
+    if not verdict["separable"]:
+        position = {_key(row): i for i, row in enumerate(data.row_ids)}
+        proof = [position[_key(entry["row"])] for entry in verdict["certificate"]]
+        rows = np.union1d(rows, proof)
+        certificate = np.searchsorted(rows, proof)
     Z, y = data.standardized[rows], data.y[rows]
-    result = linear_separability(Z, y, tol=data.tol)
-    if result.separable:
-        coef, intercept = np.asarray(result.coef, float), float(result.intercept)
+    if verdict["separable"]:
+        plane = verdict["hyperplane"]
+        coef = np.array(list(plane["coef"].values()), dtype=float)
+        intercept = float(plane["intercept"])
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -46,10 +54,13 @@ def plot_coordinates(data, rows=None):
     length = np.linalg.norm(coef)
     along = (Z @ coef + intercept) / length
     across = _largest_spread_across(Z, coef / length)
-    if result.separable:
-        return PlotCoordinates(along, across, y, True, margin=float(result.margin))
-    certificate = np.asarray(result.certificate_indices)
-    return PlotCoordinates(along, across, y, False, certificate=certificate)
+    margin = float(verdict["margin"]) if verdict["separable"] else None
+    return PlotCoordinates(along, across, y, verdict["separable"], margin, certificate)
+
+
+def _key(row):
+    """A row id as a dict key: numpy and Python integers alike."""
+    return row.item() if hasattr(row, "item") else row
 
 
 def _largest_spread_across(Z, direction):
@@ -60,9 +71,10 @@ def _largest_spread_across(Z, direction):
     return centred @ np.linalg.svd(rest, full_matrices=False)[2][0]
 
 
-def plot_report(data, path, title=None):
+def plot_report(data, verdict, path, title=None):
     """Save the figure (its format from the suffix of ``path``: png, svg, pdf) of
-    a two-class :class:`~._context.ReportData`: the rows along the boundary's
+    a two-class :class:`~._context.ReportData` and its report's ``verdict``
+    (:func:`plot_coordinates`): the rows along the boundary's
     normal and across it, coloured by class, with the margin band (separable) or
     the certificate's rows circled (not); beside it, a histogram along the
     normal. ``title`` names the data in the figure's title."""
@@ -71,12 +83,12 @@ def plot_report(data, path, title=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    points = plot_coordinates(data)
+    points = plot_coordinates(data, verdict)
     names = data.class_names
     figure, (scatter, histogram) = plt.subplots(
         1, 2, figsize=PLOT_SIZE, dpi=PLOT_DPI, width_ratios=[3, 2]
     )
-    bins = np.histogram_bin_edges(points.along, bins=40)  # one set for both classes
+    bins = _bins_edged_at_zero(points.along)
     for k, colour in ((0, "tab:blue"), (1, "tab:orange")):
         mine = points.y == k
         scatter.scatter(points.along[mine], points.across[mine], s=8, alpha=0.6,
@@ -95,7 +107,7 @@ def plot_report(data, path, title=None):
             else "distance to Fisher's boundary")  # fmt: skip
     figure.suptitle(
         f"{title + ': ' if title else ''}{names[0]} vs {names[1]}, {verdict} "
-        f"({_rows_shown(len(points.y), data.n_rows)}, standardized units)"
+        f"({of_rows(len(points.y), data.n_rows)}, standardized units)"
     )
     scatter.set_xlabel(axis)
     scatter.set_ylabel("largest spread across it")
@@ -108,11 +120,13 @@ def plot_report(data, path, title=None):
     plt.close(figure)
 
 
-def _rows_shown(shown, of_rows):
-    """``5 000 of 300 000 rows`` when the figure shows part of them."""
-    if shown >= of_rows:
-        return f"{count(shown)} rows"
-    return f"{count(shown)} of {count(of_rows)} rows"
+def _bins_edged_at_zero(values, count=40):
+    """About ``count`` bins of one width for both classes, one edge at 0: a bin
+    must not straddle the boundary and show both classes on one side of it."""
+    width = max(np.ptp(values), 1e-12) / count
+    return width * np.arange(
+        np.floor(values.min() / width), np.ceil(values.max() / width) + 1
+    )
 
 
 def _boundary(axes, points):

@@ -28,12 +28,12 @@ import numpy as np
 
 from .._stats import ClassStatistics
 from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
+from ._layout import escaped
 from ._source import (
     MAX_DECOMPRESSED,
     MISSING_TOKENS,
     Source,
     TableError,
-    escaped,
     shown,
 )
 
@@ -285,7 +285,8 @@ def _leave_out_identifiers(layout, scan):
         block.texts = []
     scan.without([k for k, j in enumerate(layout.features) if j in rules])
     layout.features = [j for j in layout.features if j not in rules]
-    layout.texts, layout.ids = [], [] if layout.row_ids is None else [layout.row_ids]
+    layout.texts = []
+    layout.ids = [] if layout.row_ids is None else [layout.row_ids]
     if not layout.features:
         raise TableError(
             f"{layout.path} has no feature column left besides the target and the "
@@ -453,9 +454,10 @@ def _notes(table):
         )
     if table.sampled:
         notes.append(
-            f"the angle and Cover's probability use all {table.n_rows_used} rows; the "
-            f"exact test, cross-validation and plot a sample of {len(table.y)} "
-            "(uniform within each class, every class kept)"
+            f"the angle, the distance, the standardization and Cover's probability "
+            f"use all {table.n_rows_used} rows; the exact test, cross-validation "
+            f"and plot a sample of {len(table.y)} (uniform within each class, every "
+            "class kept)"
         )
     return notes
 

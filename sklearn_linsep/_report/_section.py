@@ -7,8 +7,6 @@ its registration in ``sections/__init__.py``'s ``SECTIONS``.
 
 import textwrap
 
-from ._layout import number
-
 HELP_WIDTH = 80
 
 
@@ -17,6 +15,7 @@ class Section:
     ``(word, text)`` pairs) and define :meth:`compute` and :meth:`lines`."""
 
     key = None
+    title = None
     help = ()
 
     def applies(self, data):
@@ -29,8 +28,19 @@ class Section:
         a part that fails is said under ``errors`` with :meth:`guarded`."""
         raise NotImplementedError
 
+    def heading(self, report):
+        """The section's first line."""
+        return self.title
+
     def lines(self, report):
-        """The section as text lines, from the report dict alone."""
+        """The section as text lines, from the report dict alone: its own, or
+        its heading and why it is missing."""
+        if report.get(self.key) is None:
+            return [self.heading(report), "  " + self.error(report)]
+        return self.section_lines(report)
+
+    def section_lines(self, report):
+        """The lines of a section that was computed."""
         raise NotImplementedError
 
     def help_entries(self, report):
@@ -79,8 +89,3 @@ class Section:
         if len(reason) > width:
             reason = reason[: width - 3].rstrip() + "..."
         return f"not available: {reason}"
-
-
-def probability(value):
-    """A probability as text, ``< 1e-300`` where it underflows."""
-    return "< 1e-300" if value == 0.0 else number(value)

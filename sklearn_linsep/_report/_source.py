@@ -24,6 +24,8 @@ import tempfile
 import threading
 import zipfile
 
+from ._layout import escaped
+
 MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
 
 
@@ -70,13 +72,6 @@ _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
 
 class TableError(ValueError):
     """A problem with the input table, said in one line for the command line."""
-
-
-def escaped(name):
-    """A column name as it can be read in a message: control characters (a NUL,
-    a tab) escaped, so that two names that print alike can be told apart."""
-    text = str(name)
-    return text if text.isprintable() else text.encode("unicode_escape").decode()
 
 
 def shown(name):
@@ -250,6 +245,13 @@ class Source:
         self._copies = []
         self.index_columns = ()
         self.positions = (0, 1)  # Parquet's saved RangeIndex: (start, step)
+        try:
+            self._open_and_read_header(max_bytes)
+        except BaseException:
+            self.close()  # a copy made before the header failed goes now
+            raise
+
+    def _open_and_read_header(self, max_bytes):
         self.signature, self.readable = self._open(max_bytes)
         self.parquet = self.path.lower().endswith((".parquet", ".pq")) or _starts(
             self.readable, b"PAR1"

@@ -29,7 +29,7 @@ class Angle(Section):
             "kappa",
             "the weight of the null-space term in S(kappa) = S + kappa Q. The "
             "lifted axis (the classes at z = -1 and +1) is always in that null "
-            "space, so kappa scales theta even when S is nonsingular; where S is "
+            "space, so kappa scales tan(theta) even when S is nonsingular; where S is "
             "singular it also weighs the data's own null space. Never tune kappa by "
             "theta itself (the largest kappa always wins); tune it by a "
             "classifier's cross-validated score (FisherDiscriminantCV).",
@@ -57,13 +57,15 @@ class Angle(Section):
             return list(self.help)
         return [entry for entry in self.help if entry[0] not in self._TWO_CLASS_ONLY]
 
-    def lines(self, report):
-        angle, names = report[self.key], report["data"]["classes"]
+    def heading(self, report):
         settings = report["settings"]
         units = ", standardized features" if settings["standardize"] else ""
-        lines = [f"Angle of separability, kappa = {settings['kappa']:g}{units}"]
-        if angle is None:
-            return lines + ["  " + self.error(report)]
+        return f"Angle of separability, kappa = {settings['kappa']:g}{units}"
+
+    def section_lines(self, report):
+        angle, names = report[self.key], report["data"]["classes"]
+        settings = report["settings"]
+        lines = [self.heading(report)]
         if len(names) == 2:
             return lines + _two_class_lines(angle, settings["standardize"])
         if len(names) > COMPACT_ABOVE:

@@ -1,11 +1,13 @@
 """Cover's counting theorem: how likely random labels are separable here."""
 
 from ..._certificates import cover_separability_probability
-from .._section import Section, probability
+from .._layout import probability
+from .._section import Section
 
 
 class Cover(Section):
     key = "cover"
+    title = "Cover"
     help = (
         (
             "Cover",
@@ -19,13 +21,11 @@ class Cover(Section):
         value = cover_separability_probability(data.n_rows, p)
         return {"probability_random_labelling_separable": float(value)}
 
-    def lines(self, report):
-        if report[self.key] is None:
-            return ["Cover: " + self.error(report)]
+    def section_lines(self, report):
         data = report["data"]
         value = report[self.key]["probability_random_labelling_separable"]
         return [
-            f"Cover: a random labelling of {data['n_samples']} points in general "
-            f"position in R^{data['n_features']} is separable with probability "
+            f"Cover: a random two-class labelling of {data['n_samples']} points in "
+            f"general position in R^{data['n_features']} is separable with probability "
             + probability(value)
         ]

@@ -14,7 +14,7 @@ from sklearn.svm import LinearSVC
 from ..._fisher import FisherDiscriminant
 from ..._online import Adaline, Perceptron, PocketPerceptron
 from ..._svm import HardMarginSVM
-from .._layout import columns, count
+from .._layout import columns, of_rows
 from .._section import Section
 
 
@@ -34,6 +34,7 @@ def report_models(kappa=1.0, seed=0):
 
 class CrossValidation(Section):
     key = "cross_validation"
+    title = "Cross-validated accuracy"
     help = (
         (
             "accuracy",
@@ -67,22 +68,23 @@ class CrossValidation(Section):
             )
         return results
 
-    def lines(self, report):
+    def heading(self, report):
         settings, data = report["settings"], report["data"]
-        of_rows = ""
-        if settings["cv_rows"] < data["n_samples"]:
-            of_rows = f" of {count(data['n_samples'])}"
-        lines = [
-            f"Cross-validated accuracy ({settings['cv']}-fold stratified, seed "
-            f"{settings['seed']}, {count(settings['cv_rows'])}{of_rows} rows)"
-        ]
+        rows = of_rows(settings.get("cv_rows", data["n_samples"]), data["n_samples"])
+        sampled = " (uniform within each class)" if "of" in rows else ""
+        return (
+            f"{self.title} ({settings['cv']}-fold stratified, seed {settings['seed']}, "
+            f"{rows}{sampled})"
+        )
+
+    def section_lines(self, report):
         rows = [
             [name]
             + ([f"{s['mean']:.4f}", f"{s['sd']:.4f}"] if s["mean"] is not None
                else [self.error(report, name), ""])
             for name, s in report[self.key].items()
         ]  # fmt: skip
-        return lines + columns(["model", "mean", "sd"], rows)
+        return [self.heading(report)] + columns(["model", "mean", "sd"], rows)
 
 
 def _scores(model, X, y, folds, progress):

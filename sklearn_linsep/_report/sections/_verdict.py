@@ -13,13 +13,13 @@ from .._layout import (
     COMPACT_ABOVE,
     LISTED_PAIRS,
     columns,
-    count,
+    escaped,
     number,
+    of_rows,
     pair_name,
     wrapped,
 )
 from .._section import Section
-from .._source import escaped
 
 # Beyond this many features, the text shows the hyperplane's largest weights only.
 SHOWN_WEIGHTS = 30
@@ -27,6 +27,10 @@ SHOWN_WEIGHTS = 30
 
 class Verdict(Section):
     key = "separability"
+    title = (
+        "Exact linear separability, standardized features (certificate either "
+        "way; maximal margin)"
+    )
     help = (
         (
             "verdict",
@@ -62,12 +66,9 @@ class Verdict(Section):
             )
         return verdicts
 
-    def lines(self, report):
+    def section_lines(self, report):
         names = report["data"]["classes"]
-        lines = [
-            "Exact linear separability, standardized features (certificate either "
-            "way; maximal margin)"
-        ]
+        lines = [self.title]
         verdicts = report[self.key]
         if len(names) == 2:
             lines.append("  " + self.text(verdicts[0], report))
@@ -100,20 +101,21 @@ class Verdict(Section):
         if verdict["separable"]:
             text = f"separable, margin {number(verdict['margin'], 6)}"
             return text + ("" if verdict["conclusive"] else " (on the sample)")
-        hinge = number(verdict["hinge_violation"])
-        if verdict["hinge_violation"] is None:
-            hinge += f" ({verdict['hinge_error']})"
         return (
             f"not separable: certificate of {verdict['certificate_size']} rows, "
-            f"hinge {hinge}{covering(verdict['hinge_rows'], verdict['rows'])}"
+            f"hinge {hinge_text(verdict)}"
         )
 
 
-def covering(rows, of_rows):
-    """`` (on 5 000 of 300 000 rows)`` where a figure covers part of the rows."""
-    if rows >= of_rows:
-        return ""
-    return f" (on {count(rows)} of {count(of_rows)} rows)"
+def hinge_text(verdict):
+    """The least total hinge, and what it covers: on part of the rows it is a
+    lower bound (rows added can only add to the least total)."""
+    if verdict["hinge_violation"] is None:
+        return f"n/a ({verdict['hinge_error']})"
+    rows = of_rows(verdict["hinge_rows"], verdict["of_rows"])
+    if verdict["hinge_rows"] >= verdict["of_rows"]:
+        return f"{number(verdict['hinge_violation'])} (all {rows})"
+    return f">= {number(verdict['hinge_violation'])} (on {rows})"
 
 
 def pair_verdict(data, pair):
@@ -153,7 +155,7 @@ def pair_verdict(data, pair):
                              result.certificate_weights, strict=True)
     ]  # fmt: skip
     verdict["certificate_size"] = len(result.certificate_indices)
-    return verdict | _least_hinge(data, Z, y, pair)
+    return verdict | _least_hinge(data, Z, y, pair, result.certificate_indices)
 
 
 def _hyperplanes(data, result, positive_class):
@@ -175,8 +177,10 @@ def _hyperplanes(data, result, positive_class):
     }
 
 
-def _least_hinge(data, Z, y, pair):
-    rows = data.fitting_rows(np.searchsorted(pair, y))
+def _least_hinge(data, Z, y, pair, certificate):
+    """The soft limit on the fitting rows and the certificate's (so that the rows
+    fitted are inseparable too, and the hinge is positive, as it is on all)."""
+    rows = np.union1d(data.fitting_rows(np.searchsorted(pair, y)), certificate)
     found = {"hinge_rows": int(len(rows))}
     try:
         with warnings.catch_warnings():
@@ -237,10 +241,12 @@ def _matrix(verdicts, names):
             cell = "n/a"
         elif verdict["separable"]:
             cell = f"margin {number(verdict['margin'], 4)}"
+            cell += "" if verdict["conclusive"] else "*"
         else:
             cell = f"no ({verdict['certificate_size']} pts)"
         short[first, second] = short[second, first] = cell
     rows = [[a] + [short.get((a, b), "-") for b in names] for a in names]
-    return columns([""] + names, rows) + [
-        "  no (k pts): k samples whose convex combinations coincide, a certificate"
-    ]
+    notes = ["  no (k pts): k rows whose convex combinations coincide, a certificate"]
+    if any(v["separable"] and not v["conclusive"] for v in verdicts):
+        notes.append("  *: on the sample of rows in memory only")
+    return columns([""] + names, rows) + notes
