@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._source import MISSING_TOKENS, TableError, shown
+from ._source import MISSING_TOKENS, TableError, is_text_type, shown
 
 # Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
 # back, pandas calls it "Unnamed: 0", "Unnamed: 3", "Unnamed: 0.1" for a second
@@ -194,23 +194,14 @@ def _text_columns(source):
     """Columns that hold text: by the Parquet schema, or the CSV's first data
     row (a cell neither a number nor a missing-value token)."""
     if source.parquet:
-        import pyarrow as pa
-
-        strings = (pa.types.is_string, pa.types.is_large_string)
-        types = enumerate(source.types)
-        return {j for j, kind in types if any(test(kind) for test in strings)}
+        return {j for j, kind in enumerate(source.types) if is_text_type(kind)}
     return {j for j, cell in enumerate(source.first_row) if _is_text(cell)}
 
 
 def _is_text(cell):
     """Whether a cell holds text: neither a number nor a missing-value token."""
-    if cell.lower() in MISSING_TOKENS:
-        return False
-    try:  # "1,5" is a number (a decimal comma, or a thousands separator)
-        float(cell.replace(",", "."))
-    except ValueError:
-        return True
-    return False
+    # "1,5" is a number (a decimal comma, or a thousands separator)
+    return cell.lower() not in MISSING_TOKENS and not _is_number(cell.replace(",", "."))
 
 
 class _TextWatch:

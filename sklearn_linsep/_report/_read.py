@@ -34,6 +34,7 @@ from ._source import (
     MISSING_TOKENS,
     Source,
     TableError,
+    as_text,
     shown,
 )
 
@@ -147,7 +148,7 @@ def read_table(
         layout = plan_columns(source, target, drop, keep, keep_index)
         scan = _scan(source, layout, missing, sample_rows, log)
         source.check_unchanged()
-        left_out = _leave_out_identifiers(layout, scan)
+        left_out = _apply_identifier_rules(layout, scan)
         class_names, class_of = _classes(scan, layout, missing, positive)
         chosen = None
         if scan.kept is None:
@@ -194,13 +195,7 @@ def _parse(batch, layout, first):
 
 
 def _strings(column):
-    import pyarrow as pa
-
-    if not pa.types.is_string(column.type) and not pa.types.is_large_string(
-        column.type
-    ):
-        column = column.cast(pa.string())
-    return column.to_numpy(zero_copy_only=False)
+    return as_text(column).to_numpy(zero_copy_only=False)
 
 
 @dataclass
@@ -269,7 +264,7 @@ def _scan(source, layout, missing, keep_rows, log):
     return scan
 
 
-def _leave_out_identifiers(layout, scan):
+def _apply_identifier_rules(layout, scan):
     """Apply the identifier rules to what pass 1 saw: the columns left out, as
     ``[(name, rule)]``; the layout and the kept blocks without them; and the
     column that names the rows (the saved index first, else the first that is
@@ -519,13 +514,7 @@ def _labels(column):
     """``(codes, names)``: each row's index into ``names`` (the block's distinct
     labels, canonical), -1 where the label is missing. Distinct values are
     canonicalised once each, not once per row."""
-    import pyarrow as pa
-
-    if not pa.types.is_string(column.type) and not pa.types.is_large_string(
-        column.type
-    ):
-        column = column.cast(pa.string())
-    encoded = column.dictionary_encode()
+    encoded = as_text(column).dictionary_encode()
     distinct = encoded.dictionary.to_pylist()
     names, lookup = [], {}
     mapping = np.empty(len(distinct) + 1, dtype=np.intp)

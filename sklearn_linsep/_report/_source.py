@@ -150,6 +150,20 @@ class _TemporaryFiles:
             os.kill(os.getpid(), number)  # die of the signal, as without us
 
 
+def is_text_type(kind):
+    """Whether an Arrow type holds text."""
+    import pyarrow as pa
+
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def as_text(column):
+    """An Arrow column as text (cast where it holds something else)."""
+    import pyarrow as pa
+
+    return column if is_text_type(column.type) else column.cast(pa.string())
+
+
 def _starts(path, magic):
     with open(path, "rb") as handle:
         return handle.read(len(magic)) == magic
