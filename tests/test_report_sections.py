@@ -101,7 +101,7 @@ def test_a_failing_pair_is_keyed_by_section_and_pair(monkeypatch):
 
     monkeypatch.setattr(_verdict, "linear_separability", broken)
     iris = load_iris()
-    data = report_data(iris.data, iris.target)
+    data = report_data(iris.data, iris.target, cv=0)
     errors = {}
     verdicts = Verdict().compute(data, errors)
     assert errors == {"separability": {"0 vs 2": "ValueError: only this pair"}}

@@ -33,6 +33,7 @@ def linsep(*args, **kwargs):
     return subprocess.run(command, capture_output=True, timeout=600, **kwargs)
 
 
+@pytest.mark.slow  # a process of its own: 1.5-3 s
 def test_a_pipe_is_read_once(tmp_path):
     """``linsep report /dev/stdin`` on a pipe: the header stays the header."""
     path = tmp_path / "d.csv"
@@ -74,6 +75,7 @@ def test_decompression_stops_at_the_cap(tmp_path, monkeypatch):
                  "--max-decompressed", "1M"]) == 0  # fmt: skip
 
 
+@pytest.mark.slow  # a process of its own: 1.5-3 s
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_removes_the_temporary_copy(tmp_path, number):
     """Killed while it copies a pipe: the copy goes with the process."""
@@ -206,6 +208,7 @@ def test_headers_as_people_write_them(tmp_path):
         read_table(str(wide), "y")
 
 
+@pytest.mark.slow  # a process of its own: 1.5-3 s
 def test_zip_and_parquet_problems_name_the_file(tmp_path):
     fake = tmp_path / "data.zip"
     fake.write_bytes(b"PK\x03\x04 not really a zip archive")

@@ -96,19 +96,21 @@ def _how_well_line(report):
             "(see 'Not available')."
         )
     pair = closest(distance)
-    which = "" if len(data["classes"]) == 2 else f" (closest pair {pair_name(pair)})"
+    means = "the class means are"
+    if len(data["classes"]) > 2:
+        means = f"the closest pair's means, {pair_name(pair)}, are"
     if pair["infinite"]:
         return (
-            f"How well: the class means are infinitely far apart{which}: they differ "
-            "along a direction in which no row of either class varies (a feature "
-            "constant within each class: a leaked label?)."
+            f"How well: {means} infinitely far apart: they differ along a direction "
+            "in which no row of either class varies (a feature constant within each "
+            "class: a leaked label?)."
         )
     delta = pair["corrected"]
     return (
-        f"How well: the class means are {delta:.2f} apart in Mahalanobis distance"
-        f"{which} (unbiased estimate; {pair['mahalanobis']:.2f} as measured): "
-        f"{distance_words(delta)}; two equally likely Gaussian classes that far "
-        f"apart are split with error {pair['gaussian_error']:.1%}."
+        f"How well: {means} {delta:.2f} apart in Mahalanobis distance (unbiased "
+        f"estimate; {pair['mahalanobis']:.2f} as measured): {distance_words(delta)}; "
+        "two equally likely Gaussian classes that far apart are split with error "
+        f"{pair['gaussian_error']:.1%}."
     )
 
 
