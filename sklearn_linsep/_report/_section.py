@@ -11,8 +11,10 @@ HELP_WIDTH = 80
 
 
 class Section:
-    """Subclasses set ``key``, ``help`` (the entries of "How to read this":
-    ``(word, text)`` pairs) and define :meth:`compute` and :meth:`lines`."""
+    """Subclasses set ``key``, ``title``, ``help`` (the entries of "How to read
+    this": ``(word, text)`` pairs) and define :meth:`compute` and
+    :meth:`section_lines` (and :meth:`heading` where the title depends on the
+    report)."""
 
     key = None
     title = None
