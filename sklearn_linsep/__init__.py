@@ -20,7 +20,8 @@ _MODULE_OF = {
         ],
         "._certificates",
     ),
-    **dict.fromkeys(["FisherDiscriminant", "FisherDiscriminantCV"], "._fisher"),
+    "FisherDiscriminant": "._fisher",
+    "FisherDiscriminantCV": "._fisher_cv",
     "SeparabilityResult": "._margin",
     **dict.fromkeys(
         ["Adaline", "LearningRateSchedule", "Perceptron", "PocketPerceptron"],

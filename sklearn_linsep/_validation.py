@@ -6,6 +6,7 @@ error whichever way it came. Imports nothing of ours but ``_compat``.
 """
 
 import numpy as np
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_X_y, validate_data
 
@@ -194,3 +195,28 @@ def validate_chunk(estimator, X, y, sample_weight, classes, reset, accept_sparse
     if sample_weight is not None:
         sample_weight = chunk_weights(sample_weight, X.shape[0])
     return X, y_encoded, sample_weight
+
+
+class PositiveValues(HasMethods):
+    """A ``_parameter_constraints`` entry: one or more positive numbers (``inf``
+    allowed), as a number or an array-like of real numbers (not text, not
+    booleans). (A subclass of a constraint scikit-learn's validation takes as
+    it is: it accepts no constraint class of its own.)"""
+
+    def __init__(self):
+        super().__init__([])
+
+    def is_satisfied_by(self, val):
+        try:
+            values = np.asarray(val)
+        except (TypeError, ValueError):
+            return False
+        return (
+            values.size > 0
+            and values.ndim <= 1
+            and values.dtype.kind in "iuf"
+            and bool(np.all(values > 0))
+        )
+
+    def __str__(self):
+        return "one or more positive numbers (np.inf allowed)"

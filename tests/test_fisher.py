@@ -650,7 +650,7 @@ def test_cv_scores_a_failing_kappa_nan_as_grid_search_does():
         clf = FisherDiscriminantCV(kappas=[1e-310, 1.0], cv=3).fit(X, y)
     assert np.all(np.isnan(clf.cv_results_["split0_test_score"][:1]))
     assert clf.kappa_ == 1.0 and clf.cv_results_["rank_test_score"].tolist() == [2, 1]
-    with pytest.warns(FitFailedWarning), pytest.raises(ValueError, match="Every kappa"):
+    with pytest.warns(FitFailedWarning), pytest.raises(ValueError, match="fits failed"):
         FisherDiscriminantCV(kappas=[1e-310], cv=3).fit(X, y)
 
 
@@ -658,8 +658,8 @@ def test_cv_refuses_what_it_cannot_do():
     from sklearn_linsep import FisherDiscriminantCV
 
     X, y = _wide(n=30, p=10)
-    for kappas in ([], [1.0, 0.0], [-1.0]):
-        with pytest.raises(ValueError, match="kappas must be"):
+    for kappas in ([], [1.0, 0.0], [-1.0], ["1"], [True], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="'kappas' parameter .* positive numbers"):
             FisherDiscriminantCV(kappas=kappas).fit(X, y)
     clf = FisherDiscriminantCV()
     for method in ("partial_fit", "merge", "fit_statistics"):
@@ -699,10 +699,19 @@ def test_cv_scores_failed_folds_and_scorings_nan_as_grid_search_does():
     def unanswerable(estimator, X, y):
         raise AttributeError("this scorer needs what FisherDiscriminant lacks")
 
-    with pytest.warns(FitFailedWarning, match="lacks"):
+    # Every scoring fails: GridSearchCV warns, ranks all first and refits the first.
+    with pytest.warns(UserWarning, match="lacks"):
         scored = FisherDiscriminantCV(kappas=kappas, cv=3, scoring=unanswerable)
-        with pytest.raises(ValueError, match="Every kappa"):
-            scored.fit(X, y)
+        scored.fit(X, y)
+    with pytest.warns(UserWarning):
+        search = GridSearchCV(
+            FisherDiscriminant(), {"kappa": kappas}, cv=3, scoring=unanswerable
+        ).fit(X, y)
+    assert scored.kappa_ == search.best_params_["kappa"] == kappas[0]
+    assert np.isnan(scored.best_score_) and np.isnan(search.best_score_)
+    np.testing.assert_array_equal(
+        scored.cv_results_["rank_test_score"], search.cv_results_["rank_test_score"]
+    )
     # A probability scoring now has its predict_proba, and scores as the search does.
     by_log_loss = FisherDiscriminantCV(kappas=kappas, cv=3, scoring="neg_log_loss")
     by_log_loss.fit(X, y)
