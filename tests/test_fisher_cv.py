@@ -119,8 +119,11 @@ def test_score_is_by_the_scoring():
 def test_priors_are_copied():
     X, y = tie_data()
     priors = np.array([0.3, 0.7])
-    for estimator in (FisherDiscriminant(priors=priors),
-                      FisherDiscriminantCV(kappas=KAPPAS, cv=3, priors=priors)):  # fmt: skip
+    estimators = [
+        FisherDiscriminant(priors=priors),
+        FisherDiscriminantCV(kappas=KAPPAS, cv=3, priors=priors),
+    ]
+    for estimator in estimators:
         estimator.fit(X, y)
         priors[:] = [0.5, 0.5]
         np.testing.assert_array_equal(estimator.priors_, [0.3, 0.7])
