@@ -482,14 +482,21 @@ class Scatter:
 
     def compacted(self, n_classes):
         """The rows form with as few rows per class as the rank of its scatter:
-        per class, ``C_k → V_rᵀ C_k`` with ``C_k C_kᵀ = V Σ Vᵀ`` and r the
-        eigenvalues above rounding (``C_kᵀ C_k`` is kept to rounding)."""
+        per class, ``C_k → V_rᵀ C_k`` with ``(C_k E)(C_k E)ᵀ = V Σ Vᵀ`` and r the
+        eigenvalues above rounding (``C_kᵀ C_k`` is kept to rounding).
+
+        E scales each feature to unit sum of squares, so that what is dropped is
+        rounding for every feature on its own scale: unit-free, as the rank
+        decision is (a cut on the raw Gram dropped the directions of features
+        1e8 smaller than others, and their part of the rank with them)."""
         parts, classes = [], []
         all_classes = self.rows.classes
         for k in range(n_classes):
             members = self.rows.take(all_classes == k)
             if members.n_rows > 1:
-                values, vectors = np.linalg.eigh(members.gram())
+                squares = members.column_squares()
+                scale = 1.0 / np.sqrt(np.where(squares > 0, squares, 1.0))
+                values, vectors = np.linalg.eigh(members.gram(column_scale=scale))
                 noise = members.n_rows * np.finfo(float).eps * max(values[-1], 0.0)
                 kept = members.tdot(vectors[:, values > noise]).T
             else:
