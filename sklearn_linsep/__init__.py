@@ -32,13 +32,14 @@ _MODULE_OF = {
             "AngleResult",
             "HotellingT2Result",
             "SeparabilityAngle",
-            "make_separability_scorer",
             "separability_angle",
             "separability_curve",
-            "separability_scorer",
             "separability_statistics",
         ],
         "._separability",
+    ),
+    **dict.fromkeys(
+        ["make_separability_scorer", "separability_scorer"], "._separability_scorer"
     ),
     "ClassStatistics": "._stats",
     "HardMarginSVM": "._svm",

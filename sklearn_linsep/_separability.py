@@ -6,7 +6,7 @@ z = +1. The lifted covariance is singular in z and the lifted mean difference (d
 not in its range, so the regularisation S(κ) = diag(S, κ) applies: the separating
 hyperplane H(κ) has normal n = (S(κ)⁻¹d, 2/κ) and makes the angle
 θ(κ) = arctan(κ‖S(κ)⁻¹d‖ / 2) with the horizontal. θ near 0 means inseparable, near π/2
-well separated.
+well separated. The scorer is in :mod:`._separability_scorer`.
 """
 
 from dataclasses import dataclass
@@ -21,7 +21,6 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import _check_n_features, validate_data
 
@@ -799,122 +798,3 @@ class SeparabilityAngle(
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.input_tags.sparse = True
         return tags
-
-
-def _feature_space(estimator, X):
-    """The features a fitted estimator works in: a pipeline's input to its last step,
-    a transformer's output, or X itself."""
-    if isinstance(estimator, Pipeline):
-        return estimator[:-1].transform(X) if len(estimator) > 1 else X
-    if hasattr(estimator, "transform"):
-        return estimator.transform(X)
-    return X
-
-
-class _SeparabilityScorer:
-    """Callable ``scorer(estimator, X, y)``: the angle of (X, y) in the estimator's
-    feature space (see :func:`make_separability_scorer`)."""
-
-    def __init__(self, kappa, metric, tol, degrees=False):
-        self.kappa = kappa
-        self.metric = metric
-        self.tol = tol
-        self.degrees = degrees
-
-    def __call__(self, estimator, X, y, sample_weight=None):
-        stats = _labelled_statistics(
-            _feature_space(estimator, X), y, sample_weight, "separability_scorer"
-        )
-        angle = _smallest_angle(stats, self.kappa, self.metric, self.tol)
-        return float(np.degrees(angle)) if self.degrees else angle
-
-    def __repr__(self):
-        return (
-            f"make_separability_scorer(kappa={self.kappa!r}, metric={self.metric!r}, "
-            f"tol={self.tol!r}, degrees={self.degrees!r})"
-        )
-
-
-@validate_params(
-    {
-        "kappa": [Interval(Real, 0, None, closed="right")],
-        "metric": [StrOptions(_METRICS)],
-        "tol": [Interval(Real, 0, None, closed="left"), None],
-        "degrees": ["boolean"],
-    },
-    prefer_skip_nested_validation=True,
-)
-def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None, degrees=False):
-    """A scorer returning the angle of separability of held-out data.
-
-    For ``scoring=`` in ``cross_val_score`` and ``GridSearchCV``: the angle θ(κ)
-    (radians, greater is better) of the held-out fold, measured in the feature space
-    of the fitted estimator:
-
-    - a ``Pipeline``: the output of every step before the last (the input of its
-      final estimator, whose own parameters therefore never change the score: tune
-      the steps before it);
-    - a bare transformer (it has ``transform``): its output, e.g. the projection of a
-      ``FisherDiscriminant`` or the kept columns of a feature selector;
-    - anything else: X itself.
-
-    With K > 2 classes it is the smallest pairwise angle.
-
-    Parameters
-    ----------
-    kappa : float, default=1.0
-    metric : {"euclidean", "mahalanobis"}, default="euclidean"
-    tol : float, default=None
-        Relative rank tolerance (see :class:`FisherDiscriminant`).
-    degrees : bool, default=False
-        Score in degrees instead of radians (as the report prints θ).
-
-    Returns
-    -------
-    scorer : callable
-        ``scorer(estimator, X, y, sample_weight=None) -> float``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.model_selection import cross_val_score
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> from sklearn_linsep import FisherDiscriminant, make_separability_scorer
-    >>> rng = np.random.RandomState(0)
-    >>> X = np.vstack([rng.normal(0, 1, (50, 3)), rng.normal(2, 1, (50, 3))])
-    >>> y = np.repeat([0, 1], 50)
-    >>> pipe = make_pipeline(StandardScaler(), FisherDiscriminant())
-    >>> scorer = make_separability_scorer(metric="mahalanobis")
-    >>> scores = cross_val_score(pipe, X, y, cv=5, scoring=scorer)
-    >>> bool(np.all((0 < scores) & (scores < np.pi / 2)))
-    True
-    >>> in_degrees = make_separability_scorer(metric="mahalanobis", degrees=True)
-    >>> np.allclose(cross_val_score(pipe, X, y, cv=5, scoring=in_degrees),
-    ...             np.degrees(scores))
-    True
-    """
-    return _SeparabilityScorer(kappa, metric, tol, degrees)
-
-
-separability_scorer = make_separability_scorer()
-"""The angle of separability (κ = 1, Euclidean) of held-out data, as a scorer.
-
-See :func:`make_separability_scorer`.
-
-Examples
---------
->>> import numpy as np
->>> from sklearn.decomposition import PCA
->>> from sklearn.model_selection import StratifiedKFold, cross_val_score
->>> from sklearn_linsep import separability_scorer
->>> rng = np.random.RandomState(0)
->>> X = rng.normal(size=(80, 5))
->>> y = np.repeat([0, 1], 40)
->>> X[y == 1, 0] += 3.0
->>> angles = cross_val_score(
-...     PCA(n_components=2), X, y, cv=StratifiedKFold(4), scoring=separability_scorer
-... )
->>> bool(np.all((0 < angles) & (angles < np.pi / 2)))
-True
-"""
