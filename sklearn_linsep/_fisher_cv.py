@@ -3,6 +3,7 @@
 κ, and the choice is ``GridSearchCV``'s: the same fold scores, means, ranks,
 routing of metadata, failures and warnings."""
 
+import numbers
 import warnings
 from dataclasses import replace
 from inspect import signature
@@ -12,8 +13,9 @@ import sklearn
 from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.exceptions import FitFailedWarning
-from sklearn.metrics import check_scoring, get_scorer_names
+from sklearn.metrics import accuracy_score, check_scoring, get_scorer_names
 from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.fixes import parse_version
@@ -24,7 +26,7 @@ from sklearn.utils.metadata_routing import (
     _routing_enabled,
     process_routing,
 )
-from sklearn.utils.validation import _check_method_params
+from sklearn.utils.validation import _check_method_params, indexable
 
 from ._compat import any_dask
 from ._fisher import FisherDiscriminant
@@ -40,13 +42,15 @@ def _never(estimator):
 _SCORES_TAKE_WEIGHTS = parse_version(sklearn.__version__) >= parse_version("1.9")
 
 
-def _takes_weights(scorer):
-    """Whether GridSearchCV would pass sample_weight to this scorer."""
-    if not _SCORES_TAKE_WEIGHTS:
-        return False
+def _accepts_weights(scorer):
     if hasattr(scorer, "_accept_sample_weight"):
         return scorer._accept_sample_weight()
     return "sample_weight" in signature(scorer).parameters
+
+
+def _takes_weights(scorer):
+    """Whether GridSearchCV would pass sample_weight to this scorer."""
+    return _SCORES_TAKE_WEIGHTS and _accepts_weights(scorer)
 
 
 class FisherDiscriminantCV(FisherDiscriminant):
@@ -176,7 +180,10 @@ class FisherDiscriminantCV(FisherDiscriminant):
             for key, value in self.get_params(deep=False).items()
             if key not in own
         }
-        return FisherDiscriminant(kappa=kappa, **shared)
+        model = FisherDiscriminant(kappa=kappa, **shared)
+        if _routing_enabled():  # the scorer of scoring=None asks what self asks
+            model.set_score_request(**self._get_metadata_request().score.requests)
+        return model
 
     def _model(self, stats, reg=None):
         return self._at(self.kappa_)._model(stats, reg)
@@ -195,7 +202,7 @@ class FisherDiscriminantCV(FisherDiscriminant):
             MetadataRouter(owner=self)
             .add_self_request(self)
             .add(
-                splitter=check_cv(self.cv),
+                splitter=self.cv,  # as given: a generator is consumed once
                 method_mapping=MethodMapping().add(caller="fit", callee="split"),
             )
             .add(
@@ -209,17 +216,18 @@ class FisherDiscriminantCV(FisherDiscriminant):
     def _scorer(self):
         return check_scoring(self._at(1.0), scoring=self.scoring)
 
-    def _routed(self, method, sample_weight, params, groups=None):
+    def _routed(self, method, sample_weight, params):
         """``(splitter params, scorer params)`` as GridSearchCV routes them: by
         the requests with metadata routing on; else ``groups`` to the splitter,
         ``sample_weight`` to a scorer that takes it, and anything else refused."""
         if _routing_enabled():
-            extra = {} if groups is None else {"groups": groups}
             routed = process_routing(
-                self, method, sample_weight=sample_weight, **extra, **params
+                self, method, sample_weight=sample_weight, **params
             )
             split = routed.splitter.split if method == "fit" else {}
             return split, dict(routed.scorer.score)
+        params = dict(params)
+        groups = params.pop("groups", None) if method == "fit" else None
         _raise_for_params(params, self, method)
         score = {}
         if sample_weight is not None and _takes_weights(self._scorer()):
@@ -227,7 +235,7 @@ class FisherDiscriminantCV(FisherDiscriminant):
         return {"groups": groups}, score
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None, *, groups=None, **params):
+    def fit(self, X, y, sample_weight=None, **params):
         """Choose κ by cross-validation, then fit on all rows at it.
 
         Parameters
@@ -239,13 +247,12 @@ class FisherDiscriminantCV(FisherDiscriminant):
             Passed to the fit of every fold and to the refit, and to the scoring
             as ``GridSearchCV`` passes it: to a scorer that takes it, or, with
             metadata routing on, to one that requests it.
-        groups : array-like of shape (n_samples,), default=None
-            Group labels for a group splitter (``GroupKFold``, ...), as in
-            ``GridSearchCV.fit(X, y, groups=groups)``.
         **params : dict
-            Metadata for the splitter and the scorer, with metadata routing on
-            (``sklearn.set_config(enable_metadata_routing=True)``); refused
-            otherwise, as ``GridSearchCV`` refuses it.
+            ``groups`` (group labels for a group splitter, ``GroupKFold``, ...,
+            as in ``GridSearchCV.fit(X, y, groups=groups)``); with metadata
+            routing on (``sklearn.set_config(enable_metadata_routing=True)``),
+            any metadata the splitter or the scorer requests; anything else is
+            refused, as ``GridSearchCV`` refuses it.
 
         Returns
         -------
@@ -258,9 +265,12 @@ class FisherDiscriminantCV(FisherDiscriminant):
                 "the arrays first."
             )
         kappas = np.asarray(self.kappas, dtype=np.float64).reshape(-1)
-        split_params, score_params = self._routed("fit", sample_weight, params, groups)
-        stats, X, y_encoded, sample_weight = self._statistics_for_fit(
-            X, y, sample_weight
+        split_params, score_params = self._routed("fit", sample_weight, params)
+        X_given, _ = indexable(X, y)  # the folds are cut from X as given, as
+        stats, X, y_encoded, sample_weight = self._statistics_for_fit(  # the search
+            X,
+            y,
+            sample_weight,  # cuts them: a frame's layout moves the last bits
         )
         labels = self.classes_[y_encoded]
         splits = list(
@@ -271,7 +281,9 @@ class FisherDiscriminantCV(FisherDiscriminant):
                 "No fits were performed. Was the CV iterator empty? Were there no "
                 "candidates?"
             )
-        search = _KappaSearch(self, kappas, X, labels, sample_weight, score_params)
+        search = _KappaSearch(
+            self, kappas, X_given, labels, sample_weight, score_params
+        )
         self.cv_results_ = _cv_results(kappas, search.scores(splits))
         best = int(np.argmin(self.cv_results_["rank_test_score"]))  # the first best
         self.kappa_ = float(kappas[best])
@@ -280,15 +292,18 @@ class FisherDiscriminantCV(FisherDiscriminant):
         return self._finish_fit(stats, X, y_encoded, sample_weight)
 
     def score(self, X, y, sample_weight=None, **params):
-        """The score of the refit by ``scoring``, as ``GridSearchCV.score`` and
-        ``LogisticRegressionCV.score`` give it (the accuracy where ``scoring`` is
-        None).
+        """The score of the refit by ``scoring``, as ``LogisticRegressionCV.score``
+        gives it (the accuracy where ``scoring`` is None; the scorer is handed
+        this estimator).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+            Passed to a scorer that takes it; with metadata routing on, to one
+            that requests it (``set_score_request`` on the scorer, or on this
+            estimator where ``scoring`` is None).
         **params : dict
             Metadata for the scorer, with metadata routing on.
 
@@ -296,16 +311,18 @@ class FisherDiscriminantCV(FisherDiscriminant):
         -------
         score : float
         """
-        if self.scoring is None:
-            _raise_for_params(params, self, "score")
-            return super().score(X, y, sample_weight=sample_weight)
         self._check_is_fitted()
         if _routing_enabled():
             score_params = self._routed("score", sample_weight, params)[1]
         else:
             _raise_for_params(params, self, "score")
-            weighted = sample_weight is not None
-            score_params = {"sample_weight": sample_weight} if weighted else {}
+            score_params = {}
+            if sample_weight is not None and (
+                self.scoring is None or _accepts_weights(self._scorer())
+            ):
+                score_params["sample_weight"] = sample_weight
+        if self.scoring is None:
+            return float(accuracy_score(y, self.predict(X), **score_params))
         return check_scoring(self, scoring=self.scoring)(self, X, y, **score_params)
 
 
@@ -320,6 +337,7 @@ class _KappaSearch:
         self.score_params = score_params
         self.scorer = estimator._scorer()
         self.failed_fits = 0
+        self.first_failure = None
 
     def scores(self, splits):
         """(n_kappas, n_folds), C-contiguous: GridSearchCV's layout, whose means
@@ -327,8 +345,8 @@ class _KappaSearch:
         scores = np.column_stack([self._fold(train, test) for train, test in splits])
         if self.failed_fits == scores.size:
             raise ValueError(
-                f"All the {scores.size} fits failed (see the FitFailedWarnings). It "
-                "is very likely that the model is misconfigured."
+                f"All the {scores.size} fits failed. It is very likely that the "
+                f"model is misconfigured. The first failure: {self.first_failure}"
             )
         return np.ascontiguousarray(scores)
 
@@ -340,17 +358,19 @@ class _KappaSearch:
         scratch = estimator._at(kappas[0])
         try:
             stats, X_train, y_train, weights = scratch._statistics_for_fit(
-                self.X[train], self.labels[train], weights
+                _safe_indexing(self.X, train), self.labels[train], weights
             )
             reg = stats.regularized_inverse(kappas[0], estimator.tol)  # any κ: same
         except Exception as error:  # noqa: BLE001 - as GridSearchCV(error_score=nan)
             self._failed("every kappa", error, FitFailedWarning, len(kappas))
             return scores
         score_params = _check_method_params(self.X, self.score_params, indices=test)
+        X_test = _safe_indexing(self.X, test)
         for k, kappa in enumerate(kappas):
             model = estimator._at(kappa)
-            model.classes_ = scratch.classes_
-            model.n_features_in_ = scratch.n_features_in_
+            for name in ("classes_", "n_features_in_", "feature_names_in_"):
+                if hasattr(scratch, name):
+                    setattr(model, name, getattr(scratch, name))
             try:
                 model._finish_fit(stats, X_train, y_train, weights,
                                   reg=replace(reg, kappa=float(kappa)))  # fmt: skip
@@ -358,20 +378,35 @@ class _KappaSearch:
                 self._failed(f"kappa={kappa:g}", error, FitFailedWarning, 1)
                 continue
             try:
-                scores[k] = self.scorer(model, self.X[test], self.labels[test],
-                                        **score_params)  # fmt: skip
+                score = self.scorer(model, X_test, self.labels[test], **score_params)
             except Exception as error:  # noqa: BLE001 - scored nan, as GridSearchCV
                 self._failed(f"scoring kappa={kappa:g}", error, UserWarning, 0)
+                continue
+            scores[k] = _number(score, self.scorer)
         return scores
 
     def _failed(self, what, error, category, fits):
         self.failed_fits += fits
+        if fits and self.first_failure is None:
+            self.first_failure = f"{type(error).__name__}: {error}"
         warnings.warn(
             f"FisherDiscriminant failed on a fold ({what}), which scores nan there: "
             f"{type(error).__name__}: {error}",
             category,
             stacklevel=5,
         )
+
+
+def _number(score, scorer):
+    """A score as GridSearchCV takes one: a number, or its ValueError."""
+    if isinstance(score, numbers.Number) and not isinstance(score, bool):
+        return float(score)
+    if isinstance(score, np.ndarray) and score.ndim == 0:
+        return float(score)
+    raise ValueError(
+        f"scoring must return a number, got {score!r} ({type(score)}) instead. "
+        f"(scorer={scorer})"
+    )
 
 
 def _cv_results(kappas, scores):
@@ -387,8 +422,8 @@ def _cv_results(kappas, scores):
     stds = np.sqrt(np.average((scores - means[:, np.newaxis]) ** 2, axis=1))
     if np.isnan(means).all():
         ranks = np.ones_like(means, dtype=np.int32)
-    else:
-        filled = np.where(np.isnan(means), np.nanmin(means) - 1, means)
+    else:  # nan below the least; -inf, as nan_to_num does, the least finite
+        filled = np.nan_to_num(means, nan=np.nanmin(means) - 1)
         ranks = rankdata(-filled, method="min").astype(np.int32)
     return {
         "param_kappa": kappas.copy(),

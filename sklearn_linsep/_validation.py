@@ -5,6 +5,8 @@ by chunk (``partial_fit``) or in a dask task, so the same bad input gets the sam
 error whichever way it came. Imports nothing of ours but ``_compat``.
 """
 
+from numbers import Real
+
 import numpy as np
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
@@ -207,15 +209,14 @@ class PositiveValues(HasMethods):
         super().__init__([])
 
     def is_satisfied_by(self, val):
-        try:
-            values = np.asarray(val)
-        except (TypeError, ValueError):
+        values = np.asarray(val, dtype=object)
+        if values.ndim > 1 or values.size == 0:
             return False
-        return (
-            values.size > 0
-            and values.ndim <= 1
-            and values.dtype.kind in "iuf"
-            and bool(np.all(values > 0))
+        return all(
+            isinstance(value, Real)
+            and not isinstance(value, (bool, np.bool_))
+            and float(value) > 0
+            for value in values.ravel()
         )
 
     def __str__(self):

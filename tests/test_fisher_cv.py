@@ -128,3 +128,97 @@ def test_priors_are_copied():
         priors[:] = [0.5, 0.5]
         np.testing.assert_array_equal(estimator.priors_, [0.3, 0.7])
         priors[:] = [0.3, 0.7]
+
+
+def test_a_frame_is_cut_and_scored_as_the_search_cuts_it():
+    """GridSearchCV scores each fold on ``df.iloc[test]`` (F-ordered); scoring a
+    C-ordered copy moved the last bits, and with them the chosen κ."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 40))
+    y = np.arange(30) % 2
+    X[:, :2] += y[:, None]
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(40)])
+    kappas = [np.inf, 1e16, 1e15]
+    ours = FisherDiscriminantCV(kappas=kappas, cv=3, scoring="neg_log_loss")
+    ours.fit(frame, y)
+    theirs = GridSearchCV(
+        FisherDiscriminant(), {"kappa": kappas}, cv=3, scoring="neg_log_loss"
+    ).fit(frame, y)
+    for key in ("split0_test_score", "mean_test_score", "rank_test_score"):
+        np.testing.assert_array_equal(ours.cv_results_[key], theirs.cv_results_[key])
+    assert ours.kappa_ == theirs.best_params_["kappa"]
+    assert list(ours.feature_names_in_) == list(frame.columns)
+
+
+def test_routing_with_the_default_scoring_and_a_generator_cv():
+    X, y = tie_data()
+    weights = np.random.RandomState(2).uniform(0.5, 2.0, 40)
+    with sklearn.config_context(enable_metadata_routing=True):
+        ours = FisherDiscriminantCV(kappas=KAPPAS, cv=3)
+        ours.set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        ours.fit(X, y, sample_weight=weights)
+        estimator = FisherDiscriminant().set_fit_request(sample_weight=True)
+        estimator.set_score_request(sample_weight=True)
+        theirs = GridSearchCV(estimator, {"kappa": KAPPAS}, cv=3)
+        theirs.fit(X, y, sample_weight=weights)
+        folds = (split for split in KFold(4).split(X))  # consumed once
+        once = FisherDiscriminantCV(kappas=KAPPAS, cv=folds).fit(X, y)
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"],
+        theirs.cv_results_["mean_test_score"],
+        rtol=1e-12,
+    )
+    assert len([key for key in once.cv_results_ if key.startswith("split")]) == 4
+
+
+def test_a_scorer_must_return_a_number():
+    X, y = tie_data()
+
+    def forgot_return(estimator, X, y):
+        accuracy_score(y, estimator.predict(X))
+
+    with pytest.raises(ValueError, match="scoring must return a number"):
+        FisherDiscriminantCV(kappas=KAPPAS, cv=3, scoring=forgot_return).fit(X, y)
+
+
+def test_a_minus_infinite_mean_ranks_above_a_nan_one():
+    import warnings
+
+    X, y = tie_data()
+
+    def scorer(estimator, X, y):
+        if estimator.kappa == 0.01:
+            raise FloatingPointError("fails here")
+        if estimator.kappa == 1.0:
+            return -np.inf
+        return accuracy_score(y, estimator.predict(X))
+
+    kappas = [10.0, 1.0, 0.01]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = FisherDiscriminantCV(kappas=kappas, cv=3, scoring=scorer).fit(X, y)
+        theirs = GridSearchCV(
+            FisherDiscriminant(), {"kappa": kappas}, cv=3, scoring=scorer
+        ).fit(X, y)
+    np.testing.assert_array_equal(
+        ours.cv_results_["rank_test_score"], theirs.cv_results_["rank_test_score"]
+    )
+
+
+def test_kappas_accept_any_positive_reals_and_nothing_else():
+    X, y = tie_data()
+    FisherDiscriminantCV(kappas=[1, 2**70], cv=3).fit(X, y)
+    FisherDiscriminantCV(kappas=(np.float32(0.5), np.inf), cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="'kappas' parameter"):
+        FisherDiscriminantCV(kappas=[True, 2.0], cv=3).fit(X, y)
+
+
+def test_score_passes_weights_only_to_a_scorer_that_takes_them():
+    X, y = tie_data()
+
+    def plain(estimator, X, y):
+        return accuracy_score(y, estimator.predict(X))
+
+    clf = FisherDiscriminantCV(kappas=KAPPAS, cv=3, scoring=plain).fit(X, y)
+    assert clf.score(X, y, sample_weight=np.ones(40)) == plain(clf, X, y)
