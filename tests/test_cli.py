@@ -498,7 +498,7 @@ def test_a_saved_index_is_left_out_with_a_note(tmp_path, capsys):
     plain, indexed = tmp_path / "plain.csv", tmp_path / "indexed.csv"
     frame.to_csv(plain, index=False)
     frame.to_csv(indexed)  # pandas' default: the index as an unnamed first column
-    argv = ["--target", "target", "--cv", "5", "--quiet"]
+    argv = ["--target", "target", "--cv", "2", "--quiet"]
     _, expected, _ = _report([str(plain), *argv], capsys)
     status, report, err = _report([str(indexed), *argv], capsys)
     assert status == 0, err
