@@ -317,6 +317,7 @@ def _on_a_terminal(*args):
     return seen
 
 
+@pytest.mark.slow  # processes of their own, compiling: 4-7 s cold
 def test_progress_only_on_a_terminal(tmp_path):
     quiet = run("report", "--cv", "2")
     assert quiet.returncode == 0

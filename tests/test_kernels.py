@@ -330,6 +330,7 @@ def test_kernels_are_cached_in_the_user_cache_keyed_by_version(tmp_path):
     assert not _package_cache_files(since)
 
 
+@pytest.mark.slow  # processes of their own, compiling: 4-7 s cold
 def test_a_cache_that_fails_below_its_root_costs_a_compilation_not_a_fit(tmp_path):
     environment = {"NUMBA_CACHE_DIR": str(tmp_path)}
     _python(FIT, environment)
@@ -396,6 +397,7 @@ SAY = (
 )
 
 
+@pytest.mark.slow  # processes of their own, compiling: 4-7 s cold
 def test_say_before_compiling_speaks_once_and_only_when_something_compiles(tmp_path):
     environment = {"NUMBA_CACHE_DIR": str(tmp_path)}
     count, *said = _python(SAY, environment).stdout.splitlines()[-1].split("|")
