@@ -166,15 +166,15 @@ def test_cover_and_cross_validation_sections():
     from sklearn_linsep import cover_separability_probability
 
     X, y = wisconsin()
-    data = report_data(X, y, cv=3)
+    data = report_data(X, y, cv=2, fit_rows=200)
     cover = Cover().compute(data, {})
     assert cover["probability_random_labelling_separable"] == pytest.approx(
         cover_separability_probability(699, 9)
     )
     assert not CrossValidation().applies(report_data(X, y, cv=0))
     scores = CrossValidation().compute(data, {})
-    assert len(scores) == 8 and data.settings["cv_rows"] == 699
-    assert all(0.9 < s["mean"] <= 1 for s in scores.values())
+    assert len(scores) == 8 and 200 <= data.settings["cv_rows"] < 260
+    assert all(0.85 < s["mean"] <= 1 for s in scores.values())
 
 
 def test_text_is_made_from_the_dict_alone():
