@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sklearn_linsep import separability_statistics
 from sklearn_linsep._report._read import read_table
 from sklearn_linsep._report._source import TableError
 from sklearn_linsep.cli import main
@@ -42,10 +43,12 @@ def test_a_pipe_is_read_once(tmp_path):
                    input=path.read_bytes())  # fmt: skip
     assert piped.returncode == 0, piped.stderr.decode()
     report = json.loads(piped.stdout)
-    assert report["data"]["n_samples"] == 200 and report["data"]["n_features"] == 3
-    expected = read_table(str(path), "y").statistics.means
-    assert report["data"]["counts"] == [100, 100]
-    assert report["angle"] is not None and np.all(np.isfinite(expected))
+    assert report["data"]["n_samples"] == 200 and report["data"]["counts"] == [100, 100]
+    data = frame()
+    expected = separability_statistics(data[["a", "b", "c"]].to_numpy(), data["y"])
+    assert report["angle"]["euclidean"]["angle_degrees"] == pytest.approx(
+        expected.degrees, rel=1e-12
+    )
 
 
 def test_a_fifo_is_read_once_and_its_copy_removed(tmp_path):

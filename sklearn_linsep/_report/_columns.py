@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._source import MISSING_TOKENS, TableError, is_text_type, shown
+from ._source import TableError, is_missing, is_text_type, shown
 
 # Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
 # back, pandas calls it "Unnamed: 0", "Unnamed: 3", "Unnamed: 0.1" for a second
@@ -201,7 +201,7 @@ def _text_columns(source):
 def _is_text(cell):
     """Whether a cell holds text: neither a number nor a missing-value token."""
     # "1,5" is a number (a decimal comma, or a thousands separator)
-    return cell.lower() not in MISSING_TOKENS and not _is_number(cell.replace(",", "."))
+    return not is_missing(cell) and not _is_number(cell.replace(",", "."))
 
 
 class _TextWatch:

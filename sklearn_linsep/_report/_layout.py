@@ -57,6 +57,12 @@ def pair_name(pair):
     return f"{first} vs {second}"
 
 
+def plain(value):
+    """A value as JSON and dict keys take it: numpy scalars (no ``int``, no
+    ``str`` to ``json``) as Python's."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def escaped(name):
     """A column name as it can be read in a message: control characters (a NUL,
     a tab) escaped, so that two names that print alike can be told apart."""

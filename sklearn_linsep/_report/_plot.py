@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._fisher import FisherDiscriminant
-from ._layout import of_rows
+from ._layout import of_rows, plain
 
 PLOT_SIZE = (10.0, 4.5)  # inches, at PLOT_DPI: 1000 x 450 pixels
 PLOT_DPI = 100
@@ -37,8 +37,8 @@ def plot_coordinates(data, verdict):
     rows = data.fitting_rows()
     certificate = None
     if not verdict["separable"]:
-        position = {_key(row): i for i, row in enumerate(data.row_ids)}
-        proof = [position[_key(entry["row"])] for entry in verdict["certificate"]]
+        position = {plain(row): i for i, row in enumerate(data.row_ids)}
+        proof = [position[plain(entry["row"])] for entry in verdict["certificate"]]
         rows = np.union1d(rows, proof)
         certificate = np.searchsorted(rows, proof)
     Z, y = data.standardized[rows], data.y[rows]
@@ -56,11 +56,6 @@ def plot_coordinates(data, verdict):
     across = _largest_spread_across(Z, coef / length)
     margin = float(verdict["margin"]) if verdict["separable"] else None
     return PlotCoordinates(along, across, y, verdict["separable"], margin, certificate)
-
-
-def _key(row):
-    """A row id as a dict key: numpy and Python integers alike."""
-    return row.item() if hasattr(row, "item") else row
 
 
 def _largest_spread_across(Z, direction):

@@ -31,10 +31,10 @@ from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
 from ._layout import escaped
 from ._source import (
     MAX_DECOMPRESSED,
-    MISSING_TOKENS,
     Source,
     TableError,
     as_text,
+    is_missing,
     shown,
 )
 
@@ -506,10 +506,6 @@ def canonical_label(text):
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-def _is_missing(text):
-    return text.strip().lower() in MISSING_TOKENS
-
-
 def _labels(column):
     """``(codes, names)``: each row's index into ``names`` (the block's distinct
     labels, canonical), -1 where the label is missing. Distinct values are
@@ -520,7 +516,7 @@ def _labels(column):
     mapping = np.empty(len(distinct) + 1, dtype=np.intp)
     mapping[-1] = -1  # null
     for k, text in enumerate(distinct):
-        if _is_missing(text):
+        if is_missing(text):
             mapping[k] = -1
             continue
         label = canonical_label(text)

@@ -29,6 +29,11 @@ from ._layout import escaped
 MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
 
 
+def is_missing(cell):
+    """Whether a cell's text is a missing-value token (any case, any spaces)."""
+    return cell.strip().lower() in MISSING_TOKENS
+
+
 def _spellings(token):
     """Every casing of ``token``, bare and with a space before, after or both:
     pyarrow matches null tokens exactly, where the old reader stripped and

@@ -17,6 +17,7 @@ from .._layout import (
     number,
     of_rows,
     pair_name,
+    plain,
     wrapped,
 )
 from .._section import Section
@@ -149,7 +150,7 @@ def pair_verdict(data, pair):
             | {"margin": float(result.margin)}
         )
     verdict["certificate"] = [
-        {"row": _plain(data.row_ids[i]), "class": names[data.y[i]],
+        {"row": plain(data.row_ids[i]), "class": names[data.y[i]],
          "weight": float(weight)}
         for i, weight in zip(members[result.certificate_indices],
                              result.certificate_weights, strict=True)
@@ -191,11 +192,6 @@ def _least_hinge(data, Z, y, pair, certificate):
         found["hinge_violation"] = None
         found["hinge_error"] = str(error)
     return found
-
-
-def _plain(value):
-    """A row id as JSON takes it (numpy integers are no ``int``)."""
-    return value.item() if hasattr(value, "item") else value
 
 
 def _evidence_lines(verdict):
