@@ -213,8 +213,8 @@ def svm(args):
     from distributed import wait
 
     from sklearn_linsep import HardMarginSVM
-    from sklearn_linsep._dask import DaskRows, DaskScaledRows
     from sklearn_linsep._margin import maximal_margin_of
+    from sklearn_linsep._rows import rows_of
 
     n = args.svm_rows
     print(f"\n## HardMarginSVM on {n:.0e} x {P} separable rows (gap {args.gap})")
@@ -228,9 +228,9 @@ def svm(args):
             lambda: HardMarginSVM().fit(X_dask, y_dask), args.repeats
         )
         # The same fit through its parts, to count the rows the client received.
-        problem = DaskScaledRows(DaskRows(X_dask, y_dask), np.array([0, 1]), [1], [0])
-        moved = maximal_margin_of(problem)
-        travelled = len(problem._cache)
+        rows = rows_of(X_dask, y_dask, name="bench")
+        moved = maximal_margin_of(rows.two_class([1], [0]))
+        travelled = len(rows.fetched)
         blocks = X_dask.numblocks[0]
     finally:
         client.close()

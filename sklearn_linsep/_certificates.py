@@ -10,20 +10,17 @@ bound from the exact margin; ``cover_separability_probability`` is Cover's count
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._compat import any_dask
-from ._dask import DaskRows, DaskScaledRows
 from ._margin import (
     SeparabilityResult,
     maximal_margin,
     maximal_margin_of,
     sparse_certificate,
 )
+from ._rows import class_pairs, rows_of
 from ._validation import validate_labelled_data
-from ._working_set import ScaledRows
 from .exceptions import SolverError
 
 
@@ -81,25 +78,17 @@ def linear_separability(X, y, *, tol=1e-9):
     >>> pairs[1, 2].verify(X, y), len(pairs[1, 2].certificate_indices) <= 6
     (True, True)
     """
-    if any_dask(X, y):
-        return _dask_separability(X, y, tol)
-    X, classes, y_encoded, _ = validate_labelled_data(
-        X, y, None, "linear_separability", accept_sparse=True
-    )
-    if len(classes) == 2:
-        return _two_class_separability(
-            X, np.where(y_encoded == 1, 1.0, -1.0), classes, tol
-        )
+    rows = rows_of(X, y, name="linear_separability")
+    classes = rows.classes
     results = {}
-    for a in range(len(classes)):
-        for b in range(a + 1, len(classes)):
-            rows = np.flatnonzero((y_encoded == a) | (y_encoded == b))
-            c = np.where(y_encoded[rows] == b, 1.0, -1.0)
-            result = _two_class_separability(X[rows], c, classes[[a, b]], tol)
-            if not result.separable:
-                result.certificate_indices = rows[result.certificate_indices]
-            results[_plain(classes[a]), _plain(classes[b])] = result
-    return results
+    for (a, b), problem in class_pairs(rows):
+        result = separability_of(problem, classes[[a, b]], tol)
+        if not result.separable:
+            result.certificate_indices = problem.indices_in_X(
+                result.certificate_indices
+            )
+        results[_plain(classes[a]), _plain(classes[b])] = result
+    return next(iter(results.values())) if len(classes) == 2 else results
 
 
 def _plain(label):
@@ -108,36 +97,16 @@ def _plain(label):
     return label.item() if hasattr(label, "item") else label
 
 
-def _dask_separability(X, y, tol):
-    """linear_separability on dask arrays: the working set here, the passes over
-    the rows as dask tasks; certificate indices are rows of the whole X."""
-    rows = DaskRows(X, y, name="linear_separability")
-    classes = rows.classes()
-    results = {}
-    for a in range(len(classes)):
-        for b in range(a + 1, len(classes)):
-            problem = DaskScaledRows(rows, classes, [b], [a])
-            results[_plain(classes[a]), _plain(classes[b])] = separability_of(
-                problem, classes[[a, b]], tol
-            )
-    return next(iter(results.values())) if len(classes) == 2 else results
-
-
-def _two_class_separability(X, c, classes, tol):
-    scaled = ScaledRows(X, c)
-    if sp.issparse(X):
+def separability_of(scaled, classes, tol):
+    """:func:`linear_separability` of one two-class problem (a
+    :class:`~sklearn_linsep._rows.TwoClassRows`): the maximal margin, or the
+    certificate of its absence, in the problem's rows."""
+    if scaled.sparse:
         # Sparse rows (text): one sparse LP looks for a point in both hulls first;
         # the working set would densify its rows, round after round.
         certificate = sparse_certificate(scaled, classes)
         if certificate is not None:
             return certificate
-    return separability_of(scaled, classes, tol)
-
-
-def separability_of(scaled, classes, tol):
-    """:func:`linear_separability` of one two-class problem wrapped as a
-    :class:`~sklearn_linsep._working_set.ScaledRows` (or the dask one): the
-    maximal margin, or the certificate of its absence."""
     result = maximal_margin_of(scaled, tol=tol, soft=False, classes=classes)
     if not result.separable:
         return result.certificate

@@ -14,10 +14,9 @@ import scipy.sparse as sp
 from scipy.special import log_expit, log_softmax
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
-from ._base import LinearClassifierBase, linear_scores, map_row_blocks
-from ._compat import any_dask, is_dask_array
+from ._base import LinearClassifierBase, linear_scores
+from ._rows import in_memory, map_rows
 from ._streaming import StatisticsEstimatorMixin
 
 
@@ -201,8 +200,8 @@ def log_posterior(scores):
     return log_softmax(scores, axis=1)
 
 
-def _block_log_posterior(X, coef, intercept):
-    return log_posterior(linear_scores(X, coef, intercept))
+def _block_log_posterior(X, coef, intercept, center=None):
+    return log_posterior(linear_scores(X, coef, intercept, center))
 
 
 class FisherDiscriminant(
@@ -458,7 +457,7 @@ class FisherDiscriminant(
         -------
         self : FisherDiscriminant
         """
-        if self.threshold == "accuracy" and any_dask(X, y, sample_weight):
+        if self.threshold == "accuracy" and not in_memory(X, y, sample_weight):
             raise ValueError(
                 "threshold='accuracy' needs the projected score of every row, which "
                 "a fit on dask arrays does not bring to the client. Use "
@@ -466,15 +465,15 @@ class FisherDiscriminant(
             )
         return self._finish_fit(*self._statistics_for_fit(X, y, sample_weight))
 
-    def _finish_fit(self, stats, X, y_encoded, sample_weight, reg=None):
-        """The model of a fit on the rows ``X`` (None for dask) from their
-        statistics, with the accuracy threshold when asked for."""
+    def _finish_fit(self, stats, rows, reg=None):
+        """The model of a fit on ``rows`` from their statistics, with the
+        accuracy threshold when asked for (``rows`` then in memory)."""
         self._set_statistics(stats, strict=True, reg=reg)
         if self.threshold == "accuracy":
             intercept = self._accuracy_intercept(
-                X,
-                y_encoded,
-                sample_weight,
+                rows.X,
+                rows.y_encoded,
+                rows.sample_weight,
                 stats,
                 float(self.intercept_[0]),
                 self._log_priors(len(self.classes_)),
@@ -643,11 +642,13 @@ class FisherDiscriminant(
             row blocks, for a dask X.
         """
         self._check_is_fitted()
-        if is_dask_array(X):
-            return map_row_blocks(
-                self, X, _block_log_posterior, self.coef_, self.intercept_
-            )
-        return log_posterior(self.decision_function(X))
+        return map_rows(
+            self,
+            X,
+            _block_log_posterior,
+            *self._scoring_terms(),
+            accept_sparse=self._accept_sparse,
+        )
 
     def predict_proba(self, X):
         r"""Posterior probabilities of the classes under the Gaussian model.
@@ -715,12 +716,9 @@ class FisherDiscriminant(
             ``classes_[1]``. A lazy dask array, in X's row blocks, for a dask X.
         """
         self._check_is_fitted()
-        if is_dask_array(X):
-            return map_row_blocks(self, X, _project, self.xbar_, self.scalings_)
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        return map_rows(
+            self, X, _project, self.xbar_, self.scalings_, accept_sparse=True
         )
-        return _project(X, self.xbar_, self.scalings_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

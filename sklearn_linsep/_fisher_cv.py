@@ -28,8 +28,8 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.validation import _check_method_params, indexable
 
-from ._compat import any_dask
 from ._fisher import FisherDiscriminant
+from ._rows import in_memory
 from ._validation import PositiveValues
 
 
@@ -258,7 +258,7 @@ class FisherDiscriminantCV(FisherDiscriminant):
         -------
         self : FisherDiscriminantCV
         """
-        if any_dask(X, y, sample_weight):
+        if not in_memory(X, y, sample_weight):
             raise TypeError(
                 "FisherDiscriminantCV cross-validates on the rows in memory; for "
                 "dask arrays tune FisherDiscriminant's kappa on a sample, or compute "
@@ -267,11 +267,9 @@ class FisherDiscriminantCV(FisherDiscriminant):
         kappas = np.asarray(self.kappas, dtype=np.float64).reshape(-1)
         split_params, score_params = self._routed("fit", sample_weight, params)
         X_given, _ = indexable(X, y)  # the folds are cut from X as given, as
-        stats, X, y_encoded, sample_weight = self._statistics_for_fit(  # the search
-            X,
-            y,
-            sample_weight,  # cuts them: a frame's layout moves the last bits
-        )
+        # the search cuts them: a frame's layout moves the last bits
+        stats, rows = self._statistics_for_fit(X, y, sample_weight)
+        X, y_encoded, sample_weight = rows.X, rows.y_encoded, rows.sample_weight
         labels = self.classes_[y_encoded]
         splits = list(
             check_cv(self.cv, labels, classifier=True).split(X, labels, **split_params)
@@ -289,7 +287,7 @@ class FisherDiscriminantCV(FisherDiscriminant):
         self.kappa_ = float(kappas[best])
         self.best_score_ = float(self.cv_results_["mean_test_score"][best])
         self.scorer_ = search.scorer
-        return self._finish_fit(stats, X, y_encoded, sample_weight)
+        return self._finish_fit(stats, rows)
 
     def score(self, X, y, sample_weight=None, **params):
         """The score of the refit by ``scoring``, as ``LogisticRegressionCV.score``
@@ -357,7 +355,7 @@ class _KappaSearch:
         weights = None if self.sample_weight is None else self.sample_weight[train]
         scratch = estimator._at(kappas[0])
         try:
-            stats, X_train, y_train, weights = scratch._statistics_for_fit(
+            stats, rows = scratch._statistics_for_fit(
                 _safe_indexing(self.X, train), self.labels[train], weights
             )
             reg = stats.regularized_inverse(kappas[0], estimator.tol)  # any κ: same
@@ -372,8 +370,7 @@ class _KappaSearch:
                 if hasattr(scratch, name):
                     setattr(model, name, getattr(scratch, name))
             try:
-                model._finish_fit(stats, X_train, y_train, weights,
-                                  reg=replace(reg, kappa=float(kappa)))  # fmt: skip
+                model._finish_fit(stats, rows, reg=replace(reg, kappa=float(kappa)))
             except Exception as error:  # noqa: BLE001
                 self._failed(f"kappa={kappa:g}", error, FitFailedWarning, 1)
                 continue

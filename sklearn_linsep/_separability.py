@@ -22,14 +22,9 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import _check_n_features, validate_data
 
-from ._base import map_row_blocks
-from ._compat import any_dask, is_dask_array
-from ._dask import DaskRows, dask_class_statistics
-from ._stats import class_statistics
+from ._rows import map_rows, rows_of
 from ._streaming import StatisticsEstimatorMixin
-from ._validation import validate_labelled_data
 
 _METRICS = {"euclidean", "mahalanobis"}
 
@@ -249,23 +244,16 @@ def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
     """The class statistics of the angle functions (``two`` classes exactly) and
     of the scores: in memory, or reduced block by block where the blocks of a dask X
     live. With an estimator, X must have its fitted features."""
-    if any_dask(X, y, sample_weight):
-        rows = DaskRows(X, y, sample_weight, name=name)
-        if estimator is not None:
-            _check_n_features(estimator, rows.X, reset=False)
-        classes, stats = dask_class_statistics(rows, per_class="auto")
-        if two:
-            _check_two_classes(classes)
-        return stats
-    X, classes, y_encoded, sample_weight = validate_labelled_data(
-        X, y, sample_weight, name, estimator, accept_sparse=True, reset=False
-    )
+    rows = rows_of(X, y, sample_weight, name=name, estimator=estimator, reset=False)
+    stats = rows.statistics(per_class=_pairs_need_scatter)
     if two:
-        _check_two_classes(classes)
-    n_classes = len(classes)
-    return class_statistics(
-        X, y_encoded, n_classes, sample_weight, per_class=n_classes > 2
-    )
+        _check_two_classes(rows.classes)
+    return stats
+
+
+def _pairs_need_scatter(n_classes):
+    """The pairwise angles of K > 2 classes need the scatter of each class."""
+    return n_classes > 2
 
 
 def _smallest_angle(stats, kappa, metric, tol):
@@ -572,7 +560,7 @@ class SeparabilityAngle(
     _classes_from_first_chunk = True
 
     def _per_class(self, n_classes):
-        return n_classes > 2
+        return _pairs_need_scatter(n_classes)
 
     def _model(self, stats):
         """The fitted attributes that the class statistics define."""
@@ -618,7 +606,7 @@ class SeparabilityAngle(
         -------
         self : SeparabilityAngle
         """
-        stats, _, _, _ = self._statistics_for_fit(X, y, sample_weight)
+        stats, _ = self._statistics_for_fit(X, y, sample_weight)
         self._set_statistics(stats, strict=True)
         return self
 
@@ -762,14 +750,14 @@ class SeparabilityAngle(
             blocks, for a dask X.
         """
         self._check_is_fitted()
-        if is_dask_array(X):
-            return map_row_blocks(
-                self, X, _signed_distances, self._unit_normals, self._offsets
-            )
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        return map_rows(
+            self,
+            X,
+            _signed_distances,
+            self._unit_normals,
+            self._offsets,
+            accept_sparse=True,
         )
-        return _signed_distances(X, self._unit_normals, self._offsets)
 
     def score(self, X, y, sample_weight=None):
         """The angle of separability of (X, y) itself, in radians.

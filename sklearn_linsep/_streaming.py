@@ -13,21 +13,15 @@ fitted attributes: its maths, in one place) and the checks of its parameters.
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import (
-    _check_feature_names,
-    _check_n_features,
-    check_is_fitted,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import reset_fitted_state
-from ._compat import any_dask
-from ._dask import DaskRows, dask_class_statistics
+from ._rows import in_memory, rows_of
 from ._stats import ClassStatistics, class_statistics
 from ._validation import (
     check_class_totals,
     check_classes,
     validate_chunk,
-    validate_labelled_data,
 )
 
 
@@ -114,42 +108,18 @@ class StatisticsEstimatorMixin:
     # --- the four ways in ---
 
     def _statistics_for_fit(self, X, y, sample_weight):
-        """``(stats, X, y_encoded, sample_weight)`` of a fit on all rows.
+        """``(stats, rows)`` of a fit on all rows (:func:`~._rows.rows_of`: in
+        memory, or reduced where the blocks of a dask array live, so that nothing
+        of size n comes to the client).
 
-        Sets ``classes_``, ``n_features_in_`` and the feature names. For dask input
-        the statistics are reduced where the blocks live and the other three are
-        None: nothing of size n comes to the client.
+        Sets ``classes_``, ``n_features_in_`` and the feature names.
         """
         reset_fitted_state(self)
-        name = type(self).__name__
-        if any_dask(X, y, sample_weight):
-            rows = DaskRows(X, y, sample_weight, name=name)
-            # The classes are known only after the pass (one pass, not two): keep
-            # the per-class scatter if some number of classes would need it, and
-            # drop it after if this one does not.
-            wanted = any(self._per_class(k) for k in (2, 3))
-            classes, stats = dask_class_statistics(rows, per_class=wanted)
-            if not self._per_class(len(classes)):
-                stats = stats.without_per_class()
-            self._check_model_params(len(classes), rows.n_features)
-            self.classes_ = classes
-            # A dask array has no feature names: drop those of an earlier fit.
-            _check_n_features(self, rows.X, reset=True)
-            _check_feature_names(self, rows.X, reset=True)
-            return stats, None, None, None
-        X, classes, y_encoded, sample_weight = validate_labelled_data(
-            X, y, sample_weight, name, estimator=self, accept_sparse=True
-        )
-        self.classes_ = classes
-        self._check_model_params(len(classes), X.shape[1])
-        stats = class_statistics(
-            X,
-            y_encoded,
-            len(classes),
-            sample_weight,
-            per_class=self._per_class(len(classes)),
-        )
-        return stats, X, y_encoded, sample_weight
+        rows = rows_of(X, y, sample_weight, name=type(self).__name__, estimator=self)
+        stats = rows.statistics(per_class=self._per_class)
+        self._check_model_params(len(rows.classes), rows.n_features)
+        self.classes_ = rows.classes
+        return stats, rows
 
     @staticmethod
     def _classes_of_first_chunk(y, name):
@@ -165,7 +135,7 @@ class StatisticsEstimatorMixin:
 
     def _partial_fit(self, X, y, classes, sample_weight):
         name = type(self).__name__
-        if any_dask(X, y, sample_weight):
+        if not in_memory(X, y, sample_weight):
             raise TypeError(
                 f"{name}.partial_fit takes in-memory chunks; pass a whole dask array "
                 "to fit, which reduces it block by block where the blocks live."

@@ -1,22 +1,20 @@
 """HardMarginSVM: the maximal-margin separating hyperplane, exact.
 
-The mathematics is in ``_margin.maximal_margin``; the estimator validates, runs it
-one-vs-rest and publishes the support vectors.
+The mathematics is in ``_margin.maximal_margin``; the estimator asks for its rows
+(``_rows.rows_of``, any backend), runs it one-vs-rest and publishes the support
+vectors.
 """
 
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LinearClassifierBase, reset_fitted_state
-from ._compat import any_dask
-from ._dask import DaskRows, DaskScaledRows
 from ._margin import maximal_margin_of
-from ._working_set import ScaledRows
+from ._rows import one_vs_rest, rows_of
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
 
 
@@ -156,64 +154,14 @@ class HardMarginSVM(LinearClassifierBase):
             The fitted estimator.
         """
         reset_fitted_state(self)
-        if any_dask(X, y, sample_weight):
-            return self._fit_dask(X, y, sample_weight)
-        X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
-        results = []
-
-        def fit_binary(X, c, weights):
-            result = self._solve(ScaledRows(X, c, weights), task=len(results))
-            results.append(result)
-            return result.coef, result.intercept
-
-        self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
-
-        def support_rows(support):
-            # Sparse X keeps them sparse (as SVC does): text has thousands.
-            vectors = X[support]
-            if sp.issparse(vectors):
-                return sp.csr_matrix(vectors), y_encoded[support]
-            return np.asarray(vectors), y_encoded[support]
-
-        self._publish(results, support_rows)
-        return self
-
-    def _fit_dask(self, X, y, sample_weight):
-        """The fit on dask arrays: each one-vs-rest problem's working set lives
-        here, the passes over the rows run as dask tasks (see ``_dask``)."""
-        rows = DaskRows(X, y, sample_weight, type(self).__name__)
-        self.classes_ = rows.classes()
-        self.n_features_in_ = rows.n_features
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        n_classes = len(self.classes_)
-        targets = [1] if n_classes == 2 else range(n_classes)
-        problems = [
-            DaskScaledRows(
-                rows, self.classes_, [k], [j for j in range(n_classes) if j != k]
-            )
-            for k in targets
+        rows = rows_of(X, y, sample_weight, name=type(self).__name__, estimator=self)
+        self.classes_ = rows.classes
+        results = [
+            self._solve(problem, task) for task, problem in enumerate(one_vs_rest(rows))
         ]
-        results = [self._solve(problem, task) for task, problem in enumerate(problems)]
-        self.coef_ = np.vstack([r.coef for r in results]).astype(rows.dtype)
+        self.coef_ = np.vstack([r.coef for r in results]).astype(rows.dtype, copy=False)
         self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
-
-        def support_rows(support):
-            # Every support vector was a working-set member of its problem, so it
-            # is among the rows that problem brought to the client.
-            owner = {
-                int(i): problem
-                for problem, result in zip(problems, results, strict=True)
-                for i in result.support
-            }
-            vectors = [owner[int(i)].original_rows([i])[0] for i in support]
-            codes = [owner[int(i)].class_codes([i])[0] for i in support]
-            return (
-                np.asarray(vectors).reshape(len(support), rows.n_features),
-                np.asarray(codes, dtype=np.intp),
-            )
-
-        self._publish(results, support_rows)
+        self._publish(results, rows.support_rows)
         return self
 
     def _solve(self, scaled, task):
@@ -258,10 +206,7 @@ class HardMarginSVM(LinearClassifierBase):
             # elsewhere is moved to it, exactly where the centres agree).
             self.center_ = center = results[0].center
             self.intercept_at_center_ = np.array(
-                [
-                    r.intercept_at_center + r.coef @ (r.center - center)
-                    for r in results
-                ]
+                [r.intercept_at_center + r.coef @ (r.center - center) for r in results]
             )
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)

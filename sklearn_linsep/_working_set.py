@@ -38,15 +38,19 @@ class ScaledRows:
     inactive: left out of every constraint) and answers every question the
     working-set algorithms ask of the data: rows of Z by index, the worst
     violators of a hyperplane, the smallest margin, the total hinge, the seed.
-    :class:`~sklearn_linsep._dask.DaskScaledRows` answers the same questions with
-    dask tasks over row blocks, so the algorithms run unchanged on either.
+    It is the in-memory :class:`~sklearn_linsep._rows.TwoClassRows`; the dask
+    backend's answers the same questions with tasks over row blocks, so the
+    algorithms run unchanged on either. ``indices`` are the rows of the caller's X
+    that X holds, where X is a subset of it (one pair of classes); None where X is
+    all of it.
     """
 
     in_memory = True  # every pass is cheap: the soft limit may make ~30 of them
 
-    def __init__(self, X, c, sample_weight=None, centre=True):
+    def __init__(self, X, c, sample_weight=None, centre=True, indices=None):
         self.X = X
         self.c = c
+        self.indices = indices
         self.weights = (
             np.ones(len(c)) if sample_weight is None else np.asarray(sample_weight)
         )
@@ -84,6 +88,14 @@ class ScaledRows:
             self.X, self.c, coef, intercept, center, intercept_at_center
         )
         return float(np.min(margins[self.active]))
+
+    @property
+    def sparse(self):
+        return sp.issparse(self.X)
+
+    def indices_in_X(self, indices):
+        """These rows as rows of the caller's X."""
+        return indices if self.indices is None else self.indices[indices]
 
     @property
     def n_samples(self):

@@ -2,20 +2,24 @@ import numpy as np
 import pytest
 
 from sklearn_linsep._base import LinearClassifierBase
+from sklearn_linsep._rows import one_vs_rest, rows_of
 
 
 class _NearestCentroidOvR(LinearClassifierBase):
-    """Toy binary rule run one-vs-rest: the bisector of the two class centroids."""
+    """Toy binary rule run one-vs-rest (the seam's loop): the bisector of the two
+    class centroids."""
 
     def fit(self, X, y, sample_weight=None):
-        X, y_encoded, sample_weight = self._validate_fit_data(X, y, sample_weight)
-
-        def fit_binary(X, c, sample_weight):
+        rows = rows_of(X, y, sample_weight, name="toy", estimator=self)
+        self.classes_ = rows.classes
+        fits = []
+        for problem in one_vs_rest(rows):
+            X, c = problem.X, problem.c
             plus, minus = X[c > 0].mean(axis=0), X[c < 0].mean(axis=0)
             coef = plus - minus
-            return coef, -coef @ (plus + minus) / 2
-
-        self._fit_one_vs_rest(X, y_encoded, sample_weight, fit_binary)
+            fits.append((coef, -coef @ (plus + minus) / 2))
+        self.coef_ = np.vstack([coef for coef, _ in fits])
+        self.intercept_ = np.array([b for _, b in fits])
         return self
 
 

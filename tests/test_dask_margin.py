@@ -20,7 +20,7 @@ from sklearn_linsep import (
     NotLinearlySeparableWarning,
     linear_separability,
 )
-from sklearn_linsep._dask import DaskRows, DaskScaledRows
+from sklearn_linsep._rows import rows_of
 from sklearn_linsep._margin import maximal_margin_of
 
 pytestmark = pytest.mark.usefixtures("dask_sync")
@@ -62,15 +62,15 @@ def test_hard_margin_on_blocks_equals_in_memory(chunks, dask_y):
 @pytest.mark.parametrize("block_rows", [100, 10_000])
 def test_only_the_working_set_travels(block_rows):
     X, y = _separable(n=20_000, p=4)
-    rows = DaskRows(da.from_array(X, chunks=(block_rows, 4)), y)
-    problem = DaskScaledRows(rows, np.array([0, 1]), [1], [0])
+    rows = rows_of(da.from_array(X, chunks=(block_rows, 4)), y, name="test")
+    problem = rows.two_class([1], [0])
     seed_size, batch = 50, 100
     result = maximal_margin_of(problem, initial_size=seed_size, batch=batch)
     reference = HardMarginSVM().fit(X, y)
     assert result.margin == pytest.approx(reference.margin_, rel=1e-9)
     # The client receives the seed and each round's worst violators, chosen on
     # the workers: however small the blocks (here up to 200 of them).
-    assert 0 < len(problem._cache) <= 2 * seed_size + result.rounds * batch
+    assert 0 < len(rows.fetched) <= 2 * seed_size + result.rounds * batch
 
 
 def test_sample_weights_on_blocks_leave_out_zero_weights():

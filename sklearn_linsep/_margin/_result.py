@@ -17,14 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._compat import any_dask
-from .._dask import verify_on_blocks
 from .._proofs import (
     certificate_holds,
     feature_spread,
     hyperplane_forms_agree,
     proven_margins,
 )
+from .._rows import verify as verify_on_backend
 from ..exceptions import SolverError
 
 # The limits of one solver call.
@@ -168,8 +167,10 @@ class SeparabilityResult:
         -------
         valid : bool
         """
-        if any_dask(X, y):
-            return verify_on_blocks(self, X, y, rtol)
+        return verify_on_backend(self, X, y, rtol)
+
+    def _verify_in_memory(self, X, y, rtol):
+        """:meth:`verify` on X in memory (dense or sparse)."""
         y = np.asarray(y)
         if not sp.issparse(X):
             X = np.asarray(X, dtype=float)

@@ -4,16 +4,16 @@ from functools import partial
 
 import numpy as np
 
-from .. import _kernels
-from .._proofs import proven_margins
-from .._validation import encode_known_labels
-from .._working_set import (
+from ... import _kernels
+from ..._proofs import proven_margins
+from ..._validation import encode_known_labels
+from ..._working_set import (
     equilibrated_copy,
     frame_scales,
     seed_direction,
     spreads_uneven,
 )
-from ._rows import tree_reduce, validate_block
+from ._tasks import tree_reduce, validate_block
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -177,7 +177,8 @@ def _keep_best(first, second, limit, per_side):
 
 class DaskScaledRows:
     """One two-class problem on the row blocks of a :class:`DaskRows`, answering
-    what :class:`~sklearn_linsep._working_set.ScaledRows` answers in memory.
+    what :class:`~sklearn_linsep._working_set.ScaledRows` answers in memory (the
+    :class:`~sklearn_linsep._rows.TwoClassRows` protocol).
 
     The client keeps only the rows that the working-set algorithms asked for (the
     seed and the violators, with their labels and weights); every pass over the
@@ -196,6 +197,7 @@ class DaskScaledRows:
     """
 
     in_memory = False  # a pass is a round of tasks: the soft limit grows rows
+    sparse = False
 
     def __init__(self, rows, classes, positive, negative):
         import dask
@@ -208,7 +210,8 @@ class DaskScaledRows:
         self.n_features = rows.n_features
         self._blocks = rows.blocks()
         self._offsets = rows.offsets[:-1]
-        self._cache = {}
+        self._fetched = rows.fetched  # shared by the problems of these rows
+        self._side = _sides(len(self.classes), positive, negative)
         summary = dask.delayed(_summary, pure=True)
         parts = dask.compute(
             *[
@@ -281,22 +284,22 @@ class DaskScaledRows:
         return self._receive([tree_reduce(parts, keep).compute()])
 
     def _receive(self, parts):
-        """Cache the rows the blocks sent; ``(indices, values)`` of all of them."""
+        """Keep the rows the blocks sent (in the rows' ``fetched``); ``(indices,
+        values)`` of all of them."""
         indices = np.concatenate([part[0] for part in parts]).astype(np.intp)
         values = np.concatenate([part[1] for part in parts])
-        for index, row, c, weight, code in zip(
+        for index, row, weight, code in zip(
             indices,
             (row for part in parts for row in part[2]),
-            np.concatenate([part[3] for part in parts]),
             np.concatenate([part[4] for part in parts]),
             np.concatenate([part[5] for part in parts]),
             strict=True,
         ):
-            self._cache[int(index)] = (row, c, weight, code)
+            self._fetched[int(index)] = (row, weight, code)
         return indices, values
 
     def _cached(self, indices, field):
-        return np.array([self._cache[int(i)][field] for i in indices])
+        return np.array([self._fetched[int(i)][field] for i in indices])
 
     def original_rows(self, indices):
         if len(indices) == 0:
@@ -307,13 +310,13 @@ class DaskScaledRows:
         return (self.original_rows(indices) - self.centre) / self.scale
 
     def labels(self, indices):
-        return self._cached(indices, 1).astype(float)
+        return self._side[self._cached(indices, 2).astype(np.intp)]
 
     def sample_weights(self, indices):
-        return self._cached(indices, 2).astype(float)
+        return self._cached(indices, 1).astype(float)
 
-    def class_codes(self, indices):
-        return self._cached(indices, 3).astype(np.intp)
+    def indices_in_X(self, indices):
+        return indices  # every problem is on all the rows of X
 
     def seed(self, size):
         direction, shift = seed_direction(*self._side_means)

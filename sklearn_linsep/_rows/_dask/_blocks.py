@@ -1,16 +1,12 @@
-"""X, y and sample weights of one fit as aligned dask arrays, and the tree reduction."""
+"""X, y and sample weights of one fit as aligned dask arrays: the dask ``Rows``."""
 
 import numpy as np
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import _check_feature_names, _check_n_features
 
-from .._compat import is_dask_array
-from .._validation import (
-    check_labels,
-    chunk_weights,
-    encode_labels,
-    label_codes,
-    working_dtype,
-)
+from ..._compat import is_dask_array
+from ..._validation import check_labels, working_dtype
+from ._statistics import dask_class_statistics
+from ._two_class import DaskScaledRows
 
 
 class DaskRows:
@@ -20,7 +16,15 @@ class DaskRows:
     may be dask arrays or in-memory arrays; in-memory ones are cut along X's row
     chunks. Chunk sizes must be known for that, and for every row index the
     working-set algorithms use.
+
+    It is the dask :class:`~sklearn_linsep._rows.Rows`: the classes are known
+    after a pass (:meth:`statistics` makes one anyway; else ``classes`` makes
+    its own), and the rows the two-class problems bring to the client are kept
+    in ``fetched`` (index to row, weight and class code), where
+    :meth:`support_rows` finds them.
     """
+
+    in_memory = False
 
     def __init__(self, X, y=None, sample_weight=None, name="estimator"):
         import dask.array as da
@@ -35,6 +39,8 @@ class DaskRows:
             X = X.rechunk({1: -1})
         self.X = X
         self.name = name
+        self.fetched = {}
+        self._classes = None
         self.known_chunks = not any(np.isnan(size) for size in X.chunks[0])
         self.y = None if y is None else self._aligned(y, "y")
         self.sample_weight = (
@@ -118,48 +124,41 @@ class DaskRows:
         float64)."""
         return working_dtype(self.X)
 
+    @property
     def classes(self):
-        """The sorted distinct labels of y, computed block by block."""
+        """The sorted distinct labels of y, computed block by block (once)."""
         import dask.array as da
 
-        return check_labels(np.unique(da.unique(self.y).compute()), self.name)
+        if self._classes is None:
+            labels = np.unique(da.unique(self.y).compute())
+            self._classes = check_labels(labels, self.name)
+        return self._classes
 
+    def check_estimator_features(self, estimator, reset):
+        """``n_features_in_`` and feature names as ``validate_data`` records
+        (``reset``) or checks them: a dask array has no feature names."""
+        _check_n_features(estimator, self.X, reset=reset)
+        _check_feature_names(estimator, self.X, reset=reset)
 
-def validate_block(X, y, sample_weight, classes, name):
-    """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
-    labels, rows that agree. ``classes=None`` takes the block's own labels (and
-    returns them). Runs in a dask task; an error there reaches the client as is."""
-    X = check_array(
-        X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
-    )
-    y = np.asarray(y).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"{name}: a block of X has {X.shape[0]} rows but the matching block of y "
-            f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
+    def statistics(self, per_class):
+        """One pass: the statistics of each block merged in a tree. The classes
+        are known only after it, so the scatter of each class is kept if some
+        number of classes would need it, and dropped after if these do not."""
+        wanted = per_class(2) or per_class(3)
+        self._classes, stats = dask_class_statistics(self, per_class=wanted)
+        if wanted and not per_class(len(self._classes)):
+            stats = stats.without_per_class()
+        return stats
+
+    def two_class(self, positive, negative):
+        return DaskScaledRows(self, self.classes, positive, negative)
+
+    def support_rows(self, indices):
+        """Every support vector was a working-set member of its problem, so it
+        is among the rows that problem brought to the client."""
+        vectors = [self.fetched[int(i)][0] for i in indices]
+        codes = [self.fetched[int(i)][2] for i in indices]
+        return (
+            np.asarray(vectors).reshape(len(indices), self.n_features),
+            np.asarray(codes, dtype=np.intp),
         )
-    if classes is None:  # the block's own labels
-        classes, y_encoded = label_codes(y)
-    else:
-        y_encoded = encode_labels(y, classes, name)
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-        if sample_weight.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"{name}: a block of sample_weight has {sample_weight.shape[0]} "
-                f"entries but the matching block of X has {X.shape[0]} rows."
-            )
-        sample_weight = chunk_weights(sample_weight, X.shape[0])
-    return X, y_encoded, sample_weight, classes
-
-
-def tree_reduce(parts, combine):
-    """Combine delayed values pairwise in a balanced tree (depth log₂ of the
-    number of blocks, so no worker holds more than two partial results)."""
-    import dask
-
-    combine = dask.delayed(combine, pure=True)
-    while len(parts) > 1:
-        paired = [combine(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
-        parts = paired + ([parts[-1]] if len(parts) % 2 else [])
-    return parts[0]

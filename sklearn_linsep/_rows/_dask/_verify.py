@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from .._proofs import proven_margins
-from ._rows import DaskRows
+from ..._proofs import proven_margins
+from ._blocks import DaskRows
 
 
 def _pair_block(X, y, classes):

@@ -4,9 +4,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._stats import class_statistics
-from .._validation import check_class_totals, check_labels
-from ._rows import tree_reduce, validate_block
+from ..._stats import class_statistics
+from ..._validation import check_class_totals, check_labels
+from ._tasks import tree_reduce, validate_block
 
 
 def _labelled_block_statistics(X, y, sample_weight, per_class, name):
@@ -56,19 +56,13 @@ def dask_class_statistics(rows, per_class=False):
     task (keyed by the labels the block holds), merged by Chan's update in a tree.
     Never brings rows to the client.
 
-    ``per_class`` keeps the scatter of each class; ``"auto"``: only for more than
-    two classes (the pairwise angles need it).
+    ``per_class`` keeps the scatter of each class.
     """
     import dask
 
     block_stats = dask.delayed(_labelled_block_statistics, pure=True)
-    parts = [
-        block_stats(X, y, w, per_class is not False, rows.name)
-        for X, y, w in rows.blocks()
-    ]
+    parts = [block_stats(X, y, w, per_class, rows.name) for X, y, w in rows.blocks()]
     classes, stats = tree_reduce(parts, _merge_labelled).compute()
     classes = check_labels(classes, rows.name)
-    if per_class == "auto" and len(classes) <= 2:
-        stats = stats.without_per_class()
     check_class_totals(stats.counts, classes)
     return classes, stats

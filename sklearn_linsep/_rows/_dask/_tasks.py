@@ -1,0 +1,46 @@
+"""What every dask pass does in its tasks: validate a block, reduce in a tree."""
+
+import numpy as np
+from sklearn.utils.validation import check_array
+
+from ..._validation import chunk_weights, encode_labels, label_codes
+
+
+def validate_block(X, y, sample_weight, classes, name):
+    """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
+    labels, rows that agree. ``classes=None`` takes the block's own labels (and
+    returns them). Runs in a dask task; an error there reaches the client as is."""
+    X = check_array(
+        X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
+    )
+    y = np.asarray(y).ravel()
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"{name}: a block of X has {X.shape[0]} rows but the matching block of y "
+            f"has {y.shape[0]}: the blocks of X and y must hold the same rows."
+        )
+    if classes is None:  # the block's own labels
+        classes, y_encoded = label_codes(y)
+    else:
+        y_encoded = encode_labels(y, classes, name)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if sample_weight.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"{name}: a block of sample_weight has {sample_weight.shape[0]} "
+                f"entries but the matching block of X has {X.shape[0]} rows."
+            )
+        sample_weight = chunk_weights(sample_weight, X.shape[0])
+    return X, y_encoded, sample_weight, classes
+
+
+def tree_reduce(parts, combine):
+    """Combine delayed values pairwise in a balanced tree (depth log₂ of the
+    number of blocks, so no worker holds more than two partial results)."""
+    import dask
+
+    combine = dask.delayed(combine, pure=True)
+    while len(parts) > 1:
+        paired = [combine(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
+        parts = paired + ([parts[-1]] if len(parts) % 2 else [])
+    return parts[0]

@@ -1,0 +1,131 @@
+"""What a backend provides: the module interface, ``Rows`` and ``TwoClassRows``.
+
+A backend is a module of ``sklearn_linsep._rows`` with four functions:
+
+- ``handles(*arrays) -> bool``: whether these arrays are its kind (decided without
+  importing anything the caller has not imported);
+- ``rows(X, y, sample_weight, *, name, estimator, reset, accept_sparse) -> Rows``:
+  the labelled rows of one fit, validated as far as can be without a pass;
+- ``map_rows(estimator, X, func, *args, accept_sparse) -> array``: ``func`` on the
+  rows of X, checked against the fitted estimator (prediction);
+- ``verify(result, X, y, rtol) -> bool``: a ``SeparabilityResult`` checked on X.
+
+Only the backends know where the rows live; everything above them speaks these
+two protocols.
+"""
+
+from typing import Protocol
+
+import numpy as np
+
+
+class Rows(Protocol):
+    """The labelled rows of one fit.
+
+    Attributes
+    ----------
+    name : str
+        Who asked (for error messages).
+    in_memory : bool
+        Whether ``X``, ``y_encoded`` and ``sample_weight`` are arrays in memory
+        (validated), for the methods that need every row at once.
+    n_features : int
+    dtype : numpy.dtype
+        The working dtype of X (float32 stays, the rest is float64).
+    classes : ndarray
+        The sorted distinct labels (a backend may need a pass to know them; one
+        that has made :meth:`statistics` knows them from it).
+    """
+
+    name: str
+    in_memory: bool
+    n_features: int
+    dtype: np.dtype
+    classes: np.ndarray
+
+    def statistics(self, per_class):
+        """The :class:`~sklearn_linsep._stats.ClassStatistics` of the rows, in one
+        pass; ``per_class(n_classes) -> bool`` says whether to keep the scatter of
+        each class."""
+
+    def two_class(self, positive, negative):
+        """The :class:`TwoClassRows` of the classes ``positive`` (c = +1) against
+        ``negative`` (c = -1), indices into :attr:`classes`; rows of other classes
+        are out of it."""
+
+    def support_rows(self, indices):
+        """``(rows, class_codes)`` of the rows ``indices`` of X that a two-class
+        problem of these rows used (its support vectors)."""
+
+
+class TwoClassRows(Protocol):
+    """One two-class problem on ``Z = (X - centre) / scale``: every question the
+    working-set algorithms (``_margin``) ask of the rows.
+
+    Attributes
+    ----------
+    in_memory : bool
+        Whether a pass is cheap (the soft limit may make ~30 of them).
+    sparse : bool
+        Whether X is a sparse matrix (the sparse routes apply).
+    n_samples, n_features : int
+    centre : ndarray of shape (n_features,)
+    scale : float
+    feature_scale, spread : ndarray of shape (n_features,)
+    magnitude : ndarray of shape (n_features,)
+        The largest ``|x_j|`` of an active row.
+    rounding : float
+        The relative rounding of a margin evaluated on Z.
+    """
+
+    in_memory: bool
+    sparse: bool
+    n_samples: int
+    n_features: int
+    centre: np.ndarray
+    scale: float
+
+    def equilibrated(self):
+        """The same problem with each feature divided by its own spread."""
+
+    @property
+    def uneven(self):
+        """Whether the features' spreads are too far apart for one scale."""
+
+    def original_rows(self, indices):
+        """Rows of X itself, dense."""
+
+    def rows(self, indices):
+        """Rows of Z."""
+
+    def labels(self, indices):
+        """``c = ±1`` of the rows."""
+
+    def sample_weights(self, indices):
+        """The weights of the rows."""
+
+    def indices_in_X(self, indices):
+        """The problem's row indices as rows of the X the caller gave."""
+
+    def seed(self, size):
+        """Up to ``size`` rows per side nearest the hyperplane halfway between the
+        side means."""
+
+    def violators(self, coef, intercept, threshold, working, batch=None):
+        """``(indices, inside)``: the rows outside ``working`` whose margin is below
+        ``threshold`` (the ``batch`` worst), and the violations of ``working``."""
+
+    def min_margin(self, coef, intercept, original=False):
+        """The smallest margin of an active row (on X itself with ``original``)."""
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The smallest margin on X less a proven bound on its rounding."""
+
+    def total_hinge(self, coef, intercept):
+        """``Σ s_i max(0, 1 - c_i (w·z_i + b))``."""
+
+    def opposite_duplicates(self):
+        """A certificate of two equal rows of opposite sides, or None."""
+
+    def to_original(self, coef, intercept):
+        """The hyperplane of Z as one of X."""
