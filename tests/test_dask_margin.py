@@ -20,8 +20,8 @@ from sklearn_linsep import (
     NotLinearlySeparableWarning,
     linear_separability,
 )
-from sklearn_linsep._rows import rows_of
 from sklearn_linsep._margin import maximal_margin_of
+from sklearn_linsep._rows import rows_of
 
 pytestmark = pytest.mark.usefixtures("dask_sync")
 

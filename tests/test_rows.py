@@ -1,0 +1,165 @@
+"""The backend seam (``sklearn_linsep._rows``): which backend serves which arrays,
+the protocols every backend keeps, the shared loops, and a new backend added as one
+module plus one registration."""
+
+import sys
+import types
+import typing
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+
+import sklearn_linsep._rows as seam
+from sklearn_linsep import (
+    FisherDiscriminant,
+    HardMarginSVM,
+    SeparabilityAngle,
+    linear_separability,
+)
+from sklearn_linsep._rows import _memory
+from sklearn_linsep._rows._protocol import Rows, TwoClassRows
+
+da = pytest.importorskip("dask.array")
+
+
+def _members(protocol):
+    names = set(protocol.__annotations__)
+    names |= {
+        name
+        for name, value in vars(protocol).items()
+        if not name.startswith("_") and (callable(value) or isinstance(value, property))
+    }
+    return names
+
+
+def _iris():
+    X, y = load_iris(return_X_y=True)
+    return X, y
+
+
+def test_each_kind_of_array_goes_to_its_backend():
+    X, y = _iris()
+    assert seam.backend_of(X, y, None) is _memory
+    assert seam.backend_of(sp.csr_matrix(X), y) is _memory
+    assert seam.backend_of(X.tolist(), list(y)) is _memory
+    dask_backend = seam.backend_of(da.from_array(X), y)
+    assert dask_backend is not _memory and dask_backend.__name__.endswith("_dask")
+    # One dask array among the three is enough.
+    assert seam.backend_of(X, da.from_array(y), None) is dask_backend
+    assert seam.in_memory(X, y, None) and not seam.in_memory(X, da.from_array(y))
+
+
+@pytest.mark.parametrize("kind", ["memory", "dask"])
+def test_every_backend_keeps_the_protocols(kind, dask_sync):
+    X, y = _iris()
+    if kind == "dask":
+        X, y = da.from_array(X, chunks=50), da.from_array(y, chunks=50)
+    rows = seam.rows_of(X, y, name="test")
+    assert rows.in_memory is (kind == "memory")
+    missing = {name for name in _members(Rows) if not hasattr(rows, name)}
+    assert not missing
+    np.testing.assert_array_equal(rows.classes, [0, 1, 2])
+    problem = rows.two_class([1], [0])
+    missing = {name for name in _members(TwoClassRows) if not hasattr(problem, name)}
+    assert not missing
+    assert problem.n_samples == (100 if kind == "memory" else 150)
+    assert problem.n_features == 4 and not problem.sparse
+
+
+def test_the_protocols_are_protocols():
+    assert issubclass(Rows, typing.Protocol) and issubclass(
+        TwoClassRows, typing.Protocol
+    )
+    assert {"statistics", "two_class", "support_rows", "classes"} <= _members(Rows)
+    assert {"seed", "violators", "min_margin", "total_hinge"} <= _members(TwoClassRows)
+
+
+def test_one_vs_rest_and_pairs_give_the_problems_in_order():
+    X, y = _iris()
+    rows = seam.rows_of(X, y, name="test")
+    problems = list(seam.one_vs_rest(rows))
+    assert len(problems) == 3
+    for k, problem in enumerate(problems):  # all rows, class k against the rest
+        np.testing.assert_array_equal(problem.c, np.where(y == k, 1.0, -1.0))
+        assert problem.indices is None
+    pairs = list(seam.class_pairs(rows))
+    assert [pair for pair, _ in pairs] == [(0, 1), (0, 2), (1, 2)]
+    (_, problem) = pairs[2]  # the rows of classes 1 and 2, mapped back to X's
+    np.testing.assert_array_equal(problem.indices, np.flatnonzero(y > 0))
+    np.testing.assert_array_equal(problem.indices_in_X(np.array([0, 50])), [50, 100])
+    two = seam.rows_of(X[y > 0], y[y > 0], name="test")
+    (only,) = seam.one_vs_rest(two)
+    np.testing.assert_array_equal(only.c, np.where(y[y > 0] == 2, 1.0, -1.0))
+
+
+class Blocks:
+    """A toy array type: rows held as a list of NumPy blocks."""
+
+    def __init__(self, array, size=40):
+        array = np.asarray(array)
+        self.blocks = [array[i : i + size] for i in range(0, len(array), size)]
+
+    def whole(self):
+        return np.concatenate(self.blocks)
+
+    def __len__(self):  # array-like, for validate_params
+        return sum(len(block) for block in self.blocks)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.whole() if dtype is None else self.whole().astype(dtype)
+
+
+def _whole(array):
+    return array.whole() if isinstance(array, Blocks) else array
+
+
+@pytest.fixture
+def blocks_backend(monkeypatch):
+    """A new backend: one module (here made on the fly) and one registration."""
+    module = types.ModuleType("toy_blocks_backend")
+    module.calls = []
+
+    def handles(*arrays):
+        return any(isinstance(array, Blocks) for array in arrays)
+
+    def rows(X, y, sample_weight, **options):
+        module.calls.append("rows")
+        return _memory.rows(_whole(X), _whole(y), _whole(sample_weight), **options)
+
+    def map_rows(estimator, X, func, *args, accept_sparse=False):
+        module.calls.append("map_rows")
+        return _memory.map_rows(
+            estimator, _whole(X), func, *args, accept_sparse=accept_sparse
+        )
+
+    def verify(result, X, y, rtol):
+        module.calls.append("verify")
+        return _memory.verify(result, _whole(X), _whole(y), rtol)
+
+    module.handles, module.rows = handles, rows
+    module.map_rows, module.verify = map_rows, verify
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(seam, "BACKENDS", (*seam.BACKENDS, module.__name__))
+    return module
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_linsep.NotLinearlySeparableWarning")
+def test_a_new_backend_is_one_module_and_one_registration(blocks_backend):
+    X, y = _iris()
+    Xb, yb = Blocks(X), Blocks(y)
+    svm = HardMarginSVM().fit(Xb, yb)
+    reference = HardMarginSVM().fit(X, y)
+    np.testing.assert_array_equal(svm.coef_, reference.coef_)
+    np.testing.assert_array_equal(svm.predict(Xb), reference.predict(X))
+    pairs = linear_separability(Xb, yb)
+    assert [r.separable for r in pairs.values()] == [True, True, False]
+    assert pairs[1, 2].verify(Xb, yb)
+    fisher = FisherDiscriminant().fit(Xb, yb)
+    np.testing.assert_array_equal(
+        fisher.predict_proba(Xb), FisherDiscriminant().fit(X, y).predict_proba(X)
+    )
+    angle = SeparabilityAngle().fit(Xb, yb)
+    assert angle.score(Xb, yb) == SeparabilityAngle().fit(X, y).score(X, y)
+    assert {"rows", "map_rows", "verify"} <= set(blocks_backend.calls)
