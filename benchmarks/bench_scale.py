@@ -28,7 +28,13 @@ processes of one thread each (started here, nothing outside):
    rows in memory: time of each fit, working-set rounds, and the number of rows that
    travelled to the client.
 
-5. **GridSearchCV over κ** (5 values x 5 folds) on ``--grid-rows`` x 50 in memory:
+5. **The exact core, lazily generated.** ``--margin-rows`` x 20 separable rows
+   generated on the workers and never persisted (every pass generates them again):
+   ``FisherDiscriminant`` (one pass), ``linear_separability`` and ``HardMarginSVM``,
+   then ``HardMarginSVM`` on the same rows with a share ``--flip`` of the labels
+   flipped (the soft limit): time, its ratio to Fisher's, the client's RSS growth,
+   and the margins against the same rows in memory.
+6. **GridSearchCV over κ** (5 values x 5 folds) on ``--grid-rows`` x 50 in memory:
    one process, joblib's loky processes, and joblib's dask backend on the cluster.
 
 Timings are medians of ``--repeats`` runs (the lazily generated 8 GB pass runs once
@@ -79,6 +85,15 @@ def separable_block(index, rows, gap, p=P, seed=SEED):
     Z = rng.standard_normal((rows, p))
     Z[:, 0] = (np.abs(Z[:, 0]) + gap) * np.where(y == 1, 1.0, -1.0)
     return Z @ _rotation(p).T, y
+
+
+def flipped_block(index, rows, gap, flip, p=P, seed=SEED):
+    """Block ``index`` of the separable data with a share ``flip`` of the labels
+    flipped: inseparable, a few rows on the wrong side."""
+    X, y = separable_block(index, rows, gap, p, seed)
+    rng = np.random.default_rng([seed + 2, index])
+    flipped = rng.random(rows) < flip
+    return X, np.where(flipped, 1 - y, y)
 
 
 def dask_arrays(make, n_rows, chunk_rows, *args):
@@ -251,6 +266,66 @@ def svm(args):
     return on_workers, in_memory
 
 
+def margin_lazy(args):
+    """The exact core on a dask array that is generated, never persisted: every
+    pass over it generates it again, so a fit costs its full passes. Against
+    ``FisherDiscriminant`` (one pass) on the same array; the answers against the
+    same rows in memory."""
+    from sklearn_linsep import FisherDiscriminant, HardMarginSVM, linear_separability
+
+    n = args.margin_rows
+    print(
+        f"\n## The exact core on a lazily generated dask array: {n:.0e} x {P} "
+        f"({n * P * 8 / 1e9:.1f} GB, not persisted)"
+    )
+    local, client = cluster(args.workers, args.memory_limit)
+    timings = {}
+
+    def timed(name, fit):
+        with RSSSampler(interval=0.005) as memory:
+            seconds, answer = median_seconds(fit, args.lazy_repeats)
+        timings[name] = (seconds, memory.extra / 2**20)
+        return answer
+
+    try:
+        warm_up(client)
+        X, y = dask_arrays(separable_block, n, args.chunk_rows, args.gap)
+        timed("FisherDiscriminant", lambda: FisherDiscriminant().fit(X, y))
+        verdict = timed("linear_separability", lambda: linear_separability(X, y))
+        svm = timed("HardMarginSVM", lambda: HardMarginSVM().fit(X, y))
+        X_in, y_in = dask_arrays(flipped_block, n, args.chunk_rows, args.gap, args.flip)
+        soft = timed(
+            f"HardMarginSVM, {args.flip:g} of labels flipped",
+            lambda: HardMarginSVM().fit(X_in, y_in),
+        )
+    finally:
+        client.close()
+        local.close()
+    fisher = timings["FisherDiscriminant"][0]
+    for name, (seconds, memory) in timings.items():
+        print(
+            f"   {name:38s}: {seconds:7.2f} s  {seconds / fisher:5.2f}x Fisher  "
+            f"client RSS +{memory:6.1f} MB"
+        )
+    X, y = numpy_arrays(separable_block, n, args.chunk_rows, args.gap)
+    reference = HardMarginSVM().fit(X, y)
+    print(
+        f"   margins, relative to in memory: linear_separability "
+        f"{abs(verdict.margin - reference.margin_) / reference.margin_:.1e}, "
+        f"HardMarginSVM {abs(svm.margin_ - reference.margin_) / reference.margin_:.1e}"
+    )
+    del X
+    X, y = numpy_arrays(flipped_block, n, args.chunk_rows, args.gap, args.flip)
+    reference = HardMarginSVM().fit(X, y)
+    hinge = reference.hinge_violation_
+    print(
+        f"   soft limit, relative to in memory: hinge "
+        f"{abs(soft.hinge_violation_ - hinge) / hinge:.1e}, margin "
+        f"{abs(soft.margin_ - reference.margin_) / reference.margin_:.1e} "
+        f"({int(np.sum(y != (X @ _rotation()[:, 0] > 0)))} rows on the wrong side)"
+    )
+
+
 def grid_search(args):
     """GridSearchCV over κ: one process, joblib's loky processes, and joblib's dask
     backend on the cluster (the fits as dask tasks; the data are sent to the
@@ -304,16 +379,18 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--lazy-repeats", type=int, default=1)
     parser.add_argument("--grid-rows", type=int, default=200_000)
+    parser.add_argument("--margin-rows", type=int, default=20_000_000)
+    parser.add_argument("--flip", type=float, default=1e-5)
     parser.add_argument(
         "--only",
-        choices=["fisher", "svm", "grid"],
+        choices=["fisher", "svm", "margin", "grid"],
         help="run one part only (fisher: the lazy, persisted and in-memory fits)",
     )
     args = parser.parse_args()
     if args.quick:
         args.rows, args.memory_rows, args.svm_rows = 2_000_000, 1_000_000, 1_000_000
         args.chunk_rows = 250_000
-        args.grid_rows = 20_000
+        args.grid_rows, args.margin_rows = 20_000, 2_000_000
     import dask
     import distributed
 
@@ -338,6 +415,8 @@ def main():
         )
     if args.only in (None, "svm"):
         svm(args)
+    if args.only in (None, "margin"):
+        margin_lazy(args)
     if args.only in (None, "grid"):
         grid_search(args)
 
