@@ -4,8 +4,9 @@ import numpy as np
 from sklearn.utils.validation import _check_feature_names, _check_n_features
 
 from ..._compat import is_dask_array
-from ..._validation import check_labels, working_dtype
+from ..._validation import working_dtype
 from ._statistics import dask_class_statistics
+from ._summary import class_summary
 from ._two_class import DaskScaledRows
 
 
@@ -41,6 +42,7 @@ class DaskRows:
         self.name = name
         self.fetched = {}
         self._classes = None
+        self._summary = None
         self.known_chunks = not any(np.isnan(size) for size in X.chunks[0])
         self.y = None if y is None else self._aligned(y, "y")
         self.sample_weight = (
@@ -126,13 +128,19 @@ class DaskRows:
 
     @property
     def classes(self):
-        """The sorted distinct labels of y, computed block by block (once)."""
-        import dask.array as da
-
+        """The sorted distinct labels of y: from the statistics where they were
+        computed, else from the class summary (one pass, once)."""
         if self._classes is None:
-            labels = np.unique(da.unique(self.y).compute())
-            self._classes = check_labels(labels, self.name)
+            self._classes = self.class_summary().classes
         return self._classes
+
+    def class_summary(self):
+        """The :class:`ClassSummary` of the rows (one pass, once): every
+        two-class problem of these rows takes its sides' means and extremes
+        from it."""
+        if self._summary is None:
+            self._summary = class_summary(self)
+        return self._summary
 
     def check_estimator_features(self, estimator, reset):
         """``n_features_in_`` and feature names as ``validate_data`` records
@@ -151,7 +159,7 @@ class DaskRows:
         return stats
 
     def two_class(self, positive, negative):
-        return DaskScaledRows(self, self.classes, positive, negative)
+        return DaskScaledRows(self, positive, negative)
 
     def support_rows(self, indices):
         """Every support vector was a working-set member of its problem, so it

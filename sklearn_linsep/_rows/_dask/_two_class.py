@@ -1,5 +1,6 @@
 """One two-class problem on dask blocks: the passes a working set asks of its rows."""
 
+import operator
 from functools import partial
 
 import numpy as np
@@ -13,7 +14,12 @@ from ..._working_set import (
     seed_direction,
     spreads_uneven,
 )
-from ._tasks import tree_reduce, validate_block
+from ._tasks import tree_reduce
+
+# The candidate rows each block keeps on its worker between passes, per side: at
+# least the seed's size, at most POOL_ROWS (or POOL_BYTES over all blocks).
+POOL_ROWS = 1024
+POOL_BYTES = 1 << 28
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -33,23 +39,6 @@ def _block_problem(X, codes, sample_weight, classes, positive, negative):
 def _codes(y, classes):
     """A block's labels, checked by the first pass, encoded again."""
     return encode_known_labels(np.asarray(y).ravel(), classes)
-
-
-def _summary(X, y, w, classes, positive, negative, name):
-    """Validates the block (once, on the first pass) and sums it up: active
-    counts and sums per side, and the extremes of the active rows."""
-    X, codes, w, _ = validate_block(X, y, w, classes, name)
-    X, _, c, _, active = _block_problem(X, codes, w, classes, positive, negative)
-    p = X.shape[1]
-    high = X[active].max(axis=0) if active.any() else np.full(p, -np.inf)
-    low = X[active].min(axis=0) if active.any() else np.full(p, np.inf)
-    pos, neg = active & (c > 0), active & (c < 0)
-    return (
-        np.array([pos.sum(), neg.sum()], dtype=float),
-        np.vstack([X[pos].sum(axis=0), X[neg].sum(axis=0)]),
-        high,
-        low,
-    )
 
 
 def _travelling(X, codes, c, weights, local, offset, values):
@@ -94,29 +83,62 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     return X, codes, weights, margins
 
 
-def _violators_block(
-    X, y, w, classes, positive, negative, offset, centre, scale, coef, intercept,
-    threshold, working, batch,
+def _pool_violators(
+    pool, classes, positive, negative, centre, scale, coef, intercept, threshold,
+    working, batch,
 ):  # fmt: skip
+    """The violators of a hyperplane among a block's pool of candidate rows
+    (kept on its worker), as :func:`_full_pass_block` finds them in the block:
+    the same margins, row by row, the ``batch`` worst outside ``working``."""
+    indices, _, X, c, weights, codes = pool
+    margins = np.empty(len(indices))
+    side = _sides(len(classes), positive, negative)
+    _kernels.centred_margins(
+        X, codes, side, weights, centre, coef / scale, float(intercept), margins
+    )
+    violation = threshold - margins
+    violation[np.isin(indices, working)] = -np.inf
+    local = np.flatnonzero(violation > 0)
+    if batch is not None and local.size > batch:
+        local = local[np.argpartition(violation[local], -batch)[-batch:]]
+    return tuple(field[local] for field in (indices, violation, X, c, weights, codes))
+
+
+def _full_pass_block(
+    X, y, w, classes, positive, negative, offset, centre, scale, coef, intercept,
+    threshold, working, batch, pool_rows,
+):  # fmt: skip
+    """One pass over a block for everything a round may need: its violators (the
+    ``batch`` rows outside ``working`` of margin furthest below ``threshold``),
+    its smallest margin and total hinge (as :func:`_reduce_block`), and its new
+    pool, the ``pool_rows`` rows of each side nearest the hyperplane."""
     X, codes, weights, margins = _block_margins(
         X, y, w, classes, positive, negative, centre, coef / scale, intercept
     )
+    active = np.isfinite(margins)
+    hinge = np.maximum(0.0, 1.0 - margins[active])
+    total = float(np.sum(hinge * weights[active] if weights.size else hinge))
+    least = float(margins[active].min()) if active.any() else np.inf
+    c = _sides(len(classes), positive, negative)[codes]
+    weights = weights if weights.size else np.ones(X.shape[0])
+    nearest = []
+    for side in (1.0, -1.0):
+        members = np.flatnonzero(active & (c == side))
+        if members.size > pool_rows:
+            members = members[
+                np.argpartition(margins[members], pool_rows - 1)[:pool_rows]
+            ]
+        nearest.append(members)
+    nearest = np.concatenate(nearest)
+    pool = _travelling(X, codes, c, weights, nearest, offset, margins[nearest])
     violation = threshold - margins  # -inf out of the problem
     mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
     violation[mine] = -np.inf
     local = np.flatnonzero(violation > 0)
     if batch is not None and local.size > batch:
         local = local[np.argpartition(violation[local], -batch)[-batch:]]
-    c = _sides(len(classes), positive, negative)[codes[local]]
-    travelling_weights = weights[local] if weights.size else np.ones(local.size)
-    return (
-        local + offset,
-        violation[local],
-        X[local],
-        c,
-        travelling_weights,
-        codes[local],
-    )
+    violators = _travelling(X, codes, c, weights, local, offset, violation[local])
+    return pool, violators, least, total
 
 
 def _reduce_block(
@@ -181,30 +203,37 @@ class DaskScaledRows:
     :class:`~sklearn_linsep._rows.TwoClassRows` protocol).
 
     The client keeps only the rows that the working-set algorithms asked for (the
-    seed and the violators, with their labels and weights); every pass over the
-    data (the seed, the violators of a hyperplane, the smallest margin, the total
-    hinge) runs as one dask task per block, and what comes back is those rows or a
-    number per block.
+    seed and the violators, with their labels and weights). A full pass over the
+    data runs as one dask task per block, and what comes back is those rows or a
+    few numbers per block.
+
+    Full passes are few, since a pass over a lazily built array builds it again:
+    the means and extremes come from the rows' class summary (one pass for every
+    problem of the rows); the seed's pass leaves on each worker a *pool* per block,
+    the rows of each side nearest the seed's hyperplane; a round looks for
+    violators in the pools first, and makes a full pass only when they hold none.
+    That pass finds the violators of all rows, and also gives every block's
+    smallest margin and total hinge (which the optimality check then asks for the
+    same hyperplane) and new pools, nearest the hyperplane of the round. So the
+    answer is checked on every row, as before, at about three passes where the
+    rounds made one each.
 
     Parameters
     ----------
     rows : DaskRows
-    classes : ndarray
-        All labels of y, sorted.
     positive, negative : sequence of int
-        Indices into ``classes`` of the labels that count as c = +1 and c = -1;
-        samples of other labels are left out (as are samples of weight 0).
+        Indices into ``rows.classes`` of the labels that count as c = +1 and
+        c = -1; samples of other labels are left out (as are samples of weight 0).
     """
 
     in_memory = False  # a pass is a round of tasks: the soft limit grows rows
     sparse = False
 
-    def __init__(self, rows, classes, positive, negative):
-        import dask
-
+    def __init__(self, rows, positive, negative):
         rows.require_known_chunks()
+        summary = rows.class_summary()
         self.name = rows.name
-        self.classes = np.asarray(classes)
+        self.classes = summary.classes
         self.sides = (np.asarray(positive), np.asarray(negative))
         self.n_samples = int(rows.X.shape[0])
         self.n_features = rows.n_features
@@ -212,17 +241,10 @@ class DaskScaledRows:
         self._offsets = rows.offsets[:-1]
         self._fetched = rows.fetched  # shared by the problems of these rows
         self._side = _sides(len(self.classes), positive, negative)
-        summary = dask.delayed(_summary, pure=True)
-        parts = dask.compute(
-            *[
-                summary(X, y, w, self.classes, *self.sides, self.name)
-                for X, y, w in self._blocks
-            ]
-        )
-        counts = sum(part[0] for part in parts)
-        sums = sum(part[1] for part in parts)
-        high = np.max([part[2] for part in parts], axis=0)
-        low = np.min([part[3] for part in parts], axis=0)
+        # Shared with the equilibrated copy: pools of rows, and the numbers of the
+        # last full pass keyed by its hyperplane and frame.
+        self._passes = {"pools": None, "pool_rows": self._pool_rows(0), "last": None}
+        counts, sums, high, low = summary.sides(self._side)
         if np.any(counts == 0):
             raise ValueError(
                 f"{self.name}: one side of the problem has no sample of positive "
@@ -274,29 +296,23 @@ class DaskScaledRows:
 
         return dask.compute(*self._tasks(function, *args))
 
-    def _gather(self, function, *args, limit, per_side):
-        """The rows a row-returning pass selects, reduced on the workers: blocks
-        are combined in a tree, each combination keeping only the ``limit`` best
-        (see :func:`_select`), so that the client receives those rows and no
+    def _gather(self, parts, limit, per_side):
+        """The rows that row-returning tasks select, reduced on the workers:
+        blocks are combined in a tree, each combination keeping only the ``limit``
+        best (see :func:`_select`), so that the client receives those rows and no
         more, however many blocks there are."""
-        parts = self._tasks(function, *args, with_offset=True)
         keep = partial(_keep_best, limit=limit, per_side=per_side)
-        return self._receive([tree_reduce(parts, keep).compute()])
+        best = tree_reduce(list(parts), keep).compute()
+        return self._receive(_select(best, limit, per_side))  # one block: unkept
 
-    def _receive(self, parts):
-        """Keep the rows the blocks sent (in the rows' ``fetched``); ``(indices,
-        values)`` of all of them."""
-        indices = np.concatenate([part[0] for part in parts]).astype(np.intp)
-        values = np.concatenate([part[1] for part in parts])
+    def _receive(self, part):
+        """Keep the rows sent (in the rows' ``fetched``); their indices."""
+        indices = part[0].astype(np.intp)
         for index, row, weight, code in zip(
-            indices,
-            (row for part in parts for row in part[2]),
-            np.concatenate([part[4] for part in parts]),
-            np.concatenate([part[5] for part in parts]),
-            strict=True,
+            indices, part[2], part[4], part[5], strict=True
         ):
             self._fetched[int(index)] = (row, weight, code)
-        return indices, values
+        return indices
 
     def _cached(self, indices, field):
         return np.array([self._fetched[int(i)][field] for i in indices])
@@ -318,40 +334,97 @@ class DaskScaledRows:
     def indices_in_X(self, indices):
         return indices  # every problem is on all the rows of X
 
+    def _pool_rows(self, size):
+        """Rows per side each block keeps in its pool."""
+        budget = POOL_BYTES // (16 * self.n_features * max(len(self._blocks), 1))
+        return int(max(size, min(max(4 * size, POOL_ROWS), budget)))
+
     def seed(self, size):
+        """The ``size`` rows of each side nearest the hyperplane halfway between
+        the side means; each block's ``_pool_rows`` nearest stay on its worker."""
+        import dask
+
         direction, shift = seed_direction(*self._side_means)
-        indices, _ = self._gather(
-            _seed_block, direction, shift, size, limit=size, per_side=True
+        self._passes["pool_rows"] = pool_rows = self._pool_rows(size)
+        pools = self._tasks(_seed_block, direction, shift, pool_rows, with_offset=True)
+        self._passes["pools"] = dask.persist(*pools)
+        return np.unique(self._gather(self._passes["pools"], size, per_side=True))
+
+    def _key(self, coef, intercept):
+        """The hyperplane and frame of a pass, to know a pass's numbers again."""
+        return (
+            np.asarray(coef, float).tobytes(),
+            float(intercept),
+            self.centre.tobytes(),
+            np.asarray(self.scale, float).tobytes(),
         )
-        return np.unique(indices)
 
     def violators(self, coef, intercept, threshold, working, batch=None):
         working = np.asarray(working, dtype=np.int64)
-        indices, _ = self._gather(
-            _violators_block,
-            self.centre,
-            self.scale,
-            coef,
-            intercept,
-            threshold,
-            working,
-            batch,
-            limit=batch,
-            per_side=False,
-        )
+        indices = np.array([], dtype=np.intp)
+        frame = (self.centre, self.scale, coef, intercept, threshold, working, batch)
+        if self._passes["pools"] is not None:
+            indices = self._violators_in_pools(frame)
+        if indices.size == 0:
+            indices = self._full_pass(frame)
         inside = threshold - self.labels(working) * (
             self.rows(working) @ coef + intercept
         )
         return np.sort(indices), inside
 
+    def _violators_in_pools(self, frame):
+        import dask
+
+        task = dask.delayed(_pool_violators, pure=True)
+        parts = [
+            task(pool, self.classes, *self.sides, *frame)
+            for pool in self._passes["pools"]
+        ]
+        return self._gather(parts, frame[-1], per_side=False)
+
+    def _full_pass(self, frame):
+        """Every block once: violators, smallest margin, total hinge, new pools
+        (kept on the workers, as the pass's other results until reduced)."""
+        import dask
+
+        pool_rows = self._passes["pool_rows"]
+        passes = dask.persist(
+            *self._tasks(_full_pass_block, *frame, pool_rows, with_offset=True)
+        )
+        part = dask.delayed(operator.getitem, pure=True)
+        self._passes["pools"] = [part(result, 0) for result in passes]
+        keep = partial(_keep_best, limit=frame[-1], per_side=False)
+        violators, least, total = dask.compute(
+            tree_reduce([part(result, 1) for result in passes], keep),
+            [part(result, 2) for result in passes],
+            [part(result, 3) for result in passes],
+        )
+        coef, intercept = frame[2], frame[3]
+        self._passes["last"] = (self._key(coef, intercept), min(least), sum(total))
+        return self._receive(violators)
+
+    def _last_pass(self, coef, intercept):
+        """``(least margin, total hinge)`` of the last full pass, if it was of
+        this hyperplane in this frame."""
+        last = self._passes["last"]
+        if last is not None and last[0] == self._key(coef, intercept):
+            return last[1:]
+        return None
+
     def _reduce(self, coef, intercept, what):
         return self._map(_reduce_block, self.centre, self.scale, coef, intercept, what)
 
     def min_margin(self, coef, intercept, original=False):
+        known = None if original else self._last_pass(coef, intercept)
+        if known is not None:
+            return float(known[0])
         what = "min_original" if original else "min"
         return float(min(self._reduce(coef, intercept, what)))
 
     def total_hinge(self, coef, intercept):
+        known = self._last_pass(coef, intercept)
+        if known is not None:
+            return float(known[1])
         return float(sum(self._reduce(coef, intercept, "total_hinge")))
 
     def opposite_duplicates(self):

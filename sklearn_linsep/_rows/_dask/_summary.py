@@ -1,0 +1,92 @@
+"""The class summary of dask rows: per class, the active rows' count, sum and
+extremes, in one pass that also learns the labels and validates every block."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._validation import check_labels
+from ._tasks import tree_reduce, validate_block
+
+
+@dataclass
+class ClassSummary:
+    """Per class (rows of weight > 0 only): ``counts`` (K,), ``sums`` (K, p),
+    ``high`` and ``low`` (K, p), the largest and smallest value of each feature
+    (-inf and inf for a class without rows)."""
+
+    classes: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    high: np.ndarray
+    low: np.ndarray
+
+    def expanded(self, union):
+        """The same summary over the classes ``union`` (a superset)."""
+        if len(union) == len(self.classes):
+            return self
+        where = np.searchsorted(union, self.classes)
+        p = self.sums.shape[1]
+        counts, sums = np.zeros(len(union)), np.zeros((len(union), p))
+        high, low = np.full((len(union), p), -np.inf), np.full((len(union), p), np.inf)
+        counts[where], sums[where] = self.counts, self.sums
+        high[where], low[where] = self.high, self.low
+        return ClassSummary(union, counts, sums, high, low)
+
+    def merge(self, other):
+        union = np.union1d(self.classes, other.classes)
+        a, b = self.expanded(union), other.expanded(union)
+        return ClassSummary(
+            union,
+            a.counts + b.counts,
+            a.sums + b.sums,
+            np.maximum(a.high, b.high),
+            np.minimum(a.low, b.low),
+        )
+
+    def sides(self, side):
+        """``(counts, sums, high, low)`` of the two sides of a problem, ``side``
+        giving +1, -1 or 0 per class: counts (2,) and sums (2, p) per side,
+        extremes over both."""
+        positive, negative = side > 0, side < 0
+        both = positive | negative
+        p = self.sums.shape[1]
+        return (
+            np.array([self.counts[positive].sum(), self.counts[negative].sum()]),
+            np.vstack(
+                [self.sums[positive].sum(axis=0), self.sums[negative].sum(axis=0)]
+            ),
+            self.high[both].max(axis=0) if both.any() else np.full(p, -np.inf),
+            self.low[both].min(axis=0) if both.any() else np.full(p, np.inf),
+        )
+
+
+def _block_summary(X, y, w, name):
+    X, codes, w, labels = validate_block(X, y, w, None, name)
+    X = np.asarray(X, dtype=np.float64)
+    active = np.ones(X.shape[0], bool) if w is None else np.asarray(w) > 0
+    K, p = len(labels), X.shape[1]
+    counts, sums = np.zeros(K), np.zeros((K, p))
+    high, low = np.full((K, p), -np.inf), np.full((K, p), np.inf)
+    for k in range(K):
+        members = X[active & (codes == k)]
+        if len(members):
+            counts[k], sums[k] = len(members), members.sum(axis=0)
+            high[k], low[k] = members.max(axis=0), members.min(axis=0)
+    return ClassSummary(np.asarray(labels), counts, sums, high, low)
+
+
+def _merge(first, second):
+    return first.merge(second)
+
+
+def class_summary(rows):
+    """The :class:`ClassSummary` of a :class:`DaskRows`, its labels checked (two
+    at least): one pass, merged in a tree."""
+    import dask
+
+    task = dask.delayed(_block_summary, pure=True)
+    parts = [task(X, y, w, rows.name) for X, y, w in rows.blocks()]
+    summary = tree_reduce(parts, _merge).compute()
+    summary.classes = check_labels(summary.classes, rows.name)
+    return summary
