@@ -20,6 +20,10 @@ from ._tasks import tree_reduce
 # least the seed's size, at most POOL_ROWS (or POOL_BYTES over all blocks).
 POOL_ROWS = 1024
 POOL_BYTES = 1 << 28
+# Pools are kept concatenated in groups of about this many bytes: a round is then
+# a few tasks, not one per block (each task costs the scheduler a millisecond or
+# so, and the soft limit makes dozens of rounds).
+POOL_GROUP_BYTES = 1 << 25
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -102,6 +106,11 @@ def _pool_violators(
     if batch is not None and local.size > batch:
         local = local[np.argpartition(violation[local], -batch)[-batch:]]
     return tuple(field[local] for field in (indices, violation, X, c, weights, codes))
+
+
+def _concatenated(*pools):
+    """Pools (or any row-returning parts) as one."""
+    return tuple(np.concatenate(fields) for fields in zip(*pools, strict=True))
 
 
 def _full_pass_block(
@@ -339,6 +348,19 @@ class DaskScaledRows:
         budget = POOL_BYTES // (16 * self.n_features * max(len(self._blocks), 1))
         return int(max(size, min(max(4 * size, POOL_ROWS), budget)))
 
+    def _grouped(self, pools):
+        """The blocks' pools concatenated in groups of about
+        ``POOL_GROUP_BYTES``."""
+        import dask
+
+        pool_bytes = 16 * self.n_features * self._passes["pool_rows"]
+        per_group = max(1, POOL_GROUP_BYTES // pool_bytes)
+        concatenated = dask.delayed(_concatenated, pure=True)
+        return [
+            concatenated(*pools[start : start + per_group])
+            for start in range(0, len(pools), per_group)
+        ]
+
     def seed(self, size):
         """The ``size`` rows of each side nearest the hyperplane halfway between
         the side means; each block's ``_pool_rows`` nearest stay on its worker."""
@@ -347,7 +369,7 @@ class DaskScaledRows:
         direction, shift = seed_direction(*self._side_means)
         self._passes["pool_rows"] = pool_rows = self._pool_rows(size)
         pools = self._tasks(_seed_block, direction, shift, pool_rows, with_offset=True)
-        self._passes["pools"] = dask.persist(*pools)
+        self._passes["pools"] = dask.persist(*self._grouped(pools))
         return np.unique(self._gather(self._passes["pools"], size, per_side=True))
 
     def _key(self, coef, intercept):
@@ -392,7 +414,8 @@ class DaskScaledRows:
             *self._tasks(_full_pass_block, *frame, pool_rows, with_offset=True)
         )
         part = dask.delayed(operator.getitem, pure=True)
-        self._passes["pools"] = [part(result, 0) for result in passes]
+        pools = self._grouped([part(result, 0) for result in passes])
+        self._passes["pools"] = dask.persist(*pools)
         keep = partial(_keep_best, limit=frame[-1], per_side=False)
         violators, least, total = dask.compute(
             tree_reduce([part(result, 1) for result in passes], keep),
