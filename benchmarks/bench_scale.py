@@ -311,7 +311,7 @@ def margin_lazy(args):
     start = time.perf_counter()
     reference = HardMarginSVM().fit(X, y)
     print(
-        f"   in memory, HardMarginSVM (one process): {time.perf_counter() - start:.2f} s"
+        f"   in memory, HardMarginSVM: {time.perf_counter() - start:.2f} s"
     )
     print(
         f"   margins, relative to in memory: linear_separability "
