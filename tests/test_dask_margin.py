@@ -235,3 +235,71 @@ def test_units_far_apart_and_offsets_on_blocks_equal_in_memory(seed):
     assert not forged.verify(da.from_array(X_forged, chunks=70), y_dask)
     X_forged[0, 2] = X[1, 2]
     assert forged.verify(da.from_array(X_forged, chunks=70), y_dask)
+
+
+class _PassCounter:
+    """Counts the block tasks of each kind a dask fit runs (the synchronous
+    scheduler runs them in this process)."""
+
+    def __init__(self, monkeypatch):
+        from sklearn_linsep._rows._dask import _summary, _two_class
+
+        self.calls = {}
+        for module, name in [
+            (_summary, "_block_summary"),
+            (_two_class, "_seed_block"),
+            (_two_class, "_full_pass_block"),
+            (_two_class, "_reduce_block"),
+            (_two_class, "_pool_violators"),
+        ]:
+            monkeypatch.setattr(module, name, self._counted(name, getattr(module, name)))
+
+    def _counted(self, name, function):
+        def counted(*args, **kwargs):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    def passes(self, name, blocks):
+        return self.calls.get(name, 0) / blocks
+
+
+def test_a_separable_fit_reads_the_blocks_about_three_times(monkeypatch):
+    # One pass for the labels, means and extremes, one for the seed (which leaves
+    # the candidate pools on the workers), rounds in the pools, and full passes
+    # only to confirm: the optimality check's smallest margin comes with the last.
+    X, y = _separable(n=40_000, p=4, gap=0.05, seed=3)
+    counter = _PassCounter(monkeypatch)
+    blocks = 10
+    svm = HardMarginSVM().fit(da.from_array(X, chunks=(len(X) // blocks + 1, 4)), y)
+    reference = HardMarginSVM().fit(X, y)
+    assert svm.margin_ == pytest.approx(reference.margin_, rel=1e-9)
+    assert counter.passes("_block_summary", blocks) == 1
+    assert counter.passes("_seed_block", blocks) == 1
+    assert 1 <= counter.passes("_full_pass_block", blocks) <= 2
+    assert counter.calls.get("_reduce_block", 0) == 0
+    assert svm.n_iter_ > 1 and counter.calls["_pool_violators"] >= 1
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_linsep.NotLinearlySeparableWarning")
+@pytest.mark.parametrize("flip", [0, 5])
+def test_tiny_pools_change_the_passes_not_the_answer(monkeypatch, flip):
+    # Pools of a few rows miss most support vectors: the full passes find them,
+    # and the answer is the same (the hard margin, and the soft limit).
+    from sklearn_linsep._rows._dask import _two_class
+
+    X, y = _separable(n=8000, p=3, gap=0.05, seed=4)
+    y = y.copy()
+    y[:flip] = 1 - y[:flip]
+    monkeypatch.setattr(_two_class, "POOL_ROWS", 1)
+    counter = _PassCounter(monkeypatch)
+    X_dask = da.from_array(X, chunks=(1000, 3))
+    svm = HardMarginSVM(initial_size=2, batch=3).fit(X_dask, y)
+    reference = HardMarginSVM().fit(X, y)
+    assert svm.separable_ == (flip == 0)
+    assert svm.margin_ == pytest.approx(reference.margin_, rel=1e-8)
+    assert svm.hinge_violation_ == pytest.approx(reference.hinge_violation_, rel=1e-8)
+    assert counter.passes("_full_pass_block", 8) >= 2
+    verdict = linear_separability(X_dask, y)
+    assert verdict.separable == (flip == 0) and verdict.verify(X, y)
