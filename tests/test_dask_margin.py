@@ -252,7 +252,8 @@ class _PassCounter:
             (_two_class, "_reduce_block"),
             (_two_class, "_pool_violators"),
         ]:
-            monkeypatch.setattr(module, name, self._counted(name, getattr(module, name)))
+            counted = self._counted(name, getattr(module, name))
+            monkeypatch.setattr(module, name, counted)
 
     def _counted(self, name, function):
         def counted(*args, **kwargs):
