@@ -216,10 +216,11 @@ class ScaledRows:
         """``c_i (z_i · coef + intercept)`` of every sample."""
         return self.c * self.scores(coef, intercept)
 
-    def violators(self, coef, intercept, threshold, working, batch=None):
+    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
         """``(violated, inside)``: the (at most ``batch``) samples outside
         ``working`` whose margin is below ``threshold``, worst first not
-        guaranteed, and ``threshold - margin`` of the members of ``working``."""
+        guaranteed, and ``threshold - margin`` of the members of ``working``.
+        (``every``: in memory every row is looked at anyway.)"""
         violation = np.where(
             self.active, threshold - self.margins(coef, intercept), -np.inf
         )
@@ -430,12 +431,27 @@ def seed_indices(scaled, size):
         _masked_mean(X, positive), _masked_mean(X, negative)
     )
     signed = c * (_dot64(X, direction) + offset)
+    return np.unique(nearest_per_side(signed, c, active, size))
+
+
+def nearest_per_side(values, c, active, size):
+    """Of each side's active rows (c = +1, then c = -1), the ``size`` of smallest
+    ``values`` (all of them where a side has fewer), in no particular order."""
     chosen = []
-    for members in (np.flatnonzero(positive), np.flatnonzero(negative)):
-        take = min(size, members.size)
-        nearest = np.argpartition(signed[members], take - 1)[:take]
-        chosen.append(members[nearest])
-    return np.unique(np.concatenate(chosen))
+    for side in (1.0, -1.0):
+        members = np.flatnonzero(active & (c == side))
+        if members.size > size:
+            members = members[np.argpartition(values[members], size - 1)[:size]]
+        chosen.append(members)
+    return np.concatenate(chosen)
+
+
+def class_sides(n_classes, positive, negative):
+    """``c`` of each class in a two-class problem: +1 for the classes
+    ``positive``, -1 for ``negative``, 0 (out of the problem) for the others."""
+    side = np.zeros(n_classes)
+    side[positive], side[negative] = 1.0, -1.0
+    return side
 
 
 def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_size=None):

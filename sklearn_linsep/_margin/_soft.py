@@ -103,11 +103,12 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
         return None, working, 0
     violators = margin_violators(scaled, tol, batch)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
-    # stages from the rows it kept.
+    # stages from the rows it kept: the second checks its answer on every row, so
+    # the first may look for violators among a backend's candidates only.
     lp, working, rounds = grow(
         working,
         least_hinge,
-        margin_violators(lp_frame, tol, batch),
+        margin_violators(lp_frame, tol, batch, every=False),
         drop_above=DROP_ABOVE,
         max_size=max_size,
     )
@@ -152,10 +153,11 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     return solution, working, rounds
 
 
-def margin_violators(frame, tol, batch):
+def margin_violators(frame, tol, batch, every=True):
     """The working-set loop's ``violators`` of the margin ``≥ 1 - tol`` on
     ``frame``'s rows, ``batch`` of them a round or as many as the working set
-    holds (rows that join double with it)."""
+    holds (rows that join double with it); ``every`` as
+    :meth:`~sklearn_linsep._rows.TwoClassRows.violators` takes it."""
 
     def violators(solution, working):
         return frame.violators(
@@ -164,6 +166,7 @@ def margin_violators(frame, tol, batch):
             1.0 - tol,
             working,
             max(batch, working.size),
+            every=every,
         )
 
     return violators

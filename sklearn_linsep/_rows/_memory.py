@@ -11,7 +11,7 @@ from sklearn.utils.validation import validate_data
 
 from .._stats import class_statistics
 from .._validation import validate_labelled_data
-from .._working_set import ScaledRows
+from .._working_set import ScaledRows, class_sides
 
 
 def handles(*arrays):
@@ -52,14 +52,6 @@ def verify(result, X, y, rtol):
     return result._verify_in_memory(X, y, rtol)
 
 
-def sides(n_classes, positive, negative):
-    """``c`` of each class: +1 for ``positive``, -1 for ``negative``, 0 for the
-    others (out of the problem)."""
-    side = np.zeros(n_classes)
-    side[positive], side[negative] = 1.0, -1.0
-    return side
-
-
 class MemoryRows:
     """The :class:`~sklearn_linsep._rows.Rows` of arrays in memory: validated X
     (dense or CSR), the encoded labels and the weights (None for all ones)."""
@@ -95,7 +87,7 @@ class MemoryRows:
         """A :class:`ScaledRows` of X itself when the two sides take every class
         (two classes, one-vs-rest), else of the rows of the classes at hand (a
         pair of K > 2), which it maps back by ``indices``."""
-        c = sides(len(self.classes), positive, negative)[self.y_encoded]
+        c = class_sides(len(self.classes), positive, negative)[self.y_encoded]
         if np.all(c != 0):
             return ScaledRows(self.X, c, self.sample_weight)
         indices = np.flatnonzero(c != 0)

@@ -111,9 +111,12 @@ class TwoClassRows(Protocol):
         """Up to ``size`` rows per side nearest the hyperplane halfway between the
         side means."""
 
-    def violators(self, coef, intercept, threshold, working, batch=None):
+    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
         """``(indices, inside)``: the rows outside ``working`` whose margin is below
-        ``threshold`` (the ``batch`` worst), and the violations of ``working``."""
+        ``threshold`` (the ``batch`` worst), and the violations of ``working``.
+        With ``every=False`` a backend may look at its candidate rows only (none
+        found does not prove that no row violates): for a loop whose answer a
+        later loop checks on every row."""
 
     def min_margin(self, coef, intercept, original=False):
         """The smallest margin of an active row (on X itself with ``original``)."""

@@ -9,10 +9,13 @@ from ... import _kernels
 from ..._proofs import proven_margins
 from ..._validation import encode_known_labels
 from ..._working_set import (
+    class_sides,
     equilibrated_copy,
     frame_scales,
+    nearest_per_side,
     seed_direction,
     spreads_uneven,
+    worst_violators,
 )
 from ._tasks import tree_reduce
 
@@ -31,7 +34,7 @@ def _block_problem(X, codes, sample_weight, classes, positive, negative):
     c = +1 for the positive classes, -1 for the negative ones, 0 (inactive) for the
     rest and for weight 0."""
     X = np.asarray(X, dtype=np.float64)
-    c = _sides(len(classes), positive, negative)[codes]
+    c = class_sides(len(classes), positive, negative)[codes]
     weights = (
         np.ones(X.shape[0])
         if sample_weight is None
@@ -57,20 +60,8 @@ def _seed_block(X, y, w, classes, positive, negative, offset, direction, shift, 
         X, codes, w, classes, positive, negative
     )
     signed = c * (X @ direction + shift)
-    chosen = []
-    for side in (1.0, -1.0):
-        members = np.flatnonzero(active & (c == side))
-        take = min(size, members.size)
-        if take:
-            chosen.append(members[np.argpartition(signed[members], take - 1)[:take]])
-    local = np.concatenate(chosen) if chosen else np.array([], dtype=np.intp)
+    local = nearest_per_side(signed, c, active, size)
     return _travelling(X, codes, c, weights, local, offset, signed[local])
-
-
-def _sides(n_classes, positive, negative):
-    side = np.zeros(n_classes)
-    side[positive], side[negative] = 1.0, -1.0
-    return side
 
 
 def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept):
@@ -80,7 +71,7 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     codes = _codes(y, classes)
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
     margins = np.empty(X.shape[0])
-    side = _sides(len(classes), positive, negative)
+    side = class_sides(len(classes), positive, negative)
     _kernels.centred_margins(
         X, codes, side, weights, centre, coef, float(intercept), margins
     )
@@ -96,15 +87,14 @@ def _pool_violators(
     the same margins, row by row, the ``batch`` worst outside ``working``."""
     indices, _, X, c, weights, codes = pool
     margins = np.empty(len(indices))
-    side = _sides(len(classes), positive, negative)
+    side = class_sides(len(classes), positive, negative)
     _kernels.centred_margins(
         X, codes, side, weights, centre, coef / scale, float(intercept), margins
     )
     violation = threshold - margins
-    violation[np.isin(indices, working)] = -np.inf
-    local = np.flatnonzero(violation > 0)
-    if batch is not None and local.size > batch:
-        local = local[np.argpartition(violation[local], -batch)[-batch:]]
+    local, _ = worst_violators(
+        violation, np.flatnonzero(np.isin(indices, working)), batch
+    )
     return tuple(field[local] for field in (indices, violation, X, c, weights, codes))
 
 
@@ -128,24 +118,13 @@ def _full_pass_block(
     hinge = np.maximum(0.0, 1.0 - margins[active])
     total = float(np.sum(hinge * weights[active] if weights.size else hinge))
     least = float(margins[active].min()) if active.any() else np.inf
-    c = _sides(len(classes), positive, negative)[codes]
+    c = class_sides(len(classes), positive, negative)[codes]
     weights = weights if weights.size else np.ones(X.shape[0])
-    nearest = []
-    for side in (1.0, -1.0):
-        members = np.flatnonzero(active & (c == side))
-        if members.size > pool_rows:
-            members = members[
-                np.argpartition(margins[members], pool_rows - 1)[:pool_rows]
-            ]
-        nearest.append(members)
-    nearest = np.concatenate(nearest)
+    nearest = nearest_per_side(margins, c, active, pool_rows)
     pool = _travelling(X, codes, c, weights, nearest, offset, margins[nearest])
     violation = threshold - margins  # -inf out of the problem
     mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
-    violation[mine] = -np.inf
-    local = np.flatnonzero(violation > 0)
-    if batch is not None and local.size > batch:
-        local = local[np.argpartition(violation[local], -batch)[-batch:]]
+    local, _ = worst_violators(violation, mine, batch)
     violators = _travelling(X, codes, c, weights, local, offset, violation[local])
     return pool, violators, least, total
 
@@ -187,13 +166,7 @@ def _select(part, limit, per_side):
     if limit is None:
         return part
     if per_side:
-        chosen = []
-        for side in (1.0, -1.0):
-            members = np.flatnonzero(c == side)
-            if members.size > limit:
-                members = members[np.argpartition(values[members], limit - 1)[:limit]]
-            chosen.append(members)
-        chosen = np.concatenate(chosen)
+        chosen = nearest_per_side(values, c, True, limit)
     elif values.size > limit:
         chosen = np.argpartition(values, -limit)[-limit:]
     else:
@@ -249,7 +222,7 @@ class DaskScaledRows:
         self._blocks = rows.blocks()
         self._offsets = rows.offsets[:-1]
         self._fetched = rows.fetched  # shared by the problems of these rows
-        self._side = _sides(len(self.classes), positive, negative)
+        self._side = class_sides(len(self.classes), positive, negative)
         # Shared with the equilibrated copy: pools of rows, and the numbers of the
         # last full pass keyed by its hyperplane and frame.
         self._passes = {"pools": None, "pool_rows": self._pool_rows(0), "last": None}
@@ -381,13 +354,16 @@ class DaskScaledRows:
             np.asarray(self.scale, float).tobytes(),
         )
 
-    def violators(self, coef, intercept, threshold, working, batch=None):
+    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
+        """In the pools first; a full pass where they hold none (unless not
+        ``every`` row need be looked at)."""
         working = np.asarray(working, dtype=np.int64)
         indices = np.array([], dtype=np.intp)
         frame = (self.centre, self.scale, coef, intercept, threshold, working, batch)
-        if self._passes["pools"] is not None:
+        pools = self._passes["pools"] is not None
+        if pools:
             indices = self._violators_in_pools(frame)
-        if indices.size == 0:
+        if indices.size == 0 and (every or not pools):
             indices = self._full_pass(frame)
         inside = threshold - self.labels(working) * (
             self.rows(working) @ coef + intercept
