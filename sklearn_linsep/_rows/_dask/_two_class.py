@@ -115,9 +115,7 @@ def _full_pass_block(
         X, y, w, classes, positive, negative, centre, coef / scale, intercept
     )
     active = np.isfinite(margins)
-    hinge = np.maximum(0.0, 1.0 - margins[active])
-    total = float(np.sum(hinge * weights[active] if weights.size else hinge))
-    least = float(margins[active].min()) if active.any() else np.inf
+    least, total = _least_and_hinge(margins, weights, active)
     c = class_sides(len(classes), positive, negative)[codes]
     weights = weights if weights.size else np.ones(X.shape[0])
     nearest = nearest_per_side(margins, c, active, pool_rows)
@@ -129,6 +127,14 @@ def _full_pass_block(
     return pool, violators, least, total
 
 
+def _least_and_hinge(margins, weights, active):
+    """The smallest margin of the ``active`` rows and their total hinge
+    ``Σ s_i max(0, 1 - margin_i)`` (``weights`` empty: all 1)."""
+    hinge = np.maximum(0.0, 1.0 - margins[active])
+    total = float(np.sum(hinge * weights[active] if weights.size else hinge))
+    return (float(margins[active].min()) if active.any() else np.inf), total
+
+
 def _reduce_block(
     X, y, w, classes, positive, negative, centre, scale, coef, intercept, what
 ):  # fmt: skip
@@ -137,11 +143,8 @@ def _reduce_block(
     _, _, weights, margins = _block_margins(
         X, y, w, classes, positive, negative, centre, coef / scale, intercept
     )
-    active = np.isfinite(margins)
-    if what == "total_hinge":
-        hinge = np.maximum(0.0, 1.0 - margins[active])
-        return float(np.sum(hinge * weights[active] if weights.size else hinge))
-    return float(margins[active].min()) if active.any() else np.inf
+    least, total = _least_and_hinge(margins, weights, np.isfinite(margins))
+    return total if what == "total_hinge" else least
 
 
 def _proven_block(
