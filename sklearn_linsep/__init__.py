@@ -16,12 +16,14 @@ _MODULE_OF = {
         [
             "cover_separability_probability",
             "linear_separability",
+            "minimum_error_separation",
             "perceptron_mistake_bound",
         ],
         "._certificates",
     ),
     "FisherDiscriminant": "._fisher",
     "FisherDiscriminantCV": "._fisher_cv",
+    "MinimumErrorResult": "._margin",
     "SeparabilityResult": "._margin",
     **dict.fromkeys(
         ["Adaline", "LearningRateSchedule", "Perceptron", "PocketPerceptron"],

@@ -10,7 +10,9 @@ certificates of (in)separability, on a working set of rows.
   conditions every route checks and the proof on X;
 * ``_wide``: the same answers for sparse rows with at least as many features as
   rows (text), in the span of the rows: the verdict from one sparse LP, every
-  margin subproblem on the working set's Gram matrix, X never densified.
+  margin subproblem on the working set's Gram matrix, X never densified;
+* ``_min_error``: the fewest rows to remove for the rest to separate, bounded by
+  certificates (a hitting-set MIP) from below and greedy removals from above.
 
 The estimator (``_svm``) and the separability functions (``_certificates``) both
 stand on :func:`maximal_margin_of`.
@@ -18,11 +20,13 @@ stand on :func:`maximal_margin_of`.
 
 from ._certificate import certificate_from_subset, sparse_certificate
 from ._hard import check_scale, maximal_margin, maximal_margin_of
+from ._min_error import MinimumErrorResult, minimum_errors
 from ._result import Hyperplane, MarginResult, SeparabilityResult, Status
 
 __all__ = [
     "Hyperplane",
     "MarginResult",
+    "MinimumErrorResult",
     "SeparabilityResult",
     "Status",
     "certificate_from_subset",
@@ -30,4 +34,5 @@ __all__ = [
     "check_scale",
     "maximal_margin",
     "maximal_margin_of",
+    "minimum_errors",
 ]

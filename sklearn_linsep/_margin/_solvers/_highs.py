@@ -146,3 +146,42 @@ def _polish(equalities, right, weights):
     ):
         return polished
     return np.where(support, weights, 0.0)
+
+
+# scipy's milp statuses: 0 optimal, 1 a limit reached (a bound, maybe a solution).
+MILP_OPTIMAL, MILP_LIMIT = 0, 1
+
+
+def hitting_set_mip(sets, n, time_limit):
+    """The fewest of ``n`` items that meet every one of ``sets`` (index arrays):
+    ``min Σ z_i`` subject to ``Σ_{i ∈ S} z_i ≥ 1`` for each set, ``z`` binary
+    (HiGHS's branch and bound).
+
+    Returns ``(chosen, lower, optimal)``: the items of the best solution found (None
+    when the limit came first), a proven lower bound on the optimum (HiGHS's dual
+    bound, rounded up: the objective is an integer), and whether ``chosen`` is
+    optimal.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    columns = np.concatenate(sets) if sets else np.array([], dtype=np.intp)
+    incidence = sp.csr_matrix(
+        (np.ones(rows.size), (rows, columns)), shape=(len(sets), n)
+    )
+    result = milp(
+        np.ones(n),
+        constraints=LinearConstraint(incidence, 1.0, np.inf),
+        integrality=np.ones(n),
+        bounds=Bounds(0.0, 1.0),
+        options={"time_limit": max(time_limit, 1e-3), "presolve": True},
+    )
+    if result.status not in (MILP_OPTIMAL, MILP_LIMIT):
+        raise SolverError(f"HiGHS failed on the hitting-set MIP: {result.message}")
+    optimal = result.status == MILP_OPTIMAL
+    chosen = None if result.x is None else np.flatnonzero(result.x > 0.5)
+    bound = getattr(result, "mip_dual_bound", None)
+    if optimal:
+        bound = float(chosen.size)
+    lower = 0 if bound is None or not np.isfinite(bound) else int(np.ceil(bound - 1e-6))
+    return chosen, lower, optimal

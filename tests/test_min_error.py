@@ -1,0 +1,143 @@
+"""minimum_error_separation (``_margin/_min_error.py``): the fewest rows to remove,
+against a brute force on small data and on the real data sets' pairs."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from sklearn.datasets import load_iris, load_wine
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_linsep import (
+    MinimumErrorResult,
+    linear_separability,
+    minimum_error_separation,
+)
+
+
+def _separable_by_lp(X, c):
+    """An independent verdict: is ``c_i (w·x_i + b) ≥ 1`` feasible (HiGHS)?"""
+    if np.unique(c).size < 2:
+        return True
+    n, p = X.shape
+    A = -c[:, None] * np.column_stack([X, np.ones(n)])
+    result = linprog(
+        np.zeros(p + 1), A_ub=A, b_ub=-np.ones(n), bounds=[(None, None)] * (p + 1)
+    )
+    return result.status == 0
+
+
+def _brute_force(X, y):
+    """The fewest rows to remove, by trying every subset of each size."""
+    c = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    n = len(y)
+    for k in range(n + 1):
+        for removed in combinations(range(n), k):
+            keep = np.setdiff1d(np.arange(n), removed)
+            if _separable_by_lp(X[keep], c[keep]):
+                return k
+    raise AssertionError("unreachable: one row left always separates")
+
+
+def _check_removal(result, X, y):
+    """The removal leaves rows that separate, by the hyperplane given."""
+    keep = np.setdiff1d(np.arange(len(y)), result.removed)
+    assert result.removed.size == result.upper_bound
+    c = np.where(y[keep] == result.classes[1], 1.0, -1.0)
+    margins = c * (X[keep] @ result.coef + result.intercept)
+    assert np.all(margins >= 1 - 1e-7)
+    if np.unique(y[keep]).size == 2:
+        assert linear_separability(X[keep], y[keep]).separable
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_equals_the_brute_force_on_small_data(seed):
+    rng = np.random.default_rng(seed)
+    n, p = rng.integers(6, 12), rng.integers(1, 4)
+    X = rng.normal(size=(n, p))
+    y = (X @ rng.normal(size=p) + rng.normal(scale=1.0, size=n) > 0).astype(int)
+    if np.unique(y).size < 2:
+        y[0] = 1 - y[0]
+    result = minimum_error_separation(X, y, time_limit=60)
+    assert result.optimal and result.stopped_by == "optimal"
+    assert result.lower_bound == result.upper_bound == _brute_force(X, y)
+    _check_removal(result, X, y)
+
+
+def test_separable_data_need_no_removal():
+    X, y = load_iris(return_X_y=True)
+    result = minimum_error_separation(X[y < 2], y[y < 2])
+    assert (result.lower_bound, result.upper_bound, result.optimal) == (0, 0, True)
+    assert result.removed.size == 0 and result.n_certificates == 0
+    _check_removal(result, X[y < 2], y[y < 2])
+
+
+@pytest.mark.parametrize("load", [load_iris, load_wine])
+@pytest.mark.parametrize("standardize", [False, True])
+def test_every_pair_of_the_bundled_data_is_proved(load, standardize):
+    X, y = load(return_X_y=True)
+    if standardize:
+        X = StandardScaler().fit_transform(X)
+    for a, b in combinations(np.unique(y), 2):
+        pair = (y == a) | (y == b)
+        result = minimum_error_separation(X[pair], y[pair], time_limit=60)
+        assert result.optimal
+        expected = 1 if (load is load_iris and (a, b) == (1, 2)) else 0
+        assert result.upper_bound == expected
+        _check_removal(result, X[pair], y[pair])
+
+
+def test_the_count_ignores_affine_maps_and_row_order():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=40) > 0).astype(int)
+    base = minimum_error_separation(X, y, time_limit=60)
+    assert base.optimal
+    A = np.array([[1e4, 0, 0], [3.0, 1e-3, 0], [0, 2.0, 5.0]])
+    mapped = minimum_error_separation(X @ A.T + 1e3, y, time_limit=60)
+    order = rng.permutation(40)
+    shuffled = minimum_error_separation(X[order], 5 * y[order] + 2, time_limit=60)
+    assert mapped.optimal and shuffled.optimal
+    assert mapped.upper_bound == shuffled.upper_bound == base.upper_bound
+    np.testing.assert_array_equal(shuffled.classes, [2, 7])
+
+
+def test_an_effort_limit_stops_alike_on_every_run():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    first = minimum_error_separation(X, y, effort=1)
+    second = minimum_error_separation(X, y, effort=1)
+    assert first.rounds <= 1 and first.lower_bound <= first.upper_bound
+    assert (first.lower_bound, first.upper_bound) == (
+        second.lower_bound,
+        second.upper_bound,
+    )
+    np.testing.assert_array_equal(first.removed, second.removed)
+    _check_removal(first, X, y)
+    if not first.optimal:
+        assert first.stopped_by == "effort"
+        assert "to" in repr(first) and "effort" in repr(first)
+
+
+def test_bad_input_gets_a_clear_error():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="two classes; got 3"):
+        minimum_error_separation(X, y)
+    with pytest.raises(ValueError, match="one class|1 class|2 classes"):
+        minimum_error_separation(X[:10], y[:10])
+    bad = X[y > 0].copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        minimum_error_separation(bad, y[y > 0])
+    for limit in (0, -1.0, np.nan):
+        with pytest.raises(InvalidParameterError, match="time_limit"):
+            minimum_error_separation(X[y > 0], y[y > 0], time_limit=limit)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        minimum_error_separation(sp.csr_matrix(X[y > 0]), y[y > 0])
+    with pytest.raises(ValueError, match="inconsistent"):
+        minimum_error_separation(X[y > 0], y[y > 0][:-1])
+    assert isinstance(minimum_error_separation(X[y < 2], y[y < 2]), MinimumErrorResult)
