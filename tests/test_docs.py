@@ -254,7 +254,9 @@ def test_other_results_are_the_librarys(row):
 # --- the other pages -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", ["quickstart.rst", "user_guide/probes.rst"])
+@pytest.mark.parametrize(
+    "page", ["quickstart.rst", "user_guide/probes.rst", "user_guide/certificates.rst"]
+)
 def test_pages_with_examples_run_as_printed(page):
     failed, attempted = doctest.testfile(
         str(DOCS / page),
