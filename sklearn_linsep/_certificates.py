@@ -164,8 +164,10 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
         Seconds of wall-clock time, a safety cap: the bounds at that time are
         returned (they depend on the machine's speed).
     effort : int, default=None
-        The most hitting-set rounds (candidate removals tested): a limit that
-        gives the same answer on any machine. None: until ``time_limit``.
+        The most exact verdicts the search makes (each a working-set solve on
+        the rows kept: the greedy removal's steps, and one per certificate): a
+        limit of work that gives the same bounds on any machine. None: until the
+        bounds meet or ``time_limit``.
     tol : float, default=1e-9
         Tolerance of the verdicts, as in :func:`linear_separability`.
 

@@ -125,6 +125,19 @@ def _parser():
         "scale to many (5000)",
     )
     report.add_argument(
+        "--effort",
+        type=_non_negative_int,
+        default=50,
+        help="exact verdicts the search for the fewest rows to remove of an "
+        "inseparable pair may make: the same lines on any machine (50)",
+    )
+    report.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=60.0,
+        help="seconds that search may take per pair at most, a safety cap (60)",
+    )
+    report.add_argument(
         "--quiet", action="store_true", help="no progress display on stderr"
     )
     return parser
@@ -188,6 +201,13 @@ def _plot_path(text):
     if not os.path.isdir(folder):
         raise argparse.ArgumentTypeError(f"no directory {folder} to write into")
     return text
+
+
+def _non_negative_int(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
 
 
 def _positive_int(text):

@@ -811,8 +811,9 @@ def test_a_saved_text_index_is_left_out_and_wide_data_are_cautioned(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "column 'unnamed_1' left out: a saved index" in done.stderr
     assert "Data: 30 rows, 300 features" in done.stdout
-    assert "by Cover's theorem a random two-class labelling of 30 rows in 300" in (
-        done.stdout.splitlines()[2]
+    assert (
+        "by Cover's theorem a random two-class labelling of 30 rows in 300"
+        in (done.stdout.splitlines()[2])
     )
     kept = run("report", str(path), "--target", "diagnosis", "--keep-index")
     assert kept.returncode == 1 and "non-numeric feature column" in kept.stderr
@@ -832,3 +833,24 @@ def test_a_wide_table_reads_the_usual_missing_tokens(tmp_path):
                       "--missing", "mean")  # fmt: skip
     assert report["data"]["n_features"] == MANY_COLUMNS + 5
     assert report["data"]["rows_in_memory"] == 20
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--effort", "-1", "must be 0 or more"),
+        ("--time-limit", "0", "must be a positive number"),
+        ("--time-limit", "nan", "must be a positive number"),
+    ],
+)
+def test_the_search_limits_are_checked(option, value, message):
+    done = run("report", option, value)
+    assert done.returncode == 2 and message in done.stderr
+
+
+def test_the_json_holds_the_fewest_rows_to_remove():
+    report = run_json("report", "--cv", "0", "--effort", "20")
+    (verdict,) = report["separability"]
+    removal = verdict["removal"]
+    assert removal["lower_bound"] <= removal["upper_bound"] == len(removal["removed"])
+    assert report["settings"]["effort"] == 20

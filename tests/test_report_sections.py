@@ -91,6 +91,47 @@ def test_verdict_certificate_rows_and_standardized_hinge():
     assert verdict["hinge_rows"] == verdict["rows"] == 699
 
 
+def test_the_fewest_rows_to_remove_are_bounded_and_named():
+    X, y = wisconsin()
+    data = report_data(X, y, fit_rows=10_000, effort=60)
+    (verdict,) = Verdict().compute(data, {})
+    removal = verdict["removal"]
+    assert removal["rows"] == 699 and removal["stopped_by"] == "effort"
+    assert 1 <= removal["lower_bound"] <= removal["upper_bound"] <= 13
+    assert len(removal["removed"]) == removal["upper_bound"]
+    keep = np.setdiff1d(np.arange(699), removal["removed"])
+    assert linear_separability(X[keep], y[keep]).separable
+    text = Verdict.text(verdict, {"errors": {}})
+    assert (
+        f"at least {removal['lower_bound']} and at most {removal['upper_bound']} "
+        "of 699 rows must be removed (effort)"
+    ) in text
+    # The same effort gives the same bounds (the report's lines do not depend on
+    # the machine's speed).
+    (again,) = Verdict().compute(report_data(X, y, fit_rows=10_000, effort=60), {})
+    assert again["removal"] == removal
+
+
+def test_a_proven_count_and_a_sampled_one_say_what_they_are():
+    X, y = load_iris(return_X_y=True)
+    pair = y > 0
+    data = report_data(X[pair], y[pair])
+    (verdict,) = Verdict().compute(data, {})
+    assert verdict["removal"]["optimal"] and verdict["removal"]["upper_bound"] == 1
+    assert "exactly 1 of 100 rows must be removed (proven)" in Verdict.text(
+        verdict, {"errors": {}}
+    )
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + rng.normal(size=600) > 0).astype(int)
+    sample = report_data(X[:300], y[:300], effort=30)
+    sample.statistics = ClassStatistics.from_data(X, y, [0, 1])  # of all 600 rows
+    (verdict,) = Verdict().compute(sample, {})
+    text = Verdict.text(verdict, {"errors": {}})
+    lower = verdict["removal"]["lower_bound"]
+    assert lower >= 1 and f"at least {lower} rows must be removed (proved on " in text
+
+
 def test_a_failing_pair_is_keyed_by_section_and_pair(monkeypatch):
     from sklearn_linsep._report.sections import _verdict
 

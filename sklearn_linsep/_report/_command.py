@@ -167,6 +167,8 @@ def report_command(args):
         standardize=args.standardize,
         seed=args.seed,
         fit_rows=args.fit_rows,
+        effort=args.effort,
+        time_limit=args.time_limit,
     )
     title = args.path or BUNDLED_TITLE
     # From here on the data are read: whatever fails is said in the report, under

@@ -19,6 +19,8 @@ def separability_report(
     seed=0,
     tol=1e-9,
     fit_rows=5000,
+    effort=50,
+    time_limit=60.0,
     progress=None,
     feature_names=None,
     row_ids=None,
@@ -55,6 +57,12 @@ def separability_report(
         Rows (a sample uniform within each class, keeping every class) for what
         does not scale to many: the soft-margin limit behind the hinge of
         inseparable data and the cross-validation. The exact test uses every row.
+    effort : int, default=50
+        Exact verdicts the search for the fewest rows to remove of an inseparable
+        pair may make (:func:`~sklearn_linsep.minimum_error_separation`): the same
+        bounds on any machine.
+    time_limit : float, default=60.0
+        Seconds that search may take per pair at most (a safety cap).
     progress : callable, default=None
         Called once per cross-validation fit.
     feature_names : list of str, default=None
@@ -80,7 +88,10 @@ def separability_report(
         hyperplane in the data's units; an inseparable pair's holds its
         ``certificate``: the rows (``row`` from ``row_ids``), their class and
         weight, whose weighted means per class coincide, and the least total
-        ``hinge_violation`` on standardized features, of ``hinge_rows`` rows.
+        ``hinge_violation`` on standardized features, of ``hinge_rows`` rows,
+        and the fewest rows to remove of those, ``removal``: ``lower_bound``,
+        ``upper_bound``, ``optimal``, ``stopped_by`` and the ``removed`` rows of
+        the upper bound (by ``row_ids``).
 
     Examples
     --------
@@ -115,6 +126,8 @@ def separability_report(
         seed=seed,
         tol=tol,
         fit_rows=fit_rows,
+        effort=effort,
+        time_limit=time_limit,
         progress=progress,
     )
     return compute_report(data)
@@ -131,6 +144,8 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
         standardize=bool(data.standardize),
         seed=int(data.seed),
         fit_rows=int(data.fit_rows),
+        effort=int(data.effort),
+        time_limit=float(data.time_limit),
     )
     report = {
         "source": source,

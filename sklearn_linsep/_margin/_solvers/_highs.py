@@ -2,6 +2,11 @@
 (:func:`total_hinge_lp`, the soft limit's first stage) and a point in both convex
 hulls (:func:`hull_intersection_lp`, the certificate of inseparability)."""
 
+import contextlib
+import ctypes
+import os
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
@@ -148,6 +153,36 @@ def _polish(equalities, right, weights):
     return np.where(support, weights, 0.0)
 
 
+@contextlib.contextmanager
+def _native_stdout_silenced():
+    """File descriptor 1 to /dev/null for the duration: the MIP solver of
+    scipy 1.17's HiGHS prints a debugging line
+    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") on the process's
+    standard output, whatever its options, which would land in the middle of a
+    report (or of its JSON)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 1)
+            try:
+                yield
+            finally:
+                _flush_c_stdout()
+                os.dup2(saved, 1)
+    finally:
+        os.close(saved)
+
+
+def _flush_c_stdout():
+    """Flush C's stdio buffers (HiGHS prints with printf), so that nothing it
+    wrote comes out after the descriptor is restored."""
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library
+        pass
+
+
 # scipy's milp statuses: 0 optimal, 1 a limit reached (a bound, maybe a solution).
 MILP_OPTIMAL, MILP_LIMIT = 0, 1
 
@@ -169,13 +204,14 @@ def hitting_set_mip(sets, n, time_limit):
     incidence = sp.csr_matrix(
         (np.ones(rows.size), (rows, columns)), shape=(len(sets), n)
     )
-    result = milp(
-        np.ones(n),
-        constraints=LinearConstraint(incidence, 1.0, np.inf),
-        integrality=np.ones(n),
-        bounds=Bounds(0.0, 1.0),
-        options={"time_limit": max(time_limit, 1e-3), "presolve": True},
-    )
+    with _native_stdout_silenced():
+        result = milp(
+            np.ones(n),
+            constraints=LinearConstraint(incidence, 1.0, np.inf),
+            integrality=np.ones(n),
+            bounds=Bounds(0.0, 1.0),
+            options={"time_limit": max(time_limit, 1e-3), "presolve": True},
+        )
     if result.status not in (MILP_OPTIMAL, MILP_LIMIT):
         raise SolverError(f"HiGHS failed on the hitting-set MIP: {result.message}")
     optimal = result.status == MILP_OPTIMAL

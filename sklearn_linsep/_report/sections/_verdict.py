@@ -7,6 +7,7 @@ from itertools import combinations
 import numpy as np
 
 from ..._certificates import linear_separability
+from ..._margin import minimum_errors
 from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
 from .._layout import (
@@ -50,6 +51,14 @@ class Verdict(Section):
             "the least total violation sum max(0, 1 - c (w.x + b)) of any "
             "hyperplane (the C -> infinity soft margin), standardized: 0 when "
             "separable, larger the further from it.",
+        ),
+        (
+            "remove",
+            "the fewest rows whose removal leaves the rest separable, bounded: at "
+            "least L (each certificate found needs one of its rows out), at most U "
+            "(a removal that separates); exact where the bounds meet. No unit and "
+            "no affine map of the features moves it. --effort sets the search's "
+            "rounds (the same lines on any machine), --time-limit caps its seconds.",
         ),
     )
 
@@ -104,8 +113,26 @@ class Verdict(Section):
             return text + ("" if verdict["conclusive"] else " (on the sample)")
         return (
             f"not separable: certificate of {verdict['certificate_size']} rows, "
-            f"hinge {hinge_text(verdict)}"
+            f"hinge {hinge_text(verdict)}; {removal_text(verdict)}"
         )
+
+
+def removal_text(verdict):
+    """The fewest rows to remove, as far as the search went."""
+    removal = verdict.get("removal")
+    if removal is None:
+        return f"rows to remove n/a ({verdict.get('removal_error', 'not computed')})"
+    lower, upper = removal["lower_bound"], removal["upper_bound"]
+    if removal["rows"] < verdict["of_rows"]:  # a sample: only its lower bound holds
+        return (
+            f"at least {lower} rows must be removed (proved on "
+            f"{of_rows(removal['rows'], verdict['of_rows'])})"
+        )
+    of = f"of {removal['rows']} rows"
+    if removal["optimal"]:
+        return f"exactly {upper} {of} must be removed (proven)"
+    why = "time limit" if removal["stopped_by"] == "time_limit" else "effort"
+    return f"at least {lower} and at most {upper} {of} must be removed ({why})"
 
 
 def hinge_text(verdict):
@@ -156,7 +183,14 @@ def pair_verdict(data, pair):
                              result.certificate_weights, strict=True)
     ]  # fmt: skip
     verdict["certificate_size"] = len(result.certificate_indices)
-    return verdict | _least_hinge(data, Z, y, pair, result.certificate_indices)
+    rows = np.union1d(
+        data.fitting_rows(np.searchsorted(pair, y)), result.certificate_indices
+    )
+    return (
+        verdict
+        | _least_hinge(data, Z, y, rows)
+        | _fewest_removed(data, Z, y, rows, members)
+    )
 
 
 def _hyperplanes(data, result, positive_class):
@@ -178,10 +212,10 @@ def _hyperplanes(data, result, positive_class):
     }
 
 
-def _least_hinge(data, Z, y, pair, certificate):
-    """The soft limit on the fitting rows and the certificate's (so that the rows
-    fitted are inseparable too, and the hinge is positive, as it is on all)."""
-    rows = np.union1d(data.fitting_rows(np.searchsorted(pair, y)), certificate)
+def _least_hinge(data, Z, y, rows):
+    """The soft limit on ``rows``: the fitting rows and the certificate's (so that
+    the rows fitted are inseparable too, and the hinge is positive, as it is on
+    all)."""
     found = {"hinge_rows": int(len(rows))}
     try:
         with warnings.catch_warnings():
@@ -192,6 +226,34 @@ def _least_hinge(data, Z, y, pair, certificate):
         found["hinge_violation"] = None
         found["hinge_error"] = str(error)
     return found
+
+
+def _fewest_removed(data, Z, y, rows, members):
+    """The fewest rows to remove of ``rows`` (as the hinge's): on all rows, both
+    bounds; on a sample, only the lower bound holds for all rows (and the greedy
+    removal behind the upper bound is skipped)."""
+    try:
+        result = minimum_errors(
+            Z[rows],
+            np.where(y[rows] == y.max(), 1.0, -1.0),
+            np.unique(y),
+            time_limit=data.time_limit,
+            effort=data.effort,
+            tol=data.tol,
+            greedy=len(rows) == len(y) and not data.sampled,
+        )
+    except SolverError as error:
+        return {"removal": None, "removal_error": str(error)}
+    return {
+        "removal": {
+            "lower_bound": int(result.lower_bound),
+            "upper_bound": int(result.upper_bound),
+            "optimal": bool(result.optimal),
+            "stopped_by": result.stopped_by,
+            "rows": int(len(rows)),
+            "removed": [plain(data.row_ids[i]) for i in members[rows[result.removed]]],
+        }
+    }
 
 
 def _evidence_lines(verdict):
