@@ -10,6 +10,8 @@ For a dask array X, ``decision_function`` and ``predict`` return lazy dask array
 computed block by block (``_rows.map_rows``).
 """
 
+import contextlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -50,6 +52,19 @@ def predicted_labels(X, classes, coef, intercept, center=None):
     """The labels ``predict`` gives the rows of X (one pass: the scores of a
     block, then its labels)."""
     return labels_of(linear_scores(X, coef, intercept, center), classes)
+
+
+@contextlib.contextmanager
+def fitted_or_reset(estimator):
+    """A fit's fitted state: reset before it, and again if it fails (a pass over
+    dask blocks fails after the features were recorded; a raised certificate
+    after the classes were)."""
+    reset_fitted_state(estimator)
+    try:
+        yield
+    except BaseException:
+        reset_fitted_state(estimator)
+        raise
 
 
 def reset_fitted_state(estimator):

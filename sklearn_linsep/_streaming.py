@@ -9,13 +9,12 @@ mixin holds that common path; each estimator supplies ``_model`` (statistics to
 fitted attributes: its maths, in one place) and the checks of its parameters.
 """
 
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import reset_fitted_state
+from ._base import fitted_or_reset, reset_fitted_state
 from ._rows import in_memory, rows_of
 from ._stats import ClassStatistics, class_statistics
 from ._validation import (
@@ -114,11 +113,13 @@ class StatisticsEstimatorMixin:
 
         Sets ``classes_``, ``n_features_in_`` and the feature names.
         """
-        reset_fitted_state(self)
-        rows = rows_of(X, y, sample_weight, name=type(self).__name__, estimator=self)
-        stats = rows.statistics(per_class=self._per_class)
-        self._check_model_params(len(rows.classes), rows.n_features)
-        self.classes_ = rows.classes
+        with fitted_or_reset(self):
+            rows = rows_of(
+                X, y, sample_weight, name=type(self).__name__, estimator=self
+            )
+            stats = rows.statistics(per_class=self._per_class)
+            self._check_model_params(len(rows.classes), rows.n_features)
+            self.classes_ = rows.classes
         return stats, rows
 
     @staticmethod

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import LinearClassifierBase, reset_fitted_state
+from ._base import LinearClassifierBase, fitted_or_reset
 from ._margin import maximal_margin_of
 from ._rows import one_vs_rest, rows_of
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
@@ -153,15 +153,20 @@ class HardMarginSVM(LinearClassifierBase):
         self : object
             The fitted estimator.
         """
-        reset_fitted_state(self)
-        rows = rows_of(X, y, sample_weight, name=type(self).__name__, estimator=self)
-        self.classes_ = rows.classes
-        results = [
-            self._solve(problem, task) for task, problem in enumerate(one_vs_rest(rows))
-        ]
-        self.coef_ = np.vstack([r.coef for r in results]).astype(rows.dtype, copy=False)
-        self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
-        self._publish(results, rows.support_rows)
+        with fitted_or_reset(self):
+            rows = rows_of(
+                X, y, sample_weight, name=type(self).__name__, estimator=self
+            )
+            self.classes_ = rows.classes
+            results = [
+                self._solve(problem, task)
+                for task, problem in enumerate(one_vs_rest(rows))
+            ]
+            self.coef_ = np.vstack([r.coef for r in results]).astype(
+                rows.dtype, copy=False
+            )
+            self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
+            self._publish(results, rows.support_rows)
         return self
 
     def _solve(self, scaled, task):
@@ -202,11 +207,13 @@ class HardMarginSVM(LinearClassifierBase):
         self.certificate_ = results[0].certificate if len(results) == 1 else None
         self.center_, self.intercept_at_center_ = None, None
         if any(result.needs_center for result in results):
-            # Every task's rows are all the rows: one centre (a task centred
-            # elsewhere is moved to it, exactly where the centres agree).
+            # Every task's rows are all the rows: one centre. A task centred
+            # elsewhere (on dask each task's centre is a sum of other class sums,
+            # ulps apart) is moved to it: w·(x - c_r) + b_r = w·(x - c) + b_r
+            # + w·(c - c_r).
             self.center_ = center = results[0].center
             self.intercept_at_center_ = np.array(
-                [r.intercept_at_center + r.coef @ (r.center - center) for r in results]
+                [r.intercept_at_center + r.coef @ (center - r.center) for r in results]
             )
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)

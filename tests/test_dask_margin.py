@@ -304,3 +304,58 @@ def test_tiny_pools_change_the_passes_not_the_answer(monkeypatch, flip):
     assert counter.passes("_full_pass_block", 8) >= 2
     verdict = linear_separability(X_dask, y)
     assert verdict.separable == (flip == 0) and verdict.verify(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_tasks_centred_ulps_apart_keep_their_margins_about_one_centre():
+    # On blocks each one-vs-rest task's centre is a sum of other class sums, a
+    # few ulps apart; moved to one centre, each hyperplane must keep margin 1
+    # (the sign of the move was wrong: 0.9996 on task 2).
+    rng = np.random.default_rng(1)
+    n = 3000
+    y = rng.integers(0, 3, n)
+    X = np.column_stack(
+        [
+            1e6 + 1e-6 * (0.4 * rng.uniform(-1, 1, n) + 2 * y),
+            1e6 + rng.normal(size=n),
+            1e6 + 1e3 * rng.normal(size=n),
+        ]
+    )
+    svm = HardMarginSVM().fit(da.from_array(X, chunks=(317, 3)), y)
+    reference = HardMarginSVM().fit(X, y)
+    assert svm.center_ is not None
+    np.testing.assert_array_equal(svm.separable_, [True, False, True])
+    scores = svm.decision_function(X)
+    for k in (0, 2):  # the middle class cannot be split from both others
+        margins = np.where(y == k, 1.0, -1.0) * scores[:, k]
+        assert margins.min() >= 1 - 1e-9
+    np.testing.assert_array_equal(svm.predict(X), reference.predict(X))
+    np.testing.assert_allclose(scores, reference.decision_function(X), atol=1e-6)
+
+
+def test_float32_support_vectors_keep_their_dtype_on_blocks():
+    X, y = _separable(n=2000, p=3)
+    X = X.astype(np.float32)
+    svm = HardMarginSVM().fit(da.from_array(X, chunks=(500, 3)), y)
+    assert svm.support_vectors_.dtype == np.float32 == svm.coef_.dtype
+    np.testing.assert_array_equal(svm.support_vectors_, X[svm.support_])
+
+
+@pytest.mark.parametrize("make", ["FisherDiscriminant", "SeparabilityAngle", "svm"])
+def test_a_failed_fit_on_blocks_leaves_nothing(make):
+    import sklearn_linsep
+
+    X, y = _separable(n=600, p=3)
+    X[5, 1] = np.nan
+    estimator = HardMarginSVM() if make == "svm" else getattr(sklearn_linsep, make)()
+    with pytest.raises(ValueError, match="NaN"):
+        estimator.fit(da.from_array(X, chunks=(200, 3)), y)
+    assert not [name for name in vars(estimator) if name.endswith("_")]
+
+
+def test_unknown_chunk_sizes_are_refused_before_any_pass():
+    X, y = _separable(n=600, p=3)
+    X_dask = da.from_array(X, chunks=(200, 3))
+    keep = X_dask[:, 0] > -np.inf
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        HardMarginSVM().fit(X_dask[keep], da.from_array(y, chunks=200)[keep])

@@ -139,6 +139,9 @@ class DaskRows:
         two-class problem of these rows takes its sides' means and extremes
         from it."""
         if self._summary is None:
+            # Only the working-set methods need it, and they address rows by
+            # index: refused before the pass, not after.
+            self.require_known_chunks()
             self._summary = class_summary(self)
         return self._summary
 
@@ -167,6 +170,8 @@ class DaskRows:
         vectors = [self.fetched[int(i)][0] for i in indices]
         codes = [self.fetched[int(i)][2] for i in indices]
         return (
-            np.asarray(vectors).reshape(len(indices), self.n_features),
+            np.asarray(vectors, dtype=self.dtype).reshape(
+                len(indices), self.n_features
+            ),
             np.asarray(codes, dtype=np.intp),
         )
