@@ -140,8 +140,8 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
     rows such that the rows outside R are split by a hyperplane. Its size does not
     change under any invertible affine map of the features, unlike the least
     total hinge, which is in the data's units. The search bounds it from both
-    sides and stops when the bounds meet (``optimal``), after ``effort`` rounds,
-    or at ``time_limit``:
+    sides and stops when the bounds meet (``optimal``), after ``effort`` exact
+    verdicts, or at ``time_limit``:
 
     - **lower bound**, combinatorial Benders (Codato & Fischetti, 2006): every
       certificate of inseparability (the rows of a point in both convex hulls) is
@@ -162,12 +162,14 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
         Two classes. For more, ask of one pair at a time, or of ``y == k``.
     time_limit : float, default=60.0
         Seconds of wall-clock time, a safety cap: the bounds at that time are
-        returned (they depend on the machine's speed).
+        returned (they depend on the machine's speed). It is checked between
+        solver calls, so one long solve on large data can overrun it.
     effort : int, default=None
         The most exact verdicts the search makes (each a working-set solve on
         the rows kept: the greedy removal's steps, and one per certificate): a
-        limit of work that gives the same bounds on any machine. None: until the
-        bounds meet or ``time_limit``.
+        limit of work that gives the same bounds on any machine (the greedy
+        removal spends at most half of it, a soft-limit solve counting as a
+        verdict). None: until the bounds meet or ``time_limit``.
     tol : float, default=1e-9
         Tolerance of the verdicts, as in :func:`linear_separability`.
 

@@ -141,3 +141,84 @@ def test_bad_input_gets_a_clear_error():
     with pytest.raises(ValueError, match="inconsistent"):
         minimum_error_separation(X[y > 0], y[y > 0][:-1])
     assert isinstance(minimum_error_separation(X[y < 2], y[y < 2]), MinimumErrorResult)
+
+
+def test_a_certificate_found_is_a_lower_bound_whatever_the_effort():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])  # XOR
+    y = np.array([0, 0, 1, 1])
+    for effort in (1, 2, 3):
+        result = minimum_error_separation(X, y, effort=effort)
+        assert result.lower_bound >= 1
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    for effort in (2, 5, 50):
+        assert minimum_error_separation(X, y, effort=effort).lower_bound >= 1
+
+
+@pytest.mark.parametrize(
+    "X, y, expected",
+    [
+        (
+            np.array([[0.0, 0], [2, 0], [1, -1e-9], [1, 1], [1, -1]]),
+            np.array([0, 0, 1, 1, 0]),
+            1,
+        ),
+        (
+            np.array(
+                [
+                    [-2.0, 3],
+                    [-2, -1],
+                    [1, 2],
+                    [1, 3],
+                    [-3, -1],
+                    [1, 0],
+                    [-1, -1],
+                    [-3, -3],
+                    [0, 0],
+                    [3, -2],
+                ]  # fmt: skip
+            )
+            * [1e-8, 1e8],
+            np.array([1, 0, 0, 0, 0, 0, 1, 1, 1, 0]),
+            2,
+        ),
+    ],
+)
+def test_a_step_the_solvers_cannot_certify_does_not_end_the_search(X, y, expected):
+    # The greedy's soft limit (or a verdict on a subset) raised SolverError here
+    # and the whole search failed; the bounds never rest on those steps.
+    result = minimum_error_separation(X, y, time_limit=30)
+    assert result.lower_bound <= expected <= result.upper_bound
+    _check_removal(result, X, y)
+
+
+def test_the_library_leaves_stdout_alone_and_the_silencer_restores_it(capfd):
+    import os
+    import threading
+
+    from sklearn_linsep._margin._solvers._highs import native_stdout_silenced
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    threads = [
+        threading.Thread(
+            target=minimum_error_separation, args=(X, y), kwargs={"effort": 30}
+        )
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    os.write(1, b"after the threads\n")
+    with native_stdout_silenced():
+        with native_stdout_silenced():
+            os.write(1, b"silenced\n")
+        os.write(1, b"still silenced\n")
+    os.write(1, b"restored\n")
+    out = capfd.readouterr().out
+    assert "after the threads" in out and "restored" in out
+    assert "silenced" not in out.replace("still silenced", "")
+    assert "still silenced" not in out

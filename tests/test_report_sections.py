@@ -130,6 +130,8 @@ def test_a_proven_count_and_a_sampled_one_say_what_they_are():
     text = Verdict.text(verdict, {"errors": {}})
     lower = verdict["removal"]["lower_bound"]
     assert lower >= 1 and f"at least {lower} rows must be removed (proved on " in text
+    # The upper bound and its rows speak of the sample only: not in the JSON.
+    assert not {"upper_bound", "optimal", "removed"} & set(verdict["removal"])
 
 
 def test_a_failing_pair_is_keyed_by_section_and_pair(monkeypatch):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._working_set import ScaledRows
+from ..exceptions import SolverError
 from ._hard import maximal_margin_of
 from ._solvers._highs import hitting_set_mip
 
@@ -56,8 +57,9 @@ class MinimumErrorResult:
         Certificates of inseparability found (the hitting-set MIP's rows).
     rounds : int
         Hitting-set MIPs solved (candidate removals).
-    stopped_by : {"optimal", "effort", "time_limit"}
-        Why the search ended.
+    stopped_by : {"optimal", "effort", "time_limit", "solver_error"}
+        Why the search ended ("solver_error": a verdict on some subset of the rows
+        could not be certified in float64; the bounds found until then stand).
     n_samples : int
         Rows of the data.
 
@@ -207,29 +209,43 @@ class _Search:
             found += 1
         if len(removed) == 0:
             self.lower = max(self.lower, found)
+        elif found:
+            self.lower = max(self.lower, 1)
 
     def greedy(self):
         """Rows of largest hinge out, until the rest separate; then the rows
-        that can come back do. Out of effort, the rows on the wrong side of the
-        last soft limit go too (one verdict more checks it)."""
+        that can come back do. It spends at most half the effort (each step a
+        verdict and a soft limit); out of it, the rows on the wrong side of the
+        last soft limit go too (one verdict more checks it). Its certificates
+        are kept as cuts. A step the solvers cannot certify ends it: the greedy
+        only orders candidates, the bounds never rest on it."""
+        limit = None if self.effort is None else self.effort // 2
         keep = np.ones(self.problem.n, bool)
         wrong_side = None
-        while self.stopped_by() is None:
-            separable, answer = self.verdict(keep)
-            if separable:
-                self.offer(*self._brought_back(keep, answer))
-                return
-            rows, margins = self.problem.soft_margins(keep)
-            wrong_side = rows[margins <= 0]
-            # One row a verdict where few are wrong (the best bounds measured:
-            # 13 on Wisconsin, 83 on BUPA); a quarter of them where many are.
-            take = 1 if wrong_side.size <= ONE_BY_ONE else wrong_side.size // 4
-            keep[rows[np.argpartition(margins, take - 1)[:take]]] = False
-        if wrong_side is not None and wrong_side.size:
-            keep[wrong_side] = False
-            separable, answer = self.problem.verdict(keep)
-            if separable:
-                self.offer(np.flatnonzero(~keep), answer)
+        try:
+            while self.stopped_by() is None and (
+                limit is None or self.verdicts + 3 <= limit
+            ):
+                separable, answer = self.verdict(keep)
+                if separable:
+                    self.offer(*self._brought_back(keep, answer))
+                    return
+                self.certificates.append(answer)
+                self.lower = max(self.lower, 1)
+                self.verdicts += 1  # the soft limit costs a verdict or more
+                rows, margins = self.problem.soft_margins(keep)
+                wrong_side = rows[margins <= 0]
+                # One row a verdict where few are wrong (the best bounds measured:
+                # 13 on Wisconsin, 83 on BUPA); a quarter of them where many are.
+                take = 1 if wrong_side.size <= ONE_BY_ONE else wrong_side.size // 4
+                keep[rows[np.argpartition(margins, take - 1)[:take]]] = False
+            if wrong_side is not None and wrong_side.size:
+                keep[wrong_side] = False
+                separable, answer = self.verdict(keep)
+                if separable:
+                    self.offer(np.flatnonzero(~keep), answer)
+        except SolverError:
+            return
 
     def _brought_back(self, keep, hyperplane):
         """``(removed, hyperplane)`` after the removed rows that can come back
@@ -262,20 +278,25 @@ class _Search:
         if greedy:
             self.greedy()
         candidate = np.array([], dtype=np.intp)
-        while self.stopped_by() is None:
-            known = len(self.certificates)
-            self.certificates_beyond(candidate)
-            if self.stopped_by() is not None or len(self.certificates) == known:
-                break  # (no new certificate: the MIP would answer the same)
-            self.rounds += 1
-            remaining = self.deadline - time.perf_counter()
-            chosen, lower, _ = hitting_set_mip(
-                self.certificates, self.problem.n, remaining
-            )
-            self.lower = max(self.lower, lower)
-            if chosen is None:
-                break
-            candidate = chosen
+        try:
+            while self.stopped_by() is None:
+                known = len(self.certificates)
+                self.certificates_beyond(candidate)
+                if self.stopped_by() is not None or len(self.certificates) == known:
+                    break  # (no new certificate: the MIP would answer the same)
+                self.rounds += 1
+                remaining = self.deadline - time.perf_counter()
+                chosen, lower, _ = hitting_set_mip(
+                    self.certificates, self.problem.n, remaining
+                )
+                self.lower = max(self.lower, lower)
+                if chosen is None:
+                    break
+                candidate = chosen
+        except SolverError:
+            # A verdict on some subset the solvers cannot certify: the bounds so
+            # far stand (each rests on a certified verdict).
+            return self.stopped_by() or "solver_error"
         return self.stopped_by() or "time_limit"
 
 

@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -153,25 +154,46 @@ def _polish(equalities, right, weights):
     return np.where(support, weights, 0.0)
 
 
+_SILENCED = {"depth": 0, "saved": None}
+_SILENCE_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
-def _native_stdout_silenced():
-    """File descriptor 1 to /dev/null for the duration: the MIP solver of
-    scipy 1.17's HiGHS prints a debugging line
-    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") on the process's
-    standard output, whatever its options, which would land in the middle of a
-    report (or of its JSON)."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 1)
+def native_stdout_silenced():
+    """File descriptor 1 to /dev/null for the duration, for a process that owns
+    its standard output (``linsep report``): the MIP solver of scipy 1.17's HiGHS
+    sometimes prints a debugging line
+    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") there, whatever
+    its options, which would land in the middle of a report or of its JSON.
+
+    The descriptor belongs to the process: while silenced, every thread's output
+    to it is lost, so a library call never does this on its own. Nested and
+    concurrent uses count in; the last one out restores it. Without a valid fd 1
+    (a closed stdout) nothing is done."""
+    with _SILENCE_LOCK:
+        first = _SILENCED["depth"] == 0
+        if first:
             try:
-                yield
-            finally:
-                _flush_c_stdout()
-                os.dup2(saved, 1)
+                if sys.stdout is not None:
+                    sys.stdout.flush()
+                saved = os.dup(1)
+            except (OSError, ValueError):  # no usable fd 1: nothing to silence
+                saved = None
+            if saved is not None:
+                with open(os.devnull, "w") as devnull:
+                    os.dup2(devnull.fileno(), 1)
+            _SILENCED["saved"] = saved
+        _SILENCED["depth"] += 1
+    try:
+        yield
     finally:
-        os.close(saved)
+        with _SILENCE_LOCK:
+            _SILENCED["depth"] -= 1
+            if _SILENCED["depth"] == 0 and _SILENCED["saved"] is not None:
+                _flush_c_stdout()
+                os.dup2(_SILENCED["saved"], 1)
+                os.close(_SILENCED["saved"])
+                _SILENCED["saved"] = None
 
 
 def _flush_c_stdout():
@@ -204,14 +226,13 @@ def hitting_set_mip(sets, n, time_limit):
     incidence = sp.csr_matrix(
         (np.ones(rows.size), (rows, columns)), shape=(len(sets), n)
     )
-    with _native_stdout_silenced():
-        result = milp(
-            np.ones(n),
-            constraints=LinearConstraint(incidence, 1.0, np.inf),
-            integrality=np.ones(n),
-            bounds=Bounds(0.0, 1.0),
-            options={"time_limit": max(time_limit, 1e-3), "presolve": True},
-        )
+    result = milp(
+        np.ones(n),
+        constraints=LinearConstraint(incidence, 1.0, np.inf),
+        integrality=np.ones(n),
+        bounds=Bounds(0.0, 1.0),
+        options={"time_limit": max(time_limit, 1e-3), "presolve": True},
+    )
     if result.status not in (MILP_OPTIMAL, MILP_LIMIT):
         raise SolverError(f"HiGHS failed on the hitting-set MIP: {result.message}")
     optimal = result.status == MILP_OPTIMAL

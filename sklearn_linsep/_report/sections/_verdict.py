@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._certificates import linear_separability
 from ..._margin import minimum_errors
+from ..._margin._solvers._highs import native_stdout_silenced
 from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
 from .._layout import (
@@ -122,12 +123,13 @@ def removal_text(verdict):
     removal = verdict.get("removal")
     if removal is None:
         return f"rows to remove n/a ({verdict.get('removal_error', 'not computed')})"
-    lower, upper = removal["lower_bound"], removal["upper_bound"]
-    if removal["rows"] < verdict["of_rows"]:  # a sample: only its lower bound holds
+    lower = removal["lower_bound"]
+    if "upper_bound" not in removal:  # a sample: only its lower bound holds
         return (
             f"at least {lower} rows must be removed (proved on "
             f"{of_rows(removal['rows'], verdict['of_rows'])})"
         )
+    upper = removal["upper_bound"]
     of = f"of {removal['rows']} rows"
     if removal["optimal"]:
         return f"exactly {upper} {of} must be removed (proven)"
@@ -232,28 +234,32 @@ def _fewest_removed(data, Z, y, rows, members):
     """The fewest rows to remove of ``rows`` (as the hinge's): on all rows, both
     bounds; on a sample, only the lower bound holds for all rows (and the greedy
     removal behind the upper bound is skipped)."""
+    whole = len(rows) == len(y) and not data.sampled
     try:
-        result = minimum_errors(
-            Z[rows],
-            np.where(y[rows] == y.max(), 1.0, -1.0),
-            np.unique(y),
-            time_limit=data.time_limit,
-            effort=data.effort,
-            tol=data.tol,
-            greedy=len(rows) == len(y) and not data.sampled,
-        )
+        with native_stdout_silenced():  # the report owns stdout (see there)
+            result = minimum_errors(
+                Z[rows],
+                np.where(y[rows] == y.max(), 1.0, -1.0),
+                np.unique(y),
+                time_limit=data.time_limit,
+                effort=data.effort,
+                tol=data.tol,
+                greedy=whole,
+            )
     except SolverError as error:
         return {"removal": None, "removal_error": str(error)}
-    return {
-        "removal": {
-            "lower_bound": int(result.lower_bound),
+    removal = {
+        "lower_bound": int(result.lower_bound),
+        "stopped_by": result.stopped_by,
+        "rows": int(len(rows)),
+    }
+    if whole:  # on a sample, only the lower bound speaks of all the rows
+        removal |= {
             "upper_bound": int(result.upper_bound),
             "optimal": bool(result.optimal),
-            "stopped_by": result.stopped_by,
-            "rows": int(len(rows)),
             "removed": [plain(data.row_ids[i]) for i in members[rows[result.removed]]],
         }
-    }
+    return {"removal": removal}
 
 
 def _evidence_lines(verdict):
