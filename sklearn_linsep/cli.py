@@ -127,9 +127,9 @@ def _parser():
     report.add_argument(
         "--effort",
         type=_non_negative_int,
-        default=50,
+        default=80,
         help="exact verdicts the search for the fewest rows to remove of an "
-        "inseparable pair may make: the same lines on any machine (50)",
+        "inseparable pair may make: the same lines on any machine (80)",
     )
     report.add_argument(
         "--time-limit",

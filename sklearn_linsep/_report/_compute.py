@@ -19,7 +19,7 @@ def separability_report(
     seed=0,
     tol=1e-9,
     fit_rows=5000,
-    effort=50,
+    effort=80,
     time_limit=60.0,
     progress=None,
     feature_names=None,
@@ -57,7 +57,7 @@ def separability_report(
         Rows (a sample uniform within each class, keeping every class) for what
         does not scale to many: the soft-margin limit behind the hinge of
         inseparable data and the cross-validation. The exact test uses every row.
-    effort : int, default=50
+    effort : int, default=80
         Exact verdicts the search for the fewest rows to remove of an inseparable
         pair may make (:func:`~sklearn_linsep.minimum_error_separation`): the same
         bounds on any machine.

@@ -59,7 +59,7 @@ class ReportData:
     seed: int = 0
     tol: float = 1e-9
     fit_rows: int = 5000
-    effort: int = 50
+    effort: int = 80
     time_limit: float = 60.0
     progress: object = None
     settings: dict = field(default_factory=dict)
