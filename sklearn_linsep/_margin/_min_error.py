@@ -115,16 +115,7 @@ class _Problem:
         if sides.size < 2:  # one class left: any constant rule separates it
             sign = float(sides[0]) if sides.size else 1.0
             return True, (np.zeros(self.X.shape[1]), sign)
-        with warnings.catch_warnings():
-            # A verdict on a subset is not an answer: where it holds its hyperplane
-            # about a centre, the coef and intercept still separate to rounding.
-            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
-            result = maximal_margin_of(
-                ScaledRows(self.X[rows], self.c[rows]),
-                tol=self.tol,
-                soft=False,
-                classes=self.classes,
-            )
+        result = self._margin(rows, soft=False)
         if result.separable:
             return True, (result.coef, float(result.intercept))
         return False, rows[np.asarray(result.certificate.certificate_indices)]
@@ -133,12 +124,22 @@ class _Problem:
         """The margins ``c_i (w·x_i + b)`` of the kept rows under their soft limit
         (the least total hinge, then the largest margin)."""
         rows = np.flatnonzero(keep)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
-            result = maximal_margin_of(
-                ScaledRows(self.X[rows], self.c[rows]), tol=self.tol, soft=True
-            )
+        result = self._margin(rows, soft=True)
         return rows, self.c[rows] * (self.X[rows] @ result.coef + result.intercept)
+
+    def _margin(self, rows, soft):
+        """The exact core on the rows ``rows``: the verdict, or the soft limit."""
+        with warnings.catch_warnings():
+            # A step of the search is not an answer: where the core holds its
+            # hyperplane about a centre, coef and intercept still separate to
+            # rounding, and the warning would only be noise.
+            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
+            return maximal_margin_of(
+                ScaledRows(self.X[rows], self.c[rows]),
+                tol=self.tol,
+                soft=soft,
+                classes=self.classes,
+            )
 
 
 class _Search:

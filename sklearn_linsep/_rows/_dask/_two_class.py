@@ -70,12 +70,18 @@ def _block_margins(X, y, w, classes, positive, negative, centre, coef, intercept
     X = np.ascontiguousarray(X, dtype=np.float64)
     codes = _codes(y, classes)
     weights = np.empty(0) if w is None else np.asarray(w, dtype=np.float64).ravel()
-    margins = np.empty(X.shape[0])
     side = class_sides(len(classes), positive, negative)
+    return X, codes, weights, _margins(X, codes, side, weights, centre, coef, intercept)
+
+
+def _margins(X, codes, side, weights, centre, coef, intercept):
+    """``side[code] · ((x - centre)·coef + intercept)`` of every row (``+inf`` out
+    of the problem), by the one kernel of blocks and pools."""
+    margins = np.empty(X.shape[0])
     _kernels.centred_margins(
         X, codes, side, weights, centre, coef, float(intercept), margins
     )
-    return X, codes, weights, margins
+    return margins
 
 
 def _pool_violators(
@@ -86,11 +92,8 @@ def _pool_violators(
     (kept on its worker), as :func:`_full_pass_block` finds them in the block:
     the same margins, row by row, the ``batch`` worst outside ``working``."""
     indices, _, X, c, weights, codes = pool
-    margins = np.empty(len(indices))
     side = class_sides(len(classes), positive, negative)
-    _kernels.centred_margins(
-        X, codes, side, weights, centre, coef / scale, float(intercept), margins
-    )
+    margins = _margins(X, codes, side, weights, centre, coef / scale, intercept)
     violation = threshold - margins
     local, _ = worst_violators(
         violation, np.flatnonzero(np.isin(indices, working)), batch
@@ -215,7 +218,6 @@ class DaskScaledRows:
     sparse = False
 
     def __init__(self, rows, positive, negative):
-        rows.require_known_chunks()
         summary = rows.class_summary()
         self.name = rows.name
         self.classes = summary.classes
