@@ -23,6 +23,7 @@ _MODULE_OF = {
     ),
     "FisherDiscriminant": "._fisher",
     "FisherDiscriminantCV": "._fisher_cv",
+    "JointSeparabilityResult": "._margin",
     "MinimumErrorResult": "._margin",
     "SeparabilityResult": "._margin",
     **dict.fromkeys(

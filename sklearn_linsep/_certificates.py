@@ -14,7 +14,9 @@ from scipy import stats
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._margin import (
+    JointSeparabilityResult,
     SeparabilityResult,
+    joint_margin_of,
     maximal_margin,
     maximal_margin_of,
     minimum_errors,
@@ -29,12 +31,13 @@ from .exceptions import SolverError
     {
         "X": ["array-like", "sparse matrix"],
         "y": ["array-like"],
+        "multiclass": [StrOptions({"pairs", "joint"})],
         "tol": [Interval(Real, 0, 1, closed="neither")],
     },
     prefer_skip_nested_validation=True,
 )
-def linear_separability(X, y, *, tol=1e-9):
-    """Decide whether two classes can be split by a hyperplane, with a certificate.
+def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
+    """Decide whether classes can be split by hyperplanes, with a certificate.
 
     Separable: the result holds ``coef`` and ``intercept`` with
     ``c_i (coef · x_i + intercept) ≥ 1`` for every sample (``c = +1`` for the
@@ -53,19 +56,35 @@ def linear_separability(X, y, *, tol=1e-9):
     hull-intersection LP on the working set: at most p + 2 samples). An answer
     that cannot be verified raises :class:`~sklearn_linsep.SolverError`.
 
+    With K > 2 classes there are two questions. ``multiclass="pairs"`` asks it of
+    every pair of classes. ``multiclass="joint"`` asks whether one linear machine
+    (``argmax_k w_k·x + b_k``) classifies every row right: whether some W, b
+    give ``(w_{y_i} - w_k)·x_i + b_{y_i} - b_k ≥ 1`` for every row i and other
+    class k (Kesler's construction: a two-class question in K(p + 1)
+    dimensions whose rows are the n(K - 1) pairs (row, other class), never
+    formed). The same working-set engine answers it on pairs: separable, the
+    Crammer–Singer maximal margin; inseparable, Farkas weights on pairs that
+    balance per class (:class:`JointSeparabilityResult`). One-vs-rest
+    separability implies joint, which implies pairwise; neither converse holds
+    (digits, standardised: jointly separable, one-vs-rest not).
+
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
+    multiclass : {"pairs", "joint"}, default="pairs"
+        For K > 2 classes: every pair of classes apart, or all classes at once
+        by one linear machine. Two classes give the two-class result either way.
     tol : float, default=1e-9
         Relative tolerance of the maximal margin's constraints and optimality
         conditions, as in :class:`HardMarginSVM`.
 
     Returns
     -------
-    result : SeparabilityResult or dict
-        For two classes, the result. For more, a dict of results keyed by the
-        pairs of classes ``(a, b)``, ``a < b``.
+    result : SeparabilityResult, dict or JointSeparabilityResult
+        For two classes, the result. For more, with ``multiclass="pairs"`` a dict
+        of results keyed by the pairs of classes ``(a, b)``, ``a < b``; with
+        ``"joint"`` one :class:`JointSeparabilityResult`.
 
     Examples
     --------
@@ -78,9 +97,14 @@ def linear_separability(X, y, *, tol=1e-9):
     {(0, 1): True, (0, 2): True, (1, 2): False}
     >>> pairs[1, 2].verify(X, y), len(pairs[1, 2].certificate_indices) <= 6
     (True, True)
+    >>> joint = linear_separability(X, y, multiclass="joint")
+    >>> joint.separable, joint.verify(X, y)
+    (False, True)
     """
     rows = rows_of(X, y, name="linear_separability")
     classes = rows.classes
+    if multiclass == "joint" and len(classes) > 2:
+        return joint_separability_of(rows.joint(), classes, tol)
     results = {}
     for (a, b), problem in class_pairs(rows):
         result = separability_of(problem, classes[[a, b]], tol)
@@ -120,6 +144,24 @@ def separability_of(scaled, classes, tol):
         # About a centre only where float64 cannot evaluate coef · x + intercept.
         center=result.center if result.needs_center else None,
         intercept_at_center=result.intercept_at_center if result.needs_center else None,
+    )
+
+
+def joint_separability_of(kesler, classes, tol):
+    """:func:`linear_separability` of K classes jointly, from
+    :func:`~._margin.joint_margin_of` on their pairs (row, other class)."""
+    result = joint_margin_of(kesler, tol=tol, soft=False, classes=classes)
+    if not result.separable:
+        return result.certificate
+    far = result.needs_center
+    return JointSeparabilityResult(
+        separable=True,
+        classes=np.asarray(classes),
+        coef=result.coef,
+        intercept=result.intercept,
+        margin=float(result.margin),
+        center=result.center if far else None,
+        intercept_at_center=result.intercept_at_center if far else None,
     )
 
 

@@ -154,3 +154,94 @@ def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):
     terms = np.abs(coef) @ np.abs(center) + abs(intercept_at_center) + abs(intercept)
     difference = abs(intercept - (intercept_at_center - shift))
     return bool(difference <= 4 * rounding_factor(len(coef) + 2) * terms)
+
+
+def joint_proven_margins(
+    X, codes, coef, intercept, center=None, intercept_at_center=None
+):
+    """Lower bounds of each row's least margin ``(w_{y_i} - w_k)·x_i + b_{y_i} -
+    b_k`` over the other classes k (Kesler's construction), rounding included.
+
+    Each score ``s_k = w_k·x + b_k`` rounds by at most ``γ_{p+3} T_k`` with
+    ``T_k = |w_k|·|x| + |b_k|``, and their difference by its own unit, so a
+    margin is at least ``fl(s_y - s_k) - γ_{p+4} (T_y + T_k + |s_y - s_k|)``.
+    With ``center``, the scores are ``w_k·(x - center) + intercept_at_center_k``,
+    as in :func:`proven_margins`.
+    """
+    coef = np.asarray(coef, dtype=float)
+    n, p = X.shape
+    if center is None:
+        offset = np.asarray(intercept, dtype=float)
+    else:
+        center = np.asarray(center, dtype=float)
+        offset = np.asarray(intercept_at_center, dtype=float)
+    rows = np.arange(n)
+    out = np.empty(n)
+    factor = rounding_factor(p + 4)
+    for start in range(0, n, ROWS_PER_BLOCK):
+        block_rows = slice(start, min(start + ROWS_PER_BLOCK, n))
+        block = X[block_rows]
+        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
+        if center is not None:
+            block = block - center
+        scores = block @ coef.T + offset
+        terms = np.abs(block) @ np.abs(coef).T + np.abs(offset)
+        own = codes[block_rows]
+        local = rows[: len(own)]
+        margins = scores[local, own][:, None] - scores
+        bounds = factor * (terms[local, own][:, None] + terms + np.abs(margins))
+        least = margins - bounds
+        least[local, own] = np.inf
+        out[block_rows] = least.min(axis=1)
+    return out
+
+
+def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol):
+    """Per class and feature: how far the weight of the pairs (row, other class)
+    is from balancing, less what ``rtol`` of the feature's spread and the
+    rounding of the sums allow. Positive entries are failures.
+
+    For class k the pairs whose row is of class k carry ``Σ μ (x - t)`` out and
+    the pairs naming k as the other class carry it in; the two must coincide
+    (``t``, the first point, takes the offset of the data out of the rounding).
+    The weight itself must balance per class too (checked by
+    :func:`kesler_certificate_holds`). ``(K, p)``.
+    """
+    offsets = points - points[0]
+    out_sum = np.zeros((n_classes, points.shape[1]))
+    in_sum = np.zeros_like(out_sum)
+    magnitude = np.zeros_like(out_sum)
+    np.add.at(out_sum, own, weights[:, None] * offsets)
+    np.add.at(in_sum, others, weights[:, None] * offsets)
+    np.add.at(magnitude, own, weights[:, None] * np.abs(offsets))
+    np.add.at(magnitude, others, weights[:, None] * np.abs(offsets))
+    mass = np.bincount(own, weights, minlength=n_classes)
+    allowed = (
+        rtol * spread * mass[:, None]
+        + 4 * rounding_factor(len(weights) + 3) * magnitude
+    )
+    return np.abs(out_sum - in_sum) - allowed
+
+
+def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol):
+    """Whether weights ``μ ≥ 0`` summing to 1 on pairs (row of class ``own``,
+    class ``others``) prove that no linear machine separates the classes: the
+    weight and the weighted rows balance per class (Farkas on Kesler's
+    construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``)."""
+    weights = np.asarray(weights, dtype=float)
+    own, others = np.asarray(own, np.intp), np.asarray(others, np.intp)
+    if (
+        weights.size == 0
+        or np.any(weights < 0)
+        or not np.all(np.isfinite(weights))
+        or np.any(own == others)
+        or abs(weights.sum() - 1.0) > 1e-9
+    ):
+        return False
+    balance = np.bincount(own, weights, minlength=n_classes) - np.bincount(
+        others, weights, minlength=n_classes
+    )
+    if np.any(np.abs(balance) > 1e-9):
+        return False
+    gap = kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol)
+    return bool(np.all(gap <= 0))

@@ -11,6 +11,9 @@ certificates of (in)separability, on a working set of rows.
 * ``_wide``: the same answers for sparse rows with at least as many features as
   rows (text), in the span of the rows: the verdict from one sparse LP, every
   margin subproblem on the working set's Gram matrix, X never densified;
+* ``_multiclass``: K classes jointly (Kesler's construction): the verdict with
+  its certificate and the Crammer–Singer maximal margin, on a working set of
+  pairs (row, other class);
 * ``_min_error``: the fewest rows to remove for the rest to separate, bounded by
   certificates (a hitting-set MIP) from below and greedy removals from above.
 
@@ -21,10 +24,19 @@ stand on :func:`maximal_margin_of`.
 from ._certificate import certificate_from_subset, sparse_certificate
 from ._hard import check_scale, maximal_margin, maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
-from ._result import Hyperplane, MarginResult, SeparabilityResult, Status
+from ._multiclass import JointMarginResult, joint_margin_of
+from ._result import (
+    Hyperplane,
+    JointSeparabilityResult,
+    MarginResult,
+    SeparabilityResult,
+    Status,
+)
 
 __all__ = [
     "Hyperplane",
+    "JointMarginResult",
+    "JointSeparabilityResult",
     "MarginResult",
     "MinimumErrorResult",
     "SeparabilityResult",
@@ -32,6 +44,7 @@ __all__ = [
     "certificate_from_subset",
     "sparse_certificate",
     "check_scale",
+    "joint_margin_of",
     "maximal_margin",
     "maximal_margin_of",
     "minimum_errors",

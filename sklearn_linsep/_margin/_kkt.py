@@ -123,19 +123,35 @@ def dual_problems(products, labels, solution, tol, allowed, fit_intercept=True):
     (:func:`dense_products`; sparse rows give their own)."""
     alpha = solution.dual
     scores, combination, absolute = products
-    working_margins = labels * (scores + solution.intercept)
-    norm = max(np.linalg.norm(solution.coef), 1e-300)
+    return kkt_problems(
+        solution.coef,
+        combination,
+        absolute,
+        alpha @ labels if fit_intercept else None,
+        alpha,
+        labels * (scores + solution.intercept),
+        tol,
+        allowed,
+    )
+
+
+def kkt_problems(coef, combination, absolute, balance, alpha, margins, tol, allowed):
+    """The rules of every margin's dual, two classes or K: ``coef`` equals the
+    ``combination`` of the rows by the dual (componentwise, relative to the
+    ``absolute`` combination's terms: features on scales far apart each keep
+    their own digits), the intercepts' ``balance`` (``Σ α c``, or one per class;
+    None without intercept) vanishes, and the dual is complementary to the
+    working set's ``margins``. A list of what fails."""
+    norm = max(np.linalg.norm(coef), 1e-300)
+    scale = max(alpha.sum(), 1.0)
     problems = []
-    # Componentwise, relative to the terms of each sum: features on scales far
-    # apart each keep their own digits.
-    terms = absolute + np.abs(solution.coef)
-    allowed_w = 1e3 * tol * terms + 64 * np.finfo(float).eps * norm
-    if np.any(np.abs(solution.coef - combination) > allowed_w):
+    allowed_w = 1e3 * tol * (absolute + np.abs(coef)) + 64 * np.finfo(float).eps * norm
+    if np.any(np.abs(coef - combination) > allowed_w):
         problems.append("w differs from Σ α c z")
-    if fit_intercept and abs(alpha @ labels) > 1e3 * tol * max(alpha.sum(), 1.0):
-        problems.append(f"Σ α c = {alpha @ labels:.2e}")
-    slackness = alpha @ np.abs(working_margins - 1.0)
-    if slackness > (1e3 * tol + allowed) * max(alpha.sum(), 1.0):
+    if balance is not None and np.max(np.abs(balance)) > 1e3 * tol * scale:
+        problems.append(f"Σ α c = {np.max(np.abs(balance)):.2e}")
+    slackness = alpha @ np.abs(margins - 1.0)
+    if slackness > (1e3 * tol + allowed) * scale:
         problems.append(f"complementary slackness off by {slackness:.2e}")
     return problems
 
@@ -153,6 +169,12 @@ def check_optimality(scaled, working, solution, tol, fit_intercept, products=Non
     if smallest < 1 - allowed:
         problems.append(f"a constraint is violated by {1 - smallest:.2e}")
     problems += dual_problems(products, labels, solution, tol, allowed, fit_intercept)
+    raise_if_not_optimal(problems, solution)
+    return smallest
+
+
+def raise_if_not_optimal(problems, solution):
+    """The SolverError of an answer that fails its optimality conditions."""
     if problems:
         raise SolverError(
             "The margin QP's answer fails the optimality conditions on the data ("
@@ -160,7 +182,6 @@ def check_optimality(scaled, working, solution, tol, fit_intercept, products=Non
             + f"; solver status {solution.status.value}). Standardising the "
             "features (StandardScaler) or loosening tol may help."
         )
-    return smallest
 
 
 def mark_if_far(scaled, result):

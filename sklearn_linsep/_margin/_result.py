@@ -21,6 +21,8 @@ from .._proofs import (
     certificate_holds,
     feature_spread,
     hyperplane_forms_agree,
+    joint_proven_margins,
+    kesler_certificate_holds,
     proven_margins,
 )
 from .._rows import verify as verify_on_backend
@@ -247,6 +249,165 @@ class SeparabilityResult:
         return (
             f"SeparabilityResult(separable=False, certificate of "
             f"{len(self.certificate_indices)} samples, classes={classes})"
+        )
+
+
+def label_codes(y, classes):
+    """``(member, codes)``: which labels of ``y`` are among ``classes``, and each
+    member's position in ``classes`` (0 elsewhere)."""
+    y = np.asarray(y)
+    classes = np.asarray(classes)
+    order = np.argsort(classes, kind="stable")
+    ordered = classes[order]
+    position = np.clip(np.searchsorted(ordered, y), 0, len(classes) - 1)
+    member = ordered[position] == y
+    return member, np.where(member, order[position], 0)
+
+
+@dataclass(repr=False)
+class JointSeparabilityResult:
+    """Whether K classes are jointly linearly separable (one linear machine
+    classifies every row right), with a certificate either way.
+
+    Separable: ``coef`` W (K × p) and ``intercept`` b (K) with
+    ``(w_{y_i} - w_k)·x_i + b_{y_i} - b_k ≥ 1`` for every row i and every other
+    class k, so ``argmax_k (w_k·x + b_k)`` is every row's own class: the
+    Crammer–Singer maximal margin (``min ½ Σ‖w_k‖²``, :class:`HardMarginSVM`
+    with ``multi_class="crammer_singer"``), whose ``margin`` is the least
+    distance of a row to a boundary between its class and another,
+    ``min_{j<k} 1/‖w_j - w_k‖``. Inseparable: Farkas weights μ ≥ 0 (summing to
+    1) on pairs (row ``certificate_indices[j]``, other class
+    ``certificate_classes[j]``) that balance per class, in weight and in
+    weighted rows: ``Σ_j μ_j (e_{y_j} - e_{k_j}) ⊗ (x_j, 1) = 0``. Any W, b would
+    give those pairs margins whose μ-weighted sum is 0, so not all ≥ 1 (Kesler's
+    construction; Farkas). :meth:`verify` checks either.
+
+    Attributes
+    ----------
+    separable : bool
+    classes : ndarray of shape (n_classes,)
+    coef : ndarray of shape (n_classes, n_features)
+    intercept : ndarray of shape (n_classes,)
+    margin : float
+        ``min_{j<k} 1/‖w_j - w_k‖`` (None when inseparable).
+    certificate_indices : ndarray of shape (n_pairs,)
+        The rows of the certificate's pairs (a row may appear more than once).
+    certificate_classes : ndarray of shape (n_pairs,)
+        The other class of each pair (a label of ``classes``).
+    certificate_weights : ndarray of shape (n_pairs,)
+        μ ≥ 0, summing to 1.
+    center, intercept_at_center : ndarray of shape (n_features,), (n_classes,)
+        The same machine about a centre of the data (scores
+        ``coef @ (x - center) + intercept_at_center``), given only where float64
+        cannot evaluate ``coef @ x + intercept`` on the data (a ``UserWarning``
+        says so); None otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_linsep import linear_separability
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [1.0, 0.5]])
+    >>> result = linear_separability(X, [0, 1, 2, 1], multiclass="joint")
+    >>> result
+    JointSeparabilityResult(separable=True, margin=0.25, classes=[0, 1, 2])
+    >>> result.verify(X, [0, 1, 2, 1])
+    True
+    """
+
+    separable: bool
+    classes: np.ndarray
+    coef: np.ndarray = None
+    intercept: np.ndarray = None
+    margin: float = None
+    certificate_indices: np.ndarray = None
+    certificate_classes: np.ndarray = None
+    certificate_weights: np.ndarray = None
+    center: np.ndarray = None
+    intercept_at_center: np.ndarray = None
+
+    def verify(self, X, y, rtol=1e-9):
+        """Re-check the certificate on ``(X, y)``, with float64's rounding bounded.
+
+        A machine holds when every row's least margin over the other classes,
+        less a proven bound on the rounding of its scores, is at least
+        ``1 - rtol``. A certificate holds when μ ≥ 0 sums to 1, each pair's row
+        is of a class other than the pair's, and the weight and the weighted rows
+        balance per class, in every feature to ``rtol`` of that feature's spread
+        plus the rounding of the sums.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels; rows of labels outside ``classes`` are ignored.
+        rtol : float, default=1e-9
+
+        Returns
+        -------
+        valid : bool
+        """
+        return verify_on_backend(self, X, y, rtol)
+
+    def _verify_in_memory(self, X, y, rtol):
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=float)
+        member, codes = label_codes(y, self.classes)
+        n_classes = len(self.classes)
+        if self.separable:
+            if self.center is not None and not all(
+                hyperplane_forms_agree(w, b, self.center, b_c)
+                for w, b, b_c in zip(
+                    self.coef, self.intercept, self.intercept_at_center
+                )
+            ):
+                return False
+            margins = joint_proven_margins(
+                X[member],
+                codes[member],
+                self.coef,
+                self.intercept,
+                self.center,
+                self.intercept_at_center,
+            )
+            return bool(np.all(margins >= 1 - rtol))
+        indices = np.asarray(self.certificate_indices)
+        if not np.all(member[indices]):
+            return False
+        known, others = label_codes(self.certificate_classes, self.classes)
+        if not np.all(known):
+            return False
+        points = X[indices]
+        points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
+        return kesler_certificate_holds(
+            points,
+            codes[indices],
+            others,
+            self.certificate_weights,
+            n_classes,
+            feature_spread(X[member]),
+            rtol,
+        )
+
+    def describe(self):
+        """One line: the verdict and the size of its certificate."""
+        if self.separable:
+            return f"jointly separable, by a linear machine of margin {self.margin:.6g}"
+        return (
+            f"Farkas weights on {len(self.certificate_indices)} pairs (row, other "
+            f"class) over {len(np.unique(self.certificate_indices))} rows balance "
+            "per class: no linear machine classifies every row right"
+        )
+
+    def __repr__(self):
+        classes = np.asarray(self.classes).tolist()
+        if self.separable:
+            return (
+                f"JointSeparabilityResult(separable=True, margin={self.margin:.6g}, "
+                f"classes={classes})"
+            )
+        return (
+            f"JointSeparabilityResult(separable=False, certificate of "
+            f"{len(self.certificate_indices)} pairs, classes={classes})"
         )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from .._kesler import KeslerRows
 from .._stats import class_statistics
 from .._validation import validate_labelled_data
 from .._working_set import ScaledRows, class_sides
@@ -93,6 +94,12 @@ class MemoryRows:
         indices = np.flatnonzero(c != 0)
         weights = None if self.sample_weight is None else self.sample_weight[indices]
         return ScaledRows(self.X[indices], c[indices], weights, indices=indices)
+
+    def joint(self):
+        """The :class:`KeslerRows` of every class at once."""
+        return KeslerRows(
+            self.X, self.y_encoded, len(self.classes), self.sample_weight
+        )
 
     def support_rows(self, indices):
         # Sparse X keeps them sparse (as SVC does): text has thousands.

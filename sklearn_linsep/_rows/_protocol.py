@@ -53,9 +53,15 @@ class Rows(Protocol):
         ``negative`` (c = -1), indices into :attr:`classes`; rows of other classes
         are out of it."""
 
+    def joint(self):
+        """The pairs (row, other class) of Kesler's construction of every class
+        at once: an object that answers what :class:`TwoClassRows` answers, over
+        constraint ids ``i K + k`` (:class:`~sklearn_linsep._kesler.KeslerRows`
+        in memory)."""
+
     def support_rows(self, indices):
-        """``(rows, class_codes)`` of the rows ``indices`` of X that a two-class
-        problem of these rows used (its support vectors)."""
+        """``(rows, class_codes)`` of the rows ``indices`` of X that a problem
+        of these rows used (its support vectors)."""
 
 
 class TwoClassRows(Protocol):

@@ -21,10 +21,20 @@ certificate's LP and the augmented margin each have one solver, called by name.
 from dataclasses import dataclass
 from typing import Callable
 
-from ._active_set import _as_hull_weights, margin_from_feasible, support_hyperplane
-from ._clarabel import face_dual_qp, face_margin_qp, margin_qp
+from ._active_set import (
+    _as_hull_weights,
+    machine_on_support,
+    margin_from_feasible,
+    support_hyperplane,
+)
+from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp
 from ._dense_dual import dense_dual_margin, dense_dual_suits, gram_active_set
-from ._highs import hull_intersection_lp, total_hinge_lp
+from ._highs import (
+    hull_intersection_lp,
+    kesler_flow_lp,
+    kesler_hinge_lp,
+    total_hinge_lp,
+)
 from ._ipm import least_hinge_ipm
 from ._nearest import (
     NearestPoints,
@@ -87,8 +97,12 @@ __all__ = [
     "gram_coordinates",
     "gram_margin",
     "hull_intersection_lp",
+    "kesler_flow_lp",
+    "kesler_hinge_lp",
+    "kesler_margin_qp",
     "margin_of_rows",
     "least_hinge_ipm",
+    "machine_on_support",
     "margin_from_feasible",
     "margin_qp",
     "nearest_points",

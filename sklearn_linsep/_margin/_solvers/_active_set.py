@@ -5,10 +5,18 @@ rows (:func:`face_active_set`), and the primal active-set method from a separati
 hyperplane or a point of that face (:func:`margin_from_feasible`) with its
 feature-by-feature equality solves (:func:`_equality_margin`)."""
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
-from scipy.linalg import lu_factor, lu_solve, qr, solve_triangular
+from scipy.linalg import (
+    LinAlgError,
+    LinAlgWarning,
+    lu_factor,
+    lu_solve,
+    qr,
+    solve_triangular,
+)
 
 from .._result import Hyperplane, Status
 
@@ -370,3 +378,54 @@ def face_active_set(Z, c, sides, tol):
             return replace(solution, dual=dual)
         support.append(worst)
     return None
+
+
+def machine_on_support(Z, own, others, n_classes, refinements=2):
+    r"""The linear machine of least ``½ Σ‖w_k‖²`` with every given pair (row
+    ``z_j`` of class ``own_j``, other class ``others_j``) at margin exactly 1:
+    ``(W, b, α)``, with ``W = Σ_j α_j (e_own - e_other) z_jᵀ`` and the intercepts'
+    balance ``Σ_j α_j (e_own - e_other) = 0`` (``Σ b = 0``). α may have negative
+    entries (then not every pair is a support pair).
+
+    With ``B`` the pairs' class columns ``e_own - e_other``, the margins are
+    ``G α + Bᵀ b`` where ``G = (Z Zᵀ) ∘ (Bᵀ B)``: one symmetric bordered system
+    (``ν``, the multiplier of ``Σ b = 0``, makes it square; it is 0), solved by
+    one LU factorisation and refined on its residual; where the pairs depend on
+    each other (a pivot vanishes to rounding), by least squares, which leaves α
+    of least norm and W unique.
+    """
+    m = len(own)
+    classes = np.zeros((n_classes, m))
+    classes[own, np.arange(m)] = 1.0
+    classes[others, np.arange(m)] -= 1.0
+    gram = (Z @ Z.T) * (classes.T @ classes)
+    ones = np.ones((n_classes, 1))
+    system = np.block(
+        [
+            [gram, classes.T, np.zeros((m, 1))],
+            [classes, np.zeros((n_classes, n_classes)), ones],
+            [np.zeros((1, m)), ones.T, np.zeros((1, 1))],
+        ]
+    )
+    right = np.r_[np.ones(m), np.zeros(n_classes + 1)]
+    solve = _symmetric_solver(system)
+    solution = np.zeros(m + n_classes + 1)
+    for _ in range(refinements + 1):
+        solution += solve(right - system @ solution)
+    alpha, intercept = solution[:m], solution[m : m + n_classes]
+    return (classes * alpha) @ Z, intercept, alpha
+
+
+def _symmetric_solver(system):
+    """``solve(rhs)`` for a square system: its LU where no pivot vanishes to
+    rounding (a sixth of the SVD's work at 500 pairs), else least squares by
+    the SVD."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LinAlgWarning)
+        try:
+            factors = lu_factor(system, check_finite=False)
+            if _full_rank(factors[0]):
+                return lambda rhs: lu_solve(factors, rhs, check_finite=False)
+        except (LinAlgError, LinAlgWarning, ValueError):
+            pass
+    return lambda rhs: np.linalg.lstsq(system, rhs, rcond=None)[0]

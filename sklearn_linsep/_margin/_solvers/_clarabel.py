@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._compat import lazy_import
+from ..._kesler import kesler_matrix, split_machine
 from ...exceptions import SolverError
 from .._result import (
     MAX_ITERATIONS,
@@ -284,3 +285,78 @@ def face_dual_qp(gram, c, sides):
         linear=-np.ones(m),
     )
     return np.asarray(solution.x), float(solution.z[0]), status
+
+
+def kesler_margin_qp(Z, own, others, n_classes, slack=None, tol=QP_TOLERANCE):
+    r"""The Crammer–Singer hard margin of the pairs (row, other class) (Clarabel):
+
+    .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
+              (w_{y_j} - w_{k_j})\cdot z_j + b_{y_j} - b_{k_j} \ge 1,\
+              \textstyle\sum_k b_k = 0
+
+    (``Σ b = 0`` fixes the intercepts' common shift, which no constraint sees).
+    With ``slack = (row_of, weights, budget)`` each pair's constraint gets its
+    row's slack ``ξ_r ≥ 0`` and ``Σ s_r ξ_r ≤ budget``: the soft limit's second
+    stage. ``feasible`` False when Clarabel proves the pairs inseparable.
+    Retried as :func:`margin_qp` is (the other factorisation; each feature scaled
+    to unit size) where Clarabel stalls.
+    """
+    return _retrying(
+        lambda method, scaled: _kesler_margin_qp(
+            Z, own, others, n_classes, slack, tol, method, scaled
+        ),
+        None,
+        f"multiclass margin QP of {len(own)} pairs",
+    )
+
+
+def _kesler_margin_qp(Z, own, others, n_classes, slack, tol, method, scaled):
+    m, p = Z.shape
+    feature_scale = _feature_scale(Z, scaled)
+    pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
+    width = n_classes * (p + 1)
+    n_slack = 0 if slack is None else len(slack[1])
+    quadratic = sp.diags(
+        np.r_[np.tile(np.r_[1 / feature_scale**2, 0.0], n_classes), np.zeros(n_slack)],
+        format="csc",
+    )
+    intercepts = sp.csr_matrix(
+        (
+            np.ones(n_classes),
+            (np.zeros(n_classes, int), np.arange(n_classes) * (p + 1) + p),
+        ),
+        shape=(1, width + n_slack),
+    )
+    blocks, bounds = [pairs], [-np.ones(m)]
+    if n_slack:
+        row_of, weights, budget = slack
+        slacks = sp.csr_matrix(
+            (-np.ones(m), (np.arange(m), row_of)), shape=(m, n_slack)
+        )
+        blocks = [
+            sp.hstack([pairs, slacks]),
+            sp.hstack([sp.csr_matrix((n_slack, width)), -sp.identity(n_slack)]),
+            sp.csr_matrix(np.r_[np.zeros(width), weights][None, :]),
+        ]
+        bounds += [np.zeros(n_slack), [budget]]
+    constraints = sp.vstack([intercepts] + blocks, format="csc")
+    solution, status = _solve(
+        quadratic,
+        constraints,
+        np.concatenate([[0.0]] + bounds),
+        [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(constraints.shape[0] - 1)],
+        _clarabel_settings(tol, method),
+        f"multiclass margin QP of {m} pairs",
+    )
+    if status is Status.INFEASIBLE:
+        return Hyperplane(False, status=status)
+    x, z = np.asarray(solution.x), np.asarray(solution.z)
+    coef, intercept = split_machine(x, n_classes, p)
+    return Hyperplane(
+        True,
+        coef=coef / feature_scale,
+        intercept=intercept,
+        dual=np.maximum(z[1 : m + 1], 0.0),
+        status=status,
+        budget_multiplier=float(z[-1]) if n_slack else None,
+    )

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from ..._kesler import kesler_matrix, split_machine
 from ...exceptions import SolverError
 from .._result import TIME_LIMIT, Hyperplane, Status, read_status
 
@@ -119,6 +120,68 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     if not _check_lp(result, "hull intersection"):
         return None
     return _polish(stacked, np.concatenate(right), result.x)
+
+
+def kesler_flow_lp(Z, own, others, n_classes):
+    """Farkas weights ``μ ≥ 0``, ``Σ μ = 1``, on the pairs (row, other class) with
+    ``Σ_j μ_j (e_own - e_other) ⊗ (z_j, 1) = 0``, or ``None``: per class, the
+    weight its rows carry out equals the weight of the pairs naming it, and so do
+    their weighted sums of rows. No ``(W, b)`` gives all those pairs a positive
+    margin (the certificate of joint inseparability). A basic solution: at most
+    K (p + 1) + 1 positive weights.
+    """
+    m = len(own)
+    equalities = sp.vstack(
+        [kesler_matrix(Z, own, others, n_classes).T, np.ones((1, m))], format="csc"
+    )
+    right = np.r_[np.zeros(equalities.shape[0] - 1), 1.0]
+    result = linprog(
+        np.zeros(m),
+        A_eq=equalities,
+        b_eq=right,
+        bounds=(0, None),
+        method="highs-ds",
+        options=_highs_options(),
+    )
+    if not _check_lp(result, "multiclass certificate"):
+        return None
+    return _polish(equalities, right, result.x)
+
+
+def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
+    """``min Σ s_r ξ_r`` subject to ``(w_own - w_other)·z_j + b_own - b_other +
+    ξ_{row_of[j]} ≥ 1``, ``ξ ≥ 0``, ``Σ b = 0`` (HiGHS): the least total hinge of
+    the linear machine, each row's hinge its worst pair's, the soft limit's first
+    stage. A :class:`Hyperplane` with ``coef`` (K, p), ``intercept`` (K,),
+    ``dual`` the pairs' multipliers and ``total``."""
+    m, p = Z.shape
+    n_rows = len(weights)
+    width = n_classes * (p + 1)
+    pairs = kesler_matrix(Z, own, others, n_classes)
+    slacks = sp.csr_matrix((np.ones(m), (np.arange(m), row_of)), shape=(m, n_rows))
+    intercepts = np.zeros(width + n_rows)
+    intercepts[np.arange(n_classes) * (p + 1) + p] = 1.0
+    result = linprog(
+        np.r_[np.zeros(width), weights],
+        A_ub=-sp.hstack([pairs, slacks], format="csc"),
+        b_ub=-np.ones(m),
+        A_eq=intercepts[None, :],
+        b_eq=[0.0],
+        bounds=[(None, None)] * width + [(0, None)] * n_rows,
+        method="highs",
+        options=_highs_options(),
+    )
+    if not _check_lp(result, "multiclass total hinge"):  # pragma: no cover
+        raise SolverError("HiGHS reported the multiclass total hinge LP infeasible.")
+    coef, intercept = split_machine(result.x, n_classes, p)
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=intercept,
+        dual=np.clip(-result.ineqlin.marginals, 0.0, None),
+        status=Status.OPTIMAL,
+        total=float(result.fun),
+    )
 
 
 def _signed_columns(Z, c, below):

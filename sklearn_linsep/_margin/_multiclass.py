@@ -1,0 +1,435 @@
+"""The linear machine of K classes, exact: the joint verdict with its certificate
+and the Crammer–Singer maximal margin, on a working set of pairs (row, other
+class) of Kesler's construction (:mod:`sklearn_linsep._kesler`).
+
+The loop is the two-class one (:func:`~sklearn_linsep._working_set.grow`): the
+margin QP on the working set's pairs, one pass over X for each row's worst other
+class, the worst violators join. A working set without a machine yields the
+Farkas weights on its pairs (an LP), checked on X; with ``soft``, the C → ∞ limit
+of the Crammer–Singer soft margin follows: the least total hinge (each row's that
+of its worst pair), then the largest margin among the machines that attain it.
+"""
+
+import warnings
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from .._kesler import pair_margins, pairs_of
+from .._proofs import joint_proven_margins, kesler_certificate_holds
+from .._working_set import DROP_ABOVE, grow
+from ..exceptions import SolverError
+from ._hard import TALL_CAP, check_scale
+from ._kkt import kkt_problems, raise_if_not_optimal
+from ._result import (
+    PROOF_RTOL,
+    Hyperplane,
+    JointSeparabilityResult,
+    Status,
+    warn_if_inexact,
+)
+from ._solvers import (
+    kesler_flow_lp,
+    kesler_hinge_lp,
+    kesler_margin_qp,
+    machine_on_support,
+)
+
+
+@dataclass
+class JointMarginResult:
+    """The linear machine ``argmax_k (coef_k · x + intercept_k)`` of K classes."""
+
+    coef: np.ndarray  # (K, p), on X
+    intercept: np.ndarray  # (K,)
+    separable: bool
+    margin: float  # min over class pairs of 1/‖w_j - w_k‖
+    support: np.ndarray  # rows of the pairs of nonzero dual weight
+    support_classes: np.ndarray  # the other class of each of those pairs
+    dual: np.ndarray  # α of those pairs, on X's scale (α / scale²)
+    hinge_violation: float  # Σ s_i max(0, 1 - least margin_i); 0 when separable
+    rounds: int
+    certificate: JointSeparabilityResult = None
+    center: np.ndarray = None  # scores coef @ (x - center) + intercept_at_center
+    intercept_at_center: np.ndarray = None
+    needs_center: bool = False
+
+
+def joint_margin_of(
+    kesler, tol=1e-9, soft=True, classes=None, initial_size=None, batch=None
+):
+    """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
+    :class:`~sklearn_linsep._kesler.KeslerRows`): ``min ½ Σ‖w_k‖²`` subject to
+    every row's margin over every other class at least 1.
+
+    Decided where every feature keeps its digits (each divided by its own
+    spread, where the spreads are far apart), finished in X's units, checked by
+    the KKT conditions on every pair and proved on every row with its rounding
+    bounded. Inseparable: the certificate (Farkas weights on pairs), and with
+    ``soft`` the C → ∞ limit. ``initial_size`` rows a class seed the working
+    set (default ``max(p // 2, 20)``), ``batch`` pairs at most join a round
+    (default ``max(4 p + 40, 100)``; both at most 1 000 on tall data).
+    """
+    check_scale(kesler.scale)
+    p, n_classes = kesler.n_features, kesler.n_classes
+    classes = np.arange(n_classes) if classes is None else np.asarray(classes)
+    tall = p < kesler.n_samples
+    initial_size = initial_size or _capped(max(p // 2, 20), tall)
+    batch = batch or _capped(max(4 * p + 40, 100), tall)
+    frame = kesler.equilibrated() if kesler.uneven else kesler
+    solution, working, rounds = _grow_machine(
+        frame, frame.seed(initial_size), tol, batch
+    )
+    if solution.feasible and frame is not kesler:  # the Euclidean margin, in X's units
+        solution, working, more = _grow_machine(kesler, working, tol, batch)
+        rounds += more
+        if not solution.feasible:
+            raise SolverError(
+                "The classes separate jointly with each feature at its own scale, "
+                "but the maximal multiclass margin in X's units could not be "
+                "finished: the features' scales are too far apart. Standardising "
+                "the features (StandardScaler) may help."
+            )
+    if solution.feasible:
+        smallest = _check_optimality(kesler, working, solution, tol)
+        warn_if_inexact(solution)
+        result = _machine_result(kesler, working, solution, rounds, True, 0.0)
+        return _proven(kesler, result, tol, smallest)
+    certificate = joint_certificate(kesler, working, classes)
+    if not soft:
+        return JointMarginResult(
+            None, None, False, 0.0, *_no_support(), np.inf, rounds, certificate
+        )
+    result = _soft_limit(kesler, working, tol, batch)
+    result.rounds += rounds
+    result.certificate = certificate
+    return result
+
+
+def _capped(size, tall):
+    return min(size, TALL_CAP) if tall else size
+
+
+def _no_support():
+    empty = np.array([], dtype=np.intp)
+    return empty, empty, np.array([])
+
+
+def _grow_machine(frame, start, tol, batch):
+    """The working-set loop of the hard multiclass margin from the pairs
+    ``start``; the frame's anchors (one pair per ordered pair of classes, which
+    bound the intercepts) join it and stay."""
+    anchors = frame.anchors()
+
+    def violators(solution, working):
+        violated, inside = frame.violators(
+            solution.coef, solution.intercept, 1.0 - tol, working, batch
+        )
+        return violated, np.where(np.isin(working, anchors), 0.0, inside)
+
+    start = np.union1d(start, anchors)
+    return grow(start, _WarmMachine(frame, tol), violators, drop_above=DROP_ABOVE)
+
+
+def machine_of_pairs(Z, own, others, n_classes, tol, held=None):
+    """The Crammer–Singer margin of the pairs, exact.
+
+    From ``held`` (a boolean mask of pairs thought to be at margin 1: the last
+    working set's support and the pairs that joined it), a primal-dual active
+    set on the equalities (:func:`_settle`) usually settles in a step or two;
+    where it does not (or with no guess), Clarabel's interior point gives the
+    support, and the active set finishes it: where pairs are degenerate (at
+    margin 1 with no weight) an interior point's W is off by about the square
+    root of its tolerance (2e-6 on four rows), the finish by rounding.
+    Clarabel's answer stays where the finish does not settle.
+    """
+    if held is not None:
+        settled = _settle(Z, own, others, n_classes, tol, held)
+        if settled is not None:
+            return settled
+    solution = kesler_margin_qp(Z, own, others, n_classes)
+    if not solution.feasible:
+        return solution
+    margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
+    held = (solution.dual > 1e-8 * solution.dual.max(initial=0.0)) | (
+        margins < 1 + 1e-6
+    )
+    return _settle(Z, own, others, n_classes, tol, held) or solution
+
+
+def _settle(Z, own, others, n_classes, tol, held, attempts=30):
+    """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the
+    pairs: the ``held`` pairs at margin exactly 1
+    (:func:`~._solvers.machine_on_support`); those of negative weight leave and
+    the pairs below their margin join, all at once, until neither happens (a
+    KKT point: the optimum) or ``attempts`` run out (None)."""
+    held = np.array(held, dtype=bool)
+    for _ in range(attempts):
+        if not held.any():
+            return None
+        coef, intercept, alpha = machine_on_support(
+            Z[held], own[held], others[held], n_classes
+        )
+        negative = alpha < -1e-12 * max(np.abs(alpha).max(), 1e-300)
+        low = pair_margins(Z, own, others, coef, intercept) < 1 - tol / 2
+        if not negative.any() and not low.any():
+            dual = np.zeros(len(own))
+            dual[held] = np.maximum(alpha, 0.0)
+            return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
+        held[np.flatnonzero(held)[negative]] = False
+        held |= low
+    return None
+
+
+class _WarmMachine:
+    """The working set's subproblem, each call started from the last answer's
+    support pairs and the pairs that joined since."""
+
+    def __init__(self, frame, tol):
+        self.frame, self.tol = frame, tol
+        self.support = None  # constraint ids of the last answer's support
+        self.seen = np.array([], dtype=np.intp)  # the last working set
+
+    def __call__(self, ids):
+        held = None
+        if self.support is not None:
+            held = np.isin(ids, self.support)
+        solution = machine_of_pairs(
+            *self.frame.pairs(ids), self.frame.n_classes, self.tol, held
+        )
+        if solution.feasible:
+            self.support = ids[solution.dual > 0]
+        self.seen = ids
+        return solution
+
+
+def _dual_combination(rows, own, others, alpha, n_classes):
+    """``(Σ α (e_own - e_other) z, the same of |z|, the balance per class)``."""
+    combination = np.zeros((n_classes, rows.shape[1]))
+    absolute = np.zeros_like(combination)
+    np.add.at(combination, own, alpha[:, None] * rows)
+    np.add.at(combination, others, -alpha[:, None] * rows)
+    np.add.at(absolute, own, alpha[:, None] * np.abs(rows))
+    np.add.at(absolute, others, alpha[:, None] * np.abs(rows))
+    balance = np.bincount(own, alpha, n_classes) - np.bincount(others, alpha, n_classes)
+    return combination, absolute, balance
+
+
+def _check_optimality(kesler, working, solution, tol):
+    """The KKT conditions of the multiclass hard margin on every pair, or a
+    SolverError; the smallest margin, as computed."""
+    rows, own, others = kesler.pairs(working)
+    coef, intercept, alpha = solution.coef, solution.intercept, solution.dual
+    combination, absolute, balance = _dual_combination(
+        rows, own, others, alpha, kesler.n_classes
+    )
+    allowed = 10 * tol + kesler.rounding * np.linalg.norm(np.r_[coef.ravel(), 1.0])
+    smallest = kesler.min_margin(coef, intercept)
+    problems = []
+    if smallest < 1 - allowed:
+        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
+    problems += kkt_problems(
+        coef,
+        combination,
+        absolute,
+        balance,
+        alpha,
+        pair_margins(rows, own, others, coef, intercept),
+        tol,
+        allowed,
+    )
+    raise_if_not_optimal(problems, solution)
+    return smallest
+
+
+def machine_margin(coef):
+    """``min_{j<k} 1/‖w_j - w_k‖``: the least distance of a row at margin 1 from
+    the boundary between its class and another (nan where two rows of W are
+    equal)."""
+    largest = max(
+        (
+            np.linalg.norm(coef[j] - coef[k])
+            for j, k in combinations(range(len(coef)), 2)
+        ),
+        default=0.0,
+    )
+    return 1.0 / largest if largest > 0 else np.nan
+
+
+def _machine_result(kesler, working, solution, rounds, separable, hinge):
+    coef, intercept = kesler.to_original(solution.coef, solution.intercept)
+    alpha = solution.dual
+    keep = alpha > 1e-8 * max(alpha.max(initial=0.0), 1e-300)
+    rows, others = pairs_of(working[keep], kesler.n_classes)
+    return JointMarginResult(
+        coef=coef,
+        intercept=intercept,
+        separable=separable,
+        margin=machine_margin(coef),
+        support=kesler.indices_in_X(rows),
+        support_classes=others,
+        dual=alpha[keep] / kesler.scale**2,
+        hinge_violation=hinge,
+        rounds=rounds,
+        center=kesler.centre,
+        intercept_at_center=np.array(solution.intercept, dtype=float),
+    )
+
+
+def _least_proven(kesler, coef, intercept, center=None, at_center=None):
+    active = kesler.active
+    X = kesler.X if active.all() else kesler.X[active]
+    return float(
+        np.min(
+            joint_proven_margins(
+                X, kesler.codes[active], coef, intercept, center, at_center
+            )
+        )
+    )
+
+
+def _proven(kesler, result, tol, smallest):
+    """The machine, proved on every row with its rounding bounded (as
+    :func:`~._kkt.proven` proves a hyperplane): about the centre the margins
+    are at least ``1 - tol``; scaled by at most that much, at least 1; where the
+    plain form ``coef @ x + intercept`` cannot be proved, the result says so."""
+    coef, at_center = result.coef, result.intercept_at_center
+    least = _least_proven(kesler, coef, 0.0 * at_center, kesler.centre, at_center)
+    if not least > 1 - 1e3 * tol:
+        raise SolverError(
+            "The maximal multiclass margin cannot be proved in float64 (its smallest "
+            f"margin, rounding bounded, is {least:.3g}): the classes come too close "
+            "for float precision at the data's scale."
+        )
+    if least < 1:
+        grow_by = (1 + 8 * np.finfo(float).eps) / least
+        result.coef, result.intercept = coef * grow_by, result.intercept * grow_by
+        result.intercept_at_center = at_center * grow_by
+        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
+    plain = _least_proven(kesler, result.coef, result.intercept)
+    if not plain >= 1 - PROOF_RTOL:
+        result.needs_center = True
+        warnings.warn(
+            "The data lie so far from the origin against their spread that float64 "
+            "cannot evaluate coef @ x + intercept on them to the margin's precision: "
+            "the machine is also given about a centre of the data, as "
+            "coef @ (x - center) + intercept_at_center. Centring the features "
+            "(StandardScaler) avoids this.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return result
+
+
+def joint_certificate(kesler, working, classes):
+    """The Farkas weights on the pairs of a working set that no machine
+    separates, from one LP where each feature is divided by its own spread (μ is
+    the same in every affine frame), verified on X before it is returned."""
+    frame = kesler.equilibrated()
+    rows, own, others = frame.pairs(working)
+    weights = kesler_flow_lp(rows, own, others, kesler.n_classes)
+    if weights is None:
+        raise SolverError(
+            "The classes come too close to touching for float precision to decide "
+            "whether a linear machine separates them: the margin QP found no "
+            "machine on a subset of the pairs, and the certificate's LP no weights "
+            "either. Check for near-duplicate rows with different labels, or "
+            "rescale the features."
+        )
+    keep = weights > 0
+    row_ids, _ = pairs_of(working[keep], kesler.n_classes)
+    result = JointSeparabilityResult(
+        separable=False,
+        classes=classes,
+        certificate_indices=kesler.indices_in_X(row_ids),
+        certificate_classes=classes[others[keep]],
+        certificate_weights=weights[keep] / weights[keep].sum(),
+    )
+    if not kesler_certificate_holds(
+        kesler.original_rows(row_ids),
+        own[keep],
+        others[keep],
+        result.certificate_weights,
+        kesler.n_classes,
+        kesler.spread,
+        PROOF_RTOL,
+    ):
+        raise SolverError(
+            "The solvers declared the classes jointly inseparable, but the weights "
+            "they gave do not balance: the classes come within the solvers' "
+            "precision of touching, too close to decide."
+        )
+    return result
+
+
+def _row_slacks(kesler, working, coef, intercept):
+    """``ξ`` of every row from the working set's pairs alone: a row's worst
+    working pair's ``max(0, 1 - margin)``; 0 for rows with no pair in it."""
+    rows, own, others = kesler.pairs(working)
+    index, _ = pairs_of(working, kesler.n_classes)
+    slack = np.zeros(kesler.n_samples)
+    np.maximum.at(slack, index, 1.0 - pair_margins(rows, own, others, coef, intercept))
+    return slack
+
+
+def _slack_rows(kesler, ids):
+    """``(row_of, weights)`` of the slack variables of a working set: one per
+    distinct row."""
+    index, _ = pairs_of(ids, kesler.n_classes)
+    unique, row_of = np.unique(index, return_inverse=True)
+    return row_of, kesler.weights[unique]
+
+
+def _soft_limit(kesler, working, tol, batch):
+    """The C → ∞ limit of the Crammer–Singer soft margin: the least total hinge
+    (an LP on the pairs, where each feature is divided by its spread: the
+    hinge of the optimum is the same in every affine frame), then the largest
+    margin among the machines within ``tol`` of it (a QP with a slack budget),
+    each on a working set grown by the pairs its answer violates."""
+    n_classes = kesler.n_classes
+    lp_frame = kesler.equilibrated()
+
+    def least_hinge(ids):
+        solution = kesler_hinge_lp(
+            *lp_frame.pairs(ids), n_classes, *_slack_rows(lp_frame, ids)
+        )
+        solution.feasible = True
+        return solution
+
+    def hinge_violators(solution, ids):
+        slack = _row_slacks(lp_frame, ids, solution.coef, solution.intercept)
+        return lp_frame.violators(
+            solution.coef, solution.intercept, 1.0 - tol - slack, ids, batch
+        )
+
+    solution, working, rounds = grow(working, least_hinge, hinge_violators)
+    least = solution.total
+    budget = least * (1 + 10 * tol)
+
+    def largest_margin(ids):
+        row_of, weights = _slack_rows(kesler, ids)
+        return kesler_margin_qp(
+            *kesler.pairs(ids), n_classes, slack=(row_of, weights, budget)
+        )
+
+    def margin_violators(solution, ids):
+        slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
+        return kesler.violators(
+            solution.coef, solution.intercept, 1.0 - tol - slack, ids, batch
+        )
+
+    solution, working, more = grow(working, largest_margin, margin_violators)
+    if not solution.feasible:
+        raise SolverError(
+            "The multiclass margin at the least total hinge found no machine within "
+            "the hinge's budget: the least-hinge LP and the QP disagree."
+        )
+    hinge = kesler.total_hinge(solution.coef, solution.intercept)
+    if hinge > least + 1e3 * tol * max(least, 1.0):
+        raise SolverError(
+            f"The soft limit's machine has total hinge {hinge:.12g} on all rows, "
+            f"above the least total hinge {least:.12g}."
+        )
+    warn_if_inexact(solution)
+    return _machine_result(kesler, working, solution, rounds + more, False, hinge)
