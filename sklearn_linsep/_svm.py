@@ -13,7 +13,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LinearClassifierBase, fitted_or_reset
-from ._margin import maximal_margin_of
+from ._margin import joint_margin_of, maximal_margin_of
 from ._rows import one_vs_rest, rows_of
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
 
@@ -39,7 +39,25 @@ class HardMarginSVM(LinearClassifierBase):
     :class:`~sklearn_linsep.NotLinearlySeparableWarning`; with ``"raise"`` it
     raises :class:`~sklearn_linsep.NotLinearlySeparableError`, whose
     ``certificate`` (a :class:`SeparabilityResult`) proves it: a point in the
-    convex hulls of both classes. More than two classes are fitted one-vs-rest.
+    convex hulls of both classes.
+
+    More than two classes are fitted one-vs-rest (``multi_class="ovr"``), or
+    jointly (``multi_class="crammer_singer"``): the exact maximal multiclass
+    margin of Crammer and Singer,
+
+    .. math:: \min \tfrac12 \sum_k \|w_k\|^2 \quad\text{s.t.}\quad
+              (w_{y_i} - w_k)^T x_i + b_{y_i} - b_k \ge 1
+              \ \text{for every } i \text{ and } k \ne y_i,
+
+    whose prediction ``argmax_k w_k^T x + b_k`` classifies every training row
+    right where any linear machine does (data can be separable this way and not
+    one-vs-rest: standardised digits). It is solved on a working set of pairs
+    (row, other class) of Kesler's construction, never formed whole, and its
+    KKT conditions are checked on every pair. Inseparable, it is the C → ∞
+    limit of the Crammer–Singer soft margin (each row's hinge its worst
+    pair's), or the error with Farkas weights on pairs
+    (:class:`JointSeparabilityResult`). With two classes both options are the
+    binary hard margin.
 
     Sparse X with at least as many features as rows (TF-IDF text) is never
     densified: the verdict comes from one sparse LP, and every QP is solved in
@@ -50,6 +68,9 @@ class HardMarginSVM(LinearClassifierBase):
     ----------
     on_inseparable : {"soft", "raise"}, default="soft"
         What to do when the classes cannot be separated.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        More than two classes: one hyperplane per class against the rest, or
+        one linear machine of all classes at once (the Crammer–Singer margin).
     tol : float, default=1e-9
         Tolerance of the constraints and of the optimality conditions checked on
         all samples.
@@ -69,7 +90,9 @@ class HardMarginSVM(LinearClassifierBase):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     margin_ : float or ndarray of shape (n_classes,)
         Geometric margin :math:`1/\|w\|` (of the C → ∞ limit when inseparable;
-        nan, with a warning, when that limit is w = 0).
+        nan, with a warning, when that limit is w = 0). For the Crammer–Singer
+        machine, :math:`\min_{j<k} 1/\|w_j - w_k\|`: the least distance of a
+        row at margin 1 from a boundary between two classes.
     separable_ : bool or ndarray of shape (n_classes,)
     hinge_violation_ : float or ndarray of shape (n_classes,)
         :math:`\sum_i s_i \max(0, 1 - c_i(w^T x_i + b))`: 0 when separable.
@@ -78,7 +101,10 @@ class HardMarginSVM(LinearClassifierBase):
     support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
         The support vectors; CSR where X was sparse.
     dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
-        :math:`\alpha_i c_i`, so that ``coef_ = dual_coef_ @ support_vectors_``.
+        :math:`\alpha_i c_i`, so that ``coef_ = dual_coef_ @ support_vectors_``
+        (Crammer–Singer: row k holds :math:`\sum_j \alpha_{ij}
+        (\delta_{k y_i} - \delta_{k j})`, the pairs' weights on each support
+        vector, and the same identity holds to the solver's precision).
     n_support_ : ndarray of shape (n_classes,)
         Support vectors per class.
     n_iter_ : int or ndarray of shape (n_classes,)
@@ -91,11 +117,14 @@ class HardMarginSVM(LinearClassifierBase):
         :meth:`decision_function` uses. None otherwise.
     intercept_at_center_ : ndarray of shape (1,) or (n_classes,), or None
         The intercepts about ``center_`` (None with it).
-    certificate_ : SeparabilityResult or None
-        For two inseparable classes, the proof of inseparability. (With K > 2
-        classes, ``on_inseparable="raise"`` raises with the certificate of the
-        first inseparable one-vs-rest task, for the labels ``y == classes_[k]``:
-        check it with ``certificate.verify(X, y == classes_[k])``.)
+    certificate_ : SeparabilityResult, JointSeparabilityResult or None
+        For two inseparable classes, the proof of inseparability; for K > 2
+        jointly inseparable classes with ``multi_class="crammer_singer"``, the
+        Farkas weights on pairs (check them with ``certificate_.verify(X, y)``).
+        (One-vs-rest with K > 2 classes: ``on_inseparable="raise"`` raises with
+        the certificate of the first inseparable task, for the labels
+        ``y == classes_[k]``: check it with
+        ``certificate.verify(X, y == classes_[k])``.)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when X has feature names that are all strings.
@@ -117,28 +146,47 @@ class HardMarginSVM(LinearClassifierBase):
     (array([[-60.,  50.]]), 162.0)
     >>> round(svm.margin_, 6), svm.separable_
     (0.089626, True)
+
+    Standardised digits separate jointly, though not one class against the rest:
+
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> machine = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    >>> machine.separable_, machine.coef_.shape, float(machine.score(X, y))
+    (True, (10, 64), 1.0)
     """
 
     _accept_sparse = True
 
     _parameter_constraints: dict = {
         "on_inseparable": [StrOptions({"soft", "raise"})],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "initial_size": [Interval(Integral, 1, None, closed="left"), None],
         "batch": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
-        self, on_inseparable="soft", *, tol=1e-9, initial_size=None, batch=None
+        self,
+        on_inseparable="soft",
+        *,
+        multi_class="ovr",
+        tol=1e-9,
+        initial_size=None,
+        batch=None,
     ):
         self.on_inseparable = on_inseparable
+        self.multi_class = multi_class
         self.tol = tol
         self.initial_size = initial_size
         self.batch = batch
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Fit the maximal-margin hyperplane (one-vs-rest for K > 2 classes).
+        """Fit the maximal-margin hyperplane (for K > 2 classes, one-vs-rest or
+        the Crammer–Singer machine).
 
         Parameters
         ----------
@@ -158,6 +206,9 @@ class HardMarginSVM(LinearClassifierBase):
                 X, y, sample_weight, name=type(self).__name__, estimator=self
             )
             self.classes_ = rows.classes
+            if self.multi_class == "crammer_singer" and len(self.classes_) > 2:
+                self._fit_machine(rows)
+                return self
             results = [
                 self._solve(problem, task)
                 for task, problem in enumerate(one_vs_rest(rows))
@@ -168,6 +219,46 @@ class HardMarginSVM(LinearClassifierBase):
             self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
             self._publish(results, rows.support_rows)
         return self
+
+    def _fit_machine(self, rows):
+        """The Crammer–Singer machine of K > 2 classes, and its attributes."""
+        result = joint_margin_of(
+            rows.joint(),
+            tol=self.tol,
+            soft=self.on_inseparable == "soft",
+            classes=self.classes_,
+            initial_size=self.initial_size,
+            batch=self.batch,
+        )
+        if not result.separable and self.on_inseparable == "raise":
+            raise NotLinearlySeparableError(
+                "The classes are not jointly linearly separable: "
+                f"{result.certificate.describe()}",
+                certificate=result.certificate,
+            )
+        self.coef_ = result.coef.astype(rows.dtype, copy=False)
+        self.intercept_ = result.intercept.astype(rows.dtype, copy=False)
+        self.margin_ = float(result.margin)
+        self.separable_ = bool(result.separable)
+        self.hinge_violation_ = float(result.hinge_violation)
+        self.n_iter_ = result.rounds
+        self.certificate_ = result.certificate
+        self.center_, self.intercept_at_center_ = None, None
+        if result.needs_center:
+            self.center_ = result.center
+            self.intercept_at_center_ = result.intercept_at_center
+        support, position = np.unique(result.support, return_inverse=True)
+        self.support_ = support.astype(np.intp)
+        self.support_vectors_, codes = rows.support_rows(support)
+        # Each pair (i, k) puts +α on row i's own class and -α on k.
+        dual = np.zeros((len(self.classes_), support.size))
+        np.add.at(dual, (codes[position], position), result.dual)
+        np.add.at(dual, (result.support_classes, position), -result.dual)
+        self.dual_coef_ = dual
+        self.n_support_ = np.bincount(codes, minlength=len(self.classes_)).astype(
+            np.int32
+        )
+        _warn_if_inseparable([result])
 
     def _solve(self, scaled, task):
         """The MarginResult of one binary problem (task: its one-vs-rest index)."""
@@ -225,21 +316,26 @@ class HardMarginSVM(LinearClassifierBase):
         self.n_support_ = np.bincount(
             support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
-        if any(np.isnan(result.margin) for result in results):
-            warnings.warn(
-                "The least total hinge violation is attained only by w = 0 (a "
-                "constant decision function): no direction of the features helps, "
-                "and the margin is undefined (margin_ is nan).",
-                NotLinearlySeparableWarning,
-                stacklevel=4,
-            )
-        if not all(result.separable for result in results):
-            warnings.warn(
-                "The classes are not linearly separable: fitted the limit C → ∞ of "
-                "the soft margin (least total hinge violation "
-                f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
-                "margin). Use on_inseparable='raise' to get the certificate as an "
-                "error.",
-                NotLinearlySeparableWarning,
-                stacklevel=4,
-            )
+        _warn_if_inseparable(results)
+
+
+def _warn_if_inseparable(results):
+    """The warnings of a fit whose results (one per task) are not all separable."""
+    if any(np.isnan(result.margin) for result in results):
+        warnings.warn(
+            "The least total hinge violation is attained only by w = 0 (a "
+            "constant decision function): no direction of the features helps, "
+            "and the margin is undefined (margin_ is nan).",
+            NotLinearlySeparableWarning,
+            stacklevel=5,
+        )
+    if not all(result.separable for result in results):
+        warnings.warn(
+            "The classes are not linearly separable: fitted the limit C → ∞ of "
+            "the soft margin (least total hinge violation "
+            f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
+            "margin). Use on_inseparable='raise' to get the certificate as an "
+            "error.",
+            NotLinearlySeparableWarning,
+            stacklevel=5,
+        )

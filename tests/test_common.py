@@ -58,6 +58,7 @@ ESTIMATORS = [
     Adaline(solver="lstsq"),
     HardMarginSVM(),
     HardMarginSVM(on_inseparable="raise"),
+    HardMarginSVM(multi_class="crammer_singer"),
 ]
 TRANSFORMERS = [est for est in ESTIMATORS if hasattr(est, "transform")]
 

@@ -384,9 +384,11 @@ def _slack_rows(kesler, ids):
 def _soft_limit(kesler, working, tol, batch):
     """The C → ∞ limit of the Crammer–Singer soft margin: the least total hinge
     (an LP on the pairs, where each feature is divided by its spread: the
-    hinge of the optimum is the same in every affine frame), then the largest
-    margin among the machines within ``tol`` of it (a QP with a slack budget),
-    each on a working set grown by the pairs its answer violates."""
+    hinges of the optimum are the same in every affine frame), then the
+    largest margin over the LP's optimal face (a QP: complementary slackness
+    with the LP's dual fixes which pairs are tight and which rows may keep a
+    hinge, so no budget row leaves the QP without an interior), each on a
+    working set grown by the pairs its answer violates."""
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
 
@@ -403,15 +405,11 @@ def _soft_limit(kesler, working, tol, batch):
             solution.coef, solution.intercept, 1.0 - tol - slack, ids, batch
         )
 
-    solution, working, rounds = grow(working, least_hinge, hinge_violators)
-    least = solution.total
-    budget = least * (1 + 10 * tol)
+    lp, working, rounds = grow(working, least_hinge, hinge_violators)
+    face = _optimal_face(kesler, working, lp.dual)
 
     def largest_margin(ids):
-        row_of, weights = _slack_rows(kesler, ids)
-        return kesler_margin_qp(
-            *kesler.pairs(ids), n_classes, slack=(row_of, weights, budget)
-        )
+        return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=face(ids))
 
     def margin_violators(solution, ids):
         slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
@@ -422,14 +420,37 @@ def _soft_limit(kesler, working, tol, batch):
     solution, working, more = grow(working, largest_margin, margin_violators)
     if not solution.feasible:
         raise SolverError(
-            "The multiclass margin at the least total hinge found no machine within "
-            "the hinge's budget: the least-hinge LP and the QP disagree."
+            "The multiclass margin over the least-hinge face found no machine: the "
+            "least-hinge LP and the QP disagree."
         )
     hinge = kesler.total_hinge(solution.coef, solution.intercept)
-    if hinge > least + 1e3 * tol * max(least, 1.0):
+    if hinge > lp.total + 1e3 * tol * max(lp.total, 1.0):
         raise SolverError(
             f"The soft limit's machine has total hinge {hinge:.12g} on all rows, "
-            f"above the least total hinge {least:.12g}."
+            f"above the least total hinge {lp.total:.12g}."
         )
     warn_if_inexact(solution)
+    solution.dual = np.abs(solution.dual)  # the face's equalities: either sign
     return _machine_result(kesler, working, solution, rounds + more, False, hinge)
+
+
+def _optimal_face(kesler, working, multipliers):
+    """``face(ids)``: the least-hinge LP's optimal face on the pairs ``ids``, as
+    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's multipliers μ on
+    the pairs of ``working`` (a dual optimum of the LP on all pairs, once no
+    pair violates its answer). Complementary slackness: a pair of positive μ
+    holds with equality; a row whose pairs' μ stop short of its weight has no
+    hinge; rows at their weight keep a free hinge ``ξ ≥ 0``."""
+    n_classes = kesler.n_classes
+    rows, _ = pairs_of(working, n_classes)
+    carried = np.bincount(rows, multipliers, minlength=kesler.n_samples)
+    at_weight = kesler.active & (carried >= kesler.weights * (1 - 1e-9))
+    tight = working[multipliers > 1e-9 * max(multipliers.max(initial=0.0), 1.0)]
+
+    def face(ids):
+        index, _ = pairs_of(ids, n_classes)
+        slack_rows = np.unique(index[at_weight[index]])
+        slack_of = np.where(at_weight[index], np.searchsorted(slack_rows, index), -1)
+        return slack_of, slack_rows.size, np.isin(ids, tight)
+
+    return face

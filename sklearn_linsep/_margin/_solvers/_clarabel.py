@@ -287,7 +287,7 @@ def face_dual_qp(gram, c, sides):
     return np.asarray(solution.x), float(solution.z[0]), status
 
 
-def kesler_margin_qp(Z, own, others, n_classes, slack=None, tol=QP_TOLERANCE):
+def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     r"""The Crammer–Singer hard margin of the pairs (row, other class) (Clarabel):
 
     .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
@@ -295,31 +295,41 @@ def kesler_margin_qp(Z, own, others, n_classes, slack=None, tol=QP_TOLERANCE):
               \textstyle\sum_k b_k = 0
 
     (``Σ b = 0`` fixes the intercepts' common shift, which no constraint sees).
-    With ``slack = (row_of, weights, budget)`` each pair's constraint gets its
-    row's slack ``ξ_r ≥ 0`` and ``Σ s_r ξ_r ≤ budget``: the soft limit's second
-    stage. ``feasible`` False when Clarabel proves the pairs inseparable.
-    Retried as :func:`margin_qp` is (the other factorisation; each feature scaled
-    to unit size) where Clarabel stalls.
+    With ``face = (slack_of, n_slack, tight)`` it is the margin over the
+    least-hinge LP's optimal face (the soft limit's second stage): pair j's
+    constraint gets the slack ``ξ_{slack_of[j]} ≥ 0`` of its row (none where
+    ``slack_of[j] < 0``: the row's hinge is 0 on the face) and holds with
+    equality where ``tight[j]``. ``feasible`` False when Clarabel proves the
+    pairs inseparable. Retried as :func:`margin_qp` is (the other
+    factorisation; each feature scaled to unit size) where Clarabel stalls.
     """
     return _retrying(
         lambda method, scaled: _kesler_margin_qp(
-            Z, own, others, n_classes, slack, tol, method, scaled
+            Z, own, others, n_classes, face, tol, method, scaled
         ),
         None,
         f"multiclass margin QP of {len(own)} pairs",
     )
 
 
-def _kesler_margin_qp(Z, own, others, n_classes, slack, tol, method, scaled):
+def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled):
     m, p = Z.shape
     feature_scale = _feature_scale(Z, scaled)
     pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
     width = n_classes * (p + 1)
-    n_slack = 0 if slack is None else len(slack[1])
+    slack_of, n_slack, tight = (
+        (np.full(m, -1), 0, np.zeros(m, bool)) if face is None else face
+    )
     quadratic = sp.diags(
         np.r_[np.tile(np.r_[1 / feature_scale**2, 0.0], n_classes), np.zeros(n_slack)],
         format="csc",
     )
+    has_slack = slack_of >= 0
+    slacks = sp.csr_matrix(
+        (-np.ones(has_slack.sum()), (np.flatnonzero(has_slack), slack_of[has_slack])),
+        shape=(m, n_slack),
+    )
+    pairs = sp.hstack([pairs, slacks], format="csr")
     intercepts = sp.csr_matrix(
         (
             np.ones(n_classes),
@@ -327,24 +337,21 @@ def _kesler_margin_qp(Z, own, others, n_classes, slack, tol, method, scaled):
         ),
         shape=(1, width + n_slack),
     )
-    blocks, bounds = [pairs], [-np.ones(m)]
-    if n_slack:
-        row_of, weights, budget = slack
-        slacks = sp.csr_matrix(
-            (-np.ones(m), (np.arange(m), row_of)), shape=(m, n_slack)
-        )
-        blocks = [
-            sp.hstack([pairs, slacks]),
-            sp.hstack([sp.csr_matrix((n_slack, width)), -sp.identity(n_slack)]),
-            sp.csr_matrix(np.r_[np.zeros(width), weights][None, :]),
-        ]
-        bounds += [np.zeros(n_slack), [budget]]
-    constraints = sp.vstack([intercepts] + blocks, format="csc")
+    # The equalities first (the intercepts' and the tight pairs'), then the rest.
+    order = np.r_[np.flatnonzero(tight), np.flatnonzero(~tight)]
+    nonnegative = sp.hstack(
+        [sp.csr_matrix((n_slack, width)), -sp.identity(n_slack)], format="csr"
+    )
+    constraints = sp.vstack([intercepts, pairs[order], nonnegative], format="csc")
+    n_equal = 1 + int(tight.sum())
     solution, status = _solve(
         quadratic,
         constraints,
-        np.concatenate([[0.0]] + bounds),
-        [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(constraints.shape[0] - 1)],
+        np.r_[0.0, -np.ones(m), np.zeros(n_slack)],
+        [
+            clarabel.ZeroConeT(n_equal),
+            clarabel.NonnegativeConeT(constraints.shape[0] - n_equal),
+        ],
         _clarabel_settings(tol, method),
         f"multiclass margin QP of {m} pairs",
     )
@@ -352,11 +359,12 @@ def _kesler_margin_qp(Z, own, others, n_classes, slack, tol, method, scaled):
         return Hyperplane(False, status=status)
     x, z = np.asarray(solution.x), np.asarray(solution.z)
     coef, intercept = split_machine(x, n_classes, p)
+    dual = np.empty(m)
+    dual[order] = z[1 : m + 1]
     return Hyperplane(
         True,
         coef=coef / feature_scale,
         intercept=intercept,
-        dual=np.maximum(z[1 : m + 1], 0.0),
+        dual=dual if face is not None else np.maximum(dual, 0.0),
         status=status,
-        budget_multiplier=float(z[-1]) if n_slack else None,
     )
