@@ -150,7 +150,9 @@ def separability_of(scaled, classes, tol):
 def joint_separability_of(kesler, classes, tol):
     """:func:`linear_separability` of K classes jointly, from
     :func:`~._margin.joint_margin_of` on their pairs (row, other class)."""
-    result = joint_margin_of(kesler, tol=tol, soft=False, classes=classes)
+    result = joint_margin_of(
+        kesler, tol=tol, soft=False, classes=classes, units_or_verdict=True
+    )
     if not result.separable:
         return result.certificate
     far = result.needs_center

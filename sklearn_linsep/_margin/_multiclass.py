@@ -33,6 +33,7 @@ from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
+    machine_from_feasible,
     machine_on_support,
 )
 
@@ -57,7 +58,13 @@ class JointMarginResult:
 
 
 def joint_margin_of(
-    kesler, tol=1e-9, soft=True, classes=None, initial_size=None, batch=None
+    kesler,
+    tol=1e-9,
+    soft=True,
+    classes=None,
+    initial_size=None,
+    batch=None,
+    units_or_verdict=False,
 ):
     """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
     :class:`~sklearn_linsep._kesler.KeslerRows`): ``min ½ Σ‖w_k‖²`` subject to
@@ -70,6 +77,12 @@ def joint_margin_of(
     ``soft`` the C → ∞ limit. ``initial_size`` rows a class seed the working
     set (default ``max(p // 2, 20)``), ``batch`` pairs at most join a round
     (default ``max(4 p + 40, 100)``; both at most 1 000 on tall data).
+
+    With ``units_or_verdict``, where the margin in X's units cannot be finished
+    and certified (features on scales ~1e6 apart whose optimum turns on the
+    small ones: its dual reaches 1e13 and cancels), the machine of the frame
+    that decided is returned instead, with a UserWarning: the verdict stands,
+    and that machine separates every row (proved as any other).
     """
     check_scale(kesler.scale)
     p, n_classes = kesler.n_features, kesler.n_classes
@@ -79,22 +92,27 @@ def joint_margin_of(
     batch = batch or _capped(max(4 * p + 40, 100), tall)
     frame = kesler.equilibrated() if kesler.uneven else kesler
     solution, working, rounds = _grow_machine(
-        frame, frame.seed(initial_size), tol, batch
+        frame, _WarmMachine(frame, tol), frame.seed(initial_size), tol, batch
     )
     if solution.feasible and frame is not kesler:  # the Euclidean margin, in X's units
-        solution, working, more = _grow_machine(kesler, working, tol, batch)
-        rounds += more
-        if not solution.feasible:
-            raise SolverError(
-                "The classes separate jointly with each feature at its own scale, "
-                "but the maximal multiclass margin in X's units could not be "
-                "finished: the features' scales are too far apart. Standardising "
-                "the features (StandardScaler) may help."
-            )
+        # The equilibrated frame's machine separates every row, in X's frame too.
+        feasible = (solution.coef * (kesler.scale / frame.scale), solution.intercept)
+        finish = _EuclideanMachine(kesler, tol, feasible)
+        try:
+            finished = _grow_machine(kesler, finish, working, tol, batch)
+            # checked here: a finish that fails its KKT conditions falls back
+            _check_optimality(kesler, finished[1], finished[0], tol)
+        except SolverError:
+            if not units_or_verdict:
+                raise
+            warnings.warn(_NOT_IN_UNITS, UserWarning, stacklevel=5)
+        else:
+            (solution, working, more), frame = finished, kesler
+            rounds += more
     if solution.feasible:
-        smallest = _check_optimality(kesler, working, solution, tol)
+        smallest = _check_optimality(frame, working, solution, tol)
         warn_if_inexact(solution)
-        result = _machine_result(kesler, working, solution, rounds, True, 0.0)
+        result = _machine_result(frame, working, solution, rounds, True, 0.0)
         return _proven(kesler, result, tol, smallest)
     certificate = joint_certificate(kesler, working, classes)
     if not soft:
@@ -107,6 +125,16 @@ def joint_margin_of(
     return result
 
 
+_NOT_IN_UNITS = (
+    "The classes separate jointly (decided with each feature divided by its "
+    "spread), but the maximal multiclass margin in X's units could not be "
+    "certified: the features' scales are too far apart. The machine returned is "
+    "the maximal margin with each feature divided by its spread, mapped back to "
+    "X; it separates every row (verify() checks it). Standardising the features "
+    "(StandardScaler) gives a margin in standardised units."
+)
+
+
 def _capped(size, tall):
     return min(size, TALL_CAP) if tall else size
 
@@ -116,10 +144,11 @@ def _no_support():
     return empty, empty, np.array([])
 
 
-def _grow_machine(frame, start, tol, batch):
+def _grow_machine(frame, solve, start, tol, batch):
     """The working-set loop of the hard multiclass margin from the pairs
-    ``start``; the frame's anchors (one pair per ordered pair of classes, which
-    bound the intercepts) join it and stay."""
+    ``start``, solving each working set by ``solve``; the frame's anchors (one
+    pair per ordered pair of classes, which bound the intercepts) join it and
+    stay."""
     anchors = frame.anchors()
 
     def violators(solution, working):
@@ -129,23 +158,24 @@ def _grow_machine(frame, start, tol, batch):
         return violated, np.where(np.isin(working, anchors), 0.0, inside)
 
     start = np.union1d(start, anchors)
-    return grow(start, _WarmMachine(frame, tol), violators, drop_above=DROP_ABOVE)
+    return grow(start, solve, violators, drop_above=DROP_ABOVE)
 
 
-def machine_of_pairs(Z, own, others, n_classes, tol, held=None):
+def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
     """The Crammer–Singer margin of the pairs, exact.
 
     From ``held`` (a boolean mask of pairs thought to be at margin 1: the last
-    working set's support and the pairs that joined it), a primal-dual active
-    set on the equalities (:func:`_settle`) usually settles in a step or two;
-    where it does not (or with no guess), Clarabel's interior point gives the
-    support, and the active set finishes it: where pairs are degenerate (at
-    margin 1 with no weight) an interior point's W is off by about the square
-    root of its tolerance (2e-6 on four rows), the finish by rounding.
-    Clarabel's answer stays where the finish does not settle.
+    working set's support), a primal-dual active set on the equalities
+    (:func:`_settle`) usually settles in a few steps; where it does not (or
+    with no guess), Clarabel's interior point gives the support, and the
+    active set finishes it: where pairs are degenerate (at margin 1 with no
+    weight) an interior point's W is off by about the square root of its
+    tolerance (2e-6 on four rows), the finish by rounding. Clarabel's answer
+    stays where the finish does not settle. ``keep_digits``: the equalities are
+    solved in the primal (features on scales far apart).
     """
     if held is not None:
-        settled = _settle(Z, own, others, n_classes, tol, held)
+        settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
         if settled is not None:
             return settled
     solution = kesler_margin_qp(Z, own, others, n_classes)
@@ -155,10 +185,10 @@ def machine_of_pairs(Z, own, others, n_classes, tol, held=None):
     held = (solution.dual > 1e-8 * solution.dual.max(initial=0.0)) | (
         margins < 1 + 1e-6
     )
-    return _settle(Z, own, others, n_classes, tol, held) or solution
+    return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
 
 
-def _settle(Z, own, others, n_classes, tol, held, attempts=30):
+def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
     """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the
     pairs: the ``held`` pairs at margin exactly 1
     (:func:`~._solvers.machine_on_support`); those of negative weight leave and
@@ -169,7 +199,7 @@ def _settle(Z, own, others, n_classes, tol, held, attempts=30):
         if not held.any():
             return None
         coef, intercept, alpha = machine_on_support(
-            Z[held], own[held], others[held], n_classes
+            Z[held], own[held], others[held], n_classes, keep_digits
         )
         negative = alpha < -1e-12 * max(np.abs(alpha).max(), 1e-300)
         low = pair_margins(Z, own, others, coef, intercept) < 1 - tol / 2
@@ -184,24 +214,80 @@ def _settle(Z, own, others, n_classes, tol, held, attempts=30):
 
 class _WarmMachine:
     """The working set's subproblem, each call started from the last answer's
-    support pairs and the pairs that joined since."""
+    support pairs."""
+
+    keep_digits = False
 
     def __init__(self, frame, tol):
         self.frame, self.tol = frame, tol
         self.support = None  # constraint ids of the last answer's support
-        self.seen = np.array([], dtype=np.intp)  # the last working set
 
     def __call__(self, ids):
-        held = None
-        if self.support is not None:
-            held = np.isin(ids, self.support)
+        held = None if self.support is None else np.isin(ids, self.support)
         solution = machine_of_pairs(
-            *self.frame.pairs(ids), self.frame.n_classes, self.tol, held
+            *self.frame.pairs(ids),
+            self.frame.n_classes,
+            self.tol,
+            held,
+            self.keep_digits,
         )
+        self.remember(ids, solution)
+        return solution
+
+    def remember(self, ids, solution):
         if solution.feasible:
             self.support = ids[solution.dual > 0]
-        self.seen = ids
+
+
+class _EuclideanMachine(_WarmMachine):
+    """The subproblem of the Euclidean margin once the verdict is known (the
+    features' spreads far apart): as :class:`_WarmMachine`, with the equalities
+    in the primal; where that misses the optimum (Clarabel cannot hold features
+    1e6 apart), the primal active set from the equilibrated frame's machine,
+    which separates every pair (:func:`~._solvers.machine_from_feasible`)."""
+
+    keep_digits = True
+
+    def __init__(self, frame, tol, feasible):
+        super().__init__(frame, tol)
+        self.feasible = feasible  # (coef, intercept) on frame
+
+    def __call__(self, ids):
+        rows, own, others = self.frame.pairs(ids)
+        try:
+            solution = super().__call__(ids)
+            if solution.feasible and not _dual_problems(
+                rows, own, others, solution, self.tol / 2
+            ):
+                return solution
+        except SolverError:
+            pass
+        solution = machine_from_feasible(
+            rows, own, others, self.frame.n_classes, *self.feasible, self.tol / 2
+        )
+        if solution is None:
+            raise SolverError(
+                "The classes separate jointly with each feature at its own scale, "
+                "but the maximal multiclass margin in X's units could not be "
+                "finished: the features' scales are too far apart. Standardising "
+                "the features (StandardScaler) may help."
+            )
+        self.remember(ids, solution)
         return solution
+
+
+def _dual_problems(rows, own, others, solution, tol):
+    """What of the KKT conditions on the working set's pairs a machine misses
+    (feasibility there included)."""
+    coef, intercept, alpha = solution.coef, solution.intercept, solution.dual
+    margins = pair_margins(rows, own, others, coef, intercept)
+    problems = [] if np.min(margins) >= 1 - tol else ["a pair is violated"]
+    combination, absolute, balance = _dual_combination(
+        rows, own, others, alpha, len(coef)
+    )
+    return problems + kkt_problems(
+        coef, combination, absolute, balance, alpha, margins, tol, tol
+    )
 
 
 def _dual_combination(rows, own, others, alpha, n_classes):
@@ -269,7 +355,8 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
         margin=machine_margin(coef),
         support=kesler.indices_in_X(rows),
         support_classes=others,
-        dual=alpha[keep] / kesler.scale**2,
+        # on X where the frame is X's divided by one scalar; else the frame's
+        dual=alpha[keep] / (kesler.scale**2 if np.ndim(kesler.scale) == 0 else 1.0),
         hinge_violation=hinge,
         rounds=rounds,
         center=kesler.centre,
@@ -317,7 +404,7 @@ def _proven(kesler, result, tol, smallest):
             "coef @ (x - center) + intercept_at_center. Centring the features "
             "(StandardScaler) avoids this.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     return result
 

@@ -23,6 +23,7 @@ from typing import Callable
 
 from ._active_set import (
     _as_hull_weights,
+    machine_from_feasible,
     machine_on_support,
     margin_from_feasible,
     support_hyperplane,
@@ -102,6 +103,7 @@ __all__ = [
     "kesler_margin_qp",
     "margin_of_rows",
     "least_hinge_ipm",
+    "machine_from_feasible",
     "machine_on_support",
     "margin_from_feasible",
     "margin_qp",

@@ -5,19 +5,17 @@ rows (:func:`face_active_set`), and the primal active-set method from a separati
 hyperplane or a point of that face (:func:`margin_from_feasible`) with its
 feature-by-feature equality solves (:func:`_equality_margin`)."""
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
 from scipy.linalg import (
-    LinAlgError,
-    LinAlgWarning,
     lu_factor,
     lu_solve,
     qr,
     solve_triangular,
 )
 
+from ..._kesler import kesler_matrix
 from .._result import Hyperplane, Status
 
 
@@ -380,20 +378,24 @@ def face_active_set(Z, c, sides, tol):
     return None
 
 
-def machine_on_support(Z, own, others, n_classes, refinements=2):
+def machine_on_support(Z, own, others, n_classes, keep_digits=False):
     r"""The linear machine of least ``½ Σ‖w_k‖²`` with every given pair (row
     ``z_j`` of class ``own_j``, other class ``others_j``) at margin exactly 1:
     ``(W, b, α)``, with ``W = Σ_j α_j (e_own - e_other) z_jᵀ`` and the intercepts'
     balance ``Σ_j α_j (e_own - e_other) = 0`` (``Σ b = 0``). α may have negative
     entries (then not every pair is a support pair).
 
-    With ``B`` the pairs' class columns ``e_own - e_other``, the margins are
-    ``G α + Bᵀ b`` where ``G = (Z Zᵀ) ∘ (Bᵀ B)``: one symmetric bordered system
-    (``ν``, the multiplier of ``Σ b = 0``, makes it square; it is 0), solved by
-    one LU factorisation and refined on its residual; where the pairs depend on
-    each other (a pivot vanishes to rounding), by least squares, which leaves α
-    of least norm and W unique.
+    By default from the pairs' Gram matrix: with ``B`` the pairs' class columns
+    ``e_own - e_other``, the margins are ``G α + Bᵀ b``, ``G = (Z Zᵀ) ∘ (Bᵀ B)``,
+    one square bordered system (``ν``, the multiplier of ``Σ b = 0``, is 0) by
+    one LU, refined on its residual; by least squares where the pairs depend on
+    each other (a pivot vanishes to rounding), which leaves α of least norm and
+    W unique. With ``keep_digits`` (features on scales far apart, where α grows
+    as the inverse square of the small features' scale and the Gram matrix loses
+    their digits), in the primal instead (:func:`_machine_by_qr`).
     """
+    if keep_digits:
+        return _machine_by_qr(Z, own, others, n_classes)
     m = len(own)
     classes = np.zeros((n_classes, m))
     classes[own, np.arange(m)] = 1.0
@@ -408,24 +410,124 @@ def machine_on_support(Z, own, others, n_classes, refinements=2):
         ]
     )
     right = np.r_[np.ones(m), np.zeros(n_classes + 1)]
-    solve = _symmetric_solver(system)
-    solution = np.zeros(m + n_classes + 1)
-    for _ in range(refinements + 1):
-        solution += solve(right - system @ solution)
+    factors = lu_factor(system, check_finite=False)
+    if _full_rank(factors[0]):
+        solution = lu_solve(factors, right, check_finite=False)
+        for _ in range(2):
+            solution += lu_solve(factors, right - system @ solution, check_finite=False)
+    else:
+        solution = np.linalg.lstsq(system, right, rcond=None)[0]
     alpha, intercept = solution[:m], solution[m : m + n_classes]
     return (classes * alpha) @ Z, intercept, alpha
 
 
-def _symmetric_solver(system):
-    """``solve(rhs)`` for a square system: its LU where no pivot vanishes to
-    rounding (a sixth of the SVD's work at 500 pairs), else least squares by
-    the SVD."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", LinAlgWarning)
-        try:
-            factors = lu_factor(system, check_finite=False)
-            if _full_rank(factors[0]):
-                return lambda rhs: lu_solve(factors, rhs, check_finite=False)
-        except (LinAlgError, LinAlgWarning, ValueError):
-            pass
-    return lambda rhs: np.linalg.lstsq(system, rhs, rcond=None)[0]
+def _machine_by_qr(Z, own, others, n_classes, refinements=2):
+    """:func:`machine_on_support` in the primal, never through the Gram matrix.
+
+    The pairs' constraints are ``A_w W + A_b b = 1``; the complement ``Q_⊥`` of
+    the intercept columns' range (a QR of ``A_b``) removes b, leaving ``C W = d``
+    with ``C = Q_⊥ᵀ A_w``; W is its least-norm solution (:func:`_least_norm`),
+    ``α = Q_⊥ α'`` with ``W = Cᵀ α'``, and b comes from the intercept columns.
+    """
+    m, p = Z.shape
+    pairs = kesler_matrix(Z, own, others, n_classes).toarray()
+    is_intercept = np.zeros(pairs.shape[1], dtype=bool)
+    is_intercept[np.arange(n_classes) * (p + 1) + p] = True
+    weights_part, intercept_part = pairs[:, ~is_intercept], pairs[:, is_intercept]
+    basis, triangle, _ = qr(intercept_part, pivoting=True)
+    diagonal = np.abs(np.diag(triangle))
+    rank = int(np.sum(diagonal > 1e-12 * max(diagonal.max(initial=0.0), 1.0)))
+    complement = basis[:, rank:]
+    equations = complement.T @ weights_part
+    right = complement.T @ np.ones(m)
+    flat, coordinates = _least_norm(equations, right, refinements)
+    intercept = np.linalg.lstsq(
+        np.vstack([intercept_part, np.ones((1, n_classes))]),
+        np.r_[np.ones(m) - weights_part @ flat, 0.0],
+        rcond=None,
+    )[0]
+    return flat.reshape(n_classes, p), intercept, complement @ coordinates
+
+
+def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol):
+    """The Crammer–Singer margin of the pairs by the primal active-set method
+    (Nocedal & Wright, Algorithm 16.3) from a machine ``(coef, intercept)`` that
+    separates them, as :func:`margin_from_feasible` for two classes; a
+    :class:`Hyperplane`, or None if it does not settle. Every equality QP is
+    solved in the primal (:func:`machine_on_support` with ``keep_digits``), so
+    features on scales far apart keep their digits."""
+
+    def margins_of(coef, intercept):
+        rows = np.einsum("ij,ij->i", Z, coef[own] - coef[others])
+        return rows + intercept[own] - intercept[others]
+
+    margins = margins_of(coef, intercept)
+    least = float(np.min(margins))
+    if not least > 0:
+        return None
+    coef, intercept, margins = coef / least, intercept / least, margins / least
+    held = [int(np.argmin(margins))]
+    for _ in range(8 * Z.shape[1] * n_classes + 50):
+        target_coef, target_intercept, alpha = machine_on_support(
+            Z[held], own[held], others[held], n_classes, keep_digits=True
+        )
+        change = margins_of(target_coef - coef, target_intercept - intercept)
+        room = np.full(len(own), np.inf)
+        falling = change < 0
+        falling[held] = False
+        room[falling] = (margins[falling] - 1) / -change[falling]
+        blocking = int(np.argmin(room))
+        step = min(1.0, max(float(room[blocking]), 0.0))
+        coef = coef + step * (target_coef - coef)
+        intercept = intercept + step * (target_intercept - intercept)
+        margins = margins_of(coef, intercept)
+        if step < 1.0:
+            held.append(blocking)
+            continue
+        wrong = _most_wrong_sign(alpha)
+        if wrong is not None:
+            held.pop(wrong)
+            continue
+        if np.min(margins) < 1 - tol or np.max(np.abs(margins[held] - 1)) > tol:
+            return None
+        dual = np.zeros(len(own))
+        dual[held] = np.maximum(alpha, 0.0)
+        return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
+    return None
+
+
+def _least_norm(equations, right, refinements):
+    """``(x, y)``: the least-norm solution of ``E x = r`` and ``y`` with
+    ``x = Eᵀ y``, from a QR of ``Eᵀ`` with its rows sorted by size (each keeps
+    its own digits), refined on the residual; by the SVD where E is short of
+    full row rank."""
+    rows, columns = equations.shape
+    if 0 < rows <= columns:
+        order = np.argsort(-np.max(np.abs(equations), axis=0), kind="stable")
+        basis, triangle = qr(equations.T[order], mode="economic")
+        if _full_rank(triangle):
+            restore = np.argsort(order)
+            # x = Q R⁻ᵀ r (Eᵀ = P Q R): never the products E Eᵀ, which would
+            # lose the small weights' digits.
+            lifted = np.zeros(rows)  # R⁻ᵀ r, refined
+            solution = np.zeros(columns)
+            for _ in range(refinements + 1):
+                step = solve_triangular(
+                    triangle, right - equations @ solution, trans="T"
+                )
+                lifted += step
+                solution = (basis @ lifted)[restore]
+            coordinates = solve_triangular(triangle, lifted)
+            terms = np.abs(equations.T) @ np.abs(coordinates) + np.abs(solution)
+            if np.any(np.abs(equations.T @ coordinates - solution) > 1e-12 * terms):
+                # Weights on scales far apart: Eᵀ y = x is consistent, so dividing
+                # each of its equations by its size keeps y and the small ones'
+                # digits.
+                size = np.max(np.abs(equations), axis=0)
+                size = np.where(size > 0, size, 1.0)
+                coordinates = np.linalg.lstsq(
+                    equations.T / size[:, None], solution / size, rcond=None
+                )[0]
+            return solution, coordinates
+    coordinates = np.linalg.lstsq(equations @ equations.T, right, rcond=None)[0]
+    return np.linalg.lstsq(equations, right, rcond=None)[0], coordinates

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._compat import lazy_import
-from ..._kesler import kesler_matrix, split_machine
+from ..._kesler import kesler_matrix, pair_margins, split_machine
 from ...exceptions import SolverError
 from .._result import (
     MAX_ITERATIONS,
@@ -303,11 +303,18 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     pairs inseparable. Retried as :func:`margin_qp` is (the other
     factorisation; each feature scaled to unit size) where Clarabel stalls.
     """
+    def keeps_the_pairs(solution):
+        # the face's pairs may keep a hinge: their QP is checked by its caller
+        if face is not None:
+            return True
+        margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
+        return bool(np.min(margins) >= 1 - FACE_TOLERANCE)
+
     return _retrying(
         lambda method, scaled: _kesler_margin_qp(
             Z, own, others, n_classes, face, tol, method, scaled
         ),
-        None,
+        keeps_the_pairs,
         f"multiclass margin QP of {len(own)} pairs",
     )
 

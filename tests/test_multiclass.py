@@ -1,0 +1,377 @@
+"""K classes jointly: ``linear_separability(multiclass="joint")`` and
+``HardMarginSVM(multi_class="crammer_singer")`` (``_margin/_multiclass.py``,
+``_kesler.py``).
+
+References: the explicit Kesler LP (HiGHS on all n (K - 1) pairs, one call) for
+the verdict, cvxpy (Clarabel at 1e-10, on the data centred and scaled, where it is
+accurate) for the Crammer-Singer margin and its C -> oo limit, the two-class routes
+for K = 2.
+"""
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    JointSeparabilityResult,
+    NotLinearlySeparableError,
+    NotLinearlySeparableWarning,
+    linear_separability,
+)
+from sklearn_linsep._kesler import kesler_matrix
+
+PINWHEEL_STICK = np.array([[1.0, -1.0], [1.0, 4.0]])
+
+
+def pinwheel():
+    """Three sticks turned by 120°: every pair of classes separates, no linear
+    machine separates all three (SPEC §11)."""
+    turns = [2 * np.pi * k / 3 for k in range(3)]
+    X = np.vstack(
+        [
+            PINWHEEL_STICK
+            @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]).T
+            for a in turns
+        ]
+    )
+    return X, np.repeat([0, 1, 2], 2)
+
+
+def kesler_lp_separable(X, y):
+    """The verdict of the explicit Kesler LP: all n (K - 1) pairs, HiGHS."""
+    classes, codes = np.unique(y, return_inverse=True)
+    K = len(classes)
+    rows = np.repeat(np.arange(len(y)), K)
+    others = np.tile(np.arange(K), len(y))
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    A = kesler_matrix(X[rows], codes[rows], others, K)
+    result = linprog(
+        np.zeros(A.shape[1]),
+        A_ub=-A,
+        b_ub=-np.ones(A.shape[0]),
+        bounds=(None, None),
+        method="highs",
+    )
+    assert result.status in (0, 2)
+    return result.status == 0
+
+
+def crammer_singer_cvxpy(X, y, soft=False):
+    """W of the Crammer-Singer hard margin (or its C -> oo limit: the least total
+    hinge by an LP, then the margin with the hinge at most that), by cvxpy on X
+    centred and divided by its largest entry, mapped back."""
+    centre = X.mean(axis=0)
+    scale = np.abs(X - centre).max()
+    Z = (X - centre) / scale
+    classes, codes = np.unique(y, return_inverse=True)
+    K, (n, p) = len(classes), Z.shape
+    W, b, xi = cp.Variable((K, p)), cp.Variable(K), cp.Variable(n)
+    slack = xi if soft else np.zeros(n)
+    constraints = [
+        (W[codes[i]] - W[k]) @ Z[i] + b[codes[i]] - b[k] >= 1 - slack[i]
+        for i in range(n)
+        for k in range(K)
+        if k != codes[i]
+    ] + [cp.sum(b) == 0]
+    if soft:
+        constraints.append(xi >= 0)
+        least = cp.Problem(cp.Minimize(cp.sum(xi)), constraints)
+        least.solve(solver="HIGHS")
+        constraints.append(cp.sum(xi) <= least.value * (1 + 1e-10))
+    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(W)), constraints)
+    problem.solve(
+        solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10
+    )
+    # the budget leaves the C -> oo limit's QP almost no interior
+    assert problem.status in ("optimal", "optimal_inaccurate" * soft), problem.status
+    return W.value / scale
+
+
+def random_case(rng, separable, n_features=None):
+    K = int(rng.integers(3, 7))
+    p = n_features or int(rng.integers(2, 6))
+    n = int(rng.integers(3 * K, 10 * K))
+    while True:
+        X = rng.normal(size=(n, p))
+        if separable:  # the labels of a linear machine: jointly separable
+            y = np.argmax(X @ rng.normal(size=(K, p)).T + rng.normal(size=K), axis=1)
+        else:
+            y = rng.integers(0, K, n)
+        if np.unique(y).size == K:
+            return X, y
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_verdict_is_the_explicit_kesler_lps_and_verifies(seed):
+    rng = np.random.default_rng(seed)
+    X, y = random_case(rng, separable=seed % 2 == 0)
+    result = linear_separability(X, y, multiclass="joint")
+    assert result.separable == kesler_lp_separable(X, y)
+    assert result.verify(X, y)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_machine_is_cvxpys_crammer_singer_margin(seed):
+    X, y = random_case(np.random.default_rng(100 + seed), separable=True)
+    result = linear_separability(X, y, multiclass="joint")
+    reference = crammer_singer_cvxpy(X, y)
+    assert result.separable
+    np.testing.assert_allclose(
+        result.coef, reference, rtol=0, atol=1e-6 * np.abs(reference).max()
+    )
+    differences = [
+        np.linalg.norm(result.coef[j] - result.coef[k])
+        for j in range(len(result.coef))
+        for k in range(j)
+    ]
+    assert result.margin == pytest.approx(1 / max(differences), rel=1e-12)
+
+
+def test_pairwise_separable_classes_need_not_separate_jointly():
+    X, y = pinwheel()
+    assert all(r.separable for r in linear_separability(X, y).values())
+    joint = linear_separability(X, y, multiclass="joint")
+    assert not joint.separable and joint.verify(X, y)
+    assert not kesler_lp_separable(X, y)
+    # the certificate's weights balance per class: rows of each of the 3 classes
+    assert set(y[joint.certificate_indices]) == {0, 1, 2}
+
+
+def test_digits_separate_jointly_but_not_one_against_the_rest():
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    joint = linear_separability(X, y, multiclass="joint")
+    assert joint.separable and joint.verify(X, y)
+    scores = X @ joint.coef.T + joint.intercept
+    assert np.all(np.argmax(scores, axis=1) == y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        ovr = HardMarginSVM().fit(X, y)
+    assert not np.all(ovr.separable_)
+
+
+@pytest.mark.parametrize("loader", [load_iris, load_wine])
+@pytest.mark.parametrize("standardise", [False, True])
+def test_bundled_data_raw_and_standardised(loader, standardise):
+    X, y = loader(return_X_y=True)
+    if standardise:
+        X = StandardScaler().fit_transform(X)
+    result = linear_separability(X, y, multiclass="joint")
+    assert result.separable == kesler_lp_separable(X, y)
+    assert result.verify(X, y)
+    assert result.separable == (loader is load_wine)  # iris: 1 against 2 overlap
+
+
+def test_every_cv_fold_of_wine():
+    X, y = load_wine(return_X_y=True)
+    for train, _ in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+        result = linear_separability(X[train], y[train], multiclass="joint")
+        assert result.separable and result.verify(X[train], y[train])
+
+
+def test_two_classes_give_the_two_class_result():
+    X, y = load_iris(return_X_y=True)
+    pair = y > 0
+    joint = linear_separability(X[pair], y[pair], multiclass="joint")
+    plain = linear_separability(X[pair], y[pair])
+    assert type(joint) is type(plain) and not joint.separable
+    np.testing.assert_array_equal(joint.certificate_indices, plain.certificate_indices)
+    two = y < 2
+    machine = HardMarginSVM(multi_class="crammer_singer").fit(X[two], y[two])
+    binary = HardMarginSVM().fit(X[two], y[two])
+    assert machine.coef_.shape == (1, 4)
+    np.testing.assert_array_equal(machine.coef_, binary.coef_)
+
+
+def test_a_tampered_certificate_does_not_verify():
+    X, y = pinwheel()
+    result = linear_separability(X, y, multiclass="joint")
+    weights = result.certificate_weights.copy()
+    weights[0] *= 1.001
+    tampered = JointSeparabilityResult(
+        separable=False,
+        classes=result.classes,
+        certificate_indices=result.certificate_indices,
+        certificate_classes=result.certificate_classes,
+        certificate_weights=weights / weights.sum(),
+    )
+    assert not tampered.verify(X, y)
+    moved = X.copy()
+    moved[result.certificate_indices[0]] += 1e-6
+    assert not result.verify(moved, y)
+    relabelled = y.copy()
+    relabelled[result.certificate_indices[0]] = result.certificate_classes[0]
+    assert not result.verify(X, relabelled)
+
+
+def test_a_machine_that_misses_a_row_does_not_verify():
+    X, y = load_wine(return_X_y=True)
+    result = linear_separability(X, y, multiclass="joint")
+    shrunk = JointSeparabilityResult(
+        separable=True,
+        classes=result.classes,
+        coef=result.coef * (1 - 1e-6),
+        intercept=result.intercept * (1 - 1e-6),
+        margin=result.margin,
+    )
+    assert result.verify(X, y) and not shrunk.verify(X, y)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    scales=st.lists(
+        st.sampled_from([1e-6, 1e-3, 1.0, 1e3, 1e6]), min_size=3, max_size=3
+    ),
+    offset=st.sampled_from([0.0, 1e3]),
+)
+def test_the_verdict_does_not_change_under_affine_maps_order_or_names(
+    seed, scales, offset
+):
+    rng = np.random.default_rng(seed)
+    X, y = random_case(rng, separable=bool(seed % 2), n_features=3)
+    expected = linear_separability(X, y, multiclass="joint").separable
+    mapped = X * np.array(scales) + offset
+    result = linear_separability(mapped, y, multiclass="joint")
+    assert result.separable == expected and result.verify(mapped, y)
+    order = rng.permutation(len(y))
+    shuffled = linear_separability(X[order], y[order], multiclass="joint")
+    assert shuffled.separable == expected
+    names = np.array(["c", "a", "f", "b", "e", "d"])[y]
+    renamed = linear_separability(X, names, multiclass="joint")
+    assert renamed.separable == expected and renamed.verify(X, names)
+
+
+def test_features_on_scales_far_apart_keep_their_gap():
+    """A gap in a feature of tiny units is a separation, whatever the others."""
+    X, y = pinwheel()
+    big = np.column_stack([X * 1e5, np.where(y == 0, 1e-5, 0.0)])
+    # the tiny feature puts class 0 apart from the rest on its own
+    assert not linear_separability(X, y, multiclass="joint").separable
+    result = linear_separability(big, y, multiclass="joint")
+    assert result.verify(big, y)
+    assert result.separable == kesler_lp_separable(big / big.std(axis=0), y)
+
+
+def test_sparse_x_gives_the_dense_answer():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    X[np.abs(X) < 0.5] = 0.0
+    dense = linear_separability(X, y, multiclass="joint")
+    sparse = linear_separability(sp.csr_matrix(X), y, multiclass="joint")
+    assert sparse.separable == dense.separable
+    assert sparse.verify(sp.csr_matrix(X), y)
+    if dense.separable:
+        np.testing.assert_allclose(sparse.coef, dense.coef, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "X, y, error, match",
+    [
+        ([[0.0], [np.nan], [1.0]], [0, 1, 2], ValueError, "NaN"),
+        ([[0.0], [np.inf], [1.0]], [0, 1, 2], ValueError, "infinity"),
+        ([[0.0], [1.0], [2.0]], [0, 0, 0], ValueError, "class"),
+        (np.zeros((0, 2)), [], ValueError, "0 sample"),
+        ([[0.0], [1.0]], [0, 1, 2], ValueError, "inconsistent"),
+    ],
+)
+def test_bad_input_is_a_clear_error(X, y, error, match):
+    with pytest.raises(error, match=match):
+        linear_separability(X, y, multiclass="joint")
+    with pytest.raises(error, match=match):
+        HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+
+
+def test_an_unknown_multiclass_option_is_refused():
+    with pytest.raises(ValueError, match="multiclass"):
+        linear_separability([[0.0], [1.0], [2.0]], [0, 1, 2], multiclass="ovr")
+    with pytest.raises(ValueError, match="multi_class"):
+        HardMarginSVM(multi_class="joint").fit([[0.0], [1.0], [2.0]], [0, 1, 2])
+
+
+# -- the estimator ----------------------------------------------------------
+
+
+def test_the_machine_classifies_every_row_and_its_duals_give_its_weights():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert svm.separable_ and svm.hinge_violation_ == 0.0
+    assert svm.coef_.shape == (3, 13) and svm.intercept_.shape == (3,)
+    assert svm.score(X, y) == 1.0
+    np.testing.assert_allclose(
+        svm.dual_coef_ @ svm.support_vectors_, svm.coef_, atol=1e-9
+    )
+    np.testing.assert_array_equal(svm.n_support_, np.bincount(y[svm.support_]))
+    reference = crammer_singer_cvxpy(X, y)
+    np.testing.assert_allclose(
+        svm.coef_, reference, atol=1e-6 * np.abs(reference).max()
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_soft_limit_is_the_least_hinge_then_the_largest_margin(seed):
+    rng = np.random.default_rng(200 + seed)
+    X, y = random_case(rng, separable=True)
+    flipped = rng.choice(len(y), 3, replace=False)
+    y[flipped] = (y[flipped] + 1) % len(np.unique(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    if svm.separable_:
+        pytest.skip("the flipped labels left the classes separable")
+    reference = crammer_singer_cvxpy(X, y, soft=True)
+    np.testing.assert_allclose(
+        svm.coef_, reference, atol=1e-5 * np.abs(reference).max()
+    )
+    scores = X @ svm.coef_.T + svm.intercept_
+    own = scores[np.arange(len(y)), y]
+    scores[np.arange(len(y)), y] = -np.inf
+    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+    assert svm.hinge_violation_ == pytest.approx(hinge, rel=1e-9)
+
+
+def test_inseparable_classes_warn_or_raise_with_the_certificate():
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert not svm.separable_ and svm.certificate_.verify(X, y)
+    with pytest.raises(NotLinearlySeparableError, match="jointly") as raised:
+        HardMarginSVM(multi_class="crammer_singer", on_inseparable="raise").fit(X, y)
+    assert raised.value.certificate.verify(X, y)
+    refit = HardMarginSVM(multi_class="crammer_singer", on_inseparable="raise")
+    with pytest.raises(NotLinearlySeparableError):
+        refit.fit(X, y)
+    assert not hasattr(refit, "classes_")  # a failed fit leaves nothing behind
+
+
+def test_sample_weights_leave_out_zeros_and_weigh_the_hinge():
+    X, y = load_iris(return_X_y=True)
+    weights = np.ones(len(y))
+    weights[::7] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        weighted = HardMarginSVM(multi_class="crammer_singer").fit(X, y, weights)
+        dropped = HardMarginSVM(multi_class="crammer_singer").fit(
+            X[weights > 0], y[weights > 0]
+        )
+        np.testing.assert_allclose(weighted.coef_, dropped.coef_, rtol=1e-7, atol=1e-9)
+        twice = np.where(np.arange(len(y)) % 5 == 0, 2.0, 1.0)
+        repeated = np.repeat(np.arange(len(y)), twice.astype(int))
+        doubled = HardMarginSVM(multi_class="crammer_singer").fit(X, y, twice)
+        copies = HardMarginSVM(multi_class="crammer_singer").fit(
+            X[repeated], y[repeated]
+        )
+    assert doubled.hinge_violation_ == pytest.approx(copies.hinge_violation_, rel=1e-9)
+    np.testing.assert_allclose(doubled.coef_, copies.coef_, rtol=1e-6, atol=1e-8)
