@@ -47,8 +47,8 @@ def _verdict_line(report):
         if not v["separable"]
     ]
     text = (
-        f"Verdict: {len(separable)} of {len(verdicts)} class pairs are linearly "
-        "separable"
+        f"Verdict: {_joint_text(report)}{len(separable)} of {len(verdicts)} class "
+        "pairs are linearly separable"
     )
     if inseparable:
         text += "; not: " + ", ".join(inseparable[:3])
@@ -56,6 +56,23 @@ def _verdict_line(report):
     if any(not v["conclusive"] for v in separable):
         text += " (separable ones on the sample only)"
     return text + "."
+
+
+def _joint_text(report):
+    """The joint verdict of K > 2 classes, as the headline's first clause."""
+    joint = report.get("joint_separability")
+    if joint is None:
+        return ""
+    if joint["separable"]:
+        sample = "" if joint["conclusive"] else ", on the sample"
+        return (
+            "one linear machine separates all classes (margin "
+            f"{number(joint['margin'], 6)}{sample}); "
+        )
+    return (
+        "no linear machine separates all classes "
+        f"({joint['certificate_rows']} rows prove it); "
+    )
 
 
 def _two_class_verdict(verdict):

@@ -5,7 +5,8 @@ in ``SECTIONS``."""
 from ._angle import Angle
 from ._cover import Cover
 from ._distance import Distance
+from ._joint import JointVerdict
 from ._validation import CrossValidation
 from ._verdict import Verdict
 
-SECTIONS = (Verdict(), Distance(), Angle(), Cover(), CrossValidation())
+SECTIONS = (JointVerdict(), Verdict(), Distance(), Angle(), Cover(), CrossValidation())

@@ -1,0 +1,289 @@
+"""K classes jointly: ``linear_separability(multiclass="joint")`` against HiGHS on
+the explicit Kesler LP, and ``HardMarginSVM(multi_class="crammer_singer")``
+against cvxpy (Clarabel), in the same run.
+
+Run from the repository root (the ``bench`` extra)::
+
+    python benchmarks/bench_multiclass.py              # about 5 minutes
+    python benchmarks/bench_multiclass.py --quick      # fewer cases, no HiGHS ipm
+
+One BLAS thread (threadpoolctl). Parts:
+
+1. **Shapes**: the joint verdict (answer verified with ``verify``) against
+   scipy's HiGHS on the explicit Kesler LP (all n (K - 1) pairs as rows of a
+   sparse matrix, ``linprog(0, A_ub=-A, b_ub=-1)``, every method: ``highs``
+   chooses, ``highs-ds`` the dual simplex, ``highs-ipm`` the interior point),
+   on standardised digits (the issue's target: >= 10x), raw digits, wine,
+   iris, tall synthetic (2e4 x 20, K = 5), p = 100 (2 000 rows, K = 5) and
+   embeddings (4 000 x 512, K = 10), separable and not. Medians; the ratio
+   is HiGHS's time over ours. Resident memory growth of each, once.
+2. **200 random small cases** (K = 3-6, n = 3K-10K, p = 2-5; the labels of a
+   random linear machine, random labels, and rotated "pinwheels" that every
+   pair separates and no machine does): the verdict against the explicit
+   Kesler LP, every certificate and machine verified.
+3. **100 Crammer-Singer margins** against cvxpy (Clarabel at 1e-10, on X
+   centred and scaled into [-1, 1], where it is accurate): the largest
+   relative difference of W (the target: 1e-6), and the time of each.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import RSSSampler, print_machine, timed  # noqa: E402
+
+
+def kesler_lp(X, y, method):
+    """HiGHS on the explicit Kesler LP: ``True`` separable, ``False`` not."""
+    from scipy.optimize import linprog
+
+    from sklearn_linsep._kesler import kesler_matrix
+
+    classes, codes = np.unique(y, return_inverse=True)
+    K = len(classes)
+    rows = np.repeat(np.arange(len(y)), K)
+    others = np.tile(np.arange(K), len(y))
+    keep = others != codes[rows]
+    A = kesler_matrix(X[rows[keep]], codes[rows[keep]], others[keep], K)
+    result = linprog(
+        np.zeros(A.shape[1]),
+        A_ub=-sp.csc_matrix(A),
+        b_ub=-np.ones(A.shape[0]),
+        bounds=(None, None),
+        method=method,
+    )
+    if result.status not in (0, 2):
+        raise RuntimeError(result.message)
+    return result.status == 0
+
+
+def joint(X, y):
+    from sklearn_linsep import linear_separability
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return linear_separability(X, y, multiclass="joint")
+
+
+def shapes(quick):
+    from sklearn.datasets import load_digits, load_iris, load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(0)
+    digits = load_digits(return_X_y=True)
+    out = {
+        "digits, standardised (1797 x 64, K=10)": (
+            StandardScaler().fit_transform(digits[0]),
+            digits[1],
+        ),
+        "digits, raw": (digits[0].astype(float), digits[1]),
+        "wine, raw (178 x 13, K=3)": load_wine(return_X_y=True),
+        "iris, raw (150 x 4, K=3), inseparable": load_iris(return_X_y=True),
+    }
+    for name, (n, p, K, flips) in {
+        "tall (2e4 x 20, K=5)": (20000, 20, 5, 0),
+        "tall, 10 labels changed, inseparable": (20000, 20, 5, 10),
+        "p = 100 (2000 x 100, K=5)": (2000, 100, 5, 0),
+        "embeddings (4000 x 512, K=10)": (4000, 512, 10, 0),
+    }.items():
+        if quick and n * p > 1e6:
+            continue
+        X = rng.normal(size=(n, p))
+        y = np.argmax(X @ rng.normal(size=(K, p)).T, axis=1)
+        changed = rng.choice(n, flips, replace=False)
+        y[changed] = (y[changed] + 1) % K
+        out[name] = (X, y)
+    return out
+
+
+def part_shapes(args):
+    print("## 1. The joint verdict against HiGHS on the explicit Kesler LP")
+    methods = ["highs", "highs-ds"] + ([] if args.quick else ["highs-ipm"])
+    header = "| data | ours (s) | verdict | " + " | ".join(
+        f"{m} (s) | ratio" for m in methods
+    )
+    print(header + " | ours RSS (MB) | highs RSS (MB) |")
+    print("|" + "---|" * (3 + 2 * len(methods) + 2))
+    for name, (X, y) in shapes(args.quick).items():
+        times = []
+        for _ in range(args.repeats):
+            seconds, result = timed(joint, X, y)
+            times.append(seconds)
+        ours = statistics.median(times)
+        assert result.verify(X, y), name
+        with RSSSampler() as ours_memory:
+            joint(X, y)
+        cells = [f"{ours:.3f}", "separable" if result.separable else "not"]
+        highs_memory = None
+        for method in methods:
+            if highs_memory is None:
+                with RSSSampler() as sampler:
+                    seconds, verdict = timed(kesler_lp, X, y, method)
+                highs_memory = sampler.extra
+            else:
+                seconds, verdict = timed(kesler_lp, X, y, method)
+            assert verdict == result.separable, (name, method)
+            cells += [f"{seconds:.2f}", f"{seconds / ours:.1f}x"]
+        memory = [f"{ours_memory.extra / 2**20:.0f}", f"{highs_memory / 2**20:.0f}"]
+        print(f"| {name} | " + " | ".join(cells + memory) + " |", flush=True)
+    print()
+
+
+def pinwheel(rng):
+    """Three copies of a random stick turned by 120°, with small noise."""
+    stick = rng.integers(-4, 5, size=(2, 2)).astype(float)
+    turns = [2 * np.pi * k / 3 for k in range(3)]
+    X = np.vstack(
+        [
+            stick @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]).T
+            for a in turns
+        ]
+    )
+    return X + 1e-3 * rng.normal(size=X.shape), np.repeat([0, 1, 2], 2)
+
+
+def random_cases(count, seed=0):
+    """``(kind, X, y)``: a third separable machines, a third random labels, a
+    third pinwheels (kept only where every pair separates)."""
+    from sklearn_linsep import linear_separability
+
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        kind = ("machine", "random", "pinwheel")[len(cases) % 3]
+        if kind == "pinwheel":
+            X, y = pinwheel(rng)
+            if len(np.unique(X, axis=0)) < len(X) or not all(
+                r.separable for r in linear_separability(X, y).values()
+            ):
+                continue
+        else:
+            K, p = int(rng.integers(3, 7)), int(rng.integers(2, 6))
+            n = int(rng.integers(3 * K, 10 * K))
+            X = rng.normal(size=(n, p))
+            y = (
+                np.argmax(X @ rng.normal(size=(K, p)).T + rng.normal(size=K), axis=1)
+                if kind == "machine"
+                else rng.integers(0, K, n)
+            )
+            if np.unique(y).size != K:
+                continue
+        cases.append((kind, X, y))
+    return cases
+
+
+def part_random(args):
+    from sklearn_linsep import linear_separability
+
+    print(f"## 2. {args.cases} random small cases against the explicit Kesler LP")
+    agree, verified, ours, highs = 0, 0, [], []
+    kinds = {}
+    for kind, X, y in random_cases(args.cases):
+        seconds, result = timed(joint, X, y)
+        ours.append(seconds)
+        lp_seconds, expected = timed(kesler_lp, X, y, "highs")
+        highs.append(lp_seconds)
+        agree += result.separable == expected
+        verified += bool(result.verify(X, y))
+        pairwise = all(r.separable for r in linear_separability(X, y).values())
+        key = (kind, "jointly" if result.separable else "not jointly")
+        if pairwise and not result.separable:
+            key = (kind, "pairwise yes, jointly not")
+        kinds[key] = kinds.get(key, 0) + 1
+    print(f"- the verdict equals the Kesler LP's on {agree}/{args.cases} cases;")
+    print(f"- {verified}/{args.cases} answers verified (machine or certificate);")
+    for (kind, verdict), count in sorted(kinds.items()):
+        print(f"  - {kind}: {count} {verdict}")
+    print(
+        f"- median time: ours {1e3 * statistics.median(ours):.1f} ms, HiGHS "
+        f"{1e3 * statistics.median(highs):.1f} ms"
+    )
+    print()
+
+
+def crammer_singer_cvxpy(X, y):
+    import cvxpy as cp
+
+    centre = X.mean(axis=0)
+    scale = np.abs(X - centre).max()
+    Z = (X - centre) / scale
+    classes, codes = np.unique(y, return_inverse=True)
+    K, (n, p) = len(classes), Z.shape
+    W, b = cp.Variable((K, p)), cp.Variable(K)
+    constraints = [
+        (W[codes[i]] - W[k]) @ Z[i] + b[codes[i]] - b[k] >= 1
+        for i in range(n)
+        for k in range(K)
+        if k != codes[i]
+    ] + [cp.sum(b) == 0]
+    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(W)), constraints)
+    problem.solve(
+        solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10
+    )
+    return W.value / scale, problem.status
+
+
+def part_crammer_singer(args):
+    from sklearn_linsep import HardMarginSVM
+
+    print(f"## 3. {args.margins} Crammer-Singer margins against cvxpy (Clarabel)")
+    rng = np.random.default_rng(1)
+    worst, ours, theirs, done = 0.0, [], [], 0
+    while done < args.margins:
+        K, p = int(rng.integers(3, 7)), int(rng.integers(2, 6))
+        n = int(rng.integers(3 * K, 10 * K))
+        X = rng.normal(size=(n, p)) * rng.choice([1e-3, 1.0, 1e3])
+        y = np.argmax(X @ rng.normal(size=(K, p)).T + rng.normal(size=K), axis=1)
+        if np.unique(y).size != K:
+            continue
+        done += 1
+        model = HardMarginSVM(multi_class="crammer_singer")
+        seconds, model = timed(model.fit, X, y)
+        ours.append(seconds)
+        seconds, (W, status) = timed(crammer_singer_cvxpy, X, y)
+        theirs.append(seconds)
+        assert status == "optimal", status
+        worst = max(worst, np.abs(model.coef_ - W).max() / np.abs(W).max())
+    print(f"- largest relative difference of W: {worst:.2e} (target 1e-6)")
+    print(
+        f"- median time: ours {1e3 * statistics.median(ours):.1f} ms, cvxpy "
+        f"{1e3 * statistics.median(theirs):.1f} ms "
+        f"({statistics.median(theirs) / statistics.median(ours):.1f}x)"
+    )
+    print()
+
+
+def main():
+    import scipy
+    from threadpoolctl import threadpool_limits
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--margins", type=int, default=100)
+    parser.add_argument("--only", choices=["shapes", "random", "margins"])
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.cases, args.margins = 3, 60, 30
+    print_machine(versions=[f"scipy {scipy.__version__}"])
+    started = time.perf_counter()
+    with threadpool_limits(1):
+        if args.only in (None, "shapes"):
+            part_shapes(args)
+        if args.only in (None, "random"):
+            part_random(args)
+        if args.only in (None, "margins"):
+            part_crammer_singer(args)
+    print(f"({time.perf_counter() - started:.0f} s in all)")
+
+
+if __name__ == "__main__":
+    main()

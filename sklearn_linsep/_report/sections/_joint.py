@@ -1,0 +1,84 @@
+"""The exact verdict of all classes at once (K > 2), on standardized features:
+whether one linear machine classifies every row right, with its proof either
+way."""
+
+import numpy as np
+
+from ..._certificates import linear_separability
+from .._layout import number, of_rows, plain
+from .._section import Section
+
+
+class JointVerdict(Section):
+    key = "joint_separability"
+    title = (
+        "Exact joint linear separability of all classes, standardized features "
+        "(one linear machine; certificate either way)"
+    )
+    help = (
+        (
+            "joint",
+            "whether one linear machine (predict the class of largest score "
+            "w_k.z + b_k) classifies every row right: exact, with a proof either "
+            "way. When yes, its margin (the Crammer-Singer maximal margin: the "
+            "least distance of a row to a boundary between its class and "
+            "another); when no, weights on (row, other class) pairs that balance "
+            "per class, which no machine can satisfy. One class against the rest "
+            "separable implies jointly separable, which implies every pair "
+            "separable; neither converse holds.",
+        ),
+    )
+
+    def applies(self, data):
+        return data.n_classes > 2
+
+    def compute(self, data, errors):
+        result = linear_separability(
+            data.standardized, data.y, multiclass="joint", tol=data.tol
+        )
+        names = data.class_names
+        verdict = {
+            "separable": bool(result.separable),
+            # An inseparable sample proves the whole data inseparable; a
+            # separable one proves nothing about the rows left out.
+            "conclusive": bool(not data.sampled or not result.separable),
+            "rows": int(len(data.y)),
+            "of_rows": int(round(data.statistics.counts.sum())),
+        }
+        if result.separable:
+            return verdict | {"margin": float(result.margin)}
+        pairs = zip(  # data.y is encoded: the other classes are codes too
+            result.certificate_indices,
+            result.certificate_classes,
+            result.certificate_weights,
+            strict=True,
+        )
+        return verdict | {
+            "certificate": [
+                {
+                    "row": plain(data.row_ids[i]),
+                    "class": names[data.y[i]],
+                    "other_class": names[k],
+                    "weight": float(weight),
+                }
+                for i, k, weight in pairs
+            ],
+            "certificate_size": len(result.certificate_indices),
+            "certificate_rows": len(np.unique(result.certificate_indices)),
+        }
+
+    def section_lines(self, report):
+        verdict = report[self.key]
+        lines = [self.title]
+        if verdict["separable"]:
+            sample = "" if verdict["conclusive"] else " (on the sample)"
+            return lines + [
+                "  separable: one linear machine classifies every row right, "
+                f"margin {number(verdict['margin'], 6)}{sample}"
+            ]
+        rows = of_rows(verdict["certificate_rows"], verdict["of_rows"])
+        return lines + [
+            f"  not separable: weights on {verdict['certificate_size']} (row, other "
+            f"class) pairs over {rows} balance per class, so no linear machine "
+            "classifies every row right"
+        ]
