@@ -63,7 +63,11 @@ def test_iris_with_an_id_column(tmp_path, capsys):
         capsys, tmp_path / "iris_id.csv", "--target", "target", "--cv", "0"
     )
     assert "column 'id' left out as an identifier" in title
-    assert verdict.startswith("Verdict: 2 of 3 class pairs are linearly separable")
+    # all classes at once first (6 rows prove it), then the pairs
+    assert verdict.startswith(
+        "Verdict: no linear machine separates all classes (6 rows prove it); "
+        "2 of 3 class pairs are linearly separable"
+    )
     assert "not: 1 vs 2" in verdict
 
 

@@ -4,11 +4,12 @@ coordinates (``_report._plot``), and the registry."""
 import numpy as np
 import pytest
 from scipy.stats import norm
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_linsep import (
     HardMarginSVM,
+    JointSeparabilityResult,
     linear_separability,
     load_breast_cancer_wisconsin,
     separability_statistics,
@@ -22,6 +23,7 @@ from sklearn_linsep._report.sections import SECTIONS
 from sklearn_linsep._report.sections._angle import Angle
 from sklearn_linsep._report.sections._cover import Cover
 from sklearn_linsep._report.sections._distance import Distance
+from sklearn_linsep._report.sections._joint import JointVerdict
 from sklearn_linsep._report.sections._validation import CrossValidation
 from sklearn_linsep._report.sections._verdict import Verdict
 from sklearn_linsep._stats import ClassStatistics
@@ -49,8 +51,8 @@ def wisconsin():
 def test_every_section_is_registered_once_with_its_help():
     keys = [section.key for section in SECTIONS]
     assert len(set(keys)) == len(keys)
-    assert {type(s) for s in SECTIONS} == {Verdict, Distance, Angle, Cover,
-                                           CrossValidation}  # fmt: skip
+    assert {type(s) for s in SECTIONS} == {JointVerdict, Verdict, Distance, Angle,
+                                           Cover, CrossValidation}  # fmt: skip
     for section in SECTIONS:
         assert isinstance(section, Section) and section.help
         for word, text in section.help:
@@ -72,6 +74,47 @@ def test_verdict_is_the_standardized_hard_margin():
     w = np.array(list(raw["coef"].values()))
     c = np.where(y == 1, 1, -1)
     assert np.all(c * (X @ w + raw["intercept"]) >= 1 - 1e-6)
+
+
+def test_the_joint_verdict_comes_first_for_more_than_two_classes():
+    """K > 2: one linear machine or not, from the rows alone, before the pairs;
+    neither a unit of a feature nor its offset moves it."""
+    X, y = load_iris(return_X_y=True)
+    X = X * np.array([1e4, 1.0, 1e-3, 1.0]) + 5e3
+    data = report_data(X, y)
+    errors = {}
+    joint = JointVerdict().compute(data, errors)
+    assert not errors and joint["separable"] is False and joint["conclusive"]
+    rows = [entry["row"] for entry in joint["certificate"]]
+    result = JointSeparabilityResult(
+        separable=False,
+        classes=np.arange(3),
+        certificate_indices=np.array(rows),
+        certificate_classes=np.array(
+            [int(e["other_class"]) for e in joint["certificate"]]
+        ),
+        certificate_weights=np.array([e["weight"] for e in joint["certificate"]]),
+    )
+    assert result.verify(X, y)
+    assert [e["class"] for e in joint["certificate"]] == [str(y[i]) for i in rows]
+    report = compute_report(data)
+    text = format_report(report)
+    assert text.index("joint linear separability") < text.index("Exact linear sep")
+    assert "no linear machine separates all classes" in text.splitlines()[1]
+    assert not JointVerdict().applies(report_data(X[y < 2], y[y < 2]))
+
+
+def test_the_joint_verdict_of_separable_classes_gives_the_machines_margin():
+    X, y = load_wine(return_X_y=True)
+    data = report_data(X, y)
+    joint = JointVerdict().compute(data, {})
+    machine = linear_separability(
+        StandardScaler().fit_transform(X), y, multiclass="joint"
+    )
+    assert joint["separable"] and joint["margin"] == pytest.approx(machine.margin)
+    assert "one linear machine separates all classes" in format_report(
+        compute_report(data)
+    )
 
 
 def test_verdict_certificate_rows_and_standardized_hinge():
