@@ -91,7 +91,7 @@ def shapes(quick):
         "tall (2e4 x 20, K=5)": (20000, 20, 5, 0),
         "tall, 10 labels changed, inseparable": (20000, 20, 5, 10),
         "p = 100 (2000 x 100, K=5)": (2000, 100, 5, 0),
-        "embeddings (4000 x 512, K=10)": (4000, 512, 10, 0),
+        "wide (2000 x 256, K=10)": (2000, 256, 10, 0),
     }.items():
         if quick and n * p > 1e6:
             continue

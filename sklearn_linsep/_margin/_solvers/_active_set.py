@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 from scipy.linalg import (
+    lstsq,
     lu_factor,
     lu_solve,
     qr,
@@ -416,7 +417,7 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False):
         for _ in range(2):
             solution += lu_solve(factors, right - system @ solution, check_finite=False)
     else:
-        solution = np.linalg.lstsq(system, right, rcond=None)[0]
+        solution = _least_squares(system, right)
     alpha, intercept = solution[:m], solution[m : m + n_classes]
     return (classes * alpha) @ Z, intercept, alpha
 
@@ -441,11 +442,10 @@ def _machine_by_qr(Z, own, others, n_classes, refinements=2):
     equations = complement.T @ weights_part
     right = complement.T @ np.ones(m)
     flat, coordinates = _least_norm(equations, right, refinements)
-    intercept = np.linalg.lstsq(
+    intercept = _least_squares(
         np.vstack([intercept_part, np.ones((1, n_classes))]),
         np.r_[np.ones(m) - weights_part @ flat, 0.0],
-        rcond=None,
-    )[0]
+    )
     return flat.reshape(n_classes, p), intercept, complement @ coordinates
 
 
@@ -525,9 +525,16 @@ def _least_norm(equations, right, refinements):
                 # digits.
                 size = np.max(np.abs(equations), axis=0)
                 size = np.where(size > 0, size, 1.0)
-                coordinates = np.linalg.lstsq(
-                    equations.T / size[:, None], solution / size, rcond=None
-                )[0]
+                coordinates = _least_squares(
+                    equations.T / size[:, None], solution / size
+                )
             return solution, coordinates
-    coordinates = np.linalg.lstsq(equations @ equations.T, right, rcond=None)[0]
-    return np.linalg.lstsq(equations, right, rcond=None)[0], coordinates
+    coordinates = _least_squares(equations @ equations.T, right)
+    return _least_squares(equations, right), coordinates
+
+
+def _least_squares(matrix, right):
+    """The least-norm least-squares solution by LAPACK's complete orthogonal
+    factorisation (gelsy): numpy's SVD driver (gelsd) failed to converge on a
+    rank-deficient 455 × 455 bordered system of pairs."""
+    return lstsq(matrix, right, lapack_driver="gelsy", check_finite=False)[0]
