@@ -12,7 +12,8 @@ One BLAS thread (threadpoolctl). Parts:
 1. **Shapes**: the joint verdict (answer verified with ``verify``) against
    scipy's HiGHS on the explicit Kesler LP (all n (K - 1) pairs as rows of a
    sparse matrix, ``linprog(0, A_ub=-A, b_ub=-1)``, every method: ``highs``
-   chooses, ``highs-ds`` the dual simplex, ``highs-ipm`` the interior point),
+   chooses, ``highs-ds`` the dual simplex, ``highs-ipm`` the interior point;
+   a peer whose verdict differs from ours, which is verified, is marked wrong),
    on standardised digits (the issue's target: >= 10x), raw digits, wine,
    iris, tall synthetic (2e4 x 20, K = 5), p = 100 (2 000 rows, K = 5) and
    embeddings (4 000 x 512, K = 10), separable and not. Medians; the ratio
@@ -129,8 +130,9 @@ def part_shapes(args):
                 highs_memory = sampler.extra
             else:
                 seconds, verdict = timed(kesler_lp, X, y, method)
-            assert verdict == result.separable, (name, method)
-            cells += [f"{seconds:.2f}", f"{seconds / ours:.1f}x"]
+            # Ours is verified above; a peer that disagrees is wrong, and said so.
+            wrong = "" if verdict == result.separable else " (wrong verdict)"
+            cells += [f"{seconds:.2f}{wrong}", f"{seconds / ours:.1f}x"]
         memory = [f"{ours_memory.extra / 2**20:.0f}", f"{highs_memory / 2**20:.0f}"]
         print(f"| {name} | " + " | ".join(cells + memory) + " |", flush=True)
     print()

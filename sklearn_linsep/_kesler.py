@@ -16,7 +16,7 @@ memory, in the frames of :class:`~sklearn_linsep._working_set.ScaledRows`
 import numpy as np
 import scipy.sparse as sp
 
-from ._proofs import column_extremes
+from ._proofs import column_extremes, joint_proven_margins
 from ._working_set import (
     ScaledRows,
     _masked_mean,
@@ -117,11 +117,14 @@ class KeslerRows:
         margin, other = worst_others(self.scores(coef, intercept), self.codes)
         return np.where(self.active, margin, np.inf), other
 
-    def violators(self, coef, intercept, threshold, working, batch=None):
+    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
         """``(violated, inside)`` as :func:`~._working_set.worst_violators`, over
-        constraint ids: of each row, only its worst pair can join. ``threshold``
-        is one number, or one per row (the soft limit's ``1 - ξ_i``)."""
-        threshold = np.broadcast_to(np.asarray(threshold, float), self.n_samples)
+        constraint ids: of each row, only its worst pair can join. A pair
+        violates below ``threshold``, less its row's slack where ``slack =
+        (rows, values)`` gives one (the soft limit's hinges)."""
+        threshold = np.full(self.n_samples, float(threshold))
+        if slack is not None:
+            threshold[slack[0]] -= slack[1]
         margin, other = self.worst_margins(coef, intercept)
         ids = np.arange(self.n_samples) * self.n_classes + other
         violation = np.where(np.isin(ids, working), -np.inf, threshold - margin)
@@ -133,13 +136,24 @@ class KeslerRows:
     def min_margin(self, coef, intercept):
         return float(np.min(self.worst_margins(coef, intercept)[0]))
 
-    def hinges(self, coef, intercept):
-        """``max(0, 1 - margin)`` of each row's worst pair (0 where inactive)."""
-        margin, _ = self.worst_margins(coef, intercept)
-        return np.where(self.active, np.maximum(0.0, 1.0 - margin), 0.0)
-
     def total_hinge(self, coef, intercept):
-        return float(self.weights @ self.hinges(coef, intercept))
+        """``Σ s_i max(0, 1 - margin_i)``, each row's margin its worst pair's."""
+        margin, _ = self.worst_margins(coef, intercept)
+        hinge = np.maximum(0.0, 1.0 - margin[self.active])
+        return float(self.weights[self.active] @ hinge)
+
+    def row_weights(self, rows):
+        return self.weights[rows]
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The least margin of an active row on X itself, less a proven bound on
+        its rounding (:func:`~._proofs.joint_proven_margins`)."""
+        active = self.active
+        X = self.X if active.all() else self.X[active]
+        margins = joint_proven_margins(
+            X, self.codes[active], coef, intercept, center, intercept_at_center
+        )
+        return float(np.min(margins))
 
     def _nearest_mean_margins(self):
         """``s_own - s_k`` of every row and class under the nearest-mean machine."""

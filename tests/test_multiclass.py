@@ -375,3 +375,42 @@ def test_sample_weights_leave_out_zeros_and_weigh_the_hinge():
         )
     assert doubled.hinge_violation_ == pytest.approx(copies.hinge_violation_, rel=1e-9)
     np.testing.assert_allclose(doubled.coef_, copies.coef_, rtol=1e-6, atol=1e-8)
+
+
+# -- dask arrays, through the backend seam ---------------------------------
+
+
+@pytest.mark.usefixtures("dask_sync")
+@pytest.mark.parametrize("loader", [load_iris, load_wine])
+def test_dask_blocks_give_the_in_memory_answer(loader):
+    import dask.array as da
+
+    X, y = loader(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    dX, dy = da.from_array(X, chunks=(40, -1)), da.from_array(y, chunks=40)
+    memory = linear_separability(X, y, multiclass="joint")
+    blocks = linear_separability(dX, dy, multiclass="joint")
+    assert blocks.separable == memory.separable
+    assert blocks.verify(dX, dy) and blocks.verify(X, y) and memory.verify(dX, dy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        in_memory = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+        on_dask = HardMarginSVM(multi_class="crammer_singer").fit(dX, dy)
+    np.testing.assert_allclose(on_dask.coef_, in_memory.coef_, rtol=1e-9, atol=1e-9)
+    assert on_dask.hinge_violation_ == pytest.approx(in_memory.hinge_violation_)
+    np.testing.assert_array_equal(on_dask.predict(dX).compute(), in_memory.predict(X))
+    np.testing.assert_array_equal(on_dask.support_, in_memory.support_)
+
+
+@pytest.mark.usefixtures("dask_sync")
+def test_a_tampered_certificate_fails_on_dask_too():
+    import dask.array as da
+
+    X, y = pinwheel()
+    result = linear_separability(X, y, multiclass="joint")
+    moved = X.copy()
+    moved[result.certificate_indices[0]] += 1e-6
+    assert result.verify(da.from_array(X, chunks=(2, -1)), da.from_array(y, chunks=2))
+    assert not result.verify(
+        da.from_array(moved, chunks=(2, -1)), da.from_array(y, chunks=2)
+    )

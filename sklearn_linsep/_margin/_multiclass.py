@@ -17,7 +17,7 @@ from itertools import combinations
 import numpy as np
 
 from .._kesler import pair_margins, pairs_of
-from .._proofs import joint_proven_margins, kesler_certificate_holds
+from .._proofs import kesler_certificate_holds
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._hard import TALL_CAP, check_scale
@@ -364,25 +364,13 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
     )
 
 
-def _least_proven(kesler, coef, intercept, center=None, at_center=None):
-    active = kesler.active
-    X = kesler.X if active.all() else kesler.X[active]
-    return float(
-        np.min(
-            joint_proven_margins(
-                X, kesler.codes[active], coef, intercept, center, at_center
-            )
-        )
-    )
-
-
 def _proven(kesler, result, tol, smallest):
     """The machine, proved on every row with its rounding bounded (as
     :func:`~._kkt.proven` proves a hyperplane): about the centre the margins
     are at least ``1 - tol``; scaled by at most that much, at least 1; where the
     plain form ``coef @ x + intercept`` cannot be proved, the result says so."""
     coef, at_center = result.coef, result.intercept_at_center
-    least = _least_proven(kesler, coef, 0.0 * at_center, kesler.centre, at_center)
+    least = kesler.proven_min_margin(coef, 0.0 * at_center, kesler.centre, at_center)
     if not least > 1 - 1e3 * tol:
         raise SolverError(
             "The maximal multiclass margin cannot be proved in float64 (its smallest "
@@ -394,7 +382,7 @@ def _proven(kesler, result, tol, smallest):
         result.coef, result.intercept = coef * grow_by, result.intercept * grow_by
         result.intercept_at_center = at_center * grow_by
         result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
-    plain = _least_proven(kesler, result.coef, result.intercept)
+    plain = kesler.proven_min_margin(result.coef, result.intercept)
     if not plain >= 1 - PROOF_RTOL:
         result.needs_center = True
         warnings.warn(
@@ -451,13 +439,14 @@ def joint_certificate(kesler, working, classes):
 
 
 def _row_slacks(kesler, working, coef, intercept):
-    """``ξ`` of every row from the working set's pairs alone: a row's worst
-    working pair's ``max(0, 1 - margin)``; 0 for rows with no pair in it."""
-    rows, own, others = kesler.pairs(working)
-    index, _ = pairs_of(working, kesler.n_classes)
-    slack = np.zeros(kesler.n_samples)
-    np.maximum.at(slack, index, 1.0 - pair_margins(rows, own, others, coef, intercept))
-    return slack
+    """``(rows, ξ)`` of the rows with a pair in the working set: each row's
+    ``max(0, 1 - margin)`` over its working pairs (rows with none have ξ = 0)."""
+    pair_rows, _ = pairs_of(working, kesler.n_classes)
+    rows, position = np.unique(pair_rows, return_inverse=True)
+    slack = np.zeros(rows.size)
+    margins = pair_margins(*kesler.pairs(working), coef, intercept)
+    np.maximum.at(slack, position, 1.0 - margins)
+    return rows, slack
 
 
 def _slack_rows(kesler, ids):
@@ -465,7 +454,7 @@ def _slack_rows(kesler, ids):
     distinct row."""
     index, _ = pairs_of(ids, kesler.n_classes)
     unique, row_of = np.unique(index, return_inverse=True)
-    return row_of, kesler.weights[unique]
+    return row_of, kesler.row_weights(unique)
 
 
 def _soft_limit(kesler, working, tol, batch):
@@ -489,7 +478,7 @@ def _soft_limit(kesler, working, tol, batch):
     def hinge_violators(solution, ids):
         slack = _row_slacks(lp_frame, ids, solution.coef, solution.intercept)
         return lp_frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol - slack, ids, batch
+            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
         )
 
     lp, working, rounds = grow(working, least_hinge, hinge_violators)
@@ -501,7 +490,7 @@ def _soft_limit(kesler, working, tol, batch):
     def margin_violators(solution, ids):
         slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
         return kesler.violators(
-            solution.coef, solution.intercept, 1.0 - tol - slack, ids, batch
+            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
         )
 
     solution, working, more = grow(working, largest_margin, margin_violators)
@@ -529,15 +518,17 @@ def _optimal_face(kesler, working, multipliers):
     holds with equality; a row whose pairs' μ stop short of its weight has no
     hinge; rows at their weight keep a free hinge ``ξ ≥ 0``."""
     n_classes = kesler.n_classes
-    rows, _ = pairs_of(working, n_classes)
-    carried = np.bincount(rows, multipliers, minlength=kesler.n_samples)
-    at_weight = kesler.active & (carried >= kesler.weights * (1 - 1e-9))
+    pair_rows, _ = pairs_of(working, n_classes)
+    rows, position = np.unique(pair_rows, return_inverse=True)
+    carried = np.bincount(position, multipliers, minlength=rows.size)
+    at_weight = rows[carried >= kesler.row_weights(rows) * (1 - 1e-9)]
     tight = working[multipliers > 1e-9 * max(multipliers.max(initial=0.0), 1.0)]
 
     def face(ids):
         index, _ = pairs_of(ids, n_classes)
-        slack_rows = np.unique(index[at_weight[index]])
-        slack_of = np.where(at_weight[index], np.searchsorted(slack_rows, index), -1)
+        free = np.isin(index, at_weight)
+        slack_rows = np.unique(index[free])
+        slack_of = np.where(free, np.searchsorted(slack_rows, index), -1)
         return slack_of, slack_rows.size, np.isin(ids, tight)
 
     return face

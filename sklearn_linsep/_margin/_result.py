@@ -351,40 +351,52 @@ class JointSeparabilityResult:
     def _verify_in_memory(self, X, y, rtol):
         if not sp.issparse(X):
             X = np.asarray(X, dtype=float)
-        member, codes = label_codes(y, self.classes)
-        n_classes = len(self.classes)
         if self.separable:
-            if self.center is not None and not all(
-                hyperplane_forms_agree(w, b, self.center, b_c)
-                for w, b, b_c in zip(
-                    self.coef, self.intercept, self.intercept_at_center
-                )
-            ):
-                return False
-            margins = joint_proven_margins(
-                X[member],
-                codes[member],
-                self.coef,
-                self.intercept,
-                self.center,
-                self.intercept_at_center,
-            )
-            return bool(np.all(margins >= 1 - rtol))
+            return bool(self._least_margin(X, y) >= 1 - rtol)
+        member, _ = label_codes(y, self.classes)
         indices = np.asarray(self.certificate_indices)
-        if not np.all(member[indices]):
-            return False
-        known, others = label_codes(self.certificate_classes, self.classes)
-        if not np.all(known):
-            return False
         points = X[indices]
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
+        labels = np.asarray(y)[indices]
+        return self._certificate_holds(points, labels, feature_spread(X[member]), rtol)
+
+    def _least_margin(self, X, y):
+        """The least proven margin of the rows of ``classes`` in (X, y) (-inf
+        where the machine's two forms disagree)."""
+        if self.center is not None and not all(
+            hyperplane_forms_agree(w, b, self.center, b_c)
+            for w, b, b_c in zip(
+                self.coef, self.intercept, self.intercept_at_center, strict=True
+            )
+        ):
+            return -np.inf
+        member, codes = label_codes(y, self.classes)
+        if not member.any():
+            return np.inf
+        margins = joint_proven_margins(
+            X[member],
+            codes[member],
+            self.coef,
+            self.intercept,
+            self.center,
+            self.intercept_at_center,
+        )
+        return float(margins.min())
+
+    def _certificate_holds(self, points, labels, spread, rtol):
+        """The certificate on its own rows (``points``, labelled ``labels``),
+        against the features' ``spread`` over the data."""
+        member, own = label_codes(labels, self.classes)
+        known, others = label_codes(self.certificate_classes, self.classes)
+        if not (np.all(member) and np.all(known)):
+            return False
         return kesler_certificate_holds(
             points,
-            codes[indices],
+            own,
             others,
             self.certificate_weights,
-            n_classes,
-            feature_spread(X[member]),
+            len(self.classes),
+            spread,
             rtol,
         )
 

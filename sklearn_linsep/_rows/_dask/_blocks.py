@@ -5,6 +5,7 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features
 
 from ..._compat import is_dask_array
 from ..._validation import working_dtype
+from ._kesler import DaskKeslerRows
 from ._statistics import dask_class_statistics
 from ._summary import class_summary
 from ._two_class import DaskScaledRows
@@ -163,6 +164,9 @@ class DaskRows:
 
     def two_class(self, positive, negative):
         return DaskScaledRows(self, positive, negative)
+
+    def joint(self):
+        return DaskKeslerRows(self)
 
     def support_rows(self, indices):
         """Every support vector was a working-set member of its problem, so it

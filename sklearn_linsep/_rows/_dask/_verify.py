@@ -26,13 +26,26 @@ def _extremes_block(X, y, classes):
     return X.max(axis=0), X.min(axis=0)
 
 
+def _least_joint_margin_block(X, y, result):
+    X = np.asarray(X, dtype=np.float64)
+    return result._least_margin(X, np.asarray(y).ravel())
+
+
 def verify_on_blocks(result, X, y, rtol):
     """:meth:`SeparabilityResult.verify` on dask arrays: a separating hyperplane
     is checked block by block (one number per block comes back); an
-    inseparability certificate reads its own rows and each feature's extremes."""
+    inseparability certificate reads its own rows and each feature's extremes.
+    The same for a :class:`JointSeparabilityResult` of K classes."""
     import dask
 
-    rows = DaskRows(X, y, name="SeparabilityResult.verify")
+    rows = DaskRows(X, y, name=f"{type(result).__name__}.verify")
+    joint = hasattr(result, "certificate_classes")
+    if result.separable and joint:
+        task = dask.delayed(_least_joint_margin_block, pure=True)
+        least = dask.compute(
+            *[task(X_block, y_block, result) for X_block, y_block, _ in rows.blocks()]
+        )
+        return bool(min(least) >= 1 - rtol)
     if result.separable:
         if not result._forms_agree():
             return False
@@ -63,6 +76,8 @@ def verify_on_blocks(result, X, y, rtol):
         np.asarray(points, dtype=float)[restore],
         np.asarray(labels)[restore],
     )
+    if joint:
+        return result._certificate_holds(points, labels, high - low, rtol)
     if not np.all(np.isin(labels, result.classes)):
         return False
     signs = np.where(labels == result.classes[1], 1.0, -1.0)
