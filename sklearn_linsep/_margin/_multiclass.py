@@ -91,9 +91,17 @@ def joint_margin_of(
     initial_size = initial_size or _capped(max(p // 2, 20), tall)
     batch = batch or _capped(max(4 * p + 40, 100), tall)
     frame = kesler.equilibrated() if kesler.uneven else kesler
-    solution, working, rounds = _grow_machine(
-        frame, _WarmMachine(frame, tol), frame.seed(initial_size), tol, batch
-    )
+    try:
+        solution, working, rounds = _decide(frame, tol, initial_size, batch)
+        if solution.feasible and frame is kesler:
+            _check_optimality(kesler, working, solution, tol)
+    except SolverError:
+        if frame is not kesler:
+            raise
+        # Spreads up to 1e3 apart can stall Clarabel in X's frame: decide where
+        # each feature is at its own spread, then finish in X's units.
+        frame = kesler.equilibrated()
+        solution, working, rounds = _decide(frame, tol, initial_size, batch)
     if solution.feasible and frame is not kesler:  # the Euclidean margin, in X's units
         # The equilibrated frame's machine separates every row, in X's frame too.
         feasible = (solution.coef * (kesler.scale / frame.scale), solution.intercept)
@@ -110,10 +118,11 @@ def joint_margin_of(
             (solution, working, more), frame = finished, kesler
             rounds += more
     if solution.feasible:
-        smallest = _check_optimality(frame, working, solution, tol)
+        if frame is not kesler:  # the deciding frame's machine (see above)
+            _check_optimality(frame, working, solution, tol)
         warn_if_inexact(solution)
         result = _machine_result(frame, working, solution, rounds, True, 0.0)
-        return _proven(kesler, result, tol, smallest)
+        return _proven(kesler, result, tol)
     certificate = joint_certificate(kesler, working, classes)
     if not soft:
         return JointMarginResult(
@@ -133,6 +142,13 @@ _NOT_IN_UNITS = (
     "X; it separates every row (verify() checks it). Standardising the features "
     "(StandardScaler) gives a margin in standardised units."
 )
+
+
+def _decide(frame, tol, initial_size, batch):
+    """The working-set loop in the frame that decides, from the frame's seed."""
+    return _grow_machine(
+        frame, _WarmMachine(frame, tol), frame.seed(initial_size), tol, batch
+    )
 
 
 def _capped(size, tall):
@@ -364,7 +380,7 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
     )
 
 
-def _proven(kesler, result, tol, smallest):
+def _proven(kesler, result, tol):
     """The machine, proved on every row with its rounding bounded (as
     :func:`~._kkt.proven` proves a hyperplane): about the centre the margins
     are at least ``1 - tol``; scaled by at most that much, at least 1; where the
