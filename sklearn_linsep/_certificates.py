@@ -178,10 +178,12 @@ def joint_separability_of(kesler, classes, tol):
     prefer_skip_nested_validation=True,
 )
 def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
-    r"""The fewest rows to remove for two classes to become linearly separable.
+    r"""The fewest rows to remove for the classes to become linearly separable.
 
     The minimum-error (maximum feasible subsystem) problem: the smallest set R of
-    rows such that the rows outside R are split by a hyperplane. Its size does not
+    rows such that the rows outside R are split by a hyperplane (K > 2 classes:
+    classified right by one linear machine, and a certificate is the rows of
+    Farkas weights on (row, other class) pairs). Its size does not
     change under any invertible affine map of the features, unlike the least
     total hinge, which is in the data's units. The search bounds it from both
     sides and stops when the bounds meet (``optimal``), after ``effort`` exact
@@ -203,7 +205,10 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
     X : array-like of shape (n_samples, n_features)
         Dense (a sparse X is refused).
     y : array-like of shape (n_samples,)
-        Two classes. For more, ask of one pair at a time, or of ``y == k``.
+        Two classes: split by a hyperplane. More: jointly, by one linear machine
+        (``argmax_k w_k·x + b_k``, :func:`linear_separability` with
+        ``multiclass="joint"``), whose certificates are the cuts. For a pair of
+        them ask of the pair's rows; for one against the rest, of ``y == k``.
     time_limit : float, default=60.0
         Seconds of wall-clock time, a safety cap: the bounds at that time are
         returned (they depend on the machine's speed). It is checked between
@@ -243,19 +248,19 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
     >>> result = minimum_error_separation(X[pair], y[pair])
     >>> result.lower_bound, result.upper_bound, result.optimal
     (1, 1, True)
+
+    All three classes, one linear machine for all:
+
+    >>> result = minimum_error_separation(X, y)
+    >>> result.lower_bound, result.upper_bound, result.optimal, result.coef.shape
+    (1, 1, True, (3, 4))
     """
     X, classes, y_encoded, _ = validate_labelled_data(
         X, y, None, "minimum_error_separation"
     )
-    if len(classes) != 2:
-        raise ValueError(
-            f"minimum_error_separation takes two classes; got {len(classes)}. Ask "
-            "of one pair at a time (y in (a, b)), or of one class against the rest "
-            "(y == k)."
-        )
     return minimum_errors(
         X.astype(np.float64, copy=False),
-        np.where(y_encoded == 1, 1.0, -1.0),
+        np.where(y_encoded == 1, 1.0, -1.0) if len(classes) == 2 else y_encoded,
         classes,
         time_limit=time_limit,
         effort=effort,

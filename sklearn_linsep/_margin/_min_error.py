@@ -1,6 +1,6 @@
-"""The fewest rows whose removal leaves two classes linearly separable (the
-minimum-error, or maximum feasible subsystem, problem): bounds from both sides,
-exact when they meet.
+"""The fewest rows whose removal leaves two classes linearly separable, or K
+classes jointly separable by one linear machine (the minimum-error, or maximum
+feasible subsystem, problem): bounds from both sides, exact when they meet.
 
 Lower bounds by combinatorial Benders (Codato & Fischetti 2006): every certificate
 of inseparability is a set of rows of which at least one must go. The fewest rows
@@ -15,15 +15,18 @@ C → ∞ of the rows kept, until the rest separate; then each removed row that 
 come back does) and every candidate removal that separates.
 """
 
+import contextlib
 import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._kesler import KeslerRows
 from .._working_set import ScaledRows
 from ..exceptions import SolverError
 from ._hard import maximal_margin_of
+from ._multiclass import joint_margin_of
 from ._solvers._highs import hitting_set_mip
 
 # The greedy removal takes one row a verdict while at most this many are on the
@@ -35,7 +38,8 @@ ADD_BACK = 64
 
 @dataclass(repr=False)
 class MinimumErrorResult:
-    """The fewest rows to remove for two classes to separate, bounded.
+    """The fewest rows to remove for the classes to separate, bounded (two
+    classes by a hyperplane; K > 2 jointly, by one linear machine).
 
     Attributes
     ----------
@@ -51,8 +55,12 @@ class MinimumErrorResult:
         The maximal-margin hyperplane of the rows kept: ``coef · x + intercept``
         is at least 1 on the kept rows of ``classes[1]`` and at most -1 on those
         of ``classes[0]``. (Where the removal leaves one class only, ``coef`` is 0
-        and ``intercept`` ±1.)
-    classes : ndarray of shape (2,)
+        and ``intercept`` ±1.) For K > 2 classes, a linear machine of shapes
+        (K, n_features) and (K,) that classifies every kept row right
+        (``argmax_k coef_k · x + intercept_k``): the Crammer–Singer maximal
+        margin of the classes kept, a class with no row kept scoring below
+        every kept row's own class.
+    classes : ndarray of shape (n_classes,)
     n_certificates : int
         Certificates of inseparability found (the hitting-set MIP's rows).
     rounds : int
@@ -106,6 +114,13 @@ class _Problem:
         self.X, self.c, self.tol, self.classes = X, c, tol, classes
         self.n = len(c)
 
+    def constant_removal(self):
+        """``(removed, coef, intercept)`` of a constant rule: the rows of the
+        smaller class out, the other one alone is separated."""
+        c = self.c
+        smaller = 1.0 if np.count_nonzero(c > 0) <= np.count_nonzero(c < 0) else -1.0
+        return np.flatnonzero(c == smaller), np.zeros(self.X.shape[1]), -smaller
+
     def verdict(self, keep):
         """``(separable, hyperplane or certificate rows)`` of the rows ``keep``
         (a mask): ``(coef, intercept)`` when they separate, else the rows (of X)
@@ -120,26 +135,120 @@ class _Problem:
             return True, (result.coef, float(result.intercept))
         return False, rows[np.asarray(result.certificate.certificate_indices)]
 
+    def margins(self, rows, hyperplane):
+        """``c_i (w·x_i + b)`` of the rows ``rows``."""
+        coef, intercept = hyperplane
+        return self.c[rows] * (self.X[rows] @ coef + intercept)
+
     def soft_margins(self, keep):
-        """The margins ``c_i (w·x_i + b)`` of the kept rows under their soft limit
-        (the least total hinge, then the largest margin)."""
+        """The margins of the kept rows under their soft limit (the least total
+        hinge, then the largest margin)."""
         rows = np.flatnonzero(keep)
         result = self._margin(rows, soft=True)
-        return rows, self.c[rows] * (self.X[rows] @ result.coef + result.intercept)
+        return rows, self.margins(rows, (result.coef, result.intercept))
 
     def _margin(self, rows, soft):
         """The exact core on the rows ``rows``: the verdict, or the soft limit."""
-        with warnings.catch_warnings():
-            # A step of the search is not an answer: where the core holds its
-            # hyperplane about a centre, coef and intercept still separate to
-            # rounding, and the warning would only be noise.
-            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
+        with _no_centre_warning():
             return maximal_margin_of(
                 ScaledRows(self.X[rows], self.c[rows]),
                 tol=self.tol,
                 soft=soft,
                 classes=self.classes,
             )
+
+
+class _JointProblem(_Problem):
+    """X, the class codes of K > 2 classes, and the exact joint verdict (one
+    linear machine) on any subset of the rows; a machine is ``(W, b)``."""
+
+    def __init__(self, X, codes, tol, classes):
+        super().__init__(X, codes, tol, classes)
+        self.n_classes = len(classes)
+
+    def constant_removal(self):
+        """Every row outside the largest class: a constant machine (that class's
+        score 1, the others 0) classifies the rest right."""
+        largest = int(np.argmax(np.bincount(self.c, minlength=self.n_classes)))
+        return (
+            np.flatnonzero(self.c != largest),
+            np.zeros((self.n_classes, self.X.shape[1])),
+            np.where(np.arange(self.n_classes) == largest, 1.0, 0.0),
+        )
+
+    def verdict(self, keep):
+        rows = np.flatnonzero(keep)
+        present = np.unique(self.c[rows])
+        if present.size < 2:
+            intercept = np.zeros(self.n_classes)
+            intercept[present] = 1.0
+            return True, (np.zeros((self.n_classes, self.X.shape[1])), intercept)
+        result = self._machine(rows, present, soft=False)
+        if result.separable:
+            return True, self._all_classes(rows, present, result)
+        return False, rows[np.asarray(result.certificate.certificate_indices)]
+
+    def margins(self, rows, machine):
+        """Each row's least ``s_own - s_k`` over the other classes."""
+        coef, intercept = machine
+        scores = self.X[rows] @ coef.T + intercept
+        own = scores[np.arange(len(rows)), self.c[rows]]
+        scores[np.arange(len(rows)), self.c[rows]] = -np.inf
+        return own - scores.max(axis=1)
+
+    def soft_margins(self, keep):
+        rows = np.flatnonzero(keep)
+        present = np.unique(self.c[rows])
+        result = self._machine(rows, present, soft=True)
+        return rows, self.margins(rows, self._all_classes(rows, present, result))
+
+    def _machine(self, rows, present, soft):
+        """The joint core on the rows ``rows`` of the classes ``present``."""
+        codes = np.searchsorted(present, self.c[rows])
+        with _no_centre_warning():
+            if present.size == 2:  # two classes: the two-class core
+                return maximal_margin_of(
+                    ScaledRows(self.X[rows], np.where(codes == 1, 1.0, -1.0)),
+                    tol=self.tol,
+                    soft=soft,
+                    classes=present,
+                )
+            return joint_margin_of(
+                KeslerRows(self.X[rows], codes, present.size),
+                tol=self.tol,
+                soft=soft,
+                classes=present,
+                units_or_verdict=True,
+            )
+
+    def _all_classes(self, rows, present, result):
+        """A machine of all K classes from one of the classes ``present``: an
+        absent class gets w = 0 and an intercept 1 below every kept row's own
+        score, so that it never wins on them."""
+        coef = np.zeros((self.n_classes, self.X.shape[1]))
+        intercept = np.zeros(self.n_classes)
+        if present.size == 2:  # the hyperplane w·x + b as scores (-w/2, w/2)
+            coef[present] = np.vstack([-result.coef, result.coef]) / 2
+            intercept[present] = np.array([-result.intercept, result.intercept]) / 2
+        else:
+            coef[present], intercept[present] = result.coef, result.intercept
+        absent = np.setdiff1d(np.arange(self.n_classes), present)
+        if absent.size:
+            scores = self.X[rows] @ coef.T + intercept
+            least = scores[np.arange(len(rows)), self.c[rows]].min()
+            intercept[absent] = least - 1.0
+        return coef, intercept
+
+
+@contextlib.contextmanager
+def _no_centre_warning():
+    """A step of the search is not an answer: where the core holds its
+    hyperplane about a centre (or the machine in a frame of its own), it still
+    separates to rounding, and the warning would only be noise."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
+        warnings.filterwarnings("ignore", "The classes separate jointly", UserWarning)
+        yield
 
 
 class _Search:
@@ -157,15 +266,8 @@ class _Search:
         self.certificates = []
         self.lower = 0
         self.rounds = 0
-        # (removed rows, coef, intercept); to begin with, the smaller class: the
-        # other one alone is separated by a constant rule.
-        c = problem.c
-        smaller = 1.0 if np.count_nonzero(c > 0) <= np.count_nonzero(c < 0) else -1.0
-        self.best = (
-            np.flatnonzero(c == smaller),
-            np.zeros(problem.X.shape[1]),
-            -smaller,
-        )
+        # (removed rows, coef, intercept); to begin with, a constant rule's.
+        self.best = problem.constant_removal()
 
     @property
     def upper(self):
@@ -252,9 +354,8 @@ class _Search:
         """``(removed, hyperplane)`` after the removed rows that can come back
         did: at once those the kept rows' hyperplane puts on their side (it still
         separates them), then one by one the ``ADD_BACK`` nearest of the others."""
-        coef, intercept = hyperplane
         out = np.flatnonzero(~keep)
-        margins = self.problem.c[out] * (self.problem.X[out] @ coef + intercept)
+        margins = self.problem.margins(out, hyperplane)
         if np.any(margins > 0):
             keep[out[margins > 0]] = True
             separable, answer = self.verdict(keep)
@@ -302,10 +403,12 @@ class _Search:
 
 
 def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
-    """:class:`MinimumErrorResult` of the rows X with signs c = ±1 (without the
-    ``greedy`` removal, the upper bound comes from the candidates alone: for a
-    caller that needs the lower bound only)."""
-    search = _Search(_Problem(X, c, tol, classes), time_limit, effort)
+    """:class:`MinimumErrorResult` of the rows X with signs c = ±1, or for K > 2
+    ``classes`` their codes 0, …, K - 1 (without the ``greedy`` removal, the
+    upper bound comes from the candidates alone: for a caller that needs the
+    lower bound only)."""
+    kind = _Problem if len(classes) == 2 else _JointProblem
+    search = _Search(kind(X, c, tol, classes), time_limit, effort)
     stopped_by = search.run(greedy)
     removed, coef, intercept = search.best
     optimal = search.lower >= removed.size
@@ -315,7 +418,7 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
         optimal=bool(optimal),
         removed=removed.astype(np.intp),
         coef=np.asarray(coef, dtype=float),
-        intercept=float(intercept),
+        intercept=intercept if len(classes) > 2 else float(intercept),
         classes=np.asarray(classes),
         n_certificates=len(search.certificates),
         rounds=search.rounds,

@@ -5,10 +5,12 @@ rows (:func:`face_active_set`), and the primal active-set method from a separati
 hyperplane or a point of that face (:func:`margin_from_feasible`) with its
 feature-by-feature equality solves (:func:`_equality_margin`)."""
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
 from scipy.linalg import (
+    LinAlgWarning,
     lstsq,
     lu_factor,
     lu_solve,
@@ -411,7 +413,9 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False):
         ]
     )
     right = np.r_[np.ones(m), np.zeros(n_classes + 1)]
-    factors = lu_factor(system, check_finite=False)
+    with warnings.catch_warnings():  # a singular system is checked just below
+        warnings.simplefilter("ignore", LinAlgWarning)
+        factors = lu_factor(system, check_finite=False)
     if _full_rank(factors[0]):
         solution = lu_solve(factors, right, check_finite=False)
         for _ in range(2):
