@@ -97,10 +97,15 @@ def test_the_joint_verdict_comes_first_for_more_than_two_classes():
     )
     assert result.verify(X, y)
     assert [e["class"] for e in joint["certificate"]] == [str(y[i]) for i in rows]
+    removal = joint["removal"]  # one row of iris stands between it and a machine
+    assert removal["optimal"] and removal["upper_bound"] == 1
+    keep = np.setdiff1d(np.arange(len(y)), removal["removed"])
+    assert linear_separability(X[keep], y[keep], multiclass="joint").separable
     report = compute_report(data)
     text = format_report(report)
     assert text.index("joint linear separability") < text.index("Exact linear sep")
     assert "no linear machine separates all classes" in text.splitlines()[1]
+    assert "for one to, exactly 1 of 150 rows must be removed (proven)" in text
     assert not JointVerdict().applies(report_data(X[y < 2], y[y < 2]))
 
 

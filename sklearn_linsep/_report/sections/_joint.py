@@ -7,6 +7,7 @@ import numpy as np
 from ..._certificates import linear_separability
 from .._layout import number, of_rows, plain
 from .._section import Section
+from ._verdict import fewest_removed, removal_text
 
 
 class JointVerdict(Section):
@@ -23,7 +24,9 @@ class JointVerdict(Section):
             "way. When yes, its margin (the Crammer-Singer maximal margin: the "
             "least distance of a row to a boundary between its class and "
             "another); when no, weights on (row, other class) pairs that balance "
-            "per class, which no machine can satisfy. One class against the rest "
+            "per class, which no machine can satisfy, and the fewest rows to "
+            "remove for one machine to classify the rest (bounded as for a pair, "
+            "below). One class against the rest "
             "separable implies jointly separable, which implies every pair "
             "separable; neither converse holds.",
         ),
@@ -53,19 +56,28 @@ class JointVerdict(Section):
             result.certificate_weights,
             strict=True,
         )
-        return verdict | {
-            "certificate": [
-                {
-                    "row": plain(data.row_ids[i]),
-                    "class": names[data.y[i]],
-                    "other_class": names[k],
-                    "weight": float(weight),
-                }
-                for i, k, weight in pairs
-            ],
-            "certificate_size": len(result.certificate_indices),
-            "certificate_rows": len(np.unique(result.certificate_indices)),
-        }
+        rows = np.union1d(data.fitting_rows(), result.certificate_indices)
+        everything = np.arange(len(data.y))
+        removal = fewest_removed(
+            data, data.standardized, data.y, np.arange(len(names)), rows, everything
+        )
+        return (
+            verdict
+            | removal
+            | {
+                "certificate": [
+                    {
+                        "row": plain(data.row_ids[i]),
+                        "class": names[data.y[i]],
+                        "other_class": names[k],
+                        "weight": float(weight),
+                    }
+                    for i, k, weight in pairs
+                ],
+                "certificate_size": len(result.certificate_indices),
+                "certificate_rows": len(np.unique(result.certificate_indices)),
+            }
+        )
 
     def section_lines(self, report):
         verdict = report[self.key]
@@ -80,5 +92,5 @@ class JointVerdict(Section):
         return lines + [
             f"  not separable: weights on {verdict['certificate_size']} (row, other "
             f"class) pairs over {rows} balance per class, so no linear machine "
-            "classifies every row right"
+            f"classifies every row right; for one to, {removal_text(verdict)}"
         ]

@@ -188,10 +188,11 @@ def pair_verdict(data, pair):
     rows = np.union1d(
         data.fitting_rows(np.searchsorted(pair, y)), result.certificate_indices
     )
+    c = np.where(y == y.max(), 1.0, -1.0)
     return (
         verdict
         | _least_hinge(data, Z, y, rows)
-        | _fewest_removed(data, Z, y, rows, members)
+        | fewest_removed(data, Z, c, np.unique(y), rows, members)
     )
 
 
@@ -230,17 +231,19 @@ def _least_hinge(data, Z, y, rows):
     return found
 
 
-def _fewest_removed(data, Z, y, rows, members):
-    """The fewest rows to remove of ``rows`` (as the hinge's): on all rows, both
-    bounds; on a sample, only the lower bound holds for all rows (and the greedy
-    removal behind the upper bound is skipped)."""
-    whole = len(rows) == len(y) and not data.sampled
+def fewest_removed(data, Z, labels, classes, rows, members):
+    """The fewest rows to remove of ``rows`` (as the hinge's), with ``labels``
+    the signs ±1 of two ``classes`` or the codes of K > 2 (joint): on all rows,
+    both bounds; on a sample, only the lower bound holds for all rows (and the
+    greedy removal behind the upper bound is skipped). ``members`` are the rows
+    of the data that ``Z`` holds."""
+    whole = len(rows) == len(labels) and not data.sampled
     try:
         with native_stdout_silenced():  # the report owns stdout (see there)
             result = minimum_errors(
                 Z[rows],
-                np.where(y[rows] == y.max(), 1.0, -1.0),
-                np.unique(y),
+                labels[rows],
+                classes,
                 time_limit=data.time_limit,
                 effort=data.effort,
                 tol=data.tol,
