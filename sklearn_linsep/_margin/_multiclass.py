@@ -76,7 +76,8 @@ def joint_margin_of(
     bounded. Inseparable: the certificate (Farkas weights on pairs), and with
     ``soft`` the C → ∞ limit. ``initial_size`` rows a class seed the working
     set (default ``max(p // 2, 20)``), ``batch`` pairs at most join a round
-    (default ``max(4 p + 40, 100)``; both at most 1 000 on tall data).
+    (default ``max(4 p + 40, 100)``, or 50 where K (p + 1) > 256; both at most
+    1 000 on tall data).
 
     With ``units_or_verdict``, where the margin in X's units cannot be finished
     and certified (features on scales ~1e6 apart whose optimum turns on the
@@ -89,7 +90,7 @@ def joint_margin_of(
     classes = np.arange(n_classes) if classes is None else np.asarray(classes)
     tall = p < kesler.n_samples
     initial_size = initial_size or _capped(max(p // 2, 20), tall)
-    batch = batch or _capped(max(4 * p + 40, 100), tall)
+    batch = batch or _joint_batch(p, n_classes, tall)
     frame = kesler.equilibrated() if kesler.uneven else kesler
     try:
         solution, working, rounds = _decide(frame, tol, initial_size, batch)
@@ -149,6 +150,24 @@ def _decide(frame, tol, initial_size, batch):
     return _grow_machine(
         frame, _WarmMachine(frame, tol), frame.seed(initial_size), tol, batch
     )
+
+
+# Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
+# pairs' columns fill its factorisation), so a round adds few pairs: the active
+# set from the last support then settles the next working set without it.
+# Measured (bench_multiclass.py's shapes): 2 000 x 100, K = 5 took 8.3 s with
+# 440 pairs a round, 1.7 s with 50; standardised digits 0.32 s and 0.20 s; tall
+# data (2e4 x 20, K = 5: 105 unknowns) 1.0 s with 120, 1.7 s with 50.
+SMALL_MACHINE = 256
+WIDE_MACHINE_BATCH = 50
+
+
+def _joint_batch(p, n_classes, tall):
+    """Pairs that join a round: as many as the two-class loop takes rows, or
+    ``WIDE_MACHINE_BATCH`` where the machine has many unknowns."""
+    if n_classes * (p + 1) > SMALL_MACHINE:
+        return WIDE_MACHINE_BATCH
+    return _capped(max(4 * p + 40, 100), tall)
 
 
 def _capped(size, tall):
@@ -211,8 +230,11 @@ def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
     the pairs below their margin join, all at once, until neither happens (a
     KKT point: the optimum) or ``attempts`` run out (None)."""
     held = np.array(held, dtype=bool)
+    dimension = n_classes * (Z.shape[1] + 1)
     for _ in range(attempts):
-        if not held.any():
+        # More pairs than unknowns cannot all hold at 1 independently: the
+        # active set would cycle on least-squares solutions (tall data).
+        if not held.any() or held.sum() > dimension:
             return None
         coef, intercept, alpha = machine_on_support(
             Z[held], own[held], others[held], n_classes, keep_digits
