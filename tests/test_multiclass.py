@@ -416,3 +416,38 @@ def test_a_tampered_certificate_fails_on_dask_too():
     assert not result.verify(
         da.from_array(moved, chunks=(2, -1)), da.from_array(y, chunks=2)
     )
+
+
+def test_warnings_point_at_the_callers_line():
+    """Far from the origin the machine is also given about a centre, with a
+    UserWarning: it names the user's line, not a line of the package's or of
+    scikit-learn's wrappers."""
+    X, y = load_wine(return_X_y=True)
+    X = X + 1e9
+    with pytest.warns(UserWarning, match="so far from the origin") as caught:
+        result = linear_separability(X, y, multiclass="joint")
+    assert {w.filename for w in caught} == {__file__}
+    assert result.center is not None and result.verify(X, y)
+    with pytest.warns(UserWarning, match="so far from the origin") as caught:
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert {w.filename for w in caught} == {__file__}
+    assert svm.score(X, y) == 1.0
+
+
+def test_the_soft_limit_does_not_depend_on_the_scale_of_the_weights():
+    """Weights 1e-12 or 1e9 times larger: the same machine, the hinge in the
+    weights' units, and coef_ = dual_coef_ @ support_vectors_ (the face's
+    equalities keep signed multipliers)."""
+    X, y = load_iris(return_X_y=True)
+    fits = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        for scale in (1.0, 1e-12, 1e9):
+            svm = HardMarginSVM(multi_class="crammer_singer")
+            fits.append(svm.fit(X, y, np.full(len(y), scale)))
+    for scale, svm in zip((1.0, 1e-12, 1e9), fits):
+        np.testing.assert_allclose(svm.coef_, fits[0].coef_, rtol=1e-7, atol=1e-9)
+        assert svm.hinge_violation_ == pytest.approx(5.6 * scale, rel=1e-9)
+        np.testing.assert_allclose(
+            svm.dual_coef_ @ svm.support_vectors_, svm.coef_, atol=1e-7
+        )

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .._proofs import rounding_factor
 from ..exceptions import SolverError
-from ._result import PROOF_RTOL
+from ._result import PROOF_RTOL, external_stacklevel
 
 
 def no_hyperplane(rounds):
@@ -89,7 +89,7 @@ def say_about_centre(result, share):
         "verify() and decision_function use. Centring the features "
         "(StandardScaler) avoids this.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=external_stacklevel(),
     )
 
 

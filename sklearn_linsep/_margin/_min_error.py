@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kesler import KeslerRows
+from .._kesler import KeslerRows, worst_others
 from .._working_set import ScaledRows
 from ..exceptions import SolverError
 from ._hard import maximal_margin_of
@@ -51,7 +51,7 @@ class MinimumErrorResult:
         Whether the bounds meet: ``removed`` is then a smallest removal.
     removed : ndarray of int
         Indices of the rows whose removal leaves the classes separable.
-    coef, intercept : ndarray of shape (n_features,), float
+    coef, intercept : ndarray of shape (n_features,), float; or (K, n_features), (K,)
         The maximal-margin hyperplane of the rows kept: ``coef · x + intercept``
         is at least 1 on the kept rows of ``classes[1]`` and at most -1 on those
         of ``classes[0]``. (Where the removal leaves one class only, ``coef`` is 0
@@ -89,7 +89,7 @@ class MinimumErrorResult:
     optimal: bool
     removed: np.ndarray
     coef: np.ndarray
-    intercept: float
+    intercept: float | np.ndarray
     classes: np.ndarray
     n_certificates: int = 0
     rounds: int = 0
@@ -191,10 +191,7 @@ class _JointProblem(_Problem):
     def margins(self, rows, machine):
         """Each row's least ``s_own - s_k`` over the other classes."""
         coef, intercept = machine
-        scores = self.X[rows] @ coef.T + intercept
-        own = scores[np.arange(len(rows)), self.c[rows]]
-        scores[np.arange(len(rows)), self.c[rows]] = -np.inf
-        return own - scores.max(axis=1)
+        return worst_others(self.X[rows] @ coef.T + intercept, self.c[rows])[0]
 
     def soft_margins(self, keep):
         rows = np.flatnonzero(keep)

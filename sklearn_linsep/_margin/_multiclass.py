@@ -27,6 +27,7 @@ from ._result import (
     Hyperplane,
     JointSeparabilityResult,
     Status,
+    external_stacklevel,
     warn_if_inexact,
 )
 from ._solvers import (
@@ -48,7 +49,7 @@ class JointMarginResult:
     margin: float  # min over class pairs of 1/‖w_j - w_k‖
     support: np.ndarray  # rows of the pairs of nonzero dual weight
     support_classes: np.ndarray  # the other class of each of those pairs
-    dual: np.ndarray  # α of those pairs, on X's scale (α / scale²)
+    dual: np.ndarray  # α of those pairs: on X's scale (α / scale²), or the frame's
     hinge_violation: float  # Σ s_i max(0, 1 - least margin_i); 0 when separable
     rounds: int
     certificate: JointSeparabilityResult = None
@@ -114,7 +115,7 @@ def joint_margin_of(
         except SolverError:
             if not units_or_verdict:
                 raise
-            warnings.warn(_NOT_IN_UNITS, UserWarning, stacklevel=5)
+            warnings.warn(_NOT_IN_UNITS, UserWarning, stacklevel=external_stacklevel())
         else:
             (solution, working, more), frame = finished, kesler
             rounds += more
@@ -369,8 +370,8 @@ def _check_optimality(kesler, working, solution, tol):
 
 def machine_margin(coef):
     """``min_{j<k} 1/‖w_j - w_k‖``: the least distance of a row at margin 1 from
-    the boundary between its class and another (nan where two rows of W are
-    equal)."""
+    the boundary between its class and another (nan where every row of W is
+    the same)."""
     largest = max(
         (
             np.linalg.norm(coef[j] - coef[k])
@@ -383,8 +384,8 @@ def machine_margin(coef):
 
 def _machine_result(kesler, working, solution, rounds, separable, hinge):
     coef, intercept = kesler.to_original(solution.coef, solution.intercept)
-    alpha = solution.dual
-    keep = alpha > 1e-8 * max(alpha.max(initial=0.0), 1e-300)
+    alpha = solution.dual  # signed on the soft limit's face (its equalities)
+    keep = np.abs(alpha) > 1e-8 * max(np.abs(alpha).max(initial=0.0), 1e-300)
     rows, others = pairs_of(working[keep], kesler.n_classes)
     return JointMarginResult(
         coef=coef,
@@ -430,7 +431,7 @@ def _proven(kesler, result, tol):
             "coef @ (x - center) + intercept_at_center. Centring the features "
             "(StandardScaler) avoids this.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=external_stacklevel(),
         )
     return result
 
@@ -502,13 +503,20 @@ def _soft_limit(kesler, working, tol, batch):
     largest margin over the LP's optimal face (a QP: complementary slackness
     with the LP's dual fixes which pairs are tight and which rows may keep a
     hinge, so no budget row leaves the QP without an interior), each on a
-    working set grown by the pairs its answer violates."""
+    working set grown by the pairs its answer violates.
+
+    The LP weighs the rows by their weights over the working set's mean weight
+    (its argmin does not change), so that its tolerances and the face's
+    thresholds are relative whatever the scale of ``sample_weight``."""
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
+    unit = {}
 
     def least_hinge(ids):
+        row_of, weights = _slack_rows(lp_frame, ids)
+        unit["weight"] = float(weights.mean())
         solution = kesler_hinge_lp(
-            *lp_frame.pairs(ids), n_classes, *_slack_rows(lp_frame, ids)
+            *lp_frame.pairs(ids), n_classes, row_of, weights / unit["weight"]
         )
         solution.feasible = True
         return solution
@@ -520,7 +528,8 @@ def _soft_limit(kesler, working, tol, batch):
         )
 
     lp, working, rounds = grow(working, least_hinge, hinge_violators)
-    face = _optimal_face(kesler, working, lp.dual)
+    _check_least_hinge(lp_frame, working, lp, unit["weight"])
+    face = _optimal_face(kesler, working, lp.dual, unit["weight"])
 
     def largest_margin(ids):
         return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=face(ids))
@@ -538,29 +547,54 @@ def _soft_limit(kesler, working, tol, batch):
             "least-hinge LP and the QP disagree."
         )
     hinge = kesler.total_hinge(solution.coef, solution.intercept)
-    if hinge > lp.total + 1e3 * tol * max(lp.total, 1.0):
+    if hinge / unit["weight"] > lp.total + 1e3 * tol * max(lp.total, 1.0):
         raise SolverError(
             f"The soft limit's machine has total hinge {hinge:.12g} on all rows, "
-            f"above the least total hinge {lp.total:.12g}."
+            f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
     warn_if_inexact(solution)
-    solution.dual = np.abs(solution.dual)  # the face's equalities: either sign
     return _machine_result(kesler, working, solution, rounds + more, False, hinge)
 
 
-def _optimal_face(kesler, working, multipliers):
+def _check_least_hinge(frame, working, lp, unit):
+    """The least-hinge LP's multipliers μ, checked as a dual certificate: they
+    balance (``Σ μ φ = 0``, per class and feature, to the rounding of the
+    terms), no row carries more than its weight, and ``Σ μ`` equals the LP's
+    total. By weak duality no machine has a smaller total hinge."""
+    rows, own, others = frame.pairs(working)
+    mu = lp.dual
+    combination, absolute, balance = _dual_combination(
+        rows, own, others, mu, frame.n_classes
+    )
+    row_of, weights = _slack_rows(frame, working)
+    carried = np.bincount(row_of, mu, minlength=weights.size)
+    scale = max(mu.sum(), 1e-300)
+    if (
+        np.any(np.abs(combination) > 1e-9 * (absolute + scale))
+        or np.any(np.abs(balance) > 1e-9 * scale)
+        or np.any(carried > weights / unit * (1 + 1e-9) + 1e-12)
+        or abs(mu.sum() - lp.total) > 1e-9 * max(lp.total, 1.0)
+    ):
+        raise SolverError(
+            "The least-hinge LP's multipliers do not certify its total hinge "
+            f"({lp.total:.12g}): the solver's answer is not trusted."
+        )
+
+
+def _optimal_face(kesler, working, multipliers, unit):
     """``face(ids)``: the least-hinge LP's optimal face on the pairs ``ids``, as
     :func:`~._solvers.kesler_margin_qp` takes it, from the LP's multipliers μ on
     the pairs of ``working`` (a dual optimum of the LP on all pairs, once no
-    pair violates its answer). Complementary slackness: a pair of positive μ
-    holds with equality; a row whose pairs' μ stop short of its weight has no
-    hinge; rows at their weight keep a free hinge ``ξ ≥ 0``."""
+    pair violates its answer; the rows weighed by their weight over ``unit``).
+    Complementary slackness: a pair of positive μ holds with equality; a row
+    whose pairs' μ stop short of its weight has no hinge; rows at their weight
+    keep a free hinge ``ξ ≥ 0``."""
     n_classes = kesler.n_classes
     pair_rows, _ = pairs_of(working, n_classes)
     rows, position = np.unique(pair_rows, return_inverse=True)
     carried = np.bincount(position, multipliers, minlength=rows.size)
-    at_weight = rows[carried >= kesler.row_weights(rows) * (1 - 1e-9)]
-    tight = working[multipliers > 1e-9 * max(multipliers.max(initial=0.0), 1.0)]
+    at_weight = rows[carried >= kesler.row_weights(rows) / unit * (1 - 1e-9)]
+    tight = working[multipliers > 1e-9 * multipliers.max(initial=0.0)]
 
     def face(ids):
         index, _ = pairs_of(ids, n_classes)

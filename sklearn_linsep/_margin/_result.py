@@ -11,6 +11,7 @@
 """
 
 import enum
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -289,7 +290,11 @@ class JointSeparabilityResult:
     coef : ndarray of shape (n_classes, n_features)
     intercept : ndarray of shape (n_classes,)
     margin : float
-        ``min_{j<k} 1/‖w_j - w_k‖`` (None when inseparable).
+        ``min_{j<k} 1/‖w_j - w_k‖`` (None when inseparable). Where the features'
+        spreads are so far apart (beyond 1e3) that the maximal margin in X's
+        units cannot be certified, a UserWarning says so and the machine is the
+        maximal margin with each feature divided by its spread: it still
+        separates every row, and ``margin`` is its own.
     certificate_indices : ndarray of shape (n_pairs,)
         The rows of the certificate's pairs (a row may appear more than once).
     certificate_classes : ndarray of shape (n_pairs,)
@@ -483,6 +488,20 @@ def _balanced(dual, c):
     return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
 
 
+def external_stacklevel():
+    """The ``stacklevel`` at which a warning raised by the caller of this
+    function points at the user's code: the first frame outside this package
+    and scikit-learn (whose wrappers, ``validate_params`` and ``_fit_context``,
+    sit between a public call and the code that warns)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.partition(".")[0] not in ("sklearn_linsep", "sklearn"):
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def warn_if_inexact(solution):
     """A UserWarning for an answer a solver gave at reduced accuracy (it passed
     the checks on all samples all the same)."""
@@ -492,5 +511,5 @@ def warn_if_inexact(solution):
             "passed the checks on all samples (the optimality conditions of the "
             "margin, or the least total hinge of the soft limit).",
             UserWarning,
-            stacklevel=4,
+            stacklevel=external_stacklevel(),
         )

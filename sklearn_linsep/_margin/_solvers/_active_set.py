@@ -18,7 +18,7 @@ from scipy.linalg import (
     solve_triangular,
 )
 
-from ..._kesler import kesler_matrix
+from ..._kesler import kesler_matrix, pair_margins
 from .._result import Hyperplane, Status
 
 
@@ -462,8 +462,7 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol):
     features on scales far apart keep their digits."""
 
     def margins_of(coef, intercept):
-        rows = np.einsum("ij,ij->i", Z, coef[own] - coef[others])
-        return rows + intercept[own] - intercept[others]
+        return pair_margins(Z, own, others, coef, intercept)
 
     margins = margins_of(coef, intercept)
     least = float(np.min(margins))

@@ -303,6 +303,7 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     pairs inseparable. Retried as :func:`margin_qp` is (the other
     factorisation; each feature scaled to unit size) where Clarabel stalls.
     """
+
     def keeps_the_pairs(solution):
         # the face's pairs may keep a hinge: their QP is checked by its caller
         if face is not None:
