@@ -49,9 +49,145 @@ def worst_others(scores, codes):
     return own - rival[np.arange(n), other], other
 
 
-class KeslerRows:
+# -- the passes over a block of rows: in memory X is one block (in chunks), on
+# dask every block runs them as a task.
+
+
+def block_scores(X, centre, scale, coef, intercept):
+    """``Z Wᵀ + b`` of a block's rows, ``Z = (X - centre) / scale`` (dense X
+    centred here; sparse X cannot be, and its offset moves to the intercepts)."""
+    weights = coef / scale
+    if sp.issparse(X):
+        return np.asarray(X @ weights.T) + (intercept - weights @ centre)
+    return (np.asarray(X, dtype=float) - centre) @ weights.T + intercept
+
+
+def block_worst(X, codes, active, centre, scale, coef, intercept):
+    """``(margin, other)`` of a block's rows: each row's worst pair (inf where
+    the row is inactive), a chunk of ``chunk_rows`` rows at a time (the scores
+    of a chunk, K numbers a row, never of all rows)."""
+    n = X.shape[0]
+    margin, other = np.empty(n), np.empty(n, dtype=np.intp)
+    step = chunk_rows(X.shape[1])
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        scores = block_scores(X[rows], centre, scale, coef, intercept)
+        margin[rows], other[rows] = worst_others(scores, codes[rows])
+    return np.where(active, margin, np.inf), other
+
+
+def block_violations(margin, other, rows, n_classes, threshold, slack, working):
+    """``(ids, violation)`` of each row's worst pair: ``threshold`` less the
+    row's slack (``slack = (sorted rows, values)``, or None) less its margin;
+    ``-inf`` for pairs already in ``working``."""
+    limit = np.full(len(rows), float(threshold))
+    if slack is not None and len(slack[0]):
+        where = np.minimum(np.searchsorted(slack[0], rows), len(slack[0]) - 1)
+        found = slack[0][where] == rows
+        limit[found] -= slack[1][where[found]]
+    ids = rows * n_classes + other
+    return ids, np.where(np.isin(ids, working), -np.inf, limit - margin)
+
+
+def block_seed(X, codes, active, centre, scale, means, size):
+    """A block's seed candidates, as ``(local rows, ids, values, groups)`` with
+    values to keep where largest: of each class j (group j) the ``size`` rows
+    nearest the nearest-mean machine's boundary, with their worst other class;
+    of each ordered pair (j, k) (group K + j K + k) the row of class j nearest
+    k, an anchor."""
+    K = len(means)
+    scores = block_scores(X, centre, scale, means, -0.5 * np.sum(means**2, axis=1))
+    n = X.shape[0]
+    margins = scores[np.arange(n), codes][:, None] - scores
+    margins[np.arange(n), codes] = np.inf
+    other = np.argmin(margins, axis=1)
+    worst = margins[np.arange(n), other]
+    local, ids, values, groups = [], [], [], []
+    for j in range(K):
+        members = np.flatnonzero(active & (codes == j))
+        if not members.size:
+            continue
+        nearest = members[np.argsort(worst[members], kind="stable")[:size]]
+        anchors = members[np.argmin(margins[members], axis=0)]
+        anchors, to = anchors[np.arange(K) != j], np.flatnonzero(np.arange(K) != j)
+        local += [nearest, anchors]
+        ids += [nearest * K + other[nearest], anchors * K + to]
+        values += [-worst[nearest], -margins[anchors, to]]
+        groups += [np.full(nearest.size, j), K + j * K + to]
+    if not local:
+        empty = np.array([], dtype=np.intp)
+        return empty, empty, np.array([]), empty
+    return (
+        np.concatenate(local),
+        np.concatenate(ids),
+        np.concatenate(values),
+        np.concatenate(groups),
+    )
+
+
+def select_per_group(values, groups, limits):
+    """Positions of the ``limits[g]`` largest values of each group g (all of a
+    group whose limit is None)."""
+    chosen = []
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
+        limit = limits[int(group)]
+        if limit is not None and members.size > limit:
+            members = members[np.argpartition(values[members], -limit)[-limit:]]
+        chosen.append(members)
+    return np.concatenate(chosen) if chosen else np.array([], dtype=np.intp)
+
+
+def seed_limits(n_classes, size):
+    """The limits of :func:`select_per_group` for :func:`block_seed`'s groups."""
+    return [size] * n_classes + [1] * (n_classes * n_classes)
+
+
+class Pairs:
+    """What the pairs of K classes answer whatever backend holds the rows: the
+    frames (the two-class rows' rules), the pairs' rows, the map back to X.
+    A subclass provides ``X``, ``centre``, ``scale``, ``feature_scale``,
+    ``spread``, ``n_classes``, ``indices`` and :meth:`original_rows` and
+    ``codes[rows]``."""
+
+    n_features = ScaledRows.n_features
+    uneven = ScaledRows.uneven
+    rounding = ScaledRows.rounding
+    equilibrated = ScaledRows.equilibrated
+    indices_in_X = ScaledRows.indices_in_X
+
+    @property
+    def sparse(self):
+        return sp.issparse(self.X)
+
+    def rows(self, rows):
+        """Rows of Z by index (a row may come more than once: one per pair)."""
+        return (self.original_rows(rows) - self.centre) / self.scale
+
+    def pairs(self, ids):
+        """``(Z rows, own classes, other classes)`` of constraint ids."""
+        rows, others = pairs_of(ids, self.n_classes)
+        return self.rows(rows), self.codes[rows], others
+
+    def anchors(self):
+        """One pair per ordered pair of classes (j, k): the row of class j
+        nearest k under the nearest-mean machine (found with the seed). With
+        every ordered pair in it, a working set bounds the intercepts (no common
+        shift of some classes' b keeps its constraints), so its QP has a bounded
+        optimum; the loop never drops them."""
+        if self._passes["anchors"] is None:
+            self.seed(1)
+        return self._passes["anchors"]
+
+    def to_original(self, coef, intercept):
+        """``(W, b)`` on X of ``(W, b)`` on Z."""
+        weights = coef / self.scale
+        return weights, intercept - weights @ self.centre
+
+
+class KeslerRows(Pairs):
     """The pairs (row, other class) of K classes on X seen as
-    ``Z = (X - centre) / scale``, without copying X.
+    ``Z = (X - centre) / scale``, without copying X, in memory.
 
     ``codes`` are the rows' classes as 0, …, K - 1; rows of weight 0 are left
     out of every constraint. ``indices`` are the rows of the caller's X that X
@@ -59,6 +195,7 @@ class KeslerRows:
     """
 
     in_memory = True
+    original_rows = ScaledRows.original_rows
 
     def __init__(self, X, codes, n_classes, sample_weight=None, indices=None):
         self.X = X
@@ -75,63 +212,32 @@ class KeslerRows:
             self.centre, high, low
         )
         self.magnitude = np.maximum(np.abs(high), np.abs(low))
+        self._passes = {"anchors": None}  # shared with its frames
 
     @property
     def n_samples(self):
         return len(self.codes)
 
-    # The frames, rows and rounding of the two-class rows, the same rules.
-    n_features = ScaledRows.n_features
-    sparse = ScaledRows.sparse
-    uneven = ScaledRows.uneven
-    rounding = ScaledRows.rounding
-    equilibrated = ScaledRows.equilibrated
-    indices_in_X = ScaledRows.indices_in_X
-    original_rows = ScaledRows.original_rows
-
-    def rows(self, rows):
-        """Rows of Z by index (a row may come more than once: one per pair)."""
-        return (self.original_rows(rows) - self.centre) / self.scale
-
-    def pairs(self, ids):
-        """``(Z rows, own classes, other classes)`` of constraint ids."""
-        rows, others = pairs_of(ids, self.n_classes)
-        return self.rows(rows), self.codes[rows], others
-
-    def scores(self, coef, intercept):
-        """``Z Wᵀ + b`` of every row, ``(n, K)``, a few MB of X at a time (dense X
-        centred block by block, as ``ScaledRows.scores``)."""
-        weights = coef / self.scale
-        if sp.issparse(self.X):
-            return np.asarray(self.X @ weights.T) + (intercept - weights @ self.centre)
-        n, p = self.X.shape
-        out = np.empty((n, self.n_classes))
-        step = chunk_rows(p)
-        for start in range(0, n, step):
-            block = np.asarray(self.X[start : start + step], dtype=float)
-            out[start : start + step] = (block - self.centre) @ weights.T
-        return out + intercept
-
     def worst_margins(self, coef, intercept):
         """``(margin, other)`` of each row's worst pair; inactive rows inf."""
-        margin, other = worst_others(self.scores(coef, intercept), self.codes)
-        return np.where(self.active, margin, np.inf), other
+        return block_worst(
+            self.X, self.codes, self.active, self.centre, self.scale, coef, intercept
+        )
 
     def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
         """``(violated, inside)`` as :func:`~._working_set.worst_violators`, over
         constraint ids: of each row, only its worst pair can join. A pair
         violates below ``threshold``, less its row's slack where ``slack =
-        (rows, values)`` gives one (the soft limit's hinges)."""
-        threshold = np.full(self.n_samples, float(threshold))
-        if slack is not None:
-            threshold[slack[0]] -= slack[1]
+        (sorted rows, values)`` gives one (the soft limit's hinges)."""
         margin, other = self.worst_margins(coef, intercept)
-        ids = np.arange(self.n_samples) * self.n_classes + other
-        violation = np.where(np.isin(ids, working), -np.inf, threshold - margin)
+        ids, violation = block_violations(
+            margin, other, np.arange(self.n_samples), self.n_classes, threshold,
+            slack, working,
+        )  # fmt: skip
         violated, _ = worst_violators(violation, np.array([], np.intp), batch)
-        rows, _ = pairs_of(working, self.n_classes)
-        inside = threshold[rows] - pair_margins(*self.pairs(working), coef, intercept)
-        return ids[violated], inside
+        return ids[violated], working_violations(
+            self, coef, intercept, threshold, working, slack
+        )
 
     def min_margin(self, coef, intercept):
         return float(np.min(self.worst_margins(coef, intercept)[0]))
@@ -155,8 +261,10 @@ class KeslerRows:
         )
         return float(np.min(margins))
 
-    def _nearest_mean_margins(self):
-        """``s_own - s_k`` of every row and class under the nearest-mean machine."""
+    def seed(self, size):
+        """Candidate support pairs (:func:`block_seed`): of each class, the
+        ``size`` rows nearest the boundary of the nearest-mean machine, with
+        their worst other class; and the :meth:`anchors`."""
         means = np.array(
             [
                 _masked_mean(self.X, self.active & (self.codes == k))
@@ -164,48 +272,24 @@ class KeslerRows:
             ]
         )
         means = (means - self.centre) / self.scale
-        scores = self.scores(means, -0.5 * np.sum(means**2, axis=1))
-        return scores[np.arange(self.n_samples), self.codes][:, None] - scores
+        _, ids, values, groups = block_seed(
+            self.X, self.codes, self.active, self.centre, self.scale, means, size
+        )
+        chosen = select_per_group(values, groups, seed_limits(self.n_classes, size))
+        ids, groups = ids[chosen], groups[chosen]
+        self._passes["anchors"] = np.unique(ids[groups >= self.n_classes])
+        return np.unique(ids)
 
-    def seed(self, size):
-        """Candidate support pairs: of each class, the ``size`` rows nearest the
-        boundary of the nearest-mean machine, each with its worst other class;
-        and the :meth:`anchors`."""
-        margins = self._nearest_mean_margins()
-        margins[np.arange(self.n_samples), self.codes] = np.inf
-        other = np.argmin(margins, axis=1)
-        margin = margins[np.arange(self.n_samples), other]
-        chosen = [self._anchors(margins)]
-        for k in range(self.n_classes):
-            members = np.flatnonzero(self.active & (self.codes == k))
-            if members.size > size:
-                members = members[np.argpartition(margin[members], size - 1)[:size]]
-            chosen.append(members * self.n_classes + other[members])
-        return np.unique(np.concatenate(chosen))
 
-    def anchors(self):
-        """One pair per ordered pair of classes (j, k): the row of class j
-        nearest k under the nearest-mean machine. With every ordered pair in
-        it, a working set bounds the intercepts (no common shift of some
-        classes' b keeps its constraints), so its QP has a bounded optimum;
-        the loop never drops them."""
-        margins = self._nearest_mean_margins()
-        return self._anchors(margins)
-
-    def _anchors(self, margins):
-        chosen = []
-        for j in range(self.n_classes):
-            members = np.flatnonzero(self.active & (self.codes == j))
-            for k in range(self.n_classes):
-                if k != j and members.size:
-                    nearest = members[np.argmin(margins[members, k])]
-                    chosen.append(nearest * self.n_classes + k)
-        return np.array(chosen, dtype=np.intp)
-
-    def to_original(self, coef, intercept):
-        """``(W, b)`` on X of ``(W, b)`` on Z."""
-        weights = coef / self.scale
-        return weights, intercept - weights @ self.centre
+def working_violations(pairs, coef, intercept, threshold, working, slack):
+    """``threshold`` less the slack of its row less the margin, of every pair
+    of ``working`` (what the loop drops rows by)."""
+    rows, others = pairs_of(working, pairs.n_classes)
+    _, violation = block_violations(
+        pair_margins(*pairs.pairs(working), coef, intercept), others, rows,
+        pairs.n_classes, threshold, slack, np.array([], np.intp),
+    )  # fmt: skip
+    return violation
 
 
 def kesler_matrix(Z, own, others, n_classes):

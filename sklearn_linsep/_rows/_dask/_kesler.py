@@ -1,45 +1,39 @@
 """The pairs (row, other class) of K classes on dask blocks: the passes the
-joint verdict and the Crammer–Singer margin ask of their rows."""
+joint verdict and the Crammer–Singer margin ask of their rows, each one task
+per block running the in-memory block pass (:mod:`sklearn_linsep._kesler`)."""
 
 from functools import partial
 
 import numpy as np
 
-from ..._kesler import KeslerRows, pair_margins, worst_others
+from ..._kesler import (
+    Pairs,
+    block_seed,
+    block_violations,
+    block_worst,
+    seed_limits,
+    select_per_group,
+    working_violations,
+)
 from ..._proofs import joint_proven_margins
-from ..._working_set import ScaledRows, equilibrated_copy, frame_scales
+from ..._working_set import frame_scales
 from ._tasks import tree_reduce
 from ._two_class import _codes
 
 
 def _block(X, y, w, classes):
-    """``(X, codes, weights)`` of a block in float64 (weights all 1 without)."""
+    """``(X, codes, weights, active)`` of a block in float64 (weights 1 without)."""
     X = np.asarray(X, dtype=np.float64)
     weights = (
         np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64).ravel()
     )
-    return X, _codes(y, classes), weights
+    return X, _codes(y, classes), weights, weights > 0
 
 
-def _travelling(X, codes, weights, local, offset, ids, values, groups):
+def _sent(X, codes, weights, local, offset, ids, values, groups):
     """What a block sends for its rows ``local``: pair ids, values, rows, class
-    codes, weights, global row indices and a group (for selecting per group)."""
+    codes, weights, global row indices and groups (see ``select_per_group``)."""
     return (ids, values, X[local], codes[local], weights[local], local + offset, groups)
-
-
-def _select(part, limits):
-    """Of the rows sent, per group g the ``limits[g]`` of largest value (all of
-    them where ``limits[g]`` is None)."""
-    groups, values = part[6], part[1]
-    chosen = []
-    for group in np.unique(groups):
-        members = np.flatnonzero(groups == group)
-        limit = limits[int(group)]
-        if limit is not None and members.size > limit:
-            members = members[np.argpartition(values[members], -limit)[-limit:]]
-        chosen.append(members)
-    chosen = np.concatenate(chosen) if chosen else np.array([], dtype=np.intp)
-    return tuple(field[chosen] for field in part)
 
 
 def _merge(first, second, limits):
@@ -48,122 +42,77 @@ def _merge(first, second, limits):
     part = tuple(
         np.concatenate([a, b]) for a, b in zip(first[0], second[0], strict=True)
     )
-    return (_select(part, limits), min(first[1], second[1]), first[2] + second[2])
-
-
-def _scores(X, centre, scale, coef, intercept):
-    return ((X - centre) / scale) @ coef.T + intercept
+    chosen = select_per_group(part[1], part[6], limits)
+    return (
+        tuple(field[chosen] for field in part),
+        min(first[1], second[1]),
+        first[2] + second[2],
+    )
 
 
 def _pass_block(
     X, y, w, classes, offset, centre, scale, coef, intercept, threshold, slack,
     working, batch,
 ):  # fmt: skip
-    """One pass over a block: its ``batch`` worst violators (each row's worst
-    pair, below ``threshold`` less the row's slack, outside ``working``), its
-    least margin and its total hinge."""
-    X, codes, weights = _block(X, y, w, classes)
-    K = len(classes)
-    margin, other = worst_others(_scores(X, centre, scale, coef, intercept), codes)
-    active = weights > 0
-    margin = np.where(active, margin, np.inf)
+    """One pass over a block: its ``batch`` worst violators, least margin and
+    total hinge."""
+    X, codes, weights, active = _block(X, y, w, classes)
+    margin, other = block_worst(X, codes, active, centre, scale, coef, intercept)
     least = float(margin.min()) if active.any() else np.inf
     total = float(weights[active] @ np.maximum(0.0, 1.0 - margin[active]))
     rows = np.arange(X.shape[0]) + offset
-    limit = np.full(X.shape[0], float(threshold))
-    has_slack = np.isin(slack[0], rows)
-    limit[slack[0][has_slack] - offset] -= slack[1][has_slack]
-    ids = rows * K + other
-    violation = np.where(np.isin(ids, working), -np.inf, limit - margin)
+    ids, violation = block_violations(
+        margin, other, rows, len(classes), threshold, slack, working
+    )
     local = np.flatnonzero(violation > 0)
-    if local.size > batch:
-        local = local[np.argpartition(violation[local], -batch)[-batch:]]
-    part = _travelling(
-        X, codes, weights, local, offset, ids[local], violation[local],
-        np.zeros(local.size, dtype=np.intp),
-    )  # fmt: skip
+    local = local[select_per_group(violation[local], np.zeros(local.size), [batch])]
+    groups = np.zeros(local.size, dtype=np.intp)
+    part = _sent(X, codes, weights, local, offset, ids[local], violation[local], groups)
     return part, least, total
 
 
 def _seed_block(X, y, w, classes, offset, centre, scale, means, size):
-    """A block's seed candidates: of each class the ``size`` rows nearest the
-    nearest-mean machine's boundary (with their worst other class; group = the
-    class), and of each ordered pair of classes (j, k) the row of class j
-    nearest k (group K + j K + k)."""
-    X, codes, weights = _block(X, y, w, classes)
-    K = len(classes)
-    scores = _scores(X, centre, scale, means, -0.5 * np.sum(means**2, axis=1))
-    margins = scores[np.arange(X.shape[0]), codes][:, None] - scores
-    margins[np.arange(X.shape[0]), codes] = np.inf
-    margins[weights <= 0] = np.inf
-    other = np.argmin(margins, axis=1)
-    worst = margins[np.arange(X.shape[0]), other]
-    local, ids, values, groups = [], [], [], []
-    rows = np.arange(X.shape[0])
-    for j in range(K):
-        members = np.flatnonzero((codes == j) & (weights > 0))
-        if not members.size:
-            continue
-        nearest = members[np.argsort(worst[members], kind="stable")[:size]]
-        local.append(nearest)
-        ids.append((nearest + offset) * K + other[nearest])
-        values.append(-worst[nearest])
-        groups.append(np.full(nearest.size, j))
-        for k in range(K):
-            if k != j:
-                anchor = members[np.argmin(margins[members, k])]
-                local.append([anchor])
-                ids.append([(anchor + offset) * K + k])
-                values.append([-margins[anchor, k]])
-                groups.append([K + j * K + k])
-    if not local:
-        local = [rows[:0]]
-        ids, values, groups = [rows[:0]], [np.zeros(0)], [rows[:0]]
-    local = np.concatenate(local).astype(np.intp)
-    part = _travelling(
-        X, codes, weights, local, offset, np.concatenate(ids).astype(np.intp),
-        np.concatenate(values).astype(float), np.concatenate(groups).astype(np.intp),
-    )  # fmt: skip
-    return part, np.inf, 0.0
+    X, codes, weights, active = _block(X, y, w, classes)
+    local, ids, values, groups = block_seed(
+        X, codes, active, centre, scale, means, size
+    )
+    ids = ids + offset * len(classes)  # a block's row i is row offset + i
+    return _sent(X, codes, weights, local, offset, ids, values, groups), np.inf, 0.0
 
 
-def _proven_block(
-    X, y, w, classes, offset, coef, intercept, center, intercept_at_center
-):
-    X, codes, weights = _block(X, y, w, classes)
-    active = weights > 0
+def _proven_block(X, y, w, classes, offset, coef, intercept, center, at_center):
+    X, codes, _, active = _block(X, y, w, classes)
     if not active.any():
         return np.inf
     return float(
         joint_proven_margins(
-            X[active], codes[active], coef, intercept, center, intercept_at_center
+            X[active], codes[active], coef, intercept, center, at_center
         ).min()
     )
 
 
-class DaskKeslerRows:
+class DaskKeslerRows(Pairs):
     """The pairs (row, other class) of K classes on the row blocks of a
     :class:`DaskRows`, answering what :class:`~sklearn_linsep._kesler.KeslerRows`
-    answers in memory.
+    answers in memory, by the same block passes.
 
     The client keeps the rows the working set asked for (in the rows'
-    ``fetched``, where ``support_rows`` finds them); a pass is one task per block,
-    reduced in a tree that keeps the worst violators (the seed: the rows nearest
-    the nearest-mean machine's boundaries). The centre and the scales come from
-    the rows' class summary. Each round makes one pass, which also gives the
-    least margin and total hinge of its machine.
+    ``fetched``, where ``support_rows`` finds them); a pass is one task per
+    block, reduced in a tree that keeps the worst violators (the seed: the rows
+    nearest the nearest-mean machine's boundaries, and the anchors). The centre
+    and the scales come from the rows' class summary. A round makes one pass,
+    which also gives the least margin and total hinge of its machine.
     """
 
     in_memory = False
-    sparse = False
 
     def __init__(self, rows):
         summary = rows.class_summary()
+        self.X = rows.X
         self.name = rows.name
         self.classes = summary.classes
         self.n_classes = len(self.classes)
         self.n_samples = int(rows.X.shape[0])
-        self.n_features = rows.n_features
         self.indices = None
         self._blocks = rows.blocks()
         self._offsets = rows.offsets[:-1]
@@ -179,18 +128,6 @@ class DaskKeslerRows:
         self.magnitude = np.maximum(np.abs(high), np.abs(low))
         self._passes = {"anchors": None, "last": None}  # shared with its frames
 
-    uneven = ScaledRows.uneven
-    indices_in_X = ScaledRows.indices_in_X
-    pairs = KeslerRows.pairs
-    to_original = KeslerRows.to_original
-
-    def equilibrated(self):
-        return equilibrated_copy(self)
-
-    @property
-    def rounding(self):
-        return 16 * np.finfo(float).eps * 2.0 * np.sqrt(self.n_features)
-
     def _tasks(self, function, *args):
         import dask
 
@@ -202,9 +139,11 @@ class DaskKeslerRows:
 
     def _reduced(self, parts, limits):
         """The tree-reduced ``(rows sent, least, total)``; the rows are kept."""
-        merge = partial(_merge, limits=limits)
-        part, least, total = tree_reduce(parts, merge).compute()
-        part = _select(part, limits)
+        part, least, total = tree_reduce(
+            parts, partial(_merge, limits=limits)
+        ).compute()
+        chosen = select_per_group(part[1], part[6], limits)  # one block: unmerged
+        part = tuple(field[chosen] for field in part)
         for index, row, code, weight in zip(
             part[5], part[2], part[3], part[4], strict=True
         ):
@@ -219,9 +158,6 @@ class DaskKeslerRows:
             return np.empty((0, self.n_features))
         return self._cached(rows, 0).reshape(len(rows), self.n_features)
 
-    def rows(self, rows):
-        return (self.original_rows(rows) - self.centre) / self.scale
-
     @property
     def codes(self):
         return _FetchedCodes(self)
@@ -230,26 +166,19 @@ class DaskKeslerRows:
         return self._cached(rows, 1).astype(float)
 
     def seed(self, size):
-        """As :meth:`KeslerRows.seed`: one pass; the anchors come with it."""
-        K = self.n_classes
+        """As :meth:`KeslerRows.seed`, in one pass."""
         means = (self._means - self.centre) / self.scale
-        limits = [size] * K + [1] * (K * K)
+        limits = seed_limits(self.n_classes, size)
         parts = self._tasks(_seed_block, self.centre, self.scale, means, size)
         part, _, _ = self._reduced(parts, limits)
-        anchor = part[6] >= K
-        self._passes["anchors"] = np.unique(part[0][anchor])
-        return np.unique(part[0])
-
-    def anchors(self):
-        if self._passes["anchors"] is None:
-            self.seed(1)
-        return self._passes["anchors"]
+        ids, groups = part[0], part[6]
+        self._passes["anchors"] = np.unique(ids[groups >= self.n_classes])
+        return np.unique(ids)
 
     def _pass(self, coef, intercept, threshold, working, batch, slack):
-        empty = (np.array([], np.intp), np.array([]))
         parts = self._tasks(
             _pass_block, self.centre, self.scale, coef, intercept, threshold,
-            empty if slack is None else slack, np.asarray(working), batch,
+            slack, np.asarray(working), batch,
         )  # fmt: skip
         part, least, total = self._reduced(parts, [batch])
         self._passes["last"] = (self._key(coef, intercept), least, total)
@@ -264,20 +193,15 @@ class DaskKeslerRows:
 
     def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
         """As :meth:`KeslerRows.violators`, in one pass over the blocks."""
-        batch = batch or self.n_samples
-        part = self._pass(coef, intercept, threshold, working, batch, slack)
-        rows, _ = np.divmod(np.asarray(working, dtype=np.intp), self.n_classes)
-        limit = np.full(len(rows), float(threshold))
-        if slack is not None:
-            where = np.searchsorted(slack[0], rows)
-            found = (where < len(slack[0])) & (
-                slack[0][np.minimum(where, len(slack[0]) - 1)] == rows
-            )
-            limit[found] -= slack[1][where[found]]
-        inside = limit - pair_margins(*self.pairs(working), coef, intercept)
+        part = self._pass(
+            coef, intercept, threshold, working, batch or self.n_samples, slack
+        )
+        inside = working_violations(self, coef, intercept, threshold, working, slack)
         return part[0].astype(np.intp), inside
 
     def _numbers(self, coef, intercept):
+        """``(least margin, total hinge)`` of a machine: the last pass's, if it
+        was this machine's, else a pass of its own."""
         last = self._passes["last"]
         if last is None or last[0] != self._key(coef, intercept):
             self._pass(coef, intercept, -np.inf, np.array([], np.intp), 1, None)
