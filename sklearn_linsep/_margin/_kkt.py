@@ -70,10 +70,20 @@ def proven(scaled, result, tol, smallest):
 def plain_rounding(scaled, result):
     """A bound on the rounding of ``coef · x + intercept`` on every row, from
     each feature's largest ``|x|``."""
-    p = len(result.coef)
-    return rounding_factor(p + 3) * (
-        scaled.magnitude @ np.abs(result.coef) + abs(result.intercept)
+    p = np.shape(result.coef)[-1]
+    return rounding_factor(p + 3) * _score_terms(
+        scaled.magnitude, result.coef, result.intercept
     )
+
+
+def _score_terms(per_feature, coef, offset):
+    """``Σ_j per_feature_j |w_j| + |b|``, which bounds a score's terms; for a
+    machine (``coef`` of K rows) twice the largest over its rows, since a margin
+    is the difference of two scores."""
+    coef = np.asarray(coef, dtype=float)
+    if coef.ndim == 1:
+        return per_feature @ np.abs(coef) + abs(offset)
+    return 2 * float(np.max(np.abs(coef) @ per_feature + np.abs(offset)))
 
 
 def say_about_centre(result, share):
@@ -84,7 +94,8 @@ def say_about_centre(result, share):
         "The data lie so far from the origin against their spread that float64 "
         "cannot evaluate coef · x + intercept on them to the margin's precision "
         f"(its rounding may reach {share:.1g} of the margin; the intercept is "
-        f"{result.intercept:.3g}): the hyperplane is also given about a centre "
+        f"{np.max(np.abs(result.intercept)):.3g}): the hyperplane is also given "
+        "about a centre "
         "of the data, as coef · (x - center) + intercept_at_center, which "
         "verify() and decision_function use. Centring the features "
         "(StandardScaler) avoids this.",
@@ -101,8 +112,8 @@ def _a_priori_rounding(scaled, coef, at_center):
     whose scores are not centred row by row."""
     if sp.issparse(getattr(scaled, "X", None)):
         return np.inf
-    terms = scaled.feature_scale @ np.abs(coef) + abs(at_center)
-    return 2 * rounding_factor(len(coef) + 4) * terms
+    terms = _score_terms(scaled.feature_scale, coef, at_center)
+    return 2 * rounding_factor(np.shape(coef)[-1] + 4) * terms
 
 
 def dense_products(rows, labels, solution):

@@ -21,7 +21,7 @@ from .._proofs import kesler_certificate_holds
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._hard import TALL_CAP, check_scale
-from ._kkt import kkt_problems, raise_if_not_optimal
+from ._kkt import kkt_problems, proven, raise_if_not_optimal
 from ._result import (
     PROOF_RTOL,
     Hyperplane,
@@ -92,39 +92,24 @@ def joint_margin_of(
     tall = p < kesler.n_samples
     initial_size = initial_size or _capped(max(p // 2, 20), tall)
     batch = batch or _joint_batch(p, n_classes, tall)
-    frame = kesler.equilibrated() if kesler.uneven else kesler
-    try:
-        solution, working, rounds = _decide(frame, tol, initial_size, batch)
-        if solution.feasible and frame is kesler:
-            _check_optimality(kesler, working, solution, tol)
-    except SolverError:
-        if frame is not kesler:
-            raise
-        # Spreads up to 1e3 apart can stall Clarabel in X's frame: decide where
-        # each feature is at its own spread, then finish in X's units.
-        frame = kesler.equilibrated()
-        solution, working, rounds = _decide(frame, tol, initial_size, batch)
-    if solution.feasible and frame is not kesler:  # the Euclidean margin, in X's units
-        # The equilibrated frame's machine separates every row, in X's frame too.
-        feasible = (solution.coef * (kesler.scale / frame.scale), solution.intercept)
-        finish = _EuclideanMachine(kesler, tol, feasible)
-        try:
-            finished = _grow_machine(kesler, finish, working, tol, batch)
-            # checked here: a finish that fails its KKT conditions falls back
-            _check_optimality(kesler, finished[1], finished[0], tol)
-        except SolverError:
-            if not units_or_verdict:
-                raise
+    frame, (solution, working, rounds), smallest = _decided(
+        kesler, tol, initial_size, batch
+    )
+    if solution.feasible and frame is not kesler:
+        finished = _in_units(kesler, frame, solution, working, tol, batch)
+        if finished is not None:
+            (solution, working, more), smallest, frame = *finished, kesler
+            rounds += more
+        elif units_or_verdict:
             warnings.warn(_NOT_IN_UNITS, UserWarning, stacklevel=external_stacklevel())
         else:
-            (solution, working, more), frame = finished, kesler
-            rounds += more
+            raise SolverError(_NOT_FINISHED)
     if solution.feasible:
-        if frame is not kesler:  # the deciding frame's machine (see above)
-            _check_optimality(frame, working, solution, tol)
+        if smallest is None:  # the deciding frame's machine (see above)
+            smallest = _check_optimality(frame, working, solution, tol)
         warn_if_inexact(solution)
         result = _machine_result(frame, working, solution, rounds, True, 0.0)
-        return _proven(kesler, result, tol)
+        return proven(kesler, result, tol, smallest)
     certificate = joint_certificate(kesler, working, classes)
     if not soft:
         return JointMarginResult(
@@ -136,6 +121,46 @@ def joint_margin_of(
     return result
 
 
+def _decided(kesler, tol, initial_size, batch):
+    """``(frame, (solution, working, rounds), smallest)``: the verdict where
+    every feature keeps its digits. In X's own frame where the spreads are
+    close (its machine then checked: ``smallest`` is its least margin), else,
+    or where Clarabel stalls there (spreads up to 1e3 apart can), with each
+    feature divided by its own spread (``smallest`` None: that frame's machine
+    is not the answer yet)."""
+    if not kesler.uneven:
+        try:
+            found = _decide(kesler, tol, initial_size, batch)
+            solution, working, _ = found
+            if not solution.feasible:
+                return kesler, found, None
+            return kesler, found, _check_optimality(kesler, working, solution, tol)
+        except SolverError:
+            pass
+    frame = kesler.equilibrated()
+    return frame, _decide(frame, tol, initial_size, batch), None
+
+
+def _in_units(kesler, frame, solution, working, tol, batch):
+    """The Euclidean margin in X's units from the equilibrated frame's working
+    set and machine (which separates every row, in X's frame too):
+    ``((solution, working, rounds), smallest)``, or None where it cannot be
+    finished and certified."""
+    feasible = (solution.coef * (kesler.scale / frame.scale), solution.intercept)
+    finish = _EuclideanMachine(kesler, tol, feasible)
+    try:
+        finished = _grow_machine(kesler, finish, working, tol, batch)
+        return finished, _check_optimality(kesler, finished[1], finished[0], tol)
+    except SolverError:
+        return None
+
+
+_NOT_FINISHED = (
+    "The classes separate jointly with each feature at its own scale, but the "
+    "maximal multiclass margin in X's units could not be finished: the features' "
+    "scales are too far apart. Standardising the features (StandardScaler) may "
+    "help."
+)
 _NOT_IN_UNITS = (
     "The classes separate jointly (decided with each feature divided by its "
     "spread), but the maximal multiclass margin in X's units could not be "
@@ -305,12 +330,7 @@ class _EuclideanMachine(_WarmMachine):
             rows, own, others, self.frame.n_classes, *self.feasible, self.tol / 2
         )
         if solution is None:
-            raise SolverError(
-                "The classes separate jointly with each feature at its own scale, "
-                "but the maximal multiclass margin in X's units could not be "
-                "finished: the features' scales are too far apart. Standardising "
-                "the features (StandardScaler) may help."
-            )
+            raise SolverError(_NOT_FINISHED)
         self.remember(ids, solution)
         return solution
 
@@ -401,39 +421,6 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
         center=kesler.centre,
         intercept_at_center=np.array(solution.intercept, dtype=float),
     )
-
-
-def _proven(kesler, result, tol):
-    """The machine, proved on every row with its rounding bounded (as
-    :func:`~._kkt.proven` proves a hyperplane): about the centre the margins
-    are at least ``1 - tol``; scaled by at most that much, at least 1; where the
-    plain form ``coef @ x + intercept`` cannot be proved, the result says so."""
-    coef, at_center = result.coef, result.intercept_at_center
-    least = kesler.proven_min_margin(coef, 0.0 * at_center, kesler.centre, at_center)
-    if not least > 1 - 1e3 * tol:
-        raise SolverError(
-            "The maximal multiclass margin cannot be proved in float64 (its smallest "
-            f"margin, rounding bounded, is {least:.3g}): the classes come too close "
-            "for float precision at the data's scale."
-        )
-    if least < 1:
-        grow_by = (1 + 8 * np.finfo(float).eps) / least
-        result.coef, result.intercept = coef * grow_by, result.intercept * grow_by
-        result.intercept_at_center = at_center * grow_by
-        result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
-    plain = kesler.proven_min_margin(result.coef, result.intercept)
-    if not plain >= 1 - PROOF_RTOL:
-        result.needs_center = True
-        warnings.warn(
-            "The data lie so far from the origin against their spread that float64 "
-            "cannot evaluate coef @ x + intercept on them to the margin's precision: "
-            "the machine is also given about a centre of the data, as "
-            "coef @ (x - center) + intercept_at_center. Centring the features "
-            "(StandardScaler) avoids this.",
-            UserWarning,
-            stacklevel=external_stacklevel(),
-        )
-    return result
 
 
 def joint_certificate(kesler, working, classes):
