@@ -238,27 +238,16 @@ class HardMarginSVM(LinearClassifierBase):
             )
         self.coef_ = result.coef.astype(rows.dtype, copy=False)
         self.intercept_ = result.intercept.astype(rows.dtype, copy=False)
-        self.margin_ = float(result.margin)
-        self.separable_ = bool(result.separable)
-        self.hinge_violation_ = float(result.hinge_violation)
-        self.n_iter_ = result.rounds
-        self.certificate_ = result.certificate
-        self.center_, self.intercept_at_center_ = None, None
-        if result.needs_center:
-            self.center_ = result.center
-            self.intercept_at_center_ = result.intercept_at_center
-        support, position = np.unique(result.support, return_inverse=True)
-        self.support_ = support.astype(np.intp)
-        self.support_vectors_, codes = rows.support_rows(support)
-        # Each pair (i, k) puts +α on row i's own class and -α on k.
-        dual = np.zeros((len(self.classes_), support.size))
-        np.add.at(dual, (codes[position], position), result.dual)
-        np.add.at(dual, (result.support_classes, position), -result.dual)
-        self.dual_coef_ = dual
-        self.n_support_ = np.bincount(codes, minlength=len(self.classes_)).astype(
-            np.int32
-        )
-        _warn_if_inseparable([result])
+
+        def dual_of(support, codes):
+            # Each pair (i, k) puts +α on row i's own class and -α on k.
+            position = np.searchsorted(support, result.support)
+            dual = np.zeros((len(self.classes_), support.size))
+            np.add.at(dual, (codes[position], position), result.dual)
+            np.add.at(dual, (result.support_classes, position), -result.dual)
+            return dual
+
+        self._publish([result], rows.support_rows, dual_of)
 
     def _solve(self, scaled, task):
         """The MarginResult of one binary problem (task: its one-vs-rest index)."""
@@ -283,9 +272,11 @@ class HardMarginSVM(LinearClassifierBase):
             )
         return result
 
-    def _publish(self, results, support_rows):
-        """Fitted attributes from the binary results; ``support_rows(indices)``
-        gives the rows and class indices of the support vectors."""
+    def _publish(self, results, support_rows, dual_of=None):
+        """Fitted attributes from the results (one per one-vs-rest task, or
+        the one machine); ``support_rows(indices)`` gives the rows and class
+        indices of the support vectors, ``dual_of(support, codes)`` the dual
+        coefficients on them (default: one row per task, its ``α c``)."""
 
         def squeeze(values):
             values = np.asarray(values)
@@ -303,15 +294,21 @@ class HardMarginSVM(LinearClassifierBase):
             # ulps apart) is moved to it: w·(x - c_r) + b_r = w·(x - c) + b_r
             # + w·(c - c_r).
             self.center_ = center = results[0].center
-            self.intercept_at_center_ = np.array(
-                [r.intercept_at_center + r.coef @ (center - r.center) for r in results]
+            self.intercept_at_center_ = np.concatenate(
+                [
+                    np.atleast_1d(r.intercept_at_center + r.coef @ (center - r.center))
+                    for r in results
+                ]
             )
         support = np.unique(np.concatenate([r.support for r in results]))
         self.support_ = support.astype(np.intp)
         self.support_vectors_, support_codes = support_rows(support)
-        dual = np.zeros((len(results), support.size))
-        for k, result in enumerate(results):
-            dual[k, np.searchsorted(support, result.support)] = result.dual
+        if dual_of is None:
+            dual = np.zeros((len(results), support.size))
+            for k, result in enumerate(results):
+                dual[k, np.searchsorted(support, result.support)] = result.dual
+        else:
+            dual = dual_of(support, support_codes)
         self.dual_coef_ = dual
         self.n_support_ = np.bincount(
             support_codes, minlength=len(self.classes_)
