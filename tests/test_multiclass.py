@@ -148,6 +148,7 @@ def test_pairwise_separable_classes_need_not_separate_jointly():
     assert set(y[joint.certificate_indices]) == {0, 1, 2}
 
 
+@pytest.mark.slow  # ten one-vs-rest margins of digits: 3 s
 def test_digits_separate_jointly_but_not_one_against_the_rest():
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X)
