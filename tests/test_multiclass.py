@@ -452,3 +452,56 @@ def test_the_soft_limit_does_not_depend_on_the_scale_of_the_weights():
         np.testing.assert_allclose(
             svm.dual_coef_ @ svm.support_vectors_, svm.coef_, atol=1e-7
         )
+
+
+def test_a_working_set_clarabel_stalls_on_is_decided_by_the_certificate():
+    """Twelve classes on a line, plainly inseparable (class 11 on both sides of
+    class 10): Clarabel stalled on a working set of 133 pairs, whose hulls touch;
+    the certificate's LP decides it."""
+    X = np.array(
+        [0.33962000824864264, 0.42377135285334727, 0.37122741773625884,
+         0.3827571602707609, 0.08347535610700986, -2.3982328653977714,
+         1.816475940881144, 0.9166547888245957, 0.37094683509441023,
+         0.6131890778590062, -0.1521929584082903, -1.934959636609707,
+         -0.23993667125803605]
+    )[:, None]  # fmt: skip
+    y = np.array([0, 1, 2, 3, 5, 11, 4, 6, 7, 8, 9, 10, 11])
+    result = linear_separability(X, y, multiclass="joint")
+    assert not result.separable and result.verify(X, y)
+    assert not kesler_lp_separable(X, y)
+
+
+def test_the_soft_limit_of_a_constant_machine_is_exactly_zero():
+    """Every class at every point: the least hinge is attained only by W = 0,
+    left exactly 0 (margin nan, with the warning), as for two classes."""
+    X = np.array([[0.0], [1.0], [2.0]] * 3)
+    y = np.array([0, 1, 2, 1, 2, 0, 2, 0, 1])
+    with pytest.warns(NotLinearlySeparableWarning, match="w = 0"):
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert np.all(svm.coef_ == 0) and np.isnan(svm.margin_)
+
+
+def test_the_least_hinge_lp_of_thousands_of_rows_is_quick():
+    """2 000 rows, K = 6, 100 labels changed: the primal least-hinge LP stalled
+    HiGHS for its 300 s limit; its dual takes a fraction of a second."""
+    rng = np.random.default_rng(0)
+    W, b = rng.normal(size=(6, 10)), rng.normal(size=6)
+    X = rng.normal(size=(2000, 10))
+    y = np.argmax(X @ W.T + b, axis=1)
+    y[:100] = rng.integers(0, 6, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    scores = X @ svm.coef_.T + svm.intercept_
+    own = scores[np.arange(len(y)), y]
+    scores[np.arange(len(y)), y] = -np.inf
+    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+    assert svm.hinge_violation_ == pytest.approx(hinge, rel=1e-9)
+
+
+def test_verify_refuses_rows_and_labels_that_do_not_match():
+    X, y = load_iris(return_X_y=True)
+    result = linear_separability(X, y, multiclass="joint")
+    with pytest.raises(ValueError, match="verify needs X of shape"):
+        result.verify(X[:3], y)
+    assert not result.verify(X[:60], y[:60])  # the certificate's rows are not there

@@ -239,7 +239,14 @@ def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=Fals
         settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
         if settled is not None:
             return settled
-    solution = kesler_margin_qp(Z, own, others, n_classes)
+    try:
+        solution = kesler_margin_qp(Z, own, others, n_classes)
+    except SolverError:
+        # Clarabel stalls on some working sets with no machine (their hulls
+        # touch to rounding): the certificate's LP decides those.
+        if kesler_flow_lp(Z, own, others, n_classes) is None:
+            raise
+        return Hyperplane(False, status=Status.INFEASIBLE)
     if not solution.feasible:
         return solution
     margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
@@ -540,6 +547,11 @@ def _soft_limit(kesler, working, tol, batch):
             f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
     warn_if_inexact(solution)
+    # Z lies in [-1, 1]: a W moving no score by tol is W = 0 to the QP's
+    # precision, left as exactly 0 (the margin is then undefined, not
+    # 1/‖noise‖), as the two-class soft limit leaves it.
+    if np.abs(solution.coef).sum() <= tol:
+        solution.coef = np.zeros_like(solution.coef)
     return _machine_result(kesler, working, solution, rounds + more, False, hinge)
 
 

@@ -49,7 +49,18 @@ def map_rows(estimator, X, func, *args, accept_sparse=False):
 
 
 def verify(result, X, y, rtol):
-    """``result`` checked on the arrays themselves."""
+    """``result`` checked on the arrays themselves (a certificate naming rows
+    beyond them does not hold)."""
+    shape = X.shape if sp.issparse(X) else np.shape(X)
+    n_labels = len(np.asarray(y).reshape(-1))
+    if len(shape) != 2 or shape[0] != n_labels:
+        raise ValueError(
+            f"verify needs X of shape (n_samples, n_features) and y of n_samples "
+            f"labels; got X of shape {shape} and {n_labels} labels."
+        )
+    indices = getattr(result, "certificate_indices", None)
+    if not result.separable and np.max(indices, initial=-1) >= shape[0]:
+        return False
     return result._verify_in_memory(X, y, rtol)
 
 
