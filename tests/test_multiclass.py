@@ -229,7 +229,7 @@ def test_a_machine_that_misses_a_row_does_not_verify():
     assert result.verify(X, y) and not shrunk.verify(X, y)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     scales=st.lists(
