@@ -98,6 +98,16 @@ def crammer_singer_cvxpy(X, y, soft=False):
     return W.value / scale
 
 
+def total_hinge(svm, X, y):
+    """Σ max(0, 1 - margin) of a fitted machine, each row's margin its own
+    score less the largest other one."""
+    scores = X @ svm.coef_.T + svm.intercept_
+    codes = np.searchsorted(svm.classes_, y)
+    own = scores[np.arange(len(y)), codes]
+    scores[np.arange(len(y)), codes] = -np.inf
+    return np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+
+
 def random_case(rng, separable, n_features=None):
     K = int(rng.integers(3, 7))
     p = n_features or int(rng.integers(2, 6))
@@ -337,12 +347,7 @@ def test_the_soft_limit_is_the_least_hinge_then_the_largest_margin(seed):
     np.testing.assert_allclose(
         svm.coef_, reference, atol=1e-5 * np.abs(reference).max()
     )
-    scores = X @ svm.coef_.T + svm.intercept_
-    codes = np.searchsorted(svm.classes_, y)
-    own = scores[np.arange(len(y)), codes]
-    scores[np.arange(len(y)), codes] = -np.inf
-    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
-    assert svm.hinge_violation_ == pytest.approx(hinge, rel=1e-9)
+    assert svm.hinge_violation_ == pytest.approx(total_hinge(svm, X, y), rel=1e-9)
 
 
 def test_inseparable_classes_warn_or_raise_with_the_certificate():
@@ -492,11 +497,7 @@ def test_the_least_hinge_lp_of_thousands_of_rows_is_quick():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotLinearlySeparableWarning)
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
-    scores = X @ svm.coef_.T + svm.intercept_
-    own = scores[np.arange(len(y)), y]
-    scores[np.arange(len(y)), y] = -np.inf
-    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
-    assert svm.hinge_violation_ == pytest.approx(hinge, rel=1e-9)
+    assert svm.hinge_violation_ == pytest.approx(total_hinge(svm, X, y), rel=1e-9)
 
 
 def test_verify_refuses_rows_and_labels_that_do_not_match():

@@ -17,7 +17,7 @@ from ..._kesler import (
 )
 from ..._proofs import joint_proven_margins
 from ..._working_set import frame_scales
-from ._tasks import tree_reduce
+from ._tasks import fetched_field, fetched_rows, tree_reduce
 from ._two_class import _codes
 
 
@@ -151,12 +151,10 @@ class DaskKeslerRows(Pairs):
         return part, least, total
 
     def _cached(self, rows, field):
-        return np.array([self._fetched[int(i)][field] for i in rows])
+        return fetched_field(self._fetched, rows, field)
 
     def original_rows(self, rows):
-        if len(rows) == 0:
-            return np.empty((0, self.n_features))
-        return self._cached(rows, 0).reshape(len(rows), self.n_features)
+        return fetched_rows(self._fetched, rows, self.n_features)
 
     @property
     def codes(self):

@@ -44,3 +44,16 @@ def tree_reduce(parts, combine):
         paired = [combine(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
         parts = paired + ([parts[-1]] if len(parts) % 2 else [])
     return parts[0]
+
+
+def fetched_field(fetched, indices, field):
+    """Field ``field`` (0 the row, 1 the weight, 2 the class code) of the rows
+    ``indices`` the client holds in ``fetched`` (index to those three)."""
+    return np.array([fetched[int(i)][field] for i in indices])
+
+
+def fetched_rows(fetched, indices, n_features):
+    """The rows ``indices`` the client holds, as an array (n, n_features)."""
+    if len(indices) == 0:
+        return np.empty((0, n_features))
+    return fetched_field(fetched, indices, 0).reshape(len(indices), n_features)

@@ -17,7 +17,7 @@ from ..._working_set import (
     spreads_uneven,
     worst_violators,
 )
-from ._tasks import tree_reduce
+from ._tasks import fetched_field, fetched_rows, tree_reduce
 
 # The candidate rows each block keeps on its worker between passes, per side: at
 # least the seed's size, at most POOL_ROWS (or POOL_BYTES over all blocks).
@@ -302,12 +302,10 @@ class DaskScaledRows:
         return indices
 
     def _cached(self, indices, field):
-        return np.array([self._fetched[int(i)][field] for i in indices])
+        return fetched_field(self._fetched, indices, field)
 
     def original_rows(self, indices):
-        if len(indices) == 0:
-            return np.empty((0, self.n_features))
-        return self._cached(indices, 0).reshape(len(indices), self.n_features)
+        return fetched_rows(self._fetched, indices, self.n_features)
 
     def rows(self, indices):
         return (self.original_rows(indices) - self.centre) / self.scale
