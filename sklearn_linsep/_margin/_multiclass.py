@@ -92,7 +92,7 @@ def joint_margin_of(
     tall = p < kesler.n_samples
     initial_size = initial_size or _capped(max(p // 2, 20), tall)
     batch = batch or _joint_batch(p, n_classes, tall)
-    frame, (solution, working, rounds), smallest = _decided(
+    frame, (solution, working, rounds), smallest = _deciding_frame(
         kesler, tol, initial_size, batch
     )
     if solution.feasible and frame is not kesler:
@@ -121,7 +121,7 @@ def joint_margin_of(
     return result
 
 
-def _decided(kesler, tol, initial_size, batch):
+def _deciding_frame(kesler, tol, initial_size, batch):
     """``(frame, (solution, working, rounds), smallest)``: the verdict where
     every feature keeps its digits. In X's own frame where the spreads are
     close (its machine then checked: ``smallest`` is its least margin), else,
