@@ -147,14 +147,16 @@ class _Problem:
         result = self._margin(rows, soft=True)
         return rows, self.margins(rows, (result.coef, result.intercept))
 
-    def _margin(self, rows, soft):
-        """The exact core on the rows ``rows``: the verdict, or the soft limit."""
+    def _margin(self, rows, soft, c=None, classes=None):
+        """The exact core on the rows ``rows`` (signs ``c``, default the
+        problem's, of ``classes``): the verdict, or the soft limit."""
+        c = self.c[rows] if c is None else c
         with _no_centre_warning():
             return maximal_margin_of(
-                ScaledRows(self.X[rows], self.c[rows]),
+                ScaledRows(self.X[rows], c),
                 tol=self.tol,
                 soft=soft,
-                classes=self.classes,
+                classes=self.classes if classes is None else classes,
             )
 
 
@@ -202,14 +204,9 @@ class _JointProblem(_Problem):
     def _machine(self, rows, present, soft):
         """The joint core on the rows ``rows`` of the classes ``present``."""
         codes = np.searchsorted(present, self.c[rows])
+        if present.size == 2:  # two classes: the two-class core
+            return self._margin(rows, soft, np.where(codes == 1, 1.0, -1.0), present)
         with _no_centre_warning():
-            if present.size == 2:  # two classes: the two-class core
-                return maximal_margin_of(
-                    ScaledRows(self.X[rows], np.where(codes == 1, 1.0, -1.0)),
-                    tol=self.tol,
-                    soft=soft,
-                    classes=present,
-                )
             return joint_margin_of(
                 KeslerRows(self.X[rows], codes, present.size),
                 tol=self.tol,
