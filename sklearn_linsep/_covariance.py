@@ -10,6 +10,7 @@ import numpy as np
 import scipy.linalg
 
 from ._basis import ExplicitBasis, SpanBasis, as_rows
+from ._threads import threads_for_matrix
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,8 @@ def regularized_covariance(
     varying, root, correlation, tol = correlation_of(
         S, feature_scale, tol, n_samples, dtype
     )
-    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
+    with threads_for_matrix(len(correlation)):
+        eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = _kept(eigenvalues, tol, max_rank)
     eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
     if eigenvalues.size == varying.size:
@@ -327,7 +329,9 @@ def regularized_covariance_from_rows(
         basis = SpanBasis(rows, coefficients)
         if _orthogonality_defect(basis) <= _SPAN_ERROR_LIMIT:
             return RegularizedCovariance(M, float(kappa), basis)
-    eigenvalues, eigenvectors = np.linalg.eigh(rows.gram(inverse_root))
+    gram = rows.gram(inverse_root)
+    with threads_for_matrix(len(gram)):
+        eigenvalues, eigenvectors = np.linalg.eigh(gram)
     keep = _kept(eigenvalues, tol, max_rank) if varying.size else []
     eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
     if not eigenvalues.size:
@@ -384,7 +388,8 @@ def _full_rank_span(plain_gram, inverse_root, tol, max_rank, divisor):
     rank = max_rank
     if rank is None or not 0 < rank <= plain_gram.shape[0] or not varying.any():
         return None
-    eigenvalues, eigenvectors = np.linalg.eigh(plain_gram)
+    with threads_for_matrix(len(plain_gram)):
+        eigenvalues, eigenvectors = np.linalg.eigh(plain_gram)
     smallest = eigenvalues[-rank]
     unit_free = smallest * np.min(inverse_root[varying]) ** 2
     if not unit_free > 2.0 * tol * np.count_nonzero(varying):

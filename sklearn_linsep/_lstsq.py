@@ -4,6 +4,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from ._threads import threads_for_matrix
+
 
 def weighted_lstsq(X, targets, sample_weight, bias):
     """Minimum-norm ``W`` of ``min Σ_i s_i ‖t_i - W x̃_i‖²``, ``x̃_i = (x_i, bias)``.
@@ -60,7 +62,8 @@ def normal_equations(gram, rhs):
     inverse_root = np.zeros_like(diagonal)
     inverse_root[used] = 1.0 / np.sqrt(diagonal[used])
     equilibrated = gram * np.outer(inverse_root, inverse_root)
-    eigenvalues, eigenvectors = scipy.linalg.eigh(equilibrated)
+    with threads_for_matrix(len(equilibrated)):
+        eigenvalues, eigenvectors = scipy.linalg.eigh(equilibrated)
     cutoff = eigenvalues[-1] * len(diagonal) * np.finfo(float).eps * 16
     if np.all(used) and eigenvalues[0] > cutoff:
         inner = eigenvectors @ (

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+from ._threads import threads_for_matrix
 
 # Where a feature's sum of squares of implicitly centred sparse rows is this many
 # times smaller than that of the raw rows, centring by subtraction costs it digits
@@ -496,7 +497,9 @@ class Scatter:
             if members.n_rows > 1:
                 squares = members.column_squares()
                 scale = 1.0 / np.sqrt(np.where(squares > 0, squares, 1.0))
-                values, vectors = np.linalg.eigh(members.gram(column_scale=scale))
+                gram = members.gram(column_scale=scale)
+                with threads_for_matrix(len(gram)):
+                    values, vectors = np.linalg.eigh(gram)
                 noise = members.n_rows * np.finfo(float).eps * max(values[-1], 0.0)
                 kept = members.tdot(vectors[:, values > noise]).T
             else:

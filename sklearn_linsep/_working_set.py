@@ -9,12 +9,15 @@ subproblem (a QP or an LP) is a parameter; so is the violation of a sample.
 """
 
 import copy
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas
 
 from ._proofs import column_extremes, proven_margins
+from ._threads import threads_for_solve
 from .exceptions import SolverError
 
 MAX_ROUNDS = 200
@@ -42,12 +45,16 @@ class ScaledRows:
     backend's answers the same questions with tasks over row blocks, so the
     algorithms run unchanged on either. ``indices`` are the rows of the caller's X
     that X holds, where X is a subset of it (one pair of classes); None where X is
-    all of it.
+    all of it. ``statistics`` (:class:`RowStatistics`), where the caller has
+    them already (the pairs of K classes share one pass over X), stand for the
+    passes that would find the centre, the extremes and the seed's class means.
     """
 
     in_memory = True  # every pass is cheap: the soft limit may make ~30 of them
 
-    def __init__(self, X, c, sample_weight=None, centre=True, indices=None):
+    def __init__(
+        self, X, c, sample_weight=None, centre=True, indices=None, statistics=None
+    ):
         self.X = X
         self.c = c
         self.indices = indices
@@ -57,12 +64,17 @@ class ScaledRows:
         self.active = self.weights > 0
         self._keep_centred = False
         self._centred = None  # the centred blocks, once a pass has made them
+        self._statistics = statistics
         active = self.active
-        self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
-        if active.all():  # extremes by column, without a centred copy of X
-            high, low = column_extremes(X)
+        if statistics is not None:
+            self.centre = statistics.centre if centre else np.zeros(X.shape[1])
+            high, low = statistics.high, statistics.low
         else:
-            high, low = column_extremes(X[active])
+            self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
+            if active.all():  # extremes by column, without a centred copy of X
+                high, low = column_extremes(X)
+            else:
+                high, low = column_extremes(X[active])
         self.scale, self.feature_scale, self.spread = frame_scales(
             self.centre, high, low
         )
@@ -245,7 +257,11 @@ class ScaledRows:
 
     def opposite_duplicates(self):
         """Two equal active rows with opposite labels, or None."""
-        return _opposite_duplicates(self.X, self.c, self.active)
+        statistics = getattr(self, "_statistics", None)
+        key = None
+        if statistics is not None and statistics.projection is not None:
+            key = statistics.projection()
+        return _opposite_duplicates(self.X, self.c, self.active, key)
 
     @property
     def rounding(self):
@@ -261,6 +277,28 @@ class ScaledRows:
         """``(w, b)`` on X of the hyperplane ``(coef, intercept)`` on Z."""
         weights = coef / self.scale
         return weights, intercept - self.centre @ weights
+
+
+@dataclass(frozen=True)
+class RowStatistics:
+    """What :class:`ScaledRows` would otherwise find by passes over its rows,
+    handed over by a caller that has them (one pass over X serves every pair of
+    K classes: :meth:`~sklearn_linsep._rows._memory.MemoryRows.pairs`).
+
+    ``centre``: the mean of the active rows; ``high`` and ``low``: each
+    feature's extremes over them; ``side_means``: the means of the active rows
+    of ``c > 0`` and of ``c < 0`` (the seed's hyperplane), each as
+    :func:`_masked_mean` gives it (zeros for a side without rows);
+    ``projection``: None, or a function giving every row's projection on the
+    duplicate search's direction (:func:`_projected`), called only when the
+    search runs.
+    """
+
+    centre: np.ndarray
+    high: np.ndarray
+    low: np.ndarray
+    side_means: tuple
+    projection: Optional[Callable[[], np.ndarray]] = None
 
 
 def frame_scales(centre, high, low):
@@ -331,14 +369,15 @@ def _masked_mean(X, mask):
     return total / max(np.count_nonzero(mask), 1)
 
 
-def _opposite_duplicates(X, c, active):
+def _opposite_duplicates(X, c, active, projection=None):
     """Indices ``(i, j)`` of two equal active rows with opposite labels, or None.
 
     Rows are sorted by a random projection (one matrix-vector product and a sort of
     n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
-    projections are then compared row by row.
+    projections are then compared row by row. ``projection``: every row's
+    projection, where the caller has it (:func:`projection_key`), else one pass.
     """
-    candidates, key = _projected(X, active)
+    candidates, key = _projected(X, active, projection)
     order = np.argsort(key, kind="stable")
     labels = c[candidates][order]
     ties = np.flatnonzero(
@@ -372,13 +411,23 @@ def duplicate_owners(X, c, active):
     return owners
 
 
-def _projected(X, active):
+def _projected(X, active, projection=None):
     """``(candidates, key)``: the active rows' indices and their projections on
     one random direction (equal rows project equally), in float64 (a float32
-    ``X @ r`` with float64 ``r`` would first copy all of X to float64)."""
+    ``X @ r`` with float64 ``r`` would first copy all of X to float64).
+    ``projection``: :func:`projection_key` of X, where the caller has it."""
     candidates = np.flatnonzero(active)
+    if projection is None:
+        projection = projection_key(X)
+    return candidates, projection[candidates]
+
+
+def projection_key(X):
+    """Every row's projection on the duplicate search's random direction (one
+    pass): a row's key depends on that row alone, so the key of a subset of rows
+    is the subset of the keys."""
     direction = np.random.default_rng(0).standard_normal(X.shape[1])
-    return candidates, _dot64(X, direction)[candidates]
+    return _dot64(X, direction)
 
 
 def per_feature_rows(scaled, indices):
@@ -427,9 +476,12 @@ def seed_indices(scaled, size):
     negative = active & (c < 0)
     if size >= max(np.count_nonzero(positive), np.count_nonzero(negative)):
         return np.flatnonzero(active)  # every row: no pass needed to choose
-    direction, offset = seed_direction(
-        _masked_mean(X, positive), _masked_mean(X, negative)
-    )
+    statistics = getattr(scaled, "_statistics", None)
+    if statistics is not None:  # the class means, from the caller's one pass
+        means = statistics.side_means
+    else:
+        means = _masked_mean(X, positive), _masked_mean(X, negative)
+    direction, offset = seed_direction(*means)
     signed = c * (_dot64(X, direction) + offset)
     return np.unique(nearest_per_side(signed, c, active, size))
 
@@ -474,7 +526,8 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
     working = np.unique(seed)
     seen = set()
     for rounds in range(1, max_rounds + 1):
-        solution = solve(working)
+        with threads_for_solve():  # small solves: BLAS threads cost more than they give
+            solution = solve(working)
         if not solution.feasible:
             return solution, working, rounds
         violated, inside = violators(solution, working)

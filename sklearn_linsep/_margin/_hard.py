@@ -5,6 +5,7 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
+from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, AugmentedRows, ScaledRows, grow
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
@@ -109,6 +110,13 @@ def maximal_margin_of(
     """:func:`maximal_margin` of a problem already wrapped as a
     :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
     same questions, such as the dask one)."""
+    with threads_for_fit(scaled.n_samples, scaled.n_features):
+        return _maximal_margin_of(
+            scaled, tol, initial_size, batch, soft, augmented, classes
+        )
+
+
+def _maximal_margin_of(scaled, tol, initial_size, batch, soft, augmented, classes):
     check_scale(scaled.scale)
     if not augmented and wide_suits(scaled):  # text: in the span of the rows
         try:

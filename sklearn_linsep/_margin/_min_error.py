@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kesler import KeslerRows, worst_others
+from .._threads import threads_for_fit
 from .._working_set import ScaledRows
 from ..exceptions import SolverError
 from ._hard import maximal_margin_of
@@ -402,8 +403,9 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
     upper bound comes from the candidates alone: for a caller that needs the
     lower bound only)."""
     kind = _Problem if len(classes) == 2 else _JointProblem
-    search = _Search(kind(X, c, tol, classes), time_limit, effort)
-    stopped_by = search.run(greedy)
+    with threads_for_fit(*X.shape):
+        search = _Search(kind(X, c, tol, classes), time_limit, effort)
+        stopped_by = search.run(greedy)
     removed, coef, intercept = search.best
     optimal = search.lower >= removed.size
     return MinimumErrorResult(

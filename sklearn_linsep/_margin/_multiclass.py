@@ -18,6 +18,7 @@ import numpy as np
 
 from .._kesler import pair_margins, pairs_of
 from .._proofs import kesler_certificate_holds
+from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._hard import TALL_CAP, check_scale
@@ -86,6 +87,13 @@ def joint_margin_of(
     that decided is returned instead, with a UserWarning: the verdict stands,
     and that machine separates every row (proved as any other).
     """
+    with threads_for_fit(kesler.n_samples, kesler.n_features):
+        return _joint_margin_of(
+            kesler, tol, soft, classes, initial_size, batch, units_or_verdict
+        )
+
+
+def _joint_margin_of(kesler, tol, soft, classes, initial_size, batch, units_or_verdict):
     check_scale(kesler.scale)
     p, n_classes = kesler.n_features, kesler.n_classes
     classes = np.arange(n_classes) if classes is None else np.asarray(classes)
