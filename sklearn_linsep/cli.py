@@ -10,6 +10,7 @@ line on stderr and exit status 1 (2 for a wrong command line), never a traceback
 import argparse
 import math
 import os
+import stat
 import sys
 import warnings
 
@@ -19,6 +20,7 @@ from ._version import __version__
 # command line is parsed: ``linsep --help`` and ``--version`` need none of it.
 
 EXIT_ERROR = 1
+STDIN = "-"  # PATH that reads standard input
 
 
 def _parser():
@@ -40,7 +42,11 @@ def _parser():
         "breast cancer data, prepared as Ben-Israel & Levin (2005) did.",
     )
     report.add_argument(
-        "path", nargs="?", help="a CSV file with a header row (or Parquet)"
+        "path",
+        nargs="?",
+        help="a CSV file with a header row (or Parquet); - reads standard input "
+        "(cat data.csv | linsep report - --target y), and so does no PATH when "
+        "standard input is a pipe or a file (linsep report --target y < data.csv)",
     )
     report.add_argument("--target", help="the class column")
     report.add_argument("--positive", help="report this class against the rest")
@@ -56,7 +62,13 @@ def _parser():
     report.add_argument(
         "--standardize",
         action="store_true",
-        help="scale the features to unit variance first",
+        help="compute the angle on features scaled to unit variance",
+    )
+    report.add_argument(
+        "--cv-raw",
+        action="store_true",
+        help="cross-validate on the features as they are (by default each model "
+        "standardizes them on each fold's training rows)",
     )
     report.add_argument(
         "--drop",
@@ -138,7 +150,9 @@ def _parser():
         help="seconds that search may take per pair at most, a safety cap (60)",
     )
     report.add_argument(
-        "--quiet", action="store_true", help="no progress display on stderr"
+        "--quiet",
+        action="store_true",
+        help="no progress display and no notes on stderr",
     )
     return parser
 
@@ -217,6 +231,19 @@ def _positive_int(text):
     return value
 
 
+def _data_path(path):
+    """PATH as given, or ``-`` (standard input) where none is given and standard
+    input is a pipe, a FIFO or a redirected file; a terminal, ``/dev/null`` or a
+    closed standard input leave the bundled data."""
+    if path is not None:
+        return path
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # closed, or no file behind it
+        return None
+    return STDIN if stat.S_ISFIFO(mode) or stat.S_ISREG(mode) else None
+
+
 def main(argv=None):
     """Run the command line; returns the exit status."""
     parser = _parser()
@@ -224,6 +251,11 @@ def main(argv=None):
     if args.command is None:  # a bare ``linsep``: what it can do
         parser.print_help()
         return 0
+    args.path = _data_path(args.path)
+    if args.path not in (None, STDIN) and not os.path.lexists(args.path):
+        # Said before the report's imports (a second or more).
+        print(f"linsep: error: No such file: {args.path}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         with warnings.catch_warnings():
             # The library's warnings are said in the report's own words (an

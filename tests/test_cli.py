@@ -708,7 +708,7 @@ def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
     assert "How to read this" in text
     assert main(["report", str(path), "--target", "target", "--cv", "0",
                  "--quiet"]) == 0  # fmt: skip
-    assert "How to read this" not in capsys.readouterr().out
+    assert "How to read this" in capsys.readouterr().out  # --quiet: stderr only
 
 
 def test_the_verdict_says_what_it_rests_on(tmp_path, capsys):
@@ -770,9 +770,13 @@ def test_a_failing_plot_is_said_and_the_report_stands(tmp_path, capsys, monkeypa
     monkeypatch.setattr(_plot, "plot_coordinates", stalled)
     figure = tmp_path / "f.png"
     argv = ["report", "--cv", "0", "--quiet", "--json", "--plot", str(figure)]
-    assert main(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    assert main(argv) == 1  # the figure was asked for and not made
+    out, err = capsys.readouterr()
+    report = json.loads(out)  # the report itself printed
     assert "stalled, in this test" in report["errors"]["plot"]
+    assert err.strip().splitlines() == [
+        "linsep: error: no plot: stalled, in this test"
+    ]
     assert not figure.exists()
 
 

@@ -152,7 +152,7 @@ def test_the_fewest_rows_to_remove_are_bounded_and_named():
     text = Verdict.text(verdict, {"errors": {}})
     assert (
         f"at least {removal['lower_bound']} and at most {removal['upper_bound']} "
-        "of 699 rows must be removed (effort)"
+        "of 699 rows must be removed (the search's --effort ran out)"
     ) in text
     # The same effort gives the same bounds (the report's lines do not depend on
     # the machine's speed).

@@ -10,8 +10,9 @@ import numpy as np
 from .._kernels import say_before_compiling
 from .._stats import ClassStatistics
 from ._compute import compute_report
-from ._context import ReportData, fitting_rows
-from ._plot import plot_report
+from ._context import ReportData
+from ._columns import did_you_mean
+from ._plot import plot_classes, plot_report
 from ._read import Table, read_table
 from ._source import TableError
 from ._text import format_report
@@ -71,6 +72,8 @@ class _ReadingProgress:
 
 
 BUNDLED_TITLE = "Wisconsin breast cancer (bundled)"
+STDIN_TITLE = "standard input"
+STDIN_PATH = "/dev/stdin"  # what ``-`` reads (once, into a temporary copy)
 
 
 def _bundled(args):
@@ -93,7 +96,7 @@ def _bundled(args):
         if args.positive not in names:
             raise TableError(
                 f"--positive {args.positive!r} is not a class; the classes are: "
-                f"{', '.join(names)}."
+                f"{', '.join(names)}.{did_you_mean(args.positive, names)}"
             )
         positive = names.index(args.positive)
         names = [names[1 - positive], names[positive]]
@@ -118,12 +121,25 @@ def _bundled(args):
 def _load(args, log):
     if args.path is None:
         return _bundled(args)
-    progress = (
-        _ReadingProgress(args.path, args.quiet) if os.path.isfile(args.path) else None
-    )
+    if args.path == "-":
+        try:
+            return _read(args, STDIN_PATH, log)
+        except TableError as error:  # named as the user named it
+            raise TableError(str(error).replace(STDIN_PATH, "- (standard input)"))
+    return _read(args, args.path, log)
+
+
+def _title(args):
+    if args.path is None:
+        return BUNDLED_TITLE
+    return STDIN_TITLE if args.path == "-" else args.path
+
+
+def _read(args, path, log):
+    progress = _ReadingProgress(path, args.quiet) if os.path.isfile(path) else None
     try:
         table = read_table(
-            args.path,
+            path,
             args.target,
             drop=args.drop,
             keep=args.keep,
@@ -154,7 +170,6 @@ def report_command(args):
 
     say_before_compiling(log)
     table = _load(args, log)
-    _check_folds(args, table)
     data = ReportData(
         X=table.X,
         y=table.y,
@@ -165,12 +180,13 @@ def report_command(args):
         kappa=args.kappa,
         cv=args.cv,
         standardize=args.standardize,
+        cv_raw=args.cv_raw,
         seed=args.seed,
         fit_rows=args.fit_rows,
         effort=args.effort,
         time_limit=args.time_limit,
     )
-    title = args.path or BUNDLED_TITLE
+    title = _title(args)
     # From here on the data are read: whatever fails is said in the report, under
     # "errors", and the rest of it prints (exit 0).
     progress = _Progress(args.cv * len(report_models()), args.quiet)
@@ -185,30 +201,16 @@ def report_command(args):
         )
     finally:
         progress.close()
-    if args.plot is not None:
-        _plot(args, data, report, log)
+    failed_plot = None if args.plot is None else _plot(args, data, report, log)
     if args.json:
         # Strict JSON: a non-finite number (none is expected) becomes null.
         print(json.dumps(_finite(report), indent=2, allow_nan=False))
     else:
-        sys.stdout.write(format_report(report, title, explain=not args.quiet))
+        sys.stdout.write(format_report(report, title))
         if "plot" in report:
             print(f"\nPlot saved to {report['plot']}")
-
-
-def _check_folds(args, table):
-    """Cross-validation runs on the fitting rows: each fold needs a row of every
-    class there."""
-    if not args.cv:
-        return
-    rows = fitting_rows(table.y, args.fit_rows, args.seed)
-    counts = np.bincount(table.y[rows], minlength=len(table.class_names))
-    if counts.min() < args.cv:
-        raise TableError(
-            f"--cv {args.cv} needs at least {args.cv} rows of every class among the "
-            f"{len(rows)} rows it uses (--fit-rows; the smallest class has "
-            f"{counts.min()}); lower --cv."
-        )
+    if failed_plot is not None:  # the report printed; the command did not do all
+        raise TableError(f"no plot: {failed_plot}")
 
 
 def _finite(value):
@@ -221,32 +223,36 @@ def _finite(value):
     return value
 
 
-def _two_class_verdict(report):
-    verdicts = report["separability"]
-    if not verdicts or verdicts[0]["separable"] is None:
+def _verdict_drawn(report, key):
+    """The verdict the figure draws (a pair's, or the joint one), or an error."""
+    verdict = report.get(key)
+    if isinstance(verdict, list):  # the pairs: two classes have one
+        verdict = verdict[0] if verdict else None
+    if verdict is None or verdict["separable"] is None:
         raise TableError("the separability test failed: the figure draws its verdict.")
-    return verdicts[0]
+    return verdict
 
 
 def _plot(args, data, report, log):
-    """Draw the figure into ``report["plot"]``, or say why not under
-    ``report["errors"]["plot"]``: a plot that fails costs the report nothing."""
+    """Draw the figure into ``report["plot"]``; where it cannot be drawn, say why
+    under ``report["errors"]["plot"]`` and return the reason (the report still
+    prints; the command then fails)."""
     path = args.plot
     if not path.lower().endswith(PLOT_FORMATS):
         path += ".png"
-    title = os.path.basename(args.path) if args.path else BUNDLED_TITLE
+    title = os.path.basename(_title(args))
     try:
-        if data.n_classes != 2:
-            raise TableError(
-                f"--plot draws two classes; the data have {data.n_classes}. Use "
-                "--positive."
-            )
         try:
-            plot_report(data, _two_class_verdict(report), path, title=title)
+            if data.n_classes == 2:
+                verdict = _verdict_drawn(report, "separability")
+                plot_report(data, verdict, path, title=title)
+            else:
+                verdict = _verdict_drawn(report, "joint_separability")
+                plot_classes(data, verdict, path, title=title)
         except OSError as error:
             raise TableError(f"Cannot write {path}: {error.strerror}.") from None
-    except Exception as error:  # noqa: BLE001 - a solver's too: said, not fatal
+    except Exception as error:  # noqa: BLE001 - a solver's too: said at the end
         report["errors"]["plot"] = str(error)
-        log(f"note: no plot: {error}")
-        return
+        return str(error)
     report["plot"] = path
+    return None

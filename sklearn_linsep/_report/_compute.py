@@ -5,6 +5,7 @@ import numpy as np
 from .._stats import ClassStatistics
 from ._context import ReportData
 from .sections import SECTIONS
+from .sections._validation import largest_folds
 
 
 def separability_report(
@@ -16,6 +17,7 @@ def separability_report(
     kappa=1.0,
     cv=10,
     standardize=False,
+    cv_raw=False,
     seed=0,
     tol=1e-9,
     fit_rows=5000,
@@ -45,10 +47,15 @@ def separability_report(
     cv : int, default=10
         Folds of the stratified cross-validation; 0 skips it.
     standardize : bool, default=False
-        Compute the angle on features scaled to unit variance (over all rows), and
-        give the cross-validated models a StandardScaler. The verdict, its margin
-        and hinge, and the Mahalanobis distance are unit-free whatever this says
-        (the verdict's figures are computed on standardized features).
+        Compute the angle on features scaled to unit variance (over all rows).
+        The verdict, its margin and hinge, and the Mahalanobis distance are
+        unit-free whatever this says (the verdict's figures are computed on
+        standardized features).
+    cv_raw : bool, default=False
+        Cross-validate the models on the features as they are; by default each
+        model is a pipeline with a StandardScaler, fitted on each fold's
+        training rows (the perceptrons and Adaline depend on the features'
+        units).
     seed : int, default=0
         Seeds the folds and the stochastic models.
     tol : float, default=1e-9
@@ -123,6 +130,7 @@ def separability_report(
         kappa=kappa,
         cv=cv,
         standardize=standardize,
+        cv_raw=cv_raw,
         seed=seed,
         tol=tol,
         fit_rows=fit_rows,
@@ -142,6 +150,7 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
         kappa=float(data.kappa),
         cv=int(data.cv),
         standardize=bool(data.standardize),
+        cv_raw=bool(data.cv_raw),
         seed=int(data.seed),
         fit_rows=int(data.fit_rows),
         effort=int(data.effort),
@@ -161,6 +170,7 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
         "settings": data.settings,
         "notes": list(notes),
     }
+    data.settings["cv_possible"] = largest_folds(data)
     errors = {}
     for section in SECTIONS:
         if section.applies(data):

@@ -56,6 +56,7 @@ class ReportData:
     kappa: float = 1.0
     cv: int = 10
     standardize: bool = False
+    cv_raw: bool = False
     seed: int = 0
     tol: float = 1e-9
     fit_rows: int = 5000

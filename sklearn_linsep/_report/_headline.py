@@ -6,6 +6,7 @@ probability says so)."""
 
 from ._layout import count, number, pair_name
 from .sections._distance import closest, distance_words
+from .sections._validation import best_model
 from .sections._verdict import hinge_text
 
 _SAYS_LITTLE = 0.5  # Cover's probability above which a verdict says little
@@ -126,9 +127,19 @@ def _how_well_line(report):
     return (
         f"How well: {means} {delta:.2f} apart in Mahalanobis distance (unbiased "
         f"estimate; {pair['mahalanobis']:.2f} as measured): {distance_words(delta)}; "
-        "two equally likely Gaussian classes that far apart are split with error "
-        f"{pair['gaussian_error']:.1%}."
+        "two equally likely Gaussian classes that far apart would be split with "
+        f"error {pair['gaussian_error']:.1%} (the idealised Gaussian error "
+        f"Phi(-distance/2), not a measured one){_measured(report)}."
     )
+
+
+def _measured(report):
+    """The best cross-validated accuracy, beside the Gaussian error."""
+    best = best_model(report.get("cross_validation"))
+    if best is None:
+        return ""
+    name, mean = best
+    return f"; measured: the best cross-validated accuracy is {mean:.4f} ({name})"
 
 
 def _next_line(report):
@@ -136,12 +147,16 @@ def _next_line(report):
     verdicts = report["separability"] or []
     if any(v["separable"] is False for v in verdicts):
         steps.append("the certificate's rows (below) are where the classes meet")
-    if "cross_validation" in report:
+    validation = report.get("cross_validation")
+    possible = report["settings"].get("cv_possible", 10)
+    if validation is not None and "skipped" not in validation:
         steps.append(
             "the cross-validated accuracy says how a linear rule does on new rows"
         )
-    else:
-        steps.append("--cv 10 says how a linear rule does on new rows")
+    elif possible >= 2:  # only folds this file allows
+        steps.append(
+            f"--cv {min(10, possible)} says how a linear rule does on new rows"
+        )
     if len(report["data"]["classes"]) > 2:
         steps.append("--positive CLASS reports one class against the rest")
     return "Next: " + "; ".join(steps) + "."

@@ -1,6 +1,8 @@
-"""The report's figure: the rows along the maximal-margin normal (separable) or
-the Fisher direction (inseparable), in standardized units, with the margin band
-or the certificate's rows, and the largest spread across that axis."""
+"""The report's figure. Two classes: the rows along the maximal-margin normal
+(separable) or the Fisher direction (inseparable), in standardized units, with
+the margin band or the certificate's rows, and the largest spread across that
+axis. More classes: the rows on the top two discriminant directions, with the
+joint certificate's rows circled."""
 
 import warnings
 from dataclasses import dataclass
@@ -34,13 +36,9 @@ def plot_coordinates(data, verdict):
     drawn from the report's ``verdict`` (its hyperplane, or its certificate's
     rows), so that the figure says what the verdict says: the fitting rows, and
     the certificate's rows among them."""
-    rows = data.fitting_rows()
-    certificate = None
+    rows, certificate = data.fitting_rows(), None
     if not verdict["separable"]:
-        position = {plain(row): i for i, row in enumerate(data.row_ids)}
-        proof = [position[plain(entry["row"])] for entry in verdict["certificate"]]
-        rows = np.union1d(rows, proof)
-        certificate = np.searchsorted(rows, proof)
+        rows, certificate = certificate_positions(data, verdict["certificate"])
     Z, y = data.standardized[rows], data.y[rows]
     if verdict["separable"]:
         plane = verdict["hyperplane"]
@@ -66,6 +64,71 @@ def _largest_spread_across(Z, direction):
     return centred @ np.linalg.svd(rest, full_matrices=False)[2][0]
 
 
+def _pyplot():
+    """matplotlib's pyplot on the file-only backend, or an error that names the
+    extra to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError(
+            "--plot needs matplotlib: pip install \"sklearn-linsep[plot]\""
+        ) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def certificate_positions(data, certificate):
+    """``(rows, marked)``: the fitting rows and the certificate's rows among
+    them (``marked``, positions in ``rows``), from a certificate's entries
+    (their ``row``, as the data name them)."""
+    rows = data.fitting_rows()
+    if not certificate:
+        return rows, np.array([], dtype=np.intp)
+    position = {plain(row): i for i, row in enumerate(data.row_ids)}
+    proof = np.unique([position[plain(entry["row"])] for entry in certificate])
+    rows = np.union1d(rows, proof)
+    return rows, np.searchsorted(rows, proof)
+
+
+def plot_classes(data, verdict, path, title=None):
+    """Save the figure of K > 2 classes: the fitting rows on the top two
+    discriminant directions (:class:`~sklearn_linsep.FisherDiscriminant`'s
+    ``transform``, in standardized units), coloured by class, with the joint
+    certificate's rows circled where the joint ``verdict`` is inseparable."""
+    plt = _pyplot()
+    rows, marked = certificate_positions(data, verdict.get("certificate"))
+    Z, y = data.standardized[rows], data.y[rows]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fisher = FisherDiscriminant(kappa=data.kappa).fit(Z, y)
+    projected = fisher.transform(Z)
+    if projected.shape[1] < 2:  # one feature: the second axis is empty
+        projected = np.column_stack([projected[:, 0], np.zeros(len(Z))])
+    figure, axes = plt.subplots(figsize=PLOT_SIZE, dpi=PLOT_DPI)
+    colours = plt.get_cmap("tab10" if data.n_classes <= 10 else "tab20")
+    for k, name in enumerate(data.class_names):
+        mine = y == k
+        axes.scatter(projected[mine, 0], projected[mine, 1], s=8, alpha=0.6,
+                     color=colours(k % colours.N), label=name)  # fmt: skip
+    if marked.size:
+        axes.scatter(projected[marked, 0], projected[marked, 1], s=60,
+                     facecolors="none", edgecolors="k", linewidths=1.2,
+                     label=f"joint certificate ({marked.size} rows)")  # fmt: skip
+    outcome = "jointly separable" if verdict["separable"] else "not jointly separable"
+    figure.suptitle(
+        f"{title + ': ' if title else ''}{data.n_classes} classes, {outcome} "
+        f"({of_rows(len(y), data.n_rows)}, standardized units)"
+    )
+    axes.set_xlabel("first discriminant direction")
+    axes.set_ylabel("second discriminant direction")
+    axes.legend(loc="best", fontsize="small", ncol=2 if data.n_classes > 5 else 1)
+    figure.tight_layout()
+    figure.savefig(path, dpi=PLOT_DPI)
+    plt.close(figure)
+
+
 def plot_report(data, verdict, path, title=None):
     """Save the figure (its format from the suffix of ``path``: png, svg, pdf) of
     a two-class :class:`~._context.ReportData` and its report's ``verdict``
@@ -73,11 +136,7 @@ def plot_report(data, verdict, path, title=None):
     normal and across it, coloured by class, with the margin band (separable) or
     the certificate's rows circled (not); beside it, a histogram along the
     normal. ``title`` names the data in the figure's title."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     points = plot_coordinates(data, verdict)
     names = data.class_names
     figure, (scatter, histogram) = plt.subplots(

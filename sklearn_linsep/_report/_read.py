@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._stats import ClassStatistics
-from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
+from ._columns import SAVED_INDEX, IdentifierWatch, did_you_mean, plan_columns
 from ._layout import escaped
 from ._source import (
     MAX_DECOMPRESSED,
@@ -572,7 +572,7 @@ def _class_codes(labels_seen, positive):
     if positive not in labels_seen:
         raise TableError(
             f"--positive {positive!r} is not a class; the classes are: "
-            f"{', '.join(labels)}."
+            f"{', '.join(labels)}.{did_you_mean(positive, labels)}"
         )
     others = [label for label in labels if label != positive]
     rest = others[0] if len(others) == 1 else f"not {positive}"

@@ -11,6 +11,7 @@ passes (its size or modification time) is refused.
 """
 
 import bz2
+import codecs
 import csv
 import gzip
 import io
@@ -547,6 +548,28 @@ def _header_lines(handle, path):
             return header, consumed
 
 
+BINARY_PROBE = 4096  # bytes after the header looked at for binary data
+# Control bytes no text file holds (tab, line feed, carriage return, form feed
+# and escape are left out): a PNG's signature has 0x1a, most binary files 0x00.
+_BINARY_BYTES = bytes(range(0, 9)) + bytes(range(14, 27)) + bytes(range(28, 32))
+
+
+def _binary(head):
+    """Whether the first bytes of a file are binary data, not text: control
+    bytes no text holds, in bytes that are not UTF-8 either (a column name may
+    hold a NUL; a UTF-16 file, with its byte-order mark, is text in another
+    encoding, which the UTF-8 advice covers)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if not any(byte in _BINARY_BYTES for byte in head):
+        return False
+    try:  # a multi-byte character cut by the probe's end is still UTF-8
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def _header_line(source):
     """``(header fields, delimiter, raw lines the header took, longest line of
     the start, first data row's cells)``: the delimiter is ``,`` unless the
@@ -558,6 +581,12 @@ def _header_line(source):
             start = handle.read(4 * BLOCK_BYTES)
     except _READ_ERRORS as error:
         raise TableError(f"Cannot read {path}: {error}.") from None
+    if _binary(first + start[:BINARY_PROBE]):
+        raise TableError(
+            f"{path} is not a CSV or Parquet file: it holds binary data (an image, "
+            "a spreadsheet, an archive?). Give a CSV file (plain, or gzip, bzip2, "
+            "xz or zip compressed) or a Parquet file."
+        )
     try:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -16,7 +16,7 @@ def format_report(report, title=None, explain=True):
     if report.get("errors"):
         lines += ["", "Not available:"] + _error_lines(report["errors"])
     if explain:
-        lines += ["", "How to read this (--quiet leaves it out):"]
+        lines += ["", "How to read this:"]
         for section in SECTIONS:
             if section.key in report:
                 lines += section.help_lines(report)

@@ -9,6 +9,9 @@ from .._layout import COMPACT_ABOVE, LISTED_PAIRS, columns, number
 from .._section import Section
 
 METRICS = ("euclidean", "mahalanobis")
+# The key of each metric's length L (both distances sit under each metric too:
+# those copies are kept for one release, see CHANGELOG).
+_LENGTH = {"euclidean": "scaled_distance", "mahalanobis": "mahalanobis_distance"}
 
 
 class Angle(Section):
@@ -50,6 +53,8 @@ class Angle(Section):
         for metric in METRICS:
             estimator = SeparabilityAngle(kappa=data.kappa, metric=metric)
             section[metric] = _figures(estimator.fit_statistics(stats, classes))
+            if data.n_classes == 2:  # the L of this metric's θ
+                section[metric]["length"] = section[metric][_LENGTH[metric]]
         return section
 
     def help_entries(self, report):

@@ -1,7 +1,7 @@
 """Cover's counting theorem: how likely random labels are separable here."""
 
 from ..._certificates import cover_separability_probability
-from .._layout import probability
+from .._layout import count, probability
 from .._section import Section
 
 
@@ -25,7 +25,7 @@ class Cover(Section):
         data = report["data"]
         value = report[self.key]["probability_random_labelling_separable"]
         return [
-            f"Cover: a random two-class labelling of {data['n_samples']} points in "
+            f"Cover: a random two-class labelling of {count(data['n_samples'])} points in "
             f"general position in R^{data['n_features']} is separable with probability "
             + probability(value)
         ]

@@ -51,6 +51,9 @@ class CrossValidation(Section):
         rows = data.fitting_rows()
         data.settings["cv_rows"] = int(len(rows))
         X, y = data.X[rows], data.y[rows]
+        smallest = int(np.bincount(y, minlength=data.n_classes).min())
+        if smallest < data.cv:
+            return {"skipped": _too_few_rows(data, len(rows), smallest)}
         splitter = StratifiedKFold(
             n_splits=data.cv, shuffle=True, random_state=data.seed
         )
@@ -58,7 +61,7 @@ class CrossValidation(Section):
         progress = data.progress or (lambda: None)
         results = {}
         for name, model in report_models(data.kappa, data.seed).items():
-            if data.standardize:
+            if not data.cv_raw:  # the scaler fitted on each fold's training rows
                 model = make_pipeline(StandardScaler(), model)
             results[name] = self.guarded(
                 errors,
@@ -72,12 +75,19 @@ class CrossValidation(Section):
         settings, data = report["settings"], report["data"]
         rows = of_rows(settings.get("cv_rows", data["n_samples"]), data["n_samples"])
         sampled = " (uniform within each class)" if "of" in rows else ""
+        scaling = (
+            "raw features (--cv-raw)"
+            if settings.get("cv_raw")
+            else "features standardized within each fold"
+        )
         return (
             f"{self.title} ({settings['cv']}-fold stratified, seed {settings['seed']}, "
-            f"{rows}{sampled})"
+            f"{rows}{sampled}; {scaling})"
         )
 
     def section_lines(self, report):
+        if "skipped" in report[self.key]:
+            return [self.heading(report), f"  skipped: {report[self.key]['skipped']}"]
         rows = [
             [name]
             + ([f"{s['mean']:.4f}", f"{s['sd']:.4f}"] if s["mean"] is not None
@@ -85,6 +95,39 @@ class CrossValidation(Section):
             for name, s in report[self.key].items()
         ]  # fmt: skip
         return [self.heading(report)] + columns(["model", "mean", "sd"], rows)
+
+
+def _too_few_rows(data, n_rows, smallest):
+    """Why stratified folds cannot be made, and what would do."""
+    advice = (
+        f"--cv {smallest} is the most folds these rows allow"
+        if smallest >= 2
+        else "a class of one row cannot be both held out and fitted on, so these "
+        "rows allow no cross-validation"
+    )
+    return (
+        f"--cv {data.cv} needs at least {data.cv} rows of every class among the "
+        f"{n_rows} rows it uses (--fit-rows), and the smallest class has {smallest}: "
+        f"{advice}."
+    )
+
+
+def best_model(section):
+    """``(name, mean accuracy)`` of the best cross-validated model, or None."""
+    if not section or "skipped" in section:
+        return None
+    scored = [(s["mean"], name) for name, s in section.items() if s["mean"] is not None]
+    if not scored:
+        return None
+    mean, name = max(scored)
+    return name, mean
+
+
+def largest_folds(data):
+    """The most stratified folds the fitting rows allow (0: none)."""
+    smallest = int(np.bincount(data.y[data.fitting_rows()],
+                               minlength=data.n_classes).min())  # fmt: skip
+    return smallest if smallest >= 2 else 0
 
 
 def _scores(model, X, y, folds, progress):

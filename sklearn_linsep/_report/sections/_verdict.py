@@ -13,6 +13,7 @@ from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
 from .._layout import (
     COMPACT_ABOVE,
+    count,
     LISTED_PAIRS,
     columns,
     escaped,
@@ -130,10 +131,14 @@ def removal_text(verdict):
             f"{of_rows(removal['rows'], verdict['of_rows'])})"
         )
     upper = removal["upper_bound"]
-    of = f"of {removal['rows']} rows"
+    of = f"of {count(removal['rows'])} rows"
     if removal["optimal"]:
         return f"exactly {upper} {of} must be removed (proven)"
-    why = "time limit" if removal["stopped_by"] == "time_limit" else "effort"
+    why = (
+        "the search's --time-limit ran out"
+        if removal["stopped_by"] == "time_limit"
+        else "the search's --effort ran out"
+    )
     return f"at least {lower} and at most {upper} {of} must be removed ({why})"
 
 
