@@ -359,3 +359,93 @@ def test_unknown_chunk_sizes_are_refused_before_any_pass():
     keep = X_dask[:, 0] > -np.inf
     with pytest.raises(ValueError, match="compute_chunk_sizes"):
         HardMarginSVM().fit(X_dask[keep], da.from_array(y, chunks=200)[keep])
+
+
+class _JointPassCounter(_PassCounter):
+    """Counts the block tasks of a joint (Kesler) dask fit, and the rounds it
+    answers from the candidate pools (on the client, no task)."""
+
+    def __init__(self, monkeypatch):
+        from sklearn_linsep._rows._dask import _kesler, _summary
+
+        self.calls = {}
+        for module, name in [
+            (_summary, "_block_summary"),
+            (_kesler, "_seed_block"),
+            (_kesler, "_pass_block"),
+            (_kesler, "_proven_block"),
+            (_kesler, "_pool_violators"),
+        ]:
+            counted = self._counted(name, getattr(module, name))
+            monkeypatch.setattr(module, name, counted)
+
+    def all_passes(self, blocks):
+        tasks = ("_block_summary", "_seed_block", "_pass_block", "_proven_block")
+        return sum(self.calls.get(name, 0) for name in tasks) / blocks
+
+
+def _digits(grid=True):
+    """Standardised digits; with ``grid``, on the dyadic grid of 2⁻²⁰, where
+    every sum of rows is exact: the centre, and so the frame's Z, is then the
+    same whatever order a backend adds the rows in (the answers of the two
+    backends, otherwise an ulp apart in the centre, then agree to the last
+    digit)."""
+    from sklearn.datasets import load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    return (np.round(X * 2.0**20) / 2.0**20 if grid else X), y
+
+
+def test_a_joint_fit_reads_the_blocks_at_most_four_times(monkeypatch):
+    # Thirteen rounds on digits made thirteen passes; now one for the summary,
+    # one for the seed (which sends the pools), the rounds in the pools, and a
+    # full pass to confirm, whose least margin the optimality check takes.
+    X, y = _digits()
+    memory = linear_separability(X, y, multiclass="joint")
+    counter = _JointPassCounter(monkeypatch)
+    chunks = 500
+    blocks = -(-len(X) // chunks)
+    X_dask, y_dask = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks)
+    blocks_result = linear_separability(X_dask, y_dask, multiclass="joint")
+    assert blocks_result.separable == memory.separable
+    assert blocks_result.margin == pytest.approx(memory.margin, rel=1e-12, abs=0)
+    assert counter.all_passes(blocks) <= 4
+    assert counter.passes("_block_summary", blocks) == 1
+    assert counter.passes("_seed_block", blocks) == 1
+    assert counter.calls["_pool_violators"] > 5  # the rounds: in the pools
+    counter.calls.clear()
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X_dask, y_dask)
+    assert counter.all_passes(blocks) <= 4
+    assert svm.separable_ and svm.margin_ == pytest.approx(memory.margin, rel=1e-12)
+    assert svm.score(X, y) == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_linsep.NotLinearlySeparableWarning")
+@pytest.mark.parametrize("flip", [0, 7])
+def test_tiny_joint_pools_change_the_passes_not_the_answer(monkeypatch, flip):
+    # Pools of one row a class and block miss most support pairs: the full
+    # passes find them, new pools follow each, and the answer is the same (the
+    # hard margin; the soft limit, whose rounds carry the rows' slacks).
+    from sklearn_linsep._rows._dask import _kesler
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6000, 3))
+    scores = X @ rng.normal(size=(3, 4))
+    y = np.argmax(scores, axis=1)
+    top = np.sort(scores, axis=1)
+    keep = top[:, -1] - top[:, -2] > 0.02
+    X, y = X[keep], y[keep].copy()
+    y[:flip] = (y[:flip] + 1) % 4
+    monkeypatch.setattr(_kesler, "POOL_BYTES", 0)  # one row of a class a block
+    counter = _JointPassCounter(monkeypatch)
+    X_dask = da.from_array(X, chunks=(800, 3))
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X_dask, y)
+    reference = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert svm.separable_ == reference.separable_ == (flip == 0)
+    np.testing.assert_allclose(svm.coef_, reference.coef_, rtol=1e-8, atol=1e-10)
+    assert svm.hinge_violation_ == pytest.approx(reference.hinge_violation_, rel=1e-8)
+    assert counter.passes("_pass_block", X_dask.numblocks[0]) >= 2
+    verdict = linear_separability(X_dask, y, multiclass="joint")
+    assert verdict.separable == (flip == 0) and verdict.verify(X, y)
