@@ -25,6 +25,7 @@ from ._certificate import certificate_from_subset, sparse_certificate
 from ._hard import check_scale, maximal_margin, maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
 from ._multiclass import JointMarginResult, joint_margin_of
+from ._solvers._highs import native_stdout_silenced
 from ._result import (
     Hyperplane,
     JointSeparabilityResult,
@@ -48,4 +49,5 @@ __all__ = [
     "maximal_margin",
     "maximal_margin_of",
     "minimum_errors",
+    "native_stdout_silenced",
 ]

@@ -11,11 +11,11 @@ from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
 from ._kkt import (
     check_optimality,
-    dense_products,
     dual_problems,
     mark_if_far,
     no_hyperplane,
     proven,
+    row_terms,
 )
 from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
@@ -146,7 +146,9 @@ def _maximal_margin_of(scaled, tol, initial_size, batch, soft, augmented, classe
         )
         rounds += more
     if solution.feasible:
-        smallest = check_optimality(scaled, working, solution, tol, True)
+        smallest = check_optimality(
+            scaled, _working_terms(scaled, working, solution), solution, tol
+        )
         warn_if_inexact(solution)
         result = margin_result(scaled, working, solution, rounds, True, 0.0)
         return proven(scaled, result, tol, smallest)
@@ -163,13 +165,20 @@ def _maximal_margin_of(scaled, tol, initial_size, batch, soft, augmented, classe
 
 
 def _tall_capped(size, scaled):
-    """A working set's seed or batch, at most ``TALL_CAP`` rows on tall data.
+    """A working set's seed or batch of rows, capped on tall data
+    (:func:`capped`)."""
+    return capped(size, scaled.n_features < scaled.n_samples)
+
+
+def capped(size, tall):
+    """A working set's seed or batch, at most ``TALL_CAP`` on tall data (rows
+    or pairs alike).
 
     Measured on embeddings (bench_probes.py), a pair of classes of 40 000 × 1 024
     with 379 support vectors: the seed of 4 p + 20 = 4 116 rows a class took 1.33 s
     (the nearest points on 8 232 rows), 1 000 took 0.32 s; inseparable, 2.78 s and
     2.17 s. Wide data keep all their rows (the dense dual takes them at once)."""
-    return min(size, TALL_CAP) if scaled.n_features < scaled.n_samples else size
+    return min(size, TALL_CAP) if tall else size
 
 
 def _grow_margin(scaled, solve, start, tol, batch):
@@ -185,6 +194,13 @@ def _grow_margin(scaled, solve, start, tol, batch):
     return grow(start, solve, violators, drop_above=DROP_ABOVE)
 
 
+def _working_terms(scaled, working, solution, fit_intercept=True):
+    """The KKT conditions' terms of the working set's rows."""
+    return row_terms(
+        scaled.rows(working), scaled.labels(working), solution, fit_intercept
+    )
+
+
 def _augmented_margin(scaled, tol, initial_size, batch):
     """The margin through the origin of the augmented samples (Novikoff's)."""
 
@@ -196,7 +212,8 @@ def _augmented_margin(scaled, tol, initial_size, batch):
     )
     if not solution.feasible:
         return MarginResult(**no_hyperplane(rounds))
-    check_optimality(scaled, working, solution, tol, False)
+    terms = _working_terms(scaled, working, solution, fit_intercept=False)
+    check_optimality(scaled, terms, solution, tol)
     warn_if_inexact(solution)
     return margin_result(scaled, working, solution, rounds, True, 0.0, centred=False)
 
@@ -221,11 +238,7 @@ class _EuclideanFinish:
             solution.feasible
             and _on_margin(rows, labels, solution, self.tol / 2)
             and not dual_problems(
-                dense_products(rows, labels, solution),
-                labels,
-                solution,
-                self.tol / 2,
-                self.tol,
+                row_terms(rows, labels, solution), solution, self.tol / 2, self.tol
             )
         ):
             return solution

@@ -3,10 +3,12 @@ on X with float64's rounding bounded: what every route to a maximal margin
 checks before it answers."""
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._kesler import pair_margins
 from .._proofs import rounding_factor
 from ..exceptions import SolverError
 from ._result import PROOF_RTOL, external_stacklevel
@@ -116,31 +118,63 @@ def _a_priori_rounding(scaled, coef, at_center):
     return 2 * rounding_factor(np.shape(coef)[-1] + 4) * terms
 
 
-def dense_products(rows, labels, solution):
-    """What :func:`dual_problems` needs of dense working-set rows Z: ``(Z w,
-    Zᵀ (ν c), |Z|ᵀ ν)``."""
-    alpha = solution.dual
-    return (
-        rows @ solution.coef,
-        rows.T @ (alpha * labels),
-        np.abs(rows.T) @ alpha,
-    )
+@dataclass
+class DualTerms:
+    """What the KKT conditions read of a working set, whatever the problem:
+    the ``combination`` of its rows by the dual (``Σ α c z``, or per class
+    ``Σ α (e_own - e_other) z``), the same of ``|z|`` (``absolute``: each
+    feature's terms, so that features on scales far apart keep their own
+    digits), the intercepts' ``balance`` (``Σ α c``, or one per class; None
+    without an intercept) and the working set's ``margins``."""
+
+    combination: np.ndarray
+    absolute: np.ndarray
+    balance: np.ndarray
+    margins: np.ndarray
 
 
-def dual_problems(products, labels, solution, tol, allowed, fit_intercept=True):
-    """What of the hard margin's KKT conditions on the working set the solution's
-    dual misses: ``w = Σ α c z``, ``Σ α c = 0`` and complementary slackness.
-    ``products`` are the working set's ``(Z w, Zᵀ (α c), |Z|ᵀ α)``
-    (:func:`dense_products`; sparse rows give their own)."""
+def row_terms(rows, labels, solution, fit_intercept=True, products=None):
+    """The :class:`DualTerms` of two classes: dense working-set rows Z, or their
+    ``products`` ``(Z w, Zᵀ (α c), a bound on |Z|ᵀ α)`` where the rows give
+    their own (sparse rows in the span of the working set)."""
     alpha = solution.dual
+    if products is None:
+        products = (rows @ solution.coef, rows.T @ (alpha * labels),
+                    np.abs(rows.T) @ alpha)  # fmt: skip
     scores, combination, absolute = products
-    return kkt_problems(
-        solution.coef,
+    return DualTerms(
         combination,
         absolute,
         alpha @ labels if fit_intercept else None,
-        alpha,
         labels * (scores + solution.intercept),
+    )
+
+
+def pair_terms(rows, own, others, solution, n_classes):
+    """The :class:`DualTerms` of K classes: the working set's pairs, row ``z``
+    of each of class ``own`` against class ``others``."""
+    alpha = solution.dual
+    combination = np.zeros((n_classes, rows.shape[1]))
+    absolute = np.zeros_like(combination)
+    np.add.at(combination, own, alpha[:, None] * rows)
+    np.add.at(combination, others, -alpha[:, None] * rows)
+    np.add.at(absolute, own, alpha[:, None] * np.abs(rows))
+    np.add.at(absolute, others, alpha[:, None] * np.abs(rows))
+    balance = np.bincount(own, alpha, n_classes) - np.bincount(others, alpha, n_classes)
+    margins = pair_margins(rows, own, others, solution.coef, solution.intercept)
+    return DualTerms(combination, absolute, balance, margins)
+
+
+def dual_problems(terms, solution, tol, allowed):
+    """What of the margin's KKT conditions on the working set the solution's
+    dual misses (:func:`kkt_problems` of its :class:`DualTerms`)."""
+    return kkt_problems(
+        solution.coef,
+        terms.combination,
+        terms.absolute,
+        terms.balance,
+        solution.dual,
+        terms.margins,
         tol,
         allowed,
     )
@@ -167,19 +201,17 @@ def kkt_problems(coef, combination, absolute, balance, alpha, margins, tol, allo
     return problems
 
 
-def check_optimality(scaled, working, solution, tol, fit_intercept, products=None):
-    """The KKT conditions of the hard margin on all samples, or a SolverError;
-    the smallest margin of an active sample, as computed. ``products``: the
-    working set's, for :func:`dual_problems` (default: from its dense rows)."""
-    labels = scaled.labels(working)
-    if products is None:
-        products = dense_products(scaled.rows(working), labels, solution)
-    allowed = 10 * tol + scaled.rounding * np.linalg.norm(np.r_[solution.coef, 1.0])
+def check_optimality(problem, terms, solution, tol):
+    """The KKT conditions of the hard margin on every row (two classes) or
+    pair (K classes) of ``problem``, from its working set's :class:`DualTerms`,
+    or a SolverError; the smallest margin of an active row, as computed."""
+    coef = np.ravel(solution.coef)
+    allowed = 10 * tol + problem.rounding * np.linalg.norm(np.r_[coef, 1.0])
     problems = []
-    smallest = scaled.min_margin(solution.coef, solution.intercept)
+    smallest = problem.min_margin(solution.coef, solution.intercept)
     if smallest < 1 - allowed:
         problems.append(f"a constraint is violated by {1 - smallest:.2e}")
-    problems += dual_problems(products, labels, solution, tol, allowed, fit_intercept)
+    problems += dual_problems(terms, solution, tol, allowed)
     raise_if_not_optimal(problems, solution)
     return smallest
 

@@ -21,8 +21,8 @@ from .._proofs import kesler_certificate_holds
 from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
-from ._hard import TALL_CAP, check_scale
-from ._kkt import kkt_problems, proven, raise_if_not_optimal
+from ._hard import capped, check_scale
+from ._kkt import check_optimality, dual_problems, pair_terms, proven
 from ._result import (
     PROOF_RTOL,
     Hyperplane,
@@ -98,7 +98,7 @@ def _joint_margin_of(kesler, tol, soft, classes, initial_size, batch, units_or_v
     p, n_classes = kesler.n_features, kesler.n_classes
     classes = np.arange(n_classes) if classes is None else np.asarray(classes)
     tall = p < kesler.n_samples
-    initial_size = initial_size or _capped(max(p // 2, 20), tall)
+    initial_size = initial_size or capped(max(p // 2, 20), tall)
     batch = batch or _joint_batch(p, n_classes, tall)
     frame, (solution, working, rounds), smallest = _deciding_frame(
         kesler, tol, initial_size, batch
@@ -201,11 +201,7 @@ def _joint_batch(p, n_classes, tall):
     ``WIDE_MACHINE_BATCH`` where the machine has many unknowns."""
     if n_classes * (p + 1) > SMALL_MACHINE:
         return WIDE_MACHINE_BATCH
-    return _capped(max(4 * p + 40, 100), tall)
-
-
-def _capped(size, tall):
-    return min(size, TALL_CAP) if tall else size
+    return capped(max(4 * p + 40, 100), tall)
 
 
 def _no_support():
@@ -353,54 +349,16 @@ class _EuclideanMachine(_WarmMachine):
 def _dual_problems(rows, own, others, solution, tol):
     """What of the KKT conditions on the working set's pairs a machine misses
     (feasibility there included)."""
-    coef, intercept, alpha = solution.coef, solution.intercept, solution.dual
-    margins = pair_margins(rows, own, others, coef, intercept)
-    problems = [] if np.min(margins) >= 1 - tol else ["a pair is violated"]
-    combination, absolute, balance = _dual_combination(
-        rows, own, others, alpha, len(coef)
-    )
-    return problems + kkt_problems(
-        coef, combination, absolute, balance, alpha, margins, tol, tol
-    )
-
-
-def _dual_combination(rows, own, others, alpha, n_classes):
-    """``(Σ α (e_own - e_other) z, the same of |z|, the balance per class)``."""
-    combination = np.zeros((n_classes, rows.shape[1]))
-    absolute = np.zeros_like(combination)
-    np.add.at(combination, own, alpha[:, None] * rows)
-    np.add.at(combination, others, -alpha[:, None] * rows)
-    np.add.at(absolute, own, alpha[:, None] * np.abs(rows))
-    np.add.at(absolute, others, alpha[:, None] * np.abs(rows))
-    balance = np.bincount(own, alpha, n_classes) - np.bincount(others, alpha, n_classes)
-    return combination, absolute, balance
+    terms = pair_terms(rows, own, others, solution, len(solution.coef))
+    problems = [] if np.min(terms.margins) >= 1 - tol else ["a pair is violated"]
+    return problems + dual_problems(terms, solution, tol, tol)
 
 
 def _check_optimality(kesler, working, solution, tol):
     """The KKT conditions of the multiclass hard margin on every pair, or a
     SolverError; the smallest margin, as computed."""
-    rows, own, others = kesler.pairs(working)
-    coef, intercept, alpha = solution.coef, solution.intercept, solution.dual
-    combination, absolute, balance = _dual_combination(
-        rows, own, others, alpha, kesler.n_classes
-    )
-    allowed = 10 * tol + kesler.rounding * np.linalg.norm(np.r_[coef.ravel(), 1.0])
-    smallest = kesler.min_margin(coef, intercept)
-    problems = []
-    if smallest < 1 - allowed:
-        problems.append(f"a constraint is violated by {1 - smallest:.2e}")
-    problems += kkt_problems(
-        coef,
-        combination,
-        absolute,
-        balance,
-        alpha,
-        pair_margins(rows, own, others, coef, intercept),
-        tol,
-        allowed,
-    )
-    raise_if_not_optimal(problems, solution)
-    return smallest
+    terms = pair_terms(*kesler.pairs(working), solution, kesler.n_classes)
+    return check_optimality(kesler, terms, solution, tol)
 
 
 def machine_margin(coef):
@@ -568,11 +526,9 @@ def _check_least_hinge(frame, working, lp, unit):
     balance (``Σ μ φ = 0``, per class and feature, to the rounding of the
     terms), no row carries more than its weight, and ``Σ μ`` equals the LP's
     total. By weak duality no machine has a smaller total hinge."""
-    rows, own, others = frame.pairs(working)
     mu = lp.dual
-    combination, absolute, balance = _dual_combination(
-        rows, own, others, mu, frame.n_classes
-    )
+    terms = pair_terms(*frame.pairs(working), lp, frame.n_classes)
+    combination, absolute, balance = terms.combination, terms.absolute, terms.balance
     row_of, weights = _slack_rows(frame, working)
     carried = np.bincount(row_of, mu, minlength=weights.size)
     scale = max(mu.sum(), 1e-300)

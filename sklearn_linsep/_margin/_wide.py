@@ -21,7 +21,7 @@ from .._scatter import CentredRows
 from .._working_set import DROP_ABOVE, duplicate_owners, grow, per_feature_rows
 from ..exceptions import SolverError
 from ._certificate import sparse_certificate
-from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven
+from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven, row_terms
 from ._result import Hyperplane, MarginResult, Status, margin_result
 from ._soft import (
     attains,
@@ -108,9 +108,9 @@ def _separable(scaled, unique, tol, size, batch):
         margin_violators(unique, tol, batch),
         drop_above=DROP_ABOVE,
     )
-    smallest = check_optimality(
-        scaled, working, solution, tol, True, subproblem.products(working, solution)
-    )
+    products = subproblem.products(working, solution)
+    terms = row_terms(None, scaled.labels(working), solution, products=products)
+    smallest = check_optimality(scaled, terms, solution, tol)
     result = margin_result(scaled, working, solution, rounds, True, 0.0)
     return proven(scaled, result, tol, smallest)
 
@@ -274,7 +274,7 @@ class _GramSubproblem:
 
     def products(self, indices, solution):
         """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
-        :func:`~._kkt.dual_problems`: ``|z| ≤ |x'| + |m'|`` entrywise, with
+        :func:`~._kkt.row_terms`: ``|z| ≤ |x'| + |m'|`` entrywise, with
         ``x' - m'`` the rows as centred (:attr:`all_rows`)."""
         rows, labels = self.rows(indices), self.scaled.labels(indices)
         dual = solution.dual
