@@ -315,3 +315,42 @@ def split_machine(vector, n_classes, n_features):
     the p weights and then the intercept."""
     block = np.asarray(vector[: n_classes * (n_features + 1)]).reshape(n_classes, -1)
     return block[:, :n_features].copy(), block[:, n_features].copy()
+
+
+class RowGram:
+    """The Gram matrix ``Z Zᵀ`` of the rows a working-set loop has seen, grown
+    as rows join (``rows_of(indices)`` gives rows of Z): each round computes
+    the products of its new rows only, so that the loop's held system can keep
+    its factor from round to round."""
+
+    def __init__(self, rows_of, n_samples):
+        self.rows_of = rows_of
+        self.position_of = np.full(n_samples, -1, dtype=np.intp)
+        self.rows = None  # Z of the rows seen, in order of arrival
+        self.matrix = np.zeros((0, 0))
+
+    def positions(self, row_ids):
+        """The positions in :attr:`matrix` of the rows ``row_ids`` (added if
+        new)."""
+        row_ids = np.asarray(row_ids, dtype=np.intp)
+        new = np.unique(row_ids[self.position_of[row_ids] < 0])
+        if new.size:
+            self._add(new)
+        return self.position_of[row_ids]
+
+    def _add(self, new):
+        added = self.rows_of(new)
+        seen = len(self.matrix)
+        grown = np.empty((seen + new.size, seen + new.size))
+        grown[:seen, :seen] = self.matrix
+        if seen:
+            cross = added @ self.rows.T
+            grown[seen:, :seen] = cross
+            grown[:seen, seen:] = cross.T
+        grown[seen:, seen:] = added @ added.T
+        self.rows = added if self.rows is None else np.vstack([self.rows, added])
+        self.matrix = grown
+        self.position_of[new] = seen + np.arange(new.size)
+
+    def block(self, rows, columns):
+        return self.matrix[np.ix_(rows, columns)]

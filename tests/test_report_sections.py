@@ -16,7 +16,7 @@ from sklearn_linsep import (
 )
 from sklearn_linsep._report import format_report, separability_report
 from sklearn_linsep._report._compute import compute_report
-from sklearn_linsep._report._context import ReportData
+from sklearn_linsep._report._context import ReportData, ReportSettings
 from sklearn_linsep._report._plot import plot_coordinates, plot_report
 from sklearn_linsep._report._section import Section
 from sklearn_linsep._report.sections import SECTIONS
@@ -40,7 +40,7 @@ def report_data(X, y, **settings):
         statistics=stats,
         feature_names=[f"x{j}" for j in range(X.shape[1])],
         row_ids=np.arange(len(y)),
-        **settings,
+        settings=ReportSettings(**settings),
     )
 
 
@@ -57,6 +57,58 @@ def test_every_section_is_registered_once_with_its_help():
         assert isinstance(section, Section) and section.help
         for word, text in section.help:
             assert len(word) <= 9 and text.endswith((".", ")"))
+
+
+def test_a_new_section_needs_no_change_to_the_headline(monkeypatch):
+    """The headline is put together from the registered sections' parts alone:
+    a section added to the registry says its clause, its estimate (which the
+    measured accuracy follows) and its step, and ``_headline`` imports no
+    section's module."""
+    import ast
+    import inspect
+
+    from sklearn_linsep._report import _headline
+    from sklearn_linsep._report._section import HeadlineParts
+
+    imported = [node.module for node in ast.walk(ast.parse(inspect.getsource(
+        _headline))) if isinstance(node, ast.ImportFrom)]  # fmt: skip
+    assert "sections" in imported
+    assert not [name for name in imported if name.startswith("sections.")]
+
+    class Extra(Section):
+        key = "extra"
+
+        def headline(self, report):
+            return HeadlineParts(verdict="an extra clause", how_well="an estimate",
+                                 precedence=9, estimate=True,
+                                 next_steps=("look at the extra",))  # fmt: skip
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(1, 1, (30, 2))]
+    report = separability_report(X, np.repeat([0, 1], 30), cv=2, effort=0)
+    monkeypatch.setattr(_headline, "SECTIONS", (*SECTIONS, Extra()))
+    _, verdict, how_well, steps = _headline.headline_lines(report, "data")
+    assert verdict.startswith("Verdict: not linearly separable")
+    assert verdict.endswith("; an extra clause.")
+    assert how_well.startswith(
+        "How well: an estimate; measured: the best cross-validated accuracy is "
+    )
+    assert steps.endswith("on new rows; look at the extra.")
+
+
+def test_settings_are_made_once_and_said_in_order():
+    """The settings are frozen; the JSON says them, then what the run found."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(1, 1, (30, 2))]
+    data = report_data(X, np.repeat([0, 1], 30), cv=2, effort=0, kappa=2)
+    with pytest.raises(AttributeError):
+        data.settings.cv = 3
+    report = compute_report(data)
+    assert list(report["settings"]) == [
+        "kappa", "cv", "standardize", "cv_raw", "seed", "fit_rows", "effort",
+        "time_limit", "cv_possible", "cv_rows",
+    ]  # fmt: skip
+    assert report["settings"]["kappa"] == 2.0 and report["settings"]["cv_rows"] == 60
 
 
 def test_verdict_is_the_standardized_hard_margin():
@@ -264,7 +316,7 @@ def test_cover_and_cross_validation_sections():
     )
     assert not CrossValidation().applies(report_data(X, y, cv=0))
     scores = CrossValidation().compute(data, {})
-    assert len(scores) == 8 and 200 <= data.settings["cv_rows"] < 260
+    assert len(scores) == 8 and 200 <= data.run_settings["cv_rows"] < 260
     assert all(0.85 < s["mean"] <= 1 for s in scores.values())
 
 

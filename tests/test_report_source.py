@@ -111,11 +111,11 @@ def test_an_ignored_signal_stays_ignored(tmp_path):
     script = (
         "import signal, sys\n"
         "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
-        "from sklearn_linsep._report._source import _TemporaryFiles\n"
-        "handle, path = _TemporaryFiles.create()\n"
+        "from sklearn_linsep._report._copies import TemporaryFiles\n"
+        "handle, path = TemporaryFiles.create()\n"
         "assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN\n"
         "assert signal.getsignal(signal.SIGTERM) != signal.SIG_DFL\n"
-        "_TemporaryFiles.remove(path)\n"
+        "TemporaryFiles.remove(path)\n"
         "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True)
@@ -226,12 +226,12 @@ def test_zip_and_parquet_problems_name_the_file(tmp_path):
 
 
 def test_a_full_temporary_directory_is_not_blamed_on_the_input(tmp_path, monkeypatch):
-    from sklearn_linsep._report import _source
+    from sklearn_linsep._report import _copies
 
     def full(target, chunk):
-        raise _source._WriteError("No space left on device")
+        raise _copies.WriteError("No space left on device")
 
-    monkeypatch.setattr(_source, "_write", full)
+    monkeypatch.setattr(_copies, "_write", full)
     path = tmp_path / "d.csv.xz"
     frame().to_csv(path, index=False, compression="xz")
     with pytest.raises(TableError, match="Cannot copy .*d.csv.xz into a temporary"):

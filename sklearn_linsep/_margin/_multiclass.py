@@ -16,7 +16,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._kesler import pair_margins, pairs_of
+from .._kesler import RowGram, pair_margins, pairs_of
 from .._proofs import kesler_certificate_holds
 from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, grow
@@ -35,8 +35,12 @@ from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
+    HeldSystem,
     machine_from_feasible,
     machine_on_support,
+    pair_active_set,
+    pair_dual_suits,
+    row_coefficients,
 )
 
 
@@ -260,6 +264,75 @@ def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=Fals
     return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
 
 
+class _PairsOnGram:
+    """The Crammer–Singer margin of a loop's working sets of pairs from the
+    dual on their rows' Gram matrix (:func:`~._solvers.pair_active_set`),
+    checked on the rows themselves. The Gram matrix of the rows seen and the
+    held system's factor are kept from round to round (a round changes a few
+    pairs: an update of the factor, not a new one)."""
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.gram = RowGram(frame.rows, frame.n_samples)
+        self.system = None
+
+    def __call__(self, ids, tol, held=None):
+        """The answer on the pairs ``ids`` (sorted) from the pairs ``held`` (a
+        boolean mask; None: every pair), or None where the route does not suit
+        them or does not settle."""
+        frame, n_classes = self.frame, self.frame.n_classes
+        row_ids, others = pairs_of(ids, n_classes)
+        if not pair_dual_suits(len(ids), np.unique(row_ids).size, frame.n_features):
+            return None
+        position, own = self.gram.positions(row_ids), frame.codes[row_ids]
+        if self.system is None:
+            self.system = self._held_system()
+        start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
+        answer = pair_active_set(
+            self.gram.matrix, position, own, others, n_classes, start, tol / 2,
+            system=(ids, self.system),
+        )  # fmt: skip
+        if answer is None:
+            return None
+        alpha, intercept = answer
+        rows = self.gram.rows
+        coef = row_coefficients(position, own, others, alpha, n_classes, len(rows))
+        coef = coef @ rows
+        margins = pair_margins(rows[position], own, others, coef, intercept)
+        if np.min(margins) < 1 - tol / 2:
+            return None
+        return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
+
+    def _held_system(self):
+        """The held system over constraint ids, whatever the working set."""
+        frame, gram = self.frame, self.gram
+
+        def block(rows, columns):
+            return pair_block(rows, columns)
+
+        def pair_block(rows, columns):
+            r, o = pairs_of(rows, frame.n_classes)
+            c, k = pairs_of(columns, frame.n_classes)
+            coupling = (
+                (frame.codes[r][:, None] == frame.codes[c][None, :]).astype(float)
+                - (frame.codes[r][:, None] == k[None, :])
+                - (o[:, None] == frame.codes[c][None, :])
+                + (o[:, None] == k[None, :])
+            )
+            return coupling * (
+                gram.block(gram.positions(r), gram.positions(c)) + 1.0
+            )
+
+        def right(rows):
+            r, o = pairs_of(rows, frame.n_classes)
+            classes = np.zeros((rows.size, frame.n_classes))
+            classes[np.arange(rows.size), frame.codes[r]] = 1.0
+            classes[np.arange(rows.size), o] -= 1.0
+            return np.column_stack([np.ones(rows.size), classes])
+
+        return HeldSystem(block, right)
+
+
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
     """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the
     pairs: the ``held`` pairs at margin exactly 1
@@ -296,9 +369,15 @@ class _WarmMachine:
     def __init__(self, frame, tol):
         self.frame, self.tol = frame, tol
         self.support = None  # constraint ids of the last answer's support
+        self.on_gram = _PairsOnGram(frame)
 
     def __call__(self, ids):
         held = None if self.support is None else np.isin(ids, self.support)
+        if not self.keep_digits:
+            solution = self.on_gram(ids, self.tol, held)
+            if solution is not None:
+                self.remember(ids, solution)
+                return solution
         solution = machine_of_pairs(
             *self.frame.pairs(ids),
             self.frame.n_classes,

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._source import TableError, is_missing, is_text_type, shown
+from ._errors import TableError
+from ._source import is_missing, is_text_type, shown
 
 # Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
 # back, pandas calls it "Unnamed: 0", "Unnamed: 3", "Unnamed: 0.1" for a second

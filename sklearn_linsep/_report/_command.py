@@ -10,11 +10,11 @@ import numpy as np
 from .._kernels import say_before_compiling
 from .._stats import ClassStatistics
 from ._compute import compute_report
-from ._context import ReportData
+from ._context import ReportData, ReportSettings
 from ._columns import did_you_mean
+from ._errors import TableError
 from ._plot import plot_classes, plot_report
 from ._read import Table, read_table
-from ._source import TableError
 from ._text import format_report
 from .sections._validation import report_models
 
@@ -161,22 +161,10 @@ def _read(args, path, log):
     return table
 
 
-def report_command(args):
-    """``linsep report``: read, check, compute, plot, print."""
-
-    def log(message):
-        if not args.quiet:
-            print(f"linsep: {message}", file=sys.stderr)
-
-    say_before_compiling(log)
-    table = _load(args, log)
-    data = ReportData(
-        X=table.X,
-        y=table.y,
-        class_names=table.class_names,
-        statistics=table.statistics,
-        feature_names=table.feature_names,
-        row_ids=table.row_ids,
+def _settings(args):
+    """The report's settings, made once from the command line (which has no
+    ``--tol``: the exact test's default)."""
+    return ReportSettings(
         kappa=args.kappa,
         cv=args.cv,
         standardize=args.standardize,
@@ -186,10 +174,31 @@ def report_command(args):
         effort=args.effort,
         time_limit=args.time_limit,
     )
+
+
+def report_command(args):
+    """``linsep report``: read, check, compute, plot, print."""
+
+    def log(message):
+        if not args.quiet:
+            print(f"linsep: {message}", file=sys.stderr)
+
+    say_before_compiling(log)
+    table = _load(args, log)
+    settings = _settings(args)
+    data = ReportData(
+        X=table.X,
+        y=table.y,
+        class_names=table.class_names,
+        statistics=table.statistics,
+        feature_names=table.feature_names,
+        row_ids=table.row_ids,
+        settings=settings,
+    )
     title = _title(args)
     # From here on the data are read: whatever fails is said in the report, under
     # "errors", and the rest of it prints (exit 0).
-    progress = _Progress(args.cv * len(report_models()), args.quiet)
+    progress = _Progress(settings.cv * len(report_models()), args.quiet)
     data.progress = progress
     try:
         report = compute_report(

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._stats import ClassStatistics
-from ._context import ReportData
+from ._context import ReportData, ReportSettings
 from .sections import SECTIONS
 from .sections._validation import largest_folds
 
@@ -120,13 +120,7 @@ def separability_report(
         statistics = ClassStatistics.from_data(
             X, y, np.arange(len(labels)), per_class=len(labels) > 2
         )
-    data = ReportData(
-        X=X,
-        y=y,
-        class_names=list(class_names),
-        statistics=statistics,
-        feature_names=list(feature_names or [f"x{j}" for j in range(X.shape[1])]),
-        row_ids=np.arange(len(y)) if row_ids is None else np.asarray(row_ids),
+    settings = ReportSettings(
         kappa=kappa,
         cv=cv,
         standardize=standardize,
@@ -136,6 +130,15 @@ def separability_report(
         fit_rows=fit_rows,
         effort=effort,
         time_limit=time_limit,
+    )
+    data = ReportData(
+        X=X,
+        y=y,
+        class_names=list(class_names),
+        statistics=statistics,
+        feature_names=list(feature_names or [f"x{j}" for j in range(X.shape[1])]),
+        row_ids=np.arange(len(y)) if row_ids is None else np.asarray(row_ids),
+        settings=settings,
         progress=progress,
     )
     return compute_report(data)
@@ -146,16 +149,7 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
     :func:`separability_report`); ``source``, ``notes``, ``rows_named_by`` and
     ``left_out`` say where the rows came from (a file's
     :class:`~._read.Table`)."""
-    data.settings.update(
-        kappa=float(data.kappa),
-        cv=int(data.cv),
-        standardize=bool(data.standardize),
-        cv_raw=bool(data.cv_raw),
-        seed=int(data.seed),
-        fit_rows=int(data.fit_rows),
-        effort=int(data.effort),
-        time_limit=float(data.time_limit),
-    )
+    settings = data.settings.as_json()  # then what the run finds (run_settings)
     report = {
         "source": source,
         "data": {
@@ -167,13 +161,14 @@ def compute_report(data, *, source=None, notes=(), rows_named_by=None, left_out=
             "rows_named_by": rows_named_by or "position among the rows given, from 0",
             "left_out": [{"column": name, "rule": rule} for name, rule in left_out],
         },
-        "settings": data.settings,
+        "settings": settings,
         "notes": list(notes),
     }
-    data.settings["cv_possible"] = largest_folds(data)
+    data.run_settings["cv_possible"] = largest_folds(data)
     errors = {}
     for section in SECTIONS:
         if section.applies(data):
             report[section.key] = section.run(data, errors)
+    settings.update(data.run_settings)
     report["errors"] = errors
     return report

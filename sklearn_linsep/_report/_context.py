@@ -1,4 +1,5 @@
-"""What every section of the report is computed from (:class:`ReportData`)."""
+"""What every section of the report is computed from (:class:`ReportData`), and
+with (:class:`ReportSettings`)."""
 
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -6,7 +7,7 @@ from functools import cached_property
 import numpy as np
 
 from .._stats import ClassStatistics
-from ._read import stratified_sample
+from ._sample import fitting_rows
 
 
 def standardizing_map(stats):
@@ -25,16 +26,36 @@ def standardizing_map(stats):
     return mean, np.where(scale > 0, scale, 1.0)
 
 
-def fitting_rows(y, limit, seed):
-    """Indices of at most about ``limit`` rows, uniform within each class and
-    keeping every class (see :func:`~sklearn_linsep._report._read.stratified_sample`);
-    all rows when there are no more."""
-    if len(y) <= limit:
-        return np.arange(len(y))
-    n_classes = int(y.max()) + 1
-    members = [np.flatnonzero(y == k) for k in range(n_classes)]
-    chosen = stratified_sample(np.array([m.size for m in members]), limit, seed)
-    return np.sort(np.concatenate([m[c] for m, c in zip(members, chosen, strict=True)]))
+@dataclass(frozen=True)
+class ReportSettings:
+    """What the report is asked to compute with, made once from the command line
+    (``_command``) or from :func:`~._compute.separability_report`'s arguments
+    (which say what each means): frozen, so that no section changes what the
+    next one reads, and what the JSON's ``settings`` says is what ran."""
+
+    kappa: float = 1.0
+    cv: int = 10
+    standardize: bool = False
+    cv_raw: bool = False
+    seed: int = 0
+    tol: float = 1e-9
+    fit_rows: int = 5000
+    effort: int = 80
+    time_limit: float = 60.0
+
+    def as_json(self):
+        """The JSON's ``settings``, plain Python values (``tol`` is not said:
+        the command line has no option for it)."""
+        return {
+            "kappa": float(self.kappa),
+            "cv": int(self.cv),
+            "standardize": bool(self.standardize),
+            "cv_raw": bool(self.cv_raw),
+            "seed": int(self.seed),
+            "fit_rows": int(self.fit_rows),
+            "effort": int(self.effort),
+            "time_limit": float(self.time_limit),
+        }
 
 
 @dataclass
@@ -45,6 +66,9 @@ class ReportData:
     ``X`` is in the file's units; :attr:`standardized` is X with every feature at
     unit variance over all rows, where the verdict, the margin and the hinge are
     computed (their figures then move with no unit of any feature).
+    ``run_settings`` are what the run finds out about its settings (the folds
+    the rows allow, the rows cross-validation used): the JSON's ``settings`` says
+    them after :attr:`settings`.
     """
 
     X: np.ndarray
@@ -53,17 +77,9 @@ class ReportData:
     statistics: ClassStatistics
     feature_names: list
     row_ids: np.ndarray
-    kappa: float = 1.0
-    cv: int = 10
-    standardize: bool = False
-    cv_raw: bool = False
-    seed: int = 0
-    tol: float = 1e-9
-    fit_rows: int = 5000
-    effort: int = 80
-    time_limit: float = 60.0
+    settings: ReportSettings = field(default_factory=ReportSettings)
     progress: object = None
-    settings: dict = field(default_factory=dict)
+    run_settings: dict = field(default_factory=dict)
 
     @property
     def n_classes(self):
@@ -93,4 +109,5 @@ class ReportData:
 
     def fitting_rows(self, y=None):
         """At most about ``fit_rows`` rows of ``y`` (default: all of y)."""
-        return fitting_rows(self.y if y is None else y, self.fit_rows, self.seed)
+        y = self.y if y is None else y
+        return fitting_rows(y, self.settings.fit_rows, self.settings.seed)

@@ -47,7 +47,7 @@ def plot_coordinates(data, verdict):
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fisher = FisherDiscriminant(kappa=data.kappa).fit(Z, y)
+            fisher = FisherDiscriminant(kappa=data.settings.kappa).fit(Z, y)
         coef, intercept = fisher.coef_[0], float(fisher.intercept_[0])
     length = np.linalg.norm(coef)
     along = (Z @ coef + intercept) / length
@@ -102,7 +102,7 @@ def plot_classes(data, verdict, path, title=None):
     Z, y = data.standardized[rows], data.y[rows]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fisher = FisherDiscriminant(kappa=data.kappa).fit(Z, y)
+        fisher = FisherDiscriminant(kappa=data.settings.kappa).fit(Z, y)
     projected = fisher.transform(Z)
     if projected.shape[1] < 2:  # one feature: the second axis is empty
         projected = np.column_stack([projected[:, 0], np.zeros(len(Z))])

@@ -15,28 +15,24 @@ are parsed, the features straight to float64.
    pass, and not read again.
 
 A file larger than memory is never in memory. File access (pipes, compression,
-temporary copies, a file that changes) is :mod:`._source`'s.
+temporary copies, a file that changes) is :mod:`._source`'s and :mod:`._copies`';
+the classes and the missing cells are :mod:`._labels`'; the sample is
+:mod:`._sample`'s.
 """
 
-import lzma
 import os
 import re
-import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._stats import ClassStatistics
-from ._columns import SAVED_INDEX, IdentifierWatch, did_you_mean, plan_columns
-from ._layout import escaped
-from ._source import (
-    MAX_DECOMPRESSED,
-    Source,
-    TableError,
-    as_text,
-    is_missing,
-    shown,
-)
+from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
+from ._copies import MAX_DECOMPRESSED, READ_ERRORS
+from ._errors import TableError
+from ._labels import class_counts, label_codes, table_classes, usable_rows
+from ._sample import kept_of_block, stratified_sample
+from ._source import Source, as_text, shown
 
 POSITIONS = "position among the data rows, from 0 (pandas' index)"
 
@@ -149,7 +145,7 @@ def read_table(
         scan = _scan(source, layout, missing, sample_rows, log)
         source.check_unchanged()
         left_out = _apply_identifier_rules(layout, scan)
-        class_names, class_of = _classes(scan, layout, missing, positive)
+        class_names, class_of = table_classes(scan, layout, missing, positive)
         chosen = None
         if scan.kept is None:
             chosen = _announce_sample(scan, class_of, sample_rows, seed, log)
@@ -172,12 +168,12 @@ def _blocks(source, layout):
             first += batch.num_rows
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise source.error(error) from None
-    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
+    except READ_ERRORS as error:
         raise TableError(f"Cannot read {source.path}: {error}.") from None
 
 
 def _parse(batch, layout, first):
-    codes, names = _labels(batch.column(0))
+    codes, names = label_codes(batch.column(0))
     p = len(layout.features)
     values = np.empty((batch.num_rows, p))
     for column, name in enumerate(layout.feature_names):
@@ -225,7 +221,7 @@ class _Scan:
         self.missing_cells[-1] += np.count_nonzero(codes < 0)
         self.sums += np.where(nan, 0.0, values).sum(axis=0)
         self.counts += (~nan).sum(axis=0)
-        usable = _usable(values, codes, self.missing)
+        usable = usable_rows(values, codes, self.missing)
         per_label = np.bincount(codes[usable], minlength=len(block.names))
         for name, count in zip(block.names, per_label, strict=True):
             if count:
@@ -300,52 +296,15 @@ def _id_cells(block, layout):
     return block.texts[layout.text_columns.index(j)]
 
 
-def _classes(scan, layout, missing, positive):
-    """``(class names, code of each label)``, once the scan says the table can be
-    reported on."""
-    if scan.missing_cells.any() and missing is None:
-        raise TableError(_missing_message(layout, scan.missing_cells))
-    if missing == "mean" and np.isnan(scan.means).any():
-        names = np.array(layout.feature_names, dtype=object)
-        empty = list(names[np.isnan(scan.means)])
-        raise TableError(
-            f"{layout.path}: column(s) with no value at all: "
-            f"{', '.join(map(shown, empty))}; drop them with --drop."
-        )
-    labels_seen = scan.labels_seen
-    if not labels_seen:
-        condition = (
-            "no missing cell (--missing drop)" if missing == "drop" else "values"
-        )
-        raise TableError(
-            f"No row of {layout.path} is left with a class and {condition}."
-        )
-    if len(labels_seen) < 2:
-        raise TableError(
-            f"{layout.path}: the column {shown(layout.name(layout.target))} holds one "
-            f"class only ({', '.join(labels_seen)}) in the usable rows: separability "
-            "compares two classes or more."
-        )
-    _refuse_a_continuous_target(labels_seen, layout)
-    return _class_codes(labels_seen, positive)
-
-
 def _announce_sample(scan, class_of, sample_rows, seed, log):
     """The rows of each class to keep in pass 2 (their ordinals in the class)."""
-    counts = _class_counts(scan.labels_seen, class_of)
+    counts = class_counts(scan.labels_seen, class_of)
     log(
         f"{scan.layout.path}: {scan.n_rows} rows, more than --sample-rows "
         f"{sample_rows}: reading it again, for the class statistics of all rows and "
         f"a sample of about {min(sample_rows, int(counts.sum()))} rows."
     )
     return stratified_sample(counts, sample_rows, seed)
-
-
-def _class_counts(labels_seen, class_of):
-    counts = np.zeros(max(class_of.values()) + 1, dtype=np.int64)
-    for label, count in labels_seen.items():
-        counts[class_of[label]] += count
-    return counts
 
 
 @dataclass
@@ -369,7 +328,7 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
     rows = _Rows()
     seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
     for block in blocks:
-        usable = _usable(block.values, block.codes, missing)
+        usable = usable_rows(block.values, block.codes, missing)
         values = block.values
         if missing == "mean":
             nan = np.isnan(values)
@@ -389,7 +348,7 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
         rows.statistics = (
             part if rows.statistics is None else rows.statistics.merge(part)
         )
-        keep = slice(None) if chosen is None else _chosen(y, seen, chosen)
+        keep = slice(None) if chosen is None else kept_of_block(y, seen, chosen)
         rows.X.append(values[keep])
         rows.y.append(y[keep])
         rows.positions.append((block.first + np.flatnonzero(usable))[keep])
@@ -397,17 +356,6 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
         if ids is not None:
             rows.ids.append(ids[usable][keep])
     return rows
-
-
-def _chosen(y, seen, chosen):
-    """Which rows of a block the sample keeps: each row's ordinal within its class
-    against the chosen ordinals (``seen`` counts the class's rows before)."""
-    keep = np.zeros(len(y), dtype=bool)
-    for k in range(len(chosen)):
-        rows = np.flatnonzero(y == k)
-        keep[rows] = np.isin(seen[k] + np.arange(rows.size), chosen[k])
-        seen[k] += rows.size
-    return keep
 
 
 def _table(layout, scan, class_names, rows, left_out):
@@ -479,54 +427,6 @@ def _say_unnamed_features(raw_header, layout, log):
                 f"(--drop {name} to leave it out)")  # fmt: skip
 
 
-def _missing_message(layout, missing):
-    names = layout.feature_names + [layout.name(layout.target)]
-    counted = ", ".join(
-        f"{escaped(name)}: {count}"
-        for name, count in zip(names, missing, strict=True)
-        if count
-    )
-    return (
-        f"{layout.path} has {int(missing.sum())} missing cell(s) ({counted}). Choose "
-        "what to do with --missing drop (leave out their rows) or --missing mean "
-        "(fill a feature with its column mean; rows without a class are left out)."
-    )
-
-
-def canonical_label(text):
-    """A class label as read: stripped, and a number written in its shortest form
-    (``1``, ``1.0`` and ``01`` are one class)."""
-    text = str(text).strip()
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    if not np.isfinite(value):
-        return text
-    return str(int(value)) if value.is_integer() else repr(value)
-
-
-def _labels(column):
-    """``(codes, names)``: each row's index into ``names`` (the block's distinct
-    labels, canonical), -1 where the label is missing. Distinct values are
-    canonicalised once each, not once per row."""
-    encoded = as_text(column).dictionary_encode()
-    distinct = encoded.dictionary.to_pylist()
-    names, lookup = [], {}
-    mapping = np.empty(len(distinct) + 1, dtype=np.intp)
-    mapping[-1] = -1  # null
-    for k, text in enumerate(distinct):
-        if is_missing(text):
-            mapping[k] = -1
-            continue
-        label = canonical_label(text)
-        mapping[k] = lookup.setdefault(label, len(names))
-        if mapping[k] == len(names):
-            names.append(label)
-    indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    return mapping[indices], names
-
-
 def _floats(column, name, path):
     """A feature column as float64 with NaN for nulls (Parquet's integer, float
     and numeric-text columns; anything else is not a feature)."""
@@ -552,77 +452,3 @@ def _floats(column, name, path):
     if values.null_count:
         values = values.fill_null(np.nan)
     return values.to_numpy(zero_copy_only=False)
-
-
-def _usable(values, codes, missing):
-    """Rows that count under the missing-value policy: a class, and with "drop"
-    no missing cell."""
-    usable = codes >= 0
-    if missing == "drop":
-        usable &= ~np.isnan(values).any(axis=1)
-    return usable
-
-
-def _class_codes(labels_seen, positive):
-    """``(names, code of each label)``: sorted labels, or ``[rest, positive]``."""
-    labels = sorted(labels_seen, key=_label_order)
-    if positive is None:
-        return labels, {label: k for k, label in enumerate(labels)}
-    positive = canonical_label(positive)
-    if positive not in labels_seen:
-        raise TableError(
-            f"--positive {positive!r} is not a class; the classes are: "
-            f"{', '.join(labels)}.{did_you_mean(positive, labels)}"
-        )
-    others = [label for label in labels if label != positive]
-    rest = others[0] if len(others) == 1 else f"not {positive}"
-    return [rest, positive], {label: int(label == positive) for label in labels}
-
-
-def _label_order(label):
-    """Numbers in numeric order, before any text."""
-    try:
-        return (0, float(label), label)
-    except ValueError:
-        return (1, 0.0, label)
-
-
-# A class of this many rows or fewer is kept whole in a sample; a larger one
-# keeps at least this many rows (so that cross-validation folds can hold it).
-_MINIMUM_PER_CLASS = 50
-
-
-def stratified_sample(class_counts, sample_rows, seed):
-    """Per class, the sorted ordinals of the rows to keep: about ``sample_rows`` in
-    all, in proportion to the classes but never fewer than ``_MINIMUM_PER_CLASS``
-    of a class (all of a smaller one), uniform within each class."""
-    rng = np.random.default_rng(seed)
-    total = class_counts.sum()
-    chosen = []
-    for count in class_counts:
-        take = max(round(sample_rows * count / total), _MINIMUM_PER_CLASS)
-        take = int(min(take, count))
-        chosen.append(np.sort(rng.choice(count, take, replace=False)))
-    return chosen
-
-
-def _refuse_a_continuous_target(labels_seen, layout):
-    """Labels that are numbers with fractions, or very many labels: a regression
-    target given by mistake, which would mean one class per value."""
-    numbers = []
-    for label in labels_seen:
-        try:
-            numbers.append(float(label))
-        except ValueError:
-            break
-    fractional = len(numbers) == len(labels_seen) and any(
-        not value.is_integer() for value in numbers
-    )
-    if fractional or len(labels_seen) > 100:
-        raise TableError(
-            f"{layout.path}: the column {shown(layout.name(layout.target))} holds "
-            f"{len(labels_seen)} distinct values"
-            + (", some with fractions" if fractional else "")
-            + ": it looks continuous (a regression target?). The report compares "
-            "classes; give the class column with --target."
-        )

@@ -1,20 +1,58 @@
 """A section of the report: one object with a key (its JSON key, and the key of
-its errors), a compute step, its lines of text and its help.
+its errors), a compute step, its lines of text, its part of the headline and its
+help.
 
 To add a section: a module in ``sections/`` with a :class:`Section` subclass, and
-its registration in ``sections/__init__.py``'s ``SECTIONS``.
+its registration in ``sections/__init__.py``'s ``SECTIONS``. Nothing else: the
+JSON, the text, the headline (:meth:`Section.headline`) and "How to read this"
+take every registered section.
 """
 
 import textwrap
+from dataclasses import dataclass
 
 HELP_WIDTH = 80
+
+
+@dataclass(frozen=True)
+class HeadlineParts:
+    """What one section says in the report's first lines (:mod:`._headline`),
+    each part optional. The texts have no final period: the line has one.
+
+    Attributes
+    ----------
+    verdict : str
+        A clause of the "Verdict:" line; the sections' clauses are joined by
+        ``"; "`` in the order of ``SECTIONS`` (the joint verdict leads the
+        pairs').
+    how_well : str
+        A "How well:" line; of all the sections', the one of the highest
+        ``precedence`` is said (the first of them, in the order of ``SECTIONS``).
+    precedence : int
+        Where a figure makes another moot: Cover's probability near 1 (2) says
+        more than the distance between the means (1).
+    estimate : bool
+        ``how_well`` is an idealised figure, which the ``measured`` ones follow.
+    measured : str
+        A measured figure, said after ``how_well`` where that is an estimate.
+    next_steps : tuple of str
+        Steps of the "Next:" line, in the order of ``SECTIONS``.
+    """
+
+    verdict: str = ""
+    how_well: str = ""
+    precedence: int = 0
+    estimate: bool = False
+    measured: str = ""
+    next_steps: tuple = ()
 
 
 class Section:
     """Subclasses set ``key``, ``title``, ``help`` (the entries of "How to read
     this": ``(word, text)`` pairs) and define :meth:`compute` and
     :meth:`section_lines` (and :meth:`heading` where the title depends on the
-    report)."""
+    report, :meth:`headline` where the section says something in the report's
+    first lines)."""
 
     key = None
     title = None
@@ -44,6 +82,13 @@ class Section:
     def section_lines(self, report):
         """The lines of a section that was computed."""
         raise NotImplementedError
+
+    def headline(self, report):
+        """What the section says in the report's first lines, from the report
+        dict alone: nothing by default. Asked of every registered section,
+        whether the report holds it or not (one left out, or failed, may still
+        say what to do next, as cross-validation's ``--cv``)."""
+        return HeadlineParts()
 
     def help_entries(self, report):
         """The entries of "How to read this" this report needs."""

@@ -1,30 +1,31 @@
 """The file behind a report: opened once, its bytes handed to pyarrow a block at a
 time, and every problem said in one line that names the file.
 
-A file that is not a regular file (a pipe, ``/dev/stdin``, a FIFO, ``<(...)``) is
-read once, into a temporary file, and the passes read that copy: a pipe read twice
-would give its second pass nothing, or the header to a data row. An xz or zip file
-(pyarrow has no codec for them) is decompressed into a temporary file the same way.
-Both copies stop at ``max_bytes`` with a message, and are removed when the reading
-ends, at exit, and on SIGTERM or SIGHUP. A regular file that changes between the
-passes (its size or modification time) is refused.
+What is not a regular file, and an xz or zip file, is read from a temporary copy
+(:mod:`._copies`). A regular file that changes between the passes (its size or
+modification time) is refused.
 """
 
-import bz2
 import codecs
 import csv
-import gzip
 import io
 import itertools
-import lzma
 import os
 import re
-import signal
 import stat
 import tempfile
-import threading
-import zipfile
 
+from ._copies import (
+    MAX_DECOMPRESSED,
+    READ_ERRORS,
+    TemporaryFiles,
+    WriteError,
+    binary_stream,
+    byte_size,
+    capped_copy,
+    compression,
+)
+from ._errors import TableError
 from ._layout import escaped
 
 MISSING_TOKENS = frozenset({"", "?", "na", "nan", "n/a", "null", "none", "-"})
@@ -63,97 +64,11 @@ MANY_COLUMNS = 1000
 # A row must fit in a block: the block grows with the longest line of the start.
 BLOCK_BYTES = 1 << 20
 CHUNK_ROWS = 50_000  # Parquet rows at a time
-MAX_DECOMPRESSED = 8 << 30  # bytes of a temporary copy, at most (--max-decompressed)
-_COPY_CHUNK = 1 << 22
-# Compressed CSV by its first bytes (or its suffix).
-_MAGIC = {
-    b"\x1f\x8b": "gzip",
-    b"BZh": "bz2",
-    b"\xfd7zXZ\x00": "xz",
-    b"PK\x03\x04": "zip",
-}
-_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
-_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
-
-
-class TableError(ValueError):
-    """A problem with the input table, said in one line for the command line."""
 
 
 def shown(name):
     """:func:`escaped`, in quotes."""
     return f"'{escaped(name)}'"
-
-
-def byte_size(count):
-    """``8 GiB``, ``512 MiB``, ``300 B``: a size as the cap is written."""
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if count >= 1 << shift:
-            return f"{count / (1 << shift):g} {unit}"
-    return f"{count} B"
-
-
-class _TemporaryFiles:
-    """The copies alive now, removed by :meth:`remove`, at exit, or on SIGTERM and
-    SIGHUP (whose handlers are ours only while a copy exists; the previous ones
-    run after the removal)."""
-
-    paths = set()
-    _previous = {}
-    _SIGNALS = tuple(
-        getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-    )
-
-    @classmethod
-    def create(cls):
-        import atexit
-
-        handle, path = tempfile.mkstemp(suffix=".csv", prefix="linsep-")
-        if not cls.paths:
-            atexit.register(cls.remove_all)
-            cls._install()
-        cls.paths.add(path)
-        return handle, path
-
-    @classmethod
-    def remove(cls, path):
-        cls.paths.discard(path)
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            pass
-        if not cls.paths:
-            cls._restore()
-
-    @classmethod
-    def remove_all(cls):
-        for path in list(cls.paths):
-            cls.remove(path)
-
-    @classmethod
-    def _install(cls):
-        if threading.current_thread() is not threading.main_thread():
-            return  # signal handlers are the main thread's; atexit still removes
-        for number in cls._SIGNALS:
-            if signal.getsignal(number) == signal.SIG_IGN:
-                continue  # ignored (nohup): the process outlives it, and so do copies
-            cls._previous[number] = signal.signal(number, cls._on_signal)
-
-    @classmethod
-    def _restore(cls):
-        for number, handler in cls._previous.items():
-            signal.signal(number, handler)
-        cls._previous.clear()
-
-    @classmethod
-    def _on_signal(cls, number, frame):
-        previous = cls._previous.get(number, signal.SIG_DFL)
-        cls.remove_all()  # restores the previous handlers
-        if callable(previous):
-            previous(number, frame)
-            return
-        if previous == signal.SIG_DFL:
-            os.kill(os.getpid(), number)  # die of the signal, as without us
 
 
 def is_text_type(kind):
@@ -173,71 +88,6 @@ def as_text(column):
 def _starts(path, magic):
     with open(path, "rb") as handle:
         return handle.read(len(magic)) == magic
-
-
-def compression(path):
-    """``None``, ``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zip"``, by the first bytes,
-    else by the suffix."""
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-    for magic, kind in _MAGIC.items():
-        if head.startswith(magic):
-            return kind
-    return _SUFFIXES.get(os.path.splitext(str(path))[1].lower())
-
-
-def _binary_stream(path, kind):
-    """The file's bytes, decompressed (a zip archive: its one CSV member)."""
-    if kind is None:
-        return open(path, "rb")
-    if kind == "gzip":
-        return gzip.open(path, "rb")
-    if kind == "bz2":
-        return bz2.open(path, "rb")
-    if kind == "xz":
-        return lzma.open(path, "rb")
-    return _zip_member(zipfile.ZipFile(path), path)
-
-
-def _zip_member(archive, path):
-    """The one file of a zip archive, open for reading."""
-    members = [info for info in archive.infolist() if not info.is_dir()]
-    if len(members) != 1:
-        raise TableError(
-            f"{path} is a zip archive of {len(members)} files; the report reads one "
-            "CSV: unzip it and give the file."
-        )
-    return archive.open(members[0])
-
-
-def _capped_copy(stream, max_bytes, too_large):
-    """A temporary file holding ``stream``'s bytes, or ``TableError(too_large)``
-    (and no file) past ``max_bytes``."""
-    handle, copy = _TemporaryFiles.create()
-    try:
-        with stream, os.fdopen(handle, "wb") as target:
-            written = 0
-            while chunk := stream.read(_COPY_CHUNK):
-                written += len(chunk)
-                if written > max_bytes:
-                    raise TableError(too_large)
-                _write(target, chunk)
-    except BaseException:
-        _TemporaryFiles.remove(copy)
-        raise
-    return copy
-
-
-class _WriteError(Exception):
-    """The temporary file could not take the bytes (a full disk): not the input's
-    fault, and said so."""
-
-
-def _write(target, chunk):
-    try:
-        target.write(chunk)
-    except OSError as error:
-        raise _WriteError(error.strerror) from None
 
 
 class Source:
@@ -280,7 +130,7 @@ class Source:
         if self.kind in ("xz", "zip"):
             readable, kind = self.readable, self.kind
             self.readable = self._copy(
-                lambda: _binary_stream(readable, kind),
+                lambda: binary_stream(readable, kind),
                 max_bytes,
                 f"{self.path} decompresses to more than {byte_size(max_bytes)} "
                 "(--max-decompressed): raise the cap, or decompress it yourself.",
@@ -313,10 +163,10 @@ class Source:
         return None, copy
 
     def _copy(self, opener, max_bytes, too_large):
-        """A temporary copy of what ``opener()`` opens (see :func:`_capped_copy`)."""
+        """A temporary copy of what ``opener()`` opens (see :func:`capped_copy`)."""
         try:
-            copy = _capped_copy(opener(), max_bytes, too_large)
-        except _WriteError as error:
+            copy = capped_copy(opener(), max_bytes, too_large)
+        except WriteError as error:
             raise TableError(
                 f"Cannot copy {self.path} into a temporary file in "
                 f"{tempfile.gettempdir()}: {error} (set TMPDIR to a roomier place)."
@@ -326,7 +176,7 @@ class Source:
             raise TableError(
                 f"Cannot read {self.path}: {reason}; unzip it and give the file."
             ) from None
-        except _READ_ERRORS as error:
+        except READ_ERRORS as error:
             raise TableError(f"Cannot read {self.path}: {error}.") from None
         self._copies.append(copy)
         return copy
@@ -361,7 +211,7 @@ class Source:
 
     def stream(self):
         """The passes' bytes, decompressed, as a Python file object."""
-        return _binary_stream(self.readable, self.kind)
+        return binary_stream(self.readable, self.kind)
 
     def check_unchanged(self):
         """Refuse a file whose size or modification time moved since it was
@@ -439,7 +289,7 @@ class Source:
     def close(self):
         """Remove the temporary copies, if any were made."""
         for copy in self._copies:
-            _TemporaryFiles.remove(copy)
+            TemporaryFiles.remove(copy)
         self._copies = []
 
     def __enter__(self):
@@ -579,7 +429,7 @@ def _header_line(source):
         with source.stream() as handle:
             first, consumed = _header_lines(handle, path)
             start = handle.read(4 * BLOCK_BYTES)
-    except _READ_ERRORS as error:
+    except READ_ERRORS as error:
         raise TableError(f"Cannot read {path}: {error}.") from None
     if _binary(first + start[:BINARY_PROBE]):
         raise TableError(

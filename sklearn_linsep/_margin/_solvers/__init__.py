@@ -29,7 +29,15 @@ from ._active_set import (
     support_hyperplane,
 )
 from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp
-from ._dense_dual import dense_dual_margin, dense_dual_suits, gram_active_set
+from ._dense_dual import (
+    HeldSystem,
+    dense_dual_margin,
+    dense_dual_suits,
+    gram_active_set,
+    pair_active_set,
+    pair_dual_suits,
+    row_coefficients,
+)
 from ._highs import (
     hull_intersection_lp,
     kesler_flow_lp,
@@ -89,6 +97,7 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
 
 
 __all__ = [
+    "HeldSystem",
     "NearestPoints",
     "ROUTES",
     "Route",
@@ -108,6 +117,9 @@ __all__ = [
     "margin_from_feasible",
     "margin_qp",
     "nearest_points",
+    "pair_active_set",
+    "pair_dual_suits",
+    "row_coefficients",
     "register",
     "support_hyperplane",
     "total_hinge_lp",

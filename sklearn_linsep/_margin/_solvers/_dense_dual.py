@@ -29,6 +29,14 @@ def dense_dual_suits(m, q):
     return m <= DENSE_DUAL_MAX_ROWS and q + 1 >= m
 
 
+def pair_dual_suits(m, rows, features):
+    """Whether :func:`pair_active_set` is tried first on ``m`` pairs of a
+    machine of ``unknowns`` weights and intercepts: as for two classes, where
+    every pair may be a support pair (a held set beyond the unknowns is
+    singular), and few enough for their Gram matrix."""
+    return m <= DENSE_DUAL_MAX_ROWS and features + 1 >= rows
+
+
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
     """The maximal margin of the rows ``Z`` from the hard-margin dual on their
     Gram matrix (:func:`gram_active_set`, from all the rows held); a
@@ -65,14 +73,14 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
     held = np.union1d(held, np.flatnonzero(sides == 0))  # equalities: always
     seen = set()
     beta = np.zeros(m)
-    system = _HeldSystem(gram, c)
+    system = HeldSystem(_two_class_block(gram), _two_class_right(c), gram)
     for _ in range(DENSE_DUAL_MAX_ITERATIONS):
         held = np.sort(held)
         key = held.tobytes()
         if key in seen or not _two_sided(c[held]):
             return None  # cycling, or one class: not for this route
         seen.add(key)
-        solved = system.solve(held)
+        solved = _two_class_solve(system, held)
         if solved is None:
             return None
         held, held_beta, intercept = solved  # less rows dependent on the others
@@ -101,81 +109,105 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
     return None
 
 
-class _HeldSystem:
-    """``(β, b)`` with ``K_II β + b = c_I`` and ``Σ β = 0`` for a held set I.
+def _two_class_block(gram):
+    """``K_IJ + 1``: the bordered system's block of the rows I and J."""
 
-    ``K + 1 1ᵀ`` acts as K on every β with Σ β = 0, and is positive definite
-    where the rows are affinely independent (K of centred rows is not): one
-    Cholesky factor, then ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0.
+    def block(rows, columns):
+        return gram[np.ix_(rows, columns)] + 1.0
+
+    return block
+
+
+def _two_class_right(c):
+    def right(held):
+        return np.column_stack([c[held], np.ones(held.size)])
+
+    return right
+
+
+def _two_class_solve(system, held):
+    """``(held, β on held, b)`` with ``K_II β + b = c_I`` and ``Σ β = 0``, or
+    None where the system is singular. ``K + 1 1ᵀ`` acts as K on every β with
+    Σ β = 0, and is positive definite where the rows are affinely independent
+    (K of centred rows is not): one factor solves for c and 1, then
+    ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0."""
+    solved = system.solve(held)
+    if solved is None:
+        return None
+    held, solution = solved
+    towards_c, towards_one = solution[:, 0], solution[:, 1]
+    intercept = towards_c.sum() / towards_one.sum()
+    beta = towards_c - intercept * towards_one
+    if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
+        return None
+    return held, beta, float(intercept)
+
+
+class HeldSystem:
+    """The solves ``M_II X = R_I`` of an active set's held set I, for a
+    positive semidefinite ``M`` given by its blocks (``block(rows, columns)``)
+    and right-hand sides ``right(held)``: the two-class dual (``M = K + 1 1ᵀ``)
+    and the pairs of K classes (``M = C ∘ (K + 1 1ᵀ)``) alike.
 
     The active set's later steps exchange a few percent of the rows: a held set
     that differs from the factored one (of at least ``UPDATE_FROM`` rows) in at
     most ``UPDATE_SHARE`` of them is solved from that factor, the rows that
-    joined and the rows that left (held at β = 0 by a multiplier) in a Schur
+    joined and the rows that left (held at 0 by a multiplier) in a Schur
     complement, for ``2 k² (joined + left)`` flops instead of a new
-    factorisation's ``k³ / 3``.
+    factorisation's ``k³ / 3``. ``full`` is M's whole matrix, where the caller
+    has it (a held set of every row then takes no copy).
     """
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
 
-    def __init__(self, gram, c):
-        self.gram, self.c = gram, c
+    def __init__(self, block, right, full=None):
+        self.block, self.right, self.full = block, right, full
         self.factored, self.factor = None, None
 
     def solve(self, held):
-        """``(held, β on held, b)``, or None if the system is singular. A new
-        factorisation leaves out of the held set returned the rows whose
-        ``(z, 1)`` depend on the others' (to ``DEPENDENT_BELOW``); an update from
-        the last factor does not see them (its solve is then rough, which
-        :func:`gram_active_set` checks on its answer)."""
+        """``(held, X)``, or None if the system is singular. A new
+        factorisation leaves out of the held set returned the rows that depend
+        on the others' (to ``DEPENDENT_BELOW``); an update from the last factor
+        does not see them (its solve is then rough, which the caller checks on
+        its answer)."""
         solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held)
         if solved is None:
             solved = self._factorise(held)
-        if solved is None:
-            return None
-        held, towards_c, towards_one = solved
-        intercept = towards_c.sum() / towards_one.sum()
-        beta = towards_c - intercept * towards_one
-        if not (np.all(np.isfinite(beta)) and np.isfinite(intercept)):
-            return None
-        return held, beta, float(intercept)
+        return solved
 
     def _factorise(self, held):
-        block = self.gram if held.size == len(self.gram) else self._block(held, held)
+        whole = self.full is not None and held.size == len(self.full)
+        block = self.full + 1.0 if whole else self.block(held, held)
         try:
-            factor = cho_factor(block + 1.0, overwrite_a=True, check_finite=False)
+            factor = cho_factor(block, overwrite_a=False, check_finite=False)
             pivots = np.diag(factor[0]) ** 2
-            if np.min(pivots) < DEPENDENT_BELOW * (1.0 + np.max(np.diag(block))):
+            if np.min(pivots) < DEPENDENT_BELOW * np.max(np.diag(block)):
                 raise np.linalg.LinAlgError("a row depends on the others")
         except np.linalg.LinAlgError:
-            # Rows affinely dependent on others (short documents: a few in a
-            # thousand): held at β = 0, free to join again if they are violated.
-            independent = _independent_rows(block + 1.0)
+            # Rows dependent on others (short documents: a few in a thousand;
+            # pairs beyond the machine's unknowns): held at 0, free to join
+            # again if they are violated.
+            independent = _independent_rows(block)
             held = held[independent]
             try:
                 factor = cho_factor(
-                    block[np.ix_(independent, independent)] + 1.0,
+                    block[np.ix_(independent, independent)],
                     overwrite_a=True,
                     check_finite=False,
                 )
             except np.linalg.LinAlgError:
                 return None
         self.factored, self.factor = held, factor
-        right = np.column_stack([self.c[held], np.ones(held.size)])
-        solution = cho_solve(factor, right, check_finite=False)
-        return held, solution[:, 0], solution[:, 1]
-
-    def _block(self, rows, columns):
-        return self.gram[np.ix_(rows, columns)]
+        return held, cho_solve(factor, self.right(held), check_finite=False)
 
     def _from_factor(self, held):
         """The solves for ``held`` from the factor of ``self.factored``: the
         system on the factored rows plus the joined ones, with the left rows'
-        β held at 0, by block elimination (Schur complement of the factored
-        block)."""
+        unknowns held at 0, by block elimination (Schur complement of the
+        factored block)."""
         base = self.factored
         leaving = np.flatnonzero(~np.isin(base, held))  # positions in base
         joining = held[~np.isin(held, base)]
@@ -184,27 +216,27 @@ class _HeldSystem:
             return None
         a, r = joining.size, leaving.size
         border = np.zeros((base.size, a + r))
-        border[:, :a] = self._block(base, joining) + 1.0
+        border[:, :a] = self.block(base, joining)
         border[leaving, a + np.arange(r)] = 1.0
         corner = np.zeros((a + r, a + r))
-        corner[:a, :a] = self._block(joining, joining) + 1.0
+        corner[:a, :a] = self.block(joining, joining)
         through = cho_solve(self.factor, border, check_finite=False)
         schur = corner - border.T @ through
-        right = np.column_stack([self.c[base], np.ones(base.size)])
+        right = self.right(base)
         right[leaving] = 0.0
-        right_extra = np.zeros((a + r, 2))
-        right_extra[:a] = np.column_stack([self.c[joining], np.ones(a)])
+        right_extra = np.zeros((a + r, right.shape[1]))
+        right_extra[:a] = self.right(joining)
         base_part = cho_solve(self.factor, right, check_finite=False)
         try:
             extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
         except np.linalg.LinAlgError:
             return None
         base_part -= through @ extra
-        solution = np.empty((held.size, 2))
+        solution = np.empty((held.size, right.shape[1]))
         staying = np.isin(base, held)
         solution[np.searchsorted(held, base[staying])] = base_part[staying]
         solution[np.searchsorted(held, joining)] = extra[:a]
-        return held, solution[:, 0], solution[:, 1]
+        return held, solution
 
 
 def _independent_rows(matrix):
@@ -230,3 +262,128 @@ def _dense_dual_answer(Z, c, dual, intercept, tol):
         weights=_as_hull_weights((coef, intercept, dual), c),
         status=Status.OPTIMAL,
     )
+
+
+def class_columns(own, others, n_classes):
+    """``B``, of shape (K, m): the pairs' class columns ``e_own - e_other``."""
+    m = len(own)
+    classes = np.zeros((n_classes, m))
+    classes[own, np.arange(m)] = 1.0
+    classes[others, np.arange(m)] -= 1.0
+    return classes
+
+
+def pair_system(gram, position, own, others, n_classes):
+    """The :class:`HeldSystem` of pairs (a pair's key is its position in
+    ``own``): ``M = C ∘ (K + 1 1ᵀ)`` by blocks, right-hand sides ``[1, Bᵀ]``
+    (see :func:`pair_active_set`). ``gram`` is a callable or an array:
+    ``gram(rows, columns)`` gives the rows' Gram block."""
+    classes = class_columns(own, others, n_classes)
+    if not callable(gram):
+        matrix = gram
+
+        def gram(rows, columns):
+            return matrix[np.ix_(rows, columns)]
+
+    def block(rows, columns):
+        coupling = classes[:, rows].T @ classes[:, columns]  # small integers: exact
+        return coupling * (gram(position[rows], position[columns]) + 1.0)
+
+    def right(rows):
+        return np.column_stack([np.ones(rows.size), classes[:, rows].T])
+
+    return HeldSystem(block, right)
+
+
+def pair_active_set(gram, position, own, others, n_classes, held, tol=1e-12, system=None):
+    r"""The Crammer–Singer dual of a set of pairs on their rows' Gram matrix,
+    by the primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
+    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle.
+
+    Pair j is row ``position[j]`` of ``gram`` (rows shared by several pairs are
+    in it once) with the classes ``own[j]`` and ``others[j]``. With ``B`` the
+    class columns (:func:`class_columns`), the pairs' Gram matrix is
+    ``C ∘ K`` with the class coupling ``C = Bᵀ B`` (entries in {-2, …, 2}):
+    never formed whole, only the blocks a held set needs. The held pairs solve
+    ``(C ∘ K)_II α + B_Iᵀ b = 1`` and ``B_I α = 0``: with
+    ``M = C ∘ (K + 1 1ᵀ)``, which acts as ``C ∘ K`` on every α with ``B α = 0``
+    and is positive definite where the held pairs' Kesler rows are independent,
+    one factor solves ``M X = [1, B_Iᵀ]`` and the K × K system
+    ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (with ``Σ b = 0``) gives b. Only K - 1 of
+    the K balance equations are independent (``1ᵀ B = 0``). Two classes are the
+    case K = 2 (``C = 2 c cᵀ``).
+
+    ``system``: ``(keys, held system)``, a :class:`HeldSystem` over keys that
+    outlive this call (a working-set loop's pairs: its factor then serves the
+    next round's solves), ``keys[j]`` that of pair j, sorted.
+    """
+    m = len(own)
+    classes = class_columns(own, others, n_classes)
+    if system is None:
+        keys, system = np.arange(m), pair_system(gram, position, own, others, n_classes)
+    else:
+        keys, system = system
+    seen = set()
+    alpha = np.zeros(m)
+    held = np.asarray(held, dtype=np.intp)
+    for _ in range(DENSE_DUAL_MAX_ITERATIONS):
+        held = np.sort(held)
+        key = held.tobytes()
+        if key in seen or not held.size:
+            return None  # cycling
+        seen.add(key)
+        solved = system.solve(keys[held])
+        if solved is None:
+            return None
+        held_keys, solution = solved  # less pairs dependent on the others
+        held = np.searchsorted(keys, held_keys)
+        held_classes = classes[:, held]
+        towards_one, towards_classes = solution[:, 0], solution[:, 1:]
+        coupling = held_classes @ towards_classes
+        intercept = np.linalg.lstsq(
+            coupling + np.ones_like(coupling), held_classes @ towards_one, rcond=None
+        )[0]
+        held_alpha = towards_one - towards_classes @ intercept
+        if not (np.all(np.isfinite(held_alpha)) and np.all(np.isfinite(intercept))):
+            return None
+        alpha[:] = 0.0
+        alpha[held] = held_alpha
+        margins = pair_scores(gram, position, own, others, alpha, n_classes)
+        margins += classes.T @ intercept
+        keep = held[held_alpha > 0]
+        outside = np.ones(m, bool)
+        outside[held] = False
+        violated = np.flatnonzero(outside & (margins < 1 - tol))
+        if keep.size == held.size and violated.size == 0:
+            if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
+                return None
+            return alpha, intercept
+        held = np.concatenate([keep, violated])
+    return None
+
+
+def row_coefficients(position, own, others, alpha, n_classes, n_rows):
+    """``A``, of shape (K, rows): ``W = A Z`` for ``W = Σ_j α_j (e_own - e_other)
+    z_jᵀ`` where pair j is row ``position[j]`` of Z."""
+    coefficients = np.zeros((n_classes, n_rows))
+    np.add.at(coefficients, (own, position), alpha)
+    np.add.at(coefficients, (others, position), -alpha)
+    return coefficients
+
+
+def pair_scores(gram, position, own, others, alpha, n_classes):
+    """``(w_own - w_other)·z_j`` of every pair, with W of the pairs' dual α,
+    from the rows' Gram matrix (``A K``: K scores a row; only the rows of
+    nonzero α and those of the pairs are read)."""
+    rows, local = np.unique(position, return_inverse=True)
+    weighted = np.unique(position[alpha != 0])
+    coefficients = row_coefficients(
+        np.searchsorted(weighted, position[alpha != 0]),
+        own[alpha != 0],
+        others[alpha != 0],
+        alpha[alpha != 0],
+        n_classes,
+        weighted.size,
+    )
+    scores = coefficients @ gram[np.ix_(weighted, rows)]
+    return scores[own, local] - scores[others, local]

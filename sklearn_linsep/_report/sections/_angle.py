@@ -47,11 +47,14 @@ class Angle(Section):
     _TWO_CLASS_ONLY = ("length", "T2")
 
     def compute(self, data, errors):
-        stats = data.standardized_statistics if data.standardize else data.statistics
+        settings = data.settings
+        stats = (
+            data.standardized_statistics if settings.standardize else data.statistics
+        )
         classes = np.arange(data.n_classes)
         section = {}
         for metric in METRICS:
-            estimator = SeparabilityAngle(kappa=data.kappa, metric=metric)
+            estimator = SeparabilityAngle(kappa=settings.kappa, metric=metric)
             section[metric] = _figures(estimator.fit_statistics(stats, classes))
             if data.n_classes == 2:  # the L of this metric's θ
                 section[metric]["length"] = section[metric][_LENGTH[metric]]

@@ -9,7 +9,7 @@ from scipy.stats import norm
 
 from ..._separability import class_mean_distance
 from .._layout import columns, number, pair_name
-from .._section import Section
+from .._section import HeadlineParts, Section
 
 # Words for Δ: two equally likely Gaussian classes Δ = 1, 2, 4 apart are split by
 # the best linear rule with error 31%, 16%, 2.3%.
@@ -90,6 +90,39 @@ class Distance(Section):
                 "constant within each class?)"
             )
         return lines
+
+    def headline(self, report):
+        """How far apart the closest means are, in words and as the error of
+        two Gaussian classes that far apart: an estimate, which a measured
+        accuracy follows."""
+        section = report.get(self.key)
+        if section is None:
+            return HeadlineParts(
+                how_well="the distance between the class means could not be "
+                "computed (see 'Not available')",
+                precedence=1,
+            )
+        pair = closest(section)
+        means = "the class means are"
+        if len(report["data"]["classes"]) > 2:
+            means = f"the closest pair's means, {pair_name(pair)}, are"
+        if pair["infinite"]:
+            return HeadlineParts(
+                how_well=f"{means} infinitely far apart: they differ along a "
+                "direction in which no row of either class varies (a feature "
+                "constant within each class: a leaked label?)",
+                precedence=1,
+            )
+        delta = pair["corrected"]
+        return HeadlineParts(
+            how_well=f"{means} {delta:.2f} apart in Mahalanobis distance (unbiased "
+            f"estimate; {pair['mahalanobis']:.2f} as measured): "
+            f"{distance_words(delta)}; two equally likely Gaussian classes that far "
+            f"apart would be split with error {pair['gaussian_error']:.1%} (the "
+            "idealised Gaussian error Phi(-distance/2), not a measured one)",
+            precedence=1,
+            estimate=True,
+        )
 
 
 def _closest_first(pair):

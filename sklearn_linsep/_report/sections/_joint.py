@@ -6,8 +6,8 @@ import numpy as np
 
 from ..._certificates import linear_separability
 from .._layout import number, of_rows, plain, wrapped
-from .._section import Section
-from ._verdict import fewest_removed, removal_text
+from .._section import HeadlineParts, Section
+from ._verdict import Verdict, fewest_removed, removal_text
 
 
 class JointVerdict(Section):
@@ -37,7 +37,7 @@ class JointVerdict(Section):
 
     def compute(self, data, errors):
         result = linear_separability(
-            data.standardized, data.y, multiclass="joint", tol=data.tol
+            data.standardized, data.y, multiclass="joint", tol=data.settings.tol
         )
         names = data.class_names
         verdict = {
@@ -94,6 +94,23 @@ class JointVerdict(Section):
             f"class) pairs over {rows} balance per class, so no linear machine "
             f"classifies every row right; for one to, {removal_text(verdict)}"
         ] + certificate_lines(verdict, report["data"]["classes"])
+
+    def headline(self, report):
+        """The verdict's first clause, before the pairs': where the pairs' test
+        failed, the verdict line says that alone."""
+        joint = report.get(self.key)
+        if joint is None or report.get(Verdict.key) is None:
+            return HeadlineParts()
+        if joint["separable"]:
+            sample = "" if joint["conclusive"] else ", on the sample"
+            return HeadlineParts(
+                verdict="one linear machine separates all classes (margin "
+                f"{number(joint['margin'], 6)}{sample})"
+            )
+        return HeadlineParts(
+            verdict="no linear machine separates all classes "
+            f"({joint['certificate_rows']} rows prove it)"
+        )
 
 
 def certificate_lines(verdict, names):

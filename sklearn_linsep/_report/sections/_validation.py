@@ -15,7 +15,9 @@ from ..._fisher import FisherDiscriminant
 from ..._online import Adaline, Perceptron, PocketPerceptron
 from ..._svm import HardMarginSVM
 from .._layout import columns, of_rows
-from .._section import Section
+from .._section import HeadlineParts, Section
+
+_NEW_ROWS = "says how a linear rule does on new rows"  # what cross-validation says
 
 
 def report_models(kappa=1.0, seed=0):
@@ -45,23 +47,24 @@ class CrossValidation(Section):
     )
 
     def applies(self, data):
-        return bool(data.cv)
+        return bool(data.settings.cv)
 
     def compute(self, data, errors):
+        settings = data.settings
         rows = data.fitting_rows()
-        data.settings["cv_rows"] = int(len(rows))
+        data.run_settings["cv_rows"] = int(len(rows))
         X, y = data.X[rows], data.y[rows]
         smallest = int(np.bincount(y, minlength=data.n_classes).min())
-        if smallest < data.cv:
-            return {"skipped": _too_few_rows(data, len(rows), smallest)}
+        if smallest < settings.cv:
+            return {"skipped": _too_few_rows(settings.cv, len(rows), smallest)}
         splitter = StratifiedKFold(
-            n_splits=data.cv, shuffle=True, random_state=data.seed
+            n_splits=settings.cv, shuffle=True, random_state=settings.seed
         )
         folds = list(splitter.split(X, y))
         progress = data.progress or (lambda: None)
         results = {}
-        for name, model in report_models(data.kappa, data.seed).items():
-            if not data.cv_raw:  # the scaler fitted on each fold's training rows
+        for name, model in report_models(settings.kappa, settings.seed).items():
+            if not settings.cv_raw:  # the scaler fitted on each fold's training rows
                 model = make_pipeline(StandardScaler(), model)
             results[name] = self.guarded(
                 errors,
@@ -96,8 +99,32 @@ class CrossValidation(Section):
         ]  # fmt: skip
         return [self.heading(report)] + columns(["model", "mean", "sd"], rows)
 
+    def headline(self, report):
+        """The best accuracy measured, said after the distance's estimate; and the
+        step to take next (asked also where the report has no cross-validation)."""
+        section = report.get(self.key)
+        best = best_model(section)
+        measured = ""
+        if best is not None:
+            name, mean = best
+            measured = (
+                f"measured: the best cross-validated accuracy is {mean:.4f} ({name})"
+            )
+        return HeadlineParts(measured=measured, next_steps=_next_step(report, section))
 
-def _too_few_rows(data, n_rows, smallest):
+
+def _next_step(report, section):
+    """The cross-validation to look at, or the ``--cv`` these rows allow (none
+    where they allow no folds)."""
+    if section is not None and "skipped" not in section:
+        return (f"the cross-validated accuracy {_NEW_ROWS}",)
+    possible = report["settings"].get("cv_possible", 10)
+    if possible >= 2:  # only folds this file allows
+        return (f"--cv {min(10, possible)} {_NEW_ROWS}",)
+    return ()
+
+
+def _too_few_rows(cv, n_rows, smallest):
     """Why stratified folds cannot be made, and what would do."""
     advice = (
         f"--cv {smallest} is the most folds these rows allow"
@@ -106,7 +133,7 @@ def _too_few_rows(data, n_rows, smallest):
         "rows allow no cross-validation"
     )
     return (
-        f"--cv {data.cv} needs at least {data.cv} rows of every class among the "
+        f"--cv {cv} needs at least {cv} rows of every class among the "
         f"{n_rows} rows it uses (--fit-rows), and the smallest class has {smallest}: "
         f"{advice}."
     )

@@ -7,8 +7,7 @@ from itertools import combinations
 import numpy as np
 
 from ..._certificates import linear_separability
-from ..._margin import minimum_errors
-from ..._margin._solvers._highs import native_stdout_silenced
+from ..._margin import minimum_errors, native_stdout_silenced
 from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
 from .._layout import (
@@ -23,10 +22,11 @@ from .._layout import (
     plain,
     wrapped,
 )
-from .._section import Section
+from .._section import HeadlineParts, Section
 
 # Beyond this many features, the text shows the hyperplane's largest weights only.
 SHOWN_WEIGHTS = 30
+_FAILED = "the separability test failed (see 'Not available')"  # in the headline
 
 
 class Verdict(Section):
@@ -118,6 +118,64 @@ class Verdict(Section):
             f"hinge {hinge_text(verdict)}; {removal_text(verdict)}"
         )
 
+    def headline(self, report):
+        """The verdict of two classes, or how many pairs are separable; and the
+        certificate's rows to look at where a pair is not."""
+        verdicts = report.get(self.key)
+        if verdicts is None:
+            return HeadlineParts(verdict=_FAILED)
+        if len(verdicts) == 1:
+            clause = _two_class_clause(verdicts[0])
+        else:
+            clause = _pairs_clause(verdicts)
+        steps = ()
+        if any(v["separable"] is False for v in verdicts):
+            steps = ("the certificate's rows (below) are where the classes meet",)
+        return HeadlineParts(verdict=clause, next_steps=steps)
+
+
+def _two_class_clause(verdict):
+    """The headline's verdict of two classes: the margin, or the certificate and
+    the least total hinge."""
+    if verdict["separable"] is None:
+        return _FAILED
+    margin = number(verdict.get("margin"), 6)
+    if verdict["separable"] and not verdict["conclusive"]:
+        return (
+            f"the sample of {count(verdict['rows'])} of {count(verdict['of_rows'])} "
+            f"rows is linearly separable (margin {margin}, standardized); that "
+            "proves nothing of the other rows (raise --sample-rows to test them all)"
+        )
+    if verdict["separable"]:
+        return (
+            f"linearly separable, with maximal margin {margin} in standardized units "
+            "(every feature at unit variance; the hyperplane is below)"
+        )
+    return (
+        f"not linearly separable: {verdict['certificate_size']} rows prove it (a "
+        "point in both convex hulls); least total hinge, standardized, "
+        f"{hinge_text(verdict)}"
+    )
+
+
+def _pairs_clause(verdicts):
+    """The headline's verdict of K > 2 classes: how many pairs are separable,
+    and the first few that are not."""
+    decided = [v for v in verdicts if v["separable"] is not None]
+    separable = [v for v in decided if v["separable"]]
+    inseparable = [
+        f"{pair_name(v)} ({v['certificate_size']} rows prove it)"
+        for v in decided
+        if not v["separable"]
+    ]
+    text = f"{len(separable)} of {len(verdicts)} class pairs are linearly separable"
+    if inseparable:
+        text += "; not: " + ", ".join(inseparable[:3])
+        text += ", ..." if len(inseparable) > 3 else ""
+    if any(not v["conclusive"] for v in separable):
+        text += " (separable ones on the sample only)"
+    return text
+
 
 def removal_text(verdict):
     """The fewest rows to remove, as far as the search went."""
@@ -166,7 +224,7 @@ def pair_verdict(data, pair):
     mask = np.isin(data.y, pair)
     members = np.flatnonzero(mask)
     Z, y = data.standardized[mask], data.y[mask]
-    result = linear_separability(Z, y, tol=data.tol)
+    result = linear_separability(Z, y, tol=data.settings.tol)
     names = data.class_names
     verdict = {
         "classes": [names[k] for k in pair],
@@ -228,7 +286,7 @@ def _least_hinge(data, Z, y, rows):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            svm = HardMarginSVM(tol=data.tol).fit(Z[rows], y[rows])
+            svm = HardMarginSVM(tol=data.settings.tol).fit(Z[rows], y[rows])
         found["hinge_violation"] = float(svm.hinge_violation_)
     except SolverError as error:
         found["hinge_violation"] = None
@@ -249,9 +307,9 @@ def fewest_removed(data, Z, labels, classes, rows, members):
                 Z[rows],
                 labels[rows],
                 classes,
-                time_limit=data.time_limit,
-                effort=data.effort,
-                tol=data.tol,
+                time_limit=data.settings.time_limit,
+                effort=data.settings.effort,
+                tol=data.settings.tol,
                 greedy=whole,
             )
     except SolverError as error:
