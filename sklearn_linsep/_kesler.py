@@ -169,6 +169,43 @@ class Pairs:
         rows, others = pairs_of(ids, self.n_classes)
         return self.rows(rows), self.codes[rows], others
 
+    def stored_rows(self, indices):
+        """Rows of X as a pass reads them (sparse rows stay sparse where X is
+        in memory; a backend fetches them dense)."""
+        return self.original_rows(indices)
+
+    def pair_margins(self, ids, coef, intercept):
+        """The margins of the pairs ``ids`` from their rows' K scores (each row
+        once; sparse X stays sparse): never a dense row per pair."""
+        rows, others = pairs_of(ids, self.n_classes)
+        unique, position = np.unique(rows, return_inverse=True)
+        scores = block_scores(
+            self.stored_rows(unique), self.centre, self.scale, coef, intercept
+        )
+        return scores[position, self.codes[rows]] - scores[position, others]
+
+    def dual_combination(self, ids, alpha):
+        """``(Σ α (e_own - e_other) zᵀ, the same of |z|)`` of the pairs ``ids``,
+        each row once (``A Z`` with ``A`` the rows' coefficients). For sparse X
+        the second is a bound, ``|z| ≤ (|x| + |centre|) / scale``."""
+        rows, others = pairs_of(ids, self.n_classes)
+        unique, position = np.unique(rows, return_inverse=True)
+        coefficients = np.zeros((self.n_classes, unique.size))
+        np.add.at(coefficients, (self.codes[rows], position), alpha)
+        np.add.at(coefficients, (others, position), -alpha)
+        weights = np.abs(coefficients)
+        block = self.stored_rows(unique)
+        if not sp.issparse(block):
+            block = (np.asarray(block, dtype=float) - self.centre) / self.scale
+            return coefficients @ block, weights @ np.abs(block)
+        block = sp.csr_matrix(block, dtype=np.float64)
+        scale = np.broadcast_to(self.scale, (self.n_features,))
+        combination = (np.asarray((block.T @ coefficients.T).T)
+                       - coefficients.sum(axis=1)[:, None] * self.centre) / scale
+        absolute = (np.asarray((abs(block).T @ weights.T).T)
+                    + weights.sum(axis=1)[:, None] * np.abs(self.centre)) / scale
+        return combination, absolute  # fmt: skip
+
     def anchors(self):
         """One pair per ordered pair of classes (j, k): the row of class j
         nearest k under the nearest-mean machine (found with the seed). With
@@ -196,6 +233,9 @@ class KeslerRows(Pairs):
 
     in_memory = True
     original_rows = ScaledRows.original_rows
+
+    def stored_rows(self, indices):
+        return self.X[indices]
 
     def __init__(self, X, codes, n_classes, sample_weight=None, indices=None):
         self.X = X
@@ -286,7 +326,7 @@ def working_violations(pairs, coef, intercept, threshold, working, slack):
     of ``working`` (what the loop drops rows by)."""
     rows, others = pairs_of(working, pairs.n_classes)
     _, violation = block_violations(
-        pair_margins(*pairs.pairs(working), coef, intercept), others, rows,
+        pairs.pair_margins(working, coef, intercept), others, rows,
         pairs.n_classes, threshold, slack, np.array([], np.intp),
     )  # fmt: skip
     return violation
@@ -318,16 +358,20 @@ def split_machine(vector, n_classes, n_features):
 
 
 class RowGram:
-    """The Gram matrix ``Z Zᵀ`` of the rows a working-set loop has seen, grown
-    as rows join (``rows_of(indices)`` gives rows of Z): each round computes
-    the products of its new rows only, so that the loop's held system can keep
-    its factor from round to round."""
+    """The Gram matrix ``Z Zᵀ`` of the rows of a frame (``Z = (X - centre) /
+    scale``) that a working-set loop has seen, grown as rows join: each round
+    computes the products of its new rows only, so that the loop's held system
+    can keep its factor from round to round. Sparse X is never densified: its
+    products are ``X' X'ᵀ`` less the centre's terms (``X' = X / scale``), and
+    Z's rows are not kept."""
 
-    def __init__(self, rows_of, n_samples):
-        self.rows_of = rows_of
-        self.position_of = np.full(n_samples, -1, dtype=np.intp)
-        self.rows = None  # Z of the rows seen, in order of arrival
+    def __init__(self, frame):
+        self.frame = frame
+        self.position_of = np.full(frame.n_samples, -1, dtype=np.intp)
+        self.seen = np.array([], dtype=np.intp)  # row ids, in order of arrival
         self.matrix = np.zeros((0, 0))
+        self._dense = None  # Z of the rows seen (dense X only)
+        self._sparse, self._offsets = None, np.array([])  # X' and X'·m' (sparse X)
 
     def positions(self, row_ids):
         """The positions in :attr:`matrix` of the rows ``row_ids`` (added if
@@ -339,18 +383,55 @@ class RowGram:
         return self.position_of[row_ids]
 
     def _add(self, new):
-        added = self.rows_of(new)
+        sparse = sp.issparse(self.frame.stored_rows(new[:1]))
+        cross, square = (self._sparse_products if sparse
+                         else self._dense_products)(new)  # fmt: skip
         seen = len(self.matrix)
         grown = np.empty((seen + new.size, seen + new.size))
         grown[:seen, :seen] = self.matrix
         if seen:
-            cross = added @ self.rows.T
             grown[seen:, :seen] = cross
             grown[:seen, seen:] = cross.T
-        grown[seen:, seen:] = added @ added.T
-        self.rows = added if self.rows is None else np.vstack([self.rows, added])
+        grown[seen:, seen:] = square
         self.matrix = grown
         self.position_of[new] = seen + np.arange(new.size)
+        self.seen = np.concatenate([self.seen, new])
+
+    def _dense_products(self, new):
+        added = self.frame.rows(new)
+        cross = None if self._dense is None else added @ self._dense.T
+        self._dense = added if self._dense is None else np.vstack([self._dense, added])
+        return cross, added @ added.T
+
+    def _sparse_products(self, new):
+        frame = self.frame
+        shift = frame.centre / frame.scale
+        added = sp.csr_matrix(frame.stored_rows(new), dtype=np.float64).multiply(
+            1.0 / np.broadcast_to(frame.scale, (frame.n_features,))
+        ).tocsr()
+        offsets = np.asarray(added @ shift).ravel()
+        level = float(shift @ shift)
+
+        def products(first, first_offsets, second, second_offsets):
+            raw = np.asarray((first @ second.T).todense())
+            return raw - first_offsets[:, None] - second_offsets[None, :] + level
+
+        cross = None
+        if self._sparse is not None:
+            cross = products(added, offsets, self._sparse, self._offsets)
+        self._sparse = added if self._sparse is None else sp.vstack(
+            [self._sparse, added], format="csr"
+        )
+        self._offsets = np.concatenate([self._offsets, offsets])
+        return cross, products(added, offsets, added, offsets)
 
     def block(self, rows, columns):
         return self.matrix[np.ix_(rows, columns)]
+
+    def combination(self, coefficients):
+        """``A Z`` of the rows seen, for ``A`` of shape (K, rows seen)."""
+        if self._dense is not None:
+            return coefficients @ self._dense
+        shift = self.frame.centre / self.frame.scale
+        product = np.asarray((self._sparse.T @ coefficients.T).T)
+        return product - coefficients.sum(axis=1)[:, None] * shift[None, :]

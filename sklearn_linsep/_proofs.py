@@ -181,11 +181,18 @@ def joint_proven_margins(
     for start in range(0, n, ROWS_PER_BLOCK):
         block_rows = slice(start, min(start + ROWS_PER_BLOCK, n))
         block = X[block_rows]
-        block = block.toarray() if sp.issparse(block) else np.asarray(block, float)
-        if center is not None:
-            block = block - center
-        scores = block @ coef.T + offset
-        terms = np.abs(block) @ np.abs(coef).T + np.abs(offset)
+        if sp.issparse(block):  # not centred (that would fill it): the shift apart
+            shift = 0.0 if center is None else coef @ center
+            scores = np.asarray(block @ coef.T) + (offset - shift)
+            terms = np.asarray(abs(block) @ np.abs(coef).T) + np.abs(offset)
+            if center is not None:
+                terms += np.abs(coef) @ np.abs(center) + np.abs(shift)
+        else:
+            block = np.asarray(block, float)
+            if center is not None:
+                block = block - center
+            scores = block @ coef.T + offset
+            terms = np.abs(block) @ np.abs(coef).T + np.abs(offset)
         own = codes[block_rows]
         local = rows[: len(own)]
         margins = scores[local, own][:, None] - scores

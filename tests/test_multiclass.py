@@ -506,3 +506,83 @@ def test_verify_refuses_rows_and_labels_that_do_not_match():
     with pytest.raises(ValueError, match="verify needs X of shape"):
         result.verify(X[:3], y)
     assert not result.verify(X[:60], y[:60])  # the certificate's rows are not there
+
+
+def text_like(n, p, n_classes, seed=0):
+    """Sparse rows of 5-15 words each, L2-normalised, a few words a class."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    rows, columns, values = [], [], []
+    for i in range(n):
+        words = np.unique(np.r_[rng.integers(0, p, 10), y[i] * 7 + rng.integers(0, 7, 3)])
+        weights = rng.random(words.size) + 0.5
+        rows.append(np.full(words.size, i))
+        columns.append(words)
+        values.append(weights / np.linalg.norm(weights))
+    X = sp.csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+        shape=(n, p),
+    )
+    return X, y
+
+
+def counting_pair_solves(monkeypatch):
+    """Count the calls of the pairs' dual on the Gram matrix."""
+    from sklearn_linsep._margin import _multiclass
+
+    calls = []
+    solve = _multiclass.pair_active_set
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[1]))
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_multiclass, "pair_active_set", counted)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wide_machines_come_from_the_rows_gram_and_are_cvxpys(seed, monkeypatch):
+    """p + 1 >= rows: every pair may hold at margin 1, and the dual on the
+    rows' Gram matrix (the pairs' Gram C ∘ K, never formed whole) answers."""
+    rng = np.random.default_rng(300 + seed)
+    K = 3 + seed % 3
+    n = 6 * K
+    X = rng.normal(size=(n, n + 2 * seed))
+    y = np.arange(n) % K
+    calls = counting_pair_solves(monkeypatch)
+    result = linear_separability(X, y, multiclass="joint")
+    reference = crammer_singer_cvxpy(X, y)
+    assert calls and result.separable and result.verify(X, y)
+    np.testing.assert_allclose(
+        result.coef, reference, rtol=0, atol=1e-6 * np.abs(reference).max()
+    )
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    np.testing.assert_allclose(svm.coef_, result.coef, rtol=1e-9, atol=1e-12)
+
+
+def test_tall_machines_keep_the_primal_route(monkeypatch):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 3))
+    y = np.argmax(X @ rng.normal(size=(4, 3)).T, axis=1)
+    calls = counting_pair_solves(monkeypatch)
+    assert linear_separability(X, y, multiclass="joint").verify(X, y)
+    assert not calls
+
+
+def test_sparse_text_of_several_classes_is_solved_in_the_span_of_its_rows():
+    """K > 2 classes of sparse rows: the dense answer, with no dense array of
+    the rows' width times their number (X densified would be 9.6 MB)."""
+    import tracemalloc
+
+    X, y = text_like(150, 8000, 3)
+    dense = linear_separability(X.toarray(), y, multiclass="joint")
+    tracemalloc.start()
+    result = linear_separability(X, y, multiclass="joint")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert result.separable and dense.separable and result.verify(X, y)
+    assert result.margin == pytest.approx(dense.margin, rel=1e-9)
+    np.testing.assert_allclose(result.coef, dense.coef, rtol=0,
+                               atol=1e-8 * np.abs(dense.coef).max())  # fmt: skip
+    assert peak < 0.5 * X.shape[0] * X.shape[1] * 8, peak

@@ -213,23 +213,32 @@ def test_a_new_route_is_one_registration(monkeypatch):
     assert [route.name for route in _solvers.ROUTES][:2] == ["constant", "gives way"]
 
 
-def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
-    from sklearn_linsep._margin._solvers._dense_dual import _HeldSystem
+def _two_class_system(gram, c):
+    """The two-class held system ``K + 1 1ᵀ``, and its solve for β and b."""
+    from sklearn_linsep._margin._solvers import _dense_dual
 
+    system = _dense_dual.HeldSystem(
+        _dense_dual._two_class_block(gram), _dense_dual._two_class_right(c), gram
+    )
+    system.solve_two_class = lambda held: _dense_dual._two_class_solve(system, held)
+    return system
+
+
+def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
     Z, c = _wide(900, 1000, seed=5)
     gram = Z @ Z.T
-    updated = _HeldSystem(gram, c)
+    updated = _two_class_system(gram, c)
     base = np.arange(0, 900, 2)  # 450 rows factored
-    updated.solve(base)
+    updated.solve_two_class(base)
     rng = np.random.default_rng(0)
     held = np.sort(
         np.r_[np.delete(base, rng.choice(base.size, 20, replace=False)), [1, 3, 5]]
     )
-    solved, beta, intercept = updated.solve(held)
+    solved, beta, intercept = updated.solve_two_class(held)
     assert updated.factored is base  # answered from the factor, not a new one
-    fresh = _HeldSystem(gram, c)
+    fresh = _two_class_system(gram, c)
     fresh.UPDATE_FROM = 10**9
-    _, expected_beta, expected_intercept = fresh.solve(held)
+    _, expected_beta, expected_intercept = fresh.solve_two_class(held)
     assert np.array_equal(solved, held)
     assert np.allclose(beta, expected_beta, rtol=1e-9, atol=1e-12 * abs(beta).max())
     assert intercept == pytest.approx(expected_intercept, rel=1e-9)
@@ -241,12 +250,11 @@ def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
 def test_a_held_row_that_depends_on_the_others_is_left_out():
     """Two equal rows (short documents) make the held system singular: one of
     them is left out, and the others' solve is the one without it."""
-    from sklearn_linsep._margin._solvers._dense_dual import _HeldSystem
-
     Z, c = _wide(40, 100, seed=2)
     Z[7], c[7] = Z[3], c[3]
     gram = Z @ Z.T
-    solved, beta, intercept = _HeldSystem(gram, c).solve(np.arange(40))
+    system = _two_class_system(gram, c)
+    solved, beta, intercept = system.solve_two_class(np.arange(40))
     assert solved.size == 39 and (3 in solved) != (7 in solved)
     residual = gram[np.ix_(solved, solved)] @ beta + intercept - c[solved]
     assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
@@ -334,3 +342,43 @@ def test_the_soft_limits_dual_is_the_faces_whichever_qp_solves_it(monkeypatch):
     largest = np.abs(face.dual).max()
     assert np.allclose(budget.dual, face.dual, atol=1e-5 * largest)
     assert np.all(np.abs(face.dual[sides < 0]) <= 1e-9 * largest)
+
+
+def test_the_pairs_dual_on_the_gram_matrix_is_the_crammer_singer_machine():
+    """pair_active_set against an independent QP (cvxpy): every pair of rows
+    of 3 classes, p > n, the machine and the intercepts (Σ b = 0)."""
+    import cvxpy as cp
+
+    from sklearn_linsep._margin._solvers._dense_dual import (
+        pair_active_set,
+        row_coefficients,
+    )
+
+    rng = np.random.default_rng(3)
+    n, p, K = 12, 20, 3
+    Z = rng.normal(size=(n, p))
+    codes = np.arange(n) % K
+    rows = np.repeat(np.arange(n), K)
+    others = np.tile(np.arange(K), n)
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    own = codes[rows]
+    alpha, intercept = pair_active_set(
+        Z @ Z.T, rows, own, others, K, np.arange(rows.size), tol=1e-12
+    )
+    W = row_coefficients(rows, own, others, alpha, K, n) @ Z
+    Wv, bv = cp.Variable((K, p)), cp.Variable(K)
+    constraints = [cp.sum(bv) == 0] + [
+        (Wv[own[j]] - Wv[others[j]]) @ Z[rows[j]] + bv[own[j]] - bv[others[j]] >= 1
+        for j in range(rows.size)
+    ]
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(Wv)), constraints).solve(
+        solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11
+    )
+    assert np.all(alpha >= 0)
+    np.testing.assert_allclose(W, Wv.value, atol=1e-7 * np.abs(W).max())
+    np.testing.assert_allclose(intercept, bv.value, atol=1e-7 * np.abs(W).max())
+    margins = (np.einsum("ij,ij->i", Z[rows], W[own] - W[others])
+               + intercept[own] - intercept[others])  # fmt: skip
+    assert margins.min() >= 1 - 1e-10
+    assert np.max(np.abs(margins[alpha > 0] - 1)) <= 1e-10

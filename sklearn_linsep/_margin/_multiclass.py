@@ -22,7 +22,7 @@ from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._hard import capped, check_scale
-from ._kkt import check_optimality, dual_problems, pair_terms, proven
+from ._kkt import DualTerms, check_optimality, dual_problems, pair_terms, proven
 from ._result import (
     PROOF_RTOL,
     Hyperplane,
@@ -273,7 +273,7 @@ class _PairsOnGram:
 
     def __init__(self, frame):
         self.frame = frame
-        self.gram = RowGram(frame.rows, frame.n_samples)
+        self.gram = RowGram(frame)
         self.system = None
 
     def __call__(self, ids, tol, held=None):
@@ -295,11 +295,11 @@ class _PairsOnGram:
         if answer is None:
             return None
         alpha, intercept = answer
-        rows = self.gram.rows
-        coef = row_coefficients(position, own, others, alpha, n_classes, len(rows))
-        coef = coef @ rows
-        margins = pair_margins(rows[position], own, others, coef, intercept)
-        if np.min(margins) < 1 - tol / 2:
+        coefficients = row_coefficients(
+            position, own, others, alpha, n_classes, len(self.gram.matrix)
+        )
+        coef = self.gram.combination(coefficients)
+        if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - tol / 2:
             return None
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
 
@@ -436,8 +436,21 @@ def _dual_problems(rows, own, others, solution, tol):
 def _check_optimality(kesler, working, solution, tol):
     """The KKT conditions of the multiclass hard margin on every pair, or a
     SolverError; the smallest margin, as computed."""
-    terms = pair_terms(*kesler.pairs(working), solution, kesler.n_classes)
-    return check_optimality(kesler, terms, solution, tol)
+    return check_optimality(kesler, working_terms(kesler, working, solution),
+                            solution, tol)  # fmt: skip
+
+
+def working_terms(pairs, working, solution):
+    """The :class:`~._kkt.DualTerms` of a working set of pairs, each row once
+    (sparse rows stay sparse)."""
+    alpha = solution.dual
+    combination, absolute = pairs.dual_combination(working, alpha)
+    _, others = pairs_of(working, pairs.n_classes)
+    own = pairs.codes[working // pairs.n_classes]
+    K = pairs.n_classes
+    balance = np.bincount(own, alpha, K) - np.bincount(others, alpha, K)
+    margins = pairs.pair_margins(working, solution.coef, solution.intercept)
+    return DualTerms(combination, absolute, balance, margins)
 
 
 def machine_margin(coef):
