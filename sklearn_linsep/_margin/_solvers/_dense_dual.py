@@ -171,7 +171,7 @@ class HeldSystem:
 
     def __init__(self, block, right, full=None):
         self.block, self.right, self.full = block, right, full
-        self.factored, self.factor = None, None
+        self.factored, self.factor, self._columns = None, None, {}
 
     def solve(self, held):
         """``(held, X)``, or None if the system is singular. A new
@@ -208,8 +208,34 @@ class HeldSystem:
                 )
             except np.linalg.LinAlgError:
                 return None
-        self.factored, self.factor = held, factor
+        self.factored, self.factor, self._columns = held, factor, {}
         return held, cho_solve(factor, self.right(held), check_finite=False)
+
+    def _border(self, base, joining, leaving):
+        """``(B, M_base⁻¹ B)`` of the Schur complement's border: a joining
+        key's block against the factored keys, a leaving position's unit
+        column. Each column is solved once per factor: the active set's steps
+        from one factor share most of their changes."""
+        columns = self._columns
+        new_keys = [key for key in joining if ("joins", key) not in columns]
+        new_positions = [at for at in leaving if ("leaves", at) not in columns]
+        if new_keys or new_positions:
+            border = np.zeros((base.size, len(new_keys) + len(new_positions)))
+            if new_keys:
+                border[:, : len(new_keys)] = self.block(base, np.array(new_keys))
+            border[new_positions, len(new_keys) + np.arange(len(new_positions))] = 1
+            through = cho_solve(self.factor, border, check_finite=False)
+            names = [("joins", key) for key in new_keys]
+            names += [("leaves", at) for at in new_positions]
+            for j, name in enumerate(names):
+                columns[name] = (border[:, j], through[:, j])
+        chosen = [columns["joins", key] for key in joining]
+        chosen += [columns["leaves", at] for at in leaving]
+        if not chosen:
+            empty = np.zeros((base.size, 0))
+            return empty, empty
+        return (np.column_stack([column for column, _ in chosen]),
+                np.column_stack([solved for _, solved in chosen]))  # fmt: skip
 
     def _from_factor(self, held):
         """The solves for ``held`` from the factor of ``self.factored``: the
@@ -223,12 +249,9 @@ class HeldSystem:
         if changed > self.UPDATE_SHARE * base.size:
             return None
         a, r = joining.size, leaving.size
-        border = np.zeros((base.size, a + r))
-        border[:, :a] = self.block(base, joining)
-        border[leaving, a + np.arange(r)] = 1.0
+        border, through = self._border(base, joining, leaving)
         corner = np.zeros((a + r, a + r))
         corner[:a, :a] = self.block(joining, joining)
-        through = cho_solve(self.factor, border, check_finite=False)
         schur = corner - border.T @ through
         right = self.right(base)
         right[leaving] = 0.0
@@ -381,17 +404,7 @@ def row_coefficients(position, own, others, alpha, n_classes, n_rows):
 
 def pair_scores(gram, position, own, others, alpha, n_classes):
     """``(w_own - w_other)·z_j`` of every pair, with W of the pairs' dual α,
-    from the rows' Gram matrix (``A K``: K scores a row; only the rows of
-    nonzero α and those of the pairs are read)."""
-    rows, local = np.unique(position, return_inverse=True)
-    weighted = np.unique(position[alpha != 0])
-    coefficients = row_coefficients(
-        np.searchsorted(weighted, position[alpha != 0]),
-        own[alpha != 0],
-        others[alpha != 0],
-        alpha[alpha != 0],
-        n_classes,
-        weighted.size,
-    )
-    scores = coefficients @ gram[np.ix_(weighted, rows)]
-    return scores[own, local] - scores[others, local]
+    from the rows' Gram matrix (``A K``: K scores a row, no copy of K)."""
+    coefficients = row_coefficients(position, own, others, alpha, n_classes, len(gram))
+    scores = coefficients @ gram
+    return scores[own, position] - scores[others, position]
