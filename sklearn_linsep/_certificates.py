@@ -113,6 +113,9 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
                 result.certificate_indices
             )
         results[_plain(classes[a]), _plain(classes[b])] = result
+        # Its rows (a copy of the pair's rows of X) go before the next pair's
+        # are made, not after: one pair's copy at a time.
+        del problem
     return next(iter(results.values())) if len(classes) == 2 else results
 
 

@@ -379,3 +379,66 @@ def test_sparse_classes_pair_by_pair_as_dense():
         k: v.separable for k, v in dense.items()
     }
     assert all(result.verify(X, y) for result in sparse.values())
+
+
+# ------------------------------------------ K classes: the pairs share their passes
+
+
+def _four_classes(dtype=np.float64, seed=7):
+    """Four classes of 150 rows in 6 features: 0 and 1 far apart (separable),
+    2 and 3 overlapping (inseparable), a row of class 3 repeated as class 2."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-6.0] * 6, [6.0] * 6, [0.0] * 6, [0.3] * 6])
+    y = np.arange(600) % 4
+    X = rng.standard_normal((600, 6)) + centres[y]
+    X[2] = X[3]  # class 2 (row 2) and class 3 (row 3): opposite duplicates
+    return X.astype(dtype), y
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_pairs_of_k_classes_answer_as_each_pair_alone(dtype, sparse):
+    # The K-class call derives each pair's centre, extremes and seed from one
+    # pass over X: its answers are those of the pair's rows asked alone.
+    X, y = _four_classes(dtype)
+    data = sp.csr_matrix(X) if sparse else X
+    results = linear_separability(data, y)
+    assert len(results) == 6
+    verdicts = set()
+    for (a, b), result in results.items():
+        mask = np.isin(y, (a, b))
+        alone = linear_separability(data[mask], y[mask])
+        assert result.separable == alone.separable
+        verdicts.add(result.separable)
+        if result.separable:
+            assert result.margin == pytest.approx(alone.margin, rel=1e-12)
+            scale = np.max(np.abs(alone.coef))
+            np.testing.assert_allclose(
+                result.coef, alone.coef, rtol=0, atol=1e-12 * scale
+            )
+            assert result.intercept == pytest.approx(
+                alone.intercept, rel=1e-12, abs=1e-12 * scale
+            )
+        else:  # in X's rows, as the pair's own are in its subset's
+            assert result.verify(data, y)
+            assert alone.verify(data[mask], y[mask])
+    assert verdicts == {True, False}
+    # The rows repeated with opposite labels are the (2, 3) certificate.
+    assert set(results[2, 3].certificate_indices) == {2, 3}
+
+
+def test_the_pairs_of_k_classes_with_zero_weights_equal_a_copy_without_them():
+    # Rows of weight zero are out of every pair's centre, extremes and seed.
+    from sklearn_linsep._rows import class_pairs, rows_of
+
+    X, y = _four_classes()
+    weights = np.ones(len(y))
+    weights[::7] = 0.0
+    kept = weights > 0
+    weighted = dict(class_pairs(rows_of(X, y, weights, name="test")))
+    plain = dict(class_pairs(rows_of(X[kept], y[kept], name="test")))
+    for pair, problem in weighted.items():
+        other = plain[pair]
+        np.testing.assert_allclose(problem.centre, other.centre, rtol=1e-14)
+        np.testing.assert_array_equal(problem.spread, other.spread)
+        assert problem.scale == pytest.approx(other.scale, rel=1e-15)

@@ -163,3 +163,57 @@ def test_a_new_backend_is_one_module_and_one_registration(blocks_backend):
     angle = SeparabilityAngle().fit(Xb, yb)
     assert angle.score(Xb, yb) == SeparabilityAngle().fit(X, y).score(X, y)
     assert {"rows", "map_rows", "verify"} <= set(blocks_backend.calls)
+
+
+@pytest.mark.parametrize("kind", ["float64", "float32", "sparse", "weights"])
+def test_pairs_share_one_pass_and_find_what_each_pair_finds_alone(kind):
+    # The pairs of K classes take their centre, extremes, seed means and the
+    # duplicate search's projection from one pass over X; each equals what the
+    # pair's problem finds by its own passes (two_class).
+    rng = np.random.default_rng(1)
+    y = np.arange(400) % 4
+    X = rng.standard_normal((400, 5)) * [1.0, 10.0, 0.1, 1.0, 1e3] + y[:, None]
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X[10] = X[13]  # classes 2 and 1: opposite duplicates in the pair (1, 2)
+    weights = None
+    if kind == "float32":
+        X = X.astype(np.float32)
+    elif kind == "sparse":
+        X = sp.csr_matrix(X)
+    elif kind == "weights":
+        weights = np.where(np.arange(400) % 9 == 0, 0.0, 1.0)
+    rows = seam.rows_of(X, y, weights, name="test")
+    pairs = list(seam.class_pairs(rows))
+    assert [pair for pair, _ in pairs] == [
+        (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)
+    ]  # fmt: skip
+    for (a, b), shared in pairs:
+        own = rows.two_class([b], [a])
+        np.testing.assert_array_equal(shared.indices, own.indices)
+        np.testing.assert_array_equal(shared.c, own.c)
+        np.testing.assert_array_equal(shared.active, own.active)
+        scale = np.abs(own.centre).max()
+        np.testing.assert_allclose(
+            shared.centre, own.centre, rtol=0, atol=1e-14 * scale
+        )
+        np.testing.assert_array_equal(shared.spread, own.spread)  # max, min: exact
+        np.testing.assert_array_equal(shared.magnitude, own.magnitude)
+        assert shared.scale == pytest.approx(own.scale, rel=1e-14)
+        for size in (5, 40):
+            np.testing.assert_array_equal(shared.seed(size), own.seed(size))
+        assert shared.opposite_duplicates() == own.opposite_duplicates()
+    assert dict(pairs)[1, 2].opposite_duplicates() is not None
+    # The projection of X is made once, for all the pairs.
+    (_, first), (_, second) = pairs[:2]
+    assert first._statistics.projection.func.__self__ is (
+        second._statistics.projection.func.__self__
+    )
+
+
+def test_two_classes_are_one_problem_of_their_own_passes():
+    X, y = _iris()
+    keep = y > 0
+    rows = seam.rows_of(X[keep], y[keep], name="test")
+    ((pair, problem),) = seam.class_pairs(rows)
+    assert pair == (0, 1) and problem.indices is None
+    assert problem._statistics is None

@@ -93,6 +93,11 @@ def one_vs_rest(rows):
 
 def class_pairs(rows):
     """``((a, b), problem)`` for every pair of classes ``a < b``: ``b`` against
-    ``a``. A generator, as :func:`one_vs_rest`."""
+    ``a``. A generator, as :func:`one_vs_rest`. Of K > 2 classes, from the
+    backend's ``pairs`` where it has one (the pairs then share their passes over
+    X: the in-memory backend's); two classes are the one two-class problem."""
+    if len(rows.classes) > 2 and hasattr(rows, "pairs"):
+        yield from rows.pairs()
+        return
     for a, b in combinations(range(len(rows.classes)), 2):
         yield (a, b), rows.two_class([b], [a])

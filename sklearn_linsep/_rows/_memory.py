@@ -5,14 +5,25 @@ Every pass over the rows is one call on the whole array (``class_statistics``,
 passes block by block.
 """
 
+from dataclasses import dataclass
+from functools import partial
+from itertools import combinations
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .._kesler import KeslerRows
+from .._proofs import column_extremes
 from .._stats import class_statistics
 from .._validation import validate_labelled_data
-from .._working_set import ScaledRows, class_sides
+from .._working_set import (
+    RowStatistics,
+    ScaledRows,
+    chunk_rows,
+    class_sides,
+    projection_key,
+)
 
 
 def handles(*arrays):
@@ -106,6 +117,37 @@ class MemoryRows:
         weights = None if self.sample_weight is None else self.sample_weight[indices]
         return ScaledRows(self.X[indices], c[indices], weights, indices=indices)
 
+    def pairs(self):
+        """``((a, b), problem)`` for every pair of classes ``a < b`` (``b``
+        against ``a``), each problem as :meth:`two_class` makes it, made when the
+        previous one is done with; but all of them from one pass over X (each
+        class's count, sum and extremes: a pair's centre, extremes and seed
+        means follow from its two classes') and at most one projection of X for
+        the duplicate search, where each pair alone would make five passes and
+        one projection over its rows."""
+        n_classes = len(self.classes)
+        active = (
+            np.ones(len(self.y_encoded), dtype=bool)
+            if self.sample_weight is None
+            else self.sample_weight > 0
+        )
+        summary = class_summaries(self.X, self.y_encoded, n_classes, active)
+        projection = _SharedProjection(self.X)
+        for a, b in combinations(range(n_classes), 2):
+            c = class_sides(n_classes, [b], [a])[self.y_encoded]
+            indices = np.flatnonzero(c != 0)
+            weights = (
+                None if self.sample_weight is None else self.sample_weight[indices]
+            )
+            statistics = summary.pair(a, b, partial(projection.of, indices))
+            yield (a, b), ScaledRows(
+                self.X[indices],
+                c[indices],
+                weights,
+                indices=indices,
+                statistics=statistics,
+            )
+
     def joint(self):
         """The :class:`KeslerRows` of every class at once."""
         return KeslerRows(
@@ -118,3 +160,69 @@ class MemoryRows:
         if sp.issparse(vectors):
             return sp.csr_matrix(vectors), self.y_encoded[indices]
         return np.asarray(vectors), self.y_encoded[indices]
+
+
+@dataclass
+class ClassSummaries:
+    """Of each class's active rows: the count, the float64 sum and each
+    feature's extremes (``-inf`` and ``inf`` for a class without active rows)."""
+
+    counts: np.ndarray
+    sums: np.ndarray
+    highs: np.ndarray
+    lows: np.ndarray
+
+    def pair(self, a, b, projection=None):
+        """The :class:`~sklearn_linsep._working_set.RowStatistics` of the
+        problem ``b`` (c = +1) against ``a`` (c = -1), or None where neither class
+        has an active row (the problem's own passes then answer, as before)."""
+        count = self.counts[a] + self.counts[b]
+        if count == 0:
+            return None
+        return RowStatistics(
+            centre=(self.sums[a] + self.sums[b]) / count,
+            high=np.maximum(self.highs[a], self.highs[b]),
+            low=np.minimum(self.lows[a], self.lows[b]),
+            side_means=(self.mean(b), self.mean(a)),
+            projection=projection,
+        )
+
+    def mean(self, k):
+        return self.sums[k] / max(self.counts[k], 1)
+
+
+def class_summaries(X, y_encoded, n_classes, active):
+    """:class:`ClassSummaries` of dense or sparse X in one pass: each class's
+    active rows gathered a few MB at a time (float32 summed in float64)."""
+    p = X.shape[1]
+    counts = np.zeros(n_classes, dtype=np.intp)
+    sums = np.zeros((n_classes, p))
+    highs = np.full((n_classes, p), -np.inf)
+    lows = np.full((n_classes, p), np.inf)
+    step = len(y_encoded) if sp.issparse(X) else chunk_rows(p)
+    for k in range(n_classes):
+        members = np.flatnonzero(active & (y_encoded == k))
+        counts[k] = members.size
+        for start in range(0, members.size, step):
+            rows = members[start : start + step]
+            block = X[rows]
+            high, low = column_extremes(block)
+            np.maximum(highs[k], high, out=highs[k])
+            np.minimum(lows[k], low, out=lows[k])
+            # float64 weights: float32 rows are summed in float64
+            sums[k] += np.asarray(np.ones(len(rows)) @ block).ravel()
+    return ClassSummaries(counts, sums, highs, lows)
+
+
+class _SharedProjection:
+    """The duplicate search's projection of every row of X, made on first use
+    and shared by the problems on subsets of the rows."""
+
+    def __init__(self, X):
+        self.X = X
+        self.key = None
+
+    def of(self, indices):
+        if self.key is None:
+            self.key = projection_key(self.X)
+        return self.key[indices]
