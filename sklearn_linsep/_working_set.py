@@ -526,7 +526,7 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
     working = np.unique(seed)
     seen = set()
     for rounds in range(1, max_rounds + 1):
-        with threads_for_solve():  # small solves: BLAS threads cost more than they give
+        with threads_for_solve(working.size):  # small: threads cost more than they give
             solution = solve(working)
         if not solution.feasible:
             return solution, working, rounds

@@ -110,7 +110,7 @@ def maximal_margin_of(
     """:func:`maximal_margin` of a problem already wrapped as a
     :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
     same questions, such as the dask one)."""
-    with threads_for_fit(scaled.n_samples, scaled.n_features):
+    with threads_for_fit(scaled.n_samples, scaled.n_features, scaled.n_features + 1):
         return _maximal_margin_of(
             scaled, tol, initial_size, batch, soft, augmented, classes
         )

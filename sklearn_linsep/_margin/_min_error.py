@@ -403,7 +403,8 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
     upper bound comes from the candidates alone: for a caller that needs the
     lower bound only)."""
     kind = _Problem if len(classes) == 2 else _JointProblem
-    with threads_for_fit(*X.shape):
+    unknowns = (len(classes) if len(classes) > 2 else 1) * (X.shape[1] + 1)
+    with threads_for_fit(*X.shape, unknowns):
         search = _Search(kind(X, c, tol, classes), time_limit, effort)
         stopped_by = search.run(greedy)
     removed, coef, intercept = search.best

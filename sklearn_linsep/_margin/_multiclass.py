@@ -91,7 +91,8 @@ def joint_margin_of(
     that decided is returned instead, with a UserWarning: the verdict stands,
     and that machine separates every row (proved as any other).
     """
-    with threads_for_fit(kesler.n_samples, kesler.n_features):
+    unknowns = kesler.n_classes * (kesler.n_features + 1)
+    with threads_for_fit(kesler.n_samples, kesler.n_features, unknowns):
         return _joint_margin_of(
             kesler, tol, soft, classes, initial_size, batch, units_or_verdict
         )
