@@ -50,7 +50,8 @@ class ScaledRows:
     passes that would find the centre, the extremes and the seed's class means.
     """
 
-    in_memory = True  # every pass is cheap: the soft limit may make ~30 of them
+    in_memory = True
+    cheap_passes = True  # the soft limit may make ~30 passes
 
     def __init__(
         self, X, c, sample_weight=None, centre=True, indices=None, statistics=None

@@ -217,3 +217,27 @@ def test_two_classes_are_one_problem_of_their_own_passes():
     ((pair, problem),) = seam.class_pairs(rows)
     assert pair == (0, 1) and problem.indices is None
     assert problem._statistics is None
+
+
+def test_every_two_class_backend_declares_what_the_core_asks():
+    """The core asks the two-class rows only what ``TwoClassRows`` declares
+    (no ``in_memory`` flag): each backend has every attribute and method."""
+    from sklearn_linsep._rows._dask._two_class import DaskScaledRows
+    from sklearn_linsep._rows._protocol import TwoClassRows
+    from sklearn_linsep._working_set import ScaledRows
+
+    declared = set(TwoClassRows.__annotations__) | {
+        name for name, value in vars(TwoClassRows).items()
+        if not name.startswith("_") and (callable(value) or isinstance(value, property))
+    }  # fmt: skip
+    assert "cheap_passes" in declared and "in_memory" not in declared
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    c = np.repeat([-1.0, 1.0], 10)
+    in_memory = ScaledRows(X, c)
+    for name in declared:
+        assert hasattr(in_memory, name), name
+        assert hasattr(DaskScaledRows, name) or name in (
+            "centre", "scale", "n_samples", "n_features", "feature_scale", "spread",
+            "magnitude", "rounding"
+        ), name  # instance attributes of the dask rows, set in __init__
+    assert ScaledRows.cheap_passes and not DaskScaledRows.cheap_passes

@@ -40,7 +40,7 @@ def soft_limit(scaled, working, tol, batch):
     """
     # The interior point's normal equations are (p + 1)²: not for wide rows.
     many = None
-    if scaled.in_memory and scaled.n_features < scaled.n_samples:
+    if scaled.cheap_passes and scaled.n_features < scaled.n_samples:
         many = min(MANY_VIOLATORS * batch, LP_ENTRIES // (scaled.n_features + 1))
     # The least total hinge and its optimal face do not depend on the frame: the
     # LP sees each feature at its own spread when the spreads are far apart (its

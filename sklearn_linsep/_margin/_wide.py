@@ -53,7 +53,7 @@ def wide_suits(scaled):
     Gram dual can then be nonsingular)."""
     X = getattr(scaled, "X", None)
     return (
-        scaled.in_memory
+        scaled.cheap_passes
         and sp.issparse(X)
         and scaled.n_features >= np.count_nonzero(scaled.active)
     )

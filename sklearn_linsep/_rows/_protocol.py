@@ -70,8 +70,10 @@ class TwoClassRows(Protocol):
 
     Attributes
     ----------
-    in_memory : bool
-        Whether a pass is cheap (the soft limit may make ~30 of them).
+    cheap_passes : bool
+        Whether a pass over every row is cheap (the rows are in memory): the
+        soft limit may then choose an interior point over all rows (~30 passes),
+        and sparse rows the route in the span of the rows (which reads X whole).
     sparse : bool
         Whether X is a sparse matrix (the sparse routes apply).
     n_samples, n_features : int
@@ -84,7 +86,7 @@ class TwoClassRows(Protocol):
         The relative rounding of a margin evaluated on Z.
     """
 
-    in_memory: bool
+    cheap_passes: bool
     sparse: bool
     n_samples: int
     n_features: int

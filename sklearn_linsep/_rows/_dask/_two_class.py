@@ -214,7 +214,8 @@ class DaskScaledRows:
         c = -1; samples of other labels are left out (as are samples of weight 0).
     """
 
-    in_memory = False  # a pass is a round of tasks: the soft limit grows rows
+    in_memory = False
+    cheap_passes = False  # a pass is a round of tasks: the soft limit grows rows
     sparse = False
 
     def __init__(self, rows, positive, negative):
