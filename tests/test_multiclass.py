@@ -586,3 +586,21 @@ def test_sparse_text_of_several_classes_is_solved_in_the_span_of_its_rows():
     np.testing.assert_allclose(result.coef, dense.coef, rtol=0,
                                atol=1e-8 * np.abs(dense.coef).max())  # fmt: skip
     assert peak < 0.5 * X.shape[0] * X.shape[1] * 8, peak
+
+
+def test_wide_rows_under_two_labels_are_decided_by_the_certificates_lp(monkeypatch):
+    """Where the rows may all be support vectors, only dependent rows (a
+    document under two labels) leave no machine: the certificate's LP decides
+    the working set, never Clarabel's QP."""
+    from sklearn_linsep._margin import _multiclass
+
+    def refused(*args, **kwargs):
+        raise AssertionError("Clarabel's QP was called")
+
+    monkeypatch.setattr(_multiclass, "kesler_margin_qp", refused)
+    X, y = text_like(60, 400, 3, seed=4)
+    X = sp.vstack([X, X[:2]]).tocsr()
+    y = np.r_[y, (y[:2] + 1) % 3]
+    result = linear_separability(X, y, multiclass="joint")
+    assert not result.separable and result.verify(X, y)
+    assert set(result.certificate_indices) <= {0, 1, 60, 61}
