@@ -514,7 +514,8 @@ def text_like(n, p, n_classes, seed=0):
     y = np.arange(n) % n_classes
     rows, columns, values = [], [], []
     for i in range(n):
-        words = np.unique(np.r_[rng.integers(0, p, 10), y[i] * 7 + rng.integers(0, 7, 3)])
+        topic = y[i] * 7 + rng.integers(0, 7, 3)
+        words = np.unique(np.r_[rng.integers(0, p, 10), topic])
         weights = rng.random(words.size) + 0.5
         rows.append(np.full(words.size, i))
         columns.append(words)

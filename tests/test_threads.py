@@ -78,8 +78,8 @@ def test_subproblems_solve_on_one_thread(monkeypatch, two_blas_threads):
 
         return grow(seed, recording_solve, recording_violators, *args, **kwargs)
 
-    for module in ("sklearn_linsep._margin._hard", "sklearn_linsep._margin._multiclass"):
-        monkeypatch.setattr(f"{module}.grow", recording_grow)
+    for module in ("_hard", "_multiclass"):
+        monkeypatch.setattr(f"sklearn_linsep._margin.{module}.grow", recording_grow)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = np.argmax(X @ rng.normal(size=(3, 3)).T, axis=1)

@@ -36,6 +36,7 @@ from ._solvers import (
     kesler_hinge_lp,
     kesler_margin_qp,
     HeldSystem,
+    class_columns,
     machine_from_feasible,
     machine_on_support,
     pair_active_set,
@@ -316,31 +317,23 @@ class _PairsOnGram:
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
 
     def _held_system(self):
-        """The held system over constraint ids, whatever the working set."""
-        frame, gram = self.frame, self.gram
+        """The held system over constraint ids, whatever the working set: the
+        blocks of ``C ∘ (K + 1 1ᵀ)`` and the right-hand sides ``[1, Bᵀ]`` (see
+        :func:`~._solvers.pair_active_set`)."""
+        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
 
-        def block(rows, columns):
-            return pair_block(rows, columns)
+        def classes(ids):
+            rows, others = pairs_of(ids, n_classes)
+            return rows, class_columns(frame.codes[rows], others, n_classes)
 
-        def pair_block(rows, columns):
-            r, o = pairs_of(rows, frame.n_classes)
-            c, k = pairs_of(columns, frame.n_classes)
-            coupling = (
-                (frame.codes[r][:, None] == frame.codes[c][None, :]).astype(float)
-                - (frame.codes[r][:, None] == k[None, :])
-                - (o[:, None] == frame.codes[c][None, :])
-                + (o[:, None] == k[None, :])
-            )
-            return coupling * (
-                gram.block(gram.positions(r), gram.positions(c)) + 1.0
-            )
+        def block(ids, other_ids):
+            (rows, first), (columns, second) = classes(ids), classes(other_ids)
+            coupling = first.T @ second  # small integers: exact
+            products = gram.block(gram.positions(rows), gram.positions(columns))
+            return coupling * (products + 1.0)
 
-        def right(rows):
-            r, o = pairs_of(rows, frame.n_classes)
-            classes = np.zeros((rows.size, frame.n_classes))
-            classes[np.arange(rows.size), frame.codes[r]] = 1.0
-            classes[np.arange(rows.size), o] -= 1.0
-            return np.column_stack([np.ones(rows.size), classes])
+        def right(ids):
+            return np.column_stack([np.ones(ids.size), classes(ids)[1].T])
 
         return HeldSystem(block, right)
 

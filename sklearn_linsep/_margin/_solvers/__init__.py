@@ -31,6 +31,7 @@ from ._active_set import (
 from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp
 from ._dense_dual import (
     HeldSystem,
+    class_columns,
     dense_dual_margin,
     dense_dual_suits,
     gram_active_set,
@@ -98,6 +99,7 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
 
 __all__ = [
     "HeldSystem",
+    "class_columns",
     "NearestPoints",
     "ROUTES",
     "Route",

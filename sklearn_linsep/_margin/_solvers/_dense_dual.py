@@ -326,7 +326,9 @@ def pair_system(gram, position, own, others, n_classes):
     return HeldSystem(block, right)
 
 
-def pair_active_set(gram, position, own, others, n_classes, held, tol=1e-12, system=None):
+def pair_active_set(
+    gram, position, own, others, n_classes, held, tol=1e-12, system=None
+):
     r"""The Crammer–Singer dual of a set of pairs on their rows' Gram matrix,
     by the primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
     ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle.

@@ -27,7 +27,8 @@ class Cover(Section):
         data = report["data"]
         value = report[self.key]["probability_random_labelling_separable"]
         return [
-            f"Cover: a random two-class labelling of {count(data['n_samples'])} points in "
+            f"Cover: a random two-class labelling of {count(data['n_samples'])} "
+            "points in "
             f"general position in R^{data['n_features']} is separable with probability "
             + probability(value)
         ]
