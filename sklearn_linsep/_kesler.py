@@ -38,6 +38,24 @@ def pair_margins(rows, own, others, coef, intercept):
     return np.einsum("ij,ij->i", rows, difference) + intercept[own] - intercept[others]
 
 
+def class_columns(own, others, n_classes):
+    """``B``, of shape (K, m): the pairs' class columns ``e_own - e_other``."""
+    m = len(own)
+    classes = np.zeros((n_classes, m))
+    classes[own, np.arange(m)] = 1.0
+    classes[others, np.arange(m)] -= 1.0
+    return classes
+
+
+def row_coefficients(position, own, others, alpha, n_classes, n_rows):
+    """``A``, of shape (K, rows): ``W = A Z`` for ``W = Σ_j α_j (e_own - e_other)
+    z_jᵀ`` where pair j is row ``position[j]`` of Z."""
+    coefficients = np.zeros((n_classes, n_rows))
+    np.add.at(coefficients, (own, position), alpha)
+    np.add.at(coefficients, (others, position), -alpha)
+    return coefficients
+
+
 def worst_others(scores, codes):
     """``(margin, other)`` of each row: the least ``s_own - s_k`` over the other
     classes k, and that k (rows of one class only: margin inf)."""
@@ -190,9 +208,9 @@ class Pairs:
         the second is a bound, ``|z| ≤ (|x| + |centre|) / scale``."""
         rows, others = pairs_of(ids, self.n_classes)
         unique, position = np.unique(rows, return_inverse=True)
-        coefficients = np.zeros((self.n_classes, unique.size))
-        np.add.at(coefficients, (self.codes[rows], position), alpha)
-        np.add.at(coefficients, (others, position), -alpha)
+        coefficients = row_coefficients(
+            position, self.codes[rows], others, alpha, self.n_classes, unique.size
+        )
         weights = np.abs(coefficients)
         block = self.stored_rows(unique)
         if not sp.issparse(block):

@@ -16,7 +16,13 @@ from itertools import combinations
 
 import numpy as np
 
-from .._kesler import RowGram, pair_margins, pairs_of
+from .._kesler import (
+    RowGram,
+    class_columns,
+    pair_margins,
+    pairs_of,
+    row_coefficients,
+)
 from .._proofs import kesler_certificate_holds
 from .._threads import threads_for_fit
 from .._working_set import DROP_ABOVE, grow
@@ -35,13 +41,11 @@ from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
-    HeldSystem,
-    class_columns,
     machine_from_feasible,
     machine_on_support,
     pair_active_set,
     pair_dual_suits,
-    row_coefficients,
+    pair_held_system,
 )
 
 
@@ -289,24 +293,26 @@ class _PairsOnGram:
 
     def suits(self, ids):
         """Whether the pairs ``ids`` go by this route (:func:`pair_dual_suits`)."""
-        rows, _ = pairs_of(ids, self.frame.n_classes)
+        frame = self.frame
         return pair_dual_suits(
-            len(ids), np.unique(rows).size, self.frame.n_features, self.frame.n_classes
+            len(ids), self._rows(ids), frame.n_features, frame.n_classes
         )
 
     def wide(self, ids):
         """Whether the rows of the pairs ``ids`` number at most p + 1."""
-        rows, _ = pairs_of(ids, self.frame.n_classes)
-        return np.unique(rows).size <= self.frame.n_features + 1
+        return self._rows(ids) <= self.frame.n_features + 1
+
+    def _rows(self, ids):
+        return np.unique(np.asarray(ids) // self.frame.n_classes).size
 
     def __call__(self, ids, tol, held=None):
         """The answer on the pairs ``ids`` (sorted) from the pairs ``held`` (a
         boolean mask; None: every pair), or None where the route does not suit
         them or does not settle."""
-        frame, n_classes = self.frame, self.frame.n_classes
-        row_ids, others = pairs_of(ids, n_classes)
         if not self.suits(ids):
             return None
+        frame, n_classes = self.frame, self.frame.n_classes
+        row_ids, others = pairs_of(ids, n_classes)
         position, own = self.gram.positions(row_ids), frame.codes[row_ids]
         if self.system is None:
             self.system = self._held_system()
@@ -327,25 +333,18 @@ class _PairsOnGram:
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
 
     def _held_system(self):
-        """The held system over constraint ids, whatever the working set: the
-        blocks of ``C ∘ (K + 1 1ᵀ)`` and the right-hand sides ``[1, Bᵀ]`` (see
-        :func:`~._solvers.pair_active_set`)."""
+        """The held system over constraint ids, whatever the working set."""
         frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
 
-        def classes(ids):
+        def classes_of(ids):
             rows, others = pairs_of(ids, n_classes)
-            return rows, class_columns(frame.codes[rows], others, n_classes)
+            return class_columns(frame.codes[rows], others, n_classes)
 
-        def block(ids, other_ids):
-            (rows, first), (columns, second) = classes(ids), classes(other_ids)
-            coupling = first.T @ second  # small integers: exact
-            products = gram.block(gram.positions(rows), gram.positions(columns))
-            return coupling * (products + 1.0)
+        def products_of(ids, other_ids):
+            rows, columns = ids // n_classes, other_ids // n_classes
+            return gram.block(gram.positions(rows), gram.positions(columns))
 
-        def right(ids):
-            return np.column_stack([np.ones(ids.size), classes(ids)[1].T])
-
-        return HeldSystem(block, right)
+        return pair_held_system(classes_of, products_of)
 
 
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):

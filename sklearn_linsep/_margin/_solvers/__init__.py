@@ -31,13 +31,12 @@ from ._active_set import (
 from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp
 from ._dense_dual import (
     HeldSystem,
-    class_columns,
     dense_dual_margin,
     dense_dual_suits,
     gram_active_set,
     pair_active_set,
     pair_dual_suits,
-    row_coefficients,
+    pair_held_system,
 )
 from ._highs import (
     hull_intersection_lp,
@@ -99,7 +98,6 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
 
 __all__ = [
     "HeldSystem",
-    "class_columns",
     "NearestPoints",
     "ROUTES",
     "Route",
@@ -121,7 +119,7 @@ __all__ = [
     "nearest_points",
     "pair_active_set",
     "pair_dual_suits",
-    "row_coefficients",
+    "pair_held_system",
     "register",
     "support_hyperplane",
     "total_hinge_lp",

@@ -4,6 +4,7 @@ route for rows that may all be support vectors (p ≫ n)."""
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
+from ..._kesler import class_columns, row_coefficients
 from .._result import Hyperplane, Status
 from ._active_set import _as_hull_weights, _two_sided, on_and_outside_margin
 
@@ -297,35 +298,30 @@ def _dense_dual_answer(Z, c, dual, intercept, tol):
     )
 
 
-def class_columns(own, others, n_classes):
-    """``B``, of shape (K, m): the pairs' class columns ``e_own - e_other``."""
-    m = len(own)
-    classes = np.zeros((n_classes, m))
-    classes[own, np.arange(m)] = 1.0
-    classes[others, np.arange(m)] -= 1.0
-    return classes
+def pair_held_system(classes_of, products_of):
+    """The :class:`HeldSystem` of pairs: ``M = C ∘ (K + 1 1ᵀ)`` by blocks and the
+    right-hand sides ``[1, Bᵀ]`` (see :func:`pair_active_set`), for keys whose
+    class columns ``B`` are ``classes_of(keys)`` and whose rows' Gram block is
+    ``products_of(keys, other_keys)``."""
+
+    def block(keys, other_keys):
+        coupling = classes_of(keys).T @ classes_of(other_keys)  # small integers
+        return coupling * (products_of(keys, other_keys) + 1.0)
+
+    def right(keys):
+        return np.column_stack([np.ones(keys.size), classes_of(keys).T])
+
+    return HeldSystem(block, right)
 
 
 def pair_system(gram, position, own, others, n_classes):
-    """The :class:`HeldSystem` of pairs (a pair's key is its position in
-    ``own``): ``M = C ∘ (K + 1 1ᵀ)`` by blocks, right-hand sides ``[1, Bᵀ]``
-    (see :func:`pair_active_set`). ``gram`` is a callable or an array:
-    ``gram(rows, columns)`` gives the rows' Gram block."""
+    """The :func:`pair_held_system` of the pairs given, a pair's key its
+    position in ``own``."""
     classes = class_columns(own, others, n_classes)
-    if not callable(gram):
-        matrix = gram
-
-        def gram(rows, columns):
-            return matrix[np.ix_(rows, columns)]
-
-    def block(rows, columns):
-        coupling = classes[:, rows].T @ classes[:, columns]  # small integers: exact
-        return coupling * (gram(position[rows], position[columns]) + 1.0)
-
-    def right(rows):
-        return np.column_stack([np.ones(rows.size), classes[:, rows].T])
-
-    return HeldSystem(block, right)
+    return pair_held_system(
+        lambda keys: classes[:, keys],
+        lambda keys, other_keys: gram[np.ix_(position[keys], position[other_keys])],
+    )
 
 
 def pair_active_set(
@@ -395,15 +391,6 @@ def pair_active_set(
             return alpha, intercept
         held = np.concatenate([keep, violated])
     return None
-
-
-def row_coefficients(position, own, others, alpha, n_classes, n_rows):
-    """``A``, of shape (K, rows): ``W = A Z`` for ``W = Σ_j α_j (e_own - e_other)
-    z_jᵀ`` where pair j is row ``position[j]`` of Z."""
-    coefficients = np.zeros((n_classes, n_rows))
-    np.add.at(coefficients, (own, position), alpha)
-    np.add.at(coefficients, (others, position), -alpha)
-    return coefficients
 
 
 def pair_scores(gram, position, own, others, alpha, n_classes):
