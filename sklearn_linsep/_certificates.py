@@ -125,17 +125,17 @@ def _plain(label):
     return label.item() if hasattr(label, "item") else label
 
 
-def separability_of(scaled, classes, tol):
+def separability_of(two_class, classes, tol):
     """:func:`linear_separability` of one two-class problem (a
     :class:`~sklearn_linsep._rows.TwoClassRows`): the maximal margin, or the
     certificate of its absence, in the problem's rows."""
-    if scaled.sparse:
+    if two_class.sparse:
         # Sparse rows (text): one sparse LP looks for a point in both hulls first;
         # the working set would densify its rows, round after round.
-        certificate = sparse_certificate(scaled, classes)
+        certificate = sparse_certificate(two_class, classes)
         if certificate is not None:
             return certificate
-    result = maximal_margin_of(scaled, tol=tol, soft=False, classes=classes)
+    result = maximal_margin_of(two_class, tol=tol, soft=False, classes=classes)
     if not result.separable:
         return result.certificate
     return SeparabilityResult(

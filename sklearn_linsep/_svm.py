@@ -249,7 +249,7 @@ class HardMarginSVM(LinearClassifierBase):
 
         self._publish([result], rows.support_rows, dual_of)
 
-    def _solve(self, scaled, task):
+    def _solve(self, two_class, task):
         """The MarginResult of one binary problem (task: its one-vs-rest index)."""
         if len(self.classes_) == 2:
             classes, problem = self.classes_, "The classes"
@@ -257,7 +257,7 @@ class HardMarginSVM(LinearClassifierBase):
             classes = np.array([False, True])
             problem = f"Class {self.classes_[task]!s} and the rest"
         result = maximal_margin_of(
-            scaled,
+            two_class,
             tol=self.tol,
             initial_size=self.initial_size,
             batch=self.batch,

@@ -22,10 +22,10 @@ stand on :func:`maximal_margin_of`.
 """
 
 from ._certificate import certificate_from_subset, sparse_certificate
-from ._hard import check_scale, maximal_margin, maximal_margin_of
+from ._driver import check_scale
+from ._hard import maximal_margin, maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
 from ._multiclass import JointMarginResult, joint_margin_of
-from ._solvers._highs import native_stdout_silenced
 from ._result import (
     Hyperplane,
     JointSeparabilityResult,
@@ -33,6 +33,7 @@ from ._result import (
     SeparabilityResult,
     Status,
 )
+from ._solvers._highs import native_stdout_silenced
 
 __all__ = [
     "Hyperplane",

@@ -10,7 +10,7 @@ from ._solvers import hull_intersection_lp
 
 
 def certificate_from_subset(
-    scaled, working, classes=(0, 1), fit_intercept=True, weights=None
+    two_class, working, classes=(0, 1), fit_intercept=True, weights=None
 ):
     """The Farkas certificate of a subset of samples that admits no separator.
 
@@ -22,18 +22,20 @@ def certificate_from_subset(
     solver that wrongly declared the subset infeasible gives a SolverError, never
     a false certificate.
     """
-    pair = scaled.opposite_duplicates() if fit_intercept else None
+    pair = two_class.opposite_duplicates() if fit_intercept else None
     if pair is not None:
-        return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
+        return _checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
     if weights is not None:  # the nearest points' common point, when it verifies
         keep = weights > 0
         try:
-            return _checked_certificate(scaled, working[keep], weights[keep], classes)
+            return _checked_certificate(
+                two_class, working[keep], weights[keep], classes
+            )
         except SolverError:
             pass  # the LP below finds a basic one, often where rounding hurt λ
     # λ is the same in every affine frame: the LP sees each feature at its own
     # spread, so its tolerances do not hide a gap in a feature of small units.
-    frame = scaled.equilibrated() if fit_intercept else scaled
+    frame = two_class.equilibrated() if fit_intercept else two_class
     weights = hull_intersection_lp(
         frame.rows(working), frame.labels(working), fit_intercept
     )
@@ -45,10 +47,10 @@ def certificate_from_subset(
             "near-duplicate rows with different labels, or rescale the features."
         )
     keep = weights > 0
-    return _checked_certificate(scaled, working[keep], weights[keep], classes)
+    return _checked_certificate(two_class, working[keep], weights[keep], classes)
 
 
-def sparse_certificate(scaled, classes=(0, 1)):
+def sparse_certificate(two_class, classes=(0, 1)):
     """The Farkas certificate of sparse rows from one LP over all of them, or None
     where they have none (they are separable) or it does not verify.
 
@@ -57,26 +59,28 @@ def sparse_certificate(scaled, classes=(0, 1)):
     (centring would fill them). One sparse dual simplex, as HiGHS's own
     separating LP costs, where the working set would densify its rows.
     """
-    pair = scaled.opposite_duplicates()
+    pair = two_class.opposite_duplicates()
     try:
         if pair is not None:
-            return _checked_certificate(scaled, np.asarray(pair), np.ones(2), classes)
-        active = np.flatnonzero(scaled.active)
+            return _checked_certificate(
+                two_class, np.asarray(pair), np.ones(2), classes
+            )
+        active = np.flatnonzero(two_class.active)
         weights = hull_intersection_lp(
-            per_feature_rows(scaled, active), scaled.labels(active)
+            per_feature_rows(two_class, active), two_class.labels(active)
         )
         if weights is None:
             return None
         keep = weights > 0
-        return _checked_certificate(scaled, active[keep], weights[keep], classes)
+        return _checked_certificate(two_class, active[keep], weights[keep], classes)
     except SolverError:
         return None  # the working set decides it
 
 
-def _checked_certificate(scaled, indices, weights, classes):
+def _checked_certificate(two_class, indices, weights, classes):
     """The SeparabilityResult of weights on rows, verified on those rows."""
-    points = scaled.original_rows(indices)
-    signs = scaled.labels(indices)
+    points = two_class.original_rows(indices)
+    signs = two_class.labels(indices)
     common = weights[signs > 0] @ points[signs > 0]
     result = SeparabilityResult(
         separable=False,
@@ -87,7 +91,7 @@ def _checked_certificate(scaled, indices, weights, classes):
         certificate_signs=signs,
     )
     # Checked on its own rows, feature by feature against the data's spreads.
-    if not result._certificate_holds(points, signs, scaled.spread, rtol=1e-9):
+    if not result._certificate_holds(points, signs, two_class.spread, rtol=1e-9):
         raise SolverError(
             "The solvers declared the classes inseparable, but the certificate they "
             "gave does not hold: the classes come within the solvers' precision "

@@ -6,15 +6,15 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 import numpy as np
 
 from .._threads import threads_for_fit
-from .._working_set import DROP_ABOVE, AugmentedRows, ScaledRows, grow
+from .._working_set import AugmentedRows, ScaledRows
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
+from ._driver import capped, check_scale, exact_margin, grow_working_set
 from ._kkt import (
     check_optimality,
     dual_problems,
     mark_if_far,
     no_hyperplane,
-    proven,
     row_terms,
 )
 from ._result import MarginResult, margin_result, warn_if_inexact
@@ -22,8 +22,6 @@ from ._soft import soft_limit
 from ._solvers import margin_from_feasible, margin_of_rows, margin_qp
 from ._solvers._active_set import on_and_outside_margin
 from ._wide import dense_fallback_fits, wide_maximal_margin, wide_suits
-
-TALL_CAP = 1000  # rows a class in the seed, and rows a round, on tall data
 
 
 def maximal_margin(
@@ -99,7 +97,7 @@ def maximal_margin(
 
 
 def maximal_margin_of(
-    scaled,
+    two_class,
     tol=1e-9,
     initial_size=None,
     batch=None,
@@ -110,112 +108,98 @@ def maximal_margin_of(
     """:func:`maximal_margin` of a problem already wrapped as a
     :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
     same questions, such as the dask one)."""
-    with threads_for_fit(scaled.n_samples, scaled.n_features, scaled.n_features + 1):
+    with threads_for_fit(
+        two_class.n_samples, two_class.n_features, two_class.n_features + 1
+    ):
         return _maximal_margin_of(
-            scaled, tol, initial_size, batch, soft, augmented, classes
+            two_class, tol, initial_size, batch, soft, augmented, classes
         )
 
 
-def _maximal_margin_of(scaled, tol, initial_size, batch, soft, augmented, classes):
-    check_scale(scaled.scale)
-    if not augmented and wide_suits(scaled):  # text: in the span of the rows
+def _maximal_margin_of(two_class, tol, initial_size, batch, soft, augmented, classes):
+    check_scale(two_class.scale)
+    if not augmented and wide_suits(two_class):  # text: in the span of the rows
         try:
-            return wide_maximal_margin(scaled, tol, soft, classes, initial_size, batch)
+            return wide_maximal_margin(
+                two_class, tol, soft, classes, initial_size, batch
+            )
         except SolverError:
-            if not dense_fallback_fits(scaled):
+            if not dense_fallback_fits(two_class):
                 raise
-    p = scaled.n_features
-    # Measured at p = 100 (bench_exact_core.py): twice the seed and four times the
-    # batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and 42 ms, 1e5
-    # from 16 rounds and 0.40 s to 6 and 0.25 s; neutral at p = 20.
-    initial_size = initial_size or _tall_capped(max(4 * p + 20, 50), scaled)
-    batch = batch or _tall_capped(max(4 * p + 40, 100), scaled)
+    problem = TwoClassProblem(two_class, classes)
     if augmented:  # through the origin: the margin of Novikoff's bound
-        return _augmented_margin(scaled, tol, initial_size, batch)
-    # The verdict is decided where every feature keeps its digits; the Euclidean
-    # margin in X's units is then finished from that working set.
-    frame = scaled.equilibrated() if scaled.uneven else scaled
-    solution, working, rounds = _grow_margin(
-        frame, _WarmHull(frame, tol), frame.seed(initial_size), tol, batch
+        return _augmented_margin(problem, tol, *problem.sizes(initial_size, batch))
+    return exact_margin(problem, tol, soft, initial_size, batch)
+
+
+class TwoClassProblem:
+    """Two classes as a problem kind of the driver
+    (:class:`~._driver.ProblemKind`): the constraints are the rows, labelled
+    ``c = ±1``; the subproblem the nearest points of the two hulls."""
+
+    not_finished = (
+        "The classes separate with each feature at its own scale, but the "
+        "maximal-margin hyperplane in X's units could not be finished: the "
+        "features' scales are too far apart. Standardising the features "
+        "(StandardScaler) may help."
     )
-    if solution.feasible and frame is not scaled:
-        # The equilibrated frame's hyperplane, on X's frame: it separates all rows.
-        feasible = (solution.coef * (scaled.scale / frame.scale), solution.intercept)
-        solution, working, more = _grow_margin(
-            scaled, _EuclideanFinish(scaled, tol, feasible), working, tol, batch
-        )
-        rounds += more
-    if solution.feasible:
-        smallest = check_optimality(
-            scaled, _working_terms(scaled, working, solution), solution, tol
-        )
-        warn_if_inexact(solution)
-        result = margin_result(scaled, working, solution, rounds, True, 0.0)
-        return proven(scaled, result, tol, smallest)
-    unseparated = no_hyperplane(rounds)
-    certificate = certificate_from_subset(
-        scaled, working, classes, weights=solution.weights
-    )
-    if not soft:
-        return MarginResult(**unseparated, certificate=certificate)
-    result = soft_limit(scaled, working, tol, batch)
-    result.rounds += rounds
-    result.certificate = certificate
-    return mark_if_far(scaled, result)
+    not_in_units = not_finished
 
+    def __init__(self, rows, classes=(0, 1)):
+        self.rows, self.classes = rows, classes
 
-def _tall_capped(size, scaled):
-    """A working set's seed or batch of rows, capped on tall data
-    (:func:`capped`)."""
-    return capped(size, scaled.n_features < scaled.n_samples)
+    def sizes(self, initial_size, batch):
+        # Measured at p = 100 (bench_exact_core.py): twice the seed and four times
+        # the batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and
+        # 42 ms, 1e5 from 16 rounds and 0.40 s to 6 and 0.25 s; neutral at p = 20.
+        p, tall = self.rows.n_features, self.rows.n_features < self.rows.n_samples
+        return (initial_size or capped(max(4 * p + 20, 50), tall),
+                batch or capped(max(4 * p + 40, 100), tall))  # fmt: skip
 
+    def anchors(self, frame):
+        return np.array([], dtype=np.intp)
 
-def capped(size, tall):
-    """A working set's seed or batch, at most ``TALL_CAP`` on tall data (rows
-    or pairs alike).
+    def subproblem(self, frame, tol):
+        return _WarmHull(frame, tol)
 
-    Measured on embeddings (bench_probes.py), a pair of classes of 40 000 × 1 024
-    with 379 support vectors: the seed of 4 p + 20 = 4 116 rows a class took 1.33 s
-    (the nearest points on 8 232 rows), 1 000 took 0.32 s; inseparable, 2.78 s and
-    2.17 s. Wide data keep all their rows (the dense dual takes them at once)."""
-    return min(size, TALL_CAP) if tall else size
+    def finish(self, tol, feasible):
+        return _EuclideanFinish(self.rows, tol, feasible)
 
+    def terms(self, frame, working, solution, fit_intercept=True):
+        return row_terms(frame.rows(working), frame.labels(working), solution,
+                         fit_intercept)  # fmt: skip
 
-def _grow_margin(scaled, solve, start, tol, batch):
-    """The working-set loop of the hard margin from the rows ``start``."""
+    def result(self, frame, working, solution, rounds):
+        return margin_result(frame, working, solution, rounds, True, 0.0)
 
-    def violators(solution, working):
-        return scaled.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working, batch
+    def certificate(self, working, solution):
+        return certificate_from_subset(
+            self.rows, working, self.classes, weights=solution.weights
         )
 
-    # Samples far inside their side rarely become support vectors: dropping them
-    # keeps the subproblem near its support vectors (its cost grows with its rows).
-    return grow(start, solve, violators, drop_above=DROP_ABOVE)
+    def unseparated(self, rounds, certificate):
+        return MarginResult(**no_hyperplane(rounds), certificate=certificate)
+
+    def soft_limit(self, working, tol, batch):
+        return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
 
 
-def _working_terms(scaled, working, solution, fit_intercept=True):
-    """The KKT conditions' terms of the working set's rows."""
-    return row_terms(
-        scaled.rows(working), scaled.labels(working), solution, fit_intercept
-    )
-
-
-def _augmented_margin(scaled, tol, initial_size, batch):
+def _augmented_margin(problem, tol, initial_size, batch):
     """The margin through the origin of the augmented samples (Novikoff's)."""
+    rows = problem.rows
 
     def solve(indices):
-        return margin_qp(scaled.rows(indices), scaled.labels(indices), False)
+        return margin_qp(rows.rows(indices), rows.labels(indices), False)
 
-    solution, working, rounds = _grow_margin(
-        scaled, solve, scaled.seed(initial_size), tol, batch
+    solution, working, rounds = grow_working_set(
+        problem, rows, solve, rows.seed(initial_size), tol, batch
     )
     if not solution.feasible:
         return MarginResult(**no_hyperplane(rounds))
-    terms = _working_terms(scaled, working, solution, fit_intercept=False)
-    check_optimality(scaled, terms, solution, tol)
+    terms = problem.terms(rows, working, solution, fit_intercept=False)
+    check_optimality(rows, terms, solution, tol)
     warn_if_inexact(solution)
-    return margin_result(scaled, working, solution, rounds, True, 0.0, centred=False)
+    return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
 
 
 class _EuclideanFinish:
@@ -226,13 +210,13 @@ class _EuclideanFinish:
     (:func:`~._solvers.margin_from_feasible`) from the equilibrated frame's
     hyperplane, which separates every row."""
 
-    def __init__(self, scaled, tol, feasible):
-        self.scaled, self.tol = scaled, tol
-        self.hull = _WarmHull(scaled, tol)
-        self.feasible = feasible  # (coef, intercept) on scaled's frame
+    def __init__(self, two_class, tol, feasible):
+        self.two_class, self.tol = two_class, tol
+        self.hull = _WarmHull(two_class, tol)
+        self.feasible = feasible  # (coef, intercept) on two_class's frame
 
     def __call__(self, indices):
-        rows, labels = self.scaled.rows(indices), self.scaled.labels(indices)
+        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
         solution = self.hull(indices)
         if (
             solution.feasible
@@ -244,12 +228,7 @@ class _EuclideanFinish:
             return solution
         solution = margin_from_feasible(rows, labels, *self.feasible, self.tol / 2)
         if solution is None:
-            raise SolverError(
-                "The classes separate with each feature at its own scale, but the "
-                "maximal-margin hyperplane in X's units could not be finished: "
-                "the features' scales are too far apart. Standardising the "
-                "features (StandardScaler) may help."
-            )
+            raise SolverError(TwoClassProblem.not_finished)
         self.hull.remember(indices, solution.weights)
         return solution
 
@@ -265,8 +244,8 @@ class _WarmHull:
     call started from the previous call's nearest points (their rows stay in the
     working set: they lie on the margin)."""
 
-    def __init__(self, scaled, tol):
-        self.scaled = scaled
+    def __init__(self, two_class, tol):
+        self.two_class = two_class
         self.tol = tol / 2  # room for the check on all samples, at 1 - tol
         self.members = np.array([], dtype=np.intp)  # rows of the last answer
         self.weights = np.array([])  # and their λ
@@ -278,26 +257,20 @@ class _WarmHull:
         inside[inside] = indices[found[inside]] == self.members[inside]
         start[found[inside]] = self.weights[inside]
         solution = margin_of_rows(
-            self.scaled.rows(indices),
-            self.scaled.labels(indices),
+            self.two_class.rows(indices),
+            self.two_class.labels(indices),
             start=start,
             tol=self.tol,
         )
         self.remember(indices, solution.weights)
         return solution
 
+    def polished(self, indices, solution):
+        """The loop's last answer, as it is (the nearest points need no
+        polish)."""
+        return solution
+
     def remember(self, indices, weights):
         """Start the next call from these weights λ on the rows ``indices``."""
         kept = np.flatnonzero(weights)
         self.members, self.weights = indices[kept], weights[kept]
-
-
-def check_scale(scale):
-    """Refuse data whose spread the dual coefficients (α / scale²) and the QP's
-    scaling cannot represent in float64."""
-    if not 1e-100 <= scale <= 1e100:
-        raise ValueError(
-            f"X's centred entries reach {scale:.3g}: outside [1e-100, 1e100], where "
-            "the margin, the dual coefficients (α / scale²) and the scores stay "
-            "representable in float64. Rescale X by a constant."
-        )

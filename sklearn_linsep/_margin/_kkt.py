@@ -27,7 +27,7 @@ def no_hyperplane(rounds):
     )
 
 
-def proven(scaled, result, tol, smallest):
+def proven(frame, result, tol, smallest):
     """The separating hyperplane, proved on every row with its rounding bounded.
 
     About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
@@ -42,10 +42,10 @@ def proven(scaled, result, tol, smallest):
     feature's largest distance from the centre, it proves the margins without a
     pass over X, which is made only where that bound is too loose.
     """
-    center, at_center = scaled.centre, result.intercept_at_center
-    least = smallest - _a_priori_rounding(scaled, result.coef, at_center)
+    center, at_center = frame.centre, result.intercept_at_center
+    least = smallest - _a_priori_rounding(frame, result.coef, at_center)
     if not least > 1 - 1e3 * tol:
-        least = scaled.proven_min_margin(result.coef, 0.0, center, at_center)
+        least = frame.proven_min_margin(result.coef, 0.0, center, at_center)
     if not least > 1 - 1e3 * tol:
         raise SolverError(
             "The maximal-margin hyperplane cannot be proved to separate the classes "
@@ -61,20 +61,20 @@ def proven(scaled, result, tol, smallest):
     # The plain form's rounding, bounded a priori by each feature's largest |x|:
     # where it leaves the proof standing (the plain scores are within it of the
     # true ones, and so is their computed bound), no pass is needed to check it.
-    if max(least, 1.0) - 3 * plain_rounding(scaled, result) >= 1 - PROOF_RTOL:
+    if max(least, 1.0) - 3 * plain_rounding(frame, result) >= 1 - PROOF_RTOL:
         return result
-    plain = scaled.proven_min_margin(result.coef, result.intercept)
+    plain = frame.proven_min_margin(result.coef, result.intercept)
     if not plain >= 1 - PROOF_RTOL:
         say_about_centre(result, 1 - plain)
     return result
 
 
-def plain_rounding(scaled, result):
+def plain_rounding(frame, result):
     """A bound on the rounding of ``coef · x + intercept`` on every row, from
     each feature's largest ``|x|``."""
     p = np.shape(result.coef)[-1]
     return rounding_factor(p + 3) * _score_terms(
-        scaled.magnitude, result.coef, result.intercept
+        frame.magnitude, result.coef, result.intercept
     )
 
 
@@ -106,15 +106,15 @@ def say_about_centre(result, share):
     )
 
 
-def _a_priori_rounding(scaled, coef, at_center):
+def _a_priori_rounding(frame, coef, at_center):
     """A bound on the rounding of every active row's score about the centre,
     ``w·(x - centre) + b``, as the checks compute it (the subtraction, the
     division by the scale, the sum): ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| +
     |b|)``, doubled for the rounding of the bound itself. Infinite for sparse X,
     whose scores are not centred row by row."""
-    if sp.issparse(getattr(scaled, "X", None)):
+    if sp.issparse(getattr(frame, "X", None)):
         return np.inf
-    terms = _score_terms(scaled.feature_scale, coef, at_center)
+    terms = _score_terms(frame.feature_scale, coef, at_center)
     return 2 * rounding_factor(np.shape(coef)[-1] + 4) * terms
 
 
@@ -227,10 +227,10 @@ def raise_if_not_optimal(problems, solution):
         )
 
 
-def mark_if_far(scaled, result):
+def mark_if_far(frame, result):
     """A soft limit's result, marked to be evaluated about its centre where
     float64 cannot evaluate ``coef · x + intercept`` to the proof's precision."""
-    rounding = plain_rounding(scaled, result)
+    rounding = plain_rounding(frame, result)
     if rounding >= PROOF_RTOL:
         say_about_centre(result, rounding)
     return result

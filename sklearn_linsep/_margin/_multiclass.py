@@ -10,7 +10,6 @@ of the Crammer–Singer soft margin follows: the least total hinge (each row's t
 of its worst pair), then the largest margin among the machines that attain it.
 """
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -25,16 +24,15 @@ from .._kesler import (
 )
 from .._proofs import kesler_certificate_holds
 from .._threads import threads_for_fit
-from .._working_set import DROP_ABOVE, grow
+from .._working_set import grow
 from ..exceptions import SolverError
-from ._hard import capped, check_scale
-from ._kkt import DualTerms, check_optimality, dual_problems, pair_terms, proven
+from ._driver import capped, exact_margin
+from ._kkt import DualTerms, dual_problems, pair_terms
 from ._result import (
     PROOF_RTOL,
     Hyperplane,
     JointSeparabilityResult,
     Status,
-    external_stacklevel,
     warn_if_inexact,
 )
 from ._solvers import (
@@ -104,99 +102,69 @@ def joint_margin_of(
 
 
 def _joint_margin_of(kesler, tol, soft, classes, initial_size, batch, units_or_verdict):
-    check_scale(kesler.scale)
-    p, n_classes = kesler.n_features, kesler.n_classes
-    classes = np.arange(n_classes) if classes is None else np.asarray(classes)
-    tall = p < kesler.n_samples
-    initial_size = initial_size or capped(max(p // 2, 20), tall)
-    batch = batch or _joint_batch(p, n_classes, kesler.n_samples)
-    frame, (solution, working, rounds), smallest = _deciding_frame(
-        kesler, tol, initial_size, batch
+    problem = PairsProblem(kesler, classes)
+    return exact_margin(problem, tol, soft, initial_size, batch, units_or_verdict)
+
+
+class PairsProblem:
+    """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`):
+    the constraints are Kesler's pairs (row, other class), a pair's id
+    ``row · K + other``; the subproblem the Crammer–Singer margin of the pairs
+    (:class:`_WarmMachine`)."""
+
+    not_finished = (
+        "The classes separate jointly with each feature at its own scale, but the "
+        "maximal multiclass margin in X's units could not be finished: the "
+        "features' scales are too far apart. Standardising the features "
+        "(StandardScaler) may help."
     )
-    if solution.feasible and frame is not kesler:
-        finished = _in_units(kesler, frame, solution, working, tol, batch)
-        if finished is not None:
-            (solution, working, more), smallest, frame = *finished, kesler
-            rounds += more
-        elif units_or_verdict:
-            warnings.warn(_NOT_IN_UNITS, UserWarning, stacklevel=external_stacklevel())
-        else:
-            raise SolverError(_NOT_FINISHED)
-    if solution.feasible:
-        if smallest is None:  # the deciding frame's machine (see above)
-            smallest = _check_optimality(frame, working, solution, tol)
-        warn_if_inexact(solution)
-        result = _machine_result(frame, working, solution, rounds, True, 0.0)
-        return proven(kesler, result, tol, smallest)
-    certificate = joint_certificate(kesler, working, classes)
-    if not soft:
-        return JointMarginResult(
-            None, None, False, 0.0, *_no_support(), np.inf, rounds, certificate
+    not_in_units = (
+        "The classes separate jointly (decided with each feature divided by its "
+        "spread), but the maximal multiclass margin in X's units could not be "
+        "certified: the features' scales are too far apart. The machine returned "
+        "is the maximal margin with each feature divided by its spread, mapped "
+        "back to X; it separates every row (verify() checks it). Standardising "
+        "the features (StandardScaler) gives a margin in standardised units."
+    )
+
+    def __init__(self, rows, classes=None):
+        self.rows = rows
+        self.classes = (
+            np.arange(rows.n_classes) if classes is None else np.asarray(classes)
         )
-    result = _soft_limit(kesler, working, tol, batch)
-    result.rounds += rounds
-    result.certificate = certificate
-    return result
 
+    def sizes(self, initial_size, batch):
+        rows = self.rows
+        p, tall = rows.n_features, rows.n_features < rows.n_samples
+        return (initial_size or capped(max(p // 2, 20), tall),
+                batch or _joint_batch(p, rows.n_classes, rows.n_samples))  # fmt: skip
 
-def _deciding_frame(kesler, tol, initial_size, batch):
-    """``(frame, (solution, working, rounds), smallest)``: the verdict where
-    every feature keeps its digits. In X's own frame where the spreads are
-    close (its machine then checked: ``smallest`` is its least margin), else,
-    or where Clarabel stalls there (spreads up to 1e3 apart can), with each
-    feature divided by its own spread (``smallest`` None: that frame's machine
-    is not the answer yet)."""
-    if not kesler.uneven:
-        try:
-            found = _decide(kesler, tol, initial_size, batch)
-            solution, working, _ = found
-            if not solution.feasible:
-                return kesler, found, None
-            return kesler, found, _check_optimality(kesler, working, solution, tol)
-        except SolverError:
-            pass
-    frame = kesler.equilibrated()
-    return frame, _decide(frame, tol, initial_size, batch), None
+    def anchors(self, frame):
+        """One pair per ordered pair of classes: they bound the intercepts."""
+        return frame.anchors()
 
+    def subproblem(self, frame, tol):
+        return _WarmMachine(frame, tol)
 
-def _in_units(kesler, frame, solution, working, tol, batch):
-    """The Euclidean margin in X's units from the equilibrated frame's working
-    set and machine (which separates every row, in X's frame too):
-    ``((solution, working, rounds), smallest)``, or None where it cannot be
-    finished and certified."""
-    feasible = (solution.coef * (kesler.scale / frame.scale), solution.intercept)
-    finish = _EuclideanMachine(kesler, tol, feasible)
-    try:
-        finished = _grow_machine(kesler, finish, working, tol, batch)
-        return finished, _check_optimality(kesler, finished[1], finished[0], tol)
-    except SolverError:
-        return None
+    def finish(self, tol, feasible):
+        return _EuclideanMachine(self.rows, tol, feasible)
 
+    def terms(self, frame, working, solution):
+        return working_terms(frame, working, solution)
 
-_NOT_FINISHED = (
-    "The classes separate jointly with each feature at its own scale, but the "
-    "maximal multiclass margin in X's units could not be finished: the features' "
-    "scales are too far apart. Standardising the features (StandardScaler) may "
-    "help."
-)
-_NOT_IN_UNITS = (
-    "The classes separate jointly (decided with each feature divided by its "
-    "spread), but the maximal multiclass margin in X's units could not be "
-    "certified: the features' scales are too far apart. The machine returned is "
-    "the maximal margin with each feature divided by its spread, mapped back to "
-    "X; it separates every row (verify() checks it). Standardising the features "
-    "(StandardScaler) gives a margin in standardised units."
-)
+    def result(self, frame, working, solution, rounds):
+        return _machine_result(frame, working, solution, rounds, True, 0.0)
 
+    def certificate(self, working, solution):
+        return joint_certificate(self.rows, working, self.classes)
 
-def _decide(frame, tol, initial_size, batch):
-    """The working-set loop in the frame that decides, from the frame's seed;
-    the last answer polished where the Gram route gave it."""
-    subproblem = _WarmMachine(frame, tol)
-    solution, working, rounds = _grow_machine(
-        frame, subproblem, frame.seed(initial_size), tol, batch
-    )
-    return subproblem.polished(working, solution), working, rounds
+    def unseparated(self, rounds, certificate):
+        empty = np.array([], dtype=np.intp)
+        return JointMarginResult(None, None, False, 0.0, empty, empty,
+                                 np.array([]), np.inf, rounds, certificate)  # fmt: skip
+
+    def soft_limit(self, working, tol, batch):
+        return _soft_limit(self.rows, working, tol, batch)
 
 
 # Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
@@ -221,28 +189,6 @@ def _joint_batch(p, n_classes, n_samples):
     if n_classes * (p + 1) > SMALL_MACHINE:
         return WIDE_MACHINE_BATCH
     return capped(max(4 * p + 40, 100), True)
-
-
-def _no_support():
-    empty = np.array([], dtype=np.intp)
-    return empty, empty, np.array([])
-
-
-def _grow_machine(frame, solve, start, tol, batch):
-    """The working-set loop of the hard multiclass margin from the pairs
-    ``start``, solving each working set by ``solve``; the frame's anchors (one
-    pair per ordered pair of classes, which bound the intercepts) join it and
-    stay."""
-    anchors = frame.anchors()
-
-    def violators(solution, working):
-        violated, inside = frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working, batch
-        )
-        return violated, np.where(np.isin(working, anchors), 0.0, inside)
-
-    start = np.union1d(start, anchors)
-    return grow(start, solve, violators, drop_above=DROP_ABOVE)
 
 
 def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
@@ -459,7 +405,7 @@ class _EuclideanMachine(_WarmMachine):
             rows, own, others, self.frame.n_classes, *self.feasible, self.tol / 2
         )
         if solution is None:
-            raise SolverError(_NOT_FINISHED)
+            raise SolverError(PairsProblem.not_finished)
         self.remember(ids, solution)
         return solution
 
@@ -470,13 +416,6 @@ def _dual_problems(rows, own, others, solution, tol):
     terms = pair_terms(rows, own, others, solution, len(solution.coef))
     problems = [] if np.min(terms.margins) >= 1 - tol else ["a pair is violated"]
     return problems + dual_problems(terms, solution, tol, tol)
-
-
-def _check_optimality(kesler, working, solution, tol):
-    """The KKT conditions of the multiclass hard margin on every pair, or a
-    SolverError; the smallest margin, as computed."""
-    return check_optimality(kesler, working_terms(kesler, working, solution),
-                            solution, tol)  # fmt: skip
 
 
 def working_terms(pairs, working, solution):

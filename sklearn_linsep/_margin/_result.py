@@ -450,29 +450,29 @@ class MarginResult:
 PROOF_RTOL = 1e-9
 
 
-def margin_result(scaled, working, solution, rounds, separable, hinge, centred=True):
-    """The :class:`MarginResult` on X's scale of a solution on ``scaled``'s rows
+def margin_result(frame, working, solution, rounds, separable, hinge, centred=True):
+    """The :class:`MarginResult` on X's scale of a solution on ``frame``'s rows
     (the Euclidean frame: one scalar scale); with ``centred``, also about the
     centre of the rows (``center``, ``intercept_at_center``: the solver's own
     intercept, which keeps the digits ``intercept`` may lose far from the
     origin)."""
-    coef, intercept = scaled.to_original(solution.coef, solution.intercept)
+    coef, intercept = frame.to_original(solution.coef, solution.intercept)
     dual = solution.dual
     keep = np.abs(dual) > 1e-8 * max(np.abs(dual).max(initial=0.0), 1e-300)
     support = working[keep]
-    labels = scaled.labels(support)
+    labels = frame.labels(support)
     # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
     # centre: balanced on the support itself, since X's offset multiplies what is
     # left of the sum.
     alpha = _balanced(dual[keep], labels)
-    dual_coef = alpha * labels / scaled.scale**2
+    dual_coef = alpha * labels / frame.scale**2
     norm = np.linalg.norm(solution.coef)
-    margin = scaled.scale / norm if norm > 0 else np.nan
+    margin = frame.scale / norm if norm > 0 else np.nan
     result = MarginResult(
         coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
     )
     if centred:
-        result.center = scaled.centre
+        result.center = frame.centre
         result.intercept_at_center = float(solution.intercept)
     return result
 

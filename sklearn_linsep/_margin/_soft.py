@@ -26,7 +26,7 @@ MANY_VIOLATORS = 10
 LP_ENTRIES = 1_000_000
 
 
-def soft_limit(scaled, working, tol, batch):
+def soft_limit(two_class, working, tol, batch):
     """The C → ∞ limit of the soft margin: among the hyperplanes of least total
     hinge, the one of largest margin (w = 0 left exactly 0: the margin is then
     undefined).
@@ -40,33 +40,33 @@ def soft_limit(scaled, working, tol, batch):
     """
     # The interior point's normal equations are (p + 1)²: not for wide rows.
     many = None
-    if scaled.cheap_passes and scaled.n_features < scaled.n_samples:
-        many = min(MANY_VIOLATORS * batch, LP_ENTRIES // (scaled.n_features + 1))
+    if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
+        many = min(MANY_VIOLATORS * batch, LP_ENTRIES // (two_class.n_features + 1))
     # The least total hinge and its optimal face do not depend on the frame: the
     # LP sees each feature at its own spread when the spreads are far apart (its
     # dual certificate failed at spreads 1e8 apart), the margin stays X's.
-    lp_frame = scaled.equilibrated() if scaled.uneven else scaled
+    lp_frame = two_class.equilibrated() if two_class.uneven else two_class
     solution, working, rounds = _soft_limit_by_rounds(
-        scaled, lp_frame, working, tol, batch, many
+        two_class, lp_frame, working, tol, batch, many
     )
     if solution is None:
-        solution, working, more = _soft_limit_of_all(scaled, lp_frame, tol, batch)
+        solution, working, more = _soft_limit_of_all(two_class, lp_frame, tol, batch)
         rounds += more
-    return soft_result(scaled, working, solution, rounds, tol)
+    return soft_result(two_class, working, solution, rounds, tol)
 
 
-def soft_result(scaled, working, solution, rounds, tol):
-    """The MarginResult of the soft limit's answer on ``scaled``'s rows."""
+def soft_result(two_class, working, solution, rounds, tol):
+    """The MarginResult of the soft limit's answer on ``two_class``'s rows."""
     warn_if_inexact(solution)
     # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
     # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
     if np.linalg.norm(solution.coef, 1) <= tol:
         solution = replace(solution, coef=np.zeros_like(solution.coef))
-    total = scaled.total_hinge(solution.coef, solution.intercept)
-    return margin_result(scaled, working, solution, rounds, False, total)
+    total = two_class.total_hinge(solution.coef, solution.intercept)
+    return margin_result(two_class, working, solution, rounds, False, total)
 
 
-def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
+def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, max_size=None):
     """The soft limit on the working-set loop of the hard margin: each round
     solves both stages on the working set (the least total hinge by the LP, then
     the largest margin at that total by the QP), takes in the worst violators and
@@ -81,15 +81,15 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
     """
 
     def solve(indices):
-        rows, labels = scaled.rows(indices), scaled.labels(indices)
-        weights = scaled.sample_weights(indices)
+        rows, labels = two_class.rows(indices), two_class.labels(indices)
+        weights = two_class.sample_weights(indices)
         lp = checked_least_hinge(lp_frame.rows(indices), labels, weights)
         if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
             solution = margin_of_rows(rows, labels, tol=tol / 2)
             if solution.feasible:
                 return solution
         sides = face_sides(lp.dual, weights)
-        feasible = _in_frame(lp, lp_frame, scaled)
+        feasible = _in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
@@ -101,7 +101,7 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
 
     if max_size is not None and working.size > max_size:
         return None, working, 0
-    violators = margin_violators(scaled, tol, batch)
+    violators = margin_violators(two_class, tol, batch)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
     # stages from the rows it kept: the second checks its answer on every row, so
     # the first may look for violators among a backend's candidates only.
@@ -118,7 +118,7 @@ def _soft_limit_by_rounds(scaled, lp_frame, working, tol, batch, max_size=None):
     return solution, working, rounds + more
 
 
-def _soft_limit_of_all(scaled, lp_frame, tol, batch):
+def _soft_limit_of_all(two_class, lp_frame, tol, batch):
     """The soft limit when many samples violate their margin.
 
     An interior point over all samples (:func:`~._solvers.least_hinge_ipm`)
@@ -130,12 +130,12 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
     complementary slackness) in place of ``≥ 1``.
     """
     lp, alpha = _exact_least_hinge(lp_frame)
-    sides = face_sides(alpha, scaled.weights)
-    feasible = _in_frame(lp, lp_frame, scaled)
+    sides = face_sides(alpha, two_class.weights)
+    feasible = _in_frame(lp, lp_frame, two_class)
 
     def solve(indices):
         solution = face_margin_qp(
-            scaled.rows(indices), scaled.labels(indices), sides[indices], feasible
+            two_class.rows(indices), two_class.labels(indices), sides[indices], feasible
         )
         if not solution.feasible:
             raise SolverError(
@@ -145,11 +145,11 @@ def _soft_limit_of_all(scaled, lp_frame, tol, batch):
             )
         return solution
 
-    start = np.flatnonzero(scaled.active & (sides == 0))
+    start = np.flatnonzero(two_class.active & (sides == 0))
     solution, working, rounds = grow(
-        start, solve, face_violators(scaled, sides, tol, batch)
+        start, solve, face_violators(two_class, sides, tol, batch)
     )
-    check_attains(scaled, solution, lp.total)
+    check_attains(two_class, solution, lp.total)
     return solution, working, rounds
 
 
@@ -172,24 +172,24 @@ def margin_violators(frame, tol, batch, every=True):
     return violators
 
 
-def face_violators(scaled, sides, tol, batch):
+def face_violators(two_class, sides, tol, batch):
     """The working-set loop's ``violators`` of the least-hinge face: the rows off
     their side of it (``sides``, from :func:`face_sides`) by more than ``tol``."""
 
     def violators(solution, working):
-        margins = scaled.margins(solution.coef, solution.intercept)
+        margins = two_class.margins(solution.coef, solution.intercept)
         off_face = np.where(
             sides > 0,
             1 - margins,
             np.where(sides < 0, margins - 1, np.abs(margins - 1)),
         )
-        violation = np.where(scaled.active, off_face - tol, -np.inf)
+        violation = np.where(two_class.active, off_face - tol, -np.inf)
         return worst_violators(violation, working, max(batch, working.size))
 
     return violators
 
 
-def _exact_least_hinge(scaled):
+def _exact_least_hinge(two_class):
     """The least total hinge of all samples, exact: ``(lp, α)`` with ``α`` the dual
     on every sample, proved optimal by weak duality.
 
@@ -199,44 +199,44 @@ def _exact_least_hinge(scaled):
     LP or a failed proof, and the band widens until, at worst, it holds every
     sample (the plain LP).
     """
-    active = np.flatnonzero(scaled.active)
-    c, weights = scaled.c[active], scaled.weights[active]
-    scaled.keep_centred()
+    active = np.flatnonzero(two_class.active)
+    c, weights = two_class.c[active], two_class.weights[active]
+    two_class.keep_centred()
 
     def spread(values):
-        full = np.zeros(scaled.n_samples)
+        full = np.zeros(two_class.n_samples)
         full[active] = values
         return full
 
     guess = least_hinge_ipm(
-        gram=lambda theta: scaled.augmented_gram(spread(theta)),
-        combine=lambda v: scaled.augmented_sum(spread(v * c)),
-        products=lambda y: c * scaled.scores(y[:-1], y[-1])[active],
+        gram=lambda theta: two_class.augmented_gram(spread(theta)),
+        combine=lambda v: two_class.augmented_sum(spread(v * c)),
+        products=lambda y: c * two_class.scores(y[:-1], y[-1])[active],
         upper=weights,
     )
-    margins = scaled.margins(guess.coef, guess.intercept)
+    margins = two_class.margins(guess.coef, guess.intercept)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
-        beyond = scaled.active & (margins < 1 - band)
-        near = np.flatnonzero(scaled.active & (np.abs(margins - 1) <= band))
+        beyond = two_class.active & (margins < 1 - band)
+        near = np.flatnonzero(two_class.active & (np.abs(margins - 1) <= band))
         if near.size == 0:
             continue  # no row at the margin: the guess is off, widen the band
-        held = np.where(beyond, scaled.weights, 0.0)
+        held = np.where(beyond, two_class.weights, 0.0)
         lp = total_hinge_lp(
-            scaled.rows(near),
-            scaled.labels(near),
-            weights=scaled.sample_weights(near),
-            fixed=scaled.augmented_sum(held * scaled.c),
+            two_class.rows(near),
+            two_class.labels(near),
+            weights=two_class.sample_weights(near),
+            fixed=two_class.augmented_sum(held * two_class.c),
         )
         if not lp.feasible:
             continue
         alpha = held.copy()
         alpha[near] = lp.dual
-        total = scaled.total_hinge(lp.coef, lp.intercept)
+        total = two_class.total_hinge(lp.coef, lp.intercept)
         if _dual_certificate_holds(
             alpha,
-            scaled.weights,
-            balance=scaled.augmented_sum(alpha * scaled.c),
-            terms=scaled.augmented_sum(alpha, absolute=True),
+            two_class.weights,
+            balance=two_class.augmented_sum(alpha * two_class.c),
+            terms=two_class.augmented_sum(alpha, absolute=True),
             total=total,
         ):
             return replace(lp, total=total), alpha
@@ -254,10 +254,10 @@ def face_sides(alpha, weights):
     return np.where(alpha <= 1e-12 * weights, 1, np.where(at_bound, -1, 0))
 
 
-def check_attains(scaled, solution, least):
+def check_attains(two_class, solution, least):
     """A SolverError unless the face's answer attains the least total hinge on
     all samples."""
-    if not attains(scaled, solution, least):
+    if not attains(two_class, solution, least):
         raise SolverError(
             "The largest margin on the least-hinge face does not attain the least "
             "total hinge on all samples. Standardising the features (StandardScaler) "
@@ -265,16 +265,16 @@ def check_attains(scaled, solution, least):
         )
 
 
-def attains(scaled, solution, least):
+def attains(two_class, solution, least):
     """Whether ``solution``'s total hinge on all samples is the least one."""
-    total = scaled.total_hinge(solution.coef, solution.intercept)
-    return total <= least * (1 + 1e-9) + 1e-9 * scaled.weights.sum()
+    total = two_class.total_hinge(solution.coef, solution.intercept)
+    return total <= least * (1 + 1e-9) + 1e-9 * two_class.weights.sum()
 
 
-def _in_frame(lp, lp_frame, scaled):
-    """The LP's hyperplane, found on ``lp_frame``'s rows, on ``scaled``'s: a point
+def _in_frame(lp, lp_frame, two_class):
+    """The LP's hyperplane, found on ``lp_frame``'s rows, on ``two_class``'s: a point
     of the optimal face, the start of the face's primal active set."""
-    return lp.coef * (scaled.scale / lp_frame.scale), lp.intercept
+    return lp.coef * (two_class.scale / lp_frame.scale), lp.intercept
 
 
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):

@@ -47,19 +47,19 @@ WIDE_SEED = 1000
 DENSE_FALLBACK_ENTRIES = 1 << 23
 
 
-def wide_suits(scaled):
+def wide_suits(two_class):
     """Whether the problem goes by :func:`wide_maximal_margin`: sparse X in
     memory with at least as many features as active rows (every held set of the
     Gram dual can then be nonsingular)."""
-    X = getattr(scaled, "X", None)
+    X = getattr(two_class, "X", None)
     return (
-        scaled.cheap_passes
+        two_class.cheap_passes
         and sp.issparse(X)
-        and scaled.n_features >= np.count_nonzero(scaled.active)
+        and two_class.n_features >= np.count_nonzero(two_class.active)
     )
 
 
-def wide_maximal_margin(scaled, tol, soft, classes, initial_size=None, batch=None):
+def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
     """:func:`~._hard.maximal_margin_of` of wide sparse rows.
 
     The verdict first, from one sparse LP (:func:`~._certificate.
@@ -70,36 +70,36 @@ def wide_maximal_margin(scaled, tol, soft, classes, initial_size=None, batch=Non
     of them takes part (their weights summed): copies would make every held set
     that holds them singular. Checked and proved on X as the dense route's answers are.
     """
-    unique = _without_duplicates(scaled)
+    unique = _without_duplicates(two_class)
     size = initial_size or WIDE_SEED
     batch = batch or size
-    certificate = sparse_certificate(scaled, classes)
+    certificate = sparse_certificate(two_class, classes)
     if certificate is None:
-        return _separable(scaled, unique, tol, size, batch)
+        return _separable(two_class, unique, tol, size, batch)
     if not soft:
         return MarginResult(**no_hyperplane(0), certificate=certificate)
-    result = _soft_limit(scaled, unique, tol, batch)
+    result = _soft_limit(two_class, unique, tol, batch)
     result.certificate = certificate
-    return mark_if_far(scaled, result)
+    return mark_if_far(two_class, result)
 
 
-def _without_duplicates(scaled):
+def _without_duplicates(two_class):
     """The same problem with the later copies of equal rows of one class
     inactive and their weights added to the first copy's."""
-    owners = duplicate_owners(scaled.X, scaled.c, scaled.active)
+    owners = duplicate_owners(two_class.X, two_class.c, two_class.active)
     copies = np.flatnonzero((owners >= 0) & (owners != np.arange(len(owners))))
     if not copies.size:
-        return scaled
-    unique = copy.copy(scaled)
-    unique.weights = scaled.weights.copy()
-    np.add.at(unique.weights, owners[copies], scaled.weights[copies])
+        return two_class
+    unique = copy.copy(two_class)
+    unique.weights = two_class.weights.copy()
+    np.add.at(unique.weights, owners[copies], two_class.weights[copies])
     unique.weights[copies] = 0.0
-    unique.active = scaled.active.copy()
+    unique.active = two_class.active.copy()
     unique.active[copies] = False
     return unique
 
 
-def _separable(scaled, unique, tol, size, batch):
+def _separable(two_class, unique, tol, size, batch):
     """The maximal margin of rows the LP found separable."""
     subproblem = _GramSubproblem(unique, tol)
     solution, working, rounds = grow(
@@ -109,13 +109,13 @@ def _separable(scaled, unique, tol, size, batch):
         drop_above=DROP_ABOVE,
     )
     products = subproblem.products(working, solution)
-    terms = row_terms(None, scaled.labels(working), solution, products=products)
-    smallest = check_optimality(scaled, terms, solution, tol)
-    result = margin_result(scaled, working, solution, rounds, True, 0.0)
-    return proven(scaled, result, tol, smallest)
+    terms = row_terms(None, two_class.labels(working), solution, products=products)
+    smallest = check_optimality(two_class, terms, solution, tol)
+    result = margin_result(two_class, working, solution, rounds, True, 0.0)
+    return proven(two_class, result, tol, smallest)
 
 
-def _soft_limit(scaled, unique, tol, batch):
+def _soft_limit(two_class, unique, tol, batch):
     """The C → ∞ limit of the soft margin of wide sparse rows: the least total
     hinge by one sparse LP over every row, then the largest margin over its
     optimal face on a working set in the Gram dual."""
@@ -143,10 +143,10 @@ def _soft_limit(scaled, unique, tol, batch):
     )
     solution = _constant_if_it_attains(unique, solution, lp.total)
     check_attains(unique, solution, lp.total)
-    return soft_result(scaled, working, solution, rounds, tol)
+    return soft_result(two_class, working, solution, rounds, tol)
 
 
-def _constant_if_it_attains(scaled, solution, least):
+def _constant_if_it_attains(two_class, solution, least):
     """``w = 0`` where a constant decision function attains the least total
     hinge: the face's smallest ``‖w‖`` is then 0 exactly, which an interior
     point only approaches (the hinge of ``b`` alone is least at ``b = ±1`` or
@@ -158,15 +158,15 @@ def _constant_if_it_attains(scaled, solution, least):
             intercept=intercept,
             dual=np.zeros_like(solution.dual),
         )
-        if attains(scaled, constant, least):
+        if attains(two_class, constant, least):
             return constant
     return solution
 
 
-def dense_fallback_fits(scaled):
+def dense_fallback_fits(two_class):
     """Whether X is small enough (``DENSE_FALLBACK_ENTRIES``) for the dense
     route to take it where this route's answer fails its checks."""
-    return scaled.n_samples * scaled.n_features <= DENSE_FALLBACK_ENTRIES
+    return two_class.n_samples * two_class.n_features <= DENSE_FALLBACK_ENTRIES
 
 
 class _GramSubproblem:
@@ -180,17 +180,17 @@ class _GramSubproblem:
     with ``sides`` the largest margin on the least-hinge face as the QP's dual
     on the Gram matrix (:func:`~._solvers.face_dual_qp`)."""
 
-    def __init__(self, scaled, tol, sides=None):
-        self.scaled, self.tol, self.sides = scaled, tol, sides
-        n = scaled.n_samples
+    def __init__(self, two_class, tol, sides=None):
+        self.two_class, self.tol, self.sides = two_class, tol, sides
+        n = two_class.n_samples
         # Z of every row, a feature far from the origin against its spread
         # centred explicitly (the implicit centring would cost it its digits).
         self.all_rows = CentredRows.of_sparse(
             # float64 products: a float32 Gram matrix would cost the margin digits.
-            sp.csr_matrix(scaled.X, dtype=np.float64) * (1.0 / scaled.scale),
+            sp.csr_matrix(two_class.X, dtype=np.float64) * (1.0 / two_class.scale),
             np.zeros(n, dtype=np.intp),
             np.ones(n),
-            (scaled.centre / scaled.scale)[None, :],
+            (two_class.centre / two_class.scale)[None, :],
         ).without_cancelling()
         self._last = None  # (indices, rows)
         self.members = np.array([], dtype=np.intp)  # rows of the last answer
@@ -205,14 +205,14 @@ class _GramSubproblem:
         again)."""
         if self._last is not None and np.array_equal(self._last[0], indices):
             return self._last[1]
-        selected = np.zeros(self.scaled.n_samples, dtype=bool)
+        selected = np.zeros(self.two_class.n_samples, dtype=bool)
         selected[indices] = True  # working sets are sorted
         rows = self.all_rows.take(selected)
         self._last = (np.array(indices), rows)
         return rows
 
     def __call__(self, indices):
-        rows, labels = self.rows(indices), self.scaled.labels(indices)
+        rows, labels = self.rows(indices), self.two_class.labels(indices)
         gram = rows.gram()
         sides = None if self.sides is None else self.sides[indices]
         solution = self._from_last_support(gram, rows, labels, sides, indices)
@@ -276,7 +276,7 @@ class _GramSubproblem:
         """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
         :func:`~._kkt.row_terms`: ``|z| ≤ |x'| + |m'|`` entrywise, with
         ``x' - m'`` the rows as centred (:attr:`all_rows`)."""
-        rows, labels = self.rows(indices), self.scaled.labels(indices)
+        rows, labels = self.rows(indices), self.two_class.labels(indices)
         dual = solution.dual
         magnitude = np.abs(dual)
         absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
