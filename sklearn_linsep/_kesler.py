@@ -8,21 +8,19 @@ formed. A pair is named by one integer, ``i K + k`` (a *constraint id*), and one
 pass over X gives each row's worst other class, the only pair of the row that can
 be the worst violator.
 
-:class:`KeslerRows` answers the working-set loop's questions on these pairs in
-memory, in the frames of :class:`~sklearn_linsep._working_set.ScaledRows`
-(centred, divided by one scalar, or each feature by its own spread).
+:class:`Pairs` answers the working-set loop's questions on these pairs whatever
+backend holds the rows, in the frames of :class:`~sklearn_linsep._working_set.Frame`
+(centred, divided by one scalar, or each feature by its own spread); the
+backends' rows (:class:`~sklearn_linsep._rows._memory_pairs.KeslerRows` in
+memory) derive from it.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._proofs import column_extremes, joint_proven_margins
 from ._working_set import (
-    ScaledRows,
-    _masked_mean,
+    Frame,
     chunk_rows,
-    frame_scales,
-    worst_violators,
 )
 
 
@@ -161,22 +159,12 @@ def seed_limits(n_classes, size):
     return [size] * n_classes + [1] * (n_classes * n_classes)
 
 
-class Pairs:
+class Pairs(Frame):
     """What the pairs of K classes answer whatever backend holds the rows: the
     frames (the two-class rows' rules), the pairs' rows, the map back to X.
     A subclass provides ``X``, ``centre``, ``scale``, ``feature_scale``,
     ``spread``, ``n_classes``, ``indices`` and :meth:`original_rows` and
     ``codes[rows]``."""
-
-    n_features = ScaledRows.n_features
-    uneven = ScaledRows.uneven
-    rounding = ScaledRows.rounding
-    equilibrated = ScaledRows.equilibrated
-    indices_in_X = ScaledRows.indices_in_X
-
-    @property
-    def sparse(self):
-        return sp.issparse(self.X)
 
     def rows(self, rows):
         """Rows of Z by index (a row may come more than once: one per pair)."""
@@ -238,105 +226,6 @@ class Pairs:
         """``(W, b)`` on X of ``(W, b)`` on Z."""
         weights = coef / self.scale
         return weights, intercept - weights @ self.centre
-
-
-class KeslerRows(Pairs):
-    """The pairs (row, other class) of K classes on X seen as
-    ``Z = (X - centre) / scale``, without copying X, in memory.
-
-    ``codes`` are the rows' classes as 0, …, K - 1; rows of weight 0 are left
-    out of every constraint. ``indices`` are the rows of the caller's X that X
-    holds (None: all of them), as for ``ScaledRows``.
-    """
-
-    in_memory = True
-    original_rows = ScaledRows.original_rows
-
-    def stored_rows(self, indices):
-        return self.X[indices]
-
-    def __init__(self, X, codes, n_classes, sample_weight=None, indices=None):
-        self.X = X
-        self.codes = np.asarray(codes, dtype=np.intp)
-        self.n_classes = n_classes
-        self.indices = indices
-        self.weights = (
-            np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight)
-        )
-        self.active = self.weights > 0
-        self.centre = _masked_mean(X, self.active)
-        high, low = column_extremes(X if self.active.all() else X[self.active])
-        self.scale, self.feature_scale, self.spread = frame_scales(
-            self.centre, high, low
-        )
-        self.magnitude = np.maximum(np.abs(high), np.abs(low))
-        self._passes = {"anchors": None}  # shared with its frames
-
-    @property
-    def n_samples(self):
-        return len(self.codes)
-
-    def worst_margins(self, coef, intercept):
-        """``(margin, other)`` of each row's worst pair; inactive rows inf."""
-        return block_worst(
-            self.X, self.codes, self.active, self.centre, self.scale, coef, intercept
-        )
-
-    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
-        """``(violated, inside)`` as :func:`~._working_set.worst_violators`, over
-        constraint ids: of each row, only its worst pair can join. A pair
-        violates below ``threshold``, less its row's slack where ``slack =
-        (sorted rows, values)`` gives one (the soft limit's hinges)."""
-        margin, other = self.worst_margins(coef, intercept)
-        ids, violation = block_violations(
-            margin, other, np.arange(self.n_samples), self.n_classes, threshold,
-            slack, working,
-        )  # fmt: skip
-        violated, _ = worst_violators(violation, np.array([], np.intp), batch)
-        return ids[violated], working_violations(
-            self, coef, intercept, threshold, working, slack
-        )
-
-    def min_margin(self, coef, intercept):
-        return float(np.min(self.worst_margins(coef, intercept)[0]))
-
-    def total_hinge(self, coef, intercept):
-        """``Σ s_i max(0, 1 - margin_i)``, each row's margin its worst pair's."""
-        margin, _ = self.worst_margins(coef, intercept)
-        hinge = np.maximum(0.0, 1.0 - margin[self.active])
-        return float(self.weights[self.active] @ hinge)
-
-    def row_weights(self, rows):
-        return self.weights[rows]
-
-    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
-        """The least margin of an active row on X itself, less a proven bound on
-        its rounding (:func:`~._proofs.joint_proven_margins`)."""
-        active = self.active
-        X = self.X if active.all() else self.X[active]
-        margins = joint_proven_margins(
-            X, self.codes[active], coef, intercept, center, intercept_at_center
-        )
-        return float(np.min(margins))
-
-    def seed(self, size):
-        """Candidate support pairs (:func:`block_seed`): of each class, the
-        ``size`` rows nearest the boundary of the nearest-mean machine, with
-        their worst other class; and the :meth:`anchors`."""
-        means = np.array(
-            [
-                _masked_mean(self.X, self.active & (self.codes == k))
-                for k in range(self.n_classes)
-            ]
-        )
-        means = (means - self.centre) / self.scale
-        _, ids, values, groups = block_seed(
-            self.X, self.codes, self.active, self.centre, self.scale, means, size
-        )
-        chosen = select_per_group(values, groups, seed_limits(self.n_classes, size))
-        ids, groups = ids[chosen], groups[chosen]
-        self._passes["anchors"] = np.unique(ids[groups >= self.n_classes])
-        return np.unique(ids)
 
 
 def working_violations(pairs, coef, intercept, threshold, working, slack):

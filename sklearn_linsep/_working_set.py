@@ -14,9 +14,7 @@ from typing import Callable, Optional
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import blas
 
-from ._proofs import column_extremes, proven_margins
 from ._threads import threads_for_solve
 from .exceptions import SolverError
 
@@ -33,54 +31,12 @@ CENTRED_CACHE_BYTES = 1 << 27  # 128 MB of centred rows kept between passes
 EQUILIBRATE_ABOVE = 1e3
 
 
-class ScaledRows:
-    """One two-class problem on X seen as ``Z = (X - centre) / scale``, without
-    copying X.
-
-    It holds the labels ``c = ±1`` and the weights (samples of weight 0 are
-    inactive: left out of every constraint) and answers every question the
-    working-set algorithms ask of the data: rows of Z by index, the worst
-    violators of a hyperplane, the smallest margin, the total hinge, the seed.
-    It is the in-memory :class:`~sklearn_linsep._rows.TwoClassRows`; the dask
-    backend's answers the same questions with tasks over row blocks, so the
-    algorithms run unchanged on either. ``indices`` are the rows of the caller's X
-    that X holds, where X is a subset of it (one pair of classes); None where X is
-    all of it. ``statistics`` (:class:`RowStatistics`), where the caller has
-    them already (the pairs of K classes share one pass over X), stand for the
-    passes that would find the centre, the extremes and the seed's class means.
-    """
-
-    in_memory = True
-    cheap_passes = True  # the soft limit may make ~30 passes
-
-    def __init__(
-        self, X, c, sample_weight=None, centre=True, indices=None, statistics=None
-    ):
-        self.X = X
-        self.c = c
-        self.indices = indices
-        self.weights = (
-            np.ones(len(c)) if sample_weight is None else np.asarray(sample_weight)
-        )
-        self.active = self.weights > 0
-        self._keep_centred = False
-        self._centred = None  # the centred blocks, once a pass has made them
-        self._statistics = statistics
-        active = self.active
-        if statistics is not None:
-            self.centre = statistics.centre if centre else np.zeros(X.shape[1])
-            high, low = statistics.high, statistics.low
-        else:
-            self.centre = _masked_mean(X, active) if centre else np.zeros(X.shape[1])
-            if active.all():  # extremes by column, without a centred copy of X
-                high, low = column_extremes(X)
-            else:
-                high, low = column_extremes(X[active])
-        self.scale, self.feature_scale, self.spread = frame_scales(
-            self.centre, high, low
-        )
-        self.magnitude = np.maximum(np.abs(high), np.abs(low))  # largest |x_j|
-        self._last_rows = None  # (indices, Z rows): the working set, asked often
+class Frame:
+    """The rules of a frame that the two-class rows and the pairs of K classes
+    share: X seen as ``Z = (X - centre) / scale`` (``scale`` one scalar, or one
+    per feature in the equilibrated frame), without copying X. A subclass
+    provides ``X``, ``centre``, ``scale``, ``feature_scale``, ``spread`` and
+    ``indices`` (the rows of the caller's X that X holds, or None)."""
 
     def equilibrated(self):
         """The same problem on ``Z = (X - centre) / s``, each feature divided by its
@@ -93,15 +49,6 @@ class ScaledRows:
         """Whether the features' spreads differ by more than ``EQUILIBRATE_ABOVE``."""
         return spreads_uneven(self.feature_scale, self.spread)
 
-    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
-        """The smallest margin of an active sample of the hyperplane ``(coef,
-        intercept)`` on X itself (or about ``center``), less a proven bound on
-        the rounding of its evaluation (:func:`~._proofs.proven_margins`)."""
-        margins = proven_margins(
-            self.X, self.c, coef, intercept, center, intercept_at_center
-        )
-        return float(np.min(margins[self.active]))
-
     @property
     def sparse(self):
         return sp.issparse(self.X)
@@ -109,10 +56,6 @@ class ScaledRows:
     def indices_in_X(self, indices):
         """These rows as rows of the caller's X."""
         return indices if self.indices is None else self.indices[indices]
-
-    @property
-    def n_samples(self):
-        return len(self.c)
 
     @property
     def n_features(self):
@@ -123,161 +66,15 @@ class ScaledRows:
         block = self.X[indices]
         return block.toarray() if sp.issparse(block) else np.asarray(block, float)
 
-    def rows(self, indices):
-        """Rows of Z by index. The last answer is kept: the loop asks for the
-        working set's rows in its solve and again in its checks."""
-        indices = np.asarray(indices)
-        last = self._last_rows
-        if last is not None and np.array_equal(last[0], indices):
-            return last[1]
-        rows = (self.original_rows(indices) - self.centre) / self.scale
-        self._last_rows = (indices.copy(), rows)
-        return rows
-
-    def _all_rows(self):
-        """Z whole, if the last rows asked for were every row in order."""
-        last = self._last_rows
-        if last is None or len(last[0]) != self.n_samples:
-            return None
-        return last[1] if np.array_equal(last[0], np.arange(self.n_samples)) else None
-
-    def labels(self, indices):
-        return self.c[indices]
-
-    def sample_weights(self, indices):
-        return self.weights[indices]
-
-    def scores(self, coef, intercept):
-        """``Z @ coef + intercept`` for every sample (one pass over X).
-
-        Dense X is centred chunk by chunk (a few MB at a time), so the scores do
-        not lose the digits X's offset would cancel; sparse X cannot be centred
-        without filling it, and its scores carry that rounding
-        (:attr:`rounding` per unit of ``‖coef‖``).
-        """
-        weights = coef / self.scale
-        if sp.issparse(self.X):
-            raw = np.asarray(self.X @ weights).ravel()
-            return raw + (intercept - self.centre @ weights)
-        whole = self._all_rows()
-        if whole is not None:  # the working set is every row: Z is at hand
-            return whole @ coef + intercept
-        out = np.empty(self.n_samples)
-        if self._centred is not None:  # Z kept for the interior point's passes
-            for rows, block in self._centred:
-                out[rows] = block @ coef
-            return out + intercept
-        n, p = self.X.shape
-        step = chunk_rows(p)
-        for start in range(0, n, step):
-            block = self.X[start : start + step] - self.centre
-            out[start : start + step] = block @ weights
-        return out + intercept
-
-    def _blocks(self):
-        """``(slice, Z block)`` over all samples, a few MB at a time: the passes
-        below centre each block as :meth:`scores` does. After
-        :meth:`keep_centred`, the centred blocks are kept for the next pass (up to
-        ``CENTRED_CACHE_BYTES``)."""
-        if self._centred is not None:
-            yield from self._centred
-            return
-        n, p = self.X.shape
-        keep = self._keep_centred and n * p * 8 <= CENTRED_CACHE_BYTES
-        blocks = []
-        step = chunk_rows(p)
-        for start in range(0, n, step):
-            rows = slice(start, min(start + step, n))
-            block = self.X[rows]
-            block = block.toarray() if sp.issparse(block) else block
-            blocks.append((rows, (block - self.centre) / self.scale))
-            yield blocks[-1]
-            if not keep:
-                blocks.clear()
-        if keep:
-            self._centred = blocks
-
-    def keep_centred(self):
-        """Keep Z in memory from the next pass on, if it fits in
-        ``CENTRED_CACHE_BYTES``: for an algorithm that makes many passes (the
-        interior point makes ~30, and centring was half their time at 1e5 × 50)."""
-        self._keep_centred = True
-
-    def augmented_gram(self, theta):
-        """``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` over all samples (one pass)."""
-        p = self.n_features
-        out = np.zeros((p + 1, p + 1))
-        root = np.sqrt(theta)
-        for rows, block in self._blocks():
-            weighted = block * root[rows, None]
-            # half the products of Zᵀ Θ Z (BLAS syrk fills the upper triangle)
-            out[:p, :p] += blas.dsyrk(1.0, weighted.T)  # F-ordered: no copy
-            out[:p, p] += root[rows] @ weighted
-        out[:p, :p] = np.triu(out[:p, :p]) + np.triu(out[:p, :p], 1).T
-        out[p, :p] = out[:p, p]
-        out[p, p] = theta.sum()
-        return out
-
-    def augmented_sum(self, v, absolute=False):
-        """``Σ v_i (z_i, 1)`` over all samples, or ``Σ v_i |(z_i, 1)|``."""
-        out = np.zeros(self.n_features)
-        for rows, block in self._blocks():
-            out += v[rows] @ (np.abs(block) if absolute else block)
-        return np.r_[out, v.sum()]
-
-    def margins(self, coef, intercept):
-        """``c_i (z_i · coef + intercept)`` of every sample."""
-        return self.c * self.scores(coef, intercept)
-
-    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
-        """``(violated, inside)``: the (at most ``batch``) samples outside
-        ``working`` whose margin is below ``threshold``, worst first not
-        guaranteed, and ``threshold - margin`` of the members of ``working``.
-        (``every``: in memory every row is looked at anyway.)"""
-        violation = np.where(
-            self.active, threshold - self.margins(coef, intercept), -np.inf
-        )
-        return worst_violators(violation, working, batch)
-
-    def min_margin(self, coef, intercept, original=False):
-        """The smallest margin of an active sample; with ``original``, of the
-        hyperplane ``(coef, intercept)`` on X itself (computed on X, not Z)."""
-        if original:
-            margins = self.c * (np.asarray(self.X @ coef).ravel() + intercept)
-        else:
-            margins = self.margins(coef, intercept)
-        return float(np.min(margins[self.active]))
-
-    def total_hinge(self, coef, intercept):
-        """``Σ s_i max(0, 1 - margin_i)``."""
-        hinge = np.maximum(0.0, 1.0 - self.margins(coef, intercept))
-        return float(np.sum(self.weights * hinge))
-
-    def seed(self, size):
-        return seed_indices(self, size)
-
-    def opposite_duplicates(self):
-        """Two equal active rows with opposite labels, or None."""
-        statistics = getattr(self, "_statistics", None)
-        key = None
-        if statistics is not None and statistics.projection is not None:
-            key = statistics.projection()
-        return _opposite_duplicates(self.X, self.c, self.active, key)
-
     @property
     def rounding(self):
-        """Bound on the rounding of :meth:`scores` per unit ``‖coef‖``."""
+        """Bound on the rounding of the scores per unit ``‖coef‖``."""
         magnitude = (
             float(np.max(np.abs(self.centre) / self.scale))
             if sp.issparse(self.X)
             else 1.0
         )
         return 16 * np.finfo(float).eps * (1.0 + magnitude) * np.sqrt(self.X.shape[1])
-
-    def to_original(self, coef, intercept):
-        """``(w, b)`` on X of the hyperplane ``(coef, intercept)`` on Z."""
-        weights = coef / self.scale
-        return weights, intercept - self.centre @ weights
 
 
 @dataclass(frozen=True)
@@ -520,9 +317,9 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
     their side) leave the working set when others join, which keeps the
     subproblems small; one that comes back as a violator is taken in again, and
     once a working set repeats nothing is dropped any more (so the loop cannot
-    cycle: the working set then grows every round). With ``max_size``, a working set that
-    outgrows it ends the loop with the solution ``None`` (the caller has a better
-    way for problems that need that many rows).
+    cycle: the working set then grows every round). With ``max_size``, a working
+    set that outgrows it ends the loop with the solution ``None`` (the caller has a
+    better way for problems that need that many rows).
     """
     working = np.unique(seed)
     seen = set()
@@ -550,31 +347,3 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
         f"The working set still gained violated constraints after {max_rounds} "
         f"rounds ({working.size} samples in it)."
     )
-
-
-class AugmentedRows(ScaledRows):
-    """X seen as ``Z = (X, 1) / scale``: the augmented samples of the perceptron,
-    divided by one scalar (which keeps margins through the origin in proportion)
-    but not centred (which would not)."""
-
-    def __init__(self, X, c, sample_weight=None):
-        super().__init__(X, c, sample_weight, centre=False)
-        values = X[self.active]
-        values = values.data if sp.issparse(values) else values
-        largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
-        self.scale = max(largest, 1.0)
-
-    def rows(self, indices):
-        block = self.original_rows(indices)
-        return np.column_stack([block, np.ones(len(indices))]) / self.scale
-
-    def scores(self, coef, intercept):
-        raw = np.asarray(self.X @ coef[:-1]).ravel() + coef[-1]
-        return raw / self.scale + intercept
-
-    def to_original(self, coef, intercept):
-        return coef / self.scale, intercept
-
-    @property
-    def rounding(self):
-        return 16 * np.finfo(float).eps * np.sqrt(self.X.shape[1] + 1)

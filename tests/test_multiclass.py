@@ -605,3 +605,27 @@ def test_wide_rows_under_two_labels_are_decided_by_the_certificates_lp(monkeypat
     result = linear_separability(X, y, multiclass="joint")
     assert not result.separable and result.verify(X, y)
     assert set(result.certificate_indices) <= {0, 1, 60, 61}
+
+
+def test_a_pair_route_is_one_registration(monkeypatch):
+    """The pairs' subproblem is solved by the registry of routes, as the rows'
+    is: a route of kind "pairs" registered first is asked first; one that gives
+    way (None) passes to the usual routes, and the answer is theirs."""
+    from sklearn_linsep._margin import _solvers
+    from sklearn_linsep._margin._solvers import Route, register
+
+    names = [route.name for route in _solvers.ROUTES if route.kind == "pairs"]
+    assert names == ["pairs on the Gram", "certificate LP of wide pairs",
+                     "pairs' active set and Clarabel"]  # fmt: skip
+    X, y = load_iris(return_X_y=True)
+    before = linear_separability(X, y, multiclass="joint")
+    monkeypatch.setattr(_solvers, "ROUTES", list(_solvers.ROUTES))
+    asked = []
+
+    def gives_way(subproblem, ids, held):
+        asked.append(len(ids))
+
+    register(Route("gives way", lambda sub, ids: True, gives_way, 0, kind="pairs"))
+    after = linear_separability(X, y, multiclass="joint")
+    assert asked and after.separable == before.separable
+    assert after.certificate_indices.tolist() == before.certificate_indices.tolist()

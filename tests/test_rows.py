@@ -224,7 +224,7 @@ def test_every_two_class_backend_declares_what_the_core_asks():
     (no ``in_memory`` flag): each backend has every attribute and method."""
     from sklearn_linsep._rows._dask._two_class import DaskScaledRows
     from sklearn_linsep._rows._protocol import TwoClassRows
-    from sklearn_linsep._working_set import ScaledRows
+    from sklearn_linsep._rows._memory_two_class import ScaledRows
 
     declared = set(TwoClassRows.__annotations__) | {
         name for name, value in vars(TwoClassRows).items()

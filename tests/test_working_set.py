@@ -9,9 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_linsep import SolverError
+from sklearn_linsep._rows._memory_two_class import AugmentedRows, ScaledRows
 from sklearn_linsep._working_set import (
-    AugmentedRows,
-    ScaledRows,
     duplicate_owners,
     grow,
     seed_direction,

@@ -6,7 +6,7 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 import numpy as np
 
 from .._threads import threads_for_fit
-from .._working_set import AugmentedRows, ScaledRows
+from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset
 from ._driver import capped, check_scale, exact_margin, grow_working_set
@@ -19,8 +19,12 @@ from ._kkt import (
 )
 from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
-from ._solvers import margin_from_feasible, margin_of_rows, margin_qp
-from ._solvers._active_set import on_and_outside_margin
+from ._solvers import (
+    margin_from_feasible,
+    margin_of_rows,
+    margin_qp,
+    on_and_outside_margin,
+)
 from ._wide import dense_fallback_fits, wide_maximal_margin, wide_suits
 
 
@@ -106,7 +110,7 @@ def maximal_margin_of(
     classes=(0, 1),
 ):
     """:func:`maximal_margin` of a problem already wrapped as a
-    :class:`~sklearn_linsep._working_set.ScaledRows` (or a class that answers the
+    :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows` (or a class that answers the
     same questions, such as the dask one)."""
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1

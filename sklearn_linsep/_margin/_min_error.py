@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kesler import KeslerRows, worst_others
+from .._kesler import worst_others
+from .._rows._memory_pairs import KeslerRows
+from .._rows._memory_two_class import ScaledRows
 from .._threads import threads_for_fit
-from .._working_set import ScaledRows
 from ..exceptions import SolverError
 from ._hard import maximal_margin_of
 from ._multiclass import joint_margin_of

@@ -36,6 +36,7 @@ from ._result import (
     warn_if_inexact,
 )
 from ._solvers import (
+    Route,
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
@@ -44,6 +45,8 @@ from ._solvers import (
     pair_active_set,
     pair_dual_suits,
     pair_held_system,
+    register,
+    solve_by_routes,
 )
 
 
@@ -76,7 +79,7 @@ def joint_margin_of(
     units_or_verdict=False,
 ):
     """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
-    :class:`~sklearn_linsep._kesler.KeslerRows`): ``min ½ Σ‖w_k‖²`` subject to
+    :class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`): ``min ½ Σ‖w_k‖²`` subject to
     every row's margin over every other class at least 1.
 
     Decided where every feature keeps its digits (each divided by its own
@@ -334,23 +337,22 @@ class _WarmMachine:
 
     def __call__(self, ids):
         held = None if self.support is None else np.isin(ids, self.support)
-        if not self.keep_digits:
-            solution = self.on_gram(ids, self.tol, held)
-            self.from_gram = solution is not None
-            if solution is not None:
-                self.remember(ids, solution)
-                return solution
-            if self.on_gram.wide(ids) and self._no_machine(ids):
-                return Hyperplane(False, status=Status.INFEASIBLE)
-        solution = machine_of_pairs(
-            *self.frame.pairs(ids),
-            self.frame.n_classes,
-            self.tol,
-            held,
-            self.keep_digits,
-        )
+        self.from_gram = False
+        solution = solve_by_routes("pairs", (self, ids), (self, ids, held))
         self.remember(ids, solution)
         return solution
+
+    def on_gram_answer(self, ids, held):
+        """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram")."""
+        solution = self.on_gram(ids, self.tol, held)
+        self.from_gram = solution is not None
+        return solution
+
+    def primal_answer(self, ids, held):
+        """The primal active set, with Clarabel where it does not settle."""
+        rows, own, others = self.frame.pairs(ids)
+        return machine_of_pairs(rows, own, others, self.frame.n_classes, self.tol,
+                                held, self.keep_digits)  # fmt: skip
 
     def polished(self, ids, solution):
         """The loop's last answer, where the Gram route gave it on dense rows,
@@ -365,13 +367,14 @@ class _WarmMachine:
                           solution.dual > 0, False, attempts=3)  # fmt: skip
         return solution if settled is None else settled
 
-    def _no_machine(self, ids):
-        """Whether the certificate's LP finds weights on the pairs ``ids``: where
-        the rows may all be support vectors, the Gram route fails only on
-        dependent rows (a document under two labels), which the LP decides in
-        a fraction of Clarabel's time (303 x 3 000 text: 1.4 s against 16 s)."""
+    def no_machine_answer(self, ids, held):
+        """The infeasible answer where the certificate's LP finds weights on the
+        pairs ``ids``, else None: where the rows may all be support vectors, the
+        Gram route fails only on dependent rows (a document under two labels),
+        which the LP decides in a fraction of Clarabel's time (303 x 3 000
+        text: 1.4 s against 16 s)."""
         weights = kesler_flow_lp(*self.frame.pairs(ids), self.frame.n_classes)
-        return weights is not None
+        return None if weights is None else Hyperplane(False, status=Status.INFEASIBLE)
 
     def remember(self, ids, solution):
         if solution.feasible:
@@ -408,6 +411,23 @@ class _EuclideanMachine(_WarmMachine):
             raise SolverError(PairsProblem.not_finished)
         self.remember(ids, solution)
         return solution
+
+
+# The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.
+register(Route(
+    "pairs on the Gram", kind="pairs", priority=10,
+    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.suits(ids),
+    solve=_WarmMachine.on_gram_answer,
+))  # fmt: skip
+register(Route(
+    "certificate LP of wide pairs", kind="pairs", priority=20,
+    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.wide(ids),
+    solve=_WarmMachine.no_machine_answer,
+))  # fmt: skip
+register(Route(
+    "pairs' active set and Clarabel", kind="pairs", priority=100,
+    suits=lambda sub, ids: True, solve=_WarmMachine.primal_answer,
+))  # fmt: skip
 
 
 def _dual_problems(rows, own, others, solution, tol):

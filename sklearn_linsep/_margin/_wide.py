@@ -32,8 +32,7 @@ from ._soft import (
     margin_violators,
     soft_result,
 )
-from ._solvers import face_dual_qp, gram_active_set, gram_margin
-from ._solvers._active_set import _as_hull_weights
+from ._solvers import as_hull_weights, face_dual_qp, gram_active_set, gram_margin
 
 # The first working set of the wide route, rows per class nearest the hyperplane
 # halfway between the class means. TF-IDF text has a few hundred to two thousand
@@ -225,7 +224,7 @@ class _GramSubproblem:
         magnitude = np.abs(solution.dual)
         kept = np.flatnonzero(magnitude > 1e-8 * magnitude.max(initial=0.0))
         self.members = indices[kept]
-        self.weights = _as_hull_weights((None, None, solution.dual), labels)[kept]
+        self.weights = as_hull_weights((None, None, solution.dual), labels)[kept]
         return solution
 
     def _from_last_support(self, gram, rows, labels, sides, indices):

@@ -1,12 +1,24 @@
-"""The solvers of the exact core, and the registry of the routes to the maximal
-margin of a set of rows.
+"""The solvers of the exact core, and the registry of the routes to a working
+set's subproblem, for each problem kind of the driver (:mod:`.._driver`).
 
-A route is one module here and one :func:`register` call below: a name, which
-shapes ``(rows, features)`` it suits, and ``solve(Z, c, start, tol)`` returning a
-:class:`~sklearn_linsep._margin._result.Hyperplane`, or None to give way to the
-next route. :func:`margin_of_rows` tries the routes that suit, in order of priority;
-the nearest points suit every shape and always answer (a hyperplane, or the hulls'
-meeting with its weights), so they come last.
+A route is one module here and one :func:`register` call: a name, the problem
+kind it serves, what it suits and how it solves, each with the kind's one
+signature, returning a :class:`~sklearn_linsep._margin._result.Hyperplane`, or
+None to give way to the next route; :func:`solve_by_routes` tries the routes that
+suit, in order of priority. The kinds' signatures:
+
+- ``"rows"`` (two classes; :func:`margin_of_rows`): ``suits(rows, features)``,
+  ``solve(Z, c, start, tol)``. The dense dual on the Gram matrix, then the
+  nearest points, which suit every shape and always answer (a hyperplane, or the
+  hulls' meeting with its weights).
+- ``"pairs"`` (K classes; registered in :mod:`.._multiclass`, where the pairs'
+  frame lives): ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``,
+  ``subproblem`` the loop's warm subproblem (its frame, tolerance and caches).
+  The pairs' dual on the rows' Gram matrix, then HiGHS's certificate LP on wide
+  working sets, then the primal active set with Clarabel, which always answers.
+
+What picks a route is its ``suits``, from the subproblem's size and shape (the
+expected support: at most p + 1 rows on wide data), in one place per route.
 
 Every solver takes plain arrays (rows ``Z`` already centred and scaled by the
 caller, labels ``c = ±1``), reads its own status through one table in its own
@@ -22,7 +34,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ._active_set import (
-    _as_hull_weights,
+    as_hull_weights,
+    on_and_outside_margin,
     machine_from_feasible,
     machine_on_support,
     margin_from_feasible,
@@ -60,17 +73,29 @@ class Route:
 
     name: str
     suits: Callable  # suits(rows, features) -> bool
-    solve: Callable  # solve(Z, c, start, tol) -> Hyperplane, or None: next route
+    solve: Callable  # solve(...) -> Hyperplane, or None: next route
     priority: int  # lower first
+    kind: str = "rows"  # the problem kind it serves: "rows" or "pairs"
 
 
 ROUTES = []
 
 
 def register(route):
-    """Add a route to :func:`margin_of_rows`'s choices."""
+    """Add a route to its problem kind's choices (:func:`solve_by_routes`)."""
     ROUTES.append(route)
     ROUTES.sort(key=lambda known: known.priority)
+
+
+def solve_by_routes(kind, suits_with, solve_with):
+    """The answer of the first route of ``kind`` that suits (``route.suits(
+    *suits_with)``) and answers (``route.solve(*solve_with)`` not None)."""
+    for route in ROUTES:
+        if route.kind == kind and route.suits(*suits_with):
+            solution = route.solve(*solve_with)
+            if solution is not None:
+                return solution
+    raise AssertionError(f"the last route of {kind} always answers")  # pragma: no cover
 
 
 register(Route("dense dual", dense_dual_suits, dense_dual_margin, priority=10))
@@ -84,19 +109,16 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
     meeting of their hulls (``feasible`` False, with the weights λ of the
     candidate certificate), by the first route that suits their shape and
     answers. ``start`` is the λ of a previous answer (a warm start)."""
-    m, q = Z.shape
-    for route in ROUTES:
-        if route.suits(m, q):
-            solution = route.solve(Z, c, start, tol)
-            if solution is not None:
-                if solution.weights is None and solution.dual is not None:
-                    answer = (solution.coef, solution.intercept, solution.dual)
-                    solution.weights = _as_hull_weights(answer, c)
-                return solution
-    raise AssertionError("the nearest points always answer")  # pragma: no cover
+    solution = solve_by_routes("rows", Z.shape, (Z, c, start, tol))
+    if solution.weights is None and solution.dual is not None:
+        answer = (solution.coef, solution.intercept, solution.dual)
+        solution.weights = as_hull_weights(answer, c)
+    return solution
 
 
 __all__ = [
+    "as_hull_weights",
+    "on_and_outside_margin",
     "HeldSystem",
     "NearestPoints",
     "ROUTES",
@@ -121,6 +143,7 @@ __all__ = [
     "pair_dual_suits",
     "pair_held_system",
     "register",
+    "solve_by_routes",
     "support_hyperplane",
     "total_hinge_lp",
 ]

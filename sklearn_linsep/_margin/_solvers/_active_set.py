@@ -54,7 +54,7 @@ def off_face(margins, sides):
     return np.where(sides == 0, np.abs(margins - 1), -sides * (margins - 1))
 
 
-def _as_hull_weights(answer, c):
+def as_hull_weights(answer, c):
     """λ of the nearest points from a hard margin's α (λ = α / Σ_side α), for the
     warm start of the next call."""
     dual = answer[2]
@@ -137,7 +137,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
             coef=coef,
             intercept=float(intercept),
             dual=dual,
-            weights=_as_hull_weights(answer, c),
+            weights=as_hull_weights(answer, c),
             status=Status.OPTIMAL,
         )
     return None

@@ -18,7 +18,7 @@ from scipy.linalg import lapack, qr
 from ... import _kernels
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
-from ._active_set import _active_set_finish, _as_hull_weights, on_and_outside_margin
+from ._active_set import _active_set_finish, as_hull_weights, on_and_outside_margin
 
 
 @dataclass
@@ -203,7 +203,7 @@ def _hull_margin(original, rows, c, start, tol, wide):
             answer = _active_set_finish(rows, c, hull.support, tol)
         if answer is None and squared > 0:
             answer = coef, intercept, 2 * hull.weights / squared  # checked later
-    weights = hull.weights if hull is not None else _as_hull_weights(answer, c)
+    weights = hull.weights if hull is not None else as_hull_weights(answer, c)
     if answer is None:
         return Hyperplane(False, weights=weights, status=Status.TOUCHING)
     coef, intercept, dual = answer

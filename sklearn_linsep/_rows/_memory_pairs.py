@@ -1,0 +1,111 @@
+"""The pairs of K classes in memory: :class:`KeslerRows`."""
+
+import numpy as np
+
+from .._kesler import (
+    Pairs,
+    block_seed,
+    block_violations,
+    block_worst,
+    seed_limits,
+    select_per_group,
+    working_violations,
+)
+from .._proofs import column_extremes, joint_proven_margins
+from .._working_set import _masked_mean, frame_scales, worst_violators
+
+
+class KeslerRows(Pairs):
+    """The pairs (row, other class) of K classes on X seen as
+    ``Z = (X - centre) / scale``, without copying X, in memory.
+
+    ``codes`` are the rows' classes as 0, …, K - 1; rows of weight 0 are left
+    out of every constraint. ``indices`` are the rows of the caller's X that X
+    holds (None: all of them), as for ``ScaledRows``.
+    """
+
+    def stored_rows(self, indices):
+        return self.X[indices]
+
+    def __init__(self, X, codes, n_classes, sample_weight=None, indices=None):
+        self.X = X
+        self.codes = np.asarray(codes, dtype=np.intp)
+        self.n_classes = n_classes
+        self.indices = indices
+        self.weights = (
+            np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight)
+        )
+        self.active = self.weights > 0
+        self.centre = _masked_mean(X, self.active)
+        high, low = column_extremes(X if self.active.all() else X[self.active])
+        self.scale, self.feature_scale, self.spread = frame_scales(
+            self.centre, high, low
+        )
+        self.magnitude = np.maximum(np.abs(high), np.abs(low))
+        self._passes = {"anchors": None}  # shared with its frames
+
+    @property
+    def n_samples(self):
+        return len(self.codes)
+
+    def worst_margins(self, coef, intercept):
+        """``(margin, other)`` of each row's worst pair; inactive rows inf."""
+        return block_worst(
+            self.X, self.codes, self.active, self.centre, self.scale, coef, intercept
+        )
+
+    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
+        """``(violated, inside)`` as :func:`~._working_set.worst_violators`, over
+        constraint ids: of each row, only its worst pair can join. A pair
+        violates below ``threshold``, less its row's slack where ``slack =
+        (sorted rows, values)`` gives one (the soft limit's hinges)."""
+        margin, other = self.worst_margins(coef, intercept)
+        ids, violation = block_violations(
+            margin, other, np.arange(self.n_samples), self.n_classes, threshold,
+            slack, working,
+        )  # fmt: skip
+        violated, _ = worst_violators(violation, np.array([], np.intp), batch)
+        return ids[violated], working_violations(
+            self, coef, intercept, threshold, working, slack
+        )
+
+    def min_margin(self, coef, intercept):
+        return float(np.min(self.worst_margins(coef, intercept)[0]))
+
+    def total_hinge(self, coef, intercept):
+        """``Σ s_i max(0, 1 - margin_i)``, each row's margin its worst pair's."""
+        margin, _ = self.worst_margins(coef, intercept)
+        hinge = np.maximum(0.0, 1.0 - margin[self.active])
+        return float(self.weights[self.active] @ hinge)
+
+    def row_weights(self, rows):
+        return self.weights[rows]
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The least margin of an active row on X itself, less a proven bound on
+        its rounding (:func:`~._proofs.joint_proven_margins`)."""
+        active = self.active
+        X = self.X if active.all() else self.X[active]
+        margins = joint_proven_margins(
+            X, self.codes[active], coef, intercept, center, intercept_at_center
+        )
+        return float(np.min(margins))
+
+    def seed(self, size):
+        """Candidate support pairs (:func:`block_seed`): of each class, the
+        ``size`` rows nearest the boundary of the nearest-mean machine, with
+        their worst other class; and the :meth:`anchors`."""
+        means = np.array(
+            [
+                _masked_mean(self.X, self.active & (self.codes == k))
+                for k in range(self.n_classes)
+            ]
+        )
+        means = (means - self.centre) / self.scale
+        _, ids, values, groups = block_seed(
+            self.X, self.codes, self.active, self.centre, self.scale, means, size
+        )
+        chosen = select_per_group(values, groups, seed_limits(self.n_classes, size))
+        ids, groups = ids[chosen], groups[chosen]
+        self._passes["anchors"] = np.unique(ids[groups >= self.n_classes])
+        return np.unique(ids)
