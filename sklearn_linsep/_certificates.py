@@ -127,7 +127,7 @@ def _plain(label):
 
 def separability_of(two_class, classes, tol):
     """:func:`linear_separability` of one two-class problem (a
-    :class:`~sklearn_linsep._rows.TwoClassRows`): the maximal margin, or the
+    :class:`~sklearn_linsep._rows._protocol.TwoClassRows`): the maximal margin, or the
     certificate of its absence, in the problem's rows."""
     if two_class.sparse:
         # Sparse rows (text): one sparse LP looks for a point in both hulls first;

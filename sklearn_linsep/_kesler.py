@@ -206,10 +206,14 @@ class Pairs(Frame):
             return coefficients @ block, weights @ np.abs(block)
         block = sp.csr_matrix(block, dtype=np.float64)
         scale = np.broadcast_to(self.scale, (self.n_features,))
-        combination = (np.asarray((block.T @ coefficients.T).T)
-                       - coefficients.sum(axis=1)[:, None] * self.centre) / scale
-        absolute = (np.asarray((abs(block).T @ weights.T).T)
-                    + weights.sum(axis=1)[:, None] * np.abs(self.centre)) / scale
+        combination = (
+            np.asarray((block.T @ coefficients.T).T)
+            - coefficients.sum(axis=1)[:, None] * self.centre
+        ) / scale
+        absolute = (
+            np.asarray((abs(block).T @ weights.T).T)
+            + weights.sum(axis=1)[:, None] * np.abs(self.centre)
+        ) / scale
         return combination, absolute  # fmt: skip
 
     def anchors(self):
@@ -313,9 +317,11 @@ class RowGram:
     def _sparse_products(self, new):
         frame = self.frame
         shift = frame.centre / frame.scale
-        added = sp.csr_matrix(frame.stored_rows(new), dtype=np.float64).multiply(
-            1.0 / np.broadcast_to(frame.scale, (frame.n_features,))
-        ).tocsr()
+        added = (
+            sp.csr_matrix(frame.stored_rows(new), dtype=np.float64)
+            .multiply(1.0 / np.broadcast_to(frame.scale, (frame.n_features,)))
+            .tocsr()
+        )
         offsets = np.asarray(added @ shift).ravel()
         level = float(shift @ shift)
 
@@ -326,8 +332,10 @@ class RowGram:
         cross = None
         if self._sparse is not None:
             cross = products(added, offsets, self._sparse, self._offsets)
-        self._sparse = added if self._sparse is None else sp.vstack(
-            [self._sparse, added], format="csr"
+        self._sparse = (
+            added
+            if self._sparse is None
+            else sp.vstack([self._sparse, added], format="csr")
         )
         self._offsets = np.concatenate([self._offsets, offsets])
         return cross, products(added, offsets, added, offsets)

@@ -41,7 +41,7 @@ class ProblemKind(Protocol):
 
     ``rows`` is the problem in X's frame: it answers ``scale``, ``uneven``,
     ``equilibrated()``, ``seed(size)`` and ``violators(coef, intercept,
-    threshold, working, batch)`` (:class:`~sklearn_linsep._rows.TwoClassRows`,
+    threshold, working, batch)`` (:class:`~sklearn_linsep._rows._protocol.TwoClassRows`,
     :class:`~sklearn_linsep._kesler.Pairs`). The rest are the kind's own
     pieces; ``frame`` below is ``rows`` or its equilibrated copy.
     """
@@ -60,9 +60,18 @@ class ProblemKind(Protocol):
         """The warm subproblem: ``solve(ids) -> Hyperplane``, and
         ``solve.polished(ids, solution)`` for the loop's last answer."""
 
-    def finish(self, tol, feasible):
-        """The subproblem of the Euclidean margin on ``rows`` from a
-        ``(coef, intercept)`` on ``rows``' frame that separates every row."""
+    def in_units(self, tol):
+        """The warm subproblem on ``rows`` that keeps every feature's digits
+        (the start of :class:`EuclideanFinish`)."""
+
+    def misses(self, ids, solution, tol):
+        """Whether a subproblem's answer misses the KKT conditions on the
+        constraints ``ids`` of ``rows`` (feasibility there included)."""
+
+    def from_feasible(self, ids, feasible, tol):
+        """The margin on the constraints ``ids`` by the primal active set from
+        ``feasible``, a ``(coef, intercept)`` on ``rows``' frame that satisfies
+        them all; None where it does not settle."""
 
     def terms(self, frame, working, solution):
         """The :class:`~._kkt.DualTerms` of the working set."""
@@ -160,12 +169,37 @@ def _in_units(problem, frame, solution, working, tol, batch):
     rows = problem.rows
     feasible = (solution.coef * (rows.scale / frame.scale), solution.intercept)
     try:
-        finished = grow_working_set(
-            problem, rows, problem.finish(tol, feasible), working, tol, batch
-        )
+        finish = EuclideanFinish(problem, tol, feasible)
+        finished = grow_working_set(problem, rows, finish, working, tol, batch)
         return finished, _checked(problem, rows, finished[1], finished[0], tol)
     except SolverError:
         return None
+
+
+class EuclideanFinish:
+    """The subproblem of the Euclidean margin once the verdict is known: the
+    kind's warm subproblem in X's own metric, where its answer meets the KKT
+    conditions on the working set; else (features on scales so far apart that
+    a small feature's gap is below the rounding of the large ones) the primal
+    active set from the equilibrated frame's hyperplane, which separates every
+    constraint."""
+
+    def __init__(self, problem, tol, feasible):
+        self.problem, self.tol, self.feasible = problem, tol, feasible
+        self.warm = problem.in_units(tol)
+
+    def __call__(self, ids):
+        try:
+            solution = self.warm(ids)
+            if solution.feasible and not self.problem.misses(ids, solution, self.tol):
+                return solution
+        except SolverError:
+            pass
+        solution = self.problem.from_feasible(ids, self.feasible, self.tol / 2)
+        if solution is None:
+            raise SolverError(self.problem.not_finished)
+        self.warm.remember(ids, solution)
+        return solution
 
 
 def _checked(problem, frame, working, solution, tol):

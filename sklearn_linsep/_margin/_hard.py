@@ -109,9 +109,10 @@ def maximal_margin_of(
     augmented=False,
     classes=(0, 1),
 ):
-    """:func:`maximal_margin` of a problem already wrapped as a
-    :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows` (or a class that answers the
-    same questions, such as the dask one)."""
+    """:func:`maximal_margin` of a problem already wrapped as two-class rows
+    (:class:`~sklearn_linsep._rows._protocol.TwoClassRows`: in memory
+    :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows`, or the dask
+    one), through the driver (:func:`~._driver.exact_margin`)."""
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
@@ -166,8 +167,18 @@ class TwoClassProblem:
     def subproblem(self, frame, tol):
         return _WarmHull(frame, tol)
 
-    def finish(self, tol, feasible):
-        return _EuclideanFinish(self.rows, tol, feasible)
+    def in_units(self, tol):
+        return _WarmHull(self.rows, tol)
+
+    def misses(self, ids, solution, tol):
+        rows, labels = self.rows.rows(ids), self.rows.labels(ids)
+        return not _on_margin(rows, labels, solution, tol / 2) or bool(
+            dual_problems(row_terms(rows, labels, solution), solution, tol / 2, tol)
+        )
+
+    def from_feasible(self, ids, feasible, tol):
+        rows, labels = self.rows.rows(ids), self.rows.labels(ids)
+        return margin_from_feasible(rows, labels, *feasible, tol)
 
     def terms(self, frame, working, solution, fit_intercept=True):
         return row_terms(frame.rows(working), frame.labels(working), solution,
@@ -206,37 +217,6 @@ def _augmented_margin(problem, tol, initial_size, batch):
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
 
 
-class _EuclideanFinish:
-    """The subproblem of the Euclidean margin once the verdict is known: the
-    nearest points in X's own metric, warm-started; where they miss the margin on
-    the rows (features on scales so far apart that a small feature's gap is below
-    the rounding of the large ones), the primal active-set method
-    (:func:`~._solvers.margin_from_feasible`) from the equilibrated frame's
-    hyperplane, which separates every row."""
-
-    def __init__(self, two_class, tol, feasible):
-        self.two_class, self.tol = two_class, tol
-        self.hull = _WarmHull(two_class, tol)
-        self.feasible = feasible  # (coef, intercept) on two_class's frame
-
-    def __call__(self, indices):
-        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
-        solution = self.hull(indices)
-        if (
-            solution.feasible
-            and _on_margin(rows, labels, solution, self.tol / 2)
-            and not dual_problems(
-                row_terms(rows, labels, solution), solution, self.tol / 2, self.tol
-            )
-        ):
-            return solution
-        solution = margin_from_feasible(rows, labels, *self.feasible, self.tol / 2)
-        if solution is None:
-            raise SolverError(TwoClassProblem.not_finished)
-        self.hull.remember(indices, solution.weights)
-        return solution
-
-
 def _on_margin(rows, labels, solution, tol):
     """Every row at margin ≥ 1 - tol and the support within tol of 1."""
     margins = labels * (rows @ solution.coef + solution.intercept)
@@ -266,7 +246,7 @@ class _WarmHull:
             start=start,
             tol=self.tol,
         )
-        self.remember(indices, solution.weights)
+        self.remember(indices, solution)
         return solution
 
     def polished(self, indices, solution):
@@ -274,7 +254,9 @@ class _WarmHull:
         polish)."""
         return solution
 
-    def remember(self, indices, weights):
-        """Start the next call from these weights λ on the rows ``indices``."""
+    def remember(self, indices, solution):
+        """Start the next call from the answer's weights λ on the rows
+        ``indices``."""
+        weights = solution.weights
         kept = np.flatnonzero(weights)
         self.members, self.weights = indices[kept], weights[kept]

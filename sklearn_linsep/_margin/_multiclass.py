@@ -79,8 +79,10 @@ def joint_margin_of(
     units_or_verdict=False,
 ):
     """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
-    :class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`): ``min ½ Σ‖w_k‖²`` subject to
-    every row's margin over every other class at least 1.
+    :class:`~sklearn_linsep._kesler.Pairs`: in memory
+    :class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`): ``min ½ Σ‖w_k‖²``
+    subject to every row's margin over every other class at least 1, through
+    the driver (:func:`~._driver.exact_margin`).
 
     Decided where every feature keeps its digits (each divided by its own
     spread, where the spreads are far apart), finished in X's units, checked by
@@ -149,8 +151,16 @@ class PairsProblem:
     def subproblem(self, frame, tol):
         return _WarmMachine(frame, tol)
 
-    def finish(self, tol, feasible):
-        return _EuclideanMachine(self.rows, tol, feasible)
+    def in_units(self, tol):
+        return _WarmMachine(self.rows, tol, keep_digits=True)
+
+    def misses(self, ids, solution, tol):
+        return bool(_dual_problems(*self.rows.pairs(ids), solution, tol / 2))
+
+    def from_feasible(self, ids, feasible, tol):
+        rows, own, others = self.rows.pairs(ids)
+        return machine_from_feasible(rows, own, others, self.rows.n_classes,
+                                     *feasible, tol)  # fmt: skip
 
     def terms(self, frame, working, solution):
         return working_terms(frame, working, solution)
@@ -178,17 +188,26 @@ class PairsProblem:
 # data (2e4 x 20, K = 5: 105 unknowns) 1.0 s with 120, 1.7 s with 50.
 SMALL_MACHINE = 256
 WIDE_MACHINE_BATCH = 50
+# Where the machine's unknowns K (p + 1) reach the rows, the working sets go by
+# the pairs' dual on the Gram (an update of its factor a round): twice the
+# pairs a round took 2 000 x 256, K = 10 from 4.2 s to 3.2 s, 1 000 x 300, K = 10
+# from 1.8 s to 1.4 s, 3 000 x 400, K = 8 from 7.7 s to 6.3 s; four times gained
+# nothing more (a working set beyond K (p + 1) pairs leaves that route).
+GRAM_MACHINE_BATCH = 2 * WIDE_MACHINE_BATCH
 
 
 def _joint_batch(p, n_classes, n_samples):
     """Pairs that join a round: as many as the two-class loop takes rows, or
     ``WIDE_MACHINE_BATCH`` where the machine has many unknowns and the rows
     outnumber the features (Clarabel and the primal active set solve those
-    working sets). Where every row may be a support vector (p + 1 >= n) the
+    working sets), ``GRAM_MACHINE_BATCH`` where they number at most the
+    machine's unknowns. Where every row may be a support vector (p + 1 >= n) the
     dual on the rows' Gram matrix takes every violator at once: 3 000 x 20 000
     sparse text with K = 4 went from 41 s to 6.5 s (SVC: 4.6 s)."""
     if p + 1 >= n_samples:
         return max(4 * p + 40, 100)
+    if n_classes * (p + 1) >= n_samples:
+        return GRAM_MACHINE_BATCH
     if n_classes * (p + 1) > SMALL_MACHINE:
         return WIDE_MACHINE_BATCH
     return capped(max(4 * p + 40, 100), True)
@@ -327,10 +346,10 @@ class _WarmMachine:
     """The working set's subproblem, each call started from the last answer's
     support pairs."""
 
-    keep_digits = False
-
-    def __init__(self, frame, tol):
-        self.frame, self.tol = frame, tol
+    def __init__(self, frame, tol, keep_digits=False):
+        """``keep_digits``: the equalities solved in the primal (X's units
+        where the features' spreads are far apart), not on the Gram."""
+        self.frame, self.tol, self.keep_digits = frame, tol, keep_digits
         self.support = None  # constraint ids of the last answer's support
         self.on_gram = _PairsOnGram(frame)
         self.from_gram = False  # whether the last answer came by the Gram route
@@ -379,38 +398,6 @@ class _WarmMachine:
     def remember(self, ids, solution):
         if solution.feasible:
             self.support = ids[solution.dual > 0]
-
-
-class _EuclideanMachine(_WarmMachine):
-    """The subproblem of the Euclidean margin once the verdict is known (the
-    features' spreads far apart): as :class:`_WarmMachine`, with the equalities
-    in the primal; where that misses the optimum (Clarabel cannot hold features
-    1e6 apart), the primal active set from the equilibrated frame's machine,
-    which separates every pair (:func:`~._solvers.machine_from_feasible`)."""
-
-    keep_digits = True
-
-    def __init__(self, frame, tol, feasible):
-        super().__init__(frame, tol)
-        self.feasible = feasible  # (coef, intercept) on frame
-
-    def __call__(self, ids):
-        rows, own, others = self.frame.pairs(ids)
-        try:
-            solution = super().__call__(ids)
-            if solution.feasible and not _dual_problems(
-                rows, own, others, solution, self.tol / 2
-            ):
-                return solution
-        except SolverError:
-            pass
-        solution = machine_from_feasible(
-            rows, own, others, self.frame.n_classes, *self.feasible, self.tol / 2
-        )
-        if solution is None:
-            raise SolverError(PairsProblem.not_finished)
-        self.remember(ids, solution)
-        return solution
 
 
 # The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.

@@ -157,7 +157,7 @@ def margin_violators(frame, tol, batch, every=True):
     """The working-set loop's ``violators`` of the margin ``≥ 1 - tol`` on
     ``frame``'s rows, ``batch`` of them a round or as many as the working set
     holds (rows that join double with it); ``every`` as
-    :meth:`~sklearn_linsep._rows.TwoClassRows.violators` takes it."""
+    :meth:`~sklearn_linsep._rows._protocol.TwoClassRows.violators` takes it."""
 
     def violators(solution, working):
         return frame.violators(

@@ -140,19 +140,20 @@ class MemoryRows:
                 None if self.sample_weight is None else self.sample_weight[indices]
             )
             statistics = summary.pair(a, b, partial(projection.of, indices))
-            yield (a, b), ScaledRows(
-                self.X[indices],
-                c[indices],
-                weights,
-                indices=indices,
-                statistics=statistics,
+            yield (
+                (a, b),
+                ScaledRows(
+                    self.X[indices],
+                    c[indices],
+                    weights,
+                    indices=indices,
+                    statistics=statistics,
+                ),
             )
 
     def joint(self):
         """The :class:`KeslerRows` of every class at once."""
-        return KeslerRows(
-            self.X, self.y_encoded, len(self.classes), self.sample_weight
-        )
+        return KeslerRows(self.X, self.y_encoded, len(self.classes), self.sample_weight)
 
     def support_rows(self, indices):
         # Sparse X keeps them sparse (as SVC does): text has thousands.

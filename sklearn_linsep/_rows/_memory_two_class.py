@@ -1,5 +1,5 @@
 """The two-class rows in memory: :class:`ScaledRows`, the in-memory
-:class:`~sklearn_linsep._rows.TwoClassRows`, and :class:`AugmentedRows`, the
+:class:`~sklearn_linsep._rows._protocol.TwoClassRows`, and :class:`AugmentedRows`, the
 perceptron's augmented samples."""
 
 import numpy as np
@@ -27,7 +27,7 @@ class ScaledRows(Frame):
     inactive: left out of every constraint) and answers every question the
     working-set algorithms ask of the data: rows of Z by index, the worst
     violators of a hyperplane, the smallest margin, the total hinge, the seed.
-    It is the in-memory :class:`~sklearn_linsep._rows.TwoClassRows`; the dask
+    It is the in-memory :class:`~sklearn_linsep._rows._protocol.TwoClassRows`; the dask
     backend's answers the same questions with tasks over row blocks, so the
     algorithms run unchanged on either. ``indices`` are the rows of the caller's X
     that X holds, where X is a subset of it (one pair of classes); None where X is
