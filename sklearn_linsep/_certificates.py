@@ -135,7 +135,9 @@ def separability_of(two_class, classes, tol):
         certificate = sparse_certificate(two_class, classes)
         if certificate is not None:
             return certificate
-    result = maximal_margin_of(two_class, tol=tol, soft=False, classes=classes)
+    result = maximal_margin_of(
+        two_class, tol=tol, soft=False, classes=classes, verdict=True
+    )
     if not result.separable:
         return result.certificate
     return SeparabilityResult(
@@ -147,6 +149,8 @@ def separability_of(two_class, classes, tol):
         # About a centre only where float64 cannot evaluate coef · x + intercept.
         center=result.center if result.needs_center else None,
         intercept_at_center=result.intercept_at_center if result.needs_center else None,
+        exact_coef=result.exact_coef,
+        exact_intercept=result.exact_intercept,
     )
 
 
@@ -154,8 +158,9 @@ def joint_separability_of(kesler, classes, tol):
     """:func:`linear_separability` of K classes jointly, from
     :func:`~._margin.joint_margin_of` on their pairs (row, other class)."""
     result = joint_margin_of(
-        kesler, tol=tol, soft=False, classes=classes, units_or_verdict=True
-    )
+        kesler, tol=tol, soft=False, classes=classes, units_or_verdict=True,
+        verdict=True,
+    )  # fmt: skip
     if not result.separable:
         return result.certificate
     far = result.needs_center
@@ -167,6 +172,8 @@ def joint_separability_of(kesler, classes, tol):
         margin=float(result.margin),
         center=result.center if far else None,
         intercept_at_center=result.intercept_at_center if far else None,
+        exact_coef=result.exact_coef,
+        exact_intercept=result.exact_intercept,
     )
 
 

@@ -6,16 +6,24 @@ blocks:
 
 * a hyperplane separates when every row's margin ``c_i (w·x_i + b)``, less a bound on
   the rounding of its evaluation, is at least 1 (:func:`proven_margins`);
-* an inseparability certificate holds when its two convex combinations coincide in
-  every feature, to ``rtol`` of that feature's own spread plus the rounding of the
-  sums (:func:`certificate_holds`): a gap in a feature of small units is not hidden
-  by the size of the others.
+* an inseparability certificate holds when weights exist on its rows whose two
+  convex combinations coincide exactly, over the rationals that the float64
+  inputs are (:func:`certificate_holds`, by :mod:`._exact`), and its stated
+  weights and common point agree with that in every feature to ``rtol`` of the
+  feature's own spread plus the rounding of the sums. Where the certificate is
+  too large for rationals (``_exact.EXACT_SOLVE_ENTRIES``), or fails in
+  rationals on a problem too large to decide in them (``problem_rows`` beyond
+  ``_exact.EXACT_ENTRIES``), only the second test is made: a gap in a feature of
+  small units is not hidden by the size of the others, but a gap below that
+  tolerance is (stated in the user guide: not a proof in exact arithmetic).
 
 Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verdict is.
 """
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._exact import decidable, exact_pair_weights, exact_two_class_weights
 
 ROUNDING_UNIT = np.finfo(float).eps / 2
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
@@ -133,7 +141,8 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
     return np.maximum(np.abs(plus - minus) - allowed, np.abs(plus) - stored)
 
 
-def certificate_holds(points, signs, weights, common_point, spread, rtol):
+def certificate_holds(points, signs, weights, common_point, spread, rtol,
+                      problem_rows=0):  # fmt: skip
     """Whether weights ``λ ≥ 0``, summing to 1 on each side, put a point in both
     convex hulls: :func:`certificate_gap` nowhere positive."""
     weights = np.asarray(weights, dtype=float)
@@ -142,6 +151,10 @@ def certificate_holds(points, signs, weights, common_point, spread, rtol):
     sums = np.array([weights[signs > 0].sum(), weights[signs < 0].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
+    decided, exact = exact_two_class_weights(points, signs)
+    if decided and exact is None and decidable(problem_rows, points.shape[1]):
+        return False  # where the problem is beyond rationals, the float test
+    # The stated weights and common point, to the float tolerance, as well.
     gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
     return bool(np.all(gap <= 0))
 
@@ -230,7 +243,8 @@ def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol
     return np.abs(out_sum - in_sum) - allowed
 
 
-def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol):
+def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol,
+                             problem_rows=0):  # fmt: skip
     """Whether weights ``μ ≥ 0`` summing to 1 on pairs (row of class ``own``,
     class ``others``) prove that no linear machine separates the classes: the
     weight and the weighted rows balance per class (Farkas on Kesler's
@@ -250,5 +264,12 @@ def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rt
     )
     if np.any(np.abs(balance) > 1e-9):
         return False
+    decided, exact = exact_pair_weights(points, own, others, n_classes)
+    if (
+        decided
+        and exact is None
+        and decidable(problem_rows, points.shape[1], n_classes)
+    ):
+        return False  # where the problem is beyond rationals, the float test
     gap = kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol)
     return bool(np.all(gap <= 0))

@@ -118,3 +118,100 @@ def two_gaussians(n=100, p=4, shift=1.5, seed=0):
     y = np.arange(n) % 2
     X[y == 1] += shift
     return X, y
+
+
+def near_touching_case(seed):
+    """``(X, y, n_classes)``: one case of the near-touching corpus (issue "Exact to
+    the last bit"), float64 rows whose classes are separable or inseparable by a
+    hair, or touch exactly.
+
+    Dyadic coordinates on a small grid; two classes split by a random hyperplane
+    with a gap of ±2^-k of the spread (k from 26 to 44: 1e-8 to 1e-13), or a
+    shared point, or a point on the other class's facet; K = 3 "pinwheels" (each
+    class a wedge around the origin, one row moved across a boundary by the
+    gap); each feature then scaled by 2^s (|s| ≤ 20) and offset by up to 2^30
+    spreads. The truth is the float64 array returned, whatever the rounding of
+    the offsets made of the gap.
+    """
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(1, 6))
+    n = int(rng.integers(6, 41))
+    gap = float(rng.choice([-1.0, 1.0])) * 2.0 ** -int(rng.integers(26, 45))
+    family = int(rng.integers(0, 4))
+    X = rng.integers(-8, 9, size=(n, p)) / 8.0
+    if family == 3:  # K = 3 pinwheel
+        angle = np.arctan2(X[:, min(1, p - 1)], X[:, 0] + 1e-3)
+        y = np.digitize(angle, [-np.pi / 3, np.pi / 3])
+        y[:3] = [0, 1, 2]
+        X[0, 0] += gap  # one row nudged across or away by a hair
+        n_classes = 3
+    else:
+        w = rng.integers(-3, 4, size=p).astype(float)
+        w[0] = 1.0  # a move along feature 0 moves the score by as much, exactly
+        scores = X @ w
+        threshold = np.sort(scores)[n // 2]  # a row's own score: touching
+        y = (scores > threshold).astype(int)
+        y[np.argmin(scores)], y[np.argmax(scores)] = 0, 1
+        ones = np.flatnonzero(y == 1)
+        if family == 1:  # a shared point of both classes
+            X[ones[0]] = X[np.argmin(scores)]
+        elif family == 2:  # a row of class 1 on class 0's side by the gap
+            X[ones[0], 0] -= scores[ones[0]] - threshold + gap
+        else:  # the classes a gap apart along w
+            X[ones, 0] += threshold - scores[ones].min() + gap
+        n_classes = 2
+    scales = 2.0 ** rng.integers(-20, 21, size=p)
+    offsets = rng.integers(-(2**30), 2**30, size=p) * scales * rng.integers(0, 2)
+    return X * scales + offsets, y, n_classes
+
+
+def exactly_separates(X, y, coef, intercept):
+    """Whether ``c_i (w·x_i + b) > 0`` on every row, in rationals (two classes:
+    ``y`` of 0 and 1; K classes: ``coef`` K × p, every pair margin > 0)."""
+    from fractions import Fraction
+
+    rows = [[Fraction(float(v)) for v in x] for x in np.asarray(X, float)]
+    if np.ndim(coef) == 1:
+        w = [Fraction(v) for v in np.ravel(coef)]
+        b = Fraction(intercept)
+        return all(
+            (1 if label == 1 else -1) * (sum(a * v for a, v in zip(w, x)) + b) > 0
+            for x, label in zip(rows, y)
+        )
+    W = [[Fraction(v) for v in row] for row in coef]
+    b = [Fraction(v) for v in intercept]
+    for x, own in zip(rows, y):
+        scores = [sum(a * v for a, v in zip(W[k], x)) + b[k] for k in range(len(W))]
+        if any(scores[own] <= scores[k] for k in range(len(W)) if k != own):
+            return False
+    return True
+
+
+def exactly_balances(X, y, indices, weights, others=None):
+    """Whether the certificate's weights hold in rationals: two classes, ``λ ≥ 0``
+    whose normalised combinations of each class coincide; K classes (``others``
+    given), ``μ ≥ 0`` on pairs with ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``."""
+    from fractions import Fraction
+
+    weights = [Fraction(w) for w in weights]
+    if any(w < 0 for w in weights) or not any(weights):
+        return False
+    rows = [[Fraction(float(v)) for v in np.asarray(X, float)[i]] + [Fraction(1)]
+            for i in indices]  # fmt: skip
+    labels = [int(y[i]) for i in indices]
+    if others is None:
+        sides = {}
+        for x, label, w in zip(rows, labels, weights):
+            total, point = sides.get(label, (Fraction(0), [Fraction(0)] * len(x)))
+            sides[label] = (total + w, [a + w * v for a, v in zip(point, x)])
+        if len(sides) != 2 or any(total == 0 for total, _ in sides.values()):
+            return False
+        (t0, p0), (t1, p1) = sides.values()
+        return all(a / t0 == b / t1 for a, b in zip(p0, p1))
+    n_classes = int(max(max(labels), max(others))) + 1
+    balance = [[Fraction(0)] * len(rows[0]) for _ in range(n_classes)]
+    for x, own, other, w in zip(rows, labels, others, weights):
+        for f, v in enumerate(x):
+            balance[own][f] += w * v
+            balance[other][f] -= w * v
+    return all(v == 0 for row in balance for v in row)

@@ -3,6 +3,7 @@ separator, verified before it is returned."""
 
 import numpy as np
 
+from .._exact import decidable, exact_two_class_weights
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
 from ._result import SeparabilityResult
@@ -24,13 +25,11 @@ def certificate_from_subset(
     """
     pair = two_class.opposite_duplicates() if fit_intercept else None
     if pair is not None:
-        return _checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
+        return checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
     if weights is not None:  # the nearest points' common point, when it verifies
         keep = weights > 0
         try:
-            return _checked_certificate(
-                two_class, working[keep], weights[keep], classes
-            )
+            return checked_certificate(two_class, working[keep], weights[keep], classes)
         except SolverError:
             pass  # the LP below finds a basic one, often where rounding hurt λ
     # λ is the same in every affine frame: the LP sees each feature at its own
@@ -47,7 +46,7 @@ def certificate_from_subset(
             "near-duplicate rows with different labels, or rescale the features."
         )
     keep = weights > 0
-    return _checked_certificate(two_class, working[keep], weights[keep], classes)
+    return checked_certificate(two_class, working[keep], weights[keep], classes)
 
 
 def sparse_certificate(two_class, classes=(0, 1)):
@@ -62,9 +61,7 @@ def sparse_certificate(two_class, classes=(0, 1)):
     pair = two_class.opposite_duplicates()
     try:
         if pair is not None:
-            return _checked_certificate(
-                two_class, np.asarray(pair), np.ones(2), classes
-            )
+            return checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
         active = np.flatnonzero(two_class.active)
         weights = hull_intersection_lp(
             per_feature_rows(two_class, active), two_class.labels(active)
@@ -72,15 +69,32 @@ def sparse_certificate(two_class, classes=(0, 1)):
         if weights is None:
             return None
         keep = weights > 0
-        return _checked_certificate(two_class, active[keep], weights[keep], classes)
+        return checked_certificate(two_class, active[keep], weights[keep], classes)
     except SolverError:
         return None  # the working set decides it
 
 
-def _checked_certificate(two_class, indices, weights, classes):
-    """The SeparabilityResult of weights on rows, verified on those rows."""
+def checked_certificate(two_class, indices, weights, classes):
+    """The SeparabilityResult of weights on rows, verified on those rows: in
+    rational arithmetic where they are few enough (its weights then the exact
+    ones, rounded), else with float64's rounding bounded and ``1e-9`` of each
+    feature's spread (:func:`~.._proofs.certificate_holds`)."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
+    decided, exact = exact_two_class_weights(points, signs)
+    if decided and exact is None:
+        # False in rationals on these rows. Where the whole problem is small
+        # enough, the driver decides it exactly; else the float test below
+        # stands, as for certificates too large for rationals (not a proof in
+        # exact arithmetic: certificate_weights_exact stays None).
+        if decidable(_problem_rows(two_class), two_class.n_features):
+            raise SolverError(_FALSE_CERTIFICATE)
+        decided = False
+    if decided:
+        keep = np.array([value > 0 for value in exact])
+        indices, points, signs = indices[keep], points[keep], signs[keep]
+        exact = [value for value in exact if value > 0]
+        weights = np.array([float(value) for value in exact])
     common = weights[signs > 0] @ points[signs > 0]
     result = SeparabilityResult(
         separable=False,
@@ -89,13 +103,24 @@ def _checked_certificate(two_class, indices, weights, classes):
         certificate_weights=weights,
         common_point=common,
         certificate_signs=signs,
+        certificate_weights_exact=exact,
     )
     # Checked on its own rows, feature by feature against the data's spreads.
-    if not result._certificate_holds(points, signs, two_class.spread, rtol=1e-9):
-        raise SolverError(
-            "The solvers declared the classes inseparable, but the certificate they "
-            "gave does not hold: the classes come within the solvers' precision "
-            "(about 1e-9 of a feature's spread) of touching, too close to decide. "
-            "Check for near-duplicate rows with different labels."
-        )
+    if not decided and not result._certificate_holds(
+        points, signs, two_class.spread, 1e-9, _problem_rows(two_class)
+    ):
+        raise SolverError(_FALSE_CERTIFICATE)
     return result
+
+
+def _problem_rows(two_class):
+    """The rows a rational decision would read: none is made on blocks."""
+    return np.count_nonzero(two_class.active) if two_class.cheap_passes else np.inf
+
+
+_FALSE_CERTIFICATE = (
+    "The solvers declared the classes inseparable, but the certificate they gave "
+    "does not hold: the classes come within the solvers' precision (about 1e-9 of "
+    "a feature's spread) of touching, too close to decide. Check for "
+    "near-duplicate rows with different labels."
+)

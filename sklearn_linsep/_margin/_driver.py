@@ -35,6 +35,26 @@ from ._result import external_stacklevel, warn_if_inexact
 
 TALL_CAP = 1000  # rows a class in the seed, and rows a round, on tall data
 
+SEPARABLE_EXACTLY = (
+    "The classes are separable, decided in exact rational arithmetic: they come "
+    "within float64's rounding of touching, so no floating-point hyperplane could "
+    "be proved. The separating hyperplane is given exactly (exact_coef, "
+    "exact_intercept: Fractions); coef and intercept are their float64 roundings, "
+    "which may not separate, and margin is that hyperplane's, not the maximal one."
+)
+NO_FLOAT_MARGIN = (
+    "The classes are separable (decided in exact rational arithmetic), but they "
+    "come within float64's rounding of touching: the maximal-margin hyperplane "
+    "cannot be computed and proved in float64. linear_separability gives an exact "
+    "separating hyperplane."
+)
+NO_FLOAT_SOFT_LIMIT = (
+    "The classes are not separable (a certificate holds in exact rational "
+    "arithmetic), but they come within float64's rounding of touching: the C → ∞ "
+    "soft limit cannot be computed and proved in float64. on_inseparable='raise' "
+    "gives the certificate."
+)
+
 
 class ProblemKind(Protocol):
     """What :func:`exact_margin` asks of a problem kind.
@@ -88,9 +108,16 @@ class ProblemKind(Protocol):
     def soft_limit(self, working, tol, batch):
         """The C → ∞ limit of the soft margin from the working set."""
 
+    def decide_exactly(self):
+        """Where float64 could not decide: ``("certificate", certificate)``
+        holding exactly, or ``("separator", result)`` whose hyperplane is given
+        in rationals (``exact_coef``, ``exact_intercept``), decided in rational
+        arithmetic (:mod:`sklearn_linsep._exact`); None where the problem is
+        beyond what rationals decide quickly."""
+
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,
-                 units_or_verdict=False):  # fmt: skip
+                 units_or_verdict=False, verdict=False):  # fmt: skip
     """The maximal margin of ``problem`` (a :class:`ProblemKind`), exact:
     decided, finished in X's units, checked and proved; or the certificate
     (and with ``soft`` the soft limit) where there is no hyperplane.
@@ -99,7 +126,39 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
     and certified (features on scales ~1e6 apart whose optimum turns on the
     small ones), the deciding frame's hyperplane is returned with a
     UserWarning: the verdict stands, and that hyperplane separates every row.
+
+    Where float64 cannot decide (the float route's answer fails its proof:
+    classes within its rounding of touching), the kind decides in rational
+    arithmetic (``decide_exactly``): a certificate that holds exactly, or a
+    separating hyperplane in rationals, which stands for the answer only with
+    ``verdict`` (the caller asks for the verdict, not the maximal margin).
     """
+    try:
+        return _float_route(problem, tol, soft, initial_size, batch, units_or_verdict)
+    except SolverError:
+        decided = problem.decide_exactly()
+        if decided is None:
+            raise
+    found, answer = decided
+    if found == "separator":
+        if not verdict:
+            raise SolverError(NO_FLOAT_MARGIN)
+        warnings.warn(SEPARABLE_EXACTLY, UserWarning, stacklevel=external_stacklevel())
+        return answer
+    if not soft:
+        return problem.unseparated(0, answer)
+    try:  # the soft limit stands on its own proof, whatever the certificate's
+        return _float_route(problem, tol, soft, initial_size, batch,
+                            units_or_verdict, certificate=answer)  # fmt: skip
+    except SolverError:
+        raise SolverError(NO_FLOAT_SOFT_LIMIT) from None
+
+
+def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
+                 certificate=None):  # fmt: skip
+    """:func:`exact_margin` in float64, every answer proved (or a SolverError);
+    ``certificate``, where the exact decision gave it, stands for the float
+    route's own."""
     rows = problem.rows
     check_scale(rows.scale)
     size, batch = problem.sizes(initial_size, batch)
@@ -122,7 +181,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
         warn_if_inexact(solution)
         result = problem.result(frame, working, solution, rounds)
         return proven(rows, result, tol, smallest)
-    certificate = problem.certificate(working, solution)
+    if certificate is None:
+        certificate = problem.certificate(working, solution)
     if not soft:
         return problem.unseparated(rounds, certificate)
     result = problem.soft_limit(working, tol, batch)

@@ -5,10 +5,11 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._threads import threads_for_fit
+from .._exact import EXACT_ENTRIES, decide_two_class
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
+from .._threads import threads_for_fit
 from ..exceptions import SolverError
-from ._certificate import certificate_from_subset
+from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import capped, check_scale, exact_margin, grow_working_set
 from ._kkt import (
     check_optimality,
@@ -108,20 +109,25 @@ def maximal_margin_of(
     soft=True,
     augmented=False,
     classes=(0, 1),
+    verdict=False,
 ):
     """:func:`maximal_margin` of a problem already wrapped as two-class rows
     (:class:`~sklearn_linsep._rows._protocol.TwoClassRows`: in memory
     :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows`, or the dask
-    one), through the driver (:func:`~._driver.exact_margin`)."""
+    one), through the driver (:func:`~._driver.exact_margin`). With
+    ``verdict``, a hyperplane decided in rational arithmetic (classes within
+    float64's rounding of touching) stands for the answer."""
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
         return _maximal_margin_of(
-            two_class, tol, initial_size, batch, soft, augmented, classes
+            two_class, tol, initial_size, batch, soft, augmented, classes, verdict
         )
 
 
-def _maximal_margin_of(two_class, tol, initial_size, batch, soft, augmented, classes):
+def _maximal_margin_of(
+    two_class, tol, initial_size, batch, soft, augmented, classes, verdict
+):
     check_scale(two_class.scale)
     if not augmented and wide_suits(two_class):  # text: in the span of the rows
         try:
@@ -134,7 +140,7 @@ def _maximal_margin_of(two_class, tol, initial_size, batch, soft, augmented, cla
     problem = TwoClassProblem(two_class, classes)
     if augmented:  # through the origin: the margin of Novikoff's bound
         return _augmented_margin(problem, tol, *problem.sizes(initial_size, batch))
-    return exact_margin(problem, tol, soft, initial_size, batch)
+    return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
 class TwoClassProblem:
@@ -197,6 +203,32 @@ class TwoClassProblem:
 
     def soft_limit(self, working, tol, batch):
         return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
+
+    def decide_exactly(self):
+        rows = self.rows
+        active = np.flatnonzero(rows.active)
+        if not rows.cheap_passes or active.size * (rows.n_features + 2) > EXACT_ENTRIES:
+            return None
+        decided = decide_two_class(rows.original_rows(active), rows.labels(active))
+        found, answer = decided
+        if found == "certificate":
+            weights = np.array([float(value) for value in answer])
+            keep = weights > 0
+            return found, checked_certificate(
+                rows, active[keep], weights[keep], self.classes
+            )
+        w, b = answer
+        coef = np.array([float(value) for value in w])
+        empty = np.array([], dtype=np.intp)
+        result = MarginResult(coef, float(b), True, _margin_of(coef), empty,
+                              np.array([]), 0.0, 0, exact_coef=w,
+                              exact_intercept=b)  # fmt: skip
+        return found, result
+
+
+def _margin_of(coef):
+    norm = np.linalg.norm(coef)
+    return 1.0 / norm if norm > 0 else np.inf
 
 
 def _augmented_margin(problem, tol, initial_size, batch):

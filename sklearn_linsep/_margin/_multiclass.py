@@ -15,6 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._exact import EXACT_ENTRIES, decidable, decide_pairs, exact_pair_weights
 from .._kesler import (
     RowGram,
     class_columns,
@@ -67,6 +68,8 @@ class JointMarginResult:
     center: np.ndarray = None  # scores coef @ (x - center) + intercept_at_center
     intercept_at_center: np.ndarray = None
     needs_center: bool = False
+    exact_coef: list = None  # Fractions, where float64 could not decide
+    exact_intercept: list = None
 
 
 def joint_margin_of(
@@ -77,6 +80,7 @@ def joint_margin_of(
     initial_size=None,
     batch=None,
     units_or_verdict=False,
+    verdict=False,
 ):
     """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
     :class:`~sklearn_linsep._kesler.Pairs`: in memory
@@ -97,18 +101,16 @@ def joint_margin_of(
     and certified (features on scales ~1e6 apart whose optimum turns on the
     small ones: its dual reaches 1e13 and cancels), the machine of the frame
     that decided is returned instead, with a UserWarning: the verdict stands,
-    and that machine separates every row (proved as any other).
+    and that machine separates every row (proved as any other). With
+    ``verdict``, a machine decided in rational arithmetic (classes within
+    float64's rounding of touching) stands for the answer
+    (:func:`~._driver.exact_margin`).
     """
     unknowns = kesler.n_classes * (kesler.n_features + 1)
-    with threads_for_fit(kesler.n_samples, kesler.n_features, unknowns):
-        return _joint_margin_of(
-            kesler, tol, soft, classes, initial_size, batch, units_or_verdict
-        )
-
-
-def _joint_margin_of(kesler, tol, soft, classes, initial_size, batch, units_or_verdict):
     problem = PairsProblem(kesler, classes)
-    return exact_margin(problem, tol, soft, initial_size, batch, units_or_verdict)
+    with threads_for_fit(kesler.n_samples, kesler.n_features, unknowns):
+        return exact_margin(problem, tol, soft, initial_size, batch,
+                            units_or_verdict, verdict)  # fmt: skip
 
 
 class PairsProblem:
@@ -178,6 +180,31 @@ class PairsProblem:
 
     def soft_limit(self, working, tol, batch):
         return _soft_limit(self.rows, working, tol, batch)
+
+    def decide_exactly(self):
+        rows, K = self.rows, self.rows.n_classes
+        active = np.flatnonzero(rows.active)
+        size = active.size * (K - 1) * (K * (rows.n_features + 1) + 1)
+        if not rows.cheap_passes or size > EXACT_ENTRIES:
+            return None
+        found, answer = decide_pairs(rows.original_rows(active), rows.codes[active], K)
+        if found == "certificate":
+            pair_rows, others, weights = answer
+            ids = active[pair_rows] * K + others
+            weights = np.array([float(value) for value in weights])
+            keep = weights > 0
+            return found, checked_joint_certificate(
+                rows, ids[keep], weights[keep], self.classes
+            )
+        W, b = answer
+        coef = np.array([[float(value) for value in row] for row in W])
+        empty = np.array([], dtype=np.intp)
+        result = JointMarginResult(
+            coef, np.array([float(value) for value in b]), True, machine_margin(coef),
+            empty, empty, np.array([]), 0.0, 0,
+        )  # fmt: skip
+        result.exact_coef, result.exact_intercept = W, b
+        return found, result
 
 
 # Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
@@ -478,8 +505,7 @@ def joint_certificate(kesler, working, classes):
     separates, from one LP where each feature is divided by its own spread (μ is
     the same in every affine frame), verified on X before it is returned."""
     frame = kesler.equilibrated()
-    rows, own, others = frame.pairs(working)
-    weights = kesler_flow_lp(rows, own, others, kesler.n_classes)
+    weights = kesler_flow_lp(*frame.pairs(working), kesler.n_classes)
     if weights is None:
         raise SolverError(
             "The classes come too close to touching for float precision to decide "
@@ -489,23 +515,43 @@ def joint_certificate(kesler, working, classes):
             "rescale the features."
         )
     keep = weights > 0
-    row_ids, _ = pairs_of(working[keep], kesler.n_classes)
+    return checked_joint_certificate(kesler, working[keep], weights[keep], classes)
+
+
+def checked_joint_certificate(kesler, ids, weights, classes):
+    """The JointSeparabilityResult of weights on the pairs ``ids``, verified on
+    X: in rational arithmetic where they are few enough (its weights then the
+    exact ones, rounded), else with float64's rounding bounded
+    (:func:`~.._proofs.kesler_certificate_holds`)."""
+    row_ids, others = pairs_of(ids, kesler.n_classes)
+    points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
+    decided, exact = exact_pair_weights(points, own, others, kesler.n_classes)
+    # Blocks (dask) are never decided whole in rationals.
+    active = kesler.n_samples if kesler.cheap_passes else np.inf
+    if decided and exact is None and not decidable(
+        active, kesler.n_features, kesler.n_classes
+    ):  # as for two classes (checked_certificate): the float test stands
+        decided = False
+    if decided and exact is not None:
+        keep = np.array([value > 0 for value in exact])
+        row_ids, others, points, own = (row_ids[keep], others[keep], points[keep],
+                                        own[keep])  # fmt: skip
+        exact = [value for value in exact if value > 0]
+        weights = np.array([float(value) for value in exact])
     result = JointSeparabilityResult(
         separable=False,
         classes=classes,
         certificate_indices=kesler.indices_in_X(row_ids),
-        certificate_classes=classes[others[keep]],
-        certificate_weights=weights[keep] / weights[keep].sum(),
+        certificate_classes=classes[others],
+        certificate_weights=weights / weights.sum(),
+        certificate_weights_exact=exact,
     )
-    if not kesler_certificate_holds(
-        kesler.original_rows(row_ids),
-        own[keep],
-        others[keep],
-        result.certificate_weights,
-        kesler.n_classes,
-        kesler.spread,
-        PROOF_RTOL,
-    ):
+    if (decided and exact is None) or not (
+        decided
+        or kesler_certificate_holds(points, own, others, result.certificate_weights,
+                                    kesler.n_classes, kesler.spread, PROOF_RTOL,
+                                    active)
+    ):  # fmt: skip
         raise SolverError(
             "The solvers declared the classes jointly inseparable, but the weights "
             "they gave do not balance: the classes come within the solvers' "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._exact import least_margin, least_pair_margin
 from .._proofs import (
     certificate_holds,
     feature_spread,
@@ -118,6 +119,18 @@ class SeparabilityResult:
         :meth:`verify` evaluates. Given only where the data lie so far from the
         origin that float64 cannot add ``intercept`` to ``coef · x`` (a
         ``UserWarning`` then says so); None otherwise.
+    certificate_weights_exact : list of fractions.Fraction
+        The certificate's weights as exact rationals (``certificate_weights``
+        are their float64 roundings): the combinations coincide exactly on the
+        rows as given. Computed where the certificate is small enough for
+        rational arithmetic (``_exact.EXACT_ENTRIES``); None otherwise.
+    exact_coef, exact_intercept : list of fractions.Fraction, fractions.Fraction
+        Where the classes come within float64's rounding of touching, the
+        verdict is decided in rational arithmetic and the separating hyperplane
+        is given exactly here (with ``c_i (w·x_i + b) ≥ 1`` on every row, as
+        rationals); ``coef`` and ``intercept`` are then its float64 roundings
+        (which may not separate) and ``margin`` its own, not the maximal one. A
+        ``UserWarning`` says so. None otherwise.
 
     Examples
     --------
@@ -142,6 +155,9 @@ class SeparabilityResult:
     certificate_signs: np.ndarray = None  # c of the certificate's samples
     center: np.ndarray = None
     intercept_at_center: float = None
+    certificate_weights_exact: list = None  # Fractions, where computed
+    exact_coef: list = None  # Fractions: the hyperplane where float64 cannot decide
+    exact_intercept: object = None
 
     def verify(self, X, y, rtol=1e-9):
         """Re-check the certificate on ``(X, y)``, with float64's rounding bounded.
@@ -179,6 +195,12 @@ class SeparabilityResult:
             X = np.asarray(X, dtype=float)
         in_pair = np.isin(y, self.classes)
         c = np.where(y == self.classes[1], 1.0, -1.0)
+        if self.separable and self.exact_coef is not None:  # in rationals
+            rows = X[in_pair]
+            rows = rows.toarray() if sp.issparse(rows) else rows
+            w, b = self.exact_coef, self.exact_intercept
+            least = least_margin(rows, c[in_pair], w, b)
+            return bool(least >= 1)
         if self.separable:
             if not self._forms_agree():
                 return False
@@ -192,7 +214,7 @@ class SeparabilityResult:
         points = X[indices]
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
         return self._certificate_holds(
-            points, c[indices], feature_spread(X[in_pair]), rtol
+            points, c[indices], feature_spread(X[in_pair]), rtol, in_pair.sum()
         )
 
     def _forms_agree(self):
@@ -213,8 +235,9 @@ class SeparabilityResult:
             intercept_at_center=self.intercept_at_center,
         )
 
-    def _certificate_holds(self, points, signs, spread, rtol):
-        """The certificate on its own rows (``points``, labelled ``signs``)."""
+    def _certificate_holds(self, points, signs, spread, rtol, problem_rows=np.inf):
+        """The certificate on its own rows (``points``, labelled ``signs``) of a
+        problem of ``problem_rows`` rows (:func:`~.._proofs.certificate_holds`)."""
         return certificate_holds(
             points,
             signs,
@@ -222,6 +245,7 @@ class SeparabilityResult:
             np.asarray(self.common_point, dtype=float),
             spread,
             rtol,
+            problem_rows,
         )
 
     def describe(self):
@@ -306,6 +330,15 @@ class JointSeparabilityResult:
         ``coef @ (x - center) + intercept_at_center``), given only where float64
         cannot evaluate ``coef @ x + intercept`` on the data (a ``UserWarning``
         says so); None otherwise.
+    certificate_weights_exact : list of fractions.Fraction
+        μ as exact rationals, where the certificate is small enough for rational
+        arithmetic (``_exact.EXACT_ENTRIES``): the pairs balance exactly on the
+        rows as given. None otherwise.
+    exact_coef, exact_intercept : list of lists of fractions.Fraction, list
+        Where the classes come within float64's rounding of touching, the
+        machine decided in rational arithmetic (every pair margin ≥ 1 as
+        rationals); ``coef`` and ``intercept`` are its float64 roundings and
+        ``margin`` its own. None otherwise.
 
     Examples
     --------
@@ -329,6 +362,9 @@ class JointSeparabilityResult:
     certificate_weights: np.ndarray = None
     center: np.ndarray = None
     intercept_at_center: np.ndarray = None
+    certificate_weights_exact: list = None  # Fractions, where computed
+    exact_coef: list = None  # K lists of Fractions, where float64 cannot decide
+    exact_intercept: list = None
 
     def verify(self, X, y, rtol=1e-9):
         """Re-check the certificate on ``(X, y)``, with float64's rounding bounded.
@@ -356,6 +392,13 @@ class JointSeparabilityResult:
     def _verify_in_memory(self, X, y, rtol):
         if not sp.issparse(X):
             X = np.asarray(X, dtype=float)
+        if self.separable and self.exact_coef is not None:  # in rationals
+            member, codes = label_codes(y, self.classes)
+            rows = X[member]
+            rows = rows.toarray() if sp.issparse(rows) else rows
+            W, b = self.exact_coef, self.exact_intercept
+            least = least_pair_margin(rows, codes[member], len(self.classes), W, b)
+            return bool(least is None or least >= 1)
         if self.separable:
             return bool(self._least_margin(X, y) >= 1 - rtol)
         member, _ = label_codes(y, self.classes)
@@ -363,7 +406,8 @@ class JointSeparabilityResult:
         points = X[indices]
         points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
         labels = np.asarray(y)[indices]
-        return self._certificate_holds(points, labels, feature_spread(X[member]), rtol)
+        spread = feature_spread(X[member])
+        return self._certificate_holds(points, labels, spread, rtol, member.sum())
 
     def _least_margin(self, X, y):
         """The least proven margin of the rows of ``classes`` in (X, y) (-inf
@@ -388,9 +432,10 @@ class JointSeparabilityResult:
         )
         return float(margins.min())
 
-    def _certificate_holds(self, points, labels, spread, rtol):
+    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf):
         """The certificate on its own rows (``points``, labelled ``labels``),
-        against the features' ``spread`` over the data."""
+        against the features' ``spread`` over the data, of a problem of
+        ``problem_rows`` rows."""
         member, own = label_codes(labels, self.classes)
         known, others = label_codes(self.certificate_classes, self.classes)
         if not (np.all(member) and np.all(known)):
@@ -403,6 +448,7 @@ class JointSeparabilityResult:
             len(self.classes),
             spread,
             rtol,
+            problem_rows,
         )
 
     def describe(self):
@@ -444,6 +490,8 @@ class MarginResult:
     center: np.ndarray = None  # the hyperplane is coef · (x - center) + ...
     intercept_at_center: float = None
     needs_center: bool = False  # float64 cannot evaluate coef · x + intercept
+    exact_coef: list = None  # Fractions, where float64 could not decide
+    exact_intercept: object = None
 
 
 # verify()'s default: the margins a proof must reach, below 1.

@@ -1,7 +1,7 @@
 """The in-memory backend: numpy arrays and scipy sparse matrices, validated once.
 
 Every pass over the rows is one call on the whole array (``class_statistics``,
-:class:`~sklearn_linsep._rows._memory_two_class.ScaledRows`); the other backends run the same
+:class:`~._memory_two_class.ScaledRows`); the other backends run the same
 passes block by block.
 """
 
@@ -16,14 +16,14 @@ from sklearn.utils.validation import validate_data
 from .._proofs import column_extremes
 from .._stats import class_statistics
 from .._validation import validate_labelled_data
-from ._memory_pairs import KeslerRows
-from ._memory_two_class import ScaledRows
 from .._working_set import (
     RowStatistics,
     chunk_rows,
     class_sides,
     projection_key,
 )
+from ._memory_pairs import KeslerRows
+from ._memory_two_class import ScaledRows
 
 
 def handles(*arrays):

@@ -24,6 +24,8 @@ class KeslerRows(Pairs):
     holds (None: all of them), as for ``ScaledRows``.
     """
 
+    cheap_passes = True  # in memory: rational decisions may read every row
+
     def stored_rows(self, indices):
         return self.X[indices]
 

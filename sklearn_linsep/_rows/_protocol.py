@@ -56,7 +56,7 @@ class Rows(Protocol):
     def joint(self):
         """The pairs (row, other class) of Kesler's construction of every class
         at once: an object that answers what :class:`TwoClassRows` answers, over
-        constraint ids ``i K + k`` (:class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`
+        constraint ids ``i K + k`` (:class:`~._memory_pairs.KeslerRows`
         in memory)."""
 
     def support_rows(self, indices):

@@ -35,10 +35,10 @@ from typing import Callable
 
 from ._active_set import (
     as_hull_weights,
-    on_and_outside_margin,
     machine_from_feasible,
     machine_on_support,
     margin_from_feasible,
+    on_and_outside_margin,
     support_hyperplane,
 )
 from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp

@@ -6,7 +6,7 @@ from scipy.linalg import cho_factor, cho_solve, lapack
 
 from ..._kesler import class_columns, row_coefficients
 from .._result import Hyperplane, Status
-from ._active_set import as_hull_weights, _two_sided, on_and_outside_margin
+from ._active_set import _two_sided, as_hull_weights, on_and_outside_margin
 
 # The dense dual route: rows that may all be support vectors (as many features as
 # rows, or more: then every held set is nonsingular), and few enough for their

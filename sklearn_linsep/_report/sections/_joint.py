@@ -7,7 +7,7 @@ import numpy as np
 from ..._certificates import linear_separability
 from .._layout import number, of_rows, plain, wrapped
 from .._section import HeadlineParts, Section
-from ._verdict import Verdict, fewest_removed, removal_text
+from ._verdict import Verdict, exact_weights, fewest_removed, removal_text
 
 
 class JointVerdict(Section):
@@ -54,6 +54,7 @@ class JointVerdict(Section):
             result.certificate_indices,
             result.certificate_classes,
             result.certificate_weights,
+            exact_weights(result),
             strict=True,
         )
         rows = np.union1d(data.fitting_rows(), result.certificate_indices)
@@ -72,7 +73,8 @@ class JointVerdict(Section):
                         "other_class": names[k],
                         "weight": float(weight),
                     }
-                    for i, k, weight in pairs
+                    | exact
+                    for i, k, weight, exact in pairs
                 ],
                 "certificate_size": len(result.certificate_indices),
                 "certificate_rows": len(np.unique(result.certificate_indices)),
@@ -93,7 +95,7 @@ class JointVerdict(Section):
             f"  not separable: weights on {verdict['certificate_size']} (row, other "
             f"class) pairs over {rows} balance per class, so no linear machine "
             f"classifies every row right; for one to, {removal_text(verdict)}"
-        ] + certificate_lines(verdict, report["data"]["classes"])
+        ] + certificate_lines(verdict, report["data"]["classes"])  # fmt: skip
 
     def headline(self, report):
         """The verdict's first clause, before the pairs': where the pairs' test

@@ -243,9 +243,10 @@ def pair_verdict(data, pair):
         )
     verdict["certificate"] = [
         {"row": plain(data.row_ids[i]), "class": names[data.y[i]],
-         "weight": float(weight)}
-        for i, weight in zip(members[result.certificate_indices],
-                             result.certificate_weights, strict=True)
+         "weight": float(weight)} | exact
+        for i, weight, exact in zip(members[result.certificate_indices],
+                                    result.certificate_weights,
+                                    exact_weights(result), strict=True)
     ]  # fmt: skip
     verdict["certificate_size"] = len(result.certificate_indices)
     rows = np.union1d(
@@ -292,6 +293,15 @@ def _least_hinge(data, Z, y, rows):
         found["hinge_violation"] = None
         found["hinge_error"] = str(error)
     return found
+
+
+def exact_weights(result):
+    """Per certificate entry, ``{"weight_exact": "p/q"}`` where the weights were
+    found in rationals (``certificate_weights_exact``), else ``{}``."""
+    exact = result.certificate_weights_exact
+    if exact is None:
+        return [{}] * len(result.certificate_weights)
+    return [{"weight_exact": str(value)} for value in exact]
 
 
 def fewest_removed(data, Z, labels, classes, rows, members):

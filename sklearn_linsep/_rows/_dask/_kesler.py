@@ -149,7 +149,7 @@ def _head(result):
 
 class DaskKeslerRows(Pairs):
     """The pairs (row, other class) of K classes on the row blocks of a
-    :class:`DaskRows`, answering what :class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`
+    :class:`DaskRows`, answering what :class:`~.._memory_pairs.KeslerRows`
     answers in memory, by the same block passes.
 
     The client keeps the rows the working set asked for (in the rows'
@@ -170,7 +170,7 @@ class DaskKeslerRows(Pairs):
     seed, one to confirm) where the rounds made one each.
     """
 
-    in_memory = False
+    cheap_passes = False  # blocks: rational decisions stay on the client's rows
 
     def __init__(self, rows):
         summary = rows.class_summary()

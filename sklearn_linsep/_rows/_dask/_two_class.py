@@ -187,7 +187,7 @@ def _keep_best(first, second, limit, per_side):
 
 class DaskScaledRows:
     """One two-class problem on the row blocks of a :class:`DaskRows`, answering
-    what :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows` answers in memory (the
+    what :class:`~.._memory_two_class.ScaledRows` answers in memory (the
     :class:`~sklearn_linsep._rows._protocol.TwoClassRows` protocol).
 
     The client keeps only the rows that the working-set algorithms asked for (the

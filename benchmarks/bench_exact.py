@@ -1,0 +1,161 @@
+"""Exact to the last bit: the near-touching corpus, and the proof's price on
+ordinary data.
+
+Part 1 (``--only corpus``) runs the fixed, seeded corpus of
+``sklearn_linsep._testing.near_touching_case`` (two classes and K = 3 pinwheels,
+p = 1-5, n = 6-40, gaps of 2^-44 to 2^-26 of the spread either side, exact
+touching, per-feature scales 2^±20, offsets up to 2^30 spreads) through
+``linear_separability`` and checks every answer's proof in rationals with the
+test's own checkers (``exactly_separates``, ``exactly_balances``): it prints the
+counts of right answers, wrong verdicts or false proofs, and refusals
+(SolverError), and how many answers needed rational arithmetic.
+
+Part 2 (``--only ordinary``) times ``linear_separability`` on ordinary data
+(median of ``--repeats``, one BLAS thread), with the time of the certificate's
+exact check (``_exact._solved``) counted apart: its share of the call.
+
+Run from the repository root::
+
+    python benchmarks/bench_exact.py                 # both parts, about 2 minutes
+    python benchmarks/bench_exact.py --cases 200     # a quicker corpus
+"""
+
+import argparse
+import collections
+import os
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import machine_line  # noqa: E402
+
+
+def part_corpus(cases):
+    from sklearn_linsep import SolverError, linear_separability
+    from sklearn_linsep._testing import (
+        exactly_balances,
+        exactly_separates,
+        near_touching_case,
+    )
+
+    counts = collections.Counter()
+    start = time.perf_counter()
+    for seed in range(cases):
+        X, y, n_classes = near_touching_case(seed)
+        kind = "K = 3 jointly" if n_classes > 2 else "two classes"
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                result = linear_separability(
+                    X, y, multiclass="joint" if n_classes > 2 else "pairs"
+                )
+        except SolverError:
+            counts[kind, "refused"] += 1
+            continue
+        if result.separable:
+            exact = result.exact_coef is not None
+            holds = exactly_separates(
+                X, y,
+                result.exact_coef if exact else result.coef,
+                result.exact_intercept if exact else result.intercept,
+            )  # fmt: skip
+            verdict = "separable"
+        else:
+            exact = result.certificate_weights_exact is not None
+            weights = (result.certificate_weights_exact if exact
+                       else result.certificate_weights)  # fmt: skip
+            others = None if n_classes == 2 else result.certificate_classes
+            holds = exactly_balances(X, y, result.certificate_indices, weights, others)
+            verdict = "inseparable"
+        counts[kind, verdict if holds else "WRONG OR FALSE PROOF"] += 1
+        counts[kind, "proof in rationals"] += exact
+    print(f"## 1. The near-touching corpus ({cases} cases, "
+          f"{time.perf_counter() - start:.1f} s)")  # fmt: skip
+    print("| kind | separable, proof holds | inseparable, proof holds | "
+          "wrong or false proof | refused | proof in rationals |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for kind in ("two classes", "K = 3 jointly"):
+        print(f"| {kind} | {counts[kind, 'separable']} | "
+              f"{counts[kind, 'inseparable']} | "
+              f"{counts[kind, 'WRONG OR FALSE PROOF']} | {counts[kind, 'refused']} | "
+              f"{counts[kind, 'proof in rationals']} |")  # fmt: skip
+    print()
+
+
+def ordinary_cases():
+    from sklearn.datasets import load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(0)
+    cases = {}
+    for n, p in ((100_000, 20), (10_000, 100), (10_000, 30)):
+        X = rng.normal(size=(n, p))
+        cases[f"inseparable {n} x {p}"] = (X, (X[:, 0] + rng.normal(size=n) > 0) * 1)
+        cases[f"separable {n} x {p}"] = (X, (X @ rng.normal(size=p) > 0) * 1)
+    X, y = load_digits(return_X_y=True)
+    cases["digits jointly (K = 10)"] = (StandardScaler().fit_transform(X), y)
+    return cases
+
+
+def part_ordinary(repeats):
+    from threadpoolctl import threadpool_limits
+
+    from sklearn_linsep import linear_separability
+
+    try:  # code before the exact checks has no _exact (for a before/after run)
+        import sklearn_linsep._exact as exact
+    except ImportError:
+        exact = None
+    spent = []
+    solved = exact._solved if exact else None
+
+    def timed_solve(A, e):
+        start = time.perf_counter()
+        try:
+            return solved(A, e)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    if exact:
+        exact._solved = timed_solve
+    print(f"## 2. Ordinary data (median of {repeats}, one BLAS thread)")
+    print("| data | verdict | linear_separability (s) | exact check (s) | share |")
+    print("|---|---|---|---|---|")
+    with threadpool_limits(1):
+        for name, (X, y) in ordinary_cases().items():
+            how = "joint" if "jointly" in name else "pairs"
+            times, checks = [], []
+            for _ in range(repeats):
+                spent.clear()
+                start = time.perf_counter()
+                result = linear_separability(X, y, multiclass=how)
+                times.append(time.perf_counter() - start)
+                checks.append(sum(spent))
+            whole, check = statistics.median(times), statistics.median(checks)
+            verdict = "separable" if result.separable else "inseparable"
+            print(f"| {name} | {verdict} | {whole:.3f} | {check:.3f} | "
+                  f"{check / whole:.0%} |", flush=True)  # fmt: skip
+    if exact:
+        exact._solved = solved
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["corpus", "ordinary"])
+    parser.add_argument("--cases", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(machine_line())
+    if args.only in (None, "corpus"):
+        part_corpus(args.cases)
+    if args.only in (None, "ordinary"):
+        part_ordinary(args.repeats)
+
+
+if __name__ == "__main__":
+    main()
