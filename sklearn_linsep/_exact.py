@@ -24,10 +24,11 @@ import numpy as np
 # The largest systems (equations times unknowns) decided in rationals. The
 # first phase's tableau of Fractions: 19 x 80 (K = 3, p = 5, n = 40) in ~10 ms,
 # 12 x 100 inseparable 2 s, 67 x 56 78 s. The fraction-free solve of a
-# certificate's square system: 22 x 22 (p = 20) 0.02 s, 42 x 42 0.2-0.3 s,
-# 102 x 102 6.7 s (its integers grow to ~10 000 bits).
+# certificate's square system: 22 x 22 (p = 20) 0.01-0.02 s, 32 x 32 0.04 s,
+# 42 x 42 0.2-0.3 s, 102 x 102 6.7 s (its integers grow to ~10 000 bits). The
+# solve's limit keeps an ordinary certificate's check within ~0.02 s.
 EXACT_ENTRIES = 1_600
-EXACT_SOLVE_ENTRIES = 1_850
+EXACT_SOLVE_ENTRIES = 500
 
 
 def rational(values):
@@ -180,7 +181,11 @@ def fits(A):
 def exact_two_class_weights(points, signs):
     """``(decided, λ)``: rational weights ``λ ≥ 0`` on these rows, summing to 1
     on each side, whose two combinations coincide exactly (None where there are
-    none); ``decided`` False where the system is beyond ``EXACT_ENTRIES``."""
+    none); ``decided`` False where the system is beyond
+    ``EXACT_SOLVE_ENTRIES``."""
+    rows, features = np.shape(points)
+    if rows * (features + 2) > EXACT_SOLVE_ENTRIES:
+        return False, None
     return _solved(*two_class_system(points, signs))
 
 
@@ -188,6 +193,9 @@ def exact_pair_weights(points, own, others, n_classes):
     """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
     that balance Kesler's rows exactly (None where there are none), as
     :func:`exact_two_class_weights`."""
+    pairs, features = np.shape(points)
+    if pairs * (n_classes * (features + 1) + 1) > EXACT_SOLVE_ENTRIES:
+        return False, None
     return _solved(*pairs_system(points, own, others, n_classes))
 
 
