@@ -178,33 +178,41 @@ def fits(A):
     return len(A) * (len(A[0]) if A else 0) <= EXACT_ENTRIES
 
 
-def exact_two_class_weights(points, signs):
+def exact_two_class_weights(points, signs, problem_rows=0):
     """``(decided, λ)``: rational weights ``λ ≥ 0`` on these rows, summing to 1
     on each side, whose two combinations coincide exactly (None where there are
-    none); ``decided`` False where the system is beyond
-    ``EXACT_SOLVE_ENTRIES``."""
+    none). ``decided`` is False where the system is beyond
+    ``EXACT_SOLVE_ENTRIES`` and the problem of ``problem_rows`` rows the
+    certificate speaks of is beyond :func:`decidable` (a small problem is always
+    decided: its certificate's system is no larger than its own)."""
     rows, features = np.shape(points)
-    if rows * (features + 2) > EXACT_SOLVE_ENTRIES:
+    small = decidable(problem_rows, features)
+    if rows * (features + 2) > EXACT_SOLVE_ENTRIES and not small:
         return False, None
-    return _solved(*two_class_system(points, signs))
+    return _solved(*two_class_system(points, signs), small)
 
 
-def exact_pair_weights(points, own, others, n_classes):
+def exact_pair_weights(points, own, others, n_classes, problem_rows=0):
     """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
     that balance Kesler's rows exactly (None where there are none), as
     :func:`exact_two_class_weights`."""
     pairs, features = np.shape(points)
-    if pairs * (n_classes * (features + 1) + 1) > EXACT_SOLVE_ENTRIES:
+    small = decidable(problem_rows, features, n_classes)
+    if pairs * (n_classes * (features + 1) + 1) > EXACT_SOLVE_ENTRIES and not small:
         return False, None
-    return _solved(*pairs_system(points, own, others, n_classes))
+    return _solved(*pairs_system(points, own, others, n_classes), small)
 
 
-def _solved(A, e):
+def _solved(A, e, small=False):
     """``(decided, λ ≥ 0 or None)`` of ``A λ = e``: a certificate's columns are
     independent as a rule, and then the one solution decides (fraction-free, in
-    integers: :func:`unique_solution`); dependent ones go to the first phase
-    where the system is small (``EXACT_ENTRIES``)."""
+    integers: :func:`unique_solution`); dependent ones, or a system beyond
+    ``EXACT_SOLVE_ENTRIES`` of a ``small`` problem, go to the first phase where
+    the system fits ``EXACT_ENTRIES``."""
     if len(A) * len(A[0]) > EXACT_SOLVE_ENTRIES:
+        if small and fits(A):
+            tag, found = farkas_alternative(A, e)
+            return True, (found if tag == "solution" else None)
         return False, None
     status, found = unique_solution(A, e)
     if status == "unique":

@@ -151,7 +151,7 @@ def certificate_holds(points, signs, weights, common_point, spread, rtol,
     sums = np.array([weights[signs > 0].sum(), weights[signs < 0].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
-    decided, exact = exact_two_class_weights(points, signs)
+    decided, exact = exact_two_class_weights(points, signs, problem_rows)
     if decided and exact is None and decidable(problem_rows, points.shape[1]):
         return False  # where the problem is beyond rationals, the float test
     # The stated weights and common point, to the float tolerance, as well.
@@ -264,7 +264,7 @@ def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rt
     )
     if np.any(np.abs(balance) > 1e-9):
         return False
-    decided, exact = exact_pair_weights(points, own, others, n_classes)
+    decided, exact = exact_pair_weights(points, own, others, n_classes, problem_rows)
     if (
         decided
         and exact is None

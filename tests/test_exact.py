@@ -183,3 +183,17 @@ def test_the_reports_json_gives_exact_weights_as_strings():
     ]
     result.certificate_weights_exact = None  # a certificate too large for rationals
     assert exact_weights(result) == [{}] * 3
+
+
+def test_a_certificate_too_large_for_the_quick_solve_is_still_decided_exactly():
+    """p = 25: a certificate of 26 rows is beyond the quick solve, but the whole
+    problem is small: the float certificate (its means equal to 1e-13) must not
+    stand; the classes are exactly separable."""
+    p = 25
+    X = np.vstack([np.eye(p), np.full(p, (1 + 1e-13) / p)])
+    y = np.r_[np.ones(p, int), 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = linear_separability(X, y)
+    assert result.separable and result.verify(X, y)
+    assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)

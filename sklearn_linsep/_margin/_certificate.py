@@ -81,7 +81,7 @@ def checked_certificate(two_class, indices, weights, classes):
     feature's spread (:func:`~.._proofs.certificate_holds`)."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
-    decided, exact = exact_two_class_weights(points, signs)
+    decided, exact = exact_two_class_weights(points, signs, _problem_rows(two_class))
     if decided and exact is None:
         # False in rationals on these rows. Where the whole problem is small
         # enough, the driver decides it exactly; else the float test below

@@ -36,23 +36,16 @@ from ._result import external_stacklevel, warn_if_inexact
 TALL_CAP = 1000  # rows a class in the seed, and rows a round, on tall data
 
 SEPARABLE_EXACTLY = (
-    "The classes are separable, decided in exact rational arithmetic: they come "
-    "within float64's rounding of touching, so no floating-point hyperplane could "
-    "be proved. The separating hyperplane is given exactly (exact_coef, "
-    "exact_intercept: Fractions); coef and intercept are their float64 roundings, "
-    "which may not separate, and margin is that hyperplane's, not the maximal one."
+    "The classes are separable, decided in exact rational arithmetic where "
+    "float64 could not prove a hyperplane. The separating hyperplane is given "
+    "exactly (exact_coef, exact_intercept: Fractions); coef and intercept are "
+    "their float64 roundings, which may not separate, and margin is that "
+    "hyperplane's, not the maximal one"
 )
 NO_FLOAT_MARGIN = (
-    "The classes are separable (decided in exact rational arithmetic), but they "
-    "come within float64's rounding of touching: the maximal-margin hyperplane "
-    "cannot be computed and proved in float64. linear_separability gives an exact "
-    "separating hyperplane."
-)
-NO_FLOAT_SOFT_LIMIT = (
-    "The classes are not separable (a certificate holds in exact rational "
-    "arithmetic), but they come within float64's rounding of touching: the C → ∞ "
-    "soft limit cannot be computed and proved in float64. on_inseparable='raise' "
-    "gives the certificate."
+    "The classes are separable (decided in exact rational arithmetic), but the "
+    "maximal-margin hyperplane cannot be computed and proved in float64; "
+    "linear_separability gives an exact separating hyperplane."
 )
 
 
@@ -135,23 +128,27 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
     """
     try:
         return _float_route(problem, tol, soft, initial_size, batch, units_or_verdict)
-    except SolverError:
+    except SolverError as error:
+        failure = error  # what float64 could not do, said with the answer
         decided = problem.decide_exactly()
         if decided is None:
             raise
     found, answer = decided
     if found == "separator":
         if not verdict:
-            raise SolverError(NO_FLOAT_MARGIN)
-        warnings.warn(SEPARABLE_EXACTLY, UserWarning, stacklevel=external_stacklevel())
+            raise SolverError(f"{failure} {NO_FLOAT_MARGIN}") from failure
+        warnings.warn(f"{SEPARABLE_EXACTLY} (float64: {failure})", UserWarning,
+                      stacklevel=external_stacklevel())  # fmt: skip
         return answer
     if not soft:
         return problem.unseparated(0, answer)
-    try:  # the soft limit stands on its own proof, whatever the certificate's
+    # The soft limit stands on its own proof, whatever the certificate's; where
+    # it fails too, float64's own reason is the error.
+    try:
         return _float_route(problem, tol, soft, initial_size, batch,
                             units_or_verdict, certificate=answer)  # fmt: skip
     except SolverError:
-        raise SolverError(NO_FLOAT_SOFT_LIMIT) from None
+        raise failure from None
 
 
 def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,

@@ -212,8 +212,8 @@ class TwoClassProblem:
         decided = decide_two_class(rows.original_rows(active), rows.labels(active))
         found, answer = decided
         if found == "certificate":
+            keep = np.array([value > 0 for value in answer])
             weights = np.array([float(value) for value in answer])
-            keep = weights > 0
             return found, checked_certificate(
                 rows, active[keep], weights[keep], self.classes
             )

@@ -191,8 +191,8 @@ class PairsProblem:
         if found == "certificate":
             pair_rows, others, weights = answer
             ids = active[pair_rows] * K + others
+            keep = np.array([value > 0 for value in weights])
             weights = np.array([float(value) for value in weights])
-            keep = weights > 0
             return found, checked_joint_certificate(
                 rows, ids[keep], weights[keep], self.classes
             )
@@ -525,9 +525,9 @@ def checked_joint_certificate(kesler, ids, weights, classes):
     (:func:`~.._proofs.kesler_certificate_holds`)."""
     row_ids, others = pairs_of(ids, kesler.n_classes)
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
-    decided, exact = exact_pair_weights(points, own, others, kesler.n_classes)
     # Blocks (dask) are never decided whole in rationals.
-    active = kesler.n_samples if kesler.cheap_passes else np.inf
+    active = np.count_nonzero(kesler.active) if kesler.cheap_passes else np.inf
+    decided, exact = exact_pair_weights(points, own, others, kesler.n_classes, active)
     if decided and exact is None and not decidable(
         active, kesler.n_features, kesler.n_classes
     ):  # as for two classes (checked_certificate): the float test stands

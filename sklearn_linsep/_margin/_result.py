@@ -123,7 +123,8 @@ class SeparabilityResult:
         The certificate's weights as exact rationals (``certificate_weights``
         are their float64 roundings): the combinations coincide exactly on the
         rows as given. Computed where the certificate is small enough for
-        rational arithmetic (``_exact.EXACT_ENTRIES``); None otherwise.
+        rational arithmetic (``_exact.EXACT_SOLVE_ENTRIES``) or the problem is
+        (``_exact.EXACT_ENTRIES``); None otherwise.
     exact_coef, exact_intercept : list of fractions.Fraction, fractions.Fraction
         Where the classes come within float64's rounding of touching, the
         verdict is decided in rational arithmetic and the separating hyperplane
@@ -332,7 +333,8 @@ class JointSeparabilityResult:
         says so); None otherwise.
     certificate_weights_exact : list of fractions.Fraction
         μ as exact rationals, where the certificate is small enough for rational
-        arithmetic (``_exact.EXACT_ENTRIES``): the pairs balance exactly on the
+        arithmetic (``_exact.EXACT_SOLVE_ENTRIES``, or the problem within
+        ``_exact.EXACT_ENTRIES``): the pairs balance exactly on the
         rows as given. None otherwise.
     exact_coef, exact_intercept : list of lists of fractions.Fraction, list
         Where the classes come within float64's rounding of touching, the
