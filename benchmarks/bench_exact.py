@@ -10,6 +10,9 @@ test's own checkers (``exactly_separates``, ``exactly_balances``): it prints the
 counts of right answers, wrong verdicts or false proofs, and refusals
 (SolverError), and how many answers needed rational arithmetic.
 
+Part 3 (``--only estimator``) fits ``HardMarginSVM`` (Crammer–Singer for K = 3)
+on the same corpus and counts its refusals by their first words.
+
 Part 2 (``--only ordinary``) times ``linear_separability`` on ordinary data
 (median of ``--repeats``, one BLAS thread), with the time of the certificate's
 exact check (``_exact._solved``) counted apart: its share of the call.
@@ -86,6 +89,32 @@ def part_corpus(cases):
     print()
 
 
+def part_estimator(cases):
+    """``HardMarginSVM`` (Crammer–Singer for K = 3) on the same corpus: fits, and
+    refusals by their first words."""
+    from sklearn_linsep import HardMarginSVM, SolverError
+    from sklearn_linsep._testing import near_touching_case
+
+    counts = collections.Counter()
+    for seed in range(cases):
+        X, y, n_classes = near_touching_case(seed)
+        multi = "crammer_singer" if n_classes > 2 else "ovr"
+        kind = "K = 3 jointly" if n_classes > 2 else "two classes"
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                HardMarginSVM(multi_class=multi).fit(X, y)
+            counts[kind, "fitted"] += 1
+        except SolverError as error:
+            counts[kind, "refused: " + " ".join(str(error).split()[:6])] += 1
+    print(f"## 3. HardMarginSVM on the corpus ({cases} cases)")
+    print("| kind | outcome | cases |")
+    print("|---|---|---|")
+    for (kind, outcome), count in sorted(counts.items()):
+        print(f"| {kind} | {outcome} | {count} |")
+    print()
+
+
 def ordinary_cases():
     from sklearn.datasets import load_digits
     from sklearn.preprocessing import StandardScaler
@@ -146,13 +175,15 @@ def part_ordinary(repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["corpus", "ordinary"])
+    parser.add_argument("--only", choices=["corpus", "estimator", "ordinary"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(machine_line())
     if args.only in (None, "corpus"):
         part_corpus(args.cases)
+    if args.only in (None, "estimator"):
+        part_estimator(args.cases)
     if args.only in (None, "ordinary"):
         part_ordinary(args.repeats)
 
