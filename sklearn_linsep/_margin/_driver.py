@@ -18,9 +18,11 @@ once, for both (:func:`exact_margin`):
    :func:`~._kkt.proven`).
 4. **Inseparable**: the certificate of the last working set, and with ``soft``
    the C → ∞ limit of the soft margin.
+5. **Where float64 cannot decide** (its answer fails its proof), small problems
+   are decided in rational arithmetic (:mod:`sklearn_linsep._exact`).
 
-What a problem kind provides (:class:`ProblemKind`) is listed in SPEC §11 and
-the user guide ("What a problem provides").
+What a problem kind provides (:class:`ProblemKind`) is listed below and in the
+user guide ("What a problem provides").
 """
 
 import warnings
