@@ -7,7 +7,8 @@ The routines here are small dense simplex steps in Python's rationals, meant for
 the few rows a proof names (a certificate has at most p + 2 rows for two
 classes, (K - 1)(p + 1) + 1 pairs jointly) and for small problems that float64
 cannot decide (classes within 1e-13 of touching). Their cost grows quickly with
-the size: ``EXACT_ENTRIES`` bounds the systems they are asked to solve.
+the size: ``EXACT_SOLVE_ENTRIES`` bounds a certificate's quick solve and
+``EXACT_ENTRIES`` the systems of the first phase (a whole small problem).
 
 Two systems speak of separability (Farkas' lemma):
 
@@ -173,6 +174,13 @@ def decidable(rows, features, n_classes=2):
     return rows * (n_classes - 1) * equations <= EXACT_ENTRIES
 
 
+def problem_rows(rows):
+    """The rows a rational decision of the whole problem would read (a
+    two-class or pairs rows object): its active rows in memory; none is made
+    on blocks (dask: ``cheap_passes`` False), so infinitely many there."""
+    return np.count_nonzero(rows.active) if rows.cheap_passes else np.inf
+
+
 def fits(A):
     """Whether the system is small enough for rationals (``EXACT_ENTRIES``)."""
     return len(A) * (len(A[0]) if A else 0) <= EXACT_ENTRIES
@@ -279,10 +287,7 @@ def decide_two_class(points, signs):
     if tag == "solution":
         return "certificate", found
     w, b = two_class_separator(found, points.shape[1])
-    margins = [
-        int(np.sign(s)) * (_dot(w, rational(x)) + b) for x, s in zip(points, signs)
-    ]
-    least = min(margins)
+    least = least_margin(points, signs, w, b)
     return "separator", ([value / least for value in w], b / least)
 
 
@@ -304,11 +309,7 @@ def decide_pairs(points, codes, n_classes):
     if tag == "solution":
         return "certificate", (rows, others, found)
     W, b = pairs_separator(found, n_classes, points.shape[1])
-    values = [rational(x) for x in points]
-    scores = [[_dot(W[k], x) + b[k] for k in range(n_classes)] for x in values]
-    least = min(
-        scores[i][codes[i]] - scores[i][k] for i, k in zip(rows, others, strict=True)
-    )
+    least = least_pair_margin(points, codes, n_classes, W, b)
     return "separator", (
         [[value / least for value in row] for row in W],
         [value / least for value in b],

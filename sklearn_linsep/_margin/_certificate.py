@@ -3,7 +3,7 @@ separator, verified before it is returned."""
 
 import numpy as np
 
-from .._exact import decidable, exact_two_class_weights
+from .._exact import decidable, exact_two_class_weights, problem_rows
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
 from ._result import SeparabilityResult
@@ -81,13 +81,14 @@ def checked_certificate(two_class, indices, weights, classes):
     feature's spread (:func:`~.._proofs.certificate_holds`)."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
-    decided, exact = exact_two_class_weights(points, signs, _problem_rows(two_class))
+    rows = problem_rows(two_class)
+    decided, exact = exact_two_class_weights(points, signs, rows)
     if decided and exact is None:
         # False in rationals on these rows. Where the whole problem is small
         # enough, the driver decides it exactly; else the float test below
         # stands, as for certificates too large for rationals (not a proof in
         # exact arithmetic: certificate_weights_exact stays None).
-        if decidable(_problem_rows(two_class), two_class.n_features):
+        if decidable(rows, two_class.n_features):
             raise SolverError(_FALSE_CERTIFICATE)
         decided = False
     if decided:
@@ -107,15 +108,10 @@ def checked_certificate(two_class, indices, weights, classes):
     )
     # Checked on its own rows, feature by feature against the data's spreads.
     if not decided and not result._certificate_holds(
-        points, signs, two_class.spread, 1e-9, _problem_rows(two_class)
+        points, signs, two_class.spread, 1e-9, rows
     ):
         raise SolverError(_FALSE_CERTIFICATE)
     return result
-
-
-def _problem_rows(two_class):
-    """The rows a rational decision would read: none is made on blocks."""
-    return np.count_nonzero(two_class.active) if two_class.cheap_passes else np.inf
 
 
 _FALSE_CERTIFICATE = (

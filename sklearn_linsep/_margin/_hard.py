@@ -5,7 +5,7 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact import EXACT_ENTRIES, decide_two_class
+from .._exact import decidable, decide_two_class, problem_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -206,11 +206,12 @@ class TwoClassProblem:
 
     def decide_exactly(self):
         rows = self.rows
-        active = np.flatnonzero(rows.active)
-        if not rows.cheap_passes or active.size * (rows.n_features + 2) > EXACT_ENTRIES:
+        if not decidable(problem_rows(rows), rows.n_features):
             return None
-        decided = decide_two_class(rows.original_rows(active), rows.labels(active))
-        found, answer = decided
+        active = np.flatnonzero(rows.active)
+        found, answer = decide_two_class(
+            rows.original_rows(active), rows.labels(active)
+        )
         if found == "certificate":
             keep = np.array([value > 0 for value in answer])
             weights = np.array([float(value) for value in answer])

@@ -15,7 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._exact import EXACT_ENTRIES, decidable, decide_pairs, exact_pair_weights
+from .._exact import decidable, decide_pairs, exact_pair_weights, problem_rows
 from .._kesler import (
     RowGram,
     class_columns,
@@ -183,10 +183,9 @@ class PairsProblem:
 
     def decide_exactly(self):
         rows, K = self.rows, self.rows.n_classes
-        active = np.flatnonzero(rows.active)
-        size = active.size * (K - 1) * (K * (rows.n_features + 1) + 1)
-        if not rows.cheap_passes or size > EXACT_ENTRIES:
+        if not decidable(problem_rows(rows), rows.n_features, K):
             return None
+        active = np.flatnonzero(rows.active)
         found, answer = decide_pairs(rows.original_rows(active), rows.codes[active], K)
         if found == "certificate":
             pair_rows, others, weights = answer
@@ -525,11 +524,12 @@ def checked_joint_certificate(kesler, ids, weights, classes):
     (:func:`~.._proofs.kesler_certificate_holds`)."""
     row_ids, others = pairs_of(ids, kesler.n_classes)
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
-    # Blocks (dask) are never decided whole in rationals.
-    active = np.count_nonzero(kesler.active) if kesler.cheap_passes else np.inf
+    active = problem_rows(kesler)
     decided, exact = exact_pair_weights(points, own, others, kesler.n_classes, active)
-    if decided and exact is None and not decidable(
-        active, kesler.n_features, kesler.n_classes
+    if (
+        decided
+        and exact is None
+        and not decidable(active, kesler.n_features, kesler.n_classes)
     ):  # as for two classes (checked_certificate): the float test stands
         decided = False
     if decided and exact is not None:
