@@ -3,12 +3,16 @@ the rationals, on the float64 inputs as they are.
 
 Every float64 is a rational (a dyadic one), so a statement about the rows as
 given can be decided exactly: :class:`fractions.Fraction` of a float is exact.
-The routines here are small dense simplex steps in Python's rationals, meant for
-the few rows a proof names (a certificate has at most p + 2 rows for two
-classes, (K - 1)(p + 1) + 1 pairs jointly) and for small problems that float64
-cannot decide (classes within 1e-13 of touching). Their cost grows quickly with
-the size: ``EXACT_SOLVE_ENTRIES`` bounds a certificate's quick solve and
-``EXACT_ENTRIES`` the systems of the first phase (a whole small problem).
+The routines here are a fraction-free solve in Python's integers and small dense
+simplex steps in its rationals, meant for the few rows a proof names where the
+float enclosure (``_proofs.enclosed_positive``) cannot decide (a certificate has
+at most p + 2 rows for two classes, (K - 1)(p + 1) + 1 pairs jointly), and for
+small problems that float64 cannot decide (classes within 1e-13 of touching).
+Their cost grows quickly with the size: ``EXACT_SOLVE_WORK`` bounds a
+certificate's solve and ``EXACT_ENTRIES`` the systems of the first phase (a
+whole small problem). The systems are built once in float64, whose entries
+(signs times inputs) are exact (:func:`two_class_matrix`,
+:func:`pairs_matrix`), for the enclosure and the rationals alike.
 
 Two systems speak of separability (Farkas' lemma):
 
@@ -22,14 +26,16 @@ Two systems speak of separability (Farkas' lemma):
 
 import numpy as np
 
-# The largest systems (equations times unknowns) decided in rationals. The
-# first phase's tableau of Fractions: 19 x 80 (K = 3, p = 5, n = 40) in ~10 ms,
-# 12 x 100 inseparable 2 s, 67 x 56 78 s. The fraction-free solve of a
-# certificate's square system: 22 x 22 (p = 20) 0.01-0.02 s, 32 x 32 0.04 s,
-# 42 x 42 0.2-0.3 s, 102 x 102 6.7 s (its integers grow to ~10 000 bits). The
-# solve's limit keeps an ordinary certificate's check within ~0.02 s.
+# The largest problems decided in rationals, as their Farkas system's entries
+# (equations times unknowns): the first phase's tableau of Fractions took 19 x 80
+# (K = 3, p = 5, n = 40) ~10 ms, 12 x 100 inseparable 2 s, 67 x 56 78 s.
 EXACT_ENTRIES = 1_600
-EXACT_SOLVE_ENTRIES = 500
+# The largest certificate solved in rationals where the float enclosure cannot
+# decide it, as the fraction-free elimination's work (equations times unknowns
+# squared): 22 x 22 (p = 20) 0.01-0.02 s, 32 x 32 0.04 s, 42 x 42 0.2-0.3 s,
+# 102 x 102 6.7 s (its integers grow to ~10 000 bits); a degenerate certificate
+# of 5 rows at p = 768 costs 5 x 5 x 770.
+EXACT_SOLVE_WORK = 42**3
 
 
 def rational(values):
@@ -109,21 +115,28 @@ def _pivot(rows, reduced, leaving, entering):
             row[:] = [a - factor * b for a, b in zip(row, pivot_row)]
 
 
-def two_class_system(points, signs):
-    """``(A, e)`` of the two-class Farkas system on these rows: ``Σ λ c x = 0``
-    per feature, ``Σ_{c>0} λ = 1``, ``Σ_{c<0} λ = 1``; a ray ``y`` gives the
-    hyperplane ``w = -y[:p]``, ``b = (y[p+1] - y[p]) / 2`` (see
-    :func:`two_class_separator`)."""
-    from fractions import Fraction  # on first use: not at import
-
+def two_class_matrix(points, signs, constants=True):
+    """``(A, e)`` in float64 of the two-class Farkas system on these rows:
+    ``Σ λ c x = 0`` per feature, ``Σ_{c>0} λ = 1``, ``Σ_{c<0} λ = 1`` (the last
+    two rows zero without ``constants``). Every entry is a sign times an input,
+    so exact: the system is the rational one."""
     points = np.asarray(points, dtype=float)
-    k, p = points.shape
-    values = [rational(points[i]) for i in range(k)]
-    signs = [int(np.sign(s)) for s in signs]
-    A = [[signs[i] * values[i][f] for i in range(k)] for f in range(p)]
-    A.append([Fraction(int(s > 0)) for s in signs])
-    A.append([Fraction(int(s < 0)) for s in signs])
-    return A, [Fraction(0)] * p + [Fraction(1), Fraction(1)]
+    signs = np.sign(np.asarray(signs, dtype=float))
+    sides = np.vstack([signs > 0, signs < 0]).astype(float)
+    A = np.vstack([(signs[:, None] * points).T, sides if constants else 0 * sides])
+    return A, np.r_[np.zeros(points.shape[1]), 1.0, 1.0]
+
+
+def two_class_system(points, signs):
+    """``(A, e)`` of :func:`two_class_matrix` in rationals; a ray ``y`` gives
+    the hyperplane ``w = -y[:p]``, ``b = (y[p+1] - y[p]) / 2`` (see
+    :func:`two_class_separator`)."""
+    return in_rationals(*two_class_matrix(points, signs))
+
+
+def in_rationals(A, e):
+    """A float64 system as lists of exact Fractions."""
+    return [rational(row) for row in A], rational(e)
 
 
 def two_class_separator(ray, p):
@@ -135,23 +148,25 @@ def two_class_separator(ray, p):
     return w, (ray[p + 1] - ray[p]) / 2
 
 
-def pairs_system(points, own, others, n_classes):
-    """``(A, e)`` of the K-class Farkas system on pairs (row ``points[j]`` of
-    class ``own[j]``, other class ``others[j]``): per class and feature, and per
-    class for the constant, ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``; and
-    ``Σ μ = 1``."""
-    from fractions import Fraction  # on first use: not at import
-
+def pairs_matrix(points, own, others, n_classes, constants=True):
+    """``(A, e)`` in float64 of the K-class Farkas system on pairs (row
+    ``points[j]`` of class ``own[j]``, other class ``others[j]``): per class and
+    feature, and per class for the constant (zero without ``constants``),
+    ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``; and ``Σ μ = 1``. Exact entries, as
+    :func:`two_class_matrix`'s."""
     points = np.asarray(points, dtype=float)
     m, p = points.shape
-    values = [rational(points[j]) + [Fraction(1)] for j in range(m)]
-    A = []
-    for k in range(n_classes):
-        sign = [int(own[j] == k) - int(others[j] == k) for j in range(m)]
-        for f in range(p + 1):
-            A.append([sign[j] * values[j][f] for j in range(m)])
-    A.append([Fraction(1)] * m)
-    return A, [Fraction(0)] * (n_classes * (p + 1)) + [Fraction(1)]
+    extended = np.hstack([points, np.full((m, 1), float(constants))])
+    classes = np.arange(n_classes)[:, None]
+    sign = (np.asarray(own) == classes).astype(float) - (np.asarray(others) == classes)
+    A = (sign[:, None, :] * extended.T[None]).reshape(n_classes * (p + 1), m)
+    A = np.vstack([A, np.ones((1, m)) if constants else np.zeros((1, m))])
+    return A, np.r_[np.zeros(n_classes * (p + 1)), 1.0]
+
+
+def pairs_system(points, own, others, n_classes):
+    """``(A, e)`` of :func:`pairs_matrix` in rationals."""
+    return in_rationals(*pairs_matrix(points, own, others, n_classes))
 
 
 def pairs_separator(ray, n_classes, p):
@@ -186,48 +201,51 @@ def fits(A):
     return len(A) * (len(A[0]) if A else 0) <= EXACT_ENTRIES
 
 
-def exact_two_class_weights(points, signs, problem_rows=0):
+def exact_two_class_weights(points, signs, problem_rows=0, unlimited=False):
     """``(decided, λ)``: rational weights ``λ ≥ 0`` on these rows, summing to 1
     on each side, whose two combinations coincide exactly (None where there are
-    none). ``decided`` is False where the system is beyond
-    ``EXACT_SOLVE_ENTRIES`` and the problem of ``problem_rows`` rows the
-    certificate speaks of is beyond :func:`decidable` (a small problem is always
-    decided: its certificate's system is no larger than its own)."""
+    none). ``decided`` is False where the solve is beyond ``EXACT_SOLVE_WORK``
+    and the problem of ``problem_rows`` rows the certificate speaks of is beyond
+    :func:`decidable` (a small problem is always decided: its certificate's
+    system is no larger than its own), unless ``unlimited``."""
     rows, features = np.shape(points)
-    small = decidable(problem_rows, features)
-    if rows * (features + 2) > EXACT_SOLVE_ENTRIES and not small:
+    small = unlimited or decidable(problem_rows, features)
+    if not (small or _quick(rows, features + 2)):
         return False, None
-    return _solved(*two_class_system(points, signs), small)
+    return _solved(*two_class_system(points, signs), small, unlimited)
 
 
-def exact_pair_weights(points, own, others, n_classes, problem_rows=0):
+def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
+                       unlimited=False):  # fmt: skip
     """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
     that balance Kesler's rows exactly (None where there are none), as
     :func:`exact_two_class_weights`."""
     pairs, features = np.shape(points)
-    small = decidable(problem_rows, features, n_classes)
-    if pairs * (n_classes * (features + 1) + 1) > EXACT_SOLVE_ENTRIES and not small:
+    small = unlimited or decidable(problem_rows, features, n_classes)
+    if not (small or _quick(pairs, n_classes * (features + 1) + 1)):
         return False, None
-    return _solved(*pairs_system(points, own, others, n_classes), small)
+    return _solved(*pairs_system(points, own, others, n_classes), small, unlimited)
 
 
-def _solved(A, e, small=False):
+def _quick(unknowns, equations):
+    """Whether a certificate's fraction-free solve is within ``EXACT_SOLVE_WORK``."""
+    return unknowns * unknowns * equations <= EXACT_SOLVE_WORK
+
+
+def _solved(A, e, small=False, unlimited=False):
     """``(decided, λ ≥ 0 or None)`` of ``A λ = e``: a certificate's columns are
     independent as a rule, and then the one solution decides (fraction-free, in
-    integers: :func:`unique_solution`); dependent ones, or a system beyond
-    ``EXACT_SOLVE_ENTRIES`` of a ``small`` problem, go to the first phase where
-    the system fits ``EXACT_ENTRIES``."""
-    if len(A) * len(A[0]) > EXACT_SOLVE_ENTRIES:
-        if small and fits(A):
-            tag, found = farkas_alternative(A, e)
-            return True, (found if tag == "solution" else None)
-        return False, None
-    status, found = unique_solution(A, e)
-    if status == "unique":
-        return True, (found if all(value >= 0 for value in found) else None)
-    if status == "none":
-        return True, None
-    if not fits(A):
+    integers: :func:`unique_solution`); dependent ones go to the first phase
+    where the system fits ``EXACT_ENTRIES`` (any size if ``unlimited``), as
+    does a solve beyond ``EXACT_SOLVE_WORK`` of a ``small`` problem."""
+    unknowns = len(A[0]) if A else 0
+    if unlimited or _quick(unknowns, len(A)):
+        status, found = unique_solution(A, e)
+        if status == "unique":
+            return True, (found if all(value >= 0 for value in found) else None)
+        if status == "none":
+            return True, None
+    if not (unlimited or (small and fits(A))):
         return False, None
     tag, found = farkas_alternative(A, e)
     return True, (found if tag == "solution" else None)

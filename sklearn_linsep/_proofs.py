@@ -6,16 +6,15 @@ blocks:
 
 * a hyperplane separates when every row's margin ``c_i (w·x_i + b)``, less a bound on
   the rounding of its evaluation, is at least 1 (:func:`proven_margins`);
-* an inseparability certificate holds when weights exist on its rows whose two
-  convex combinations coincide exactly, over the rationals that the float64
-  inputs are (:func:`certificate_holds`, by :mod:`._exact`), and its stated
-  weights and common point agree with that in every feature to ``rtol`` of the
-  feature's own spread plus the rounding of the sums. Where the certificate is
-  too large for rationals (``_exact.EXACT_SOLVE_ENTRIES``), or fails in
-  rationals on a problem too large to decide in them (``problem_rows`` beyond
-  ``_exact.EXACT_ENTRIES``), only the second test is made: a gap in a feature of
-  small units is not hidden by the size of the others, but a gap below that
-  tolerance is (stated in the user guide: not a proof in exact arithmetic).
+* an inseparability certificate holds when positive weights exist on its rows
+  whose two convex combinations coincide exactly, over the rationals that the
+  float64 inputs are (:func:`two_class_proof`, :func:`pairs_proof`): proved by a
+  float enclosure of its square system's solution (:func:`enclosed_positive`),
+  or where that cannot decide, solved in rationals (:mod:`._exact`); and its
+  stated weights and common point agree with that in every feature to ``rtol``
+  of the feature's own spread plus the rounding of the sums
+  (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`). A
+  certificate that neither proves is not a proof.
 
 Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verdict is.
 """
@@ -23,7 +22,12 @@ Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verd
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact import decidable, exact_pair_weights, exact_two_class_weights
+from ._exact import (
+    exact_pair_weights,
+    exact_two_class_weights,
+    pairs_matrix,
+    two_class_matrix,
+)
 
 ROUNDING_UNIT = np.finfo(float).eps / 2
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
@@ -142,21 +146,49 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
 
 
 def certificate_holds(points, signs, weights, common_point, spread, rtol,
-                      problem_rows=0):  # fmt: skip
-    """Whether weights ``λ ≥ 0``, summing to 1 on each side, put a point in both
-    convex hulls: :func:`certificate_gap` nowhere positive."""
+                      problem_rows=0, check="proof"):  # fmt: skip
+    """Whether the certificate's stated weights and common point agree
+    (:func:`stated_certificate_agrees`) and, unless ``check`` is
+    ``"tolerance"``, it is proved (:func:`two_class_proof`; in rationals at any
+    size where ``check`` is ``"exact"``)."""
+    stated = stated_certificate_agrees(
+        points, signs, weights, common_point, spread, rtol
+    )
+    if check == "tolerance" or not stated:
+        return stated
+    return bool(two_class_proof(points, signs, problem_rows, check == "exact")[0])
+
+
+def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
+    """Whether the stated weights ``λ ≥ 0`` sum to 1 on each side and put the
+    common point in both convex hulls, to ``rtol`` of each feature's spread and
+    the rounding of the sums (:func:`certificate_gap`): the float form of what
+    :func:`two_class_proof` proves."""
     weights = np.asarray(weights, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
     sums = np.array([weights[signs > 0].sum(), weights[signs < 0].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
-    decided, exact = exact_two_class_weights(points, signs, problem_rows)
-    if decided and exact is None and decidable(problem_rows, points.shape[1]):
-        return False  # where the problem is beyond rationals, the float test
-    # The stated weights and common point, to the float tolerance, as well.
     gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
     return bool(np.all(gap <= 0))
+
+
+def two_class_proof(points, signs, problem_rows=0, exact=False):
+    """``(proved, λ)``: whether weights ``λ > 0`` on these rows, summing to 1 on
+    each side, make the two combinations coincide exactly (True, False, or None
+    where it is beyond the limits), with the rational λ where they were computed.
+
+    First by the float enclosure (:func:`two_class_enclosed`, milliseconds even
+    at p = 300); where it cannot decide, or with ``exact``, in rationals on the
+    certificate's rows (:func:`~._exact.exact_two_class_weights`: within
+    ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
+    ``EXACT_ENTRIES``, or at any size with ``exact``).
+    """
+    if not exact and two_class_enclosed(points, signs) is not None:
+        return True, None
+    decided, weights = exact_two_class_weights(points, signs, problem_rows, exact)
+    return (weights is not None if decided else None), weights
 
 
 def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):
@@ -244,10 +276,22 @@ def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol
 
 
 def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol,
-                             problem_rows=0):  # fmt: skip
+                             problem_rows=0, check="proof"):  # fmt: skip
     """Whether weights ``μ ≥ 0`` summing to 1 on pairs (row of class ``own``,
-    class ``others``) prove that no linear machine separates the classes: the
-    weight and the weighted rows balance per class (Farkas on Kesler's
+    class ``others``) agree in their stated form (:func:`stated_pairs_agree`)
+    and, unless ``check`` is ``"tolerance"``, prove that no linear machine
+    separates the classes (:func:`pairs_proof`)."""
+    stated = stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
+    if check == "tolerance" or not stated:
+        return stated
+    exact = check == "exact"
+    return bool(pairs_proof(points, own, others, n_classes, problem_rows, exact)[0])
+
+
+def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
+    """Whether the stated μ ≥ 0 sums to 1 on pairs of two different classes and
+    balances per class, in weight and in weighted rows to ``rtol`` of each
+    feature's spread and the rounding of the sums (Farkas on Kesler's
     construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``)."""
     weights = np.asarray(weights, dtype=float)
     own, others = np.asarray(own, np.intp), np.asarray(others, np.intp)
@@ -264,12 +308,125 @@ def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rt
     )
     if np.any(np.abs(balance) > 1e-9):
         return False
-    decided, exact = exact_pair_weights(points, own, others, n_classes, problem_rows)
-    if (
-        decided
-        and exact is None
-        and decidable(problem_rows, points.shape[1], n_classes)
-    ):
-        return False  # where the problem is beyond rationals, the float test
     gap = kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol)
     return bool(np.all(gap <= 0))
+
+
+def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
+    """``(proved, μ)`` for K classes jointly, as :func:`two_class_proof`."""
+    if not exact and pairs_enclosed(points, own, others, n_classes) is not None:
+        return True, None
+    decided, weights = exact_pair_weights(
+        points, own, others, n_classes, problem_rows, exact
+    )
+    return (weights is not None if decided else None), weights
+
+
+def exact_difference(a, b):
+    """``(d, r)`` with ``d = fl(a - b)`` and ``a - b = d + r`` exactly (Knuth's
+    TwoSum on ``a`` and ``-b``: six roundings, each error-free in binary
+    floating point with round to nearest; overflow aside)."""
+    d = a - b
+    b_virtual = d - a
+    a_virtual = d - b_virtual
+    return d, (a - a_virtual) + (-b - b_virtual)
+
+
+def centred(points):
+    """``(offsets, remainders, center)``: each feature whose values lie far from
+    0 against their spread over ``points`` (a constant one included) is taken
+    about its first value, ``x - t = offsets + remainders`` exactly; the others
+    about 0 (no remainder). The Farkas systems do not change (their constant rows
+    absorb ``t``), and far from the origin their feature rows stop repeating the
+    constant ones (whose near-dependence would cost all the digits)."""
+    points = np.asarray(points, dtype=float)
+    spread = feature_spread(points)
+    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
+    offsets, remainders = exact_difference(points, center)
+    return offsets, remainders, center
+
+
+def enclosed_positive(A, E, e):
+    """λ (rounded) where ``(A + E) λ = e`` is proved in float64 to have exactly
+    one solution, and a positive one; else None (``A``, ``E`` and ``e`` exact
+    float64 values; ``A`` square).
+
+    Rump's verification: with ``R ≈ A⁻¹`` and ``λ̃ ≈ R e``, every rounding
+    bounded (Higham's ``γ``), ``‖I - R (A + E)‖∞ ≤ α < 1`` makes ``A + E``
+    nonsingular and ``‖λ - λ̃‖∞ ≤ ‖R (e - (A + E) λ̃)‖∞ / (1 - α)``; λ is
+    positive where that radius is below every ``λ̃_i``. One float inverse and
+    three products of its size.
+    """
+    m = len(e)
+    if A.shape != (m, m) or m == 0:
+        return None
+    with np.errstate(all="ignore"):
+        try:
+            R = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            return None
+        has_remainder = bool(np.any(E))
+        weights = R @ e
+        for _ in range(2):  # refined: the radius shrinks with the residual
+            residual = e - A @ weights - (E @ weights if has_remainder else 0.0)
+            weights = weights + R @ residual
+        gamma = 2 * rounding_factor(m + 4)
+        magnitude_R = np.abs(R)
+        products = magnitude_R @ np.abs(A)
+        defect = np.abs(np.eye(m) - R @ A)
+        if has_remainder:
+            products += magnitude_R @ np.abs(E)
+            defect += magnitude_R @ np.abs(E)
+        bound = defect + gamma * (products + defect)
+        alpha = float(bound.sum(axis=1).max()) * (1 + gamma)
+        residual = e - A @ weights - (E @ weights if has_remainder else 0.0)
+        terms = np.abs(A) @ np.abs(weights) + np.abs(e)
+        if has_remainder:
+            terms += np.abs(E) @ np.abs(weights)
+        residual_bound = np.abs(residual) + gamma * (terms + np.abs(residual))
+        spread = float((magnitude_R @ residual_bound).max()) * (1 + gamma)
+        radius = spread / (1 - alpha) * (1 + gamma) if alpha < 1 else np.inf
+    proved = np.isfinite(radius) and np.all(weights > radius)
+    return weights if proved else None
+
+
+def _square(A, E, e, groups=None):
+    """The system without its rows that vanish (``A``, ``E`` and ``e`` zero
+    there) and, within each ``groups`` (row indices that sum to zero in ``A``,
+    ``E`` and ``e``), without the last row left; each row scaled by a power of
+    two (exact) to a largest entry in [1, 2)."""
+    keep = np.any(A != 0, axis=1) | np.any(E != 0, axis=1) | (e != 0)
+    for group in groups or ():
+        kept = [row for row in group if keep[row]]
+        if kept:
+            keep[kept[-1]] = False
+    A, E, e = A[keep], E[keep], e[keep]
+    _, exponent = np.frexp(np.abs(A).max(axis=1, initial=0.0))
+    shift = (1 - exponent)[:, None]
+    scaled = np.ldexp(E, shift)
+    if not np.array_equal(np.ldexp(scaled, -shift), E):  # underflow: not exact
+        return A, E, e
+    return np.ldexp(A, shift), scaled, np.ldexp(e, shift[:, 0])
+
+
+def two_class_enclosed(points, signs):
+    """The weights (rounded) where the enclosure proves that positive weights on
+    these rows, summing to 1 on each side, make the two combinations coincide
+    exactly; else None."""
+    offsets, remainders, _ = centred(points)
+    A, e = two_class_matrix(offsets, signs)
+    E, _ = two_class_matrix(remainders, signs, constants=False)
+    return enclosed_positive(*_square(A, E, e))
+
+
+def pairs_enclosed(points, own, others, n_classes):
+    """The weights (rounded) where the enclosure proves that positive weights
+    on these pairs, summing to 1, balance Kesler's rows exactly; else None.
+    Each feature's (and the constant's) K class rows sum to zero: one of them
+    is left out."""
+    offsets, remainders, _ = centred(points)
+    A, e = pairs_matrix(offsets, own, others, n_classes)
+    E, _ = pairs_matrix(remainders, own, others, n_classes, constants=False)
+    width = np.shape(points)[1] + 1
+    groups = [range(f, n_classes * width, width) for f in range(width)]
+    return enclosed_positive(*_square(A, E, e, groups))

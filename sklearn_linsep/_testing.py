@@ -193,6 +193,8 @@ def exactly_balances(X, y, indices, weights, others=None):
     given), ``μ ≥ 0`` on pairs with ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``."""
     from fractions import Fraction
 
+    if weights is None:  # none were found: no proof
+        return False
     weights = [Fraction(w) for w in weights]
     if any(w < 0 for w in weights) or not any(weights):
         return False

@@ -103,6 +103,7 @@ def test_bundled_report_reproduces_the_paper_and_the_library():
     certificate = linear_separability(X, y)
     assert not verdict["separable"] and not certificate.separable
     assert verdict["certificate_size"] == len(certificate.certificate_indices)
+    assert verdict["certificate_proven"] is certificate.proven is True
     svm = HardMarginSVM()  # the hinge is of standardized features
     with pytest.warns(UserWarning):
         svm.fit(StandardScaler().fit_transform(X), y)

@@ -111,7 +111,11 @@ def test_raise_gives_a_certificate_valid_on_the_whole_data():
         HardMarginSVM(on_inseparable="raise").fit(da.from_array(X, chunks=30), y)
     certificate = error.value.certificate
     assert certificate.verify(X, y)
-    assert certificate.verify(da.from_array(X, chunks=30), da.from_array(y, 30))
+    blocks, labels = da.from_array(X, chunks=30), da.from_array(y, 30)
+    assert certificate.verify(blocks, labels)
+    # In rationals on the blocks: only the certificate's rows come over.
+    assert certificate.verify(blocks, labels, check="exact")
+    assert certificate.exact_weights(blocks, labels) == certificate.exact_weights(X, y)
 
 
 @pytest.mark.parametrize("chunks", [17, 40, 150])

@@ -20,8 +20,15 @@ from sklearn_linsep import (
 from sklearn_linsep._exact import (
     decide_two_class,
     farkas_alternative,
+    in_rationals,
     rational,
     two_class_system,
+    unique_solution,
+)
+from sklearn_linsep._proofs import (
+    enclosed_positive,
+    exact_difference,
+    two_class_enclosed,
 )
 from sklearn_linsep._testing import (
     exactly_balances,
@@ -81,7 +88,7 @@ def test_the_issue_cases_get_the_right_verdict_with_an_exact_proof(
     else:
         others = None if how == "two" else result.certificate_classes
         assert exactly_balances(X, y, result.certificate_indices,
-                                result.certificate_weights_exact, others)  # fmt: skip
+                                result.exact_weights(X, y), others)  # fmt: skip
 
 
 def test_an_exact_separator_comes_with_a_warning_and_its_own_margin():
@@ -92,12 +99,11 @@ def test_an_exact_separator_comes_with_a_warning_and_its_own_margin():
     assert result.margin == pytest.approx(1 / np.linalg.norm(w))
 
 
-def test_verify_rejects_a_certificate_that_balances_only_to_a_tolerance():
+def _old_false_certificate():
     """The float route's old answer on the first issue case: rows 0 and 1 of
     class 0 against row 2 of class 1, equal to 1e-12 of the spread, not
     exactly."""
-    X, y, _, _ = ISSUE_CASES[0]
-    false = SeparabilityResult(
+    return SeparabilityResult(
         separable=False,
         classes=np.array([0, 1]),
         certificate_indices=np.array([0, 1, 2]),
@@ -105,10 +111,20 @@ def test_verify_rejects_a_certificate_that_balances_only_to_a_tolerance():
         common_point=np.array([1.0, 1.0]),
         certificate_signs=np.array([-1.0, -1.0, 1.0]),
     )
+
+
+def test_verify_rejects_a_certificate_that_balances_only_to_a_tolerance():
+    """The float route's old answer on the first issue case: rows 0 and 1 of
+    class 0 against row 2 of class 1, equal to 1e-12 of the spread, not
+    exactly."""
+    X, y, _, _ = ISSUE_CASES[0]
+    false = _old_false_certificate()
     assert not false.verify(X, y)
     true = linear_separability(np.array([[0.0], [2.0], [1.0]]), [0, 0, 1])
     assert true.verify(np.array([[0.0], [2.0], [1.0]]), [0, 0, 1])
-    assert true.certificate_weights_exact == [Fraction(1, 2)] * 2 + [Fraction(1)]
+    assert true.exact_weights(np.array([[0.0], [2.0], [1.0]]), [0, 0, 1]) == [
+        Fraction(1, 2), Fraction(1, 2), Fraction(1)
+    ]
 
 
 def test_hard_margin_svm_says_why_it_cannot_fit_a_hair_separable_set():
@@ -151,7 +167,7 @@ def _answer_holds(X, y, n_classes):
         coef = result.exact_coef if exact else result.coef
         intercept = result.exact_intercept if exact else result.intercept
         return exactly_separates(X, y, coef, intercept)
-    weights = result.certificate_weights_exact
+    weights = result.exact_weights(X, y)
     others = None if n_classes == 2 else result.certificate_classes
     return exactly_balances(X, y, result.certificate_indices, weights, others)
 
@@ -176,13 +192,13 @@ def test_the_reports_json_gives_exact_weights_as_strings():
 
     X, y = np.array([[0.0], [3.0], [1.0]]), [0, 0, 1]
     result = linear_separability(X, y)
+    assert exact_weights(result) == [{}] * 3  # proved by the enclosure alone
+    result.certificate_weights_exact = result.exact_weights(X, y)
     assert exact_weights(result) == [
         {"weight_exact": "2/3"},
         {"weight_exact": "1/3"},
         {"weight_exact": "1"},
     ]
-    result.certificate_weights_exact = None  # a certificate too large for rationals
-    assert exact_weights(result) == [{}] * 3
 
 
 def test_a_certificate_too_large_for_the_quick_solve_is_still_decided_exactly():
@@ -197,3 +213,79 @@ def test_a_certificate_too_large_for_the_quick_solve_is_still_decided_exactly():
         result = linear_separability(X, y)
     assert result.separable and result.verify(X, y)
     assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1e300, 1e300), min_size=2, max_size=2))
+def test_exact_difference_leaves_no_remainder_unaccounted(pair):
+    a, b = pair
+    d, r = exact_difference(np.array([a]), np.array([b]))
+    assert Fraction(a) - Fraction(b) == Fraction(float(d[0])) + Fraction(float(r[0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31))
+def test_the_enclosure_proves_only_what_holds_in_rationals(seed):
+    """Square systems with positive, tiny or negative exact solutions: where
+    the enclosure gives weights, the rational solution exists and is
+    positive; on well-conditioned positive ones it does give them."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 7))
+    A = rng.normal(size=(m, m)) * 2.0 ** rng.integers(-20, 21, size=(m, 1))
+    solution = rng.uniform(0.1, 1, m)
+    solution[0] = rng.choice([1.0, 2**-45, -(2**-45), 0.0])
+    e = A @ solution  # rounded: the exact solution is near, not equal
+    enclosed = enclosed_positive(A, np.zeros_like(A), e)
+    status, exact = unique_solution(*in_rationals(A, e))
+    if enclosed is not None:
+        assert status == "unique" and all(value > 0 for value in exact)
+        assert np.allclose(enclosed, [float(v) for v in exact], rtol=1e-6)
+    elif solution[0] == 1.0 and np.linalg.cond(A) < 1e6:
+        pytest.fail("a well-conditioned positive system was not enclosed")
+
+
+def test_the_enclosure_proves_large_and_far_certificates_without_rationals():
+    """p = 100 and data 1e9 spreads from the origin: proved by the enclosure
+    (no rational weights computed), and those weights exist."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 100)) + 1e9
+    y = (X[:, 0] - 1e9 + rng.normal(size=3000) > 0).astype(int)
+    result = linear_separability(X, y)
+    assert not result.separable and result.proven
+    assert result.certificate_weights_exact is None
+    points = X[result.certificate_indices]
+    assert two_class_enclosed(points, result.certificate_signs) is not None
+    assert result.verify(X, y)
+
+
+def test_verify_checks_by_proof_by_rationals_or_by_tolerance():
+    X, y = np.array([[0.0], [3.0], [1.0]]), [0, 0, 1]
+    result = linear_separability(X, y)
+    for how in ("proof", "exact", "tolerance"):
+        assert result.verify(X, y, check=how)
+    with pytest.raises(ValueError, match="check must be one of"):
+        result.verify(X, y, check="loose")
+    separable = linear_separability(np.array([[0.0], [1.0]]), [0, 1])
+    assert separable.verify(np.array([[0.0], [1.0]]), [0, 1], check="exact")
+    with pytest.raises(ValueError, match="separable"):
+        separable.exact_weights(np.array([[0.0], [1.0]]), [0, 1])
+
+
+def test_a_certificate_that_balances_only_to_the_tolerance_is_told_apart():
+    """The first issue case's old answer holds to the tolerance, not exactly:
+    ``check="tolerance"`` accepts it, a proof does not."""
+    X, y, _, _ = ISSUE_CASES[0]
+    false = _old_false_certificate()
+    assert false.verify(X, y, check="tolerance")
+    assert not false.verify(X, y) and not false.verify(X, y, check="exact")
+    assert false.exact_weights(X, y) is None
+
+
+def test_exact_weights_of_a_joint_certificate_balance_exactly():
+    X = np.array([[0.0], [1.0], [1.0 + 2**-40], [3.0]])
+    y = np.array([0, 1, 0, 2])
+    result = linear_separability(X, y, multiclass="joint")
+    weights = result.exact_weights(X, y)
+    assert exactly_balances(X, y, result.certificate_indices, weights,
+                            result.certificate_classes)  # fmt: skip
+    assert result.verify(X, y, check="exact")

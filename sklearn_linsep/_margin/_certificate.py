@@ -1,12 +1,15 @@
 """The Farkas certificate of inseparability from a subset of rows that admits no
 separator, verified before it is returned."""
 
+import warnings
+
 import numpy as np
 
-from .._exact import decidable, exact_two_class_weights, problem_rows
+from .._exact import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
+from .._proofs import stated_certificate_agrees, two_class_proof
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
-from ._result import SeparabilityResult
+from ._result import PROOF_RTOL, SeparabilityResult, external_stacklevel
 from ._solvers import hull_intersection_lp
 
 
@@ -29,7 +32,9 @@ def certificate_from_subset(
     if weights is not None:  # the nearest points' common point, when it verifies
         keep = weights > 0
         try:
-            return checked_certificate(two_class, working[keep], weights[keep], classes)
+            return checked_certificate(
+                two_class, working[keep], weights[keep], classes, proof_only=True
+            )
         except SolverError:
             pass  # the LP below finds a basic one, often where rounding hurt λ
     # λ is the same in every affine frame: the LP sees each feature at its own
@@ -74,24 +79,22 @@ def sparse_certificate(two_class, classes=(0, 1)):
         return None  # the working set decides it
 
 
-def checked_certificate(two_class, indices, weights, classes):
-    """The SeparabilityResult of weights on rows, verified on those rows: in
-    rational arithmetic where they are few enough (its weights then the exact
-    ones, rounded), else with float64's rounding bounded and ``1e-9`` of each
-    feature's spread (:func:`~.._proofs.certificate_holds`)."""
+def checked_certificate(two_class, indices, weights, classes, proof_only=False):
+    """The SeparabilityResult of weights on rows, proved on those rows
+    (:func:`~.._proofs.two_class_proof`: a float enclosure, else rationals,
+    whose weights then replace the stated ones) and its stated form checked
+    against the data's spreads; else a SolverError. Where no proof is found on
+    a problem beyond an exact decision (and not ``proof_only``), the
+    certificate holds to the stated form's tolerance only:
+    :func:`without_proof`."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
     rows = problem_rows(two_class)
-    decided, exact = exact_two_class_weights(points, signs, rows)
-    if decided and exact is None:
-        # False in rationals on these rows. Where the whole problem is small
-        # enough, the driver decides it exactly; else the float test below
-        # stands, as for certificates too large for rationals (not a proof in
-        # exact arithmetic: certificate_weights_exact stays None).
-        if decidable(rows, two_class.n_features):
-            raise SolverError(_FALSE_CERTIFICATE)
-        decided = False
-    if decided:
+    proved, exact = two_class_proof(points, signs, rows)
+    beyond = not (proof_only or decidable(rows, two_class.n_features))
+    if not (proved or beyond):
+        raise SolverError(unproved_certificate(proved, len(indices), "rows"))
+    if exact is not None:
         keep = np.array([value > 0 for value in exact])
         indices, points, signs = indices[keep], points[keep], signs[keep]
         exact = [value for value in exact if value > 0]
@@ -105,18 +108,52 @@ def checked_certificate(two_class, indices, weights, classes):
         common_point=common,
         certificate_signs=signs,
         certificate_weights_exact=exact,
+        proven=bool(proved),
     )
-    # Checked on its own rows, feature by feature against the data's spreads.
-    if not decided and not result._certificate_holds(
-        points, signs, two_class.spread, 1e-9, rows
+    if not stated_certificate_agrees(
+        points, signs, weights, common, two_class.spread, PROOF_RTOL
     ):
-        raise SolverError(_FALSE_CERTIFICATE)
+        raise SolverError(unproved_certificate(False, len(indices), "rows"))
+    if not proved:
+        without_proof(rows, two_class.n_features, "rows")
     return result
 
 
-_FALSE_CERTIFICATE = (
-    "The solvers declared the classes inseparable, but the certificate they gave "
-    "does not hold: the classes come within the solvers' precision (about 1e-9 of "
-    "a feature's spread) of touching, too close to decide. Check for "
-    "near-duplicate rows with different labels."
-)
+def without_proof(rows, features, what):
+    """Warn that an inseparability certificate holds to a tolerance only: no
+    proof on its ``what`` (rows, pairs), and its problem of ``rows`` rows of
+    ``features`` features too large to decide in rationals."""
+    warnings.warn(
+        f"The classes are inseparable to within {PROOF_RTOL:g} of each "
+        f"feature's spread, but not proven in exact arithmetic: neither the "
+        f"certificate's float enclosure nor rational arithmetic on its {what} "
+        f"proves it, and the problem ({rows} rows of {features} features) is "
+        f"beyond an exact decision (sklearn_linsep._exact.EXACT_ENTRIES = "
+        f"{EXACT_ENTRIES} entries of its Farkas system). result.proven is "
+        f"False; verify(X, y, check='tolerance') checks what holds. Features "
+        f"that are rounded linear combinations of others cause this: dropping "
+        f"them usually gives a proof.",
+        UserWarning,
+        stacklevel=external_stacklevel(),
+    )
+
+
+def unproved_certificate(proved, size, what):
+    """The SolverError's message where a solver's certificate of ``size``
+    ``what`` (rows, pairs) is no proof: False in exact arithmetic, or (None)
+    beyond what the enclosure and the rationals decide."""
+    if proved is False:
+        return (
+            "The solvers declared the classes inseparable, but their certificate "
+            "does not hold in exact arithmetic: the classes come within float64's "
+            "precision of touching. Check for near-duplicate rows with different "
+            "labels."
+        )
+    return (
+        f"The solvers declared the classes inseparable, but their certificate of "
+        f"{size} {what} could be proved neither by its float enclosure (its "
+        f"system too close to singular, or a weight too close to 0) nor in "
+        f"rational arithmetic within sklearn_linsep._exact.EXACT_SOLVE_WORK "
+        f"(= {EXACT_SOLVE_WORK}: equations times unknowns squared). Raise that "
+        f"limit to decide it exactly, at a cost that grows with its cube."
+    )

@@ -15,7 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._exact import decidable, decide_pairs, exact_pair_weights, problem_rows
+from .._exact import decidable, decide_pairs, problem_rows
 from .._kesler import (
     RowGram,
     class_columns,
@@ -23,10 +23,11 @@ from .._kesler import (
     pairs_of,
     row_coefficients,
 )
-from .._proofs import kesler_certificate_holds
+from .._proofs import pairs_proof, stated_pairs_agree
 from .._threads import threads_for_fit
 from .._working_set import grow
 from ..exceptions import SolverError
+from ._certificate import unproved_certificate, without_proof
 from ._driver import capped, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms
 from ._result import (
@@ -518,21 +519,18 @@ def joint_certificate(kesler, working, classes):
 
 
 def checked_joint_certificate(kesler, ids, weights, classes):
-    """The JointSeparabilityResult of weights on the pairs ``ids``, verified on
-    X: in rational arithmetic where they are few enough (its weights then the
-    exact ones, rounded), else with float64's rounding bounded
-    (:func:`~.._proofs.kesler_certificate_holds`)."""
+    """The JointSeparabilityResult of weights on the pairs ``ids``, proved on
+    those pairs (:func:`~.._proofs.pairs_proof`: a float enclosure, else
+    rationals, whose weights then replace the stated ones) and its stated form
+    checked; else a SolverError."""
     row_ids, others = pairs_of(ids, kesler.n_classes)
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
     active = problem_rows(kesler)
-    decided, exact = exact_pair_weights(points, own, others, kesler.n_classes, active)
-    if (
-        decided
-        and exact is None
-        and not decidable(active, kesler.n_features, kesler.n_classes)
-    ):  # as for two classes (checked_certificate): the float test stands
-        decided = False
-    if decided and exact is not None:
+    proved, exact = pairs_proof(points, own, others, kesler.n_classes, active)
+    beyond = not decidable(active, kesler.n_features, kesler.n_classes)
+    if not (proved or beyond):  # beyond: the stated form's tolerance only
+        raise SolverError(unproved_certificate(proved, len(ids), "pairs"))
+    if exact is not None:
         keep = np.array([value > 0 for value in exact])
         row_ids, others, points, own = (row_ids[keep], others[keep], points[keep],
                                         own[keep])  # fmt: skip
@@ -545,18 +543,13 @@ def checked_joint_certificate(kesler, ids, weights, classes):
         certificate_classes=classes[others],
         certificate_weights=weights / weights.sum(),
         certificate_weights_exact=exact,
+        proven=bool(proved),
     )
-    if (decided and exact is None) or not (
-        decided
-        or kesler_certificate_holds(points, own, others, result.certificate_weights,
-                                    kesler.n_classes, kesler.spread, PROOF_RTOL,
-                                    active)
-    ):  # fmt: skip
-        raise SolverError(
-            "The solvers declared the classes jointly inseparable, but the weights "
-            "they gave do not balance: the classes come within the solvers' "
-            "precision of touching, too close to decide."
-        )
+    if not stated_pairs_agree(points, own, others, result.certificate_weights,
+                              kesler.n_classes, kesler.spread, PROOF_RTOL):  # fmt: skip
+        raise SolverError(unproved_certificate(False, len(ids), "pairs"))
+    if not proved:
+        without_proof(active, kesler.n_features, "pairs")
     return result
 
 

@@ -76,9 +76,9 @@ def map_rows(estimator, X, func, *args, accept_sparse=False):
     )
 
 
-def verify(result, X, y, rtol):
+def verify(result, X, y, rtol, check="proof"):
     """``SeparabilityResult.verify`` on X and y of any backend."""
-    return backend_of(X, y).verify(result, X, y, rtol)
+    return backend_of(X, y).verify(result, X, y, rtol, check)
 
 
 def one_vs_rest(rows):

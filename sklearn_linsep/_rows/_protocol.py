@@ -8,7 +8,8 @@ A backend is a module of ``sklearn_linsep._rows`` with four functions:
   the labelled rows of one fit, validated as far as can be without a pass;
 - ``map_rows(estimator, X, func, *args, accept_sparse) -> array``: ``func`` on the
   rows of X, checked against the fitted estimator (prediction);
-- ``verify(result, X, y, rtol) -> bool``: a ``SeparabilityResult`` checked on X.
+- ``verify(result, X, y, rtol, check="proof") -> bool``: a ``SeparabilityResult``
+  checked on X (``check`` as ``SeparabilityResult.verify``'s).
 
 Only the backends know where the rows live; everything above them speaks these
 two protocols.

@@ -256,7 +256,9 @@ def support_hyperplane(Z, c, refinements=3):
     column_scale = np.where(column_scale > 0, column_scale, 1.0)
     solve = gamma_of = None
     if rows == q:  # square: one LU (a third of the QR's work, no Q to form)
-        factors = lu_factor(differences / column_scale, check_finite=False)
+        with warnings.catch_warnings():  # a singular D is tested just below
+            warnings.simplefilter("ignore", LinAlgWarning)
+            factors = lu_factor(differences / column_scale, check_finite=False)
         if _full_rank(factors[0]):
 
             def solve(rhs):

@@ -249,6 +249,7 @@ def pair_verdict(data, pair):
                                     exact_weights(result), strict=True)
     ]  # fmt: skip
     verdict["certificate_size"] = len(result.certificate_indices)
+    verdict["certificate_proven"] = bool(result.proven)
     rows = np.union1d(
         data.fitting_rows(np.searchsorted(pair, y)), result.certificate_indices
     )
@@ -343,7 +344,9 @@ def _evidence_lines(verdict):
     if verdict.get("hyperplane"):
         return _hyperplane_lines(verdict["hyperplane"])
     if verdict.get("certificate"):
-        lines = ["  certificate: row (weight); the weighted means coincide"]
+        lines = ["  certificate: row (weight); the weighted means coincide"
+                 + ("" if verdict.get("certificate_proven", True) else
+                    " to 1e-9 of each feature's spread (not proven exactly)")]
         for name in verdict["classes"]:
             rows = [entry for entry in verdict["certificate"] if entry["class"] == name]
             lines += wrapped(

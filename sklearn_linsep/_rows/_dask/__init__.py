@@ -35,6 +35,6 @@ def map_rows(estimator, X, func, *args, accept_sparse=False):
     return map_row_blocks(estimator, X, func, *args, accept_sparse=accept_sparse)
 
 
-def verify(result, X, y, rtol):
+def verify(result, X, y, rtol, check="proof"):
     """``result`` checked block by block (:func:`verify_on_blocks`)."""
-    return verify_on_blocks(result, X, y, rtol)
+    return verify_on_blocks(result, X, y, rtol, check)

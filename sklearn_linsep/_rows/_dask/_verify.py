@@ -31,11 +31,13 @@ def _least_joint_margin_block(X, y, result):
     return result._least_margin(X, np.asarray(y).ravel())
 
 
-def verify_on_blocks(result, X, y, rtol):
+def verify_on_blocks(result, X, y, rtol, check="proof"):
     """:meth:`SeparabilityResult.verify` on dask arrays: a separating hyperplane
     is checked block by block (one number per block comes back); an
     inseparability certificate reads its own rows and each feature's extremes.
-    The same for a :class:`JointSeparabilityResult` of K classes."""
+    The same for a :class:`JointSeparabilityResult` of K classes. ``check`` as
+    :meth:`SeparabilityResult.verify`'s (a hyperplane's proof on blocks is the
+    rounding-bounded one whatever it is)."""
     import dask
 
     rows = DaskRows(X, y, name=f"{type(result).__name__}.verify")
@@ -77,8 +79,8 @@ def verify_on_blocks(result, X, y, rtol):
         np.asarray(labels)[restore],
     )
     if joint:
-        return result._certificate_holds(points, labels, high - low, rtol)
+        return result._certificate_holds(points, labels, high - low, rtol, check=check)
     if not np.all(np.isin(labels, result.classes)):
         return False
     signs = np.where(labels == result.classes[1], 1.0, -1.0)
-    return result._certificate_holds(points, signs, high - low, rtol)
+    return result._certificate_holds(points, signs, high - low, rtol, check=check)
