@@ -394,7 +394,8 @@ def _square(A, E, e, groups=None):
     """The system without its rows that vanish (``A``, ``E`` and ``e`` zero
     there) and, within each ``groups`` (row indices that sum to zero in ``A``,
     ``E`` and ``e``), without the last row left; each row scaled by a power of
-    two (exact) to a largest entry in [1, 2)."""
+    two (exact) to a largest entry in [1, 2); None where that scaling would
+    not be exact (a remainder underflowing)."""
     keep = np.any(A != 0, axis=1) | np.any(E != 0, axis=1) | (e != 0)
     for group in groups or ():
         kept = [row for row in group if keep[row]]
@@ -405,7 +406,7 @@ def _square(A, E, e, groups=None):
     shift = (1 - exponent)[:, None]
     scaled = np.ldexp(E, shift)
     if not np.array_equal(np.ldexp(scaled, -shift), E):  # underflow: not exact
-        return A, E, e
+        return None  # the rationals decide instead
     return np.ldexp(A, shift), scaled, np.ldexp(e, shift[:, 0])
 
 
@@ -416,7 +417,8 @@ def two_class_enclosed(points, signs):
     offsets, remainders, _ = centred(points)
     A, e = two_class_matrix(offsets, signs)
     E, _ = two_class_matrix(remainders, signs, constants=False)
-    return enclosed_positive(*_square(A, E, e))
+    system = _square(A, E, e)
+    return None if system is None else enclosed_positive(*system)
 
 
 def pairs_enclosed(points, own, others, n_classes):
@@ -429,4 +431,5 @@ def pairs_enclosed(points, own, others, n_classes):
     E, _ = pairs_matrix(remainders, own, others, n_classes, constants=False)
     width = np.shape(points)[1] + 1
     groups = [range(f, n_classes * width, width) for f in range(width)]
-    return enclosed_positive(*_square(A, E, e, groups))
+    system = _square(A, E, e, groups)
+    return None if system is None else enclosed_positive(*system)

@@ -289,3 +289,21 @@ def test_exact_weights_of_a_joint_certificate_balance_exactly():
     assert exactly_balances(X, y, result.certificate_indices, weights,
                             result.certificate_classes)  # fmt: skip
     assert result.verify(X, y, check="exact")
+
+
+def test_exact_weights_take_what_verify_takes_and_refuse_bad_input_clearly():
+    import pandas as pd
+    import scipy.sparse as sp
+
+    X = np.array([[0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]])
+    y = np.array([0, 0, 1, 1])
+    result = linear_separability(X, y)
+    weights = result.exact_weights(X, y)
+    assert exactly_balances(X, y, result.certificate_indices, weights)
+    for same in (X.tolist(), pd.DataFrame(X), sp.csr_matrix(X)):
+        assert result.exact_weights(same, list(y)) == weights
+    for bad_X, bad_y in ((X, y[:2]), (X[:, 0], y)):
+        with pytest.raises(ValueError, match="n_samples"):
+            result.exact_weights(bad_X, bad_y)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        result.exact_weights(np.full_like(X, np.nan), y)

@@ -217,7 +217,7 @@ class SeparabilityResult:
     def exact_weights(self, X, y):
         """The certificate's weights as exact rationals, solved on its rows of X.
 
-        Positive weights ``λ`` on ``certificate_indices``, summing to 1 on each
+        Weights ``λ ≥ 0`` on ``certificate_indices``, summing to 1 on each
         side, whose two combinations coincide exactly, as a list of
         :class:`fractions.Fraction` aligned with ``certificate_indices`` (the
         enclosure that proves the certificate by default shows they exist
@@ -377,20 +377,33 @@ _NO_CERTIFICATE = (
 
 def certificate_rows(X, y, indices):
     """``(points, labels)``: the certificate's rows of X, dense float64, and
-    their labels, from X in memory (dense or sparse) or a dask array."""
+    their labels, from X in memory (array-like or sparse) or a dask array; a
+    ValueError where X and y do not fit together or the rows are not finite."""
+    if hasattr(X, "compute"):  # a dask array: only these rows come over
+        labels_of = y[indices].compute if hasattr(y, "compute") else None
+    else:
+        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
+        labels_of = None
+    n_labels = len(y) if hasattr(y, "compute") else np.asarray(y).reshape(-1).size
+    if len(X.shape) != 2 or X.shape[0] != n_labels:
+        raise ValueError(
+            f"exact_weights needs X of shape (n_samples, n_features) and y of "
+            f"n_samples labels; got X of shape {X.shape} and {n_labels} labels."
+        )
     indices = np.asarray(indices, dtype=np.intp)
     if np.max(indices, initial=-1) >= X.shape[0]:
         raise ValueError(
             f"The certificate names row {indices.max()}, beyond the "
             f"{X.shape[0]} rows of X: it is not a certificate of these data."
         )
-    points, labels = X[indices], np.asarray(y)[indices] if not hasattr(
-        y, "compute") else y[indices].compute()  # fmt: skip
-    if sp.issparse(points):
-        points = points.toarray()
-    elif hasattr(points, "compute"):  # a dask array: only these rows come
-        points = points.compute()
-    return np.asarray(points, dtype=float), np.asarray(labels)
+    points = X[indices]
+    points = points.toarray() if sp.issparse(points) else points
+    points = np.asarray(points.compute() if hasattr(points, "compute") else points,
+                        dtype=float)  # fmt: skip
+    if not np.all(np.isfinite(points)):
+        raise ValueError("The certificate's rows of X contain NaN or infinity.")
+    labels = labels_of() if labels_of else np.asarray(y).reshape(-1)[indices]
+    return points, np.asarray(labels)
 
 
 def label_codes(y, classes):
@@ -518,7 +531,7 @@ class JointSeparabilityResult:
     def exact_weights(self, X, y):
         """The certificate's weights as exact rationals, solved on its pairs.
 
-        Positive μ, summing to 1, on the pairs (``certificate_indices``,
+        μ ≥ 0, summing to 1, on the pairs (``certificate_indices``,
         ``certificate_classes``) that balance per class exactly, as a list of
         :class:`fractions.Fraction` aligned with the pairs (the enclosure that
         proves the certificate by default shows they exist without computing
