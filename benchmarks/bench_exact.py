@@ -106,8 +106,9 @@ def part_estimator(cases):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                HardMarginSVM(multi_class=multi).fit(X, y)
-            counts[kind, "fitted"] += 1
+                model = HardMarginSVM(multi_class=multi).fit(X, y)
+            counts[kind, "fitted" if _fit_holds(model, X, y, n_classes)
+                   else "WRONG OR FALSE PROOF"] += 1  # fmt: skip
         except SolverError as error:
             counts[kind, "refused: " + " ".join(str(error).split()[:6])] += 1
     print(f"## 3. HardMarginSVM on the corpus ({cases} cases)")
@@ -116,6 +117,25 @@ def part_estimator(cases):
     for (kind, outcome), count in sorted(counts.items()):
         print(f"| {kind} | {outcome} | {count} |")
     print()
+
+
+def _fit_holds(model, X, y, n_classes):
+    """Whether a fit's proof holds in rationals: its hyperplane (exact where
+    given) separates, or its certificate's exact weights balance."""
+    from sklearn_linsep._testing import exactly_balances, exactly_separates
+
+    if np.all(model.separable_):
+        exact = model.exact_coef_ is not None
+        one = slice(None) if n_classes > 2 else 0  # the machine, or w and b
+        return exactly_separates(
+            X, y,
+            model.exact_coef_ if exact else model.coef_[one],
+            model.exact_intercept_ if exact else model.intercept_[one],
+        )  # fmt: skip
+    certificate = model.certificate_
+    others = None if n_classes == 2 else certificate.certificate_classes
+    return exactly_balances(X, y, certificate.certificate_indices,
+                            certificate.exact_weights(X, y), others)  # fmt: skip
 
 
 def ordinary_cases(large):

@@ -359,3 +359,169 @@ def least_pair_margin(points, codes, n_classes, W, b):
                 margin = scores[own] - scores[k]
                 least = margin if least is None else min(least, margin)
     return least
+
+
+def exact_maximal_margin(points, signs, w, b):
+    """``(w, b, multipliers)``: the maximal-margin hyperplane of these rows in
+    rationals (``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1``), with the
+    multiplier of each active row (a dict), from the separator ``(w, b)``
+    (margins ≥ 1, one equal); None where :func:`exact_active_set` does not
+    settle."""
+    points = np.asarray(points, dtype=float)
+    rows = [
+        [int(np.sign(s)) * value for value in rational(x)] + [int(np.sign(s))]
+        for x, s in zip(points, signs, strict=True)
+    ]
+    found = exact_active_set(rows, [*w, b], points.shape[1])
+    if found is None:
+        return None
+    z, multipliers = found
+    return z[:-1], z[-1], multipliers
+
+
+def exact_maximal_machine(points, codes, n_classes, W, b):
+    """``(W, b, multipliers)``: the Crammer–Singer maximal margin of these rows
+    in rationals (``min ½ Σ‖w_k‖²`` subject to every pair margin
+    ``(w_y - w_k)·x + b_y - b_k ≥ 1``), with the multiplier of each active pair
+    (a dict keyed by (row, other class)), from the machine ``(W, b)`` (every
+    pair margin ≥ 1, one equal); None where :func:`exact_active_set` does not
+    settle. The intercepts are fixed up to a common shift: ``b_K`` is held at 0."""
+    from fractions import Fraction  # on first use: not at import
+
+    points = np.asarray(points, dtype=float)
+    p, K = points.shape[1], n_classes
+    rows, pairs = [], []
+    for i, (x, own) in enumerate(zip(points, codes, strict=True)):
+        x = rational(x)
+        for k in range(K):
+            if k == own:
+                continue
+            row = [Fraction(0)] * (K * p + K - 1)
+            for sign, cls in ((1, own), (-1, k)):
+                row[cls * p : (cls + 1) * p] = [sign * v for v in x]
+                if cls < K - 1:
+                    row[K * p + cls] = Fraction(sign)
+            rows.append(row)
+            pairs.append((i, k))
+    start = [v for w in W for v in w] + [b[k] - b[K - 1] for k in range(K - 1)]
+    found = exact_active_set(rows, start, K * p)
+    if found is None:
+        return None
+    z, multipliers = found
+    W = [z[k * p : (k + 1) * p] for k in range(K)]
+    b = [*z[K * p :], Fraction(0)]
+    return W, b, {pairs[j]: value for j, value in multipliers.items()}
+
+
+def exact_active_set(rows, start, penalized):
+    """``(z, multipliers)``: ``min ½ Σ_{f < penalized} z_f²`` subject to
+    ``a_j·z ≥ 1`` for every row ``a_j`` of ``rows``, exactly, by the primal
+    active-set method from the feasible ``start`` (one constraint tight); the
+    multipliers of the active rows (a dict). None where it does not settle
+    within its iterations or an equality QP is singular.
+
+    Each step solves the equality QP of the active rows exactly
+    (:func:`unique_solution`) and moves toward it as far as the other rows
+    allow; the row that blocks joins (independent of the active ones: the step
+    keeps those at 1 and lowers it), and at the equality QP's solution a row of
+    negative multiplier leaves (the smallest index: Bland's rule). Its cost is
+    a pass over the rows in rationals a step, for problems within
+    ``EXACT_ENTRIES``.
+    """
+    n = len(rows)
+    z = list(start)
+    margins = [_dot(row, z) for row in rows]
+    active = [min(range(n), key=margins.__getitem__)]
+    for _ in range(20 * n + 20):
+        solved = _equality_qp(rows, active, penalized, z)
+        if solved is None:
+            return None
+        target, multipliers = solved
+        direction = [t - v for t, v in zip(target, z, strict=True)]
+        if not any(direction):
+            leaving = [j for j, m in zip(active, multipliers, strict=True) if m < 0]
+            if not leaving:
+                return z, dict(zip(active, multipliers, strict=True))
+            active.remove(min(leaving))
+            continue
+        step, blocking = 1, None
+        for j in range(n):
+            slope = _dot(rows[j], direction)
+            if j in active or slope >= 0:
+                continue
+            ratio = (_dot(rows[j], z) - 1) / -slope
+            if ratio < step or (ratio == step and blocking is None):
+                step, blocking = ratio, j
+        z = [v + step * d for v, d in zip(z, direction, strict=True)]
+        if blocking is not None:
+            active.append(blocking)
+    return None
+
+
+def _equality_qp(rows, active, penalized, z):
+    """``(z*, multipliers)`` of ``min ½ Σ_{f < penalized} z_f²`` subject to
+    ``a_j·z = 1`` on the active rows: stationarity ``z_f = Σ μ_j a_j[f]`` for
+    the penalized coordinates and ``Σ μ_j a_j[f] = 0`` for the free ones; None
+    where its system is singular.
+
+    Where the active rows leave directions ``d`` of the free coordinates
+    unconstrained (``a_j·d = 0``: the objective is flat along them, as for the
+    K intercepts up to a common shift), each is held at ``z``'s value by one
+    more equation. Its multiplier is zero at the solution (``d`` is orthogonal
+    to the active rows and to the objective's gradient), so the stationarity
+    that the method's optimality test reads is the unpinned problem's."""
+    from fractions import Fraction  # on first use: not at import
+
+    width, k = len(rows[0]), len(active)
+    pins = _null_space([rows[j][penalized:] for j in active], width - penalized)
+    pins = [[Fraction(0)] * penalized + d for d in pins]
+    zero, one = Fraction(0), Fraction(1)
+    extra = len(pins)
+    system, right = [], []
+    for f in range(width):
+        system.append([one if (g == f and f < penalized) else zero
+                       for g in range(width)]
+                      + [-rows[j][f] for j in active]
+                      + [-d[f] for d in pins])  # fmt: skip
+        right.append(zero)
+    for j in active:  # the active rows at margin 1
+        system.append(list(rows[j]) + [zero] * (k + extra))
+        right.append(one)
+    for d in pins:  # the flat directions held
+        system.append(list(d) + [zero] * (k + extra))
+        right.append(_dot(d, z))
+    status, solution = unique_solution(system, right)
+    if status != "unique":
+        return None
+    return solution[:width], solution[width : width + k]
+
+
+def _null_space(matrix, columns):
+    """A basis (lists of Fractions) of ``{d : M d = 0}`` for the rational
+    matrix ``M`` (lists of ``columns`` entries), by reduced row echelon form."""
+    from fractions import Fraction  # on first use: not at import
+
+    reduced = [list(row) for row in matrix]
+    pivots = []
+    for col in range(columns):
+        row = next((r for r in range(len(pivots), len(reduced)) if reduced[r][col]),
+                   None)  # fmt: skip
+        if row is None:
+            continue
+        top = len(pivots)
+        reduced[top], reduced[row] = reduced[row], reduced[top]
+        head = reduced[top]
+        reduced[top] = head = [value / head[col] for value in head]
+        for r in range(len(reduced)):
+            if r != top and reduced[r][col]:
+                factor = reduced[r][col]
+                reduced[r] = [a - factor * b for a, b in zip(reduced[r], head)]
+        pivots.append(col)
+    basis = []
+    for free in (col for col in range(columns) if col not in pivots):
+        d = [Fraction(0)] * columns
+        d[free] = Fraction(1)
+        for r, col in enumerate(pivots):
+            d[col] = -reduced[r][free]
+        basis.append(d)
+    return basis

@@ -117,6 +117,14 @@ class HardMarginSVM(LinearClassifierBase):
         :meth:`decision_function` uses. None otherwise.
     intercept_at_center_ : ndarray of shape (1,) or (n_classes,), or None
         The intercepts about ``center_`` (None with it).
+    exact_coef_, exact_intercept_ : list of fractions.Fraction, or None
+        Where two classes come within float64's rounding of touching, the
+        maximal-margin hyperplane is computed in exact rational arithmetic
+        (a ``UserWarning`` says so): these are its ``w`` and ``b`` (with
+        ``c_i (w·x_i + b) ≥ 1`` on every row as rationals), and ``coef_`` and
+        ``intercept_`` their float64 roundings, which may not separate every
+        row. One-vs-rest with K > 2 classes: a list per task (None for the
+        tasks float64 decided). None otherwise.
     certificate_ : SeparabilityResult, JointSeparabilityResult or None
         For two inseparable classes, the proof of inseparability; for K > 2
         jointly inseparable classes with ``multi_class="crammer_singer"``, the
@@ -287,6 +295,10 @@ class HardMarginSVM(LinearClassifierBase):
         self.hinge_violation_ = squeeze([r.hinge_violation for r in results])
         self.n_iter_ = squeeze([r.rounds for r in results])
         self.certificate_ = results[0].certificate if len(results) == 1 else None
+        self.exact_coef_ = self.exact_intercept_ = None
+        if any(result.exact_coef is not None for result in results):
+            self.exact_coef_ = squeeze_list([r.exact_coef for r in results])
+            self.exact_intercept_ = squeeze_list([r.exact_intercept for r in results])
         self.center_, self.intercept_at_center_ = None, None
         if any(result.needs_center for result in results):
             # Every task's rows are all the rows: one centre. A task centred
@@ -314,6 +326,11 @@ class HardMarginSVM(LinearClassifierBase):
             support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
         _warn_if_inseparable(results)
+
+
+def squeeze_list(values):
+    """One task's value, or the list of them (one per one-vs-rest task)."""
+    return values[0] if len(values) == 1 else values
 
 
 def _warn_if_inseparable(results):

@@ -127,16 +127,51 @@ def test_verify_rejects_a_certificate_that_balances_only_to_a_tolerance():
     ]
 
 
-def test_hard_margin_svm_says_why_it_cannot_fit_a_hair_separable_set():
-    """The maximal margin of classes 2^-41 apart cannot be proved in float64: a
-    SolverError that names the exact verdict, never a wrong fit."""
+def test_hard_margin_svm_fits_the_exact_maximal_margin_of_a_hair_separable_set():
+    """The maximal margin of classes 2^-41 apart cannot be proved in float64:
+    it is computed in rationals (a warning says so), KKT holding exactly."""
     X, y, _, _ = ISSUE_CASES[0]
-    try:
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
         model = HardMarginSVM().fit(X, y)
-    except SolverError as error:
-        assert "exact rational arithmetic" in str(error)
-    else:  # where float64 can prove it, the fit is right
-        assert np.all(model.predict(X) == y)
+    w, b = model.exact_coef_, model.exact_intercept_
+    assert exactly_separates(X, y, w, b)
+    c = np.where(y == 1, 1, -1)
+    margins = [int(s) * (sum(a * Fraction(v) for a, v in zip(w, x)) + b)
+               for x, s in zip(X, c)]  # fmt: skip
+    assert min(margins) == 1
+    # Stationarity in rationals: w = Σ α_i c_i x_i over the support, Σ α_i c_i = 0.
+    alpha = [Fraction(float(v)) for v in model.dual_coef_[0]]
+    support = X[model.support_]
+    assert all(margins[i] == 1 for i in model.support_)
+    assert abs(float(sum(alpha))) < 1e-12 * max(abs(float(a)) for a in alpha)
+    rebuilt = [sum(a * Fraction(x[f]) for a, x in zip(alpha, support))
+               for f in range(X.shape[1])]  # fmt: skip
+    assert np.allclose([float(v) for v in rebuilt], [float(v) for v in w], rtol=1e-9)
+    result = linear_separability(X, y)
+    assert result.exact_coef == w and result.margin == model.margin_
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
+    """On ordinary small data, the rational active set (from the exact
+    separator) lands on the float route's maximal-margin hyperplane."""
+    from sklearn_linsep._exact import exact_maximal_margin
+
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(4, 30)), int(rng.integers(1, 5))
+    X = rng.normal(size=(n, p))
+    y = (X @ rng.normal(size=p) + 0.2 > 0).astype(int)
+    y[:2] = [0, 1] if X[0] @ np.ones(p) < X[1] @ np.ones(p) else [1, 0]
+    float_route = linear_separability(X, y)
+    if not float_route.separable:
+        return
+    signs = np.where(y == 1, 1.0, -1.0)
+    found, (w, b) = decide_two_class(X, signs)
+    exact_w, exact_b, multipliers = exact_maximal_margin(X, signs, w, b)
+    assert all(value >= 0 for value in multipliers.values())
+    np.testing.assert_allclose([float(v) for v in exact_w], float_route.coef,
+                               rtol=1e-7, atol=1e-9)  # fmt: skip
+    assert float(exact_b) == pytest.approx(float_route.intercept, rel=1e-7, abs=1e-9)
 
 
 def test_decide_two_class_normalises_the_separator_to_margin_one():
@@ -307,3 +342,19 @@ def test_exact_weights_take_what_verify_takes_and_refuse_bad_input_clearly():
             result.exact_weights(bad_X, bad_y)
     with pytest.raises(ValueError, match="NaN or infinity"):
         result.exact_weights(np.full_like(X, np.nan), y)
+
+
+def test_crammer_singer_fits_the_exact_maximal_machine_where_float64_cannot():
+    """Corpus case 18 (K = 3, features 2^±20 apart): float64 cannot finish the
+    machine in X's units; the exact active set gives it, every pair margin ≥ 1
+    in rationals and one equal, and the same machine from fresh rationals."""
+    from sklearn_linsep._exact import least_pair_margin
+
+    X, y, n_classes = near_touching_case(18)
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        model = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    W, b = model.exact_coef_, model.exact_intercept_
+    codes = np.searchsorted(model.classes_, y)
+    assert least_pair_margin(X, codes, n_classes, W, b) == 1
+    assert exactly_separates(X, codes, W, b)
+    np.testing.assert_array_equal(model.predict(X), y)

@@ -44,6 +44,13 @@ SEPARABLE_EXACTLY = (
     "their float64 roundings, which may not separate, and margin is that "
     "hyperplane's, not the maximal one"
 )
+MAXIMAL_EXACTLY = (
+    "The maximal-margin hyperplane was computed in exact rational arithmetic, "
+    "where float64 could not prove it: exact_coef and exact_intercept "
+    "(Fractions) have c_i (w·x_i + b) >= 1 on every row, equal on the support. "
+    "coef and intercept are their float64 roundings, which may not separate "
+    "every row; margin is 1/||w|| rounded"
+)
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
     "maximal-margin hyperplane cannot be computed and proved in float64; "
@@ -105,7 +112,8 @@ class ProblemKind(Protocol):
 
     def decide_exactly(self):
         """Where float64 could not decide: ``("certificate", certificate)``
-        holding exactly, or ``("separator", result)`` whose hyperplane is given
+        holding exactly, ``("maximal", result)`` whose maximal-margin
+        hyperplane, or ``("separator", result)`` whose separating one, is given
         in rationals (``exact_coef``, ``exact_intercept``), decided in rational
         arithmetic (:mod:`sklearn_linsep._exact`); None where the problem is
         beyond what rationals decide quickly."""
@@ -124,9 +132,10 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
 
     Where float64 cannot decide (the float route's answer fails its proof:
     classes within its rounding of touching), the kind decides in rational
-    arithmetic (``decide_exactly``): a certificate that holds exactly, or a
-    separating hyperplane in rationals, which stands for the answer only with
-    ``verdict`` (the caller asks for the verdict, not the maximal margin).
+    arithmetic (``decide_exactly``): a certificate that holds exactly, the
+    maximal-margin hyperplane in rationals, or where the kind gives only a
+    separating one, that, which stands for the answer only with ``verdict``
+    (the caller asks for the verdict, not the maximal margin).
     """
     try:
         return _float_route(problem, tol, soft, initial_size, batch, units_or_verdict)
@@ -136,10 +145,11 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
         if decided is None:
             raise
     found, answer = decided
-    if found == "separator":
-        if not verdict:
-            raise SolverError(f"{failure} {NO_FLOAT_MARGIN}") from failure
-        warnings.warn(f"{SEPARABLE_EXACTLY} (float64: {failure})", UserWarning,
+    if found == "separator" and not verdict:
+        raise SolverError(f"{failure} {NO_FLOAT_MARGIN}") from failure
+    if found in ("separator", "maximal"):
+        said = MAXIMAL_EXACTLY if found == "maximal" else SEPARABLE_EXACTLY
+        warnings.warn(f"{said} (float64: {failure})", UserWarning,
                       stacklevel=external_stacklevel())  # fmt: skip
         return answer
     if not soft:

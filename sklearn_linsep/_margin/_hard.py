@@ -5,7 +5,12 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact import decidable, decide_two_class, problem_rows
+from .._exact import (
+    decidable,
+    decide_two_class,
+    exact_maximal_margin,
+    problem_rows,
+)
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -209,22 +214,34 @@ class TwoClassProblem:
         if not decidable(problem_rows(rows), rows.n_features):
             return None
         active = np.flatnonzero(rows.active)
-        found, answer = decide_two_class(
-            rows.original_rows(active), rows.labels(active)
-        )
+        points, signs = rows.original_rows(active), rows.labels(active)
+        found, answer = decide_two_class(points, signs)
         if found == "certificate":
             keep = np.array([value > 0 for value in answer])
             weights = np.array([float(value) for value in answer])
             return found, checked_certificate(
                 rows, active[keep], weights[keep], self.classes
             )
-        w, b = answer
+        maximal = exact_maximal_margin(points, signs, *answer)
+        if maximal is None:  # a separator, not the maximal one
+            w, b = answer
+            coef = np.array([float(value) for value in w])
+            return found, exact_result(coef, b, w, _margin_of(coef))
+        w, b, multipliers = maximal
+        on = sorted(i for i, value in multipliers.items() if value > 0)
+        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+        norm = float(sum(value * value for value in w)) ** 0.5
         coef = np.array([float(value) for value in w])
-        empty = np.array([], dtype=np.intp)
-        result = MarginResult(coef, float(b), True, _margin_of(coef), empty,
-                              np.array([]), 0.0, 0, exact_coef=w,
-                              exact_intercept=b)  # fmt: skip
-        return found, result
+        support = rows.indices_in_X(active[on])
+        return "maximal", exact_result(coef, b, w, 1 / norm, support, dual)
+
+
+def exact_result(coef, b, w, margin, support=(), dual=()):
+    """The separable MarginResult of a hyperplane decided in rationals
+    (``w``, ``b``), with ``coef`` and the intercept its float64 roundings."""
+    return MarginResult(coef, float(b), True, margin,
+                        np.asarray(support, dtype=np.intp), np.asarray(dual, float),
+                        0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
 
 
 def _margin_of(coef):

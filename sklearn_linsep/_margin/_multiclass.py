@@ -15,7 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._exact import decidable, decide_pairs, problem_rows
+from .._exact import decidable, decide_pairs, exact_maximal_machine, problem_rows
 from .._kesler import (
     RowGram,
     class_columns,
@@ -196,15 +196,35 @@ class PairsProblem:
             return found, checked_joint_certificate(
                 rows, ids[keep], weights[keep], self.classes
             )
-        W, b = answer
-        coef = np.array([[float(value) for value in row] for row in W])
-        empty = np.array([], dtype=np.intp)
-        result = JointMarginResult(
-            coef, np.array([float(value) for value in b]), True, machine_margin(coef),
-            empty, empty, np.array([]), 0.0, 0,
-        )  # fmt: skip
-        result.exact_coef, result.exact_intercept = W, b
-        return found, result
+        codes = rows.codes[active]
+        maximal = exact_maximal_machine(rows.original_rows(active), codes, K, *answer)
+        if maximal is None:  # a separating machine, not the maximal one
+            return found, _exact_machine(*answer)
+        W, b, multipliers = maximal
+        on = sorted(pair for pair, value in multipliers.items() if value > 0)
+        support = rows.indices_in_X(active[[i for i, _ in on]])
+        others = np.array([k for _, k in on], dtype=np.intp)
+        dual = np.array([float(multipliers[pair]) for pair in on])
+        return "maximal", _exact_machine(W, b, support, others, dual, exact=True)
+
+
+def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
+    """The separable JointMarginResult of a machine decided in rationals, its
+    ``coef`` and ``intercept`` the float64 roundings; with ``exact`` (the
+    maximal one) its margin ``min_{j<k} 1/‖w_j - w_k‖`` from the rationals."""
+    coef = np.array([[float(value) for value in row] for row in W])
+    margin = machine_margin(coef)
+    if exact:
+        squares = [sum((a - c) ** 2 for a, c in zip(W[j], W[k], strict=True))
+                   for j, k in combinations(range(len(W)), 2)]  # fmt: skip
+        margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
+    result = JointMarginResult(
+        coef, np.array([float(value) for value in b]), True, margin,
+        np.asarray(support, dtype=np.intp), np.asarray(others, dtype=np.intp),
+        np.asarray(dual, dtype=float), 0.0, 0,
+    )  # fmt: skip
+    result.exact_coef, result.exact_intercept = W, b
+    return result
 
 
 # Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
