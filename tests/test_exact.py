@@ -358,3 +358,34 @@ def test_crammer_singer_fits_the_exact_maximal_machine_where_float64_cannot():
     assert least_pair_margin(X, codes, n_classes, W, b) == 1
     assert exactly_separates(X, codes, W, b)
     np.testing.assert_array_equal(model.predict(X), y)
+
+
+def _facet_case(separable, n=2_000, p=50, gap=2.0**-44, seed=1):
+    """Two classes 2 apart, then p rows of class 0 on a facet and one row of
+    class 1 ``gap`` beyond (or short of) its centre: near-touching at p = 50."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=p)
+    w /= np.linalg.norm(w)
+    X = rng.normal(size=(n, p))
+    X += np.outer(np.where(X @ w > 0, 1.0, -1.0), w)
+    y = (X @ w > 0).astype(int)
+    facet = rng.normal(size=(p, p))
+    facet -= np.outer(facet @ w, w)
+    point = facet.mean(0) + (gap if separable else -gap) * w
+    return np.vstack([X, facet, point]), np.r_[y, np.zeros(p, int), 1]
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_beyond_an_exact_decision_an_unproven_verdict_is_refused_naming_the_limit(
+    separable,
+):
+    """p = 50 and classes 2^-44 from touching: float64 finds a certificate
+    that holds to its tolerance only, and the problem is beyond the rationals'
+    limit: a SolverError that names it and carries that certificate, never a
+    verdict (the separable case would have been a wrong one)."""
+    X, y = _facet_case(separable)
+    with pytest.raises(SolverError, match="EXACT_ENTRIES") as refused:
+        linear_separability(X, y)
+    certificate = refused.value.certificate
+    assert not certificate.proven and not certificate.verify(X, y)
+    assert certificate.verify(X, y, check="tolerance")

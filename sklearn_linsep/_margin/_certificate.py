@@ -1,15 +1,13 @@
 """The Farkas certificate of inseparability from a subset of rows that admits no
 separator, verified before it is returned."""
 
-import warnings
-
 import numpy as np
 
 from .._exact import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
 from .._proofs import stated_certificate_agrees, two_class_proof
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
-from ._result import PROOF_RTOL, SeparabilityResult, external_stacklevel
+from ._result import PROOF_RTOL, SeparabilityResult
 from ._solvers import hull_intersection_lp
 
 
@@ -85,8 +83,9 @@ def checked_certificate(two_class, indices, weights, classes, proof_only=False):
     whose weights then replace the stated ones) and its stated form checked
     against the data's spreads; else a SolverError. Where no proof is found on
     a problem beyond an exact decision (and not ``proof_only``), the
-    certificate holds to the stated form's tolerance only:
-    :func:`without_proof`."""
+    certificate is returned with ``proven`` False: it holds to the stated
+    form's tolerance only (:func:`without_proof`), and the driver refuses it
+    as a verdict."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
     rows = problem_rows(two_class)
@@ -114,27 +113,27 @@ def checked_certificate(two_class, indices, weights, classes, proof_only=False):
         points, signs, weights, common, two_class.spread, PROOF_RTOL
     ):
         raise SolverError(unproved_certificate(False, len(indices), "rows"))
-    if not proved:
-        without_proof(rows, two_class.n_features, "rows")
     return result
 
 
-def without_proof(rows, features, what):
-    """Warn that an inseparability certificate holds to a tolerance only: no
-    proof on its ``what`` (rows, pairs), and its problem of ``rows`` rows of
-    ``features`` features too large to decide in rationals."""
-    warnings.warn(
-        f"The classes are inseparable to within {PROOF_RTOL:g} of each "
-        f"feature's spread, but not proven in exact arithmetic: neither the "
-        f"certificate's float enclosure nor rational arithmetic on its {what} "
-        f"proves it, and the problem ({rows} rows of {features} features) is "
+def without_proof(rows, features):
+    """What an inseparability certificate that holds to a tolerance only is (no
+    proof on its rows, and its problem of ``rows`` rows of ``features``
+    features too large to decide in rationals): the message of the
+    SolverError a verdict raises, and of the warning beside a soft limit."""
+    return (
+        f"Float64 finds the classes inseparable to within {PROOF_RTOL:g} of "
+        f"each feature's spread (a certificate holds to that tolerance), but "
+        f"that is not proven in exact arithmetic, and the classes may be "
+        f"separable by a narrower gap: neither the certificate's float "
+        f"enclosure nor rational arithmetic on its rows proves it, and the "
+        f"problem ({rows} rows of {features} features) is "
         f"beyond an exact decision (sklearn_linsep._exact.EXACT_ENTRIES = "
-        f"{EXACT_ENTRIES} entries of its Farkas system). result.proven is "
-        f"False; verify(X, y, check='tolerance') checks what holds. Features "
-        f"that are rounded linear combinations of others cause this: dropping "
-        f"them usually gives a proof.",
-        UserWarning,
-        stacklevel=external_stacklevel(),
+        f"{EXACT_ENTRIES} entries of its Farkas system). The certificate, with "
+        f"proven=False, is the error's certificate (or the fit's): "
+        f"verify(X, y, check='tolerance') checks what holds. Features that are "
+        f"rounded linear combinations of others cause this: dropping them "
+        f"usually gives a proof."
     )
 
 

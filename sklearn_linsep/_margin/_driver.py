@@ -32,6 +32,7 @@ import numpy as np
 
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
+from ._certificate import without_proof
 from ._kkt import check_optimality, proven
 from ._result import external_stacklevel, warn_if_inexact
 
@@ -192,6 +193,12 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
         return proven(rows, result, tol, smallest)
     if certificate is None:
         certificate = problem.certificate(working, solution)
+    if not certificate.proven:  # to a tolerance only: no verdict, a soft fit warns
+        rows_and_features = (rows.n_samples, rows.n_features)
+        if not soft:
+            raise SolverError(without_proof(*rows_and_features), certificate)
+        warnings.warn(without_proof(*rows_and_features), UserWarning,
+                      stacklevel=external_stacklevel())  # fmt: skip
     if not soft:
         return problem.unseparated(rounds, certificate)
     result = problem.soft_limit(working, tol, batch)

@@ -27,7 +27,7 @@ from .._proofs import pairs_proof, stated_pairs_agree
 from .._threads import threads_for_fit
 from .._working_set import grow
 from ..exceptions import SolverError
-from ._certificate import unproved_certificate, without_proof
+from ._certificate import unproved_certificate
 from ._driver import capped, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms
 from ._result import (
@@ -568,8 +568,6 @@ def checked_joint_certificate(kesler, ids, weights, classes):
     if not stated_pairs_agree(points, own, others, result.certificate_weights,
                               kesler.n_classes, kesler.spread, PROOF_RTOL):  # fmt: skip
         raise SolverError(unproved_certificate(False, len(ids), "pairs"))
-    if not proved:
-        without_proof(active, kesler.n_features, "pairs")
     return result
 
 

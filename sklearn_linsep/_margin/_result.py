@@ -136,12 +136,15 @@ class SeparabilityResult:
         ``UserWarning`` says so. None otherwise.
     proven : bool
         Whether the answer is a proof in exact arithmetic on the rows as given
-        (see the user guide, "What exact means"). Always True but for an
+        (see the user guide, "What exact means"). False only for an
         inseparability certificate that neither its float enclosure nor
-        rational arithmetic could prove on a problem too large to decide
-        exactly (beyond ``_exact.EXACT_ENTRIES``): it then holds to ``1e-9`` of
-        each feature's spread (``verify(X, y, check="tolerance")``), a
-        ``UserWarning`` says so, and ``verify(X, y)`` is False.
+        rational arithmetic could prove, on a problem too large to decide
+        exactly (beyond ``_exact.EXACT_ENTRIES``): it holds to ``1e-9`` of each
+        feature's spread (``verify(X, y, check="tolerance")``) and
+        ``verify(X, y)`` is False. ``linear_separability`` does not return such
+        a result: it raises a :class:`SolverError` whose ``certificate`` it is;
+        :class:`HardMarginSVM`'s soft limit keeps it as ``certificate_`` with a
+        ``UserWarning``.
 
     Examples
     --------
