@@ -123,8 +123,9 @@ class HardMarginSVM(LinearClassifierBase):
         (a ``UserWarning`` says so): these are its ``w`` and ``b`` (with
         ``c_i (w·x_i + b) ≥ 1`` on every row as rationals), and ``coef_`` and
         ``intercept_`` their float64 roundings, which may not separate every
-        row. One-vs-rest with K > 2 classes: a list per task (None for the
-        tasks float64 decided). None otherwise.
+        row. Crammer–Singer: the machine's K rows and K intercepts, as lists.
+        One-vs-rest with K > 2 classes: a list per task (None for the tasks
+        float64 decided). None otherwise.
     certificate_ : SeparabilityResult, JointSeparabilityResult or None
         For two inseparable classes, the proof of inseparability; for K > 2
         jointly inseparable classes with ``multi_class="crammer_singer"``, the
