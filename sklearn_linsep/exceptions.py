@@ -61,18 +61,6 @@ class SolverError(RuntimeError):
     optimality conditions fail on the data. The message says which, and what to
     try (standardise the features, remove near-duplicates, or loosen ``tol``).
 
-    Parameters
-    ----------
-    message : str
-    certificate : SeparabilityResult or JointSeparabilityResult, default=None
-        Where the refusal is an inseparability certificate that holds only to a
-        tolerance on a problem too large to decide exactly (its ``proven`` is
-        False): that certificate, for inspection.
-
-    Attributes
-    ----------
-    certificate : SeparabilityResult, JointSeparabilityResult or None
-
     Examples
     --------
     >>> import numpy as np
@@ -83,7 +71,3 @@ class SolverError(RuntimeError):
     >>> issubclass(SolverError, RuntimeError)
     True
     """
-
-    def __init__(self, message, certificate=None):
-        super().__init__(message)
-        self.certificate = certificate

@@ -84,8 +84,7 @@ def checked_certificate(two_class, indices, weights, classes, proof_only=False):
     against the data's spreads; else a SolverError. Where no proof is found on
     a problem beyond an exact decision (and not ``proof_only``), the
     certificate is returned with ``proven`` False: it holds to the stated
-    form's tolerance only (:func:`without_proof`), and the driver refuses it
-    as a verdict."""
+    form's tolerance only, and the driver says so (:func:`without_proof`)."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
     rows = problem_rows(two_class)
@@ -120,7 +119,7 @@ def without_proof(rows, features):
     """What an inseparability certificate that holds to a tolerance only is (no
     proof on its rows, and its problem of ``rows`` rows of ``features``
     features too large to decide in rationals): the message of the
-    SolverError a verdict raises, and of the warning beside a soft limit."""
+    UserWarning that comes with it."""
     return (
         f"Float64 finds the classes inseparable to within {PROOF_RTOL:g} of "
         f"each feature's spread (a certificate holds to that tolerance), but "
@@ -129,9 +128,9 @@ def without_proof(rows, features):
         f"enclosure nor rational arithmetic on its rows proves it, and the "
         f"problem ({rows} rows of {features} features) is "
         f"beyond an exact decision (sklearn_linsep._exact.EXACT_ENTRIES = "
-        f"{EXACT_ENTRIES} entries of its Farkas system). The certificate, with "
-        f"proven=False, is the error's certificate (or the fit's): "
-        f"verify(X, y, check='tolerance') checks what holds. Features that are "
+        f"{EXACT_ENTRIES} entries of its Farkas system). The result has "
+        f"proven=False, and verify(X, y, check='tolerance') checks what holds. "
+        f"Features that are "
         f"rounded linear combinations of others cause this: dropping them "
         f"usually gives a proof."
     )

@@ -193,11 +193,8 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
         return proven(rows, result, tol, smallest)
     if certificate is None:
         certificate = problem.certificate(working, solution)
-    if not certificate.proven:  # to a tolerance only: no verdict, a soft fit warns
-        rows_and_features = (rows.n_samples, rows.n_features)
-        if not soft:
-            raise SolverError(without_proof(*rows_and_features), certificate)
-        warnings.warn(without_proof(*rows_and_features), UserWarning,
+    if not certificate.proven:  # to a tolerance only: said, never passed off
+        warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,
                       stacklevel=external_stacklevel())  # fmt: skip
     if not soft:
         return problem.unseparated(rounds, certificate)

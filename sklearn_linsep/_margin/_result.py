@@ -140,11 +140,10 @@ class SeparabilityResult:
         inseparability certificate that neither its float enclosure nor
         rational arithmetic could prove, on a problem too large to decide
         exactly (beyond ``_exact.EXACT_ENTRIES``): it holds to ``1e-9`` of each
-        feature's spread (``verify(X, y, check="tolerance")``) and
-        ``verify(X, y)`` is False. ``linear_separability`` does not return such
-        a result: it raises a :class:`SolverError` whose ``certificate`` it is;
-        :class:`HardMarginSVM`'s soft limit keeps it as ``certificate_`` with a
-        ``UserWarning``.
+        feature's spread (``verify(X, y, check="tolerance")``), ``verify(X, y)``
+        is False, and a ``UserWarning`` says so: the classes may be separable
+        by a narrower gap (rounded linear combinations of features often are,
+        in exact arithmetic).
 
     Examples
     --------
