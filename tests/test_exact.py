@@ -389,3 +389,40 @@ def test_beyond_an_exact_decision_an_unproven_certificate_is_flagged_and_said(
         result = linear_separability(X, y)
     assert not result.proven and not result.verify(X, y)
     assert result.verify(X, y, check="tolerance")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rounded_redundant_features_are_decided_in_the_principal_frame(seed):
+    """make_classification's redundant features are rounded linear combinations
+    of the others: in exact arithmetic its rows lie in general position.
+    Decided in the frame of their principal axes, the near-null ones correctly
+    rounded: a certificate whose weights balance exactly, or a separator in
+    rationals, never a tolerance passed off as a proof."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(100, 20, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = linear_separability(X, y)
+    assert result.proven  # before: every one of these held to 1e-9 only
+    if result.separable and result.exact_coef is not None:
+        assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+    elif result.separable:
+        assert exactly_separates(X, y, result.coef, result.intercept)
+    else:
+        assert exactly_balances(X, y, result.certificate_indices,
+                                result.exact_weights(X, y))  # fmt: skip
+    assert result.verify(X, y)
+
+
+def test_the_principal_frame_rounds_near_null_coordinates_correctly():
+    from sklearn_linsep._margin._principal import correctly_rounded_coordinates
+
+    rng = np.random.default_rng(0)
+    points = rng.normal(size=(50, 6)) * 1e3
+    center, axis = points[0], rng.normal(size=6)
+    got = correctly_rounded_coordinates(points, center, axis)
+    for x, value in zip(points, got):
+        exact = sum((Fraction(a) - Fraction(t)) * Fraction(v)
+                    for a, t, v in zip(x, center, axis))  # fmt: skip
+        assert value == float(exact)

@@ -50,6 +50,7 @@ from sklearn_linsep import (
 )
 from sklearn_linsep._margin import _soft
 from sklearn_linsep._testing import (
+    exactly_separates,
     least_total_hinge,
     reference_margin_qp,
     reference_soft_limit,
@@ -245,13 +246,17 @@ def test_the_exactness_contract(name, X, y):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = linear_separability(X, y)
-    if result.proven:
+    if result.proven and result.exact_coef is None:  # (else checked below)
         assert result.verify(X, y)
-    else:  # a certificate to a tolerance only, said so (make_classification's
-        # redundant features: rounded linear combinations of the others)
+    elif not result.proven:  # a certificate to a tolerance only, said so
+        # (redundant features: rounded linear combinations of the others)
         assert not result.separable and not result.verify(X, y)
         assert result.verify(X, y, check="tolerance")
         assert any("not proven in exact" in str(w.message) for w in caught)
+    if result.exact_coef is not None:  # separable by the rounding of redundant
+        # features alone: float64's LP (the oracle) cannot see it; rationals can
+        assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+        return
     assert result.separable == lp_separable(X, c)
     if not result.separable:
         with pytest.warns(NotLinearlySeparableWarning):

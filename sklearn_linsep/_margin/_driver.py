@@ -52,6 +52,11 @@ MAXIMAL_EXACTLY = (
     "coef and intercept are their float64 roundings, which may not separate "
     "every row; margin is 1/||w|| rounded"
 )
+BY_ROUNDING = (
+    "float64: inseparable to its tolerance; some features are rounded linear "
+    "combinations of others, and the classes separate along the directions "
+    "that rounding alone fills"
+)
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
     "maximal-margin hyperplane cannot be computed and proved in float64; "
@@ -111,6 +116,12 @@ class ProblemKind(Protocol):
     def soft_limit(self, working, tol, batch):
         """The C → ∞ limit of the soft margin from the working set."""
 
+    def decide_in_frame(self):
+        """Where the certificate holds to a tolerance only on a problem beyond
+        ``decide_exactly``: ``("certificate", certificate)`` proved, or
+        ``("separator", result)`` in rationals, from the LPs in the frame of
+        the rows' principal axes (:mod:`._principal`); None otherwise."""
+
     def decide_exactly(self):
         """Where float64 could not decide: ``("certificate", certificate)``
         holding exactly, ``("maximal", result)`` whose maximal-margin
@@ -139,7 +150,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
     (the caller asks for the verdict, not the maximal margin).
     """
     try:
-        return _float_route(problem, tol, soft, initial_size, batch, units_or_verdict)
+        return _float_route(problem, tol, soft, initial_size, batch,
+                            units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
         decided = problem.decide_exactly()
@@ -165,10 +177,12 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
 
 
 def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
-                 certificate=None):  # fmt: skip
+                 certificate=None, verdict=False):  # fmt: skip
     """:func:`exact_margin` in float64, every answer proved (or a SolverError);
     ``certificate``, where the exact decision gave it, stands for the float
-    route's own."""
+    route's own. A certificate that holds to a tolerance only is decided again
+    in the frame of the rows' principal axes (``decide_in_frame``): a proof, or
+    with ``verdict`` a separator in rationals; else it stands, said so."""
     rows = problem.rows
     check_scale(rows.scale)
     size, batch = problem.sizes(initial_size, batch)
@@ -193,6 +207,14 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
         return proven(rows, result, tol, smallest)
     if certificate is None:
         certificate = problem.certificate(working, solution)
+    if not certificate.proven:
+        found, answer = problem.decide_in_frame() or (None, None)
+        if found == "certificate":
+            certificate = answer
+        elif found == "separator" and verdict:
+            warnings.warn(f"{SEPARABLE_EXACTLY} ({BY_ROUNDING})", UserWarning,
+                          stacklevel=external_stacklevel())  # fmt: skip
+            return answer
     if not certificate.proven:  # to a tolerance only: said, never passed off
         warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,
                       stacklevel=external_stacklevel())  # fmt: skip

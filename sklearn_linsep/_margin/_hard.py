@@ -23,6 +23,7 @@ from ._kkt import (
     no_hyperplane,
     row_terms,
 )
+from ._principal import decide_in_principal_frame
 from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import (
@@ -234,6 +235,29 @@ class TwoClassProblem:
         coef = np.array([float(value) for value in w])
         support = rows.indices_in_X(active[on])
         return "maximal", exact_result(coef, b, w, 1 / norm, support, dual)
+
+    def decide_in_frame(self):
+        rows = self.rows
+        if not rows.cheap_passes:  # in memory only: a pass in Python per axis
+            return None
+        active = np.flatnonzero(rows.active)
+        found = decide_in_principal_frame(
+            rows.original_rows(active), rows.labels(active)
+        )
+        if found is None:
+            return None
+        kind, answer = found
+        if kind == "certificate":
+            indices, weights = answer
+            try:
+                return kind, checked_certificate(
+                    rows, active[indices], weights, self.classes, proof_only=True
+                )
+            except SolverError:  # the frame's certificate is no proof either
+                return None
+        w, b = answer
+        coef = np.array([float(value) for value in w])
+        return kind, exact_result(coef, b, w, _margin_of(coef))
 
 
 def exact_result(coef, b, w, margin, support=(), dual=()):

@@ -182,6 +182,9 @@ class PairsProblem:
     def soft_limit(self, working, tol, batch):
         return _soft_limit(self.rows, working, tol, batch)
 
+    def decide_in_frame(self):
+        return None  # two classes only, for now (see ._principal)
+
     def decide_exactly(self):
         rows, K = self.rows, self.rows.n_classes
         if not decidable(problem_rows(rows), rows.n_features, K):
