@@ -20,7 +20,7 @@ linear combinations of the others, every proof checked in rationals.
 Part 2 (``--only ordinary``) times ``linear_separability`` on ordinary data
 (median of ``--repeats``, one BLAS thread: Gaussian rows, digits jointly, TF-IDF
 text; ``--large`` adds inseparable 1e5 x 768 embeddings), with the time of the
-certificate's proof (its float enclosure, ``_proofs.enclosed_positive``, and
+certificate's proof (its float enclosure, ``_enclosure.enclosed_positive``, and
 its rational solve, ``_exact._solved``) counted apart: its share of the call.
 
 Run from the repository root::
@@ -176,7 +176,7 @@ def ordinary_cases(large):
 
 def part_ordinary(repeats, large):
     """The price of the proofs on ordinary data: the whole call, and the time
-    spent in the certificate's enclosure (``_proofs.enclosed_positive``) and
+    spent in the certificate's enclosure (``_enclosure.enclosed_positive``) and
     its rational solve (``_exact._solved``), patched to be timed."""
     import importlib
 
@@ -187,7 +187,8 @@ def part_ordinary(repeats, large):
     spent = []
     patched = []
     for module, name in (("sklearn_linsep._exact", "_solved"),
-                         ("sklearn_linsep._proofs", "enclosed_positive")):  # fmt: skip
+                         ("sklearn_linsep._proofs", "enclosed_positive"),
+                         ("sklearn_linsep._axes", "enclosed_positive")):  # fmt: skip
         try:  # code before the exact checks lacks them (a before/after run)
             module = importlib.import_module(module)
             function = getattr(module, name)

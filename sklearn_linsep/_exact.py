@@ -5,7 +5,7 @@ Every float64 is a rational (a dyadic one), so a statement about the rows as
 given can be decided exactly: :class:`fractions.Fraction` of a float is exact.
 The routines here are a fraction-free solve in Python's integers and small dense
 simplex steps in its rationals, meant for the few rows a proof names where the
-float enclosure (``_proofs.enclosed_positive``) cannot decide (a certificate has
+float enclosure (``_enclosure.enclosed_positive``) cannot decide (a certificate has
 at most p + 2 rows for two classes, (K - 1)(p + 1) + 1 pairs jointly), and for
 small problems that float64 cannot decide (classes within 1e-13 of touching).
 Their cost grows quickly with the size: ``EXACT_SOLVE_WORK`` bounds a

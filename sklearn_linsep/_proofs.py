@@ -9,8 +9,10 @@ blocks:
 * an inseparability certificate holds when positive weights exist on its rows
   whose two convex combinations coincide exactly, over the rationals that the
   float64 inputs are (:func:`two_class_proof`, :func:`pairs_proof`): proved by a
-  float enclosure of its square system's solution (:func:`enclosed_positive`),
-  or where that cannot decide, solved in rationals (:mod:`._exact`); and its
+  float enclosure of its square system's solution
+  (:func:`~._enclosure.enclosed_positive`, in X's frame or in that of the rows'
+  principal axes, :mod:`._axes`), or where that cannot decide, solved in
+  rationals (:mod:`._exact`); and its
   stated weights and common point agree with that in every feature to ``rtol``
   of the feature's own spread plus the rounding of the sums
   (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`). A
@@ -22,6 +24,13 @@ Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verd
 import numpy as np
 import scipy.sparse as sp
 
+from ._axes import pairs_enclosed_in_axes, two_class_enclosed_in_axes
+from ._enclosure import (
+    enclosed_positive,
+    exact_difference,
+    rounding_factor,
+    square_system,
+)
 from ._exact import (
     exact_pair_weights,
     exact_two_class_weights,
@@ -29,15 +38,7 @@ from ._exact import (
     two_class_matrix,
 )
 
-ROUNDING_UNIT = np.finfo(float).eps / 2
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
-
-
-def rounding_factor(terms):
-    """Higham's ``γ_k = k u / (1 - k u)``: the relative error bound of a sum of
-    ``terms`` products, whatever the order of summation (BLAS's included)."""
-    k = terms * ROUNDING_UNIT
-    return k / (1 - k)
 
 
 def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None):
@@ -180,12 +181,17 @@ def two_class_proof(points, signs, problem_rows=0, exact=False):
     where it is beyond the limits), with the rational λ where they were computed.
 
     First by the float enclosure (:func:`two_class_enclosed`, milliseconds even
-    at p = 300); where it cannot decide, or with ``exact``, in rationals on the
+    at p = 300), then by the same in the frame of the rows' principal axes
+    (:func:`~._axes.two_class_enclosed_in_axes`: where features are rounded
+    linear combinations of others, the system is near-singular in X's frame);
+    where neither decides, or with ``exact``, in rationals on the
     certificate's rows (:func:`~._exact.exact_two_class_weights`: within
     ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
     ``EXACT_ENTRIES``, or at any size with ``exact``).
     """
     if not exact and two_class_enclosed(points, signs) is not None:
+        return True, None
+    if not exact and two_class_enclosed_in_axes(points, signs) is not None:
         return True, None
     decided, weights = exact_two_class_weights(points, signs, problem_rows, exact)
     return (weights is not None if decided else None), weights
@@ -316,20 +322,12 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     """``(proved, μ)`` for K classes jointly, as :func:`two_class_proof`."""
     if not exact and pairs_enclosed(points, own, others, n_classes) is not None:
         return True, None
+    if not exact and pairs_enclosed_in_axes(points, own, others, n_classes) is not None:
+        return True, None
     decided, weights = exact_pair_weights(
         points, own, others, n_classes, problem_rows, exact
     )
     return (weights is not None if decided else None), weights
-
-
-def exact_difference(a, b):
-    """``(d, r)`` with ``d = fl(a - b)`` and ``a - b = d + r`` exactly (Knuth's
-    TwoSum on ``a`` and ``-b``: six roundings, each error-free in binary
-    floating point with round to nearest; overflow aside)."""
-    d = a - b
-    b_virtual = d - a
-    a_virtual = d - b_virtual
-    return d, (a - a_virtual) + (-b - b_virtual)
 
 
 def centred(points):
@@ -346,70 +344,6 @@ def centred(points):
     return offsets, remainders, center
 
 
-def enclosed_positive(A, E, e):
-    """λ (rounded) where ``(A + E) λ = e`` is proved in float64 to have exactly
-    one solution, and a positive one; else None (``A``, ``E`` and ``e`` exact
-    float64 values; ``A`` square).
-
-    Rump's verification: with ``R ≈ A⁻¹`` and ``λ̃ ≈ R e``, every rounding
-    bounded (Higham's ``γ``), ``‖I - R (A + E)‖∞ ≤ α < 1`` makes ``A + E``
-    nonsingular and ``‖λ - λ̃‖∞ ≤ ‖R (e - (A + E) λ̃)‖∞ / (1 - α)``; λ is
-    positive where that radius is below every ``λ̃_i``. One float inverse and
-    three products of its size.
-    """
-    m = len(e)
-    if A.shape != (m, m) or m == 0:
-        return None
-    with np.errstate(all="ignore"):
-        try:
-            R = np.linalg.inv(A)
-        except np.linalg.LinAlgError:
-            return None
-        has_remainder = bool(np.any(E))
-        weights = R @ e
-        for _ in range(2):  # refined: the radius shrinks with the residual
-            residual = e - A @ weights - (E @ weights if has_remainder else 0.0)
-            weights = weights + R @ residual
-        gamma = 2 * rounding_factor(m + 4)
-        magnitude_R = np.abs(R)
-        products = magnitude_R @ np.abs(A)
-        defect = np.abs(np.eye(m) - R @ A)
-        if has_remainder:
-            products += magnitude_R @ np.abs(E)
-            defect += magnitude_R @ np.abs(E)
-        bound = defect + gamma * (products + defect)
-        alpha = float(bound.sum(axis=1).max()) * (1 + gamma)
-        residual = e - A @ weights - (E @ weights if has_remainder else 0.0)
-        terms = np.abs(A) @ np.abs(weights) + np.abs(e)
-        if has_remainder:
-            terms += np.abs(E) @ np.abs(weights)
-        residual_bound = np.abs(residual) + gamma * (terms + np.abs(residual))
-        spread = float((magnitude_R @ residual_bound).max()) * (1 + gamma)
-        radius = spread / (1 - alpha) * (1 + gamma) if alpha < 1 else np.inf
-    proved = np.isfinite(radius) and np.all(weights > radius)
-    return weights if proved else None
-
-
-def _square(A, E, e, groups=None):
-    """The system without its rows that vanish (``A``, ``E`` and ``e`` zero
-    there) and, within each ``groups`` (row indices that sum to zero in ``A``,
-    ``E`` and ``e``), without the last row left; each row scaled by a power of
-    two (exact) to a largest entry in [1, 2); None where that scaling would
-    not be exact (a remainder underflowing)."""
-    keep = np.any(A != 0, axis=1) | np.any(E != 0, axis=1) | (e != 0)
-    for group in groups or ():
-        kept = [row for row in group if keep[row]]
-        if kept:
-            keep[kept[-1]] = False
-    A, E, e = A[keep], E[keep], e[keep]
-    _, exponent = np.frexp(np.abs(A).max(axis=1, initial=0.0))
-    shift = (1 - exponent)[:, None]
-    scaled = np.ldexp(E, shift)
-    if not np.array_equal(np.ldexp(scaled, -shift), E):  # underflow: not exact
-        return None  # the rationals decide instead
-    return np.ldexp(A, shift), scaled, np.ldexp(e, shift[:, 0])
-
-
 def two_class_enclosed(points, signs):
     """The weights (rounded) where the enclosure proves that positive weights on
     these rows, summing to 1 on each side, make the two combinations coincide
@@ -417,7 +351,7 @@ def two_class_enclosed(points, signs):
     offsets, remainders, _ = centred(points)
     A, e = two_class_matrix(offsets, signs)
     E, _ = two_class_matrix(remainders, signs, constants=False)
-    system = _square(A, E, e)
+    system = square_system(A, E, e)
     return None if system is None else enclosed_positive(*system)
 
 
@@ -431,5 +365,5 @@ def pairs_enclosed(points, own, others, n_classes):
     E, _ = pairs_matrix(remainders, own, others, n_classes, constants=False)
     width = np.shape(points)[1] + 1
     groups = [range(f, n_classes * width, width) for f in range(width)]
-    system = _square(A, E, e, groups)
+    system = square_system(A, E, e, groups)
     return None if system is None else enclosed_positive(*system)

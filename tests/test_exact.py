@@ -416,7 +416,7 @@ def test_rounded_redundant_features_are_decided_in_the_principal_frame(seed):
 
 
 def test_the_principal_frame_rounds_near_null_coordinates_correctly():
-    from sklearn_linsep._margin._principal import correctly_rounded_coordinates
+    from sklearn_linsep._axes import correctly_rounded_coordinates
 
     rng = np.random.default_rng(0)
     points = rng.normal(size=(50, 6)) * 1e3
@@ -426,3 +426,42 @@ def test_the_principal_frame_rounds_near_null_coordinates_correctly():
         exact = sum((Fraction(a) - Fraction(t)) * Fraction(v)
                     for a, t, v in zip(x, center, axis))  # fmt: skip
         assert value == float(exact)
+
+
+def test_the_principal_frame_keeps_out_of_underflow_and_overflow():
+    from sklearn_linsep._axes import principal_frame
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    X = np.c_[X, X[:, 0] + X[:, 1]]  # a rounded redundant feature
+    assert principal_frame(X) is not None
+    assert principal_frame(X * 1e295) is None  # its splits would overflow
+    tiny = X.copy()
+    tiny[0, 0] = 1e-130  # its products would underflow
+    assert principal_frame(tiny) is None
+
+
+def test_a_joint_certificate_on_rounded_redundant_features_is_proved_in_the_frame():
+    """K = 3 jointly on make_classification's data: the frame's flow LP gives
+    pairs whose system is proved by the enclosure in the principal frame (the
+    coordinates' error bounds its radius); the weights balance exactly."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(120, 8, n_classes=3, n_informative=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = linear_separability(X, y, multiclass="joint")
+    assert result.proven and not result.separable and result.verify(X, y)
+    assert exactly_balances(X, y, result.certificate_indices,
+                            result.exact_weights(X, y),
+                            np.searchsorted(result.classes,
+                                            result.certificate_classes))  # fmt: skip
+
+
+def test_the_enclosure_with_a_radius_holds_for_every_matrix_within_it():
+    """A radius around A: proved only where every matrix within it has a
+    positive solution; a radius wide enough to reach a sign change is not."""
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    e = A @ np.array([1.0, 1e-3])
+    assert enclosed_positive(A, np.full_like(A, 1e-12), e, radius=True) is not None
+    assert enclosed_positive(A, np.full_like(A, 1e-2), e, radius=True) is None

@@ -30,6 +30,7 @@ from ..exceptions import SolverError
 from ._certificate import unproved_certificate
 from ._driver import capped, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms
+from ._principal import decide_jointly_in_principal_frame
 from ._result import (
     PROOF_RTOL,
     Hyperplane,
@@ -183,7 +184,26 @@ class PairsProblem:
         return _soft_limit(self.rows, working, tol, batch)
 
     def decide_in_frame(self):
-        return None  # two classes only, for now (see ._principal)
+        rows, K = self.rows, self.rows.n_classes
+        if not rows.cheap_passes:  # in memory only: a pass in Python per axis
+            return None
+        active = np.flatnonzero(rows.active)
+        found = decide_jointly_in_principal_frame(
+            rows.original_rows(active), rows.codes[active], K
+        )
+        if found is None:
+            return None
+        kind, answer = found
+        if kind == "certificate":
+            local, weights = answer
+            ids = active[local // K] * K + local % K
+            try:
+                return kind, checked_joint_certificate(
+                    rows, ids, weights, self.classes, proof_only=True
+                )
+            except SolverError:  # the frame's certificate is no proof either
+                return None
+        return kind, _exact_machine(*answer)
 
     def decide_exactly(self):
         rows, K = self.rows, self.rows.n_classes
@@ -541,7 +561,7 @@ def joint_certificate(kesler, working, classes):
     return checked_joint_certificate(kesler, working[keep], weights[keep], classes)
 
 
-def checked_joint_certificate(kesler, ids, weights, classes):
+def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False):
     """The JointSeparabilityResult of weights on the pairs ``ids``, proved on
     those pairs (:func:`~.._proofs.pairs_proof`: a float enclosure, else
     rationals, whose weights then replace the stated ones) and its stated form
@@ -550,7 +570,7 @@ def checked_joint_certificate(kesler, ids, weights, classes):
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
     active = problem_rows(kesler)
     proved, exact = pairs_proof(points, own, others, kesler.n_classes, active)
-    beyond = not decidable(active, kesler.n_features, kesler.n_classes)
+    beyond = not (proof_only or decidable(active, kesler.n_features, kesler.n_classes))
     if not (proved or beyond):  # beyond: the stated form's tolerance only
         raise SolverError(unproved_certificate(proved, len(ids), "pairs"))
     if exact is not None:

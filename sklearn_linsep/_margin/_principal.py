@@ -18,80 +18,17 @@ a separator by mapping it back to X in rationals, its every margin bounded
 below in float64 with the frame's rounding accounted for.
 """
 
-import math
-
 import numpy as np
 
+from .._axes import principal_frame
+from .._enclosure import rounding_factor
 from .._exact import rational
-from .._proofs import ROUNDING_UNIT, rounding_factor
-from ._solvers import hull_intersection_lp, total_hinge_lp
-
-# Axes whose singular value is below this fraction of the largest are near-null:
-# their coordinates are computed with correct rounding.
-NEAR_NULL = 1e-8
-# Above this many rows, correct rounding costs more than the question is worth
-# here (a Python sum per row and near-null axis).
-FRAME_ROWS = 20_000
-_SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64
-
-
-def _split(values):
-    """``(high, low)`` with ``values = high + low`` and 26-bit halves."""
-    scaled = values * _SPLITTER
-    high = scaled - (scaled - values)
-    return high, values - high
-
-
-def _exact_products(a, b):
-    """``(product, error)`` with ``a * b = product + error`` exactly (Dekker's
-    two-product, elementwise; no overflow assumed)."""
-    product = a * b
-    a_high, a_low = _split(a)
-    b_high, b_low = _split(b)
-    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + (
-        a_low * b_low
-    )
-    return product, error
-
-
-def correctly_rounded_coordinates(points, center, axis):
-    """``fl((x - center)·axis)`` for every row, correctly rounded: the exact
-    products of ``x`` and of ``-center`` with ``axis``, summed by ``fsum``."""
-    product, error = _exact_products(points, axis[None, :])
-    shift, shift_error = _exact_products(-center, axis)
-    tail = np.r_[shift, shift_error]
-    return np.array(
-        [math.fsum(np.r_[p, e, tail]) for p, e in zip(product, error, strict=True)]
-    )
-
-
-def principal_frame(points):
-    """``(Z, center, axes, spread, bound)``: the rows in the frame of their
-    principal axes, ``Z = ((x - center) @ axes.T) / spread``, near-null axes'
-    coordinates correctly rounded; ``bound[i, j]`` bounds ``|Z_ij``'s error|``
-    (relative to the exact ``(x_i - center)·axes[j] / spread[j]``). None where
-    no axis is near-null, or the data are too large or too big for the splits."""
-    n = len(points)
-    if n > FRAME_ROWS or not np.all(np.abs(points) < 1e290):
-        return None
-    center = points[0].copy()
-    _, singular, axes = np.linalg.svd(points - center, full_matrices=False)
-    near_null = singular < NEAR_NULL * singular[0]
-    if not near_null.any():
-        return None
-    Z = (points - center) @ axes.T
-    # Rounding of x - center (one unit) and of the product (γ_p), then of the
-    # division by the spread (one unit): bounded per entry.
-    magnitude = (np.abs(points) + np.abs(center)) @ np.abs(axes.T)
-    bound = 2 * rounding_factor(points.shape[1] + 2) * magnitude
-    for j in np.flatnonzero(near_null):
-        Z[:, j] = correctly_rounded_coordinates(points, center, axes[j])
-        bound[:, j] = 2 * ROUNDING_UNIT * np.abs(Z[:, j])
-    spread = Z.max(axis=0) - Z.min(axis=0)
-    spread = np.where(spread > 0, spread, 1.0)
-    Z = Z / spread
-    bound = bound / spread + 2 * ROUNDING_UNIT * np.abs(Z)
-    return Z, center, axes, spread, bound
+from ._solvers import (
+    hull_intersection_lp,
+    kesler_flow_lp,
+    kesler_hinge_lp,
+    total_hinge_lp,
+)
 
 
 def decide_in_principal_frame(points, signs):
@@ -109,23 +46,72 @@ def decide_in_principal_frame(points, signs):
             return None
         keep = np.flatnonzero(weights > 0)
         return "certificate", (keep, weights[keep])
-    from fractions import Fraction  # on first use: not at import
-
     w, b = hinge.coef, hinge.intercept
     margins = signs * (Z @ w + b)
     terms = np.abs(Z) @ np.abs(w) + abs(b)
     least = margins - bound @ np.abs(w) - 2 * rounding_factor(len(w) + 2) * terms
     if not least.min() > 0:
         return None
-    # The hyperplane on X, exactly: w_X = Σ_j (w_j / s_j) v_j, b_X = b - w_X·t,
-    # scaled so that the least margin (bounded below by least.min()) is ≥ 1.
-    scale = Fraction(float(least.min()))
-    factors = [Fraction(float(value)) / Fraction(float(s)) for value, s in
-               zip(w, spread, strict=True)]  # fmt: skip
-    axes_exact = [rational(axis) for axis in axes]
-    coef = [sum((f * axis[k] for f, axis in zip(factors, axes_exact, strict=True)),
-                Fraction(0)) for k in range(points.shape[1])]  # fmt: skip
-    intercept = Fraction(float(b)) - sum(
-        (a * t for a, t in zip(coef, rational(center), strict=True)), Fraction(0)
+    (coef,), (intercept,) = _on_x([w], [b], frame, float(least.min()))
+    return "separator", (coef, intercept)
+
+
+def decide_jointly_in_principal_frame(points, codes, n_classes):
+    """K classes jointly, as :func:`decide_in_principal_frame`:
+    ``("certificate", (ids, weights))`` on pairs ``row * K + other`` from the
+    frame's flow LP (the caller proves it on X), ``("separator", (W, b))`` in
+    rationals with every pair margin ≥ 1 (proved here), or None."""
+    frame = principal_frame(points)
+    if frame is None:
+        return None
+    Z, bound = frame[0], frame[4]
+    n, K = len(points), n_classes
+    rows, others = np.repeat(np.arange(n), K), np.tile(np.arange(K), n)
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    own = codes[rows]
+    hinge = kesler_hinge_lp(Z[rows], own, others, K, rows, np.ones(n))
+    if hinge.total > 1e-6:  # no machine in the frame: its certificate
+        weights = kesler_flow_lp(Z[rows], own, others, K)
+        if weights is None:
+            return None
+        keep = np.flatnonzero(weights > 0)
+        return "certificate", (rows[keep] * K + others[keep], weights[keep])
+    W, b = hinge.coef, hinge.intercept
+    difference = W[own] - W[others]
+    margins = np.sum(difference * Z[rows], axis=1) + b[own] - b[others]
+    terms = np.sum(np.abs(difference) * np.abs(Z[rows]), axis=1) + (
+        np.abs(b[own]) + np.abs(b[others])
     )
-    return "separator", ([a / scale for a in coef], intercept / scale)
+    least = (
+        margins
+        - np.sum(np.abs(difference) * bound[rows], axis=1)
+        - 2 * rounding_factor(Z.shape[1] + 4) * (terms + np.abs(margins))
+    )
+    if not least.min() > 0:
+        return None
+    return "separator", _on_x(W, b, frame, float(least.min()))
+
+
+def _on_x(W, b, frame, least):
+    """``(W_X, b_X)`` in rationals: the frame's hyperplanes (rows of ``W``,
+    ``b``) on X, ``w_X = Σ_j (w_j / s_j) v_j`` and ``b_X = b - w_X·t``, divided
+    by ``least`` (a lower bound of every margin: then each is ≥ 1)."""
+    from fractions import Fraction  # on first use: not at import
+
+    _, center, axes, spread, _ = frame
+    axes_exact, center_exact = [rational(axis) for axis in axes], rational(center)
+    scale = Fraction(least)
+    zero = Fraction(0)
+    coefs, intercepts = [], []
+    for w, offset in zip(W, b, strict=True):
+        factors = [Fraction(float(value)) / Fraction(float(s)) for value, s in
+                   zip(w, spread, strict=True)]  # fmt: skip
+        coef = [sum((f * axis[k] for f, axis in zip(factors, axes_exact, strict=True)),
+                    zero) for k in range(len(center_exact))]  # fmt: skip
+        intercept = Fraction(float(offset)) - sum(
+            (a * t for a, t in zip(coef, center_exact, strict=True)), zero
+        )
+        coefs.append([a / scale for a in coef])
+        intercepts.append(intercept / scale)
+    return coefs, intercepts
