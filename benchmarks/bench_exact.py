@@ -47,7 +47,6 @@ def part_corpus(cases):
     from sklearn_linsep import SolverError, linear_separability
     from sklearn_linsep._testing import (
         exactly_balances,
-        exactly_separates,
         near_touching_case,
     )
 
@@ -67,11 +66,7 @@ def part_corpus(cases):
             continue
         if result.separable:
             exact = result.exact_coef is not None
-            holds = exactly_separates(
-                X, y,
-                result.exact_coef if exact else result.coef,
-                result.exact_intercept if exact else result.intercept,
-            )  # fmt: skip
+            holds = _separator_holds(result, X, y)
             verdict = "separable"
         else:
             # The enclosure proves by default; the rational weights, solved
@@ -121,6 +116,19 @@ def part_estimator(cases):
     for (kind, outcome), count in sorted(counts.items()):
         print(f"| {kind} | {outcome} | {count} |")
     print()
+
+
+def _separator_holds(result, X, y):
+    """Whether a separable result's hyperplane (its exact one where given)
+    separates every row of X, in rationals."""
+    from sklearn_linsep._testing import exactly_separates
+
+    exact = result.exact_coef is not None
+    return exactly_separates(
+        X, y,
+        result.exact_coef if exact else result.coef,
+        result.exact_intercept if exact else result.intercept,
+    )  # fmt: skip
 
 
 def _fit_holds(model, X, y, n_classes):
@@ -234,7 +242,7 @@ def part_redundant():
     from sklearn.datasets import make_classification
 
     from sklearn_linsep import linear_separability
-    from sklearn_linsep._testing import exactly_balances, exactly_separates
+    from sklearn_linsep._testing import exactly_balances
 
     counts, slowest = collections.Counter(), 0.0
     for seed in range(40):
@@ -251,11 +259,7 @@ def part_redundant():
                 continue
             if result.separable:
                 exact = result.exact_coef is not None
-                holds = exactly_separates(
-                    X, y,
-                    result.exact_coef if exact else result.coef,
-                    result.exact_intercept if exact else result.intercept,
-                )  # fmt: skip
+                holds = _separator_holds(result, X, y)
                 counts[verdict, "in rationals" if exact else "in float64"] += 1
             elif n <= 500:
                 holds = exactly_balances(X, y, result.certificate_indices,
