@@ -1,4 +1,5 @@
-"""Two classes decided where features are rounded linear combinations of others.
+"""Two classes, and K jointly, decided where features are rounded linear
+combinations of others.
 
 Such data (``make_classification``'s redundant features, sums of columns, a
 reconstruction from a few components) lie, in exact arithmetic, in general
@@ -9,7 +10,8 @@ proof; yet the classes may well be inseparable, or separable by the rounding
 alone.
 
 Here the rows are taken in the frame of their principal axes (an invertible
-linear map: the verdict does not change), each axis scaled to a unit spread.
+linear map: the verdict does not change; :mod:`sklearn_linsep._axes`), each
+axis scaled to a unit spread.
 The near-null axes' coordinates ``(x - t)·v`` are computed with correct
 rounding (every product split exactly, Dekker, then summed by ``math.fsum``),
 so that the LPs see them at full size. The frame's answer is then proved on the
@@ -38,7 +40,7 @@ def decide_in_principal_frame(points, signs):
     frame = principal_frame(points)
     if frame is None:
         return None
-    Z, center, axes, spread, bound = frame
+    Z, bound = frame[0], frame[4]
     hinge = total_hinge_lp(Z, signs)
     if hinge.total > 1e-6:  # inseparable in the frame: its certificate
         weights = hull_intersection_lp(Z, signs)
