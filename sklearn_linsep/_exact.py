@@ -334,7 +334,8 @@ def decide_pairs(points, codes, n_classes):
     )
 
 
-def _dot(w, x):
+def exact_dot(w, x):
+    """``Σ w_k x_k`` of two sequences of rationals (Fractions or ints), exactly."""
     from fractions import Fraction  # on first use: not at import
 
     return sum((a * b for a, b in zip(w, x, strict=True)), Fraction(0))
@@ -343,7 +344,7 @@ def _dot(w, x):
 def least_margin(points, signs, w, b):
     """``min_i c_i (w·x_i + b)`` exactly, for rational ``w``, ``b``."""
     return min(
-        int(np.sign(s)) * (_dot(w, rational(x)) + b)
+        int(np.sign(s)) * (exact_dot(w, rational(x)) + b)
         for x, s in zip(np.asarray(points, dtype=float), signs, strict=True)
     )
 
@@ -353,7 +354,7 @@ def least_pair_margin(points, codes, n_classes, W, b):
     least = None
     for x, own in zip(np.asarray(points, dtype=float), codes, strict=True):
         x = rational(x)
-        scores = [_dot(W[k], x) + b[k] for k in range(n_classes)]
+        scores = [exact_dot(W[k], x) + b[k] for k in range(n_classes)]
         for k in range(n_classes):
             if k != own:
                 margin = scores[own] - scores[k]
@@ -430,7 +431,7 @@ def exact_active_set(rows, start, penalized):
     """
     n = len(rows)
     z = list(start)
-    margins = [_dot(row, z) for row in rows]
+    margins = [exact_dot(row, z) for row in rows]
     active = [min(range(n), key=margins.__getitem__)]
     for _ in range(20 * n + 20):
         solved = _equality_qp(rows, active, penalized, z)
@@ -446,10 +447,10 @@ def exact_active_set(rows, start, penalized):
             continue
         step, blocking = 1, None
         for j in range(n):
-            slope = _dot(rows[j], direction)
+            slope = exact_dot(rows[j], direction)
             if j in active or slope >= 0:
                 continue
-            ratio = (_dot(rows[j], z) - 1) / -slope
+            ratio = (exact_dot(rows[j], z) - 1) / -slope
             if ratio < step or (ratio == step and blocking is None):
                 step, blocking = ratio, j
         z = [v + step * d for v, d in zip(z, direction, strict=True)]
@@ -489,7 +490,7 @@ def _equality_qp(rows, active, penalized, z):
         right.append(one)
     for d in pins:  # the flat directions held
         system.append(list(d) + [zero] * (k + extra))
-        right.append(_dot(d, z))
+        right.append(exact_dot(d, z))
     status, solution = unique_solution(system, right)
     if status != "unique":
         return None

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._axes import principal_frame
 from .._enclosure import rounding_factor
-from .._exact import rational
+from .._exact import exact_dot, rational
 from ._solvers import (
     hull_intersection_lp,
     kesler_flow_lp,
@@ -104,16 +104,13 @@ def _on_x(W, b, frame, least):
     _, center, axes, spread, _ = frame
     axes_exact, center_exact = [rational(axis) for axis in axes], rational(center)
     scale = Fraction(least)
-    zero = Fraction(0)
     coefs, intercepts = [], []
     for w, offset in zip(W, b, strict=True):
         factors = [Fraction(float(value)) / Fraction(float(s)) for value, s in
                    zip(w, spread, strict=True)]  # fmt: skip
-        coef = [sum((f * axis[k] for f, axis in zip(factors, axes_exact, strict=True)),
-                    zero) for k in range(len(center_exact))]  # fmt: skip
-        intercept = Fraction(float(offset)) - sum(
-            (a * t for a, t in zip(coef, center_exact, strict=True)), zero
-        )
+        coef = [exact_dot(factors, [axis[k] for axis in axes_exact])
+                for k in range(len(center_exact))]  # fmt: skip
+        intercept = Fraction(float(offset)) - exact_dot(coef, center_exact)
         coefs.append([a / scale for a in coef])
         intercepts.append(intercept / scale)
     return coefs, intercepts

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact import least_margin, least_pair_margin, rational
+from .._exact import exact_dot, least_margin, least_pair_margin, rational
 from .._proofs import (
     certificate_holds,
     feature_spread,
@@ -264,7 +264,7 @@ class SeparabilityResult:
         if self.separable and (check == "exact" or self.exact_coef is not None):
             rows = X[in_pair]
             rows = rows.toarray() if sp.issparse(rows) else rows
-            w, b, tolerance = self._rational_hyperplane(rtol)
+            (w,), (b,), tolerance = rational_hyperplanes(self, rtol)
             return bool(least_margin(rows, c[in_pair], w, b) >= 1 - tolerance)
         if self.separable:
             if not self._forms_agree():
@@ -281,23 +281,6 @@ class SeparabilityResult:
         return self._certificate_holds(
             points, c[indices], feature_spread(X[in_pair]), rtol, in_pair.sum(), check
         )
-
-    def _rational_hyperplane(self, rtol):
-        """``(w, b, tolerance)`` in rationals: ``exact_coef`` (margins of 1
-        exactly), else ``coef`` about the centre where there is one."""
-        from fractions import Fraction  # on first use: not at import
-
-        if self.exact_coef is not None:
-            return self.exact_coef, self.exact_intercept, Fraction(0)
-        w = rational(self.coef)
-        if self.center is None:
-            b = Fraction(float(self.intercept))
-        else:
-            center = rational(self.center)
-            b = Fraction(float(self.intercept_at_center)) - sum(
-                (a * t for a, t in zip(w, center, strict=True)), Fraction(0)
-            )
-        return w, b, Fraction(float(rtol))
 
     def _forms_agree(self):
         """With a centre, whether ``intercept`` and ``intercept_at_center`` are
@@ -369,6 +352,27 @@ def checked(check):
     if check not in CHECKS:
         raise ValueError(f"check must be one of {CHECKS}; got {check!r}.")
     return check
+
+
+def rational_hyperplanes(result, rtol):
+    """``(W, b, tolerance)`` in rationals, one row per hyperplane (one for two
+    classes, K for a machine): ``exact_coef`` (margins of 1 exactly, no
+    tolerance), else ``coef`` with its intercepts, taken about the centre where
+    the result has one, and ``rtol``."""
+    from fractions import Fraction  # on first use: not at import
+
+    if result.exact_coef is not None:
+        machine = np.ndim(result.exact_coef) == 2
+        W = result.exact_coef if machine else [result.exact_coef]
+        b = result.exact_intercept if machine else [result.exact_intercept]
+        return W, b, Fraction(0)
+    W = [rational(row) for row in np.atleast_2d(result.coef)]
+    if result.center is None:
+        return W, rational(result.intercept), Fraction(float(rtol))
+    center = rational(result.center)
+    b = [offset - exact_dot(w, center)
+         for w, offset in zip(W, rational(result.intercept_at_center), strict=True)]
+    return W, b, Fraction(float(rtol))  # fmt: skip
 
 
 _NO_CERTIFICATE = (
@@ -574,7 +578,7 @@ class JointSeparabilityResult:
             member, codes = label_codes(y, self.classes)
             rows = X[member]
             rows = rows.toarray() if sp.issparse(rows) else rows
-            W, b, tolerance = self._rational_machine(rtol)
+            W, b, tolerance = rational_hyperplanes(self, rtol)
             least = least_pair_margin(rows, codes[member], len(self.classes), W, b)
             return bool(least is None or least >= 1 - tolerance)
         if self.separable:
@@ -588,23 +592,6 @@ class JointSeparabilityResult:
         return self._certificate_holds(
             points, labels, spread, rtol, member.sum(), check
         )
-
-    def _rational_machine(self, rtol):
-        """``(W, b, tolerance)`` in rationals, as
-        :meth:`SeparabilityResult._rational_hyperplane`."""
-        from fractions import Fraction  # on first use: not at import
-
-        if self.exact_coef is not None:
-            return self.exact_coef, self.exact_intercept, Fraction(0)
-        W = [rational(row) for row in self.coef]
-        if self.center is None:
-            return W, rational(self.intercept), Fraction(float(rtol))
-        center = rational(self.center)
-        b = [
-            offset - sum((a * t for a, t in zip(w, center, strict=True)), Fraction(0))
-            for w, offset in zip(W, rational(self.intercept_at_center), strict=True)
-        ]
-        return W, b, Fraction(float(rtol))
 
     def _least_margin(self, X, y):
         """The least proven margin of the rows of ``classes`` in (X, y) (-inf
