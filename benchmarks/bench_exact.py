@@ -23,6 +23,14 @@ text; ``--large`` adds inseparable 1e5 x 768 embeddings), with the time of the
 certificate's proof (its float enclosure, ``_enclosure.enclosed_positive``, and
 its rational solve, ``_exact._solved``) counted apart: its share of the call.
 
+Part 5 (``--only scale``) decides near-touching data at scale
+(``sklearn_linsep._testing.facet_case``: two classes 2 apart, p rows of one on a
+facet and a row of the other 2^-44 beyond or short of it; n up to 1e4, p up to
+50; K = 3 jointly with a third class far away; then the same with per-feature
+scales 2^±20 and offsets up to 2^19): each call timed (median of
+``--repeats``, warm), its verdict, whether it is proved, and every proof
+checked in rationals (``_exact.least_margin``, ``exactly_balances``).
+
 Run from the repository root::
 
     python benchmarks/bench_exact.py                 # both parts, about 2 minutes
@@ -278,10 +286,72 @@ def part_redundant():
     print(f"\nslowest call {slowest:.2f} s\n")
 
 
+def part_scale(repeats):
+    """Near-touching data at n ≤ 1e4, p ≤ 50: the exact simplex from float64's
+    certificate (``sklearn_linsep._exact_simplex``)."""
+    from fractions import Fraction
+
+    from sklearn_linsep import SolverError, linear_separability
+    from sklearn_linsep._exact import least_margin, least_pair_margin
+    from sklearn_linsep._testing import exactly_balances, facet_case
+
+    def holds(result, X, y, K):
+        if not result.proven:
+            return "flagged"
+        if result.separable:
+            W = result.exact_coef if result.exact_coef is not None else result.coef
+            b = (result.exact_intercept if result.exact_coef is not None
+                 else result.intercept)  # fmt: skip
+            if K == 2:
+                w = [Fraction(float(v)) for v in W] if result.exact_coef is None else W
+                return least_margin(X, np.where(y == 1, 1, -1), w, Fraction(b)) > 0
+            W = [[Fraction(float(v)) for v in row] for row in W] \
+                if result.exact_coef is None else W  # fmt: skip
+            return least_pair_margin(X, y, K, W, [Fraction(v) for v in b]) > 0
+        others = result.certificate_classes if K == 3 else None
+        return exactly_balances(X, y, result.certificate_indices,
+                                result.exact_weights(X, y), others)  # fmt: skip
+
+    print("## 5. Near-touching at scale (gap 2^-44 of the spread)")
+    print("| data | n | p | K | verdict | proved | holds in rationals | median s |")
+    print("|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for K, n, p in ((2, 1_000, 20), (2, 10_000, 20), (2, 1_000, 50), (2, 10_000, 50),
+                    (3, 1_000, 20)):  # fmt: skip
+        for scaled in (False, True):
+            for separable in (True, False):
+                X, y = facet_case(separable, n=n, p=p, n_classes=K)
+                if scaled:
+                    X = X * 2.0 ** rng.integers(-20, 21, p) + 2.0 ** rng.integers(
+                        0, 20, p) * rng.integers(0, 2, p)  # fmt: skip
+                times, verdict = [], None
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            result = linear_separability(
+                                X, y, **({"multiclass": "joint"} if K == 3 else {}))
+                    except SolverError:
+                        result = None
+                    times.append(time.perf_counter() - start)
+                if result is None:
+                    verdict, proved, ok = "refused", "-", "-"
+                else:
+                    verdict = "separable" if result.separable else "inseparable"
+                    proved, ok = result.proven, holds(result, X, y, K)
+                data = ("scaled, offset, " if scaled else "") + (
+                    "built separable" if separable else "built inseparable")
+                print(f"| {data} | {n} | {p} | {K} | {verdict} | {proved} | {ok} | "
+                      f"{statistics.median(times):.3f} |")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only",
-                        choices=["corpus", "estimator", "ordinary", "redundant"])
+                        choices=["corpus", "estimator", "ordinary", "redundant",
+                                 "scale"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true",
@@ -296,6 +366,8 @@ def main():
         part_ordinary(args.repeats, args.large)
     if args.only in (None, "redundant"):
         part_redundant()
+    if args.only in (None, "scale"):
+        part_scale(args.repeats)
 
 
 if __name__ == "__main__":

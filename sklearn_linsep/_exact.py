@@ -26,6 +26,8 @@ Two systems speak of separability (Farkas' lemma):
 
 import numpy as np
 
+from ._enclosure import ROUNDING_UNIT, rounding_factor
+
 # The largest problems decided in rationals, as their Farkas system's entries
 # (equations times unknowns): the first phase's tableau of Fractions took 19 x 80
 # (K = 3, p = 5, n = 40) ~10 ms, 12 x 100 inseparable 2 s, 67 x 56 78 s.
@@ -334,6 +336,18 @@ def decide_pairs(points, codes, n_classes):
     )
 
 
+def solves_exactly(A, e, weights):
+    """Whether rational ``weights ≥ 0`` solve ``A λ = e`` exactly (``A``, ``e``
+    float64 with exact entries, as :func:`two_class_matrix`'s): a stored
+    certificate checked without solving for it."""
+    if weights is None or len(weights) != np.shape(A)[1]:
+        return False
+    if any(value < 0 for value in weights):
+        return False
+    return all(exact_dot(rational(row), weights) == rational(target)[0]
+               for row, target in zip(A, e, strict=True))  # fmt: skip
+
+
 def exact_dot(w, x):
     """``Σ w_k x_k`` of two sequences of rationals (Fractions or ints), exactly."""
     from fractions import Fraction  # on first use: not at import
@@ -342,24 +356,70 @@ def exact_dot(w, x):
 
 
 def least_margin(points, signs, w, b):
-    """``min_i c_i (w·x_i + b)`` exactly, for rational ``w``, ``b``."""
-    return min(
-        int(np.sign(s)) * (exact_dot(w, rational(x)) + b)
-        for x, s in zip(np.asarray(points, dtype=float), signs, strict=True)
-    )
+    """``min_i c_i (w·x_i + b)`` exactly, for rational ``w``, ``b``: every row
+    bounded in float64 first (:func:`_float_scores`), only those that may be
+    the least evaluated in rationals."""
+    points = np.asarray(points, dtype=float)
+    c = np.sign(np.asarray(signs, dtype=float))
+    scores = _float_scores(points, [w], [b])
+    rows = np.arange(len(points))
+    if scores is not None:
+        value, radius = scores
+        margins = c * value[:, 0]
+        rows = np.flatnonzero(margins - radius[:, 0] <= np.min(margins + radius[:, 0]))
+    return min(int(c[i]) * (exact_dot(w, rational(points[i])) + b) for i in rows)
 
 
 def least_pair_margin(points, codes, n_classes, W, b):
-    """The least pair margin of the machine ``W``, ``b`` exactly."""
-    least = None
-    for x, own in zip(np.asarray(points, dtype=float), codes, strict=True):
-        x = rational(x)
-        scores = [exact_dot(W[k], x) + b[k] for k in range(n_classes)]
-        for k in range(n_classes):
-            if k != own:
-                margin = scores[own] - scores[k]
-                least = margin if least is None else min(least, margin)
+    """The least pair margin of the machine ``W``, ``b`` exactly, the pairs
+    bounded in float64 first as :func:`least_margin`'s rows."""
+    points = np.asarray(points, dtype=float)
+    codes = np.asarray(codes, dtype=np.intp)
+    rows, others = np.repeat(np.arange(len(codes)), n_classes), np.tile(
+        np.arange(n_classes), len(codes)
+    )
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    scores = _float_scores(points, W, b)
+    if scores is not None:
+        value, radius = scores
+        own = codes[rows]
+        margins = value[rows, own] - value[rows, others]
+        spread = radius[rows, own] + radius[rows, others]
+        spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
+        near = margins - spread <= np.min(margins + spread)
+        rows, others = rows[near], others[near]
+    least, cache = None, {}
+    for i, k in zip(rows.tolist(), others.tolist()):
+        if i not in cache:
+            x = rational(points[i])
+            cache = {i: [exact_dot(W[j], x) + b[j] for j in range(n_classes)]}
+        margin = cache[i][codes[i]] - cache[i][k]
+        least = margin if least is None else min(least, margin)
     return least
+
+
+def _float_scores(points, W, b):
+    """``(scores, radius)``: ``x_i·w_k + b_k`` in float64 for every row and
+    hyperplane (rows of ``W``, rationals), each within ``radius`` of the exact
+    value (Higham's γ with ``w``'s own rounding; entries below float64's
+    normal range counted at its smallest step); None where a value does not
+    fit float64."""
+    try:
+        W_float = np.array([[float(v) for v in w] for w in W], dtype=float)
+        b_float = np.array([float(v) for v in b], dtype=float)
+    except OverflowError:
+        return None
+    with np.errstate(all="ignore"):
+        scores = points @ W_float.T + b_float
+        magnitude = np.abs(points) @ np.abs(W_float).T + np.abs(b_float)
+        gamma = rounding_factor(points.shape[1] + 2) + 2 * ROUNDING_UNIT
+        radius = gamma * magnitude * (1 + gamma) + (
+            np.abs(points).sum(axis=1, keepdims=True) + 1
+        ) * 2.0**-1070
+    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(radius))):
+        return None
+    return scores, radius
 
 
 def exact_maximal_margin(points, signs, w, b):

@@ -35,6 +35,7 @@ from ._exact import (
     exact_pair_weights,
     exact_two_class_weights,
     pairs_matrix,
+    solves_exactly,
     two_class_matrix,
 )
 
@@ -147,16 +148,19 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
 
 
 def certificate_holds(points, signs, weights, common_point, spread, rtol,
-                      problem_rows=0, check="proof"):  # fmt: skip
+                      problem_rows=0, check="proof", exact_weights=None):  # fmt: skip
     """Whether the certificate's stated weights and common point agree
     (:func:`stated_certificate_agrees`) and, unless ``check`` is
-    ``"tolerance"``, it is proved (:func:`two_class_proof`; in rationals at any
-    size where ``check`` is ``"exact"``)."""
+    ``"tolerance"``, it is proved: by its ``exact_weights`` (rationals found
+    when it was decided) balancing exactly, else :func:`two_class_proof` (in
+    rationals at any size where ``check`` is ``"exact"``)."""
     stated = stated_certificate_agrees(
         points, signs, weights, common_point, spread, rtol
     )
     if check == "tolerance" or not stated:
         return stated
+    if exact_weights is not None:
+        return solves_exactly(*two_class_matrix(points, signs), exact_weights)
     return bool(two_class_proof(points, signs, problem_rows, check == "exact")[0])
 
 
@@ -282,14 +286,19 @@ def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol
 
 
 def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol,
-                             problem_rows=0, check="proof"):  # fmt: skip
+                             problem_rows=0, check="proof",
+                             exact_weights=None):  # fmt: skip
     """Whether weights ``μ ≥ 0`` summing to 1 on pairs (row of class ``own``,
     class ``others``) agree in their stated form (:func:`stated_pairs_agree`)
     and, unless ``check`` is ``"tolerance"``, prove that no linear machine
-    separates the classes (:func:`pairs_proof`)."""
+    separates the classes: their ``exact_weights`` balancing exactly, else
+    :func:`pairs_proof`."""
     stated = stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
     if check == "tolerance" or not stated:
         return stated
+    if exact_weights is not None:
+        system = pairs_matrix(points, own, others, n_classes)
+        return solves_exactly(*system, exact_weights)
     exact = check == "exact"
     return bool(pairs_proof(points, own, others, n_classes, problem_rows, exact)[0])
 

@@ -120,6 +120,29 @@ def two_gaussians(n=100, p=4, shift=1.5, seed=0):
     return X, y
 
 
+def facet_case(separable, n=2_000, p=50, gap=2.0**-44, seed=1, n_classes=2):
+    """``(X, y)``: near-touching at scale. Two classes 2 apart along a random
+    unit normal, then ``p`` rows of class 0 on a facet and one row of class 1
+    ``gap`` beyond (``separable``) or short of its centre; with ``n_classes``
+    3, a third class of ``n // 10`` rows 40 away along another direction."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=p)
+    w /= np.linalg.norm(w)
+    X = rng.normal(size=(n, p))
+    X += np.outer(np.where(X @ w > 0, 1.0, -1.0), w)
+    y = (X @ w > 0).astype(int)
+    facet = rng.normal(size=(p, p))
+    facet -= np.outer(facet @ w, w)
+    point = facet.mean(0) + (gap if separable else -gap) * w
+    X, y = np.vstack([X, facet, point]), np.r_[y, np.zeros(p, int), 1]
+    if n_classes == 3:
+        away = rng.normal(size=p)
+        away -= (away @ w) * w
+        third = rng.normal(size=(n // 10, p)) + 40 * away / np.linalg.norm(away)
+        X, y = np.vstack([X, third]), np.r_[y, np.full(n // 10, 2)]
+    return X, y
+
+
 def near_touching_case(seed):
     """``(X, y, n_classes)``: one case of the near-touching corpus (issue "Exact to
     the last bit"), float64 rows whose classes are separable or inseparable by a

@@ -359,37 +359,6 @@ def test_crammer_singer_fits_the_exact_maximal_machine_where_float64_cannot():
     np.testing.assert_array_equal(model.predict(X), y)
 
 
-def _facet_case(separable, n=2_000, p=50, gap=2.0**-44, seed=1):
-    """Two classes 2 apart, then p rows of class 0 on a facet and one row of
-    class 1 ``gap`` beyond (or short of) its centre: near-touching at p = 50."""
-    rng = np.random.default_rng(seed)
-    w = rng.normal(size=p)
-    w /= np.linalg.norm(w)
-    X = rng.normal(size=(n, p))
-    X += np.outer(np.where(X @ w > 0, 1.0, -1.0), w)
-    y = (X @ w > 0).astype(int)
-    facet = rng.normal(size=(p, p))
-    facet -= np.outer(facet @ w, w)
-    point = facet.mean(0) + (gap if separable else -gap) * w
-    return np.vstack([X, facet, point]), np.r_[y, np.zeros(p, int), 1]
-
-
-@pytest.mark.parametrize("separable", [True, False])
-def test_beyond_an_exact_decision_an_unproven_certificate_is_flagged_and_said(
-    separable,
-):
-    """p = 50 and classes 2^-44 from touching: float64 finds a certificate
-    that holds to its tolerance only, and the problem is beyond the rationals'
-    limit: ``proven`` is False, a warning names the limit, and ``verify`` does
-    not call it a proof (in the separable case the verdict is wrong: never
-    passed off as proven)."""
-    X, y = _facet_case(separable)
-    with pytest.warns(UserWarning, match="EXACT_ENTRIES"):
-        result = linear_separability(X, y)
-    assert not result.proven and not result.verify(X, y)
-    assert result.verify(X, y, check="tolerance")
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_rounded_redundant_features_are_decided_in_the_principal_frame(seed):
     """make_classification's redundant features are rounded linear combinations

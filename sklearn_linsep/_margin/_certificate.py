@@ -4,6 +4,7 @@ separator, verified before it is returned."""
 import numpy as np
 
 from .._exact import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
+from .._exact_simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
 from .._proofs import stated_certificate_agrees, two_class_proof
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
@@ -77,10 +78,12 @@ def sparse_certificate(two_class, classes=(0, 1)):
         return None  # the working set decides it
 
 
-def checked_certificate(two_class, indices, weights, classes, proof_only=False):
+def checked_certificate(two_class, indices, weights, classes, proof_only=False,
+                        exact_weights=None):  # fmt: skip
     """The SeparabilityResult of weights on rows, proved on those rows
     (:func:`~.._proofs.two_class_proof`: a float enclosure, else rationals,
-    whose weights then replace the stated ones) and its stated form checked
+    whose weights then replace the stated ones; or ``exact_weights``, rational
+    weights already found to balance exactly) and its stated form checked
     against the data's spreads; else a SolverError. Where no proof is found on
     a problem beyond an exact decision (and not ``proof_only``), the
     certificate is returned with ``proven`` False: it holds to the stated
@@ -88,7 +91,11 @@ def checked_certificate(two_class, indices, weights, classes, proof_only=False):
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
     rows = problem_rows(two_class)
-    proved, exact = two_class_proof(points, signs, rows)
+    proved, exact = (
+        two_class_proof(points, signs, rows)
+        if exact_weights is None
+        else (True, exact_weights)
+    )
     beyond = not (proof_only or decidable(rows, two_class.n_features))
     if not (proved or beyond):
         raise SolverError(unproved_certificate(proved, len(indices), "rows"))
@@ -127,8 +134,13 @@ def without_proof(rows, features):
         f"separable by a narrower gap: neither the certificate's float "
         f"enclosure nor rational arithmetic on its rows proves it, and the "
         f"problem ({rows} rows of {features} features) is "
-        f"beyond an exact decision (sklearn_linsep._exact.EXACT_ENTRIES = "
-        f"{EXACT_ENTRIES} entries of its Farkas system). The result has "
+        f"beyond an exact decision: beyond "
+        f"sklearn_linsep._exact.EXACT_ENTRIES = {EXACT_ENTRIES} entries of its "
+        f"Farkas system for a whole rational solve, and beyond the simplex "
+        f"method in rationals from the certificate (its limits "
+        f"sklearn_linsep._exact_simplex.EXACT_PIVOTS = {EXACT_PIVOTS} steps and "
+        f"EXACT_SIMPLEX_EQUATIONS = {EXACT_SIMPLEX_EQUATIONS} equations; "
+        f"the rows in memory only). The result has "
         f"proven=False, and verify(X, y, check='tolerance') checks what holds. "
         f"Features that are "
         f"rounded linear combinations of others cause this: dropping them "

@@ -19,7 +19,11 @@ once, for both (:func:`exact_margin`):
 4. **Inseparable**: the certificate of the last working set, and with ``soft``
    the C → ∞ limit of the soft margin.
 5. **Where float64 cannot decide** (its answer fails its proof), small problems
-   are decided in rational arithmetic (:mod:`sklearn_linsep._exact`).
+   are decided in rational arithmetic (:mod:`sklearn_linsep._exact`); a
+   certificate that holds to a tolerance only is decided again in the frame
+   of the rows' principal axes (:mod:`._principal`), else on every row by the
+   simplex method in rationals from that certificate
+   (:mod:`sklearn_linsep._exact_simplex`).
 
 What a problem kind provides (:class:`ProblemKind`) is listed below and in the
 user guide ("What a problem provides").
@@ -56,6 +60,11 @@ BY_ROUNDING = (
     "float64: inseparable to its tolerance; some features are rounded linear "
     "combinations of others, and the classes separate along the directions "
     "that rounding alone fills"
+)
+NEAR_TOUCHING = (
+    "float64: inseparable to its tolerance; the classes come within its "
+    "rounding of touching, and the simplex method in rational arithmetic "
+    "decided on every row (sklearn_linsep._exact_simplex)"
 )
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
@@ -116,6 +125,13 @@ class ProblemKind(Protocol):
     def soft_limit(self, working, tol, batch):
         """The C → ∞ limit of the soft margin from the working set."""
 
+    def decide_by_simplex(self, certificate):
+        """Where ``certificate`` holds to a tolerance only (or None: float64
+        found none): ``("certificate", certificate)`` with exact weights, or
+        ``("separator", result)`` in rationals, decided on every row by the
+        simplex method in rationals from the certificate's rows
+        (:mod:`sklearn_linsep._exact_simplex`); None beyond its limits."""
+
     def decide_in_frame(self):
         """Where the certificate holds to a tolerance only on a problem beyond
         ``decide_exactly``: ``("certificate", certificate)`` proved, or
@@ -154,7 +170,7 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                             units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
-        decided = problem.decide_exactly()
+        decided = problem.decide_exactly() or problem.decide_by_simplex(None)
         if decided is None:
             raise
     found, answer = decided
@@ -208,13 +224,15 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     if certificate is None:
         certificate = problem.certificate(working, solution)
     if not certificate.proven:
-        found, answer = problem.decide_in_frame() or (None, None)
+        found, answer, why = _decided_beyond_float(problem, certificate)
         if found == "certificate":
             certificate = answer
         elif found == "separator" and verdict:
-            warnings.warn(f"{SEPARABLE_EXACTLY} ({BY_ROUNDING})", UserWarning,
+            warnings.warn(f"{SEPARABLE_EXACTLY} ({why})", UserWarning,
                           stacklevel=external_stacklevel())  # fmt: skip
             return answer
+        elif found == "separator":  # the certificate is false: never returned
+            raise SolverError(f"{NO_FLOAT_MARGIN} ({why})")
     if not certificate.proven:  # to a tolerance only: said, never passed off
         warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,
                       stacklevel=external_stacklevel())  # fmt: skip
@@ -224,6 +242,21 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     result.rounds += rounds
     result.certificate = certificate
     return result
+
+
+def _decided_beyond_float(problem, certificate):
+    """Where a certificate holds to a tolerance only: ``("certificate", ...)``
+    proved, or ``("separator", result)`` in rationals, with why float64 could
+    not decide; in the frame of the rows' principal axes (``decide_in_frame``:
+    features that are rounded combinations of others, where the simplex's
+    steps would be many), else by the exact simplex on every row from that
+    certificate (``decide_by_simplex``); ``(None, None, None)`` where neither
+    decides."""
+    found = problem.decide_in_frame()
+    if found is not None:
+        return *found, BY_ROUNDING
+    found = problem.decide_by_simplex(certificate)
+    return (None, None, None) if found is None else (*found, NEAR_TOUCHING)
 
 
 def _deciding_frame(problem, tol, size, batch):

@@ -11,6 +11,7 @@ from .._exact import (
     exact_maximal_margin,
     problem_rows,
 )
+from .._exact_simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -255,6 +256,33 @@ class TwoClassProblem:
                 )
             except SolverError:  # the frame's certificate is no proof either
                 return None
+        w, b = answer
+        coef = np.array([float(value) for value in w])
+        return kind, exact_result(coef, b, w, _margin_of(coef))
+
+    def decide_by_simplex(self, certificate):
+        rows = self.rows
+        if not rows.cheap_passes:  # every row in memory, priced every step
+            return None
+        active = np.flatnonzero(rows.active)
+        start = []
+        if certificate is not None:  # its rows, the heaviest first
+            position = dict(zip(active.tolist(), range(active.size)))
+            heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+            start = [position[i] for i in certificate.certificate_indices[heaviest]
+                     if i in position]  # fmt: skip
+        found = decide_two_class_on_rows(
+            rows.original_rows(active), rows.labels(active), start
+        )
+        if found is None:
+            return None
+        kind, answer = found
+        if kind == "certificate":
+            ids, exact = answer
+            weights = np.array([float(value) for value in exact])
+            return kind, checked_certificate(
+                rows, active[ids], weights, self.classes, exact_weights=exact
+            )
         w, b = answer
         coef = np.array([float(value) for value in w])
         return kind, exact_result(coef, b, w, _margin_of(coef))

@@ -16,6 +16,7 @@ from itertools import combinations
 import numpy as np
 
 from .._exact import decidable, decide_pairs, exact_maximal_machine, problem_rows
+from .._exact_simplex import decide_pairs_on_rows
 from .._kesler import (
     RowGram,
     class_columns,
@@ -205,6 +206,29 @@ class PairsProblem:
                 return None
         return kind, _exact_machine(*answer)
 
+    def decide_by_simplex(self, certificate):
+        rows, K = self.rows, self.rows.n_classes
+        if not rows.cheap_passes:  # every pair in memory, priced every step
+            return None
+        active = np.flatnonzero(rows.active)
+        start = [] if certificate is None else _pairs_of_certificate(
+            rows, active, certificate, self.classes
+        )
+        found = decide_pairs_on_rows(
+            rows.original_rows(active), rows.codes[active], K, start
+        )
+        if found is None:
+            return None
+        kind, answer = found
+        if kind == "certificate":
+            pair_rows, others, exact = answer
+            weights = np.array([float(value) for value in exact])
+            return kind, checked_joint_certificate(
+                rows, active[pair_rows] * K + others, weights, self.classes,
+                exact_weights=exact,
+            )  # fmt: skip
+        return kind, _exact_machine(*answer)
+
     def decide_exactly(self):
         rows, K = self.rows, self.rows.n_classes
         if not decidable(problem_rows(rows), rows.n_features, K):
@@ -229,6 +253,20 @@ class PairsProblem:
         others = np.array([k for _, k in on], dtype=np.intp)
         dual = np.array([float(multipliers[pair]) for pair in on])
         return "maximal", _exact_machine(W, b, support, others, dual, exact=True)
+
+
+def _pairs_of_certificate(rows, active, certificate, classes):
+    """The certificate's pairs as ``(position in active, other class code)``,
+    the heaviest first."""
+    position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
+    code = {label: k for k, label in enumerate(np.asarray(classes).tolist())}
+    heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+    return [
+        (position[i], code[label])
+        for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
+                            certificate.certificate_classes[heaviest].tolist())
+        if i in position
+    ]  # fmt: skip
 
 
 def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
@@ -561,15 +599,21 @@ def joint_certificate(kesler, working, classes):
     return checked_joint_certificate(kesler, working[keep], weights[keep], classes)
 
 
-def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False):
+def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False,
+                              exact_weights=None):  # fmt: skip
     """The JointSeparabilityResult of weights on the pairs ``ids``, proved on
     those pairs (:func:`~.._proofs.pairs_proof`: a float enclosure, else
-    rationals, whose weights then replace the stated ones) and its stated form
+    rationals, whose weights then replace the stated ones; or
+    ``exact_weights``, already found to balance exactly) and its stated form
     checked; else a SolverError."""
     row_ids, others = pairs_of(ids, kesler.n_classes)
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
     active = problem_rows(kesler)
-    proved, exact = pairs_proof(points, own, others, kesler.n_classes, active)
+    proved, exact = (
+        pairs_proof(points, own, others, kesler.n_classes, active)
+        if exact_weights is None
+        else (True, exact_weights)
+    )
     beyond = not (proof_only or decidable(active, kesler.n_features, kesler.n_classes))
     if not (proved or beyond):  # beyond: the stated form's tolerance only
         raise SolverError(unproved_certificate(proved, len(ids), "pairs"))

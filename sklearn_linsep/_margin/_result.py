@@ -18,7 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact import exact_dot, least_margin, least_pair_margin, rational
+from .._exact import (
+    exact_dot,
+    least_margin,
+    least_pair_margin,
+    pairs_matrix,
+    rational,
+    solves_exactly,
+    two_class_matrix,
+)
 from .._proofs import (
     certificate_holds,
     feature_spread,
@@ -202,7 +210,8 @@ class SeparabilityResult:
         check : {"proof", "exact", "tolerance"}, default="proof"
             ``"proof"``: as above, the certificate proved by its float
             enclosure or, where that cannot decide, in rationals within
-            ``_exact.EXACT_SOLVE_WORK`` (False beyond). ``"exact"``: in
+            ``_exact.EXACT_SOLVE_WORK`` (False beyond); where the result holds
+            ``certificate_weights_exact``, by those balancing exactly. ``"exact"``: in
             rational arithmetic whatever the size: the certificate's weights
             solved in rationals (:meth:`exact_weights`; about 0.3 s at 42
             rows, growing with the cube) and, in memory, the hyperplane's
@@ -252,6 +261,9 @@ class SeparabilityResult:
         if not np.all(np.isin(labels, self.classes)):
             return None
         signs = np.where(labels == self.classes[1], 1.0, -1.0)
+        stored = self.certificate_weights_exact
+        if solves_exactly(*two_class_matrix(points, signs), stored):
+            return list(stored)
         return two_class_proof(points, signs, exact=True)[1]
 
     def _verify_in_memory(self, X, y, rtol, check="proof"):
@@ -313,6 +325,7 @@ class SeparabilityResult:
             rtol,
             problem_rows,
             check,
+            self.certificate_weights_exact,
         )
 
     def describe(self):
@@ -569,6 +582,10 @@ class JointSeparabilityResult:
         known, others = label_codes(self.certificate_classes, self.classes)
         if not (np.all(member) and np.all(known)) or np.any(own == others):
             return None
+        stored = self.certificate_weights_exact
+        system = pairs_matrix(points, own, others, len(self.classes))
+        if solves_exactly(*system, stored):
+            return list(stored)
         return pairs_proof(points, own, others, len(self.classes), exact=True)[1]
 
     def _verify_in_memory(self, X, y, rtol, check="proof"):
@@ -635,6 +652,7 @@ class JointSeparabilityResult:
             rtol,
             problem_rows,
             check,
+            self.certificate_weights_exact,
         )
 
     def describe(self):

@@ -1,0 +1,416 @@
+"""Farkas' alternative decided exactly on every row: the simplex method in
+rationals (FLINT), warm-started from a float certificate, priced in float64
+with every rounding bounded.
+
+Where float64 finds the classes inseparable only to a tolerance (a certificate
+that neither its enclosure nor a rational solve on its rows proves), the
+question is decided exactly on all the rows, at any size, by the LP
+
+    min t  subject to  A λ + t e = e,  λ ≥ 0,  t ≥ 0,
+
+over the columns of Farkas' system ``A λ = e`` (:mod:`sklearn_linsep._exact`:
+a column per row for two classes, per (row, other class) pair for K). ``t = 1``,
+``λ = 0`` is feasible, and every basis that holds the column of ``t`` is
+(``B⁻¹ e`` is ``t``'s unit vector), so the method starts where the float
+certificate points: ``t`` and the certificate's columns. Its optimum is
+
+- ``t = 0``: ``λ = B⁻¹ e ≥ 0`` is a certificate, exact (Fractions);
+- ``t = 1``: the dual ``y`` (``Bᵀ y`` = ``t``'s unit cost) has ``A_jᵀ y ≤ 0``
+  on every column and ``eᵀ y = 1``: a separator, exact, with every margin at
+  least ``1/2`` (see :func:`~._exact.two_class_separator`,
+  :func:`~._exact.pairs_separator`).
+
+Each step solves two systems of the basis's size in rationals
+(``flint.fmpq_mat.solve``: 10 ms at 52 × 52, where Python's integers take
+0.3 s) and prices every column in float64, ``|fl(A_jᵀ ỹ) - A_jᵀ y| ≤ bound``
+(Higham's γ, and ``ỹ``'s own rounding); only the columns that bound leaves
+undecided are priced in rationals. On near-touching data the float
+certificate's columns are nearly the optimal basis: 0 or 1 steps (measured in
+``benchmarks/bench_exact.py``).
+
+The steps are degenerate but the last (every basic λ is 0): Dantzig's rule
+(the largest price per unit column norm, preferring a step that ends the
+method or moves a unit column out) for the first ``BLAND_AFTER`` steps,
+Bland's after (the smallest index entering and leaving), which cannot cycle.
+``EXACT_PIVOTS`` and ``EXACT_SIMPLEX_WORK`` bound them, and
+``EXACT_SIMPLEX_EQUATIONS`` the system.
+Where the optimal basis is far from the certificate's (classes jointly
+separable by a hair, where the machine's every class needs its own tight
+pairs), the steps can exceed that bound: the caller then says the certificate
+holds to a tolerance only.
+"""
+
+import numpy as np
+
+from ._enclosure import ROUNDING_UNIT, rounding_factor
+from ._exact import (
+    pairs_matrix,
+    pairs_separator,
+    two_class_matrix,
+    two_class_separator,
+)
+
+# The simplex steps before the decision is given up (the caller then says the
+# certificate holds to a tolerance only): at most EXACT_PIVOTS, and at most
+# EXACT_SIMPLEX_WORK / m³ on m equations (a step costs two exact solves: about
+# 25 ms at m = 52, 0.11 s at 103, 0.6 s at 200), so that giving up costs a few
+# seconds at any size. From a float certificate, near-touching cases take 0 to
+# 3 steps; from no start (float64 found no certificate at all), tens.
+EXACT_PIVOTS = 200
+EXACT_SIMPLEX_WORK = 200 * 60**3
+# Dantzig's rule, whose degenerate steps could cycle, gives way to Bland's
+# (which cannot, but crawls over many columns) after this many steps.
+BLAND_AFTER = 150
+# The largest system stepped in rationals, in equations (p + 2 for two classes,
+# (K - 1)(p + 1) + 1 jointly): FLINT's solve of a random float64 matrix took
+# 0.011 s at 52, 0.057 s at 103, 0.30 s at 200, 2.7 s at 400 (two a step).
+EXACT_SIMPLEX_EQUATIONS = 200
+# Columns priced at once (times the system's equations): the float pass over
+# every column is blockwise, so memory stays at a few tens of MB.
+PRICE_BLOCK_ENTRIES = 4_000_000
+
+
+class FarkasColumns:
+    """The columns of Farkas' system ``A λ = e``, built on request.
+
+    Parameters
+    ----------
+    columns : callable
+        ``columns(ids)`` gives the float64 columns ``A[:, ids]``, every entry
+        exact (a sign times an input, or 0 and 1).
+    n_columns : int
+    e : ndarray of shape (m,)
+    groups : list of sequences of int, default=None
+        Equations (row indices of ``A``) that sum to zero: the last one of
+        each is left out, as are equations zero on every column, so that a
+        basis of the rest can be square and nonsingular.
+    """
+
+    def __init__(self, columns, n_columns, e, groups=None):
+        self.columns, self.n_columns = columns, n_columns
+        self.equations = len(e)
+        nonzero = np.asarray(e) != 0
+        for block in self.blocks():
+            nonzero |= np.any(columns(block) != 0, axis=1)
+        for group in groups or ():
+            kept = [row for row in group if nonzero[row]]
+            if kept:
+                nonzero[kept[-1]] = False
+        self.kept = np.flatnonzero(nonzero)
+        self.e = np.asarray(e, dtype=float)[self.kept]
+
+    @property
+    def m(self):
+        return self.kept.size
+
+    def blocks(self):
+        size = max(1, PRICE_BLOCK_ENTRIES // max(self.equations, 1))
+        return (np.arange(start, min(start + size, self.n_columns))
+                for start in range(0, self.n_columns, size))  # fmt: skip
+
+    def __call__(self, ids):
+        return self.columns(np.asarray(ids, dtype=np.intp))[self.kept]
+
+
+def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
+    """Farkas' alternative on every column of ``system`` (a
+    :class:`FarkasColumns`), exactly.
+
+    The basis is ``t``, ``start``'s columns where they are independent, and
+    unit columns of equations, variables fixed at 0 that leave at the first
+    step that would move them and never return: the dual ``y`` is 0 on their
+    equations until a column needs them.
+
+    Parameters
+    ----------
+    system : FarkasColumns
+    start : sequence of int
+        Columns to start from, the most wanted first (a float certificate's,
+        by weight).
+    max_pivots : int, default=EXACT_PIVOTS
+
+    Returns
+    -------
+    ("certificate", (ids, λ)) : the columns and their weights (Fractions > 0)
+        with ``A[:, ids] λ = e`` exactly.
+    ("separator", y) : Fractions, one per equation of ``A`` (0 on those left
+        out), with ``A_jᵀ y ≤ 0`` on every column and ``eᵀ y = 1``.
+    None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS``
+        equations, or a basis singular in exact arithmetic.
+    """
+    import flint  # on first use: not at import
+
+    m = system.m
+    if m > EXACT_SIMPLEX_EQUATIONS:
+        return None
+    max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
+    basis = _starting_basis(system, start)
+    columns = _ExactColumns(system)
+    for step in range(max_pivots + 1):
+        B = _matrix(columns(basis))
+        try:
+            y = B.transpose().solve(flint.fmpq_mat(m, 1, [int(j == T) for j in basis]))
+        except ZeroDivisionError:  # singular in exact arithmetic
+            return None
+        y = [y[i, 0] for i in range(m)]
+        entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
+        if entering is None:
+            return "separator", _full_dual(system, y)
+        if step == max_pivots:
+            return None
+        u = B.solve(flint.fmpq_mat(m, 1, columns([entering])[0]))
+        basis[_leaving(basis, [u[i, 0] for i in range(m)])] = entering
+        if T not in basis:  # t left: t = 0, λ = B⁻¹ e
+            return "certificate", _certificate(system, basis, columns)
+    return None  # pragma: no cover
+
+
+T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
+
+
+class _ExactColumns:
+    """The basis's columns as lists of fmpq, each column converted once."""
+
+    def __init__(self, system):
+        self.system, self.cache = system, {}
+        self.cache[T] = [_fmpq(value) for value in system.e]
+
+    def __call__(self, ids):
+        missing = [j for j in ids if j not in self.cache and j >= 0]
+        if missing:
+            for j, column in zip(missing, self.system(missing).T, strict=True):
+                self.cache[j] = [_fmpq(value) for value in column]
+        return [self.cache[j] if j >= T else self._unit(-2 - j) for j in ids]
+
+    def _unit(self, row):
+        return [_fmpq(float(r == row)) for r in range(self.system.m)]
+
+
+def _matrix(columns):
+    """The square ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
+    import flint  # on first use: not at import
+
+    m = len(columns)
+    return flint.fmpq_mat(m, m, [columns[c][r] for r in range(m) for c in range(m)])
+
+
+def _starting_basis(system, start):
+    """``t``, ``start``'s columns in its order where they are independent (in
+    float64; the rationals check), then the unit columns of the equations
+    they leave most uncovered."""
+    m = system.m
+    chosen, span = [T], _extend(np.zeros((m, 0)), system.e)
+    for j in start:
+        if len(chosen) == m:
+            break
+        wider = _extend(span, system([j])[:, 0])
+        if wider is not None:
+            chosen.append(int(j))
+            span = wider
+    while len(chosen) < m:
+        uncovered = 1.0 - np.sum(span * span, axis=1)  # |e_r - P e_r|²
+        row = int(np.argmax(uncovered))
+        chosen.append(-2 - row)
+        span = _extend(span, np.eye(m)[row], tiny=0.0)
+    return chosen
+
+
+def _extend(span, column, tiny=1e-10):
+    """``span`` (orthonormal columns) with ``column``'s independent part, or
+    None where it has almost none."""
+    norm = np.linalg.norm(column)
+    if not norm > 0:
+        return None
+    unit = column / norm
+    residual = unit - span @ (span.T @ unit)
+    residual -= span @ (span.T @ residual)  # twice is enough (Kahan)
+    size = np.linalg.norm(residual)
+    if not size > tiny:
+        return None
+    return np.hstack([span, (residual / size)[:, None]])
+
+
+def _entering(system, y, basis, exact_columns, bland):
+    """A column outside ``basis`` of positive price ``A_jᵀ y``: priced in
+    float64 with the rounding bounded, in rationals where that bound leaves it
+    undecided. With ``bland`` the first; else, of the ``LOOKAHEAD`` largest
+    per unit norm, one whose step (estimated in float64) would end the method
+    (``t`` leaves), else one that would move a unit column out, else the
+    largest: degenerate swaps of λ's are the steps that make no headway.
+    None where every price is ≤ 0."""
+    import flint  # on first use: not at import
+
+    y_float = _float_dual(y)
+    gamma = rounding_factor(system.m + 2) + 2 * ROUNDING_UNIT
+    candidates, scores = [], []
+    for block in system.blocks():
+        A = system(block)
+        prices = y_float @ A
+        magnitude = np.abs(y_float) @ np.abs(A)
+        bound = gamma * magnitude * (1 + gamma) + np.abs(A).sum(axis=0) * 2.0**-1020
+        outside = ~np.isin(block, basis)
+        positive = outside & (prices > bound)
+        undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
+        if undecided.size:
+            ids = block[undecided]
+            rows = exact_columns(ids)
+            exact = flint.fmpq_mat(len(ids), system.m, [v for row in rows for v in row])
+            exact = exact * flint.fmpq_mat(system.m, 1, y)
+            positive[undecided] = [exact[i, 0] > 0 for i in range(len(ids))]
+        if not positive.any():
+            continue
+        if bland:
+            return int(block[np.argmax(positive)])
+        score = np.maximum(prices, bound) / np.maximum(
+            np.linalg.norm(A, axis=0), np.finfo(float).tiny
+        )
+        best = np.flatnonzero(positive)
+        best = best[np.argsort(-score[best], kind="stable")[:LOOKAHEAD]]
+        candidates.extend(block[best].tolist())
+        scores.extend(score[best].tolist())
+    if not candidates:
+        return None
+    order = np.argsort(-np.asarray(scores), kind="stable")[:LOOKAHEAD]
+    candidates = [candidates[k] for k in order]
+    return candidates[_headway(system, basis, candidates)]
+
+
+# Entering candidates whose step is estimated before one is taken.
+LOOKAHEAD = 64
+
+
+def _headway(system, basis, candidates):
+    """Of ``candidates`` (best first), the first whose step would end the
+    method, else the first that would move a unit column out, else 0: the
+    steps estimated by one float64 solve with the basis."""
+    kinds = np.asarray(basis)
+    B = np.column_stack([system.e if j == T else (system([j])[:, 0] if j > T else
+                         np.eye(system.m)[-2 - j]) for j in basis])  # fmt: skip
+    try:
+        U = np.linalg.solve(B, system(candidates))
+    except np.linalg.LinAlgError:
+        return 0
+    tol = 1e-9 * np.abs(U).max(axis=0)
+    unit, lam = kinds < T, kinds > T
+    moves_unit = np.any(np.abs(U[unit]) > tol, axis=0)
+    ends = (U[kinds == T][0] > tol) & ~moves_unit & np.all(U[lam] <= tol, axis=0)
+    for wanted in (ends, moves_unit):
+        if wanted.any():
+            return int(np.argmax(wanted))
+    return 0
+
+
+def _float_dual(y):
+    """``ỹ``: ``y`` scaled by a power of two to a largest entry in
+    [1, 2) (prices keep their signs), then correctly rounded."""
+    from fractions import Fraction  # on first use: not at import
+
+    exact = [_fraction(v) for v in y]
+    largest = max(abs(v) for v in exact)
+    shift = 0 if not largest else -(largest.numerator.bit_length()
+                                    - largest.denominator.bit_length())  # fmt: skip
+    scale = Fraction(2) ** shift
+    return np.array([float(v * scale) for v in exact])
+
+
+def _leaving(basis, u):
+    """The ratio test of a degenerate step: a unit column that the entering
+    column would move (it is fixed at 0), else a basic λ (at 0) that it would
+    make negative, the smallest index (Bland); else ``t``, which then falls
+    to 0."""
+    blocking = [i for i, j in enumerate(basis)
+                if (j < T and u[i] != 0) or (j > T and u[i] > 0)]  # fmt: skip
+    if blocking:
+        return min(blocking, key=basis.__getitem__)
+    at = basis.index(T)
+    if not u[at] > 0:  # an unbounded step: impossible for min t with t ≥ 0
+        raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
+    return at
+
+
+def _certificate(system, basis, exact_columns):
+    """``(ids, λ)`` of the basis without ``t``: ``λ = B⁻¹ e`` (≥ 0 and 0 on
+    the unit columns: the last step kept it feasible), its positive entries."""
+    import flint  # on first use: not at import
+
+    m = system.m
+    e = flint.fmpq_mat(m, 1, [_fmpq(v) for v in system.e])
+    solved = _matrix(exact_columns(basis)).solve(e)
+    weights = [_fraction(solved[i, 0]) for i in range(m)]
+    if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
+        raise AssertionError("the certificate is feasible")  # pragma: no cover
+    keep = [i for i in range(m) if weights[i] > 0]
+    return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
+
+
+def _full_dual(system, y):
+    """``y`` as Fractions on every equation of ``A`` (0 on those left out)."""
+    from fractions import Fraction  # on first use: not at import
+
+    full = [Fraction(0)] * system.equations
+    for row, value in zip(system.kept, y, strict=True):
+        full[row] = _fraction(value)
+    return full
+
+
+def _fraction(value):
+    """A ``flint.fmpq`` as a :class:`fractions.Fraction`."""
+    from fractions import Fraction  # on first use: not at import
+
+    return Fraction(int(value.p), int(value.q))
+
+
+def _fmpq(value):
+    import flint  # on first use: not at import
+
+    return flint.fmpq(*float(value).as_integer_ratio())
+
+
+def decide_two_class_on_rows(points, signs, start):
+    """Farkas' alternative for two classes on every row, exactly, from the
+    rows ``start`` (a float certificate's, heaviest first):
+    ``("certificate", (ids, λ))``, ``("separator", (w, b))`` in rationals with
+    ``c_i (w·x_i + b) ≥ 1`` on every row, or None (:func:`farkas_simplex`)."""
+    points = np.asarray(points, dtype=float)
+    signs = np.asarray(signs, dtype=float)
+    e = two_class_matrix(points[:0], signs[:0])[1]
+    system = FarkasColumns(
+        lambda ids: two_class_matrix(points[ids], signs[ids])[0], len(points), e
+    )
+    found = farkas_simplex(system, start)
+    if found is None or found[0] == "certificate":
+        return found
+    w, b = two_class_separator(found[1], points.shape[1])
+    return "separator", ([2 * value for value in w], 2 * b)  # margins ≥ 1/2
+
+
+def decide_pairs_on_rows(points, codes, n_classes, start):
+    """K classes jointly, as :func:`decide_two_class_on_rows`, on every pair
+    (row, other class); ``start`` as ``(row, other)`` pairs:
+    ``("certificate", (rows, others, μ))``, ``("separator", (W, b))`` in
+    rationals with every pair margin ≥ 1, or None."""
+    points = np.asarray(points, dtype=float)
+    codes = np.asarray(codes, dtype=np.intp)
+    K, p = n_classes, points.shape[1]
+    rows = np.repeat(np.arange(len(codes)), K)
+    others = np.tile(np.arange(K), len(codes))
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    column_of = np.full(len(codes) * K, -1, dtype=np.intp)
+    column_of[rows * K + others] = np.arange(rows.size)
+    e = pairs_matrix(points[:0], codes[:0], others[:0], K)[1]
+    width = p + 1
+    def columns(ids):
+        return pairs_matrix(points[rows[ids]], codes[rows[ids]], others[ids], K)[0]
+
+    groups = [range(f, K * width, width) for f in range(width)]
+    system = FarkasColumns(columns, rows.size, e, groups=groups)
+    start = [column_of[i * K + k] for i, k in start if column_of[i * K + k] >= 0]
+    found = farkas_simplex(system, start)
+    if found is None:
+        return None
+    kind, answer = found
+    if kind == "certificate":
+        ids, weights = answer
+        return kind, (rows[ids], others[ids], weights)
+    return kind, pairs_separator(answer, K, p)  # every pair margin ≥ eᵀy = 1

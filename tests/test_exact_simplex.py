@@ -1,0 +1,149 @@
+"""The simplex method in rationals on every row (``_exact_simplex``): Farkas'
+alternative decided exactly from a float certificate, where float64 can only
+say "inseparable to a tolerance"."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from sklearn_linsep import (
+    HardMarginSVM,
+    SolverError,
+    _exact_simplex,
+    linear_separability,
+)
+from sklearn_linsep._exact import decide_pairs, decide_two_class
+from sklearn_linsep._exact_simplex import (
+    decide_pairs_on_rows,
+    decide_two_class_on_rows,
+)
+from sklearn_linsep._testing import (
+    exactly_balances,
+    exactly_separates,
+    facet_case,
+    near_touching_case,
+)
+
+
+def _starts(n, seed):
+    """No start, a random one and the rows in reverse: the answer is the same
+    whatever the simplex starts from."""
+    rng = np.random.default_rng(seed)
+    return [], list(rng.permutation(n)), list(range(n))[::-1]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_two_classes_agree_with_the_first_phase_and_hold_exactly(seed):
+    """On the near-touching corpus (dyadic rows, gaps of 2^-44 to 2^-26,
+    scales 2^±20, offsets 2^30), from any start: the verdict of the rational
+    first phase, a certificate that balances exactly or a separator with
+    every margin ≥ 1 in rationals."""
+    X, y, n_classes = near_touching_case(seed)
+    if n_classes != 2:
+        X, y = X[y < 2], y[y < 2]
+    signs = np.where(y == 1, 1.0, -1.0)
+    truth = decide_two_class(X, signs)[0]
+    for start in _starts(len(X), seed):
+        kind, answer = decide_two_class_on_rows(X, signs, start)
+        assert kind == truth
+        if kind == "certificate":
+            ids, weights = answer
+            assert exactly_balances(X, y, ids, weights)
+        else:
+            w, b = answer
+            assert all(s * (sum(Fraction(float(a)) * c for a, c in zip(x, w)) + b) >= 1
+                       for x, s in zip(X, signs))  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [3, 7, 11, 15, 19, 23, 27, 31])
+def test_k_classes_jointly_agree_with_the_first_phase_and_hold_exactly(seed):
+    X, y, n_classes = near_touching_case(seed)
+    y = np.unique(y, return_inverse=True)[1]
+    K = int(y.max()) + 1
+    truth = decide_pairs(X, y, K)[0]
+    rng = np.random.default_rng(seed)
+    rows, others = rng.permutation(len(X)), rng.integers(0, K, len(X))
+    start = [(int(i), int(k)) for i, k in zip(rows, others) if k != y[i]]
+    kind, answer = decide_pairs_on_rows(X, y, K, start)
+    assert kind == truth
+    if kind == "certificate":
+        rows, others, weights = answer
+        assert exactly_balances(X, y, rows, weights, others)
+    else:
+        assert exactly_separates(X, y, *answer)
+
+
+def test_dependent_equations_and_columns_are_covered_by_unit_columns():
+    """A feature repeated exactly and a zero feature make Farkas' equations
+    dependent, and the start repeats a row: the basis is completed by unit
+    columns (fixed at 0), and the answer still holds exactly."""
+    X = np.array([[0.0, 0.0], [2.0, 2.0], [1.0, 1.0 + 2**-40], [0.0, 1.0]])
+    y = np.array([0, 0, 1, 1])
+    X = np.hstack([X, X[:, :1], np.zeros((4, 1))])
+    signs = np.where(y == 1, 1.0, -1.0)
+    kind, (w, b) = decide_two_class_on_rows(X, signs, [2, 2, 0, 0, 1])
+    assert kind == "separator"
+    assert exactly_separates(X, y, w, b)
+    X[2, 1] = 1.0 - 2**-40  # now the point lies inside the other hull
+    kind, (ids, weights) = decide_two_class_on_rows(X, signs, [3, 3])
+    assert kind == "certificate" and exactly_balances(X, y, ids, weights)
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_near_touching_data_at_p_50_are_decided_exactly_on_every_row(separable):
+    """651 rows at p = 50, classes 2^-44 from touching: beyond a whole
+    rational solve, and float64's certificate holds to its tolerance only. The
+    simplex in rationals from that certificate decides on every row: a proven
+    certificate, or an exact separator (with the warning that says so).
+    ``benchmarks/bench_exact.py --only scale`` runs 1e4 rows."""
+    X, y = facet_case(separable, n=600)
+    if separable:
+        with pytest.warns(UserWarning, match="simplex method in rational"):
+            result = linear_separability(X, y)
+        assert result.separable
+        assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a proof: nothing to warn about
+            result = linear_separability(X, y)
+        assert not result.separable and result.proven
+        assert exactly_balances(X, y, result.certificate_indices,
+                                result.exact_weights(X, y))  # fmt: skip
+    assert result.verify(X, y)
+
+
+def test_hard_margin_svm_refuses_a_hair_separable_set_beyond_its_exact_margin():
+    """Separable by 2^-44 at p = 50: the maximal margin is beyond float64 and
+    the rationals' limits; the fit says the classes are separable (decided
+    exactly) instead of fitting the soft limit of a false certificate."""
+    X, y = facet_case(True, n=600, p=30)
+    with pytest.raises(SolverError, match="separable.*linear_separability"):
+        HardMarginSVM().fit(X, y)
+
+
+def test_k_classes_jointly_inseparable_by_a_hair_at_scale_are_proved():
+    X, y = facet_case(False, n=1_000, p=20, n_classes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = linear_separability(X, y, multiclass="joint")
+    assert not result.separable and result.proven
+    weights = result.exact_weights(X, y)
+    assert exactly_balances(X, y, result.certificate_indices, weights,
+                            result.certificate_classes)  # fmt: skip
+
+
+def test_beyond_its_steps_the_certificate_is_flagged_and_the_limit_named(
+    monkeypatch,
+):
+    """K = 3 jointly separable by a hair at scale: the optimal basis is far
+    from the certificate's (each class needs its own tight pairs), so the
+    simplex stops at ``EXACT_PIVOTS``; the certificate is then flagged, never
+    passed off as proven, and the warning names the limit."""
+    monkeypatch.setattr(_exact_simplex, "EXACT_PIVOTS", 5)
+    monkeypatch.setattr(_exact_simplex.farkas_simplex, "__defaults__", (5,))
+    X, y = facet_case(True, n=1_000, p=20, n_classes=3)
+    with pytest.warns(UserWarning, match="EXACT_PIVOTS"):
+        result = linear_separability(X, y, multiclass="joint")
+    assert not result.proven and not result.verify(X, y)
