@@ -65,6 +65,9 @@ BLAND_AFTER = 150
 # (K - 1)(p + 1) + 1 jointly): FLINT's solve of a random float64 matrix took
 # 0.011 s at 52, 0.057 s at 103, 0.30 s at 200, 2.7 s at 400 (two a step).
 EXACT_SIMPLEX_EQUATIONS = 200
+# Entering candidates whose step is estimated before one is taken.
+LOOKAHEAD = 64
+T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
 # Columns priced at once (times the system's equations): the float pass over
 # every column is blockwise, so memory stays at a few tens of MB.
 PRICE_BLOCK_ENTRIES = 4_000_000
@@ -101,9 +104,11 @@ class FarkasColumns:
 
     @property
     def m(self):
+        """The equations kept: a basis is m × m."""
         return self.kept.size
 
     def blocks(self):
+        """The column ids in blocks of about ``PRICE_BLOCK_ENTRIES`` entries."""
         size = max(1, PRICE_BLOCK_ENTRIES // max(self.equations, 1))
         return (np.arange(start, min(start + size, self.n_columns))
                 for start in range(0, self.n_columns, size))  # fmt: skip
@@ -163,9 +168,6 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
     return None  # pragma: no cover
-
-
-T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
 
 
 class _ExactColumns:
@@ -273,10 +275,6 @@ def _entering(system, y, basis, exact_columns, bland):
     order = np.argsort(-np.asarray(scores), kind="stable")[:LOOKAHEAD]
     candidates = [candidates[k] for k in order]
     return candidates[_headway(system, basis, candidates)]
-
-
-# Entering candidates whose step is estimated before one is taken.
-LOOKAHEAD = 64
 
 
 def _headway(system, basis, candidates):

@@ -232,9 +232,10 @@ class SeparabilityResult:
         side, whose two combinations coincide exactly, as a list of
         :class:`fractions.Fraction` aligned with ``certificate_indices`` (the
         enclosure that proves the certificate by default shows they exist
-        without computing them). Cost: the certificate's square system
-        eliminated fraction-free, about 0.01 s at 22 rows, 0.3 s at 42, growing
-        with the cube of its rows.
+        without computing them). Where the result holds
+        ``certificate_weights_exact`` and they balance exactly on this X, those;
+        else the certificate's square system eliminated fraction-free, about
+        0.01 s at 22 rows, 0.3 s at 42, growing with the cube of its rows.
 
         Parameters
         ----------
@@ -554,7 +555,9 @@ class JointSeparabilityResult:
         ``certificate_classes``) that balance per class exactly, as a list of
         :class:`fractions.Fraction` aligned with the pairs (the enclosure that
         proves the certificate by default shows they exist without computing
-        them). Cost as :meth:`SeparabilityResult.exact_weights`, in pairs.
+        them). The stored ``certificate_weights_exact`` where they balance
+        exactly on this X; else solved, at the cost of
+        :meth:`SeparabilityResult.exact_weights`, in pairs.
 
         Parameters
         ----------
