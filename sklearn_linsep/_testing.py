@@ -190,24 +190,43 @@ def near_touching_case(seed):
 
 def exactly_separates(X, y, coef, intercept):
     """Whether ``c_i (w·x_i + b) > 0`` on every row, in rationals (two classes:
-    ``y`` of 0 and 1; K classes: ``coef`` K × p, every pair margin > 0)."""
-    from fractions import Fraction
+    ``y`` of 0 and 1; K classes: ``coef`` K × p, every pair margin > 0). The
+    scores are one product of FLINT's rational matrices."""
+    from flint import fmpq_mat
 
-    rows = [[Fraction(float(v)) for v in x] for x in np.asarray(X, float)]
-    if np.ndim(coef) == 1:
-        w = [Fraction(v) for v in np.ravel(coef)]
-        b = Fraction(intercept)
-        return all(
-            (1 if label == 1 else -1) * (sum(a * v for a, v in zip(w, x)) + b) > 0
-            for x, label in zip(rows, y)
-        )
-    W = [[Fraction(v) for v in row] for row in coef]
-    b = [Fraction(v) for v in intercept]
-    for x, own in zip(rows, y):
-        scores = [sum(a * v for a, v in zip(W[k], x)) + b[k] for k in range(len(W))]
-        if any(scores[own] <= scores[k] for k in range(len(W)) if k != own):
+    X = np.asarray(X, float)
+    W = np.atleast_2d(np.asarray(coef, dtype=object))
+    b = np.ravel(np.asarray(intercept, dtype=object))
+    products = _rational_matrix(X) * fmpq_mat(
+        W.shape[1], W.shape[0], [_rational(v) for v in W.T.ravel()]
+    )
+    y = np.asarray(y)
+    for i in range(X.shape[0]):
+        scores = [products[i, k] + _rational(b[k]) for k in range(W.shape[0])]
+        if W.shape[0] == 1:
+            if (1 if y[i] == 1 else -1) * scores[0] <= 0:
+                return False
+        elif any(scores[y[i]] <= scores[k] for k in range(W.shape[0]) if k != y[i]):
             return False
     return True
+
+
+def _rational(value):
+    """A float, int or Fraction as FLINT's rational, exactly."""
+    from fractions import Fraction
+
+    from flint import fmpq
+
+    value = Fraction(value) if not isinstance(value, Fraction) else value
+    return fmpq(value.numerator, value.denominator)
+
+
+def _rational_matrix(X):
+    """A float64 array as FLINT's rational matrix, exactly."""
+    from flint import fmpq, fmpq_mat
+
+    entries = [fmpq(*value.as_integer_ratio()) for value in X.ravel().tolist()]
+    return fmpq_mat(X.shape[0], X.shape[1], entries)
 
 
 def exactly_balances(X, y, indices, weights, others=None):

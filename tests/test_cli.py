@@ -122,6 +122,7 @@ def test_bundled_report_reproduces_the_paper_and_the_library():
     assert len(report["cross_validation"]) == 8
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_tables_and_python_dash_m():
     done = run("report", "--cv", "2", "--quiet", module=True)
     assert done.returncode == 0, done.stderr

@@ -222,6 +222,7 @@ def test_a_pipeline_on_dask_data(dask_sync):
     assert_close(out.compute(), reference.transform(X), rtol=1e-9)
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_numpy_users_never_import_dask():
     script = textwrap.dedent(
         """

@@ -315,6 +315,7 @@ def _installation_cache(base):
     return installation
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_kernels_are_cached_under_numba_cache_dir_when_set(tmp_path):
     since = time.time()
     result = _python(FIT, {"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
@@ -323,6 +324,7 @@ def test_kernels_are_cached_under_numba_cache_dir_when_set(tmp_path):
     assert not _package_cache_files(since)
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_kernels_are_cached_in_the_user_cache_keyed_by_version(tmp_path):
     since = time.time()
     _python(FIT, {"XDG_CACHE_HOME": str(tmp_path)})
@@ -349,6 +351,7 @@ def test_a_cache_that_fails_below_its_root_costs_a_compilation_not_a_fit(tmp_pat
     assert result.stderr.count("cannot write its compiled kernels") == 1
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_warnings_as_errors_fail_the_first_fit_only(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -362,6 +365,7 @@ def test_warnings_as_errors_fail_the_first_fit_only(tmp_path):
     assert result.stdout.split() == ["raised", "1.0"]
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_an_unwritable_cache_warns_once_and_the_kernels_still_run(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")  # a directory cannot be made under a file, even by root
@@ -375,6 +379,7 @@ def test_an_unwritable_cache_warns_once_and_the_kernels_still_run(tmp_path):
     assert not blocker.with_name("cache").exists()
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_other_packages_numba_caches_stay_where_numba_puts_them(tmp_path):
     (tmp_path / "their_module.py").write_text(
         "import numba\n\n@numba.njit(cache=True)\ndef plus_one(x):\n    return x + 1\n"

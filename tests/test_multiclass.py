@@ -629,3 +629,105 @@ def test_a_pair_route_is_one_registration(monkeypatch):
     after = linear_separability(X, y, multiclass="joint")
     assert asked and after.separable == before.separable
     assert after.certificate_indices.tolist() == before.certificate_indices.tolist()
+
+
+# -- the soft limit where the interior point cannot keep the digits ------------
+
+
+def least_joint_hinge(X, y):
+    """The least total hinge of the Crammer-Singer machines (HiGHS on all pairs,
+    each feature centred and divided by its largest entry: the least total
+    hinge is the same in every affine frame of X)."""
+    classes, codes = np.unique(y, return_inverse=True)
+    K, n = len(classes), X.shape[0]
+    Z = X - X.mean(axis=0)
+    Z = Z / np.where(np.abs(Z).max(axis=0) > 0, np.abs(Z).max(axis=0), 1.0)
+    rows = np.repeat(np.arange(n), K)
+    others = np.tile(np.arange(K), n)
+    keep = others != codes[rows]
+    rows, others = rows[keep], others[keep]
+    A = kesler_matrix(Z[rows], codes[rows], others, K).toarray()
+    slack = np.zeros((rows.size, n))
+    slack[np.arange(rows.size), rows] = 1.0
+    result = linprog(
+        np.r_[np.zeros(A.shape[1]), np.ones(n)],
+        A_ub=-np.hstack([A, slack]),
+        b_ub=-np.ones(rows.size),
+        bounds=[(None, None)] * A.shape[1] + [(0, None)] * n,
+        method="highs",
+        options={"primal_feasibility_tolerance": 1e-10,
+                 "dual_feasibility_tolerance": 1e-10},
+    )
+    assert result.status == 0
+    return result.fun
+
+
+def assert_a_machine_of_its_support(svm):
+    """coef_ = dual_coef_ @ support_vectors_, feature by feature, to the
+    rounding of the terms (features on scales far apart)."""
+    terms = np.abs(svm.dual_coef_) @ np.abs(svm.support_vectors_)
+    gap = np.abs(svm.dual_coef_ @ svm.support_vectors_ - svm.coef_)
+    assert np.all(gap <= 1e-7 * terms + 1e-300)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_face_by_the_active_set_is_cvxpys_soft_limit(seed, monkeypatch):
+    """The primal active set over the least-hinge face from the LP's machine
+    (where Clarabel fails, or features' scales lie far apart), checked where
+    cvxpy is accurate: Clarabel made to fail."""
+    from sklearn_linsep._margin import _multiclass
+
+    def stalls(*args, **kwargs):
+        raise _multiclass.SolverError("stalled")
+
+    rng = np.random.default_rng(200 + seed)
+    X, y = random_case(rng, separable=True)
+    n_classes = len(np.unique(y))
+    while linear_separability(X, y, multiclass="joint").separable:
+        flipped = rng.choice(len(y), 3, replace=False)
+        y[flipped] = (y[flipped] + 1) % n_classes
+    soft_limit = _multiclass._soft_limit
+
+    def without_clarabel(*args):
+        monkeypatch.setattr(_multiclass, "kesler_margin_qp", stalls)
+        return soft_limit(*args)
+
+    monkeypatch.setattr(_multiclass, "_soft_limit", without_clarabel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    reference = crammer_singer_cvxpy(X, y, soft=True)
+    np.testing.assert_allclose(
+        svm.coef_, reference, atol=1e-5 * np.abs(reference).max()
+    )
+    assert total_hinge(svm, X, y) == pytest.approx(least_joint_hinge(X, y), rel=1e-9)
+    assert_a_machine_of_its_support(svm)
+
+
+@pytest.mark.parametrize("seed", [4, 6, 201, 409, 493, 785])
+def test_the_soft_limit_on_scales_far_apart_is_an_answer(seed):
+    """Near-touching K = 3 cases of the corpus with features scaled by 2^±20
+    and offsets up to 2^30 spreads, jointly inseparable: Clarabel lost their
+    small features' digits (the machine then missed the least total hinge, or
+    the face came out empty), and the face's active set cycled where pairs
+    depend on each other (409: one feature). Each is now a fit whose total
+    hinge is HiGHS's least and whose weights are its support's."""
+    from sklearn_linsep._testing import near_touching_case
+
+    X, y, n_classes = near_touching_case(seed)
+    assert n_classes == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert not svm.separable_
+    # the machine about its centre (X is up to 2^30 spreads from the origin)
+    scores = svm.decision_function(X)
+    codes = np.searchsorted(svm.classes_, y)
+    own = scores[np.arange(len(y)), codes]
+    scores[np.arange(len(y)), codes] = -np.inf
+    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+    # on the face to its tolerance plus the margins' rounding: within 1e-7
+    least = least_joint_hinge(X, y)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
+    assert hinge == pytest.approx(least, rel=1e-7)
+    assert_a_machine_of_its_support(svm)

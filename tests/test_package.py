@@ -28,6 +28,7 @@ def test_import_sklearn_linsep_imports_neither_numpy_nor_scikit_learn():
     assert not loaded & {"numpy", "sklearn", "scipy", "numba"}
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_importing_the_estimators_compiles_nothing_and_skips_optional_packages():
     ours = _modules_after(
         "from sklearn_linsep import FisherDiscriminant, Perceptron, HardMarginSVM"
@@ -92,6 +93,7 @@ print(len(errors), *errors, sep="\\n")
 """
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_threads_asking_for_different_names_at_once_all_get_them():
     for _ in range(5):  # a fresh interpreter each time; without the lock 1 in 2 fails
         result = subprocess.run([sys.executable, "-c", THREADS], capture_output=True,

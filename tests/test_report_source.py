@@ -64,6 +64,7 @@ def test_a_fifo_is_read_once_and_its_copy_removed(tmp_path):
     assert set(os.listdir(tmp_path)) == before
 
 
+@pytest.mark.slow  # processes of their own: 1.5-14 s
 def test_decompression_stops_at_the_cap(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()

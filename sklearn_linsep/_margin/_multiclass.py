@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._exact import decidable, decide_pairs, exact_maximal_machine, problem_rows
 from .._exact_simplex import decide_pairs_on_rows
@@ -30,7 +31,7 @@ from .._working_set import grow
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
 from ._driver import capped, exact_margin
-from ._kkt import DualTerms, dual_problems, pair_terms
+from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import (
     PROOF_RTOL,
@@ -52,6 +53,8 @@ from ._solvers import (
     register,
     solve_by_routes,
 )
+from ._solvers._active_set import off_face
+from ._solvers._clarabel import FACE_TOLERANCE
 
 
 @dataclass
@@ -691,9 +694,33 @@ def _soft_limit(kesler, working, tol, batch):
     lp, working, rounds = grow(working, least_hinge, hinge_violators)
     _check_least_hinge(lp_frame, working, lp, unit["weight"])
     face = _optimal_face(kesler, working, lp.dual, unit["weight"])
+    start = _in_frame(lp, lp_frame, kesler)
 
     def largest_margin(ids):
-        return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=face(ids))
+        # The interior point loses the digits of features on scales far apart,
+        # and can stall or call the face empty where it has almost no interior:
+        # the primal active set from the LP's machine keeps every feature's
+        # digits and finishes there.
+        constraints = _face_as_pairs(kesler, ids, face(ids))
+        solution, failure = None, None
+        if not kesler.uneven or constraints is None:
+            try:
+                solution = kesler_margin_qp(*kesler.pairs(ids), n_classes,
+                                            face=face(ids))  # fmt: skip
+            except SolverError as error:
+                failure = error
+            if solution is not None and solution.feasible and (
+                constraints is None or constraints.holds(solution)
+            ):
+                return solution
+        exact = None if constraints is None else constraints.margin_from(start)
+        if exact is not None:
+            return exact
+        if solution is None and failure is None:
+            return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=face(ids))
+        if solution is None:
+            raise failure
+        return solution
 
     def margin_violators(solution, ids):
         slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
@@ -719,7 +746,100 @@ def _soft_limit(kesler, working, tol, batch):
     # 1/‖noise‖), as the two-class soft limit leaves it.
     if np.abs(solution.coef).sum() <= tol:
         solution.coef = np.zeros_like(solution.coef)
-    return _machine_result(kesler, working, solution, rounds + more, False, hinge)
+    result = _machine_result(kesler, working, solution, rounds + more, False, hinge)
+    # Far from the origin coef · x + intercept may keep no digits of the hinges
+    # (scores of 1e16 at offsets of 2^30 spreads): then given about the centre.
+    share = 3 * plain_rounding(kesler, result)
+    if share > PROOF_RTOL:
+        say_about_centre(result, share)
+    return result
+
+
+def _in_frame(lp, lp_frame, kesler):
+    """The least-hinge LP's machine, found on ``lp_frame``'s pairs (the same
+    centre, each feature at its own spread), on ``kesler``'s: a point of the
+    optimal face, with ``Σ b = 0``."""
+    scale = np.broadcast_to(kesler.scale, (kesler.n_features,))
+    intercept = np.asarray(lp.intercept, dtype=float)
+    return lp.coef * (scale / lp_frame.scale), intercept - intercept.mean()
+
+
+@dataclass
+class _FaceAsPairs:
+    """The least-hinge face on a working set's pairs with the hinges eliminated:
+    each constraint is a pair ``(z, own, other)`` whose margin is ``≥``, ``=``
+    or ``≤`` (``sides`` +1, 0, -1) ``right``; ``to_pairs`` maps its
+    multipliers to the working set's pairs (``W = Σ β (e_own - e_other) zᵀ``)."""
+
+    rows: np.ndarray
+    own: np.ndarray
+    others: np.ndarray
+    right: np.ndarray
+    sides: np.ndarray
+    to_pairs: object
+    n_classes: int
+
+    def holds(self, solution):
+        """Whether a machine lies on the face, to ``FACE_TOLERANCE``."""
+        margins = pair_margins(self.rows, self.own, self.others, solution.coef,
+                               solution.intercept)  # fmt: skip
+        return bool(np.all(off_face(margins - self.right + 1, self.sides)
+                           <= FACE_TOLERANCE))  # fmt: skip
+
+    def margin_from(self, start):
+        """The largest margin over the face by the primal active set from
+        ``start`` (a machine on it), its multipliers on the working set's
+        pairs; None if it does not settle."""
+        solution = machine_from_feasible(
+            self.rows, self.own, self.others, self.n_classes, *start,
+            FACE_TOLERANCE, sides=self.sides, right=self.right,
+        )  # fmt: skip
+        if solution is not None:
+            solution.dual = self.to_pairs @ solution.dual
+        return solution
+
+
+def _face_as_pairs(kesler, ids, face):
+    """The face ``(slack_of, n_slack, tight)`` of the pairs ``ids``
+    (:func:`_optimal_face`) as :class:`_FaceAsPairs`, or None where a row that
+    keeps a hinge has no tight pair among them.
+
+    A row that keeps a hinge ``ξ`` has it fixed by any tight pair ``t``
+    (``ξ = 1 - m_t``): its other pairs ``j`` keep ``m_j ≥ m_t`` (``=`` where
+    tight), the margin of the row's pair (own = t's other class, other = j's),
+    ``≥ 0``; and ``ξ ≥ 0`` is ``m_t ≤ 1``."""
+    slack_of, n_slack, tight = face
+    rows, others = pairs_of(ids, kesler.n_classes)
+    own = kesler.codes[rows]
+    free = slack_of >= 0
+    anchor = np.full(n_slack, -1)
+    tight_free = np.flatnonzero(tight & free)
+    anchor[slack_of[tight_free]] = tight_free  # a tight pair of each such row
+    if np.any(anchor < 0):
+        return None
+    plain = np.flatnonzero(~free)
+    follower = np.flatnonzero(free & ~np.isin(np.arange(len(ids)), anchor))
+    leader = anchor[slack_of[follower]]
+    n_plain, n_anchor = plain.size, anchor.size
+    columns = np.arange(n_plain + n_anchor + follower.size)
+    to_pairs = sp.csr_matrix(
+        (
+            np.r_[np.ones(columns.size), -np.ones(follower.size)],
+            (np.r_[plain, anchor, follower, leader],
+             np.r_[columns, columns[n_plain + n_anchor:]]),
+        ),
+        shape=(len(ids), columns.size),
+    )  # fmt: skip
+    return _FaceAsPairs(
+        rows=kesler.rows(np.r_[rows[plain], rows[anchor], rows[follower]]),
+        own=np.r_[own[plain], own[anchor], others[leader]],
+        others=np.r_[others[plain], others[anchor], others[follower]],
+        right=np.r_[np.ones(n_plain + n_anchor), np.zeros(follower.size)],
+        sides=np.r_[np.where(tight[plain], 0.0, 1.0), -np.ones(n_anchor),
+                    np.where(tight[follower], 0.0, 1.0)],
+        to_pairs=to_pairs,
+        n_classes=kesler.n_classes,
+    )  # fmt: skip
 
 
 def _check_least_hinge(frame, working, lp, unit):

@@ -383,9 +383,10 @@ def face_active_set(Z, c, sides, tol):
     return None
 
 
-def machine_on_support(Z, own, others, n_classes, keep_digits=False):
+def machine_on_support(Z, own, others, n_classes, keep_digits=False, right=None):
     r"""The linear machine of least ``½ Σ‖w_k‖²`` with every given pair (row
-    ``z_j`` of class ``own_j``, other class ``others_j``) at margin exactly 1:
+    ``z_j`` of class ``own_j``, other class ``others_j``) at margin exactly 1
+    (or at ``right[j]``, with ``keep_digits``):
     ``(W, b, α)``, with ``W = Σ_j α_j (e_own - e_other) z_jᵀ`` and the intercepts'
     balance ``Σ_j α_j (e_own - e_other) = 0`` (``Σ b = 0``). α may have negative
     entries (then not every pair is a support pair).
@@ -400,7 +401,7 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False):
     their digits), in the primal instead (:func:`_machine_by_qr`).
     """
     if keep_digits:
-        return _machine_by_qr(Z, own, others, n_classes)
+        return _machine_by_qr(Z, own, others, n_classes, right)
     m = len(own)
     classes = np.zeros((n_classes, m))
     classes[own, np.arange(m)] = 1.0
@@ -428,7 +429,7 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False):
     return (classes * alpha) @ Z, intercept, alpha
 
 
-def _machine_by_qr(Z, own, others, n_classes, refinements=2):
+def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
     """:func:`machine_on_support` in the primal, never through the Gram matrix.
 
     The pairs' constraints are ``A_w W + A_b b = 1``; the complement ``Q_⊥`` of
@@ -437,6 +438,7 @@ def _machine_by_qr(Z, own, others, n_classes, refinements=2):
     ``α = Q_⊥ α'`` with ``W = Cᵀ α'``, and b comes from the intercept columns.
     """
     m, p = Z.shape
+    margins = np.ones(m) if right is None else right
     pairs = kesler_matrix(Z, own, others, n_classes).toarray()
     is_intercept = np.zeros(pairs.shape[1], dtype=bool)
     is_intercept[np.arange(n_classes) * (p + 1) + p] = True
@@ -446,59 +448,137 @@ def _machine_by_qr(Z, own, others, n_classes, refinements=2):
     rank = int(np.sum(diagonal > 1e-12 * max(diagonal.max(initial=0.0), 1.0)))
     complement = basis[:, rank:]
     equations = complement.T @ weights_part
-    right = complement.T @ np.ones(m)
-    flat, coordinates = _least_norm(equations, right, refinements)
+    flat, coordinates = _least_norm(equations, complement.T @ margins, refinements)
     intercept = _least_squares(
         np.vstack([intercept_part, np.ones((1, n_classes))]),
-        np.r_[np.ones(m) - weights_part @ flat, 0.0],
+        np.r_[margins - weights_part @ flat, 0.0],
     )
     return flat.reshape(n_classes, p), intercept, complement @ coordinates
 
 
-def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol):
+def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
+                          sides=None, right=None):  # fmt: skip
     """The Crammer–Singer margin of the pairs by the primal active-set method
     (Nocedal & Wright, Algorithm 16.3) from a machine ``(coef, intercept)`` that
     separates them, as :func:`margin_from_feasible` for two classes; a
     :class:`Hyperplane`, or None if it does not settle. Every equality QP is
     solved in the primal (:func:`machine_on_support` with ``keep_digits``), so
-    features on scales far apart keep their digits."""
+    features on scales far apart keep their digits.
+
+    With ``sides`` and ``right`` (one per pair: the pair's margin ``≥``, ``=`` or
+    ``≤`` ``right``, as ``+1``, ``0``, ``-1``) the same method runs over that
+    polyhedron from a point on it (:func:`face_constraints`: the soft limit's
+    face, from the least-hinge LP's machine); the equalities are always held,
+    and a multiplier must be ``≥ 0`` on a ``+1`` pair and ``≤ 0`` on a ``-1``
+    pair."""
 
     def margins_of(coef, intercept):
         return pair_margins(Z, own, others, coef, intercept)
 
     margins = margins_of(coef, intercept)
-    least = float(np.min(margins))
-    if not least > 0:
-        return None
-    coef, intercept, margins = coef / least, intercept / least, margins / least
-    held = [int(np.argmin(margins))]
-    for _ in range(8 * Z.shape[1] * n_classes + 50):
+    if sides is None:
+        least = float(np.min(margins))
+        if not least > 0:
+            return None
+        coef, intercept, margins = coef / least, intercept / least, margins / least
+        sides, right = np.ones(len(own)), np.ones(len(own))
+        held = [int(np.argmin(margins))]
+    else:
+        sides = np.asarray(sides, dtype=float)
+        equal = np.flatnonzero(sides == 0)
+        held = list(equal[_independent_pairs(Z[equal], own[equal], others[equal],
+                                             n_classes)])  # fmt: skip
+        if not held:
+            held = [int(np.argmin(np.where(sides != 0, sides * (margins - right),
+                                           np.inf)))]  # fmt: skip
+    direction = np.where(sides == 0, 1.0, sides)  # of each pair's slack
+    for _ in range(8 * Z.shape[1] * n_classes + 50 + len(held)):
         target_coef, target_intercept, alpha = machine_on_support(
-            Z[held], own[held], others[held], n_classes, keep_digits=True
-        )
+            Z[held], own[held], others[held], n_classes, keep_digits=True,
+            right=right[held],
+        )  # fmt: skip
         change = margins_of(target_coef - coef, target_intercept - intercept)
+        change *= direction
         room = np.full(len(own), np.inf)
-        falling = change < 0
+        # A change at the rounding of the largest is no change: a pair taken in
+        # for it would depend on the held ones, whose multipliers would then not
+        # be unique (the method cycled, taking it in and letting it go).
+        falling = change < -1e-12 * np.max(np.abs(change), initial=0.0)
         falling[held] = False
-        room[falling] = (margins[falling] - 1) / -change[falling]
-        blocking = int(np.argmin(room))
-        step = min(1.0, max(float(room[blocking]), 0.0))
+        room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
+            -change[falling]
+        )
+        while True:
+            blocking = int(np.argmin(room))
+            step = min(1.0, max(float(room[blocking]), 0.0))
+            if step == 1.0 or _independent_of(Z, own, others, n_classes, held,
+                                              blocking):  # fmt: skip
+                break
+            room[blocking] = np.inf
         coef = coef + step * (target_coef - coef)
         intercept = intercept + step * (target_intercept - intercept)
         margins = margins_of(coef, intercept)
         if step < 1.0:
             held.append(blocking)
             continue
-        wrong = _most_wrong_sign(alpha)
+        wrong = _most_wrong_sign(alpha, sides[held])
         if wrong is not None:
             held.pop(wrong)
             continue
-        if np.min(margins) < 1 - tol or np.max(np.abs(margins[held] - 1)) > tol:
+        # tol beyond the rounding of the margins' terms: on scales far apart
+        # they cancel from far larger terms
+        within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
+        if np.any(off_face(margins - right + 1, sides) > within) or np.any(
+            np.abs(margins[held] - right[held]) > within[held]
+        ):
             return None
         dual = np.zeros(len(own))
-        dual[held] = np.maximum(alpha, 0.0)
+        dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
         return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
     return None
+
+
+def _margin_terms(Z, own, others, coef, intercept):
+    """``|z|·(|w_own| + |w_other|) + |b_own| + |b_other|`` of each pair: the
+    size its margin's rounding is relative to."""
+    coef, intercept = np.abs(coef), np.abs(intercept)
+    return np.einsum("ij,ij->i", np.abs(Z), coef[own] + coef[others]) + (
+        intercept[own] + intercept[others]
+    )
+
+
+def _independent_pairs(Z, own, others, n_classes):
+    """Positions of a largest linearly independent subset of the pairs'
+    constraints (a QR with column pivoting of their rows): the others follow
+    from these wherever the pairs' margins are consistent."""
+    if not len(own):
+        return np.array([], dtype=np.intp)
+    rows = _equilibrated(kesler_matrix(Z, own, others, n_classes).toarray())
+    _, triangle, order = qr(rows.T, mode="economic", pivoting=True)
+    return np.sort(order[: _rank(triangle)])
+
+
+def _independent_of(Z, own, others, n_classes, held, candidate):
+    """Whether the pair ``candidate``'s constraint is independent of the
+    ``held`` ones' (themselves independent)."""
+    chosen = np.r_[held, candidate]
+    rows = _equilibrated(
+        kesler_matrix(Z[chosen], own[chosen], others[chosen], n_classes).toarray()
+    )
+    return _rank(qr(rows.T, mode="r", pivoting=True)[0]) > len(held)
+
+
+def _equilibrated(rows):
+    """Constraint rows with each column, then each row, at unit largest entry:
+    features on scales far apart count alike in a rank."""
+    rows = rows / np.maximum(np.max(np.abs(rows), axis=0), 1e-300)
+    return rows / np.maximum(np.max(np.abs(rows), axis=1, keepdims=True), 1e-300)
+
+
+def _rank(triangle):
+    """The numerical rank of a pivoted QR's triangle."""
+    diagonal = np.abs(np.diag(triangle))
+    return int(np.sum(diagonal > 1e-12 * max(diagonal.max(initial=0.0), 1e-300)))
 
 
 def _least_norm(equations, right, refinements):
