@@ -31,6 +31,12 @@ scales 2^±20 and offsets up to 2^19): each call timed (median of
 ``--repeats``, warm), its verdict, whether it is proved, and every proof
 checked in rationals (``_exact.least_margin``, ``exactly_balances``).
 
+Part 6 (``--only soft``) times the Crammer–Singer soft limit on jointly
+inseparable data (iris, wine and digits with labels changed, tall 2e4 x 20 and
+the same with features scaled 2^±20 and offset) against scikit-learn's
+``LinearSVC(multi_class="crammer_singer", C=1e3)``, one BLAS thread, and counts
+the fits and refusals on the corpus's K = 3 cases.
+
 Run from the repository root::
 
     python benchmarks/bench_exact.py                 # both parts, about 2 minutes
@@ -347,11 +353,89 @@ def part_scale(repeats):
     print()
 
 
+def soft_cases():
+    """Jointly inseparable data for the Crammer–Singer soft limit: ``(name, X,
+    y)``."""
+    from sklearn.datasets import load_digits, load_iris, load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(0)
+
+    def flipped(y, count, K):
+        y = y.copy()
+        rows = rng.choice(len(y), count, replace=False)
+        y[rows] = (y[rows] + 1) % K
+        return y
+
+    X, y = load_iris(return_X_y=True)
+    yield "iris, raw (150 x 4, K=3)", X, y
+    X, y = load_wine(return_X_y=True)
+    yield ("wine, standardised, 5 labels changed (178 x 13, K=3)",
+           StandardScaler().fit_transform(X), flipped(y, 5, 3))  # fmt: skip
+    X, y = load_digits(return_X_y=True)
+    yield ("digits, standardised, 20 labels changed (1797 x 64, K=10)",
+           StandardScaler().fit_transform(X), flipped(y, 20, 10))  # fmt: skip
+    X = rng.normal(size=(20_000, 20))
+    y = np.argmax(X @ rng.normal(size=(5, 20)).T, axis=1)
+    yield "tall (2e4 x 20, K=5), 10 labels changed", X, flipped(y, 10, 5)
+    X = X * 2.0 ** rng.integers(-20, 21, 20) + 2.0 ** rng.integers(0, 30, 20)
+    yield "the same, features scaled 2^±20 and offset", X, flipped(y, 10, 5)
+
+
+def part_soft(repeats):
+    """The Crammer–Singer soft limit (``HardMarginSVM(multi_class=
+    "crammer_singer")`` on jointly inseparable data) against scikit-learn's
+    ``LinearSVC(multi_class="crammer_singer", C=1e3)`` (a finite C: its time,
+    not its answer), then the K = 3 cases of the near-touching corpus."""
+    from sklearn.svm import LinearSVC
+    from threadpoolctl import threadpool_limits
+
+    from sklearn_linsep import HardMarginSVM, SolverError
+    from sklearn_linsep._testing import near_touching_case
+
+    def timed(make, X, y):
+        times, answer = [], None
+        for _ in range(repeats):
+            start = time.perf_counter()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    answer = make().fit(X, y)
+            except SolverError as error:
+                answer = error
+            times.append(time.perf_counter() - start)
+        return statistics.median(times), answer
+
+    print("## 6. The Crammer–Singer soft limit (one BLAS thread)")
+    print("| data | ours (s) | hinge | LinearSVC C=1e3 (s) | ratio |")
+    print("|---|---|---|---|---|")
+    with threadpool_limits(1):
+        for name, X, y in soft_cases():
+            ours, svm = timed(lambda: HardMarginSVM(multi_class="crammer_singer"),
+                              X, y)  # fmt: skip
+            peer, _ = timed(lambda: LinearSVC(multi_class="crammer_singer",
+                                              C=1e3, max_iter=10_000), X, y)  # fmt: skip
+            hinge = (f"{svm.hinge_violation_:.6g}" if not isinstance(svm, Exception)
+                     else "refused")  # fmt: skip
+            print(f"| {name} | {ours:.3f} | {hinge} | {peer:.3f} | "
+                  f"{peer / ours:.2f}x |")
+        counts, start = collections.Counter(), time.perf_counter()
+        for seed in range(1000):
+            X, y, n_classes = near_touching_case(seed)
+            if n_classes == 3:
+                _, svm = timed(lambda: HardMarginSVM(multi_class="crammer_singer"),
+                               X, y)  # fmt: skip
+                counts["refused" if isinstance(svm, Exception) else "fitted"] += 1
+    print(f"\nThe corpus's {sum(counts.values())} K = 3 cases: {counts['fitted']} "
+          f"fitted, {counts['refused']} refused, "
+          f"{time.perf_counter() - start:.1f} s in all\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only",
                         choices=["corpus", "estimator", "ordinary", "redundant",
-                                 "scale"])
+                                 "scale", "soft"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true",
@@ -368,6 +452,8 @@ def main():
         part_redundant()
     if args.only in (None, "scale"):
         part_scale(args.repeats)
+    if args.only in (None, "soft"):
+        part_soft(args.repeats)
 
 
 if __name__ == "__main__":
