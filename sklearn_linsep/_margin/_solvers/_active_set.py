@@ -449,11 +449,17 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
     complement = basis[:, rank:]
     equations = complement.T @ weights_part
     flat, coordinates = _least_norm(equations, complement.T @ margins, refinements)
+    # No margin sees a vector added to every class's w, and the least-norm W
+    # has none (W = Σ α (e_own - e_other) zᵀ sums to 0 over the classes): the
+    # QR's rounding leaves one, as large as the largest w on features of large
+    # spread, which is taken out.
+    coef = flat.reshape(n_classes, p)
+    coef = coef - coef.mean(axis=0)
     intercept = _least_squares(
         np.vstack([intercept_part, np.ones((1, n_classes))]),
-        np.r_[margins - weights_part @ flat, 0.0],
+        np.r_[margins - weights_part @ coef.ravel(), 0.0],
     )
-    return flat.reshape(n_classes, p), intercept, complement @ coordinates
+    return coef, intercept, complement @ coordinates
 
 
 def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
@@ -515,16 +521,29 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
                                               blocking):  # fmt: skip
                 break
             room[blocking] = np.inf
-        coef = coef + step * (target_coef - coef)
-        intercept = intercept + step * (target_intercept - intercept)
-        margins = margins_of(coef, intercept)
         if step < 1.0:
+            coef = coef + step * (target_coef - coef)
+            intercept = intercept + step * (target_intercept - intercept)
+            margins = margins_of(coef, intercept)
             held.append(blocking)
             continue
+        coef, intercept = target_coef, target_intercept
         wrong = _most_wrong_sign(alpha, sides[held])
         if wrong is not None:
+            margins = margins_of(coef, intercept)
             held.pop(wrong)
             continue
+        # The held pairs' equalities, refined on their residual (the solve
+        # loses digits where features lie on scales far apart): the least-norm
+        # machine is linear in the right-hand side, so the correction keeps it.
+        for _ in range(2):
+            held_margins = margins_of(coef, intercept)[held]
+            more_coef, more_intercept, _ = machine_on_support(
+                Z[held], own[held], others[held], n_classes, keep_digits=True,
+                right=right[held] - held_margins,
+            )  # fmt: skip
+            coef, intercept = coef + more_coef, intercept + more_intercept
+        margins = margins_of(coef, intercept)
         # tol beyond the rounding of the margins' terms: on scales far apart
         # they cancel from far larger terms
         within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
