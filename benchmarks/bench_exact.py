@@ -418,8 +418,11 @@ def part_soft(repeats):
             if "scaled" in name:  # the peer is timed on the rows as drawn only
                 print(f"| {name} | {ours:.3f} | {hinge} | - | - |")
                 continue
-            peer, _ = timed(lambda: LinearSVC(
-                multi_class="crammer_singer", C=1e3, max_iter=10_000), X, y)  # fmt: skip
+            peer, _ = timed(
+                lambda: LinearSVC(multi_class="crammer_singer", C=1e3,
+                                  max_iter=10_000),
+                X, y,
+            )  # fmt: skip
             print(f"| {name} | {ours:.3f} | {hinge} | {peer:.3f} | "
                   f"{peer / ours:.2f}x |")
         counts, start = collections.Counter(), time.perf_counter()
