@@ -473,8 +473,9 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
 
     With ``sides`` and ``right`` (one per pair: the pair's margin ``≥``, ``=`` or
     ``≤`` ``right``, as ``+1``, ``0``, ``-1``) the same method runs over that
-    polyhedron from a point on it (:func:`face_constraints`: the soft limit's
-    face, from the least-hinge LP's machine); the equalities are always held,
+    polyhedron from a point on it (the soft limit's face with the hinges
+    eliminated, ``_multiclass._face_as_pairs``, from the least-hinge LP's
+    machine); the equalities are always held,
     and a multiplier must be ``≥ 0`` on a ``+1`` pair and ``≤ 0`` on a ``-1``
     pair."""
 
