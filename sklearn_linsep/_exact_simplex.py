@@ -149,6 +149,8 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
     if m > EXACT_SIMPLEX_EQUATIONS:
         return None
     max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
+    if not len(start):
+        start = _float_start(system)
     basis = _starting_basis(system, start)
     columns = _ExactColumns(system)
     for step in range(max_pivots + 1):
@@ -194,6 +196,37 @@ def _matrix(columns):
 
     m = len(columns)
     return flint.fmpq_mat(m, m, [columns[c][r] for r in range(m) for c in range(m)])
+
+
+def _float_start(system):
+    """Columns to start from where float64 gave no certificate: the positive
+    ones of HiGHS's optimum of the same LP, ``min t`` s.t. ``A λ + t e = e``,
+    heaviest first. Its equations are first made orthonormal: with
+    ``[A e]ᵀ = Q R``, the system ``Qᵀ`` is ``R⁻ᵀ [A e]`` (features far apart
+    in scale or offset leave A's rows far from orthogonal). A guess: the
+    exact steps correct it."""
+    from scipy.linalg import qr
+    from scipy.optimize import linprog
+
+    A = system(np.arange(system.n_columns))
+    augmented = np.column_stack([A, system.e])
+    augmented /= np.maximum(np.abs(augmented).max(axis=0), 1e-300)  # columns
+    basis, _ = qr(augmented.T, mode="economic")
+    rows, e = basis[:-1].T, basis[-1]
+    found = linprog(np.r_[np.zeros(A.shape[1]), 1.0],
+                    A_eq=np.column_stack([rows, e]), b_eq=e,
+                    bounds=(0, None), method="highs")  # fmt: skip
+    if found.status != 0:
+        return []
+    # Where t = 0, the weighted columns; where t > 0 (the separable side, λ
+    # may be 0), the columns its dual y holds tightest, A_jᵀ y nearest 0.
+    weights = found.x[:-1]
+    order = np.argsort(-weights)
+    heavy = order[weights[order] > 1e-12 * max(weights.max(initial=0.0), 1e-300)]
+    reduced = -(np.column_stack([rows, e])[:, :-1].T @ found.eqlin.marginals)
+    tight = np.argsort(np.abs(reduced), kind="stable")
+    tight = tight[~np.isin(tight, heavy)][: system.m]
+    return [int(j) for j in np.r_[heavy, tight]]
 
 
 def _starting_basis(system, start):

@@ -114,6 +114,33 @@ def test_near_touching_data_at_p_50_are_decided_exactly_on_every_row(separable):
     assert result.verify(X, y)
 
 
+def test_scaled_and_offset_facets_float64_found_nothing_for_are_decided():
+    """The facet case with each feature times 2^±20 plus up to 2^19 (whose
+    rounding decides the truth): float64's certificate fails in rationals or
+    its LPs find nothing, so the simplex has no start of its own. It starts
+    from HiGHS's optimum of the same LP with its equations made orthonormal
+    (``_float_start``), and decides in a few steps; from no start at all it
+    ran out of steps."""
+    rng = np.random.default_rng(0)
+    for separable in (True, False):
+        X, y = facet_case(separable, n=1_000, p=20)
+        X = X * 2.0 ** rng.integers(-20, 21, 20) + 2.0 ** rng.integers(
+            0, 20, 20) * rng.integers(0, 2, 20)  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            result = linear_separability(X, y)
+        assert result.proven
+        if result.separable:
+            exact = result.exact_coef is not None
+            assert exactly_separates(
+                X, y, result.exact_coef if exact else result.coef,
+                result.exact_intercept if exact else result.intercept,
+            )  # fmt: skip
+        else:
+            assert exactly_balances(X, y, result.certificate_indices,
+                                    result.exact_weights(X, y))  # fmt: skip
+
+
 def test_hard_margin_svm_refuses_a_hair_separable_set_beyond_its_exact_margin():
     """Separable by 2^-44 at p = 50: the maximal margin is beyond float64 and
     the rationals' limits; the fit says the classes are separable (decided
