@@ -199,18 +199,19 @@ def _matrix(columns):
 
 
 def _float_start(system):
-    """Columns to start from where float64 gave no certificate: the positive
-    ones of HiGHS's optimum of the same LP, ``min t`` s.t. ``A λ + t e = e``,
-    heaviest first. Its equations are first made orthonormal: with
-    ``[A e]ᵀ = Q R``, the system ``Qᵀ`` is ``R⁻ᵀ [A e]`` (features far apart
-    in scale or offset leave A's rows far from orthogonal). A guess: the
-    exact steps correct it."""
+    """Columns to start from where float64 gave no certificate, from HiGHS's
+    optimum of the same LP, ``min t`` s.t. ``A λ + t e = e``: its positive
+    ones, heaviest first, then the ``m`` its dual holds tightest. The
+    equations are first made orthonormal: with ``[A e]ᵀ = Q R`` (each column
+    at unit size), the system ``Qᵀ`` is ``R⁻ᵀ [A e]`` (features far apart in
+    scale or offset leave A's rows far from orthogonal). A guess: the exact
+    steps correct it."""
     from scipy.linalg import qr
     from scipy.optimize import linprog
 
     A = system(np.arange(system.n_columns))
     augmented = np.column_stack([A, system.e])
-    augmented /= np.maximum(np.abs(augmented).max(axis=0), 1e-300)  # columns
+    augmented /= np.maximum(np.abs(augmented).max(axis=0), 1e-300)
     basis, _ = qr(augmented.T, mode="economic")
     rows, e = basis[:-1].T, basis[-1]
     found = linprog(np.r_[np.zeros(A.shape[1]), 1.0],
@@ -223,7 +224,7 @@ def _float_start(system):
     weights = found.x[:-1]
     order = np.argsort(-weights)
     heavy = order[weights[order] > 1e-12 * max(weights.max(initial=0.0), 1e-300)]
-    reduced = -(np.column_stack([rows, e])[:, :-1].T @ found.eqlin.marginals)
+    reduced = -(rows.T @ found.eqlin.marginals)
     tight = np.argsort(np.abs(reduced), kind="stable")
     tight = tight[~np.isin(tight, heavy)][: system.m]
     return [int(j) for j in np.r_[heavy, tight]]
