@@ -124,7 +124,9 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
     The basis is ``t``, ``start``'s columns where they are independent, and
     unit columns of equations, variables fixed at 0 that leave at the first
     step that would move them and never return: the dual ``y`` is 0 on their
-    equations until a column needs them.
+    equations until a column needs them. Where ``start`` is empty, or its
+    steps run out, the steps start again from HiGHS's optimum of the same LP
+    (:func:`_float_start`).
 
     Parameters
     ----------
@@ -143,16 +145,29 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
     None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS``
         equations, or a basis singular in exact arithmetic.
     """
-    import flint  # on first use: not at import
-
     m = system.m
     if m > EXACT_SIMPLEX_EQUATIONS:
         return None
     max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
-    if not len(start):
-        start = _float_start(system)
-    basis = _starting_basis(system, start)
     columns = _ExactColumns(system)
+    # From float64's certificate where there is one (0-3 steps as a rule);
+    # where that is none, or its steps run out (K classes separable by a hair:
+    # each class needs tight pairs of its own, far from the certificate's),
+    # from HiGHS's optimum of the same LP.
+    found = None
+    if len(start):
+        found = _pivots(system, _starting_basis(system, start), columns, max_pivots)
+    if found is None:
+        found = _pivots(system, _starting_basis(system, _float_start(system)),
+                        columns, max_pivots)  # fmt: skip
+    return found
+
+
+def _pivots(system, basis, columns, max_pivots):
+    """The simplex steps of :func:`farkas_simplex` from ``basis``."""
+    import flint  # on first use: not at import
+
+    m = system.m
     for step in range(max_pivots + 1):
         B = _matrix(columns(basis))
         try:

@@ -161,6 +161,17 @@ def test_k_classes_jointly_inseparable_by_a_hair_at_scale_are_proved():
                             result.certificate_classes)  # fmt: skip
 
 
+def test_k_classes_jointly_separable_by_a_hair_at_scale_are_decided():
+    """From float64's certificate the steps run out (every class needs tight
+    pairs of its own, far from the certificate's basis); from HiGHS's optimum
+    of the same LP they reach the exact separator."""
+    X, y = facet_case(True, n=300, p=20, n_classes=3)
+    with pytest.warns(UserWarning, match="rational"):
+        result = linear_separability(X, y, multiclass="joint")
+    assert result.separable and result.proven
+    assert exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+
+
 def test_beyond_its_steps_the_certificate_is_flagged_and_the_limit_named(
     monkeypatch,
 ):
