@@ -36,8 +36,9 @@ Bland's after (the smallest index entering and leaving), which cannot cycle.
 ``EXACT_SIMPLEX_EQUATIONS`` the system.
 Where the optimal basis is far from the certificate's (classes jointly
 separable by a hair, where the machine's every class needs its own tight
-pairs), the steps can exceed that bound: the caller then says the certificate
-holds to a tolerance only.
+pairs), or there is no certificate, the steps start (again) from HiGHS's
+optimum of the same LP with its equations made orthonormal. Beyond the bound
+from both starts, the caller says the certificate holds to a tolerance only.
 """
 
 import numpy as np
