@@ -330,18 +330,12 @@ def part_scale(repeats):
                 if scaled:
                     X = X * 2.0 ** rng.integers(-20, 21, p) + 2.0 ** rng.integers(
                         0, 20, p) * rng.integers(0, 2, p)  # fmt: skip
-                times, verdict = [], None
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    try:
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            result = linear_separability(
-                                X, y, **({"multiclass": "joint"} if K == 3 else {}))
-                    except SolverError:
-                        result = None
-                    times.append(time.perf_counter() - start)
-                if result is None:
+                seconds, result = _timed(
+                    lambda: linear_separability(
+                        X, y, **({"multiclass": "joint"} if K == 3 else {})),
+                    repeats,
+                )  # fmt: skip
+                if isinstance(result, SolverError):
                     verdict, proved, ok = "refused", "-", "-"
                 else:
                     verdict = "separable" if result.separable else "inseparable"
@@ -349,8 +343,26 @@ def part_scale(repeats):
                 data = ("scaled, offset, " if scaled else "") + (
                     "built separable" if separable else "built inseparable")
                 print(f"| {data} | {n} | {p} | {K} | {verdict} | {proved} | {ok} | "
-                      f"{statistics.median(times):.3f} |")
+                      f"{seconds:.3f} |")
     print()
+
+
+def _timed(call, repeats):
+    """``(median seconds, the last answer)`` of ``call()`` run ``repeats``
+    times, warnings silenced; a refusal's answer is its SolverError."""
+    from sklearn_linsep import SolverError
+
+    times, answer = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                answer = call()
+        except SolverError as error:
+            answer = error
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), answer
 
 
 def soft_cases():
@@ -390,21 +402,11 @@ def part_soft(repeats):
     from sklearn.svm import LinearSVC
     from threadpoolctl import threadpool_limits
 
-    from sklearn_linsep import HardMarginSVM, SolverError
+    from sklearn_linsep import HardMarginSVM
     from sklearn_linsep._testing import near_touching_case
 
     def timed(make, X, y):
-        times, answer = [], None
-        for _ in range(repeats):
-            start = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    answer = make().fit(X, y)
-            except SolverError as error:
-                answer = error
-            times.append(time.perf_counter() - start)
-        return statistics.median(times), answer
+        return _timed(lambda: make().fit(X, y), repeats)
 
     print("## 6. The Crammer–Singer soft limit (one BLAS thread)")
     print("| data | ours (s) | hinge | LinearSVC C=1e3 (s) | ratio |")

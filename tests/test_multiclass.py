@@ -101,11 +101,23 @@ def crammer_singer_cvxpy(X, y, soft=False):
 def total_hinge(svm, X, y):
     """Σ max(0, 1 - margin) of a fitted machine, each row's margin its own
     score less the largest other one."""
-    scores = X @ svm.coef_.T + svm.intercept_
+    scores = svm.decision_function(X)  # about center_ where the fit gives one
     codes = np.searchsorted(svm.classes_, y)
     own = scores[np.arange(len(y)), codes]
     scores[np.arange(len(y)), codes] = -np.inf
     return np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+
+
+def jointly_inseparable_case(seed):
+    """A random case with the labels of a linear machine, changed 3 at a time
+    until no machine separates them."""
+    rng = np.random.default_rng(200 + seed)
+    X, y = random_case(rng, separable=True)
+    n_classes = len(np.unique(y))
+    while linear_separability(X, y, multiclass="joint").separable:
+        flipped = rng.choice(len(y), 3, replace=False)
+        y[flipped] = (y[flipped] + 1) % n_classes
+    return X, y
 
 
 def random_case(rng, separable, n_features=None):
@@ -333,12 +345,7 @@ def test_the_machine_classifies_every_row_and_its_duals_give_its_weights():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_soft_limit_is_the_least_hinge_then_the_largest_margin(seed):
-    rng = np.random.default_rng(200 + seed)
-    X, y = random_case(rng, separable=True)
-    n_classes = len(np.unique(y))
-    while linear_separability(X, y, multiclass="joint").separable:
-        flipped = rng.choice(len(y), 3, replace=False)
-        y[flipped] = (y[flipped] + 1) % n_classes
+    X, y = jointly_inseparable_case(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotLinearlySeparableWarning)
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
@@ -680,12 +687,7 @@ def test_the_face_by_the_active_set_is_cvxpys_soft_limit(seed, monkeypatch):
     def stalls(*args, **kwargs):
         raise _multiclass.SolverError("stalled")
 
-    rng = np.random.default_rng(200 + seed)
-    X, y = random_case(rng, separable=True)
-    n_classes = len(np.unique(y))
-    while linear_separability(X, y, multiclass="joint").separable:
-        flipped = rng.choice(len(y), 3, replace=False)
-        y[flipped] = (y[flipped] + 1) % n_classes
+    X, y = jointly_inseparable_case(seed)
     soft_limit = _multiclass._soft_limit
 
     def without_clarabel(*args):
@@ -720,15 +722,10 @@ def test_the_soft_limit_on_scales_far_apart_is_an_answer(seed):
         warnings.simplefilter("ignore")
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     assert not svm.separable_
-    # the machine about its centre (X is up to 2^30 spreads from the origin)
-    scores = svm.decision_function(X)
-    codes = np.searchsorted(svm.classes_, y)
-    own = scores[np.arange(len(y)), codes]
-    scores[np.arange(len(y)), codes] = -np.inf
-    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
     least = least_joint_hinge(X, y)
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
-    assert hinge == pytest.approx(least, rel=1e-9)
+    # about its centre: X is up to 2^30 spreads from the origin
+    assert total_hinge(svm, X, y) == pytest.approx(least, rel=1e-9)
     assert_a_machine_of_its_support(svm)
     # the least-norm machine has no part common to every class (no margin sees
     # one): a QR's rounding left one as large as the largest weight
