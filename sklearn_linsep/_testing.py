@@ -200,9 +200,10 @@ def exactly_separates(X, y, coef, intercept):
     products = _rational_matrix(X) * fmpq_mat(
         W.shape[1], W.shape[0], [_rational(v) for v in W.T.ravel()]
     )
+    intercepts = [_rational(value) for value in b]
     y = np.asarray(y)
     for i in range(X.shape[0]):
-        scores = [products[i, k] + _rational(b[k]) for k in range(W.shape[0])]
+        scores = [products[i, k] + intercepts[k] for k in range(W.shape[0])]
         if W.shape[0] == 1:
             if (1 if y[i] == 1 else -1) * scores[0] <= 0:
                 return False
