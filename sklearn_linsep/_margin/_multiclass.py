@@ -701,26 +701,28 @@ def _soft_limit(kesler, working, tol, batch):
         # and can stall or call the face empty where it has almost no interior:
         # the primal active set from the LP's machine keeps every feature's
         # digits and finishes there.
-        constraints = _face_as_pairs(kesler, ids, face(ids))
-        solution, failure = None, None
-        if not kesler.uneven or constraints is None:
-            try:
-                solution = kesler_margin_qp(*kesler.pairs(ids), n_classes,
-                                            face=face(ids))  # fmt: skip
-            except SolverError as error:
-                failure = error
-            if solution is not None and solution.feasible and (
-                constraints is None or constraints.holds(solution)
-            ):
-                return solution
-        exact = None if constraints is None else constraints.margin_from(start)
-        if exact is not None:
+        on_face = face(ids)
+        constraints = _face_as_pairs(kesler, ids, on_face)
+
+        def interior_point():
+            return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=on_face)
+
+        if constraints is None:
+            return interior_point()
+        if kesler.uneven:
+            exact = constraints.margin_from(start)
+            return interior_point() if exact is None else exact
+        try:
+            solution = interior_point()
+        except SolverError:
+            exact = constraints.margin_from(start)
+            if exact is None:
+                raise
             return exact
-        if solution is None and failure is None:
-            return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=face(ids))
-        if solution is None:
-            raise failure
-        return solution
+        if solution.feasible and constraints.holds(solution):
+            return solution
+        exact = constraints.margin_from(start)
+        return solution if exact is None else exact
 
     def margin_violators(solution, ids):
         slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
