@@ -107,6 +107,35 @@ def test_a_signal_removes_the_temporary_copy(tmp_path, number):
     assert os.listdir(temporary) == []
 
 
+@pytest.mark.slow  # a process of its own: 2 s
+def test_a_signal_another_thread_receives_still_ends_the_copy(tmp_path):
+    """The kernel may deliver the signal to any thread; its handler runs in the
+    main thread, whose read of a pipe the writer keeps open does not wake for
+    it. The copy then waited (for ever, here); it now looks every
+    ``_PIPE_WAKE`` seconds."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    script = (
+        "import signal, threading, time\n"
+        "from sklearn_linsep._report._copies import capped_copy\n"
+        "def other():\n"
+        "    time.sleep(0.5)\n"
+        "    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)\n"
+        "    time.sleep(60)\n"
+        "threading.Thread(target=other, daemon=True).start()\n"
+        f"capped_copy(open({str(fifo)!r}, 'rb'), 1 << 30, 'too large')\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script],
+                               stderr=subprocess.PIPE)  # fmt: skip
+    with open(fifo, "wb") as writer:
+        writer.write(b"a,y\n1,0\n")
+        writer.flush()
+        try:
+            assert process.wait(timeout=30) == -signal.SIGTERM
+        finally:
+            process.kill()
+
+
 def test_an_ignored_signal_stays_ignored(tmp_path):
     """Under nohup SIGHUP is ignored: the reader must not make it fatal."""
     script = (

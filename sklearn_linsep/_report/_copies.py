@@ -11,9 +11,12 @@ ends, at exit, and on SIGTERM or SIGHUP.
 
 import bz2
 import gzip
+import io
 import lzma
 import os
+import select
 import signal
+import stat
 import tempfile
 import threading
 import zipfile
@@ -22,6 +25,9 @@ from ._errors import TableError
 
 MAX_DECOMPRESSED = 8 << 30  # bytes of a temporary copy, at most (--max-decompressed)
 _COPY_CHUNK = 1 << 22
+# A read from a pipe waits at most this long (seconds) before the main thread
+# looks at the signals again.
+_PIPE_WAKE = 0.25
 # Compressed CSV by its first bytes (or its suffix).
 _MAGIC = {
     b"\x1f\x8b": "gzip",
@@ -147,7 +153,7 @@ def capped_copy(stream, max_bytes, too_large):
     try:
         with stream, os.fdopen(handle, "wb") as target:
             written = 0
-            while chunk := stream.read(_COPY_CHUNK):
+            for chunk in _chunks(stream):
                 written += len(chunk)
                 if written > max_bytes:
                     raise TableError(too_large)
@@ -156,6 +162,39 @@ def capped_copy(stream, max_bytes, too_large):
         TemporaryFiles.remove(copy)
         raise
     return copy
+
+
+def _chunks(stream):
+    """``stream``'s bytes, a chunk at a time, up to its end.
+
+    From a pipe, each read first waits at most ``_PIPE_WAKE`` for data. A
+    signal can be delivered to any thread; its Python handler runs in the main
+    thread only, and a read blocked there does not wake for it. The report
+    then outlived a SIGHUP for as long as the writer kept the pipe open."""
+    descriptor = _pipe_descriptor(stream)
+    if descriptor is None:
+        while chunk := stream.read(_COPY_CHUNK):
+            yield chunk
+        return
+    while True:
+        ready, _, _ = select.select([descriptor], [], [], _PIPE_WAKE)
+        if not ready:
+            continue  # the handlers of pending signals run here
+        chunk = stream.read1(_COPY_CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _pipe_descriptor(stream):
+    """The file descriptor of a buffered stream over a pipe or FIFO, else None."""
+    if not isinstance(stream, io.BufferedReader):
+        return None
+    try:
+        descriptor = stream.fileno()
+        return descriptor if stat.S_ISFIFO(os.fstat(descriptor).st_mode) else None
+    except (OSError, ValueError):
+        return None
 
 
 class WriteError(Exception):
