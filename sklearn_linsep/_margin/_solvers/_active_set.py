@@ -182,13 +182,20 @@ def _equality_margin(Z, c):
     return coef, float(b), beta * c
 
 
+# Exchanges a finish searches (each solves the support once per row in it):
+# on near-touching data the nearest points' support holds no hyperplane and
+# 54 searches of 51 solves took 2 s of a 2.3 s verdict (10 000 x 50, features
+# scaled 2^±20), which the exact simplex decided anyway.
+MAX_EXCHANGES = 3
+
+
 def _active_set_finish(Z, c, support, tol, max_steps=None):
     """``(w, b, α)`` satisfying the KKT conditions on the rows ``Z`` to rounding,
     from the support the nearest points found: the exact hyperplane of the support
     (:func:`support_hyperplane`); a row of negative α leaves, the most violated
     row joins, until neither remains (a primal active-set method). None if that
     does not settle within a few steps (the nearest points' answer then stands)."""
-    support = list(support)
+    support, exchanges = list(support), 0
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
         if not _two_sided(c[support]):
             return None
@@ -196,8 +203,9 @@ def _active_set_finish(Z, c, support, tol, max_steps=None):
         margins = c * (Z @ coef + intercept)
         on_margin = np.max(np.abs(margins[support] - 1)) <= tol
         if not on_margin:  # too many rows for one hyperplane: the best subset
-            if max_steps is not None:
+            if max_steps is not None or exchanges == MAX_EXCHANGES:
                 return None  # a bounded try: the nearest points do it better
+            exchanges += 1
             support = _best_exchange(Z, c, support, tol)
             if support is None:
                 return None
