@@ -507,6 +507,7 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
             held = [int(np.argmin(np.where(sides != 0, sides * (margins - right),
                                            np.inf)))]  # fmt: skip
     direction = np.where(sides == 0, 1.0, sides)  # of each pair's slack
+    visited = set()  # the held sets at a full step: one seen again is a cycle
     for _ in range(8 * Z.shape[1] * n_classes + 50 + len(held)):
         target_coef, target_intercept, alpha = machine_on_support(
             Z[held], own[held], others[held], n_classes, keep_digits=True,
@@ -539,6 +540,13 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
         coef, intercept = target_coef, target_intercept
         wrong = _most_wrong_sign(alpha, sides[held])
         if wrong is not None:
+            # Multipliers whose signs rounding decides (features ~1e6 apart:
+            # they reach 1e13 and cancel) let a pair go and take it in again
+            # without end: 2 000 steps (10 s) on 46 rows of K = 16.
+            state = frozenset(held)
+            if state in visited:
+                return None
+            visited.add(state)
             margins = margins_of(coef, intercept)
             held.pop(wrong)
             continue

@@ -30,6 +30,9 @@ CLARABEL = {
     "AlmostPrimalInfeasible": Status.INFEASIBLE,
 }
 CLARABEL_LIMITS = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
+# Where only a guess of the support is wanted (the rationals check it), an
+# interior point that stalls still gives one.
+CLARABEL_GUESS = {**CLARABEL, "InsufficientProgress": Status.ALMOST_OPTIMAL}
 
 clarabel = lazy_import("clarabel")
 
@@ -69,13 +72,14 @@ def margin_qp(
     )
 
 
-def _retrying(attempt, accept, what):
+def _retrying(attempt, accept, what, scalings=(False, True)):
     """Clarabel's answer from the first of its factorisations and feature scalings
-    that passes ``accept`` (an interior point can stall or stop short where the
+    (``scalings``: without, then with each feature scaled to unit size) that
+    passes ``accept`` (an interior point can stall or stop short where the
     constraints leave almost no interior), or the last failure."""
     failure = None
     for method in ("qdldl", "faer"):
-        for scaled in (False, True):
+        for scaled in scalings:
             try:
                 solution = attempt(method, scaled)
             except SolverError as error:
@@ -150,9 +154,11 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     )
 
 
-def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None):
+def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None,
+           statuses=CLARABEL):  # fmt: skip
     """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0)
-    subject to the cones, by Clarabel."""
+    subject to the cones, by Clarabel; a status outside ``statuses`` is a
+    SolverError."""
     solution = clarabel.DefaultSolver(
         quadratic,
         np.zeros(quadratic.shape[0]) if linear is None else linear,
@@ -162,7 +168,7 @@ def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None):
         settings,
     ).solve()
     return solution, read_status(
-        "Clarabel", CLARABEL, str(solution.status), what, CLARABEL_LIMITS
+        "Clarabel", statuses, str(solution.status), what, CLARABEL_LIMITS
     )
 
 
@@ -287,7 +293,8 @@ def face_dual_qp(gram, c, sides):
     return np.asarray(solution.x), float(solution.z[0]), status
 
 
-def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
+def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE,
+                     guess=False):  # fmt: skip
     r"""The Crammer–Singer hard margin of the pairs (row, other class) (Clarabel):
 
     .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
@@ -302,6 +309,12 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     equality where ``tight[j]``. ``feasible`` False when Clarabel proves the
     pairs inseparable. Retried as :func:`margin_qp` is (the other
     factorisation; each feature scaled to unit size) where Clarabel stalls.
+    With ``guess`` (a guess of the support, which the caller checks in
+    rationals), each feature is scaled from the first (features on scales far
+    apart, where the unscaled QP's answer passes its rough check on the wrong
+    support), an interior point that stalls gives its last iterate, and
+    ``dual`` is its multipliers over its slacks, each pair's ``z / s``: the
+    support pairs' are large.
     """
 
     def keeps_the_pairs(solution):
@@ -315,23 +328,31 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
 
     return _retrying(
         lambda method, scaled: _kesler_margin_qp(
-            Z, own, others, n_classes, face, tol, method, scaled
+            Z, own, others, n_classes, face, tol, method, scaled, guess
         ),
-        keeps_the_pairs,
+        None if guess else keeps_the_pairs,
         f"multiclass margin QP of {len(own)} pairs",
-    )
+        (True,) if guess else (False, True),
+    )  # fmt: skip
 
 
-def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled):
+def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled,
+                      guess=False):  # fmt: skip
     m, p = Z.shape
     feature_scale = _feature_scale(Z, scaled)
+    # With ``guess``, the objective's weights 1/s² centred on 1 in their
+    # decades (the same argmin; the multipliers times a constant): from 1 to
+    # 1e25 (features 1e-13 of the largest) Clarabel stalled at a point whose
+    # support had 166 pairs for 78; centred, it solved.
+    weight = feature_scale.max() * feature_scale.min() if guess else 1.0
     pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
     width = n_classes * (p + 1)
     slack_of, n_slack, tight = (
         (np.full(m, -1), 0, np.zeros(m, bool)) if face is None else face
     )
     quadratic = sp.diags(
-        np.r_[np.tile(np.r_[1 / feature_scale**2, 0.0], n_classes), np.zeros(n_slack)],
+        np.r_[np.tile(np.r_[weight / feature_scale**2, 0.0], n_classes),
+              np.zeros(n_slack)],  # fmt: skip
         format="csc",
     )
     has_slack = slack_of >= 0
@@ -364,6 +385,7 @@ def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled):
         ],
         _clarabel_settings(tol, method),
         f"multiclass margin QP of {m} pairs",
+        statuses=CLARABEL_GUESS if guess else CLARABEL,
     )
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
@@ -371,6 +393,13 @@ def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled):
     coef, intercept = split_machine(x, n_classes, p)
     dual = np.empty(m)
     dual[order] = z[1 : m + 1]
+    if guess:
+        # Complementarity at an interior point: z ≫ s on the support, s ≫ z
+        # off it, whatever the multipliers' own decades (1e-12 of the largest
+        # on pairs that only the large features' weights need).
+        slack = np.empty(m)
+        slack[order] = np.asarray(solution.s)[1 : m + 1]
+        dual = np.maximum(dual, 0.0) / np.maximum(slack, 1e-300)
     return Hyperplane(
         True,
         coef=coef / feature_scale,

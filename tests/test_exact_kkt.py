@@ -1,0 +1,137 @@
+"""The Crammer–Singer maximal margin decided in rationals from a float guess of
+its support (``_exact_kkt``), and the fits that need it: features ~1e6 apart
+with many classes, where no float64 active set settles in X's units."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import fmpq, fmpq_mat
+
+from sklearn_linsep import HardMarginSVM, linear_separability
+from sklearn_linsep._exact import exact_maximal_machine, least_pair_margin
+from sklearn_linsep._exact_kkt import exact_machine_of_pairs
+from sklearn_linsep._kesler import pair_margins
+from sklearn_linsep._margin._multiclass import joint_margin_of
+from sklearn_linsep._margin._solvers import kesler_margin_qp
+from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+
+def _pairs(X, codes, n_classes):
+    rows = np.repeat(np.arange(len(codes)), n_classes)
+    others = np.tile(np.arange(n_classes), len(codes))
+    keep = others != codes[rows]
+    return rows[keep], codes[rows[keep]], others[keep]
+
+
+def _q(value):
+    if isinstance(value, float):
+        return fmpq(*value.as_integer_ratio())
+    value = Fraction(value)
+    return fmpq(value.numerator, value.denominator)
+
+
+def assert_exact_kkt(X, codes, n_classes, W, b, support, support_classes):
+    """The KKT conditions of ``min ½ Σ‖w_k‖²`` s.t. every pair margin ≥ 1, in
+    rationals and independently of how ``W``, ``b`` were found: every margin
+    ≥ 1, the support's exactly 1, and multipliers α ≥ 0 on the support with
+    ``W = Σ α (e_own - e_other) xᵀ`` and ``Σ α (e_own - e_other) = 0`` exactly
+    (the consistent system solved by its normal equations in rationals). They
+    prove ``W`` optimal (a convex QP)."""
+    K, p = n_classes, X.shape[1]
+    assert least_pair_margin(X, codes, K, W, b) >= 1
+    h = len(support)
+    columns = fmpq_mat(K * (p + 1), h)
+    for c, (i, k) in enumerate(zip(support, support_classes, strict=True)):
+        own = codes[i]
+        margin = sum((W[own][f] - W[k][f]) * Fraction(float(X[i, f]))
+                     for f in range(p)) + b[own] - b[k]  # fmt: skip
+        assert margin == 1
+        for cls, sign in ((own, 1), (k, -1)):
+            for f in range(p):
+                columns[cls * (p + 1) + f, c] = sign * _q(float(X[i, f]))
+            columns[cls * (p + 1) + p, c] = sign
+    target = fmpq_mat(K * (p + 1), 1,
+                      [_q(v) for w in W for v in [*w, 0]])  # fmt: skip
+    alpha = (columns.transpose() * columns).solve(columns.transpose() * target)
+    assert columns * alpha == target
+    assert all(alpha[c, 0] >= 0 for c in range(h))
+
+
+def far_apart_case(seed, n=46, p=10, n_classes=20):
+    """Jointly separable by construction (the labels are a linear machine's
+    argmax), each feature then times 10^-6, 10^-3, 1, 10^3 or 10^6."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.argmax(X @ rng.normal(size=(n_classes, p)).T, axis=1)
+    return X * 10.0 ** rng.choice([-6, -3, 0, 3, 6], size=p), y
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_exact_machine_is_the_exact_active_sets(seed):
+    """On small problems (K = 3, p = 2) the rationals' machine from Clarabel's
+    guess is the exact active-set method's (``_exact.exact_maximal_machine``,
+    Python's Fractions from a separating machine): the same W, and b keeps
+    every pair margin at least 1 with equality somewhere."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(12, 2))
+    codes = np.argmax(X @ rng.normal(size=(3, 2)).T + rng.normal(size=3), axis=1)
+    K = 3
+    rows, own, others = _pairs(X, codes, K)
+    guess = kesler_margin_qp(X[rows], own, others, K, guess=True)
+    found = exact_machine_of_pairs(X[rows], own, others, K, guess.dual)
+    assert found is not None
+    W, b, dual = found
+    # The reference starts from Clarabel's machine scaled in rationals to a
+    # least pair margin of exactly 1.
+    start_W = [[Fraction(float(v)) for v in w] for w in guess.coef]
+    start_b = [Fraction(float(v)) for v in guess.intercept]
+    least = least_pair_margin(X, codes, K, start_W, start_b)
+    assert least > 0
+    start_W = [[v / least for v in w] for w in start_W]
+    reference = exact_maximal_machine(X, codes, K, start_W,
+                                      [v / least for v in start_b])  # fmt: skip
+    assert reference is not None
+    assert W == reference[0]  # unique (strictly convex in W); b need not be
+    assert least_pair_margin(X, codes, K, W, b) == 1
+    assert all(value >= 0 for value in dual)
+
+
+def test_a_guess_that_misses_the_support_is_exchanged_or_refused():
+    """Two pairs of two rows: with the wrong pair guessed the exchanges reach
+    the maximal margin; the answer is never a machine the rationals did not
+    check."""
+    points = np.array([[0.0], [0.0], [2.0], [2.0]])
+    own, others = np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0])
+    W, b, alpha = exact_machine_of_pairs(points, own, others, 2,
+                                         np.array([0.0, 5.0, 0.0, 0.0]))  # fmt: skip
+    assert W == [[Fraction(-1, 2)], [Fraction(1, 2)]]
+    assert sum(b) == 0 and b[0] - b[1] == 1
+    margins = pair_margins(points, own, others,
+                           np.array([[float(v) for v in w] for w in W]),
+                           np.array([float(v) for v in b]))  # fmt: skip
+    assert np.all(margins >= 1 - 1e-15)
+
+
+@pytest.mark.parametrize("seed", [0, 6])
+def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
+    """46 rows, K = 15-16, features 10^-6 to 10^6: the float64 active set in
+    X's units cycles (its multipliers reach 1e13 and cancel), and the fit was
+    refused after 13-14 s. It is now the maximal margin in rationals, said so,
+    and its KKT conditions hold exactly (checked here on their own)."""
+    X, y = far_apart_case(seed)
+    classes, codes = np.unique(y, return_inverse=True)
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        result = joint_margin_of(KeslerRows(X, codes, classes.size))
+    assert_exact_kkt(X, codes, classes.size, result.exact_coef,
+                     result.exact_intercept, result.support,
+                     result.support_classes)  # fmt: skip
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert svm.exact_coef_ == result.exact_coef
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert svm.score(X, y) == 1.0
+        joint = linear_separability(X, y, multiclass="joint")
+    assert joint.separable and joint.exact_coef == svm.exact_coef_
