@@ -37,6 +37,11 @@ the same with features scaled 2^±20 and offset) against scikit-learn's
 ``LinearSVC(multi_class="crammer_singer", C=1e3)``, one BLAS thread, and counts
 the fits and refusals on the corpus's K = 3 cases.
 
+Part 7 (``--only far``) fits ``HardMarginSVM(multi_class="crammer_singer")``
+on 46 rows of K = 14-18 classes with features 10^-6 to 10^6 apart
+(``_testing.far_apart_case``, seeds 0-7): exact, float64 or refused, and the
+time, beside LinearSVC's time and training errors.
+
 Run from the repository root::
 
     python benchmarks/bench_exact.py                 # both parts, about 2 minutes
@@ -439,11 +444,43 @@ def part_soft(repeats):
           f"{time.perf_counter() - start:.1f} s in all\n")
 
 
+def part_far(seeds):
+    """K = 14-18 classes on 46 rows, features 10^-6 to 10^6 apart
+    (``_testing.far_apart_case``): ``HardMarginSVM(multi_class=
+    "crammer_singer")``, whose margin in X's units is decided in rationals
+    where no float64 active set settles, against ``LinearSVC(multi_class=
+    "crammer_singer", C=1e3)`` (its time, and how many rows it misclassifies:
+    the classes separate)."""
+    from sklearn.svm import LinearSVC
+
+    from sklearn_linsep import HardMarginSVM
+    from sklearn_linsep._testing import far_apart_case
+
+    print("## 7. Many classes, features 1e6 apart (one fit each)")
+    print("| seed | K | ours | ours (s) | LinearSVC (s) | LinearSVC's errors |")
+    print("|---|---|---|---|---|---|")
+    for seed in range(seeds):
+        X, y = far_apart_case(seed)
+        ours, svm = _timed(lambda: HardMarginSVM(multi_class="crammer_singer")
+                           .fit(X, y), 1)  # fmt: skip
+        if isinstance(svm, Exception):
+            outcome = "refused"
+        else:
+            outcome = "exact" if svm.exact_coef_ is not None else "float64"
+        peer, linear = _timed(lambda: LinearSVC(multi_class="crammer_singer",
+                                                C=1e3, max_iter=10_000)
+                              .fit(X, y), 1)  # fmt: skip
+        errors = int(np.sum(linear.predict(X) != y))
+        print(f"| {seed} | {np.unique(y).size} | {outcome} | {ours:.2f} | "
+              f"{peer:.2f} | {errors} of {len(y)} |")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only",
                         choices=["corpus", "estimator", "ordinary", "redundant",
-                                 "scale", "soft"])
+                                 "scale", "soft", "far"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true",
@@ -462,6 +499,8 @@ def main():
         part_scale(args.repeats)
     if args.only in (None, "soft"):
         part_soft(args.repeats)
+    if args.only in (None, "far"):
+        part_far(8)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,17 @@ def facet_case(separable, n=2_000, p=50, gap=2.0**-44, seed=1, n_classes=2):
     return X, y
 
 
+def far_apart_case(seed, n=46, p=10, n_classes=20):
+    """``(X, y)``: jointly separable by construction (the labels are a random
+    linear machine's argmax, so some of the ``n_classes`` may not occur),
+    each feature then times 10^-6, 10^-3, 1, 10^3 or 10^6: the Crammer–Singer
+    margin in X's units turns on the small features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.argmax(X @ rng.normal(size=(n_classes, p)).T, axis=1)
+    return X * 10.0 ** rng.choice([-6, -3, 0, 3, 6], size=p), y
+
+
 def near_touching_case(seed):
     """``(X, y, n_classes)``: one case of the near-touching corpus (issue "Exact to
     the last bit"), float64 rows whose classes are separable or inseparable by a

@@ -16,6 +16,7 @@ from sklearn_linsep._kesler import pair_margins
 from sklearn_linsep._margin._multiclass import joint_margin_of
 from sklearn_linsep._margin._solvers import kesler_margin_qp
 from sklearn_linsep._rows._memory_pairs import KeslerRows
+from sklearn_linsep._testing import far_apart_case
 
 
 def _pairs(X, codes, n_classes):
@@ -57,15 +58,6 @@ def assert_exact_kkt(X, codes, n_classes, W, b, support, support_classes):
     alpha = (columns.transpose() * columns).solve(columns.transpose() * target)
     assert columns * alpha == target
     assert all(alpha[c, 0] >= 0 for c in range(h))
-
-
-def far_apart_case(seed, n=46, p=10, n_classes=20):
-    """Jointly separable by construction (the labels are a linear machine's
-    argmax), each feature then times 10^-6, 10^-3, 1, 10^3 or 10^6."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, p))
-    y = np.argmax(X @ rng.normal(size=(n_classes, p)).T, axis=1)
-    return X * 10.0 ** rng.choice([-6, -3, 0, 3, 6], size=p), y
 
 
 @pytest.mark.parametrize("seed", range(4))
