@@ -140,13 +140,17 @@ class _ExactPairs:
         """``(α, b)`` of the pairs ``held`` at margin exactly 1, or None where
         their system is singular. Only the classes of held pairs have
         unknowns: ``b`` is None for the others (their ``w`` is 0), whose
-        intercepts :meth:`free_intercepts` sets."""
+        intercepts :meth:`free_intercepts` sets; the intercepts of each group
+        of classes the held pairs link sum to 0 (the margins leave each
+        group's shift free)."""
         flint, h = self.flint, len(held)
-        classes = sorted({self.own[j] for j in held} | {self.others[j] for j in held})
-        column = {cls: h + c for c, cls in enumerate(classes)}
+        group = self._groups(held)  # class -> its group of linked classes
+        column = {cls: h + c for c, cls in enumerate(sorted(group))}
+        groups = sorted(set(group.values()))
+        shift = {g: h + len(group) + i for i, g in enumerate(groups)}
         rows = self._rows(held)
         gram = rows * rows.transpose()
-        n = h + len(classes) + 1
+        n = h + len(group) + len(shift)
         system, right = flint.fmpq_mat(n, n), flint.fmpq_mat(n, 1)
         for a, i in enumerate(held):
             right[a, 0] = 1
@@ -157,8 +161,10 @@ class _ExactPairs:
             for cls, sign in ((self.own[i], 1), (self.others[i], -1)):
                 system[a, column[cls]] = sign
                 system[column[cls], a] = sign
-        for c in column.values():
-            system[c, n - 1] = system[n - 1, c] = 1
+        # Each group of classes that held pairs link has its own common
+        # shift of the intercepts, fixed by Σ b = 0 over it (one ν each).
+        for cls, c in column.items():
+            system[c, shift[group[cls]]] = system[shift[group[cls]], c] = 1
         try:
             solution = system.solve(right)
         except ZeroDivisionError:  # singular in exact arithmetic
@@ -167,6 +173,21 @@ class _ExactPairs:
         for cls, c in column.items():
             b[cls] = solution[c, 0]
         return [solution[a, 0] for a in range(h)], b
+
+    def _groups(self, held):
+        """Each class a held pair names, mapped to the least class linked to
+        it by held pairs (the connected components of the pairs' graph)."""
+        parent = {}
+
+        def root(cls):
+            while parent.setdefault(cls, cls) != cls:
+                cls = parent[cls]
+            return cls
+
+        for j in held:
+            a, c = root(self.own[j]), root(self.others[j])
+            parent[max(a, c)] = min(a, c)
+        return {cls: root(cls) for cls in list(parent)}
 
     def free_intercepts(self, W, b):
         """``b`` with the intercepts of classes no held pair names (their ``w``

@@ -127,3 +127,19 @@ def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
         assert svm.score(X, y) == 1.0
         joint = linear_separability(X, y, multiclass="joint")
     assert joint.separable and joint.exact_coef == svm.exact_coef_
+
+
+def test_held_pairs_in_two_unlinked_groups_of_classes_still_solve():
+    """Held pairs 0-1 and 2-3 only: each group's intercepts have their own
+    shift, fixed by Σ b = 0 over the group (with one Σ b = 0 for all, the
+    system was singular and a right support was declined)."""
+    from sklearn_linsep._exact_kkt import _ExactPairs
+
+    points = np.array([[0.0], [2.0], [10.0], [14.0]])
+    own, others = np.array([0, 1, 2, 3]), np.array([1, 0, 3, 2])
+    exact = _ExactPairs(points, own, others, 4)
+    alpha, b = exact.equality_qp([0, 1, 2, 3])
+    assert all(value > 0 for value in alpha)
+    assert b[0] + b[1] == 0 and b[2] + b[3] == 0
+    margins = exact.margins(exact.machine([0, 1, 2, 3], alpha), b)
+    assert all(value == 1 for value in margins)

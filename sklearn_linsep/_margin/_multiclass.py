@@ -202,9 +202,12 @@ class PairsProblem:
         (:func:`~sklearn_linsep._exact_kkt.exact_machine_of_pairs`) on the
         working set, from the support Clarabel finds in X's metric with each
         feature scaled; the pairs it leaves below margin 1 on any row join,
-        until none is left. None where that does not settle."""
+        until none is left. None where that does not settle, or beyond
+        ``EXACT_FINISH_UNKNOWNS``."""
         rows, K = self.rows, self.rows.n_classes
         if not rows.cheap_passes:  # every row checked in rationals at the end
+            return None
+        if K * (rows.n_features + 1) > EXACT_FINISH_UNKNOWNS:
             return None
         active = np.flatnonzero(rows.active)
         ids = np.asarray(working, dtype=np.intp)
@@ -347,6 +350,10 @@ EXACT_FINISH_ROUNDS = 5
 # stalled on a working set grown by the pairs the exact machine violated
 # (362 of 874, K = 16), where on all 874 it found the support.
 EXACT_FINISH_PAIRS = 5_000
+# The largest machine, in unknowns K (p + 1), decided that way: an exact solve
+# of its support's system took 0.06 s at 100 unknowns, 0.5 s at 200 (entries
+# 1e6 apart), growing with the cube; a failed finish makes up to 27 a round.
+EXACT_FINISH_UNKNOWNS = 200
 
 # Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
 # pairs' columns fill its factorisation), so a round adds few pairs: the active
