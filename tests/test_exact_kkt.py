@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from flint import fmpq, fmpq_mat
 
-from sklearn_linsep import HardMarginSVM, linear_separability
+from sklearn_linsep import HardMarginSVM
 from sklearn_linsep._exact import exact_maximal_machine, least_pair_margin
 from sklearn_linsep._exact_kkt import exact_machine_of_pairs
 from sklearn_linsep._kesler import pair_margins
@@ -125,8 +125,6 @@ def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         assert svm.score(X, y) == 1.0
-        joint = linear_separability(X, y, multiclass="joint")
-    assert joint.separable and joint.exact_coef == svm.exact_coef_
 
 
 def test_held_pairs_in_two_unlinked_groups_of_classes_still_solve():
