@@ -357,11 +357,11 @@ def exact_dot(w, x):
 
 def least_margin(points, signs, w, b):
     """``min_i c_i (w·x_i + b)`` exactly, for rational ``w``, ``b``: every row
-    bounded in float64 first (:func:`_float_scores`), only those that may be
+    bounded in float64 first (:func:`bounded_scores`), only those that may be
     the least evaluated in rationals."""
     points = np.asarray(points, dtype=float)
     c = np.sign(np.asarray(signs, dtype=float))
-    scores = _float_scores(points, [w], [b])
+    scores = bounded_scores(points, [w], [b])
     rows = np.arange(len(points))
     if scores is not None:
         value, radius = scores
@@ -417,7 +417,7 @@ def _bounded_pair_margins(points, codes, n_classes, W, b):
     )
     keep = others != codes[rows]
     rows, others = rows[keep], others[keep]
-    scores = _float_scores(points, W, b)
+    scores = bounded_scores(points, W, b)
     if scores is None:
         return rows, others, None, None
     value, radius = scores
@@ -463,7 +463,7 @@ def as_fmpq(value):
     return flint.fmpq(int(value.numerator), int(value.denominator))
 
 
-def _float_scores(points, W, b):
+def bounded_scores(points, W, b):
     """``(scores, radius)``: ``x_i·w_k + b_k`` in float64 for every row and
     hyperplane (rows of ``W``, rationals), each within ``radius`` of the exact
     value (Higham's γ with ``w``'s own rounding; entries below float64's

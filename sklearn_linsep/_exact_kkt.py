@@ -21,6 +21,9 @@ The Gram form of the support's equality QP (``B`` the pairs' class columns
 
 import numpy as np
 
+from ._enclosure import ROUNDING_UNIT
+from ._exact import bounded_scores
+
 # Exchanges after the guess (each an exact solve: 0.2-0.5 s at 150-200 pairs).
 EXACT_EXCHANGES = 8
 # An interior point's multipliers z and slacks s are positive on every pair:
@@ -72,6 +75,8 @@ def _settled(exact, held, m):
     """The exact KKT point from the pairs ``held``, exchanged as
     :func:`exact_machine_of_pairs` says; None where it does not settle."""
     for _ in range(EXACT_EXCHANGES + 1):
+        if not held:  # no pair guessed (or all left): no machine to check
+            return None
         solved = exact.equality_qp(held)
         if solved is None:
             return None
@@ -82,11 +87,10 @@ def _settled(exact, held, m):
             continue
         W = exact.machine(held, alpha)
         b = exact.free_intercepts(W, b)
-        margins = exact.margins(W, b)
-        violated = [j for j, value in enumerate(margins) if value < 1]
+        violated = exact.below_one(W, b)
         if not violated:
             return _as_fractions(W, b, held, alpha, m)
-        joining = min(violated, key=margins.__getitem__)
+        joining = min(violated, key=violated.__getitem__)
         wider = exact.independent([*held, joining])
         if len(wider) == len(held):  # depends on the held pairs: no exchange
             return None
@@ -106,6 +110,7 @@ class _ExactPairs:
         self.X = flint.fmpq_mat(m, self.p, [_fmpq(v) for v in points.ravel().tolist()])
         # Each row once for the scores (a row has a pair per other class).
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
+        self.unique_points = unique
         self.position = self.position.ravel().tolist()
         entries = [_fmpq(v) for v in unique.ravel().tolist()]
         self.unique = flint.fmpq_mat(*unique.shape, entries)
@@ -234,6 +239,34 @@ class _ExactPairs:
         scores = self.scores(W)
         return [row[o] - row[k] + b[o] - b[k]
                 for row, o, k in zip(scores, self.own, self.others)]  # fmt: skip
+
+    def below_one(self, W, b):
+        """``{pair: margin}`` of the pairs whose margin is below 1 exactly:
+        bounded in float64 first (:func:`~sklearn_linsep._exact.bounded_scores`),
+        in rationals only on the rows of pairs within their bound of 1 (the
+        exact scores of every row took 4.5 s of a failed finish's 8 s)."""
+        position = np.asarray(self.position)
+        own, others = np.asarray(self.own), np.asarray(self.others)
+        undecided = np.arange(len(own))
+        found = bounded_scores(self.unique_points, W.tolist(), b)
+        if found is not None:
+            value, radius = found
+            margins = value[position, own] - value[position, others]
+            spread = radius[position, own] + radius[position, others]
+            spread += 2 * ROUNDING_UNIT * np.abs(margins)
+            undecided = np.flatnonzero(margins - spread < 1)
+        rows = np.unique(position[undecided])
+        entries = [self.unique[int(r), f] for r in rows for f in range(self.p)]
+        scores = (self.flint.fmpq_mat(rows.size, self.p, entries)
+                  * W.transpose()).tolist()  # fmt: skip
+        at = dict(zip(rows.tolist(), range(rows.size)))
+        below = {}
+        for j in undecided.tolist():
+            row, o, k = scores[at[self.position[j]]], self.own[j], self.others[j]
+            margin = row[o] - row[k] + b[o] - b[k]
+            if margin < 1:
+                below[j] = margin
+        return below
 
 
 def _as_fractions(W, b, held, alpha, m):
