@@ -383,30 +383,6 @@ def least_pair_margin(points, codes, n_classes, W, b):
     return min(exact, default=None)
 
 
-def pairs_below(points, codes, n_classes, W, b, level=1):
-    """``(rows, others)``: the pairs whose margin under the machine ``W``, ``b``
-    (rationals) is below ``level`` exactly, the most violated first; bounded
-    in float64 first, only the pairs within their bound of ``level``
-    evaluated in rationals."""
-    points = np.asarray(points, dtype=float)
-    rows, others, margins, spread = _bounded_pair_margins(points, codes, n_classes,
-                                                          W, b)  # fmt: skip
-    below = np.ones(rows.size, dtype=bool)
-    if margins is not None:
-        below = margins - spread < level
-        undecided = below & (margins + spread >= level)
-        exact = _exact_pair_margins(points, codes, n_classes, W, b,
-                                    rows[undecided], others[undecided])  # fmt: skip
-        below[undecided] = np.array([value < level for value in exact], dtype=bool)
-        order = np.argsort(margins[below], kind="stable")
-    else:
-        exact = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
-        below = np.array([value < level for value in exact], dtype=bool)
-        order = np.argsort([float(v) for v, keep in zip(exact, below) if keep],
-                           kind="stable")  # fmt: skip
-    return rows[below][order], others[below][order]
-
-
 def _bounded_pair_margins(points, codes, n_classes, W, b):
     """``(rows, others, margins, spread)`` of every pair (row, other class):
     its margin in float64 within ``spread`` of the exact one (both None where

@@ -105,11 +105,11 @@ class ProblemKind(Protocol):
         """Whether a subproblem's answer misses the KKT conditions on the
         constraints ``ids`` of ``rows`` (feasibility there included)."""
 
-    def finish_exactly(self, working, batch):
+    def finish_exactly(self):
         """Where the margin in X's units cannot be finished in float64: the
-        maximal margin decided in rationals from the working set's constraint
-        ids (result with ``exact_coef``), proved on every constraint; None
-        where the kind has no such finish or it does not settle."""
+        maximal margin decided in rationals (a result with ``exact_coef``),
+        proved on every constraint; None where the kind has no such finish,
+        it is beyond its limits, or it does not settle."""
 
     def from_feasible(self, ids, feasible, tol):
         """The margin on the constraints ``ids`` by the primal active set from
@@ -216,7 +216,7 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
         if finished is not None:
             (solution, working, more), smallest, frame = *finished, rows
             rounds += more
-        elif (exact := problem.finish_exactly(working, batch)) is not None:
+        elif (exact := problem.finish_exactly()) is not None:
             warnings.warn(f"{MAXIMAL_EXACTLY} (float64: {problem.not_finished})",
                           UserWarning, stacklevel=external_stacklevel())  # fmt: skip
             return exact

@@ -189,7 +189,7 @@ class TwoClassProblem:
             dual_problems(row_terms(rows, labels, solution), solution, tol / 2, tol)
         )
 
-    def finish_exactly(self, working, batch):
+    def finish_exactly(self):
         """None: two classes finish in X's units in float64 (the primal active
         set keeps each feature's digits, :func:`margin_from_feasible`)."""
         return None

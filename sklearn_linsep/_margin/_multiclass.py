@@ -21,7 +21,6 @@ from .._exact import (
     decidable,
     decide_pairs,
     exact_maximal_machine,
-    pairs_below,
     problem_rows,
 )
 from .._exact_kkt import exact_machine_of_pairs
@@ -195,48 +194,40 @@ class PairsProblem:
     def soft_limit(self, working, tol, batch):
         return _soft_limit(self.rows, working, tol, batch)
 
-    def finish_exactly(self, working, batch):
+    def finish_exactly(self):
         """Where the margin in X's units cannot be finished in float64 (no
         active set settles: features ~1e6 apart, whose multipliers cancel
-        beyond its digits): the maximal margin in rationals
-        (:func:`~sklearn_linsep._exact_kkt.exact_machine_of_pairs`) on the
-        working set, from the support Clarabel finds in X's metric with each
-        feature scaled; the pairs it leaves below margin 1 on any row join,
-        until none is left. None where that does not settle, or beyond
+        beyond its digits): the maximal margin in rationals on every pair
+        (:func:`~sklearn_linsep._exact_kkt.exact_machine_of_pairs`, which
+        checks every pair's margin exactly), from the support Clarabel finds
+        in X's metric with each feature scaled. None where that does not
+        settle, or beyond ``EXACT_FINISH_PAIRS`` pairs or
         ``EXACT_FINISH_UNKNOWNS``."""
         rows, K = self.rows, self.rows.n_classes
-        if not rows.cheap_passes:  # every row checked in rationals at the end
-            return None
-        if K * (rows.n_features + 1) > EXACT_FINISH_UNKNOWNS:
-            return None
         active = np.flatnonzero(rows.active)
-        ids = np.asarray(working, dtype=np.intp)
-        if active.size * (K - 1) <= EXACT_FINISH_PAIRS:  # all: one round
-            ids = np.setdiff1d(active[:, None] * K + np.arange(K), active * K
-                               + rows.codes[active])  # fmt: skip
-        for _ in range(EXACT_FINISH_ROUNDS):
-            Z, own, others = rows.pairs(ids)
-            try:
-                guess = kesler_margin_qp(Z, own, others, K, guess=True)
-            except SolverError:
-                return None
-            pair_rows, _ = pairs_of(ids, K)
-            found = guess.feasible and exact_machine_of_pairs(
-                rows.original_rows(pair_rows), own, others, K, guess.dual
-            )
-            if not found:
-                return None
-            W, b, dual = found
-            below, below_others = pairs_below(rows.original_rows(active),
-                                              rows.codes[active], K, W, b)  # fmt: skip
-            if not below.size:
-                on = np.flatnonzero([value > 0 for value in dual])
-                return _exact_machine(
-                    W, b, rows.indices_in_X(pair_rows[on]), others[on],
-                    [float(dual[j]) for j in on], exact=True,
-                )  # fmt: skip
-            ids = np.union1d(ids, (active[below] * K + below_others)[:batch])
-        return None
+        if (not rows.cheap_passes  # every pair in memory
+                or active.size * (K - 1) > EXACT_FINISH_PAIRS
+                or K * (rows.n_features + 1) > EXACT_FINISH_UNKNOWNS):  # fmt: skip
+            return None
+        ids = np.setdiff1d(active[:, None] * K + np.arange(K),
+                           active * K + rows.codes[active])  # fmt: skip
+        Z, own, others = rows.pairs(ids)
+        try:
+            guess = kesler_margin_qp(Z, own, others, K, guess=True)
+        except SolverError:
+            return None
+        pair_rows, _ = pairs_of(ids, K)
+        found = guess.feasible and exact_machine_of_pairs(
+            rows.original_rows(pair_rows), own, others, K, guess.dual
+        )
+        if not found:
+            return None
+        W, b, dual = found
+        on = np.flatnonzero([value > 0 for value in dual])
+        return _exact_machine(
+            W, b, rows.indices_in_X(pair_rows[on]), others[on],
+            [float(dual[j]) for j in on], exact=True,
+        )  # fmt: skip
 
     def decide_in_frame(self):
         rows, K = self.rows, self.rows.n_classes
@@ -343,12 +334,10 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     return result
 
 
-# Rounds of the exact finish (:meth:`PairsProblem.finish_exactly`): pairs
-# below margin 1 on rows outside the working set join, as in the float loop.
-EXACT_FINISH_ROUNDS = 5
-# Up to this many pairs the exact finish starts from all of them: Clarabel
-# stalled on a working set grown by the pairs the exact machine violated
-# (362 of 874, K = 16), where on all 874 it found the support.
+# The most pairs the exact finish takes, all at once: Clarabel stalled on a
+# working set grown by the pairs the exact machine violated (362 of 874,
+# K = 16), where on all 874 it found the support; grown rounds on 7 600 pairs
+# (400 rows, K = 20) spent 35 s before refusing.
 EXACT_FINISH_PAIRS = 5_000
 # The largest machine, in unknowns K (p + 1), decided that way: an exact solve
 # of its support's system took 0.06 s at 100 unknowns, 0.5 s at 200 (entries
