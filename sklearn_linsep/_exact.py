@@ -374,19 +374,6 @@ def least_pair_margin(points, codes, n_classes, W, b):
     """The least pair margin of the machine ``W``, ``b`` exactly, the pairs
     bounded in float64 first as :func:`least_margin`'s rows."""
     points = np.asarray(points, dtype=float)
-    rows, others, margins, spread = _bounded_pair_margins(points, codes, n_classes,
-                                                          W, b)  # fmt: skip
-    if margins is not None:
-        near = margins - spread <= np.min(margins + spread)
-        rows, others = rows[near], others[near]
-    exact = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
-    return min(exact, default=None)
-
-
-def _bounded_pair_margins(points, codes, n_classes, W, b):
-    """``(rows, others, margins, spread)`` of every pair (row, other class):
-    its margin in float64 within ``spread`` of the exact one (both None where
-    a score does not fit float64)."""
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = np.repeat(np.arange(len(codes)), n_classes), np.tile(
         np.arange(n_classes), len(codes)
@@ -394,14 +381,22 @@ def _bounded_pair_margins(points, codes, n_classes, W, b):
     keep = others != codes[rows]
     rows, others = rows[keep], others[keep]
     scores = bounded_scores(points, W, b)
-    if scores is None:
-        return rows, others, None, None
-    value, radius = scores
-    own = codes[rows]
+    if scores is not None:
+        margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
+        near = margins - spread <= np.min(margins + spread)
+        rows, others = rows[near], others[near]
+    exact = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
+    return min(exact, default=None)
+
+
+def bounded_pair_margins(value, radius, rows, own, others):
+    """``(margins, spread)``: the pairs' margins from :func:`bounded_scores`'
+    ``(value, radius)`` (row ``rows[j]``, class ``own[j]`` against
+    ``others[j]``), each within ``spread`` of the exact one."""
     margins = value[rows, own] - value[rows, others]
     spread = radius[rows, own] + radius[rows, others]
     spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
-    return rows, others, margins, spread
+    return margins, spread
 
 
 def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
@@ -409,8 +404,6 @@ def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
     each row's K scores computed once, in FLINT's rationals (Python's
     Fractions spent 2 s in gcd on 80 pairs of a machine of 16 classes whose
     entries have hundreds of digits)."""
-    from fractions import Fraction  # on first use: not at import
-
     import flint  # on first use: not at import
 
     if not rows.size:
@@ -426,17 +419,27 @@ def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
     for at, i, k in zip(position.tolist(), rows.tolist(), others.tolist()):
         own = int(codes[i])
         value = scores[at][own] - scores[at][k] + intercepts[own] - intercepts[k]
-        exact.append(Fraction(int(value.p), int(value.q)))
+        exact.append(as_fraction(value))
     return exact
 
 
 def as_fmpq(value):
-    """A float, int or Fraction as a ``flint.fmpq``, exactly."""
+    """A float (numpy's too), int or Fraction as a ``flint.fmpq``, exactly."""
+    from fractions import Fraction  # on first use: not at import
+
     import flint  # on first use: not at import
 
-    if isinstance(value, float):
-        return flint.fmpq(*value.as_integer_ratio())
-    return flint.fmpq(int(value.numerator), int(value.denominator))
+    if isinstance(value, (float, np.floating)):
+        return flint.fmpq(*float(value).as_integer_ratio())
+    value = value if isinstance(value, Fraction) else Fraction(int(value))
+    return flint.fmpq(value.numerator, value.denominator)
+
+
+def as_fraction(value):
+    """A ``flint.fmpq`` as a :class:`fractions.Fraction`."""
+    from fractions import Fraction  # on first use: not at import
+
+    return Fraction(int(value.p), int(value.q))
 
 
 def bounded_scores(points, W, b):

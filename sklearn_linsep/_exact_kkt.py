@@ -21,8 +21,7 @@ The Gram form of the support's equality QP (``B`` the pairs' class columns
 
 import numpy as np
 
-from ._enclosure import ROUNDING_UNIT
-from ._exact import bounded_scores
+from ._exact import as_fmpq, as_fraction, bounded_pair_margins, bounded_scores
 
 # Exchanges after the guess (each an exact solve: 0.2-0.5 s at 150-200 pairs).
 EXACT_EXCHANGES = 8
@@ -106,14 +105,18 @@ class _ExactPairs:
 
         self.flint, self.K = flint, n_classes
         self.own, self.others = own.tolist(), others.tolist()
-        m, self.p = points.shape
-        self.X = flint.fmpq_mat(m, self.p, [_fmpq(v) for v in points.ravel().tolist()])
-        # Each row once for the scores (a row has a pair per other class).
+        self.p = points.shape[1]
+        # Each row once (a row has a pair per other class): pair j's row is
+        # unique row position[j].
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
         self.unique_points = unique
         self.position = self.position.ravel().tolist()
-        entries = [_fmpq(v) for v in unique.ravel().tolist()]
+        entries = [as_fmpq(v) for v in unique.ravel().tolist()]
         self.unique = flint.fmpq_mat(*unique.shape, entries)
+
+    def _entry(self, j, f):
+        """Feature f of pair j's row, a rational."""
+        return self.unique[self.position[j], f]
 
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are linearly
@@ -125,7 +128,7 @@ class _ExactPairs:
         for c, j in enumerate(ids):
             for cls, sign in ((self.own[j], 1), (self.others[j], -1)):
                 for f in range(p):
-                    columns[cls * (p + 1) + f, c] = sign * self.X[j, f]
+                    columns[cls * (p + 1) + f, c] = sign * self._entry(j, f)
                 columns[cls * (p + 1) + p, c] = sign
         echelon, rank = columns.rref()
         chosen, c = [], 0
@@ -225,7 +228,7 @@ class _ExactPairs:
         return classes * self._rows(held)
 
     def _rows(self, held):
-        entries = [self.X[j, f] for j in held for f in range(self.p)]
+        entries = [self._entry(j, f) for j in held for f in range(self.p)]
         return self.flint.fmpq_mat(len(held), self.p, entries)
 
     def scores(self, W):
@@ -233,12 +236,6 @@ class _ExactPairs:
         ``fmpq_mat`` entry by entry cost 5 s over 27 steps of 736 pairs)."""
         scores = (self.unique * W.transpose()).tolist()
         return [scores[at] for at in self.position]
-
-    def margins(self, W, b):
-        """Every pair's margin ``(w_own - w_other)·x + b_own - b_other``."""
-        scores = self.scores(W)
-        return [row[o] - row[k] + b[o] - b[k]
-                for row, o, k in zip(scores, self.own, self.others)]  # fmt: skip
 
     def below_one(self, W, b):
         """``{pair: margin}`` of the pairs whose margin is below 1 exactly:
@@ -250,10 +247,7 @@ class _ExactPairs:
         undecided = np.arange(len(own))
         found = bounded_scores(self.unique_points, W.tolist(), b)
         if found is not None:
-            value, radius = found
-            margins = value[position, own] - value[position, others]
-            spread = radius[position, own] + radius[position, others]
-            spread += 2 * ROUNDING_UNIT * np.abs(margins)
+            margins, spread = bounded_pair_margins(*found, position, own, others)
             undecided = np.flatnonzero(margins - spread < 1)
         rows = np.unique(position[undecided])
         entries = [self.unique[int(r), f] for r in rows for f in range(self.p)]
@@ -272,18 +266,9 @@ class _ExactPairs:
 def _as_fractions(W, b, held, alpha, m):
     from fractions import Fraction  # on first use: not at import
 
-    def fraction(value):
-        return Fraction(int(value.p), int(value.q))
-
     K, p = W.nrows(), W.ncols()
     dual = [Fraction(0)] * m
     for j, value in zip(held, alpha, strict=True):
-        dual[j] = fraction(value)
-    return ([[fraction(W[k, f]) for f in range(p)] for k in range(K)],
-            [fraction(value) for value in b], dual)  # fmt: skip
-
-
-def _fmpq(value):
-    import flint  # on first use: not at import
-
-    return flint.fmpq(*float(value).as_integer_ratio())
+        dual[j] = as_fraction(value)
+    return ([[as_fraction(W[k, f]) for f in range(p)] for k in range(K)],
+            [as_fraction(value) for value in b], dual)  # fmt: skip

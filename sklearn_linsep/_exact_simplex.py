@@ -45,6 +45,8 @@ import numpy as np
 
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._exact import (
+    as_fmpq,
+    as_fraction,
     pairs_matrix,
     pairs_separator,
     two_class_matrix,
@@ -198,17 +200,17 @@ class _ExactColumns:
 
     def __init__(self, system):
         self.system, self.cache = system, {}
-        self.cache[T] = [_fmpq(value) for value in system.e]
+        self.cache[T] = [as_fmpq(value) for value in system.e]
 
     def __call__(self, ids):
         missing = [j for j in ids if j not in self.cache and j >= 0]
         if missing:
             for j, column in zip(missing, self.system(missing).T, strict=True):
-                self.cache[j] = [_fmpq(value) for value in column]
+                self.cache[j] = [as_fmpq(value) for value in column]
         return [self.cache[j] if j >= T else self._unit(-2 - j) for j in ids]
 
     def _unit(self, row):
-        return [_fmpq(float(r == row)) for r in range(self.system.m)]
+        return [as_fmpq(float(r == row)) for r in range(self.system.m)]
 
 
 def _matrix(columns):
@@ -388,7 +390,7 @@ def _float_dual(y):
     [1, 2) (prices keep their signs), then correctly rounded."""
     from fractions import Fraction  # on first use: not at import
 
-    exact = [_fraction(v) for v in y]
+    exact = [as_fraction(v) for v in y]
     largest = max(abs(v) for v in exact)
     shift = 0 if not largest else -(largest.numerator.bit_length()
                                     - largest.denominator.bit_length())  # fmt: skip
@@ -417,9 +419,9 @@ def _certificate(system, basis, exact_columns):
     import flint  # on first use: not at import
 
     m = system.m
-    e = flint.fmpq_mat(m, 1, [_fmpq(v) for v in system.e])
+    e = flint.fmpq_mat(m, 1, [as_fmpq(v) for v in system.e])
     solved = _matrix(exact_columns(basis)).solve(e)
-    weights = [_fraction(solved[i, 0]) for i in range(m)]
+    weights = [as_fraction(solved[i, 0]) for i in range(m)]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
     keep = [i for i in range(m) if weights[i] > 0]
@@ -432,21 +434,8 @@ def _full_dual(system, y):
 
     full = [Fraction(0)] * system.equations
     for row, value in zip(system.kept, y, strict=True):
-        full[row] = _fraction(value)
+        full[row] = as_fraction(value)
     return full
-
-
-def _fraction(value):
-    """A ``flint.fmpq`` as a :class:`fractions.Fraction`."""
-    from fractions import Fraction  # on first use: not at import
-
-    return Fraction(int(value.p), int(value.q))
-
-
-def _fmpq(value):
-    import flint  # on first use: not at import
-
-    return flint.fmpq(*float(value).as_integer_ratio())
 
 
 def decide_two_class_on_rows(points, signs, start):

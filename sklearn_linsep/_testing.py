@@ -205,13 +205,15 @@ def exactly_separates(X, y, coef, intercept):
     scores are one product of FLINT's rational matrices."""
     from flint import fmpq_mat
 
+    from ._exact import as_fmpq
+
     X = np.asarray(X, float)
     W = np.atleast_2d(np.asarray(coef, dtype=object))
     b = np.ravel(np.asarray(intercept, dtype=object))
     products = _rational_matrix(X) * fmpq_mat(
-        W.shape[1], W.shape[0], [_rational(v) for v in W.T.ravel()]
+        W.shape[1], W.shape[0], [as_fmpq(v) for v in W.T.ravel()]
     )
-    intercepts = [_rational(value) for value in b]
+    intercepts = [as_fmpq(value) for value in b]
     y = np.asarray(y)
     for i in range(X.shape[0]):
         scores = [products[i, k] + intercepts[k] for k in range(W.shape[0])]
@@ -221,16 +223,6 @@ def exactly_separates(X, y, coef, intercept):
         elif any(scores[y[i]] <= scores[k] for k in range(W.shape[0]) if k != y[i]):
             return False
     return True
-
-
-def _rational(value):
-    """A float, int or Fraction as FLINT's rational, exactly."""
-    from fractions import Fraction
-
-    from flint import fmpq
-
-    value = Fraction(value) if not isinstance(value, Fraction) else value
-    return fmpq(value.numerator, value.denominator)
 
 
 def _rational_matrix(X):

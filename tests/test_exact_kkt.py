@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from flint import fmpq, fmpq_mat
+from flint import fmpq_mat
 
 from sklearn_linsep import HardMarginSVM
-from sklearn_linsep._exact import exact_maximal_machine, least_pair_margin
+from sklearn_linsep._exact import as_fmpq, exact_maximal_machine, least_pair_margin
 from sklearn_linsep._exact_kkt import exact_machine_of_pairs
 from sklearn_linsep._kesler import pair_margins
 from sklearn_linsep._margin._multiclass import joint_margin_of
@@ -24,13 +24,6 @@ def _pairs(X, codes, n_classes):
     others = np.tile(np.arange(n_classes), len(codes))
     keep = others != codes[rows]
     return rows[keep], codes[rows[keep]], others[keep]
-
-
-def _q(value):
-    if isinstance(value, float):
-        return fmpq(*value.as_integer_ratio())
-    value = Fraction(value)
-    return fmpq(value.numerator, value.denominator)
 
 
 def assert_exact_kkt(X, codes, n_classes, W, b, support, support_classes):
@@ -51,10 +44,10 @@ def assert_exact_kkt(X, codes, n_classes, W, b, support, support_classes):
         assert margin == 1
         for cls, sign in ((own, 1), (k, -1)):
             for f in range(p):
-                columns[cls * (p + 1) + f, c] = sign * _q(float(X[i, f]))
+                columns[cls * (p + 1) + f, c] = sign * as_fmpq(float(X[i, f]))
             columns[cls * (p + 1) + p, c] = sign
     target = fmpq_mat(K * (p + 1), 1,
-                      [_q(v) for w in W for v in [*w, 0]])  # fmt: skip
+                      [as_fmpq(v) for w in W for v in [*w, 0]])  # fmt: skip
     alpha = (columns.transpose() * columns).solve(columns.transpose() * target)
     assert columns * alpha == target
     assert all(alpha[c, 0] >= 0 for c in range(h))
@@ -139,5 +132,7 @@ def test_held_pairs_in_two_unlinked_groups_of_classes_still_solve():
     alpha, b = exact.equality_qp([0, 1, 2, 3])
     assert all(value > 0 for value in alpha)
     assert b[0] + b[1] == 0 and b[2] + b[3] == 0
-    margins = exact.margins(exact.machine([0, 1, 2, 3], alpha), b)
+    scores = exact.scores(exact.machine([0, 1, 2, 3], alpha))
+    margins = [row[o] - row[k] + b[o] - b[k]
+               for row, o, k in zip(scores, own.tolist(), others.tolist())]  # fmt: skip
     assert all(value == 1 for value in margins)
