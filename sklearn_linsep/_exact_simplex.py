@@ -39,6 +39,20 @@ separable by a hair, where the machine's every class needs its own tight
 pairs), or there is no certificate, the steps start (again) from HiGHS's
 optimum of the same LP with its equations made orthonormal. Beyond the bound
 from both starts, the caller says the certificate holds to a tolerance only.
+
+Most steps are not taken in rationals at all. From each start the same
+steps are first taken in floating point (:func:`_float_pivots`, QSopt_ex's
+approach): float64 LU solves refined with residuals in extended precision,
+prices near 0 taken again in it, the largest pivot leaving. They stop where
+they settle (no column prices positive, or ``t`` would leave), and the exact
+steps check that basis, one step as a rule: K = 3 separable by a hair of
+2^-44 took 144 exact steps (2.8 s) and now takes about 100 float ones and one
+exact (0.2 s). A float step is a guess: every basis holding ``t`` is
+feasible, and the one handed over is proved nonsingular by its determinant
+modulo a prime, so a misstep costs exact steps, never the answer.
+Everything is decided on the rows exactly centred (:class:`_CentredFrame`):
+offsets of 2^30 spreads otherwise leave every basis too ill-conditioned for
+float steps, and the exact numbers 30 bits longer.
 """
 
 import numpy as np
@@ -68,10 +82,43 @@ BLAND_AFTER = 150
 # at-scale facet cases took 2-18 from wherever they finished; K = 3 separable
 # by a hair ran out of 200 (2.3 s) and took 144 from HiGHS's.
 CERTIFICATE_PIVOTS = 50
+# Steps in floating point (:func:`_float_pivots`) before the exact ones, from
+# HiGHS's start: K = 3 separable by a hair took 144 exact steps there (2.3 s),
+# and takes 97-168 float ones (about 1 ms each at 43 equations, 3 ms at 63).
+# Where they do not settle (K = 3, 2 000 x 30, scaled and offset: 2 000 steps
+# in 7 s), the exact steps start from where they stopped.
+FLOAT_PIVOTS = 1_000
+# The float steps stop short of a basis of reciprocal condition below this
+# (rows offset by 2^30 spreads make some): float64's LU solve has no correct
+# digit there (cond · 2^-53 ≥ 8), refinement cannot converge, and the basis
+# may be singular in exact arithmetic, where the exact steps could not start.
+# Near-touching bases are ill-conditioned by nature (K = 3 by a hair of 2^-44
+# reaches its answer through condition numbers near 2^50).
+FLOAT_CONDITION = 2.0**-60
+# Refinements of a float step's solve at most (each contracts the error by
+# about cond · 2^-53).
+REFINEMENTS = 8
+# Columns tried in turn where a step's basis is that near singular.
+FLOAT_RETRIES = 8
+# From float64's certificate, fewer: where they do not settle (K = 3 by a
+# hair wandered 1 244 steps from it, 143 from HiGHS's start), HiGHS's start.
+CERTIFICATE_FLOAT_PIVOTS = 200
+# What the refined float steps take for 0, relative to the sizes summed in a
+# price or a step: 64 times the extended rounding unit (2^-58 with x87's
+# long double; with none, 2^-47, and hairs are left to the exact steps).
+FLOAT_RESOLUTION = 64 * float(np.finfo(np.longdouble).eps)
 # The largest system stepped in rationals, in equations (p + 2 for two classes,
 # (K - 1)(p + 1) + 1 jointly): FLINT's solve of a random float64 matrix took
 # 0.011 s at 52, 0.057 s at 103, 0.30 s at 200, 2.7 s at 400 (two a step).
 EXACT_SIMPLEX_EQUATIONS = 200
+# HiGHS's time on one LP of the float start (a guess: without it, the steps
+# start from unit columns). Its LPs take milliseconds, but on one system of
+# features scaled by 2^±20 and offset (43 x 469), its dual simplex cycled in
+# its cleanup for 950 s.
+FLOAT_START_SECONDS = 1.0
+# The prime of the determinant that proves a float step's basis nonsingular
+# (a Mersenne prime: 2^k reduces to 2^(k mod 61)).
+MODULUS = 2**61 - 1
 # Entering candidates whose step is estimated before one is taken.
 LOOKAHEAD = 64
 T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
@@ -100,14 +147,18 @@ class FarkasColumns:
         self.columns, self.n_columns = columns, n_columns
         self.equations = len(e)
         nonzero = np.asarray(e) != 0
-        for block in self.blocks():
-            nonzero |= np.any(columns(block) != 0, axis=1)
+        blocks = list(self.blocks())
+        for block in blocks:
+            A = columns(block)
+            nonzero |= np.any(A != 0, axis=1)
         for group in groups or ():
             kept = [row for row in group if nonzero[row]]
             if kept:
                 nonzero[kept[-1]] = False
         self.kept = np.flatnonzero(nonzero)
         self.e = np.asarray(e, dtype=float)[self.kept]
+        # One block: the columns kept, not rebuilt at every step.
+        self._whole = A[self.kept] if len(blocks) == 1 else None
 
     @property
     def m(self):
@@ -121,7 +172,12 @@ class FarkasColumns:
                 for start in range(0, self.n_columns, size))  # fmt: skip
 
     def __call__(self, ids):
-        return self.columns(np.asarray(ids, dtype=np.intp))[self.kept]
+        ids = np.asarray(ids, dtype=np.intp)
+        if self._whole is not None:
+            if ids.size == self.n_columns and np.all(ids == np.arange(ids.size)):
+                return self._whole  # every column in order: no copy
+            return self._whole[:, ids]
+        return self.columns(ids)[self.kept]
 
 
 def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
@@ -163,12 +219,150 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
     # from HiGHS's optimum of the same LP.
     found = None
     if len(start):
-        found = _pivots(system, _starting_basis(system, start), columns,
-                        min(max_pivots, CERTIFICATE_PIVOTS))  # fmt: skip
+        basis, settled = _float_pivots(system, _starting_basis(system, start),
+                                       CERTIFICATE_FLOAT_PIVOTS)  # fmt: skip
+        if settled:
+            found = _pivots(system, basis, columns, min(max_pivots, CERTIFICATE_PIVOTS))
     if found is None:
-        found = _pivots(system, _starting_basis(system, _float_start(system)),
-                        columns, max_pivots)  # fmt: skip
+        basis, _ = _float_pivots(system, _starting_basis(system, _float_start(system)))
+        found = _pivots(system, basis, columns, max_pivots)
     return found
+
+
+def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
+    """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps taken
+    in floating point (each well under a millisecond, where an exact one
+    takes ten), until no column prices positive or the next step would end
+    the method (``settled``), a solve fails, or the steps run out: the basis
+    the exact steps start from, as QSopt_ex starts from a float solver's.
+    Dantzig's rule until a basis repeats, Bland's after; a step into a basis
+    of reciprocal condition below ``FLOAT_CONDITION`` is not taken, another
+    column enters instead. The solves are
+    refined with residuals in extended precision (:func:`_refined_solves`)
+    and prices near 0 taken again in it, so that a hair of 2^-44 of the
+    spread keeps its sign. A guess all the same: every basis holding ``t`` is
+    feasible, so a misstep costs exact steps, never the answer."""
+    trail = [basis]
+    settled = _float_steps(system, trail, max_pivots)
+    # Float64 cannot tell a singular basis from a near-touching one (both
+    # reach condition numbers of 2^50 and more): the last basis a determinant
+    # modulo a prime proves nonsingular is the one the exact steps take.
+    for basis in reversed(trail):
+        if _nonsingular(system, basis):
+            return basis, settled
+        settled = False
+    return trail[0], False
+
+
+def _float_steps(system, trail, max_pivots):
+    """:func:`_float_pivots`' steps, each basis appended to ``trail``;
+    whether they settled."""
+    basis = trail[-1]
+    try:
+        solve = _refined_solves(_float_matrix(system, basis))
+    except (np.linalg.LinAlgError, ValueError):  # near singular, not finite
+        return False
+    seen, bland, shunned = set(), False, []
+    for _ in range(max_pivots):
+        bland = bland or frozenset(basis) in seen
+        seen.add(frozenset(basis))
+        y = solve((np.asarray(basis) == T).astype(float), transposed=True)
+        entering = _entering(system, y, basis, None, bland, shunned)
+        if entering is None:
+            return not shunned
+        leaving = _float_leaving(basis, solve(system([entering])[:, 0]), bland)
+        if leaving is None:
+            return False
+        if basis[leaving] == T:
+            return True
+        stepped = [*basis[:leaving], entering, *basis[leaving + 1:]]
+        try:
+            solve = _refined_solves(_float_matrix(system, stepped))
+            basis, shunned = stepped, []
+            trail.append(basis)
+        except (np.linalg.LinAlgError, ValueError):
+            # A basis float64 cannot tell from singular: another column
+            # enters instead, up to FLOAT_RETRIES of them.
+            shunned.append(entering)
+            if len(shunned) > FLOAT_RETRIES:
+                return False
+    return False
+
+
+def _nonsingular(system, basis):
+    """Whether the basis's determinant is nonzero modulo ``MODULUS`` (then it
+    is over the rationals; a False may, rarely, be a nonsingular basis)."""
+    import flint  # on first use: not at import
+
+    B = _float_matrix(system, basis)
+    fraction, exponent = np.frexp(B.ravel())
+    integers = np.ldexp(fraction, 53).astype(np.int64).tolist()  # exact
+    powers = ((exponent - 53) % 61).tolist()  # 2^61 ≡ 1 modulo 2^61 - 1
+    residues = [i % MODULUS * (1 << k) % MODULUS
+                for i, k in zip(integers, powers)]  # fmt: skip
+    return flint.nmod_mat(*B.shape, residues, MODULUS).det() != 0
+
+
+def _refined_solves(B):
+    """``solve(b, transposed=False)``: ``B⁻¹ b`` (or ``B⁻ᵀ b``) in
+    ``np.longdouble``, float64's LU solve refined once with the residual
+    computed in extended precision (x87's 64-bit significand where numpy has
+    it: about 2^-60 of the solution's size at moderate condition; float64's
+    accuracy elsewhere). LinAlgError where ``B``'s reciprocal condition is
+    below ``FLOAT_CONDITION``."""
+    from scipy.linalg import lapack
+
+    lu, pivots, info = lapack.dgetrf(B)
+    if info:
+        raise np.linalg.LinAlgError("singular")
+    rcond, _ = lapack.dgecon(lu, np.abs(B).sum(axis=0).max(), norm="1")
+    if not rcond > FLOAT_CONDITION:  # a step into it may be singular exactly
+        raise np.linalg.LinAlgError("nearly singular")
+    wide = B.astype(np.longdouble)
+
+    def solve(b, transposed=False):
+        trans, matrix = int(transposed), wide.T if transposed else wide
+        x = lapack.dgetrs(lu, pivots, b, trans=trans)[0].astype(np.longdouble)
+        for _ in range(REFINEMENTS):
+            residual = (b - matrix @ x).astype(float)
+            step = lapack.dgetrs(lu, pivots, residual, trans=trans)[0]
+            x = x + step
+            if not np.abs(step).max() > FLOAT_RESOLUTION * np.abs(x).max():
+                break
+        return x
+
+    return solve
+
+
+def _float_matrix(system, basis):
+    """The basis's columns in float64: ``e`` for ``t``, unit columns, ``A``'s."""
+    m = system.m
+    B = np.zeros((m, m))
+    lam = [i for i, j in enumerate(basis) if j > T]
+    B[:, lam] = system([basis[i] for i in lam])
+    for i, j in enumerate(basis):
+        if j == T:
+            B[:, i] = system.e
+        elif j < T:
+            B[-2 - j, i] = 1.0
+    return B
+
+
+def _float_leaving(basis, u, bland):
+    """:func:`_leaving` on a refined float step ``u``, entries within
+    ``FLOAT_RESOLUTION`` of its largest taken for 0: of the blocking ones
+    (every step is degenerate: any may leave), the largest pivot, which keeps
+    the next basis as well conditioned as it can be (with ``bland``, the
+    smallest index); None where nothing blocks (rounding)."""
+    tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
+    blocking = [i for i, j in enumerate(basis)
+                if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
+    if blocking:
+        if bland:
+            return min(blocking, key=basis.__getitem__)
+        return max(blocking, key=lambda i: abs(u[i]))
+    at = basis.index(T)
+    return at if u[at] > tol else None
 
 
 def _pivots(system, basis, columns, max_pivots):
@@ -256,8 +450,8 @@ def _generated_columns_lp(rows, e, rounds=30):
     (those nearest e's direction at first), every column priced by its dual,
     the most negative reduced costs joining, until none is left. On 10 052
     dense columns of 52 equations HiGHS took 0.7 s at once; a few LPs of a few
-    hundred columns take a tenth of that. None where HiGHS fails or the
-    rounds run out."""
+    hundred columns take a tenth of that. None where HiGHS fails, or takes
+    over ``FLOAT_START_SECONDS`` on one, or the rounds run out."""
     from scipy.optimize import linprog
 
     m, n = rows.shape
@@ -267,7 +461,8 @@ def _generated_columns_lp(rows, e, rounds=30):
     for _ in range(rounds):
         found = linprog(np.r_[np.zeros(chosen.size), 1.0],
                         A_eq=np.column_stack([rows[:, chosen], e]), b_eq=e,
-                        bounds=(0, None), method="highs")  # fmt: skip
+                        bounds=(0, None), method="highs",
+                        options={"time_limit": FLOAT_START_SECONDS})  # fmt: skip
         if found.status != 0:
             return None
         dual = found.eqlin.marginals
@@ -319,28 +514,27 @@ def _extend(span, column, tiny=1e-10):
     return np.hstack([span, (residual / size)[:, None]])
 
 
-def _entering(system, y, basis, exact_columns, bland):
+def _entering(system, y, basis, exact_columns, bland, shunned=()):
     """A column outside ``basis`` of positive price ``A_jᵀ y``: priced in
     float64 with the rounding bounded, in rationals where that bound leaves it
-    undecided. With ``bland`` the first; else, of the ``LOOKAHEAD`` largest
-    per unit norm, one whose step (estimated in float64) would end the method
-    (``t`` leaves), else one that would move a unit column out, else the
-    largest: degenerate swaps of λ's are the steps that make no headway.
-    None where every price is ≤ 0."""
+    undecided (with ``exact_columns`` None, ``y`` is a refined float one,
+    prices within ``FLOAT_RESOLUTION`` are taken for 0 and none is exact);
+    never one of ``shunned``. With ``bland`` the first; else, of the
+    ``LOOKAHEAD`` largest per unit norm, one whose step (estimated in
+    float64) would end the method (``t`` leaves), else one that would move a
+    unit column out, else the largest: degenerate swaps of λ's are the steps
+    that make no headway. None where every price is ≤ 0."""
     import flint  # on first use: not at import
 
-    y_float = _float_dual(y)
-    gamma = rounding_factor(system.m + 2) + 2 * ROUNDING_UNIT
+    y_float = _float_dual(y) if exact_columns is not None else _scaled(y)
     candidates, scores = [], []
     for block in system.blocks():
         A = system(block)
-        prices = y_float @ A
-        magnitude = np.abs(y_float) @ np.abs(A)
-        bound = gamma * magnitude * (1 + gamma) + np.abs(A).sum(axis=0) * 2.0**-1020
-        outside = ~np.isin(block, basis)
+        prices, bound = _prices(y_float, A, wide=exact_columns is None)
+        outside = ~np.isin(block, [*basis, *shunned])
         positive = outside & (prices > bound)
         undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
-        if undecided.size:
+        if undecided.size and exact_columns is not None:
             ids = block[undecided]
             rows = exact_columns(ids)
             exact = flint.fmpq_mat(len(ids), system.m, [v for row in rows for v in row])
@@ -364,15 +558,31 @@ def _entering(system, y, basis, exact_columns, bland):
     return candidates[_headway(system, basis, candidates)]
 
 
+def _prices(y, A, wide=False):
+    """``(Aᵀ y, bound)`` in float64, ``|fl(Aᵀ y) - Aᵀ y| ≤ bound`` for
+    float64 ``y`` (Higham's γ); with ``wide``, ``y`` is a refined
+    ``np.longdouble`` one and the columns that bound leaves near 0 are priced
+    again in extended precision, their bound then ``FLOAT_RESOLUTION``'s (a
+    guess's, not a proof's)."""
+    gamma = rounding_factor(A.shape[0] + 2) + 2 * ROUNDING_UNIT
+    narrow = y.astype(float)
+    magnitude = np.abs(narrow) @ np.abs(A)
+    prices = narrow @ A
+    bound = gamma * magnitude * (1 + gamma) + np.abs(A).sum(axis=0) * 2.0**-1020
+    if wide:
+        near = np.flatnonzero(np.abs(prices) <= bound)
+        prices[near] = (y @ A[:, near].astype(np.longdouble)).astype(float)
+        bound[near] = FLOAT_RESOLUTION * magnitude[near]
+    return prices, bound
+
+
 def _headway(system, basis, candidates):
     """Of ``candidates`` (best first), the first whose step would end the
     method, else the first that would move a unit column out, else 0: the
     steps estimated by one float64 solve with the basis."""
     kinds = np.asarray(basis)
-    B = np.column_stack([system.e if j == T else (system([j])[:, 0] if j > T else
-                         np.eye(system.m)[-2 - j]) for j in basis])  # fmt: skip
     try:
-        U = np.linalg.solve(B, system(candidates))
+        U = np.linalg.solve(_float_matrix(system, basis), system(candidates))
     except np.linalg.LinAlgError:
         return 0
     tol = 1e-9 * np.abs(U).max(axis=0)
@@ -385,17 +595,24 @@ def _headway(system, basis, candidates):
     return 0
 
 
-def _float_dual(y):
-    """``ỹ``: ``y`` scaled by a power of two to a largest entry in
-    [1, 2) (prices keep their signs), then correctly rounded."""
-    from fractions import Fraction  # on first use: not at import
+def _scaled(y):
+    """``y`` scaled by a power of two to a largest entry in [1, 2)."""
+    largest = np.abs(y).max(initial=0)
+    if not largest:
+        return y
+    return y * np.longdouble(2.0) ** (1 - int(np.frexp(largest)[1]))
 
-    exact = [as_fraction(v) for v in y]
-    largest = max(abs(v) for v in exact)
-    shift = 0 if not largest else -(largest.numerator.bit_length()
-                                    - largest.denominator.bit_length())  # fmt: skip
-    scale = Fraction(2) ** shift
-    return np.array([float(v * scale) for v in exact])
+
+def _float_dual(y):
+    """``ỹ``: ``y`` (fmpq) scaled by a power of two to a largest entry in
+    [1/2, 2) (prices keep their signs), then correctly rounded (Python's
+    integer division is)."""
+    fractions = [(int(v.p), int(v.q)) for v in y]
+    shift = -max((p.bit_length() - q.bit_length() for p, q in fractions if p),
+                 default=0)  # fmt: skip
+    if shift >= 0:
+        return np.array([(p << shift) / q for p, q in fractions])
+    return np.array([p / (q << -shift) for p, q in fractions])
 
 
 def _leaving(basis, u):
@@ -442,9 +659,10 @@ def decide_two_class_on_rows(points, signs, start):
     """Farkas' alternative for two classes on every row, exactly, from the
     rows ``start`` (a float certificate's, heaviest first):
     ``("certificate", (ids, λ))``, ``("separator", (w, b))`` in rationals with
-    ``c_i (w·x_i + b) ≥ 1`` on every row, or None (:func:`farkas_simplex`)."""
-    points = np.asarray(points, dtype=float)
-    signs = np.asarray(signs, dtype=float)
+    ``c_i (w·x_i + b) ≥ 1`` on every row, or None (:func:`farkas_simplex`).
+    Decided on the rows exactly centred (:func:`exactly_centred`)."""
+    frame = _CentredFrame(points)
+    points, signs = frame.points, np.asarray(signs, dtype=float)
     e = two_class_matrix(points[:0], signs[:0])[1]
     system = FarkasColumns(
         lambda ids: two_class_matrix(points[ids], signs[ids])[0], len(points), e
@@ -453,6 +671,7 @@ def decide_two_class_on_rows(points, signs, start):
     if found is None or found[0] == "certificate":
         return found
     w, b = two_class_separator(found[1], points.shape[1])
+    w, b = frame.in_units(w, b)
     return "separator", ([2 * value for value in w], 2 * b)  # margins ≥ 1/2
 
 
@@ -461,7 +680,8 @@ def decide_pairs_on_rows(points, codes, n_classes, start):
     (row, other class); ``start`` as ``(row, other)`` pairs:
     ``("certificate", (rows, others, μ))``, ``("separator", (W, b))`` in
     rationals with every pair margin ≥ 1, or None."""
-    points = np.asarray(points, dtype=float)
+    frame = _CentredFrame(points)
+    points = frame.points
     codes = np.asarray(codes, dtype=np.intp)
     K, p = n_classes, points.shape[1]
     rows = np.repeat(np.arange(len(codes)), K)
@@ -485,4 +705,53 @@ def decide_pairs_on_rows(points, codes, n_classes, start):
     if kind == "certificate":
         ids, weights = answer
         return kind, (rows[ids], others[ids], weights)
-    return kind, pairs_separator(answer, K, p)  # every pair margin ≥ eᵀy = 1
+    W, b = pairs_separator(answer, K, p)  # every pair margin ≥ eᵀy = 1
+    return kind, tuple(map(list, zip(*(frame.in_units(w, c) for w, c in zip(W, b)))))
+
+
+class _CentredFrame:
+    """The rows moved and scaled exactly: each feature less an offset of its
+    own, chosen among its values where every difference is exact in float64
+    (Sterbenz's lemma, where the offset dwarfs the spread; else 0), then times
+    a power of two that brings its largest value into [1, 2). Farkas'
+    alternative is the same there (affine maps keep certificates' weights),
+    and its bases are far better conditioned where features sit 2^30 spreads
+    from 0: float steps can tell them from singular, and the exact numbers are
+    shorter.
+
+    Attributes
+    ----------
+    points : ndarray of shape (n, p)
+        ``(x - offsets) * scales``, exactly.
+    offsets, scales : ndarray of shape (p,)
+    """
+
+    def __init__(self, points):
+        points = np.asarray(points, dtype=float)
+        offsets = np.zeros(points.shape[1])
+        if len(points):
+            middle = np.sort(points, axis=0)[len(points) // 2]
+            moved = points - middle
+            # TwoSum's error term: the difference is exact where it is 0.
+            back = moved + middle
+            error = (points - (back - middle)) - (middle - (back - moved))
+            exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
+            offsets[exact] = middle[exact]
+        moved = points - offsets
+        largest = np.abs(moved).max(axis=0, initial=0.0)
+        exponents = np.where(largest > 0, np.frexp(largest)[1] - 1, 0)
+        # Kept within float64's normal range: the scaling stays exact.
+        low = np.frexp(np.abs(moved[moved != 0]).min(initial=1.0))[1]
+        exponents = np.minimum(exponents, low + 1020)
+        self.offsets, self.scales = offsets, np.ldexp(1.0, -exponents)
+        self.points = moved * self.scales
+
+    def in_units(self, w, b):
+        """``(w, b)`` on the frame's points as the same hyperplane on the
+        rows as given, in rationals: ``w ∘ scales`` and ``b - w·offsets``."""
+        from fractions import Fraction  # on first use: not at import
+
+        w = [value * Fraction(float(scale)) for value, scale in zip(w, self.scales)]
+        shift = sum((value * Fraction(float(o)) for value, o in zip(w, self.offsets)
+                     if o), Fraction(0))  # fmt: skip
+        return w, b - shift

@@ -136,3 +136,36 @@ def test_held_pairs_in_two_unlinked_groups_of_classes_still_solve():
     margins = [row[o] - row[k] + b[o] - b[k]
                for row, o, k in zip(scores, own.tolist(), others.tolist())]  # fmt: skip
     assert all(value == 1 for value in margins)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_independent_pairs_modulo_a_prime_are_the_rationals_ones(seed):
+    """``_ExactPairs.independent`` picks pairs by a row echelon form modulo
+    2^61 - 1: on far-apart rows (entries of up to 60 bits) it picks the same
+    pairs, in order, as the rationals' own row echelon form."""
+    from sklearn_linsep._exact_kkt import _ExactPairs
+
+    X, y = far_apart_case(seed)
+    y = np.unique(y, return_inverse=True)[1]
+    K = int(y.max()) + 1
+    rows = np.repeat(np.arange(len(y)), K)
+    others = np.tile(np.arange(K), len(y))
+    keep = others != y[rows]
+    rows, others = rows[keep], others[keep]
+    pairs = _ExactPairs(X[rows], y[rows], others, K)
+    ids = np.random.default_rng(seed).permutation(len(rows))[:150].tolist()
+    p = X.shape[1]
+    columns = fmpq_mat(K * (p + 1), len(ids))
+    for c, j in enumerate(ids):
+        for cls, sign in ((y[rows[j]], 1), (others[j], -1)):
+            for f in range(p):
+                columns[cls * (p + 1) + f, c] = sign * as_fmpq(X[rows[j], f])
+            columns[cls * (p + 1) + p, c] = sign
+    echelon, rank = columns.rref()
+    expected, c = [], 0
+    for r in range(rank):
+        while echelon[r, c] == 0:
+            c += 1
+        expected.append(ids[c])
+        c += 1
+    assert pairs.independent(ids) == expected
