@@ -42,6 +42,11 @@ on 46 rows of K = 14-18 classes with features 10^-6 to 10^6 apart
 (``_testing.far_apart_case``, seeds 0-7): exact, float64 or refused, and the
 time, beside LinearSVC's time and training errors.
 
+Part 8 (``--only facets``) decides 60 harder near-touching cases (the facet
+case at K = 3 and two classes, 300-2 000 rows, p = 10-50, raw or scaled and
+offset) once each: how many are proved (every proof checked in rationals),
+flagged, refused or wrong, and the median and slowest call.
+
 Run from the repository root::
 
     python benchmarks/bench_exact.py                 # both parts, about 2 minutes
@@ -300,28 +305,8 @@ def part_redundant():
 def part_scale(repeats):
     """Near-touching data at n ≤ 1e4, p ≤ 50: the exact simplex from float64's
     certificate (``sklearn_linsep._exact_simplex``)."""
-    from fractions import Fraction
-
     from sklearn_linsep import SolverError, linear_separability
-    from sklearn_linsep._exact import least_margin, least_pair_margin
-    from sklearn_linsep._testing import exactly_balances, facet_case
-
-    def holds(result, X, y, K):
-        if not result.proven:
-            return "flagged"
-        if result.separable:
-            W = result.exact_coef if result.exact_coef is not None else result.coef
-            b = (result.exact_intercept if result.exact_coef is not None
-                 else result.intercept)  # fmt: skip
-            if K == 2:
-                w = [Fraction(float(v)) for v in W] if result.exact_coef is None else W
-                return least_margin(X, np.where(y == 1, 1, -1), w, Fraction(b)) > 0
-            W = [[Fraction(float(v)) for v in row] for row in W] \
-                if result.exact_coef is None else W  # fmt: skip
-            return least_pair_margin(X, y, K, W, [Fraction(v) for v in b]) > 0
-        others = result.certificate_classes if K == 3 else None
-        return exactly_balances(X, y, result.certificate_indices,
-                                result.exact_weights(X, y), others)  # fmt: skip
+    from sklearn_linsep._testing import facet_case
 
     print("## 5. Near-touching at scale (gap 2^-44 of the spread)")
     print("| data | n | p | K | verdict | proved | holds in rationals | median s |")
@@ -344,11 +329,83 @@ def part_scale(repeats):
                     verdict, proved, ok = "refused", "-", "-"
                 else:
                     verdict = "separable" if result.separable else "inseparable"
-                    proved, ok = result.proven, holds(result, X, y, K)
+                    proved, ok = result.proven, _proof_holds(result, X, y, K)
                 data = ("scaled, offset, " if scaled else "") + (
                     "built separable" if separable else "built inseparable")
                 print(f"| {data} | {n} | {p} | {K} | {verdict} | {proved} | {ok} | "
                       f"{seconds:.3f} |")
+    print()
+
+
+def _proof_holds(result, X, y, K):
+    """"flagged" where the answer is not proved; else whether its proof holds
+    in rationals: the separator (the exact one where given; about its
+    ``center`` where it has one) separates every row, or the certificate's
+    exact weights balance."""
+    from fractions import Fraction
+
+    from sklearn_linsep._testing import exactly_balances, exactly_separates
+
+    if not result.proven:
+        return "flagged"
+    if not result.separable:
+        others = result.certificate_classes if K > 2 else None
+        return exactly_balances(X, y, result.certificate_indices,
+                                result.exact_weights(X, y), others)  # fmt: skip
+    if result.exact_coef is not None:
+        return exactly_separates(X, y, result.exact_coef, result.exact_intercept)
+    W = np.atleast_2d(result.coef)
+    if result.center is None:
+        b = np.ravel(result.intercept)
+    else:  # coef · (x - center) + intercept_at_center, in rationals
+        center = [Fraction(float(v)) for v in result.center]
+        b = [Fraction(float(at)) - sum(Fraction(float(w)) * c for w, c in
+             zip(row, center)) for row, at in  # fmt: skip
+             zip(W, np.ravel(result.intercept_at_center))]
+    W = W[0] if K == 2 else W
+    return exactly_separates(X, y, W, b[0] if K == 2 else b)
+
+
+def part_facets():
+    """Near-touching at scale, harder (``--only facets``): the facet case at
+    K = 3 jointly and two classes, 300-2 000 rows, p = 10-50, three seeds,
+    separable or not by 2^-44, raw or scaled by 2^±20 plus up to 2^19 (its
+    rounding decides the truth); one call each, every proof checked in
+    rationals."""
+    from collections import Counter
+
+    from sklearn_linsep import SolverError, linear_separability
+    from sklearn_linsep._testing import facet_case
+
+    print("## 8. Near-touching at scale, harder (60 cases, one call each)")
+    print("| K | n | p | proved, holds | flagged | refused | wrong | median s "
+          "| slowest s |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    rows = {}
+    for seed in (1, 2, 3):
+        for K, n, p in ((3, 300, 20), (3, 1_000, 20), (3, 1_000, 10),
+                        (2, 1_000, 50), (3, 2_000, 30)):  # fmt: skip
+            for separable in (True, False):
+                for scaled in (False, True):
+                    X, y = facet_case(separable, n=n, p=p, n_classes=K, seed=seed)
+                    if scaled:
+                        X = X * 2.0 ** rng.integers(-20, 21, p) + 2.0 ** rng.integers(
+                            0, 20, p) * rng.integers(0, 2, p)  # fmt: skip
+                    seconds, result = _timed(lambda: linear_separability(
+                        X, y, **({"multiclass": "joint"} if K == 3 else {})), 1)
+                    if isinstance(result, SolverError):
+                        outcome = "refused"
+                    else:
+                        holds = _proof_holds(result, X, y, K)
+                        outcome = {True: "holds", False: "wrong"}.get(holds, holds)
+                    counts, times = rows.setdefault((K, n, p), (Counter(), []))
+                    counts[outcome] += 1
+                    times.append(seconds)
+    for (K, n, p), (counts, times) in rows.items():
+        print(f"| {K} | {n} | {p} | {counts['holds']} | {counts['flagged']} | "
+              f"{counts['refused']} | {counts['wrong']} | "
+              f"{statistics.median(times):.2f} | {max(times):.2f} |")
     print()
 
 
@@ -480,7 +537,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only",
                         choices=["corpus", "estimator", "ordinary", "redundant",
-                                 "scale", "soft", "far"])
+                                 "scale", "soft", "far", "facets"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true",
@@ -501,6 +558,8 @@ def main():
         part_soft(args.repeats)
     if args.only in (None, "far"):
         part_far(8)
+    if args.only in (None, "facets"):
+        part_facets()
 
 
 if __name__ == "__main__":
