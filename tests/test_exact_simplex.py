@@ -251,6 +251,13 @@ def test_a_finish_gives_up_its_exchange_search_after_a_few(monkeypatch):
     _assert_the_proof_holds(X, y, result)
 
 
+def _two_class_columns(X, signs):
+    """The two-class Farkas system of ``X`` as ``FarkasColumns``."""
+    matrix = _exact_simplex.two_class_matrix
+    return _exact_simplex.FarkasColumns(lambda ids: matrix(X[ids], signs[ids])[0],
+                                        len(X), matrix(X[:0], signs[:0])[1])
+
+
 def _steps_counted(monkeypatch, name):
     """A list that grows by one at every call of ``_exact_simplex.name``."""
     calls, wrapped = [], getattr(_exact_simplex, name)
@@ -312,10 +319,7 @@ def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
     X, y, _ = near_touching_case(16)
     X, y = X[y < 2], y[y < 2]
     signs = np.where(y == 1, 1.0, -1.0)
-    system = _exact_simplex.FarkasColumns(
-        lambda ids: _exact_simplex.two_class_matrix(X[ids], signs[ids])[0],
-        len(X), _exact_simplex.two_class_matrix(X[:0], signs[:0])[1],
-    )  # fmt: skip
+    system = _two_class_columns(X, signs)
     basis, _ = _exact_simplex._float_pivots(
         system, _exact_simplex._starting_basis(system, [])
     )
@@ -357,10 +361,7 @@ def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
     rng = np.random.default_rng(0)
     X, y = facet_case(True, n=200, p=6)
     signs = np.where(y == 1, 1.0, -1.0)
-    system = _exact_simplex.FarkasColumns(
-        lambda ids: _exact_simplex.two_class_matrix(X[ids], signs[ids])[0],
-        len(X), _exact_simplex.two_class_matrix(X[:0], signs[:0])[1],
-    )  # fmt: skip
+    system = _two_class_columns(X, signs)
     columns = _exact_simplex._ExactColumns(system)
     answers = set()
     for trial in range(20):
