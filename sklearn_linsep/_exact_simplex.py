@@ -244,6 +244,11 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     feasible, so a misstep costs exact steps, never the answer."""
     trail = [basis]
     settled = _float_steps(system, trail, max_pivots)
+    if len(trail) == 1 and not settled and max_pivots:
+        # A start too ill-conditioned for a float step (HiGHS's columns on
+        # rows near touching: condition 1e17): from t and unit columns.
+        trail = [basis, _starting_basis(system, [])]
+        settled = _float_steps(system, trail, max_pivots)
     # Float64 cannot tell a singular basis from a near-touching one (both
     # reach condition numbers of 2^50 and more): the last basis a determinant
     # modulo a prime proves nonsingular is the one the exact steps take.
@@ -251,7 +256,9 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
         if _nonsingular(system, basis):
             return basis, settled
         settled = False
-    return trail[0], False
+    # Not even the start (its columns chosen in float64): t and unit columns,
+    # nonsingular by construction.
+    return _starting_basis(system, []), False
 
 
 def _float_steps(system, trail, max_pivots):
@@ -732,17 +739,21 @@ class _CentredFrame:
         if len(points):
             middle = np.sort(points, axis=0)[len(points) // 2]
             moved = points - middle
-            # TwoSum's error term: the difference is exact where it is 0.
-            back = moved + middle
-            error = (points - (back - middle)) - (middle - (back - moved))
+            # Knuth's TwoSum of points + (-middle): the difference is exact
+            # where its error term is 0.
+            part = moved - points
+            error = (points - (moved - part)) + (-middle - part)
             exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
             offsets[exact] = middle[exact]
         moved = points - offsets
         largest = np.abs(moved).max(axis=0, initial=0.0)
         exponents = np.where(largest > 0, np.frexp(largest)[1] - 1, 0)
-        # Kept within float64's normal range: the scaling stays exact.
-        low = np.frexp(np.abs(moved[moved != 0]).min(initial=1.0))[1]
-        exponents = np.minimum(exponents, low + 1020)
+        # Kept where the scaling stays exact: no value scaled down below the
+        # normal range, and no scale beyond float64's (subnormal features).
+        smallest = np.where(moved != 0, np.abs(moved), np.inf).min(axis=0,
+                                                                  initial=np.inf)
+        low = np.frexp(np.where(np.isfinite(smallest), smallest, 1.0))[1]
+        exponents = np.clip(exponents, -1022, low + 1020)
         self.offsets, self.scales = offsets, np.ldexp(1.0, -exponents)
         self.points = moved * self.scales
 

@@ -331,15 +331,18 @@ def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_centred_frame_is_exact_and_maps_a_separator_back(seed):
-    """``_CentredFrame``: features offset by up to 2^30 spreads and scaled by
-    2^±20 are moved by one of their own values where every difference is
-    exact (checked here in rationals), scaled by powers of two; a hyperplane
-    on the frame's points is the same one on the rows in rationals."""
+    """``_CentredFrame``: features offset by 2^29 to 2^30 spreads and scaled
+    by 2^±20 are moved by one of their own values, where every difference is
+    exact (checked here in rationals), and all are scaled by powers of two.
+    A hyperplane on the frame's points is the same one on the rows in
+    rationals. Subnormal features scale exactly too."""
     rng = np.random.default_rng(seed)
     X = rng.integers(-8, 9, size=(12, 4)) / 8.0
-    X = X * 2.0 ** rng.integers(-20, 21, 4) + rng.integers(-(2**30), 2**30, 4) * (
-        2.0 ** rng.integers(-20, 21, 4)) * rng.integers(0, 2, 4)  # fmt: skip
+    offset = np.array([True, False, True, seed % 2 == 0])
+    scales = 2.0 ** rng.integers(-20, 21, 4)
+    X = X * scales + rng.integers(2**29, 2**30, 4) * scales * offset
     frame = _exact_simplex._CentredFrame(X)
+    assert np.all(frame.offsets[offset] != 0)  # Sterbenz: exact differences
     for x, moved in zip(X, frame.points):
         for f in range(X.shape[1]):
             assert Fraction(float(moved[f])) == (
@@ -353,6 +356,28 @@ def test_the_centred_frame_is_exact_and_maps_a_separator_back(seed):
         on_frame = sum(wf * Fraction(float(v)) for wf, v in zip(w, moved)) + b
         in_units = sum(wf * Fraction(float(v)) for wf, v in zip(w_units, x)) + b_units
         assert on_frame == in_units
+    tiny = _exact_simplex._CentredFrame(np.array([[3e-320], [4e-320], [-5e-320]]))
+    assert np.all(np.isfinite(tiny.points)) and np.abs(tiny.points).max() > 0
+    offset, scale = Fraction(float(tiny.offsets[0])), Fraction(float(tiny.scales[0]))
+    assert [Fraction(float(v)) for v in tiny.points[:, 0]] == [
+        (Fraction(v) - offset) * scale for v in (3e-320, 4e-320, -5e-320)
+    ]
+
+
+@pytest.mark.parametrize("seed", [121, 189])
+def test_a_start_singular_in_rationals_gives_way_to_unit_columns(seed):
+    """Corpus seeds whose float start's basis is singular in rationals (its
+    columns were chosen in float64): the exact steps start from ``t`` and
+    unit columns instead, and decide."""
+    X, y, _ = near_touching_case(seed)
+    X, y = X[y < 2], y[y < 2]
+    signs = np.where(y == 1, 1.0, -1.0)
+    kind, answer = decide_two_class_on_rows(X, signs, [])
+    assert kind == decide_two_class(X, signs)[0]
+    if kind == "certificate":
+        assert exactly_balances(X, y, *answer)
+    else:
+        assert exactly_separates(X, y, *answer)
 
 
 def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
