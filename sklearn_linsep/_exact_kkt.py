@@ -100,7 +100,9 @@ def _settled(exact, held, m):
 
 
 class _ExactPairs:
-    """The pairs' rows as FLINT rationals, converted once."""
+    """The pairs' rows as FLINT rationals, each converted once, when first
+    needed (the two-class finish has a pair per row: 10 000 x 50 rows, of
+    which the support and the rows near margin 1 are read)."""
 
     def __init__(self, points, own, others, n_classes):
         import flint  # on first use: not at import
@@ -113,13 +115,25 @@ class _ExactPairs:
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
         self.unique_points = unique
         self.position = self.position.ravel().tolist()
-        entries = [as_fmpq(v) for v in unique.ravel().tolist()]
-        self.unique = flint.fmpq_mat(*unique.shape, entries)
-        self._cached_residues = None
+        self._exact_rows, self._residue_rows, self._unique = {}, {}, None
+
+    def _row(self, i):
+        """Unique row ``i`` as a list of rationals."""
+        if i not in self._exact_rows:
+            self._exact_rows[i] = [as_fmpq(v) for v in self.unique_points[i].tolist()]
+        return self._exact_rows[i]
+
+    @property
+    def unique(self):
+        """Every unique row, an ``fmpq_mat``."""
+        if self._unique is None:
+            entries = [v for i in range(len(self.unique_points)) for v in self._row(i)]
+            self._unique = self.flint.fmpq_mat(*self.unique_points.shape, entries)
+        return self._unique
 
     def _entry(self, j, f):
         """Feature f of pair j's row, a rational."""
-        return self.unique[self.position[j], f]
+        return self._row(self.position[j])[f]
 
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are linearly
@@ -134,7 +148,7 @@ class _ExactPairs:
         flint, K, p = self.flint, self.K, self.p
         columns = flint.nmod_mat(K * (p + 1), len(ids), MODULUS)
         for c, j in enumerate(ids):
-            row = self._residues[self.position[j]]
+            row = self._residues(self.position[j])
             for cls, sign in ((self.own[j], 1), (self.others[j], MODULUS - 1)):
                 for f in range(p):
                     columns[cls * (p + 1) + f, c] = sign * row[f] % MODULUS
@@ -148,17 +162,13 @@ class _ExactPairs:
             c += 1
         return chosen
 
-    @property
-    def _residues(self):
-        """Each unique row modulo ``MODULUS`` (a float64 is an integer over a
+    def _residues(self, i):
+        """Unique row ``i`` modulo ``MODULUS`` (a float64 is an integer over a
         power of two, which is invertible modulo an odd prime)."""
-        if self._cached_residues is None:
-            self._cached_residues = [
-                [int(v.p) * pow(int(v.q), -1, MODULUS) % MODULUS
-                 for v in (self.unique[i, f] for f in range(self.p))]
-                for i in range(self.unique.nrows())
-            ]  # fmt: skip
-        return self._cached_residues
+        if i not in self._residue_rows:
+            self._residue_rows[i] = [int(v.p) * pow(int(v.q), -1, MODULUS) % MODULUS
+                                     for v in self._row(i)]  # fmt: skip
+        return self._residue_rows[i]
 
     def _sign(self, i, j):
         """``B_i · B_j`` of two pairs' class columns."""
@@ -271,7 +281,7 @@ class _ExactPairs:
             margins, spread = bounded_pair_margins(*found, position, own, others)
             undecided = np.flatnonzero(margins - spread < 1)
         rows = np.unique(position[undecided])
-        entries = [self.unique[int(r), f] for r in rows for f in range(self.p)]
+        entries = [v for r in rows.tolist() for v in self._row(r)]
         scores = (self.flint.fmpq_mat(rows.size, self.p, entries)
                   * W.transpose()).tolist()  # fmt: skip
         at = dict(zip(rows.tolist(), range(rows.size)))

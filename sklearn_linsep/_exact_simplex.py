@@ -66,6 +66,7 @@ from ._exact import (
     two_class_matrix,
     two_class_separator,
 )
+from ._exact_kkt import exact_machine_of_pairs
 
 # The simplex steps before the decision is given up (the caller then says the
 # certificate holds to a tolerance only): at most EXACT_PIVOTS, and at most
@@ -116,6 +117,11 @@ EXACT_SIMPLEX_EQUATIONS = 200
 # features scaled by 2^±20 and offset (43 x 469), its dual simplex cycled in
 # its cleanup for 950 s.
 FLOAT_START_SECONDS = 1.0
+# The rows' entries beyond which the maximal margin is not solved in
+# rationals from a separator's tight rows: 10 000 x 50 (500 000) took
+# 0.3-0.5 s, its float bound on every row, rationals on the support and the
+# rows near margin 1 only.
+MAXIMAL_ENTRIES = 5_000_000
 # The prime of the determinant that proves a float step's basis nonsingular
 # (a Mersenne prime: 2^k reduces to 2^(k mod 61)).
 MODULUS = 2**61 - 1
@@ -203,8 +209,10 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
     -------
     ("certificate", (ids, λ)) : the columns and their weights (Fractions > 0)
         with ``A[:, ids] λ = e`` exactly.
-    ("separator", y) : Fractions, one per equation of ``A`` (0 on those left
-        out), with ``A_jᵀ y ≤ 0`` on every column and ``eᵀ y = 1``.
+    ("separator", (y, tight)) : ``y`` Fractions, one per equation of ``A``
+        (0 on those left out), with ``A_jᵀ y ≤ 0`` on every column and
+        ``eᵀ y = 1``; ``tight`` the columns of the last basis, on which
+        ``A_jᵀ y = 0``.
     None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS``
         equations, or a basis singular in exact arithmetic.
     """
@@ -386,7 +394,7 @@ def _pivots(system, basis, columns, max_pivots):
         y = [y[i, 0] for i in range(m)]
         entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
         if entering is None:
-            return "separator", _full_dual(system, y)
+            return "separator", (_full_dual(system, y), [j for j in basis if j > T])
         if step == max_pivots:
             return None
         u = B.solve(flint.fmpq_mat(m, 1, columns([entering])[0]))
@@ -665,9 +673,12 @@ def _full_dual(system, y):
 def decide_two_class_on_rows(points, signs, start):
     """Farkas' alternative for two classes on every row, exactly, from the
     rows ``start`` (a float certificate's, heaviest first):
-    ``("certificate", (ids, λ))``, ``("separator", (w, b))`` in rationals with
-    ``c_i (w·x_i + b) ≥ 1`` on every row, or None (:func:`farkas_simplex`).
-    Decided on the rows exactly centred (:func:`exactly_centred`)."""
+    ``("certificate", (ids, λ))``, ``("separator", (w, b, tight))`` in
+    rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and ``tight`` the rows
+    of the last basis (on the hyperplane's margin, the maximal margin's
+    support as a rule: :func:`maximal_two_class_on_rows`), or None
+    (:func:`farkas_simplex`). Decided on the rows exactly centred
+    (:class:`_CentredFrame`)."""
     frame = _CentredFrame(points)
     points, signs = frame.points, np.asarray(signs, dtype=float)
     e = two_class_matrix(points[:0], signs[:0])[1]
@@ -677,9 +688,32 @@ def decide_two_class_on_rows(points, signs, start):
     found = farkas_simplex(system, start)
     if found is None or found[0] == "certificate":
         return found
-    w, b = two_class_separator(found[1], points.shape[1])
-    w, b = frame.in_units(w, b)
-    return "separator", ([2 * value for value in w], 2 * b)  # margins ≥ 1/2
+    y, tight = found[1]
+    w, b = frame.in_units(*two_class_separator(y, points.shape[1]))
+    return "separator", ([2 * value for value in w], 2 * b, tight)  # margins ≥ 1/2
+
+
+def maximal_two_class_on_rows(points, signs, support):
+    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
+    ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)
+    solving its KKT conditions exactly, from a guess of its ``support`` (the
+    rows a separator of :func:`decide_two_class_on_rows` held tight); None
+    where that guess does not settle. It is the Crammer–Singer margin of two
+    classes (:func:`~._exact_kkt.exact_machine_of_pairs`, a pair per row):
+    there ``W = (-w/2, w/2)``, and the multipliers are half of ``α``. None
+    beyond ``MAXIMAL_ENTRIES`` entries of the rows (each made a rational)."""
+    if np.size(points) > MAXIMAL_ENTRIES:
+        return None
+    signs = np.asarray(signs, dtype=float)
+    own = (signs > 0).astype(np.intp)
+    guess = np.zeros(len(signs))
+    guess[np.asarray(support, dtype=np.intp)] = 1e3  # above every SUPPORT_CUT
+    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess)
+    if found is None:
+        return None
+    W, b, alpha = found
+    w = [high - low for low, high in zip(*W, strict=True)]
+    return w, b[1] - b[0], [2 * value for value in alpha]
 
 
 def decide_pairs_on_rows(points, codes, n_classes, start):
@@ -712,7 +746,7 @@ def decide_pairs_on_rows(points, codes, n_classes, start):
     if kind == "certificate":
         ids, weights = answer
         return kind, (rows[ids], others[ids], weights)
-    W, b = pairs_separator(answer, K, p)  # every pair margin ≥ eᵀy = 1
+    W, b = pairs_separator(answer[0], K, p)  # every pair margin ≥ eᵀy = 1
     return kind, tuple(map(list, zip(*(frame.in_units(w, c) for w, c in zip(W, b)))))
 
 

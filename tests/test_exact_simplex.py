@@ -52,7 +52,7 @@ def test_two_classes_agree_with_the_first_phase_and_hold_exactly(seed):
             ids, weights = answer
             assert exactly_balances(X, y, ids, weights)
         else:
-            w, b = answer
+            w, b, _ = answer
             assert all(s * (sum(Fraction(float(a)) * c for a, c in zip(x, w)) + b) >= 1
                        for x, s in zip(X, signs))  # fmt: skip
 
@@ -72,7 +72,7 @@ def test_k_classes_jointly_agree_with_the_first_phase_and_hold_exactly(seed):
         rows, others, weights = answer
         assert exactly_balances(X, y, rows, weights, others)
     else:
-        assert exactly_separates(X, y, *answer)
+        assert exactly_separates(X, y, *answer[:2])
 
 
 def test_dependent_equations_and_columns_are_covered_by_unit_columns():
@@ -83,7 +83,7 @@ def test_dependent_equations_and_columns_are_covered_by_unit_columns():
     y = np.array([0, 0, 1, 1])
     X = np.hstack([X, X[:, :1], np.zeros((4, 1))])
     signs = np.where(y == 1, 1.0, -1.0)
-    kind, (w, b) = decide_two_class_on_rows(X, signs, [2, 2, 0, 0, 1])
+    kind, (w, b, _) = decide_two_class_on_rows(X, signs, [2, 2, 0, 0, 1])
     assert kind == "separator"
     assert exactly_separates(X, y, w, b)
     X[2, 1] = 1.0 - 2**-40  # now the point lies inside the other hull
@@ -153,13 +153,41 @@ def _assert_the_proof_holds(X, y, result):
                                 result.exact_weights(X, y))  # fmt: skip
 
 
-def test_hard_margin_svm_refuses_a_hair_separable_set_beyond_its_exact_margin():
-    """Separable by 2^-44 at p = 50: the maximal margin is beyond float64 and
-    the rationals' limits; the fit says the classes are separable (decided
-    exactly) instead of fitting the soft limit of a false certificate."""
-    X, y = facet_case(True, n=600, p=30)
-    with pytest.raises(SolverError, match="separable.*linear_separability"):
-        HardMarginSVM().fit(X, y)
+@pytest.mark.parametrize("n, p, scaled", [(600, 30, False), (300, 10, True)])
+def test_hard_margin_svm_fits_a_hair_separable_set_exactly(n, p, scaled):
+    """Separable by 2^-44: the maximal margin is beyond float64 (it raised
+    SolverError before). The exact simplex's separator holds its support's
+    rows tight; from them the maximal margin is solved in rationals. Checked
+    here on its own: every margin ≥ 1 and 1 on the support, ``α ≥ 0`` with
+    ``w = Σ α c x`` and ``Σ α c = 0``, all exactly."""
+    X, y = facet_case(True, n=n, p=p)
+    if scaled:  # by powers of two: exactly, so still separable by a hair
+        X = X * 2.0 ** np.random.default_rng(0).integers(-20, 21, p)
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        svm = HardMarginSVM().fit(X, y)
+    w = [Fraction(v) for v in svm.exact_coef_]
+    b = Fraction(svm.exact_intercept_)
+    signs = np.where(y == 1, 1, -1)
+    rows = [[Fraction(float(v)) for v in x] for x in X]
+    margins = [c * (sum(a * v for a, v in zip(w, x)) + b) for c, x in zip(signs, rows)]
+    assert min(margins) == 1
+    support = svm.support_
+    assert all(margins[i] == 1 for i in support)
+    # α from the dual coefficients α_i c_i, rounded to float64: solve exactly
+    # on the support instead, and check its signs and stationarity.
+    from flint import fmpq_mat
+
+    from sklearn_linsep._exact import as_fmpq
+
+    p_ = X.shape[1]
+    system = fmpq_mat(p_ + 1, len(support), [
+        as_fmpq(X[i, f]) * int(signs[i]) if f < p_ else int(signs[i])
+        for f in range(p_ + 1) for i in support])  # fmt: skip
+    target = fmpq_mat(p_ + 1, 1, [as_fmpq(v) for v in w] + [0])
+    alpha = (system.transpose() * system).solve(system.transpose() * target)
+    assert system * alpha == target
+    assert all(alpha[i, 0] >= 0 for i in range(len(support)))
+    assert np.array_equal(svm.predict(X), y)
 
 
 def test_k_classes_jointly_inseparable_by_a_hair_at_scale_are_proved():
@@ -308,7 +336,7 @@ def test_a_float_misstep_costs_exact_steps_never_the_answer(monkeypatch, seed):
         if kind == "certificate":
             assert exactly_balances(X, y, *answer)
         else:
-            assert exactly_separates(X, y, *answer)
+            assert exactly_separates(X, y, *answer[:2])
 
 
 def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
@@ -377,7 +405,7 @@ def test_a_start_singular_in_rationals_gives_way_to_unit_columns(seed):
     if kind == "certificate":
         assert exactly_balances(X, y, *answer)
     else:
-        assert exactly_separates(X, y, *answer)
+        assert exactly_separates(X, y, *answer[:2])
 
 
 def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
@@ -413,3 +441,14 @@ def test_the_float_dual_is_the_correctly_rounded_scaled_dual():
     scale = Fraction(2) ** round(np.log2(float(ratio)))
     assert [float(v * scale) for v in exact] == rounded.tolist()
     assert 0.5 <= np.abs(rounded).max() < 2
+
+
+def test_beyond_its_entries_a_hair_separable_fit_is_refused_naming_the_limit(
+    monkeypatch,
+):
+    """Beyond ``MAXIMAL_ENTRIES`` entries of the rows the maximal margin is not
+    solved in rationals: the fit raises SolverError, which names the limit."""
+    monkeypatch.setattr(_exact_simplex, "MAXIMAL_ENTRIES", 100)
+    X, y = facet_case(True, n=300, p=10)
+    with pytest.raises(SolverError, match="MAXIMAL_ENTRIES"):
+        HardMarginSVM().fit(X, y)

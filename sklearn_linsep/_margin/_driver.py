@@ -34,6 +34,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .._exact_simplex import MAXIMAL_ENTRIES
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._certificate import without_proof
@@ -68,8 +69,11 @@ NEAR_TOUCHING = (
 )
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
-    "maximal-margin hyperplane cannot be computed and proved in float64; "
-    "linear_separability gives an exact separating hyperplane."
+    "maximal-margin hyperplane cannot be computed and proved in float64, and in "
+    "rationals (two classes only, from the rows the exact separator holds "
+    "tight) it did not settle or is beyond "
+    f"sklearn_linsep._exact_simplex.MAXIMAL_ENTRIES = {MAXIMAL_ENTRIES} entries "
+    "of the rows; linear_separability gives an exact separating hyperplane."
 )
 
 
@@ -131,12 +135,14 @@ class ProblemKind(Protocol):
     def soft_limit(self, working, tol, batch):
         """The C → ∞ limit of the soft margin from the working set."""
 
-    def decide_by_simplex(self, certificate):
+    def decide_by_simplex(self, certificate, maximal=False):
         """Where ``certificate`` holds to a tolerance only (or None: float64
         found none): ``("certificate", certificate)`` with exact weights, or
         ``("separator", result)`` in rationals, decided on every row by the
         simplex method in rationals from the certificate's rows
-        (:mod:`sklearn_linsep._exact_simplex`); None beyond its limits."""
+        (:mod:`sklearn_linsep._exact_simplex`); with ``maximal``, where the
+        kind can, ``("maximal", result)``: the maximal margin in rationals
+        from the rows the separator holds tight. None beyond its limits."""
 
     def decide_in_frame(self):
         """Where the certificate holds to a tolerance only on a problem beyond
@@ -176,7 +182,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                             units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
-        decided = problem.decide_exactly() or problem.decide_by_simplex(None)
+        decided = problem.decide_exactly() or problem.decide_by_simplex(
+            None, maximal=not verdict)
         if decided is None:
             raise
     found, answer = decided
@@ -234,9 +241,14 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     if certificate is None:
         certificate = problem.certificate(working, solution)
     if not certificate.proven:
-        found, answer, why = _decided_beyond_float(problem, certificate)
+        found, answer, why = _decided_beyond_float(problem, certificate,
+                                                   maximal=not verdict)  # fmt: skip
         if found == "certificate":
             certificate = answer
+        elif found == "maximal":
+            warnings.warn(f"{MAXIMAL_EXACTLY} ({why})", UserWarning,
+                          stacklevel=external_stacklevel())  # fmt: skip
+            return answer
         elif found == "separator" and verdict:
             warnings.warn(f"{SEPARABLE_EXACTLY} ({why})", UserWarning,
                           stacklevel=external_stacklevel())  # fmt: skip
@@ -254,18 +266,18 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     return result
 
 
-def _decided_beyond_float(problem, certificate):
+def _decided_beyond_float(problem, certificate, maximal=False):
     """Where a certificate holds to a tolerance only: ``("certificate", ...)``
     proved, or ``("separator", result)`` in rationals, with why float64 could
     not decide; in the frame of the rows' principal axes (``decide_in_frame``:
     features that are rounded combinations of others, where the simplex's
     steps would be many), else by the exact simplex on every row from that
-    certificate (``decide_by_simplex``); ``(None, None, None)`` where neither
-    decides."""
+    certificate (``decide_by_simplex``, with ``maximal`` passed on);
+    ``(None, None, None)`` where neither decides."""
     found = problem.decide_in_frame()
     if found is not None:
         return *found, BY_ROUNDING
-    found = problem.decide_by_simplex(certificate)
+    found = problem.decide_by_simplex(certificate, maximal=maximal)
     return (None, None, None) if found is None else (*found, NEAR_TOUCHING)
 
 

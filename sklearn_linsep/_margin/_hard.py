@@ -11,7 +11,7 @@ from .._exact import (
     exact_maximal_margin,
     problem_rows,
 )
-from .._exact_simplex import decide_two_class_on_rows
+from .._exact_simplex import decide_two_class_on_rows, maximal_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -234,13 +234,7 @@ class TwoClassProblem:
             w, b = answer
             coef = np.array([float(value) for value in w])
             return found, exact_result(coef, b, w, _margin_of(coef))
-        w, b, multipliers = maximal
-        on = sorted(i for i, value in multipliers.items() if value > 0)
-        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
-        norm = float(sum(value * value for value in w)) ** 0.5
-        coef = np.array([float(value) for value in w])
-        support = rows.indices_in_X(active[on])
-        return "maximal", exact_result(coef, b, w, 1 / norm, support, dual)
+        return "maximal", _maximal_result(rows, active, signs, *maximal)
 
     def decide_in_frame(self):
         rows = self.rows
@@ -265,7 +259,7 @@ class TwoClassProblem:
         coef = np.array([float(value) for value in w])
         return kind, exact_result(coef, b, w, _margin_of(coef))
 
-    def decide_by_simplex(self, certificate):
+    def decide_by_simplex(self, certificate, maximal=False):
         rows = self.rows
         if not rows.cheap_passes:  # every row in memory, priced every step
             return None
@@ -276,9 +270,8 @@ class TwoClassProblem:
             heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
             start = [position[i] for i in certificate.certificate_indices[heaviest]
                      if i in position]  # fmt: skip
-        found = decide_two_class_on_rows(
-            rows.original_rows(active), rows.labels(active), start
-        )
+        points, signs = rows.original_rows(active), rows.labels(active)
+        found = decide_two_class_on_rows(points, signs, start)
         if found is None:
             return None
         kind, answer = found
@@ -288,9 +281,24 @@ class TwoClassProblem:
             return kind, checked_certificate(
                 rows, active[ids], weights, self.classes, exact_weights=exact
             )
-        w, b = answer
+        w, b, tight = answer
+        if maximal and (best := maximal_two_class_on_rows(points, signs, tight)):
+            w, b, alpha = best
+            return "maximal", _maximal_result(rows, active, signs, w, b,
+                                              dict(enumerate(alpha)))  # fmt: skip
         coef = np.array([float(value) for value in w])
         return kind, exact_result(coef, b, w, _margin_of(coef))
+
+
+def _maximal_result(rows, active, signs, w, b, multipliers):
+    """The MarginResult of the maximal margin in rationals (``w``, ``b``) on
+    the rows ``active`` with ``{position: α}``: its support those of α > 0."""
+    on = sorted(i for i, value in multipliers.items() if value > 0)
+    dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+    norm = float(sum(value * value for value in w)) ** 0.5
+    coef = np.array([float(value) for value in w])
+    support = rows.indices_in_X(active[on])
+    return exact_result(coef, b, w, 1 / norm, support, dual)
 
 
 def exact_result(coef, b, w, margin, support=(), dual=()):

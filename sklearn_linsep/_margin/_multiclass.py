@@ -251,7 +251,9 @@ class PairsProblem:
                 return None
         return kind, _exact_machine(*answer)
 
-    def decide_by_simplex(self, certificate):
+    def decide_by_simplex(self, certificate, maximal=False):
+        # ``maximal`` is not taken up: the joint separator's last basis holds
+        # pairs of every class, not the Crammer–Singer margin's support.
         rows, K = self.rows, self.rows.n_classes
         if not rows.cheap_passes:  # every pair in memory, priced every step
             return None
