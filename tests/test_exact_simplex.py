@@ -279,6 +279,17 @@ def test_a_finish_gives_up_its_exchange_search_after_a_few(monkeypatch):
     _assert_the_proof_holds(X, y, result)
 
 
+def _assert_the_rational_verdict_holds(X, y, signs, found):
+    """``found`` (of ``decide_two_class_on_rows``) is the rational first
+    phase's verdict, and its proof holds exactly."""
+    kind, answer = found
+    assert kind == decide_two_class(X, signs)[0]
+    if kind == "certificate":
+        assert exactly_balances(X, y, *answer)
+    else:
+        assert exactly_separates(X, y, *answer[:2])
+
+
 def _two_class_columns(X, signs):
     """The two-class Farkas system of ``X`` as ``FarkasColumns``."""
     matrix = _exact_simplex.two_class_matrix
@@ -331,12 +342,7 @@ def test_a_float_misstep_costs_exact_steps_never_the_answer(monkeypatch, seed):
         found = decide_two_class_on_rows(X, signs, list(range(len(X))))
         if found is None:  # a random basis singular in rationals: no answer
             continue
-        kind, answer = found
-        assert kind == decide_two_class(X, signs)[0]
-        if kind == "certificate":
-            assert exactly_balances(X, y, *answer)
-        else:
-            assert exactly_separates(X, y, *answer[:2])
+        _assert_the_rational_verdict_holds(X, y, signs, found)
 
 
 def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
@@ -400,12 +406,9 @@ def test_a_start_singular_in_rationals_gives_way_to_unit_columns(seed):
     X, y, _ = near_touching_case(seed)
     X, y = X[y < 2], y[y < 2]
     signs = np.where(y == 1, 1.0, -1.0)
-    kind, answer = decide_two_class_on_rows(X, signs, [])
-    assert kind == decide_two_class(X, signs)[0]
-    if kind == "certificate":
-        assert exactly_balances(X, y, *answer)
-    else:
-        assert exactly_separates(X, y, *answer[:2])
+    _assert_the_rational_verdict_holds(
+        X, y, signs, decide_two_class_on_rows(X, signs, [])
+    )
 
 
 def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
