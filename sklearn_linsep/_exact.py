@@ -435,6 +435,23 @@ def as_fmpq(value):
     return flint.fmpq(value.numerator, value.denominator)
 
 
+# The prime of the exact checks modulo a prime (a Mersenne prime: 2^k
+# reduces to 2^(k mod 61)): a basis's determinant, independent pairs.
+MODULUS = 2**61 - 1
+
+
+def residues(values):
+    """Float64 ``values`` (any shape, finite) modulo ``MODULUS``, as Python
+    ints in a flat list: each is an integer times a power of two, and
+    ``2^61 ≡ 1``. A value's residue is 0 only where the value is (no float64
+    significand is a multiple of the prime)."""
+    fraction, exponent = np.frexp(np.ravel(np.asarray(values, dtype=float)))
+    integers = np.ldexp(fraction, 53).astype(np.int64).tolist()  # exact
+    powers = ((exponent - 53) % 61).tolist()
+    return [i % MODULUS * (1 << k) % MODULUS
+            for i, k in zip(integers, powers, strict=True)]  # fmt: skip
+
+
 def as_fraction(value):
     """A ``flint.fmpq`` as a :class:`fractions.Fraction`."""
     from fractions import Fraction  # on first use: not at import

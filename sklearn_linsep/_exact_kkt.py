@@ -21,7 +21,14 @@ The Gram form of the support's equality QP (``B`` the pairs' class columns
 
 import numpy as np
 
-from ._exact import as_fmpq, as_fraction, bounded_pair_margins, bounded_scores
+from ._exact import (
+    MODULUS,
+    as_fmpq,
+    as_fraction,
+    bounded_pair_margins,
+    bounded_scores,
+    residues,
+)
 
 # Exchanges after the guess (each an exact solve: 0.2-0.5 s at 150-200 pairs).
 EXACT_EXCHANGES = 8
@@ -29,8 +36,6 @@ EXACT_EXCHANGES = 8
 # its support is taken as the pairs whose z / s is above each of these, the
 # first that settles.
 SUPPORT_CUTS = (1.0, 1e2, 1e-2)
-# The prime of the row echelon form that picks independent pairs (2^61 - 1).
-MODULUS = 2**61 - 1
 
 
 def exact_machine_of_pairs(points, own, others, n_classes, guess):
@@ -163,11 +168,9 @@ class _ExactPairs:
         return chosen
 
     def _residues(self, i):
-        """Unique row ``i`` modulo ``MODULUS`` (a float64 is an integer over a
-        power of two, which is invertible modulo an odd prime)."""
+        """Unique row ``i`` modulo ``MODULUS``."""
         if i not in self._residue_rows:
-            self._residue_rows[i] = [int(v.p) * pow(int(v.q), -1, MODULUS) % MODULUS
-                                     for v in self._row(i)]  # fmt: skip
+            self._residue_rows[i] = residues(self.unique_points[i])
         return self._residue_rows[i]
 
     def _sign(self, i, j):

@@ -59,10 +59,12 @@ import numpy as np
 
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._exact import (
+    MODULUS,
     as_fmpq,
     as_fraction,
     pairs_matrix,
     pairs_separator,
+    residues,
     two_class_matrix,
     two_class_separator,
 )
@@ -122,9 +124,6 @@ FLOAT_START_SECONDS = 1.0
 # 0.3-0.5 s, its float bound on every row, rationals on the support and the
 # rows near margin 1 only.
 MAXIMAL_ENTRIES = 5_000_000
-# The prime of the determinant that proves a float step's basis nonsingular
-# (a Mersenne prime: 2^k reduces to 2^(k mod 61)).
-MODULUS = 2**61 - 1
 # Entering candidates whose step is estimated before one is taken.
 LOOKAHEAD = 64
 T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
@@ -245,11 +244,11 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     the exact steps start from, as QSopt_ex starts from a float solver's.
     Dantzig's rule until a basis repeats, Bland's after; a step into a basis
     of reciprocal condition below ``FLOAT_CONDITION`` is not taken, another
-    column enters instead. The solves are
-    refined with residuals in extended precision (:func:`_refined_solves`)
-    and prices near 0 taken again in it, so that a hair of 2^-44 of the
-    spread keeps its sign. A guess all the same: every basis holding ``t`` is
-    feasible, so a misstep costs exact steps, never the answer."""
+    column enters instead. The solves are refined with residuals in
+    extended precision (:func:`_refined_solves`) and prices near 0 taken
+    again in it, so that a hair of 2^-44 of the spread keeps its sign. A
+    guess all the same: every basis holding ``t`` is feasible, so a misstep
+    costs exact steps, never the answer."""
     trail = [basis]
     settled = _float_steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
@@ -310,21 +309,16 @@ def _nonsingular(system, basis):
     import flint  # on first use: not at import
 
     B = _float_matrix(system, basis)
-    fraction, exponent = np.frexp(B.ravel())
-    integers = np.ldexp(fraction, 53).astype(np.int64).tolist()  # exact
-    powers = ((exponent - 53) % 61).tolist()  # 2^61 ≡ 1 modulo 2^61 - 1
-    residues = [i % MODULUS * (1 << k) % MODULUS
-                for i, k in zip(integers, powers)]  # fmt: skip
-    return flint.nmod_mat(*B.shape, residues, MODULUS).det() != 0
+    return flint.nmod_mat(*B.shape, residues(B), MODULUS).det() != 0
 
 
 def _refined_solves(B):
     """``solve(b, transposed=False)``: ``B⁻¹ b`` (or ``B⁻ᵀ b``) in
-    ``np.longdouble``, float64's LU solve refined once with the residual
-    computed in extended precision (x87's 64-bit significand where numpy has
-    it: about 2^-60 of the solution's size at moderate condition; float64's
-    accuracy elsewhere). LinAlgError where ``B``'s reciprocal condition is
-    below ``FLOAT_CONDITION``."""
+    ``np.longdouble``, float64's LU solve refined (up to ``REFINEMENTS``
+    times) with residuals computed in extended precision (x87's 64-bit
+    significand where numpy has it: about 2^-60 of the solution's size at
+    moderate condition; float64's accuracy elsewhere). LinAlgError where
+    ``B``'s reciprocal condition is below ``FLOAT_CONDITION``."""
     from scipy.linalg import lapack
 
     lu, pivots, info = lapack.dgetrf(B)

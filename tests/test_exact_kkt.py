@@ -14,7 +14,7 @@ from sklearn_linsep._exact import as_fmpq, exact_maximal_machine, least_pair_mar
 from sklearn_linsep._exact_kkt import exact_machine_of_pairs
 from sklearn_linsep._kesler import pair_margins
 from sklearn_linsep._margin._multiclass import joint_margin_of
-from sklearn_linsep._margin._solvers import kesler_margin_qp
+from sklearn_linsep._margin._solvers import kesler_support_guess
 from sklearn_linsep._rows._memory_pairs import KeslerRows
 from sklearn_linsep._testing import far_apart_case
 
@@ -64,7 +64,7 @@ def test_the_exact_machine_is_the_exact_active_sets(seed):
     codes = np.argmax(X @ rng.normal(size=(3, 2)).T + rng.normal(size=3), axis=1)
     K = 3
     rows, own, others = _pairs(X, codes, K)
-    guess = kesler_margin_qp(X[rows], own, others, K, guess=True)
+    guess = kesler_support_guess(X[rows], own, others, K)
     found = exact_machine_of_pairs(X[rows], own, others, K, guess.dual)
     assert found is not None
     W, b, dual = found

@@ -52,6 +52,7 @@ from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
+    kesler_support_guess,
     machine_from_feasible,
     machine_on_support,
     pair_active_set,
@@ -213,7 +214,7 @@ class PairsProblem:
                            active * K + rows.codes[active])  # fmt: skip
         Z, own, others = rows.pairs(ids)
         try:
-            guess = kesler_margin_qp(Z, own, others, K, guess=True)
+            guess = kesler_support_guess(Z, own, others, K)
         except SolverError:
             return None
         pair_rows, _ = pairs_of(ids, K)

@@ -41,7 +41,13 @@ from ._active_set import (
     on_and_outside_margin,
     support_hyperplane,
 )
-from ._clarabel import face_dual_qp, face_margin_qp, kesler_margin_qp, margin_qp
+from ._clarabel import (
+    face_dual_qp,
+    face_margin_qp,
+    kesler_margin_qp,
+    kesler_support_guess,
+    margin_qp,
+)
 from ._dense_dual import (
     HeldSystem,
     dense_dual_margin,
@@ -132,6 +138,7 @@ __all__ = [
     "kesler_flow_lp",
     "kesler_hinge_lp",
     "kesler_margin_qp",
+    "kesler_support_guess",
     "margin_of_rows",
     "least_hinge_ipm",
     "machine_from_feasible",

@@ -293,8 +293,7 @@ def face_dual_qp(gram, c, sides):
     return np.asarray(solution.x), float(solution.z[0]), status
 
 
-def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE,
-                     guess=False):  # fmt: skip
+def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     r"""The Crammer–Singer hard margin of the pairs (row, other class) (Clarabel):
 
     .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
@@ -309,12 +308,6 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE,
     equality where ``tight[j]``. ``feasible`` False when Clarabel proves the
     pairs inseparable. Retried as :func:`margin_qp` is (the other
     factorisation; each feature scaled to unit size) where Clarabel stalls.
-    With ``guess`` (a guess of the support, which the caller checks in
-    rationals), each feature is scaled from the first (features on scales far
-    apart, where the unscaled QP's answer passes its rough check on the wrong
-    support), an interior point that stalls gives its last iterate, and
-    ``dual`` is its multipliers over its slacks, each pair's ``z / s``: the
-    support pairs' are large.
     """
 
     def keeps_the_pairs(solution):
@@ -328,11 +321,28 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE,
 
     return _retrying(
         lambda method, scaled: _kesler_margin_qp(
-            Z, own, others, n_classes, face, tol, method, scaled, guess
+            Z, own, others, n_classes, face, tol, method, scaled
         ),
-        None if guess else keeps_the_pairs,
+        keeps_the_pairs,
         f"multiclass margin QP of {len(own)} pairs",
-        (True,) if guess else (False, True),
+    )
+
+
+def kesler_support_guess(Z, own, others, n_classes):
+    """A guess of the Crammer–Singer hard margin's support, for a caller that
+    checks it in rationals: :func:`kesler_margin_qp` with each feature scaled
+    from the first (features on scales far apart, where the unscaled QP's
+    answer passes its rough check on the wrong support), an interior point
+    that stalls giving its last iterate, and ``dual`` its multipliers over
+    its slacks, each pair's ``z / s``: large on the support."""
+    return _retrying(
+        lambda method, scaled: _kesler_margin_qp(
+            Z, own, others, n_classes, None, QP_TOLERANCE, method, scaled,
+            guess=True,
+        ),
+        None,
+        f"multiclass margin QP of {len(own)} pairs (a support's guess)",
+        scalings=(True,),
     )  # fmt: skip
 
 
