@@ -304,7 +304,7 @@ def class_sides(n_classes, positive, negative):
     return side
 
 
-def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_size=None):
+def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, affordable=None):
     """The loop: ``(solution, working_set, rounds)``.
 
     ``solve(indices)`` solves the subproblem on those samples and returns an
@@ -317,13 +317,16 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
     their side) leave the working set when others join, which keeps the
     subproblems small; one that comes back as a violator is taken in again, and
     once a working set repeats nothing is dropped any more (so the loop cannot
-    cycle: the working set then grows every round). With ``max_size``, a working
-    set that outgrows it ends the loop with the solution ``None`` (the caller has a
-    better way for problems that need that many rows).
+    cycle: the working set then grows every round). With ``affordable``, a
+    predicate on the working set about to be solved, a round it refuses ends the
+    loop with the solution ``None`` (the caller has a better way for problems
+    that need that many rows or rounds).
     """
     working = np.unique(seed)
     seen = set()
     for rounds in range(1, max_rounds + 1):
+        if affordable is not None and not affordable(working):
+            return None, working, rounds - 1
         with threads_for_solve(working.size):  # small: threads cost more than they give
             solution = solve(working)
         if not solution.feasible:
@@ -341,8 +344,6 @@ def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, max_siz
         if drop_above is not None:
             working = working[inside >= -drop_above]
         working = np.union1d(working, violated)
-        if max_size is not None and working.size > max_size:
-            return None, working, rounds
     raise SolverError(
         f"The working set still gained violated constraints after {max_rounds} "
         f"rounds ({working.size} samples in it)."

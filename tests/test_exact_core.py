@@ -19,6 +19,7 @@ Relative means: relative to the size of the terms of ``w·x_i`` about the data's
 """
 
 import warnings
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,6 +50,8 @@ from sklearn_linsep import (
     load_pima_diabetes,
 )
 from sklearn_linsep._margin import _soft
+from sklearn_linsep._margin._solvers import least_hinge_ipm
+from sklearn_linsep._rows._memory_two_class import ScaledRows
 from sklearn_linsep._testing import (
     exactly_separates,
     least_total_hinge,
@@ -568,26 +571,94 @@ def test_the_soft_limit_with_a_contradiction_and_features_far_apart():
     assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)
 
 
-def test_a_working_set_too_large_for_the_lp_goes_to_the_interior_point(monkeypatch):
-    """Where the hard margin's working set already holds more LP entries than
-    ``LP_ENTRIES`` (dense rows, p large), the soft limit starts with the interior
-    point over all rows: the same answer as the rounds of LPs give."""
+@pytest.mark.parametrize("route", ["rounds", "interior point"])
+def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
+    """The cost model's switch forced each way (its interior point priced at
+    nothing, or beyond any rounds): the same least total hinge and largest
+    margin as HiGHS's LP on all rows and cvxpy's QP."""
     X, y = make_classification(
         n_samples=600, n_features=12, n_informative=6, flip_y=0.1, random_state=3
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rounds = HardMarginSVM().fit(X, y)
-        calls = []
-        ipm = _soft._soft_limit_of_all
-        monkeypatch.setattr(
-            _soft,
-            "_soft_limit_of_all",
-            lambda *args: calls.append(1) or ipm(*args),
-        )
-        monkeypatch.setattr(_soft, "LP_ENTRIES", 13 * 20)
-        interior = HardMarginSVM().fit(X, y)
-    assert calls and not rounds.separable_
-    assert interior.hinge_violation_ == pytest.approx(rounds.hinge_violation_, rel=1e-9)
-    np.testing.assert_allclose(interior.coef_, rounds.coef_, rtol=1e-6, atol=1e-9)
-    assert interior.intercept_ == pytest.approx(rounds.intercept_, rel=1e-6)
+    calls = []
+    ipm = _soft._soft_limit_of_all
+    monkeypatch.setattr(
+        _soft, "_soft_limit_of_all", lambda *args: calls.append(1) or ipm(*args)
+    )
+    monkeypatch.setattr(
+        _soft, "IPM_ITERATIONS", 0 if route == "interior point" else 10**9
+    )
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y)
+    assert bool(calls) == (route == "interior point")
+    w, b, least = reference_soft_limit(X, signs(y))
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-6)
+    np.testing.assert_allclose(svm.coef_[0], w, rtol=1e-5, atol=1e-7)
+
+
+def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
+    """Measured: 1e6 x 20 with 10 labels flipped ends in 14 rounds of at most
+    2 156 rows (1.3 s; the interior point took 24 s); at 2e4 x 768 HiGHS took
+    48 s on the first working set of 1 844 rows, the interior point 11 s."""
+    tall = _soft.rounds_budget(1_000_000, 20)
+    assert all(tall(np.arange(size)) for size in [150, 300, 600, 1200, 2200] * 2)
+    wide = _soft.rounds_budget(20_000, 768)
+    assert not wide(np.arange(1844))
+    # ski rental: a round runs while it costs at most half of what is left
+    budget = _soft.rounds_budget(10_000, 50)
+    left = _soft.interior_point_seconds(10_000, 50)
+    size = 500
+    while budget(np.arange(size)):
+        left -= _soft.round_seconds(10_000, 50, size)
+        size *= 2
+    assert 0 < left < 2 * _soft.round_seconds(10_000, 50, size)
+
+
+def _noisy_soft_limit_rows(n=3000, p=30, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = rng.integers(0, 2, n)
+    X[:, 0] += 2.0 * y
+    rows = ScaledRows(X, 2.0 * y - 1)
+    rows.keep_centred()
+    return X, y, rows
+
+
+def _interior_point_guess(rows):
+    c = rows.c
+    return least_hinge_ipm(
+        gram=rows.augmented_gram,
+        combine=lambda v: rows.augmented_sum(v * c),
+        products=lambda y: c * rows.scores(y[:-1], y[-1]),
+        upper=rows.weights,
+    )
+
+
+def test_the_interior_points_vertex_is_the_lps_and_a_wrong_guess_is_rejected(
+    monkeypatch,
+):
+    """The crossover from the interior point's answer gives HiGHS's least total
+    hinge with a dual certificate; a guess with one row at the wrong bound is
+    refused by the proof (then the LP on the rows near the margin decides)."""
+    X, y, rows = _noisy_soft_limit_rows()
+    least = least_total_hinge(X, signs(y))[0]
+    guess = _interior_point_guess(rows)
+    vertex, alpha = _soft._vertex_of_guess(rows, guess)
+    assert vertex.total == pytest.approx(least, rel=1e-9)
+    assert alpha.sum() == pytest.approx(least, rel=1e-9)
+    margins = rows.margins(vertex.coef, vertex.intercept)
+    assert np.all(margins[alpha == 0] >= 1 - 1e-9)  # complementary slackness
+    assert np.all(margins[alpha == 1] <= 1 + 1e-9)
+    # one row beyond its margin guessed at α = 0: the proof fails
+    wrong = np.flatnonzero(guess.dual > 0.999)[0]
+    dual = guess.dual.copy()
+    dual[wrong] = 0.0
+    assert _soft._vertex_of_guess(rows, replace(guess, dual=dual)) is None
+    spied = []
+    monkeypatch.setattr(
+        _soft,
+        "least_hinge_ipm",
+        lambda **_: spied.append(1) or replace(guess, dual=dual[rows.active]),
+    )
+    lp, _ = _soft._exact_least_hinge(rows)
+    assert spied and lp.total == pytest.approx(least, rel=1e-9)

@@ -135,7 +135,7 @@ def test_grow_reaches_the_answer_on_all_samples():
     assert kept.size <= working.size
 
 
-def test_grow_stops_on_an_infeasible_subset_a_size_cap_and_a_round_limit():
+def test_grow_stops_on_an_infeasible_subset_a_budget_and_a_round_limit():
     points = np.arange(50.0)
     solve, all_violators = toy_interval(points, batch=None)
 
@@ -145,8 +145,10 @@ def test_grow_stops_on_an_infeasible_subset_a_size_cap_and_a_round_limit():
 
     infeasible = SimpleNamespace(feasible=False)
     assert grow([3], lambda _: infeasible, violators)[0] is infeasible
-    solution, working, _ = grow([0], solve, violators, max_size=3)
-    assert solution is None and working.size == 4
+    solution, working, rounds = grow(
+        [0], solve, violators, affordable=lambda working: working.size <= 3
+    )
+    assert solution is None and working.size == 4 and rounds == 3
     with pytest.raises(SolverError, match="after 2 rounds"):
         grow([0], solve, violators, max_rounds=2)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._working_set import DROP_ABOVE, grow, worst_violators
 from ..exceptions import SolverError
-from ._result import margin_result, warn_if_inexact
+from ._result import Hyperplane, margin_result, warn_if_inexact
 from ._solvers import (
     face_margin_qp,
     least_hinge_ipm,
@@ -17,13 +17,63 @@ from ._solvers import (
     total_hinge_lp,
 )
 
-# A soft limit whose least-hinge working set outgrows this many batches goes to
-# the interior point over all samples (in memory only).
-MANY_VIOLATORS = 10
-# ... or this many entries of the LP's dense rows: HiGHS's dual simplex slows with
-# p times the rows (inseparable 10 000 x 768 embeddings: one LP of the hard
-# margin's 2 000-row working set took 25 s, the interior point's route 7.6 s).
-LP_ENTRIES = 1_000_000
+# The cost model that chooses the soft limit's route, in seconds on one core of
+# CI's kind of machine (2 cores, Intel Haswell, OpenBLAS pinned to one thread).
+# Fitted by relative least squares with `python benchmarks/calibrate_soft.py`
+# on 2026-11-28: passes at 1e5-1e6 x 20, 1e5 x 100, 5e4 x 768; interior-point
+# iterations at 200 x 5 to 2e4 x 768; HiGHS on 300-10 000 rows of p = 10-768
+# (within 0.5-2x of the model but for 2 000 x 768: 42 s against 15). It only
+# picks the faster of two exact routes: a wrong price costs time, never the
+# answer.
+PASS_SECONDS = 1.4e-9  # one pass over the rows (every margin), per entry n·p
+GRAM_SECONDS = 2.1e-11  # the interior point's weighted Gram, per entry n·(p + 1)²
+IPM_PASS_SECONDS = 1.6e-8  # its other passes (centring where Z is not kept,
+# products), per entry n·p and iteration
+IPM_STEP_SECONDS = 6.4e-4  # its Python, per iteration
+IPM_ITERATIONS = 30  # measured 20 (2e4 x 768) to 51 (1e6 x 20, 10 labels flipped)
+# HiGHS's dual simplex on w rows of the least-hinge LP: per w·(p + 1)², per
+# w²·(p + 1) (more rows, more steps), per w·(p + 1) and per call.
+LP_SECONDS = 1.2e-8
+LP_SQUARE_SECONDS = 9.6e-11
+LP_ROW_SECONDS = 7.1e-7
+LP_CALL_SECONDS = 4.3e-3
+
+
+def interior_point_seconds(n, p):
+    """The modelled time of the interior point over n rows of p features."""
+    step = GRAM_SECONDS * n * (p + 1) ** 2 + IPM_PASS_SECONDS * n * p + IPM_STEP_SECONDS
+    return IPM_ITERATIONS * step
+
+
+def round_seconds(n, p, working):
+    """The modelled time of one round of the least-hinge LP on ``working`` rows
+    of n: the LP, then the pass that finds the violators."""
+    lp = (
+        LP_SECONDS * working * (p + 1) ** 2
+        + LP_SQUARE_SECONDS * working**2 * (p + 1)
+        + LP_ROW_SECONDS * working * (p + 1)
+        + LP_CALL_SECONDS
+    )
+    return lp + PASS_SECONDS * n * p
+
+
+def rounds_budget(n, p):
+    """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: a
+    round runs while its modelled time is at most half of what the rounds so
+    far have left of the interior point's (ski rental: the soft limit pays at
+    most about twice the cheaper route, and no single round is a gamble on
+    half of it; HiGHS on 2 000 x 768 took 42 s where the model says 15)."""
+    left = interior_point_seconds(n, p)
+
+    def affordable(working):
+        nonlocal left
+        cost = round_seconds(n, p, working.size)
+        if cost > left / 2:
+            return False
+        left -= cost
+        return True
+
+    return affordable
 
 
 def soft_limit(two_class, working, tol, batch):
@@ -32,22 +82,24 @@ def soft_limit(two_class, working, tol, batch):
     undefined).
 
     Two routes to the same exact answer: the working set grows to take in the
-    samples inside their margin (:func:`_soft_limit_by_rounds`); when it outgrows
-    ``MANY_VIOLATORS`` batches (labels near random: every round would take in
-    thousands of rows, and HiGHS's simplex slows with them) or ``LP_ENTRIES``
-    entries, an interior point over all samples guesses the answer instead
-    (:func:`_soft_limit_of_all`).
+    samples inside their margin (:func:`_soft_limit_by_rounds`); when the rounds'
+    modelled time reaches the interior point's (:func:`rounds_budget`: labels
+    near random take in thousands of rows a round, and HiGHS's simplex slows
+    with them and with p), an interior point over all samples guesses the
+    answer instead (:func:`_soft_limit_of_all`).
     """
     # The interior point's normal equations are (p + 1)²: not for wide rows.
-    many = None
+    affordable = None
     if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
-        many = min(MANY_VIOLATORS * batch, LP_ENTRIES // (two_class.n_features + 1))
+        affordable = rounds_budget(
+            np.count_nonzero(two_class.active), two_class.n_features
+        )
     # The least total hinge and its optimal face do not depend on the frame: the
     # LP sees each feature at its own spread when the spreads are far apart (its
     # dual certificate failed at spreads 1e8 apart), the margin stays X's.
     lp_frame = two_class.equilibrated() if two_class.uneven else two_class
     solution, working, rounds = _soft_limit_by_rounds(
-        two_class, lp_frame, working, tol, batch, many
+        two_class, lp_frame, working, tol, batch, affordable
     )
     if solution is None:
         solution, working, more = _soft_limit_of_all(two_class, lp_frame, tol, batch)
@@ -66,7 +118,7 @@ def soft_result(two_class, working, solution, rounds, tol):
     return margin_result(two_class, working, solution, rounds, False, total)
 
 
-def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, max_size=None):
+def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=None):
     """The soft limit on the working-set loop of the hard margin: each round
     solves both stages on the working set (the least total hinge by the LP, then
     the largest margin at that total by the QP), takes in the worst violators and
@@ -99,8 +151,6 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, max_size=Non
             weights=lp_frame.sample_weights(indices),
         )
 
-    if max_size is not None and working.size > max_size:
-        return None, working, 0
     violators = margin_violators(two_class, tol, batch)
     # The LP alone first (a round costs one simplex of p + 1 rows), then both
     # stages from the rows it kept: the second checks its answer on every row, so
@@ -110,7 +160,7 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, max_size=Non
         least_hinge,
         margin_violators(lp_frame, tol, batch, every=False),
         drop_above=DROP_ABOVE,
-        max_size=max_size,
+        affordable=affordable,
     )
     if lp is None:
         return None, working, rounds
@@ -146,11 +196,23 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
         return solution
 
     start = np.flatnonzero(two_class.active & (sides == 0))
+    if start.size == 0:  # every α at a bound (a row repeated with both labels)
+        start = _nearest_the_margin(two_class, *feasible, two_class.n_features + 1)
     solution, working, rounds = grow(
         start, solve, face_violators(two_class, sides, tol, batch)
     )
     check_attains(two_class, solution, lp.total)
     return solution, working, rounds
+
+
+def _nearest_the_margin(two_class, coef, intercept, size):
+    """The ``size`` active rows whose margin under ``(coef, intercept)`` is
+    nearest 1."""
+    distance = np.where(
+        two_class.active, np.abs(two_class.margins(coef, intercept) - 1), np.inf
+    )
+    size = min(size, np.count_nonzero(two_class.active))
+    return np.sort(np.argpartition(distance, size - 1)[:size])
 
 
 def margin_violators(frame, tol, batch, every=True):
@@ -214,6 +276,10 @@ def _exact_least_hinge(two_class):
         products=lambda y: c * two_class.scores(y[:-1], y[-1])[active],
         upper=weights,
     )
+    guess = replace(guess, dual=spread(guess.dual))
+    vertex = _vertex_of_guess(two_class, guess)
+    if vertex is not None:
+        return vertex
     margins = two_class.margins(guess.coef, guess.intercept)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
         beyond = two_class.active & (margins < 1 - band)
@@ -244,6 +310,72 @@ def _exact_least_hinge(two_class):
         "HiGHS's least total hinge on all samples does not come with a valid dual "
         "certificate. Standardising the features (StandardScaler) may help."
     )
+
+
+def _vertex_of_guess(two_class, guess):
+    """The LP's optimal vertex read off the interior point's answer, proved by
+    weak duality as the LP's own is, or None (then the LP decides).
+
+    A crossover, as interior-point codes end: the rows whose ``α`` the guess
+    holds farthest inside its bounds are the vertex's basis, and every other
+    row keeps the bound nearest its guessed ``α``. A basic row with a small
+    ``α`` is hard to tell from a non-basic one (the guess leaves both ~1e-6 s
+    off their bounds), so two bases are tried: the p + 1 farthest, and those
+    clearly inside. Each costs one solve of order p + 1 and three passes,
+    where HiGHS on the rows near the margin took 10 s a call at 2e4 x 768.
+    """
+    weights, active = two_class.weights, two_class.active
+    alpha = guess.dual
+    interior = np.zeros(len(alpha))
+    interior[active] = np.minimum(alpha, weights - alpha)[active] / weights[active]
+    candidates = np.flatnonzero(interior > 1e-9)
+    if candidates.size > two_class.n_features + 1:
+        farthest = np.argpartition(interior[candidates], -(two_class.n_features + 1))
+        candidates = candidates[farthest[-(two_class.n_features + 1) :]]
+    tried = []
+    for basis in (candidates, candidates[interior[candidates] > 1e-4]):
+        basis = np.sort(basis)
+        if basis.size == 0 or any(np.array_equal(basis, seen) for seen in tried):
+            continue
+        tried.append(basis)
+        held = np.where(active & (alpha >= weights / 2), weights, 0.0)
+        held[basis] = 0.0
+        vertex = _vertex_on_basis(two_class, guess, basis, held)
+        if vertex is not None:
+            return vertex
+    return None
+
+
+def _vertex_on_basis(two_class, guess, basis, held):
+    """The vertex whose basic rows ``basis`` hold margin 1 and whose other rows
+    have ``α = held``, proved optimal by weak duality; or None. ``(w, b)`` is the
+    guess moved the least onto the basis' margins; the basic ``α`` follow from
+    ``Σ α c (z, 1) = 0``."""
+    weights, c = two_class.weights, two_class.c
+    signed = c[basis, None] * np.column_stack(
+        [two_class.rows(basis), np.ones(basis.size)]
+    )
+    start = np.r_[guess.coef, guess.intercept]
+    plane = start + np.linalg.lstsq(signed, 1.0 - signed @ start, rcond=None)[0]
+    basic = np.linalg.lstsq(signed.T, -two_class.augmented_sum(held * c), rcond=None)[0]
+    bound = weights[basis]
+    if np.any(basic < -1e-9 * bound) or np.any(basic > bound * (1 + 1e-9)):
+        return None
+    alpha = held
+    alpha[basis] = np.clip(basic, 0.0, bound)
+    total = two_class.total_hinge(plane[:-1], plane[-1])
+    if not _dual_certificate_holds(
+        alpha,
+        weights,
+        balance=two_class.augmented_sum(alpha * c),
+        terms=two_class.augmented_sum(alpha, absolute=True),
+        total=total,
+    ):
+        return None
+    solution = Hyperplane(
+        True, coef=plane[:-1], intercept=float(plane[-1]), dual=alpha[basis], total=total
+    )
+    return solution, alpha
 
 
 def face_sides(alpha, weights):
@@ -353,7 +485,8 @@ def _dual_certificate_holds(alpha, weights, balance, terms, total):
     to rounding relative to ``terms = Σ α |(z, 1)|``) give ``Σ s ξ ≥ Σ α`` for every
     hyperplane, so a hyperplane of total hinge ``total ≤ Σ α`` is a least one."""
     return bool(
-        np.all(alpha <= weights * (1 + 1e-9))
+        np.all(alpha >= 0)
+        and np.all(alpha <= weights * (1 + 1e-9))
         and np.all(np.abs(balance) <= 1e-8 * terms + 1e-12 * alpha.sum() + 1e-300)
         and alpha.sum() >= total * (1 - 1e-9)
     )
