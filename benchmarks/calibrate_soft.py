@@ -58,17 +58,26 @@ def passes():
 
 def ipm_iterations():
     rows = []
-    for n, p in [(200, 5), (100_000, 20), (1_000_000, 20), (100_000, 100), (20_000, 768)]:
+    for n, p in [
+        (200, 5),
+        (100_000, 20),
+        (1_000_000, 20),
+        (100_000, 100),
+        (20_000, 768),
+    ]:
         X, c = noisy_rows(n, p, 0.1)
         two_class = ScaledRows(X, c)
         two_class.keep_centred()
-        run = lambda: least_hinge_ipm(  # noqa: E731
-            gram=two_class.augmented_gram,
-            combine=lambda v: two_class.augmented_sum(v * c),
-            products=lambda y: c * two_class.scores(y[:-1], y[-1]),
-            upper=np.ones(n),
-            max_iter=3,
-        )
+
+        def run(two_class=two_class, c=c, n=n):
+            return least_hinge_ipm(
+                gram=two_class.augmented_gram,
+                combine=lambda v: two_class.augmented_sum(v * c),
+                products=lambda y: c * two_class.scores(y[:-1], y[-1]),
+                upper=np.ones(n),
+                max_iter=3,
+            )
+
         run()  # the centred blocks, kept when they fit
         rows.append((n * p, n * (p + 1) ** 2, median_time(run) / 3))
     return rows
@@ -78,11 +87,11 @@ def lps():
     rows = []
     shapes = [(w, p) for w in (300, 1000, 3000, 10_000) for p in (10, 20, 50, 100, 300)]
     for w, p in shapes + [(1000, 500), (1000, 768), (2000, 768)]:
-            if w * (p + 1) ** 2 > 1.2e9:
-                continue
-            X, c = noisy_rows(w, p, 0.05, seed=w + p)
-            seconds = median_time(lambda: total_hinge_lp(X, c), repeats=1)
-            rows.append((w, p, seconds))
+        if w * (p + 1) ** 2 > 1.2e9:
+            continue
+        X, c = noisy_rows(w, p, 0.05, seed=w + p)
+        seconds = median_time(lambda: total_hinge_lp(X, c), repeats=1)
+        rows.append((w, p, seconds))
     return rows
 
 
@@ -98,19 +107,26 @@ def main():
         A = np.array([[g, e, 1.0] for e, g, _ in ipm_rows])
         t = np.array([s for *_, s in ipm_rows])
         fit, *_ = np.linalg.lstsq(A / t[:, None], np.ones(len(t)))
-        print("GRAM_SECONDS = {:.2e}, IPM_PASS_SECONDS = {:.2e}, "
-              "IPM_STEP_SECONDS = {:.2e}".format(*fit))
+        print(
+            "GRAM_SECONDS = {:.2e}, IPM_PASS_SECONDS = {:.2e}, "
+            "IPM_STEP_SECONDS = {:.2e}".format(*fit)
+        )
         lp_rows = lps()
         A = np.array(
-            [[w * (p + 1) ** 2, w**2 * (p + 1), w * (p + 1), 1.0] for w, p, _ in lp_rows]
+            [
+                [w * (p + 1) ** 2, w**2 * (p + 1), w * (p + 1), 1.0]
+                for w, p, _ in lp_rows
+            ]
         )
         t = np.array([s for _, _, s in lp_rows])
         # relative least squares: every shape counts alike
         fit, *_ = np.linalg.lstsq(A / t[:, None], np.ones(len(t)))
         for (w, p, seconds), model in zip(lp_rows, A @ fit):
             print(f"  LP {w:>6} x {p:>4}: {seconds:8.4f} s, model {model:8.4f} s")
-        print("LP_SECONDS = {:.2e}, LP_SQUARE_SECONDS = {:.2e}, LP_ROW_SECONDS = {:.2e},"
-              " LP_CALL_SECONDS = {:.2e}".format(*fit))
+        print(
+            "LP_SECONDS = {:.2e}, LP_SQUARE_SECONDS = {:.2e}, LP_ROW_SECONDS = {:.2e},"
+            " LP_CALL_SECONDS = {:.2e}".format(*fit)
+        )
 
 
 if __name__ == "__main__":

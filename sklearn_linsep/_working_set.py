@@ -304,7 +304,9 @@ def class_sides(n_classes, positive, negative):
     return side
 
 
-def grow(seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, affordable=None):
+def grow(
+    seed, solve, violators, max_rounds=MAX_ROUNDS, drop_above=None, affordable=None
+):
     """The loop: ``(solution, working_set, rounds)``.
 
     ``solve(indices)`` solves the subproblem on those samples and returns an

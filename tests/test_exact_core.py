@@ -21,12 +21,11 @@ Relative means: relative to the size of the terms of ``w·x_i`` about the data's
 import warnings
 from dataclasses import replace
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import cvxpy as cp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import (
     load_breast_cancer,
     load_digits,

@@ -372,9 +372,8 @@ def _vertex_on_basis(two_class, guess, basis, held):
         total=total,
     ):
         return None
-    solution = Hyperplane(
-        True, coef=plane[:-1], intercept=float(plane[-1]), dual=alpha[basis], total=total
-    )
+    coef, intercept = plane[:-1], float(plane[-1])
+    solution = Hyperplane(True, coef, intercept, dual=alpha[basis], total=total)
     return solution, alpha
 
 
