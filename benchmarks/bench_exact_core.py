@@ -4,9 +4,11 @@ Run from the repository root (the ``bench`` extra: threadpoolctl, psutil, cvxopt
 
     python benchmarks/bench_exact_core.py            # the whole grid, ~10 minutes
     python benchmarks/bench_exact_core.py --quick    # the small shapes only
-    python benchmarks/bench_exact_core.py --only svm # svm | separability | soft | memory
+    python benchmarks/bench_exact_core.py --only soft  # svm separability text memory
+    python benchmarks/bench_exact_core.py --threads default  # BLAS's default threads
 
-Everything runs with BLAS pinned to one thread (``threadpool_limits(1)``). Each
+Everything runs with BLAS pinned to one thread (``threadpool_limits(1)``), or
+with the default threads (``--threads default``). Each
 candidate gets one untimed warm-up call, then the candidates take turns and the
 median of ``--repeats`` timings is printed with the ratio peer / ours (above 1: we
 are faster). A peer whose warm-up took more than ``--once-above`` seconds is timed
@@ -24,8 +26,15 @@ Tables (the targets of the exact-core issue in brackets):
   same grid (HiGHS ``linprog`` on ``c_i(w·x_i + b) ≥ 1``, 120 s limit, skipped from
   n·p = 1e7 on; and cvxopt's LP where p < n), separable and with 20 labels flipped
   [≥ 3× the fastest LP]. The last column lists the verdicts in column order.
-* ``soft``: ``HardMarginSVM`` on inseparable 1e5 × 50 (20 flipped labels; pure
-  noise) against ``LinearSVC(dual=False)`` [within 10×].
+* ``soft``: ``HardMarginSVM`` on inseparable data: tall 1e6 × 20 with 10 labels
+  flipped against ``LinearSVC(dual=False, C=1e3)`` [≤ 2×]; 1e5 × 50 (20 flipped
+  labels; pure noise) against ``LinearSVC(dual=False)`` [within 10×]; isotropic
+  embeddings 5e4 × 768 against ``LinearSVC()`` [≤ 6×, and ≤ 10× one X.T@X]. Each
+  row prints both total hinges and training errors (ours is the least), and
+  |ours / HiGHS's LP on every row - 1| where HiGHS takes under a minute.
+* ``text``: 4-class sparse text, ``HardMarginSVM`` one-vs-rest against
+  ``SVC(kernel="linear", C=1e10)``: time and tracemalloc peak [≤ SVC's time,
+  ≤ 2× its peak].
 * ``memory``: peak extra memory of one fit at (1e6, 20) beyond X [≤ 100 MB]
   (tracemalloc peak; sampled RSS growth as a check).
 """
@@ -127,8 +136,9 @@ def print_header(args):
     print(f"# {machine_line()}")
     for line in blas_description():
         print(f"#   {line}")
-    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS pinned to 1 "
-          f"thread; median of {args.repeats} turns after a warm-up")  # fmt: skip
+    threads = "pinned to 1 thread" if args.threads == "1" else "default threads"
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; BLAS {threads}; "
+          f"median of {args.repeats} turns after a warm-up")  # fmt: skip
 
 
 def svm_table(grid, args):
@@ -200,26 +210,107 @@ def separability_table(grid, args):
                   f"{verdicts}", flush=True)  # fmt: skip
 
 
-def soft_table(args):
-    print("\n## The C → ∞ soft limit: seconds (ours / LinearSVC(dual=False))")
-    n, p = 100_000, 50
-    X, y, _ = make_separable(n, p)
-    noise = np.random.default_rng(3).integers(0, 2, n)
+def isotropic_embeddings(n, p, seed=0):
+    """N(0, I_p) rows of two classes whose means are 2 apart on one axis: the
+    inseparable embeddings of the exact-core issue (about a sixth of the rows on
+    the wrong side of the best plane)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = rng.integers(0, 2, n)
+    X[:, 0] += 2.0 * y
+    return X, y
+
+
+def total_hinge(X, y, coef, intercept):
+    """The total hinge ``Σ max(0, 1 - c (w·x + b))`` and the training errors."""
+    margins = signs(y) * (X @ np.ravel(coef) + float(np.ravel(intercept)[0]))
+    return float(np.maximum(0, 1 - margins).sum()), int(np.count_nonzero(margins <= 0))
+
+
+def highs_least_hinge(X, y):
+    """The least total hinge by one HiGHS dual simplex on every row (the dual LP,
+    p + 1 equality rows), or None where it is beyond a minute."""
+    from sklearn_linsep._margin._solvers import total_hinge_lp
+
+    if X.shape[0] * (X.shape[1] + 1) > 6e6:
+        return None
+    centred = X - X.mean(axis=0)
+    return total_hinge_lp(centred, signs(y)).total
+
+
+def soft_cases(quick):
+    """``(name, X, y, peer name, peer)`` of the soft-limit table."""
+    tall_n, wide_n = (100_000, 10_000) if quick else (1_000_000, 50_000)
+    X, y, _ = make_separable(tall_n, 20)
+    yield (f"tall {tall_n:.0e} x 20, 10 flipped", X, flip_labels(y, 10),
+           "LinearSVC(dual=False, C=1e3)",
+           lambda X, y: LinearSVC(dual=False, C=1e3).fit(X, y))  # fmt: skip
+    X, y, _ = make_separable(100_000, 50)
+    noise = np.random.default_rng(3).integers(0, 2, X.shape[0])
     for kind, labels in (("20 flipped", flip_labels(y, 20)), ("pure noise", noise)):
+        yield (f"1e5 x 50, {kind}", X, labels, "LinearSVC(dual=False)",
+               lambda X, y: LinearSVC(dual=False).fit(X, y))  # fmt: skip
+    X, y = isotropic_embeddings(wide_n, 768)
+    yield (f"embeddings {wide_n:.0e} x 768", X, y, "LinearSVC()",
+           lambda X, y: LinearSVC().fit(X, y))  # fmt: skip
+
+
+def soft_table(args):
+    print("\n## The C → ∞ soft limit: seconds; total hinge and training errors")
+    print(f"{'data':>34} {'ours':>9} {'peer':>30} {'peer s':>8} {'ratio':>6} "
+          f"{'X.T@X':>7} {'ours/XtX':>8}  hinge ours / peer (errors)")  # fmt: skip
+    for name, X, y, peer_name, peer in soft_cases(args.quick):
 
         def ours(X, y):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return HardMarginSVM().fit(X, y).hinge_violation_
+                return HardMarginSVM().fit(X, y)
 
-        def lsvc(X, y):
-            return LinearSVC(dual=False).fit(X, y)
+        def floor(X, y):
+            return X.T @ X
 
-        timed = timings({"ours": ours, "lsvc": lsvc}, X, labels, args)
-        mine, theirs = timed["ours"]["median"], timed["lsvc"]["median"]
+        timed = timings({"ours": ours, "peer": peer, "floor": floor}, X, y, args)
+        mine, theirs = timed["ours"]["median"], timed["peer"]["median"]
+        gram = timed["floor"]["median"]
         mark = "*" if timed["ours"]["once"] else " "
-        print(f"{n:>8} {p:>5} {kind:>11}: ours {mine:8.3f}{mark} "
-              f"LinearSVC {theirs:7.3f}  ours / LinearSVC = {mine / theirs:5.1f}",
+        model, other = timed["ours"]["result"], timed["peer"]["result"]
+        hinge, errors = total_hinge(X, y, model.coef_, model.intercept_)
+        their_hinge, their_errors = total_hinge(X, y, other.coef_, other.intercept_)
+        least = highs_least_hinge(X, y)
+        gap = None if least is None else abs(model.hinge_violation_ / least - 1)
+        check = "-" if gap is None else f"{gap:.0e}"
+        print(f"{name:>34} {mine:8.3f}{mark} {peer_name:>30} {theirs:8.3f} "
+              f"{mine / theirs:5.1f}x {gram:7.3f} {mine / gram:7.1f}x  "
+              f"{hinge:.6g} ({errors}) / {their_hinge:.6g} ({their_errors}); "
+              f"|ours / HiGHS - 1| {check}", flush=True)  # fmt: skip
+
+
+def text_table(args):
+    """4-class TF-IDF-like text: HardMarginSVM one-vs-rest against SVC, time
+    and tracemalloc peak (beyond X) of one fit each."""
+    from bench_multiclass import text_like
+
+    print("\n## 4-class sparse text, one-vs-rest: seconds and peak MB beyond X")
+    shapes = [(600, 5000)] if args.quick else [(600, 5000), (3000, 20000)]
+    for n, p in shapes:
+        X, y = text_like(n, p, 4)
+        funcs = {
+            "ours": lambda X, y: HardMarginSVM().fit(X, y),
+            "svc": lambda X, y: SVC(kernel="linear", C=1e10).fit(X, y),
+        }
+        timed = timings(funcs, X, y, args)
+        peaks = {}
+        for name, func in funcs.items():
+            gc.collect()
+            tracemalloc.start()
+            func(X, y)
+            peaks[name] = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+        agree = np.mean(timed["ours"]["result"].predict(X) == y)
+        mine, theirs = timed["ours"]["median"], timed["svc"]["median"]
+        print(f"{n:>6} x {p:>6} CSR: ours {mine:7.3f} s {peaks['ours']:7.1f} MB; "
+              f"SVC {theirs:7.3f} s {peaks['svc']:7.1f} MB; SVC / ours "
+              f"{theirs / mine:4.1f}x; ours' training accuracy {agree:.3f}",
               flush=True)  # fmt: skip
 
 
@@ -243,19 +334,28 @@ def memory_table(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", choices=["svm", "separability", "soft", "memory"])
+    parser.add_argument(
+        "--only", choices=["svm", "separability", "soft", "text", "memory"]
+    )
+    parser.add_argument(
+        "--threads", choices=["1", "default"], default="1",
+        help="BLAS threads: pinned to one (the targets' setting) or the default",
+    )  # fmt: skip
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--once-above", type=float, default=5.0)
     args = parser.parse_args()
     grid = QUICK_GRID if args.quick else SVM_GRID
-    with threadpool_limits(1):
+    limit = 1 if args.threads == "1" else None
+    with threadpool_limits(limit):
         print_header(args)
         if args.only in (None, "svm"):
             svm_table(grid, args)
         if args.only in (None, "separability"):
             separability_table(grid, args)
-        if args.only in (None, "soft") and not args.quick:
+        if args.only in (None, "soft"):
             soft_table(args)
+        if args.only in (None, "text"):
+            text_table(args)
         if args.only in (None, "memory") and not args.quick:
             memory_table(args)
 

@@ -605,7 +605,7 @@ def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     assert not wide(np.arange(1844))
     # ski rental: a round runs while it costs at most half of what is left
     budget = _soft.rounds_budget(10_000, 50)
-    left = _soft.interior_point_seconds(10_000, 50)
+    left = _soft.ROUNDS_SHARE * _soft.interior_point_seconds(10_000, 50)
     size = 500
     while budget(np.arange(size)):
         left -= _soft.round_seconds(10_000, 50, size)

@@ -37,6 +37,12 @@ LP_SECONDS = 1.2e-8
 LP_SQUARE_SECONDS = 9.6e-11
 LP_ROW_SECONDS = 7.1e-7
 LP_CALL_SECONDS = 4.3e-3
+# The rounds' share of the interior point's price. Rounds that finish cost a
+# small fraction of it (1e6 x 20 with 10 labels flipped: 14 rounds, 1.3 s of
+# modelled 0.7 s, against the interior point's 8 s); rounds on labels near
+# random double their working set without end (1e5 x 50 of noise: 1.6 s spent
+# before the interior point's 2.2 s at a share of 1/2; 0.3 s at 1/4).
+ROUNDS_SHARE = 0.25
 
 
 def interior_point_seconds(n, p):
@@ -58,12 +64,13 @@ def round_seconds(n, p, working):
 
 
 def rounds_budget(n, p):
-    """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: a
-    round runs while its modelled time is at most half of what the rounds so
-    far have left of the interior point's (ski rental: the soft limit pays at
-    most about twice the cheaper route, and no single round is a gamble on
-    half of it; HiGHS on 2 000 x 768 took 42 s where the model says 15)."""
-    left = interior_point_seconds(n, p)
+    """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: the
+    rounds may spend ``ROUNDS_SHARE`` of the interior point's modelled time, and
+    no round more than half of what is left of it (ski rental: the soft limit
+    pays at most 1 + ``ROUNDS_SHARE`` times the interior point's price where
+    the rounds do not finish, and no round is a gamble: HiGHS on 2 000 x 768
+    took 42 s where the model says 15)."""
+    left = ROUNDS_SHARE * interior_point_seconds(n, p)
 
     def affordable(working):
         nonlocal left
