@@ -18,7 +18,8 @@ from ._solvers import (
 )
 
 # The cost model that chooses the soft limit's route, in seconds on one core of
-# CI's kind of machine (2 cores, Intel Haswell, OpenBLAS pinned to one thread).
+# CI's kind of machine (2 cores of an AMD EPYC, OpenBLAS's Haswell kernels pinned
+# to one thread).
 # Fitted by relative least squares with `python benchmarks/calibrate_soft.py`
 # on 2026-11-28: passes at 1e5-1e6 x 20, 1e5 x 100, 5e4 x 768; interior-point
 # iterations at 200 x 5 to 2e4 x 768; HiGHS on 300-10 000 rows of p = 10-768
@@ -268,22 +269,8 @@ def _exact_least_hinge(two_class):
     LP or a failed proof, and the band widens until, at worst, it holds every
     sample (the plain LP).
     """
-    active = np.flatnonzero(two_class.active)
-    c, weights = two_class.c[active], two_class.weights[active]
     two_class.keep_centred()
-
-    def spread(values):
-        full = np.zeros(two_class.n_samples)
-        full[active] = values
-        return full
-
-    guess = least_hinge_ipm(
-        gram=lambda theta: two_class.augmented_gram(spread(theta)),
-        combine=lambda v: two_class.augmented_sum(spread(v * c)),
-        products=lambda y: c * two_class.scores(y[:-1], y[-1])[active],
-        upper=weights,
-    )
-    guess = replace(guess, dual=spread(guess.dual))
+    guess = _interior_point_of_all(two_class)
     vertex = _vertex_of_guess(two_class, guess)
     if vertex is not None:
         return vertex
@@ -317,6 +304,26 @@ def _exact_least_hinge(two_class):
         "HiGHS's least total hinge on all samples does not come with a valid dual "
         "certificate. Standardising the features (StandardScaler) may help."
     )
+
+
+def _interior_point_of_all(two_class):
+    """:func:`~._solvers.least_hinge_ipm` over every active row, by passes over
+    X (no copy of its rows); ``dual`` on every row, 0 on the inactive."""
+    active = np.flatnonzero(two_class.active)
+    c, weights = two_class.c[active], two_class.weights[active]
+
+    def spread(values):
+        full = np.zeros(two_class.n_samples)
+        full[active] = values
+        return full
+
+    guess = least_hinge_ipm(
+        gram=lambda theta: two_class.augmented_gram(spread(theta)),
+        combine=lambda v: two_class.augmented_sum(spread(v * c)),
+        products=lambda y: c * two_class.scores(y[:-1], y[-1])[active],
+        upper=weights,
+    )
+    return replace(guess, dual=spread(guess.dual))
 
 
 def _vertex_of_guess(two_class, guess):
