@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_linsep import HardMarginSVM, linear_separability
+from sklearn_linsep._margin import _wide
 from sklearn_linsep._margin._wide import wide_suits
 from sklearn_linsep._rows._memory_two_class import ScaledRows
 
@@ -114,6 +115,31 @@ def test_the_soft_limit_of_wide_sparse_rows_equals_the_dense_one(seed, monkeypat
     raising = HardMarginSVM(on_inseparable="raise")
     with pytest.raises(ValueError, match="not linearly separable"):
         raising.fit(X, y)
+
+
+def test_the_sparse_lp_runs_only_where_the_gram_dual_finds_the_hulls_meeting(
+    monkeypatch,
+):
+    """The Gram dual decides first (every row held: wide rows are mostly support
+    vectors); the sparse LP is asked for the certificate only where a working
+    set's hulls meet."""
+    calls = []
+    spied = _wide.sparse_certificate
+    monkeypatch.setattr(
+        _wide,
+        "sparse_certificate",
+        lambda *args: calls.append(1) or spied(*args),
+    )
+    X, y = _documents(120, 600, 4)
+    separable = HardMarginSVM().fit(X, y)
+    assert separable.separable_ and not calls
+    _assert_same_fit(separable, HardMarginSVM().fit(X.toarray(), y))
+    X = sp.lil_matrix(X)
+    X[4] = X[7]  # classes 0 and 1: one document twice
+    X = sp.csr_matrix(X)
+    with pytest.warns(UserWarning, match="not linearly separable"):
+        inseparable = HardMarginSVM().fit(X, y)
+    assert len(calls) == 1 and inseparable.certificate_.verify(X, y)
 
 
 def test_an_offset_feature_is_centred_away(monkeypatch):

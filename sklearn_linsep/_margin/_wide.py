@@ -1,6 +1,7 @@
 """The exact core on sparse rows with at least as many features as rows (TF-IDF
-text): the verdict from one sparse LP, and every margin subproblem in the span of
-the samples, on the working set's Gram matrix made from the sparse rows. X is
+text): every margin subproblem in the span of the samples, on the working set's
+Gram matrix made from the sparse rows, and the certificate of inseparable rows
+from one sparse LP. X is
 never densified: the memory is X's plus one Gram matrix of the working set.
 
 The hard margin and the soft limit's second stage are QPs in ``w``, which lies in
@@ -61,10 +62,10 @@ def wide_suits(two_class):
 def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
     """:func:`~._hard.maximal_margin_of` of wide sparse rows.
 
-    The verdict first, from one sparse LP (:func:`~._certificate.
-    sparse_certificate`): separable rows then get the maximal margin on a working
-    set of rows in the Gram dual; inseparable ones their certificate and, with
-    ``soft``, the C → ∞ limit (the least total hinge, then the largest margin on
+    The maximal margin on a working set of rows in the Gram dual first; where
+    a working set's hulls meet, the rows are inseparable, and one sparse LP
+    (:func:`~._certificate.sparse_certificate`) gives their certificate and,
+    with ``soft``, the C → ∞ limit (the least total hinge, then the largest margin on
     its optimal face). Equal rows of one class are one constraint: only the first
     of them takes part (their weights summed): copies would make every held set
     that holds them singular. Checked and proved on X as the dense route's answers are.
@@ -72,9 +73,20 @@ def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=
     unique = _without_duplicates(two_class)
     size = initial_size or WIDE_SEED
     batch = batch or size
+    # The Gram dual first: wide rows are separable as a rule, and the sparse LP
+    # cost 40% of a fit of 600 x 5 000 text; a working set whose hulls meet sends
+    # the verdict to the LP.
+    result = _separable(two_class, unique, tol, size, batch)
+    if result is not None:
+        return result
     certificate = sparse_certificate(two_class, classes)
     if certificate is None:
-        return _separable(two_class, unique, tol, size, batch)
+        raise SolverError(
+            "The classes come too close to touching for float precision to "
+            "decide: the separating LP found no point in both convex hulls, but "
+            "the nearest points of a subset of the rows meet to rounding. Check "
+            "for near-duplicate rows with different labels."
+        )
     if not soft:
         return MarginResult(**no_hyperplane(0), certificate=certificate)
     result = _soft_limit(two_class, unique, tol, batch)
@@ -99,7 +111,8 @@ def _without_duplicates(two_class):
 
 
 def _separable(two_class, unique, tol, size, batch):
-    """The maximal margin of rows the LP found separable."""
+    """The maximal margin of the rows, or None where the hulls of a working set
+    meet (the rows are then not separable, to rounding: the LP decides)."""
     subproblem = _GramSubproblem(unique, tol)
     solution, working, rounds = grow(
         unique.seed(size),
@@ -107,6 +120,8 @@ def _separable(two_class, unique, tol, size, batch):
         margin_violators(unique, tol, batch),
         drop_above=DROP_ABOVE,
     )
+    if not solution.feasible:
+        return None
     products = subproblem.products(working, solution)
     terms = row_terms(None, two_class.labels(working), solution, products=products)
     smallest = check_optimality(two_class, terms, solution, tol)
@@ -217,6 +232,8 @@ class _GramSubproblem:
         solution = self._from_last_support(gram, rows, labels, sides, indices)
         if solution is None and sides is None:
             solution = self._hull(gram, rows, labels, indices)
+            if not solution.feasible:
+                return solution  # the hulls meet: the loop ends
         elif solution is None:
             solution = self._face(gram, rows, labels, sides)
         # An interior point's multipliers are nowhere exactly 0 (a support of
@@ -231,8 +248,13 @@ class _GramSubproblem:
         """The answer by the active set on the Gram matrix from the last
         answer's support (rounds after the first change the working set by a
         few rows: a few factorisations, where the nearest points or the interior
-        point start over), or None where it does not settle."""
+        point start over), or None where it does not settle. The first call
+        of the hard margin holds every row: wide rows are mostly support
+        vectors, and any set of them is nonsingular in general position (4-class
+        3 000 x 20 000 text, one-vs-rest: 39 s from the nearest points, 2.9 s so)."""
         held, _ = self._last_support_in(indices)
+        if not held.size and sides is None:
+            held = np.arange(len(indices))
         if not held.size:
             return None
         answer = gram_active_set(gram, labels, held, sides, self.tol / 2)
@@ -242,15 +264,9 @@ class _GramSubproblem:
         return _on_rows(rows, labels, dual, intercept, Status.OPTIMAL)
 
     def _hull(self, gram, rows, labels, indices):
-        solution = gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
-        if not solution.feasible:
-            raise SolverError(
-                "The classes come too close to touching for float precision to "
-                "decide: the separating LP found no point in both convex hulls, "
-                f"but the nearest points of {len(indices)} of the rows meet to "
-                "rounding. Check for near-duplicate rows with different labels."
-            )
-        return solution
+        """The nearest points in the Gram matrix's coordinates: the maximal
+        margin, or the hulls' meeting (``feasible`` False)."""
+        return gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
 
     def _start(self, indices):
         """The last answer's λ on the rows ``indices`` (sorted)."""
