@@ -91,10 +91,10 @@ def soft_limit(two_class, working, tol, batch):
 
     Two routes to the same exact answer: the working set grows to take in the
     samples inside their margin (:func:`_soft_limit_by_rounds`); when the rounds'
-    modelled time reaches the interior point's (:func:`rounds_budget`: labels
-    near random take in thousands of rows a round, and HiGHS's simplex slows
-    with them and with p), an interior point over all samples guesses the
-    answer instead (:func:`_soft_limit_of_all`).
+    modelled time reaches ``ROUNDS_SHARE`` of the interior point's
+    (:func:`rounds_budget`: labels near random take in thousands of rows a
+    round, and HiGHS's simplex slows with them and with p), an interior point
+    over all samples guesses the answer instead (:func:`_soft_limit_of_all`).
     """
     # The interior point's normal equations are (p + 1)²: not for wide rows.
     affordable = None
@@ -263,11 +263,12 @@ def _exact_least_hinge(two_class):
     """The least total hinge of all samples, exact: ``(lp, α)`` with ``α`` the dual
     on every sample, proved optimal by weak duality.
 
-    The interior point's hyperplane sorts the samples: those within ``band`` of
-    their margin go to the LP, those below it are held at ``α = s`` (on the
-    right-hand side), the rest at ``α = 0``. A wrong guess shows as an infeasible
-    LP or a failed proof, and the band widens until, at worst, it holds every
-    sample (the plain LP).
+    The interior point's answer is crossed over to the LP's vertex first
+    (:func:`_vertex_of_guess`). Where that is not proved, its hyperplane sorts
+    the samples: those within ``band`` of their margin go to the LP, those
+    below it are held at ``α = s`` (on the right-hand side), the rest at
+    ``α = 0``. A wrong guess shows as an infeasible LP or a failed proof, and
+    the band widens until, at worst, it holds every sample (the plain LP).
     """
     two_class.keep_centred()
     guess = _interior_point_of_all(two_class)
