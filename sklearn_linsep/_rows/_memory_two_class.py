@@ -4,7 +4,6 @@ perceptron's augmented samples."""
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import blas
 
 from .._proofs import column_extremes, proven_margins
 from .._working_set import (
@@ -161,16 +160,19 @@ class ScaledRows(Frame):
         self._keep_centred = True
 
     def augmented_gram(self, theta):
-        """``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` over all samples (one pass)."""
+        """``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` over all samples (one pass).
+
+        numpy's ``Wᵀ W`` (its BLAS's syrk), not scipy's ``dsyrk``: numpy and
+        scipy each load their own OpenBLAS, and alternating the two pools with
+        their default threads made this pass 4-6x slower on 2 cores (1e5 x 50:
+        0.148 s against 0.018 s; one thread: 0.026 s against 0.024 s)."""
         p = self.n_features
         out = np.zeros((p + 1, p + 1))
         root = np.sqrt(theta)
         for rows, block in self._blocks():
             weighted = block * root[rows, None]
-            # half the products of Zᵀ Θ Z (BLAS syrk fills the upper triangle)
-            out[:p, :p] += blas.dsyrk(1.0, weighted.T)  # F-ordered: no copy
+            out[:p, :p] += weighted.T @ weighted
             out[:p, p] += root[rows] @ weighted
-        out[:p, :p] = np.triu(out[:p, :p]) + np.triu(out[:p, :p], 1).T
         out[p, :p] = out[:p, p]
         out[p, p] = theta.sum()
         return out
