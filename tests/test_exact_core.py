@@ -597,20 +597,29 @@ def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
 
 def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     """Measured: 1e6 x 20 with 10 labels flipped ends in 14 rounds of at most
-    2 156 rows (1.3 s; the interior point took 24 s); at 2e4 x 768 HiGHS took
-    48 s on the first working set of 1 844 rows, the interior point 11 s."""
+    2 156 rows (1.3 s; the interior point took 24 s), 1e5 x 50 with 20 flipped
+    in 13 of at most 1 913 (1.0 s; the interior point 2.2 s); at 2e4 x 768
+    HiGHS took 48 s on the first working set of 1 844 rows, the interior point
+    11 s."""
     tall = _soft.rounds_budget(1_000_000, 20)
     assert all(tall(np.arange(size)) for size in [150, 300, 600, 1200, 2200] * 2)
+    sizes = [299, 360, 428, 499, 582, 668, 776, 887, 1020, 1174, 1445, 1913, 1415]
+    flipped = _soft.rounds_budget(100_000, 50)
+    assert all(flipped(np.arange(size)) for size in sizes)
     wide = _soft.rounds_budget(20_000, 768)
     assert not wide(np.arange(1844))
-    # ski rental: a round runs while it costs at most half of what is left
-    budget = _soft.rounds_budget(10_000, 50)
-    left = _soft.ROUNDS_SHARE * _soft.interior_point_seconds(10_000, 50)
-    size = 500
+    # ski rental: rounds run while they fit in their share, and each in its own
+    price = _soft.interior_point_seconds(10_000, 50)
+    budget, spent, size = _soft.rounds_budget(10_000, 50), 0.0, 100
     while budget(np.arange(size)):
-        left -= _soft.round_seconds(10_000, 50, size)
-        size *= 2
-    assert 0 < left < 2 * _soft.round_seconds(10_000, 50, size)
+        spent += _soft.round_seconds(10_000, 50, size)
+        size = int(size * 1.5)
+    refused = _soft.round_seconds(10_000, 50, size)
+    assert spent <= _soft.ROUNDS_SHARE * price
+    assert (
+        spent + refused > _soft.ROUNDS_SHARE * price
+        or refused > _soft.ROUND_SHARE * price
+    )
 
 
 def _noisy_soft_limit_rows(n=3000, p=30, seed=0):

@@ -38,12 +38,16 @@ LP_SECONDS = 1.2e-8
 LP_SQUARE_SECONDS = 9.6e-11
 LP_ROW_SECONDS = 7.1e-7
 LP_CALL_SECONDS = 4.3e-3
-# The rounds' share of the interior point's price. Rounds that finish cost a
-# small fraction of it (1e6 x 20 with 10 labels flipped: 14 rounds, 1.3 s of
-# modelled 0.7 s, against the interior point's 8 s); rounds on labels near
-# random double their working set without end (1e5 x 50 of noise: 1.6 s spent
-# before the interior point's 2.2 s at a share of 1/2; 0.3 s at 1/4).
-ROUNDS_SHARE = 0.25
+# The rounds' share of the interior point's price, in all and per round. Rounds
+# that finish cost a fraction of it, each a small one (1e5 x 50 with 20 labels
+# flipped: 13 rounds of modelled 0.03-0.16 s, 0.98 s in all, against the
+# interior point's 2.6 s; 1e6 x 20 with 10 flipped: 14 rounds, 0.7 s against
+# 8 s). Rounds on labels near random double their working set and their price
+# without end (1e5 x 50 of noise: 0.05, 0.09, 0.15, 0.22, 0.33 s, ...), and a
+# round of thousands of dense rows is a gamble (HiGHS on 2 000 x 768 took 42 s
+# where the model says 15).
+ROUNDS_SHARE = 0.5
+ROUND_SHARE = 0.125
 
 
 def interior_point_seconds(n, p):
@@ -66,17 +70,17 @@ def round_seconds(n, p, working):
 
 def rounds_budget(n, p):
     """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: the
-    rounds may spend ``ROUNDS_SHARE`` of the interior point's modelled time, and
-    no round more than half of what is left of it (ski rental: the soft limit
-    pays at most 1 + ``ROUNDS_SHARE`` times the interior point's price where
-    the rounds do not finish, and no round is a gamble: HiGHS on 2 000 x 768
-    took 42 s where the model says 15)."""
-    left = ROUNDS_SHARE * interior_point_seconds(n, p)
+    rounds may spend ``ROUNDS_SHARE`` of the interior point's modelled time,
+    each round at most ``ROUND_SHARE`` of it (ski rental: where the rounds do
+    not finish, the soft limit pays at most 1 + ``ROUNDS_SHARE`` times the
+    interior point's price)."""
+    price = interior_point_seconds(n, p)
+    left = ROUNDS_SHARE * price
 
     def affordable(working):
         nonlocal left
         cost = round_seconds(n, p, working.size)
-        if cost > left / 2:
+        if cost > min(left, ROUND_SHARE * price):
             return False
         left -= cost
         return True
