@@ -622,6 +622,35 @@ def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     )
 
 
+@pytest.mark.parametrize("seed", [14, 23])
+def test_weights_far_apart_fall_back_from_the_interior_point_to_the_rounds(
+    seed, monkeypatch
+):
+    """Small data go to the interior point first (its modelled price is below one
+    LP round's); where its guess cannot be proved (weights 1e9 apart), the rounds
+    answer, as HiGHS's LP on every row does."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.choice([60, 200, 800])), int(rng.choice([2, 3, 6]))  # 60, 6
+    X = rng.normal(size=(n, p))
+    y = (X[:, 0] + rng.choice([0.2, 1.0, 3.0]) * rng.normal(size=n) > 0).astype(int)
+    weights = np.where(rng.random(n) < 0.1, 1e9, 1.0)
+    calls = []
+    ipm = _soft._soft_limit_of_all
+
+    def spy(*args):
+        calls.append(1)
+        return ipm(*args)
+
+    monkeypatch.setattr(_soft, "_soft_limit_of_all", spy)
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM().fit(X, y, sample_weight=weights)
+    assert calls
+    # Rows of weight 1e9 round the LPs' balance at ~1e-7 of the unit rows' hinge
+    # (the code before the cost model gave these same digits).
+    least = least_total_hinge(X, signs(y), weights)[0]
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
+
+
 def _noisy_soft_limit_rows(n=3000, p=30, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))

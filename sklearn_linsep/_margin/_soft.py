@@ -114,7 +114,17 @@ def soft_limit(two_class, working, tol, batch):
         two_class, lp_frame, working, tol, batch, affordable
     )
     if solution is None:
-        solution, working, more = _soft_limit_of_all(two_class, lp_frame, tol, batch)
+        try:
+            solution, working, more = _soft_limit_of_all(
+                two_class, lp_frame, tol, batch
+            )
+        except SolverError:
+            # The interior point's guess is not proved where the weights are far
+            # apart (1e8 and more: the small rows' α drown in the balance's
+            # rounding); the rounds, without a budget, answer as before.
+            solution, working, more = _soft_limit_by_rounds(
+                two_class, lp_frame, working, tol, batch
+            )
         rounds += more
     return soft_result(two_class, working, solution, rounds, tol)
 
