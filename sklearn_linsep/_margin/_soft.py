@@ -307,13 +307,7 @@ def _exact_least_hinge(two_class):
         alpha = held.copy()
         alpha[near] = lp.dual
         total = two_class.total_hinge(lp.coef, lp.intercept)
-        if _dual_certificate_holds(
-            alpha,
-            two_class.weights,
-            balance=two_class.augmented_sum(alpha * two_class.c),
-            terms=two_class.augmented_sum(alpha, absolute=True),
-            total=total,
-        ):
+        if _proved_on_every_row(two_class, alpha, total):
             return replace(lp, total=total), alpha
     raise SolverError(
         "HiGHS's least total hinge on all samples does not come with a valid dual "
@@ -358,15 +352,15 @@ def _vertex_of_guess(two_class, guess):
     interior = np.zeros(len(alpha))
     interior[active] = np.minimum(alpha, weights - alpha)[active] / weights[active]
     candidates = np.flatnonzero(interior > 1e-9)
+    if candidates.size == 0:
+        return None
     if candidates.size > two_class.n_features + 1:
         farthest = np.argpartition(interior[candidates], -(two_class.n_features + 1))
         candidates = candidates[farthest[-(two_class.n_features + 1) :]]
-    tried = []
-    for basis in (candidates, candidates[interior[candidates] > 1e-4]):
-        basis = np.sort(basis)
-        if basis.size == 0 or any(np.array_equal(basis, seen) for seen in tried):
-            continue
-        tried.append(basis)
+    candidates = np.sort(candidates)
+    clear = candidates[interior[candidates] > 1e-4]
+    bases = [candidates] + ([clear] if 0 < clear.size < candidates.size else [])
+    for basis in bases:
         held = np.where(active & (alpha >= weights / 2), weights, 0.0)
         held[basis] = 0.0
         vertex = _vertex_on_basis(two_class, guess, basis, held)
@@ -390,16 +384,10 @@ def _vertex_on_basis(two_class, guess, basis, held):
     bound = weights[basis]
     if np.any(basic < -1e-9 * bound) or np.any(basic > bound * (1 + 1e-9)):
         return None
-    alpha = held
+    alpha = held.copy()
     alpha[basis] = np.clip(basic, 0.0, bound)
     total = two_class.total_hinge(plane[:-1], plane[-1])
-    if not _dual_certificate_holds(
-        alpha,
-        weights,
-        balance=two_class.augmented_sum(alpha * c),
-        terms=two_class.augmented_sum(alpha, absolute=True),
-        total=total,
-    ):
+    if not _proved_on_every_row(two_class, alpha, total):
         return None
     coef, intercept = plane[:-1], float(plane[-1])
     solution = Hyperplane(True, coef, intercept, dual=alpha[basis], total=total)
@@ -506,6 +494,18 @@ def checked_least_hinge(rows, labels, weights):
 def _augmented_sum(rows, v):
     """``Σ v_i (z_i, 1)`` of dense or sparse rows."""
     return np.r_[np.asarray(rows.T @ v).ravel(), v.sum()]
+
+
+def _proved_on_every_row(two_class, alpha, total):
+    """:func:`_dual_certificate_holds` of ``α`` on every row of ``two_class``
+    (two passes: the balance and its terms)."""
+    return _dual_certificate_holds(
+        alpha,
+        two_class.weights,
+        balance=two_class.augmented_sum(alpha * two_class.c),
+        terms=two_class.augmented_sum(alpha, absolute=True),
+        total=total,
+    )
 
 
 def _dual_certificate_holds(alpha, weights, balance, terms, total):
