@@ -73,3 +73,13 @@ def as_rows(rows):
         return rows
     rows = np.asarray(rows, dtype=np.float64)
     return CentredRows(rows, np.zeros(rows.shape[0], dtype=np.intp))
+
+
+def combine_parts(pinv_part, null_part, kappa):
+    """``S† b + Q b / κ`` from the two parts of b (``S† b`` alone at κ = ∞), for
+    every form of S(κ)⁻¹. A tiny κ can overflow: callers check the result and
+    say why."""
+    if np.isinf(kappa):
+        return pinv_part
+    with np.errstate(over="ignore"):
+        return pinv_part + null_part / kappa

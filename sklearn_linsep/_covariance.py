@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ._basis import ExplicitBasis, SpanBasis, as_rows
+from ._basis import ExplicitBasis, SpanBasis, as_rows, combine_parts
+from ._krylov import KrylovCovariance
 from ._threads import threads_for_matrix
 
 
@@ -112,11 +113,7 @@ class RegularizedCovariance:
 
     def combine(self, pinv_part, null_part):
         """``S† b + Q b / κ`` from the two parts :meth:`split` gives."""
-        if np.isinf(self.kappa):
-            return pinv_part
-        # A tiny κ can overflow; callers check the result and say why.
-        with np.errstate(over="ignore"):
-            return pinv_part + null_part / self.kappa
+        return combine_parts(pinv_part, null_part, self.kappa)
 
     def _null_basis(self, null_parts, vectors):
         """An orthonormal basis of ``null_parts``, the null-space parts of the
@@ -235,6 +232,17 @@ def regularized_covariance(
     varying, root, correlation, tol = correlation_of(
         S, feature_scale, tol, n_samples, dtype
     )
+    every_direction_kept = max_rank is None or max_rank >= varying.size
+    proof = full_rank_proof(correlation) if every_direction_kept else None
+    if proof is not None and proof[0] > _FULL_RANK_MARGIN * tol * proof[1]:
+        # No eigenvalue is near the cut: S† restricted to the varying features
+        # is D^{-1/2} C⁻¹ D^{-1/2} = M Mᵀ with M = D^{-1/2} L⁻ᵀ (C = L Lᵀ),
+        # a fifth of an eigendecomposition's time.
+        return RegularizedCovariance(
+            proof[2].T / root[:, None],
+            float(kappa),
+            ExplicitBasis(np.eye(n_features)[:, varying]),
+        )
     with threads_for_matrix(len(correlation)):
         eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     keep = _kept(eigenvalues, tol, max_rank)
@@ -253,6 +261,37 @@ def regularized_covariance(
     return _range_of(A, kappa)
 
 
+# The Cholesky route of regularized_covariance is taken when its bound on the
+# smallest eigenvalue passes the rank cut by this factor (Cholesky's own
+# backward error, about p · eps · ‖C‖, is below the cut: tol ≥ p · eps).
+_FULL_RANK_MARGIN = 4.0
+
+
+def full_rank_proof(correlation):
+    """``(lower, upper, L⁻¹)`` where the symmetric ``correlation`` C = L Lᵀ has
+    a Cholesky factor, else None: ``lower`` bounds its smallest eigenvalue from
+    below, ``1 / ‖C⁻¹‖₂`` with ``‖C⁻¹‖₂ = ‖L⁻¹‖₂² ≤ min(‖L⁻¹‖_F², ‖L⁻¹‖₁
+    ‖L⁻¹‖_∞)``, and ``upper = min(‖C‖_F, ‖C‖₁)`` its largest from above. Where
+    ``lower > t · upper`` no eigenvalue is within t of the largest: the proof
+    costs two triangular passes (p³/3 each), where eigenvalues cost about ten."""
+    if not correlation.size:
+        return None
+    with threads_for_matrix(len(correlation)):
+        try:
+            lower = scipy.linalg.cholesky(correlation, lower=True)
+        except np.linalg.LinAlgError:
+            return None
+        inverse, info = scipy.linalg.lapack.dtrtri(lower, lower=1)
+    if info != 0 or not np.all(np.isfinite(inverse)):
+        return None
+    inverse_norm = min(
+        np.linalg.norm(inverse) ** 2,
+        np.linalg.norm(inverse, 1) * np.linalg.norm(inverse, np.inf),
+    )
+    largest = min(np.linalg.norm(correlation), np.linalg.norm(correlation, 1))
+    return 1.0 / inverse_norm, float(largest), inverse
+
+
 def regularized_covariance_from_rows(
     rows,
     divisor,
@@ -262,6 +301,7 @@ def regularized_covariance_from_rows(
     dtype=np.float64,
     feature_scale=None,
     max_rank=None,
+    route="auto",
 ):
     r"""Factor S(κ)⁻¹ of ``S = CᵀC / divisor`` from the rows C, in their span.
 
@@ -281,10 +321,15 @@ def regularized_covariance_from_rows(
         The divisor of the covariance (None: C is zero, S = 0).
     kappa, tol, n_samples, dtype, feature_scale, max_rank
         As for :func:`regularized_covariance`.
+    route : {"auto", "span", "krylov"}, default="auto"
+        "span" factors S in the span of the rows (an (m, m) Gram matrix and its
+        eigendecomposition); "krylov" solves by LSQR on the rows
+        (:class:`~._krylov.KrylovCovariance`, for sparse rows); "auto" takes the
+        cheaper (:func:`krylov_is_cheaper`).
 
     Returns
     -------
-    reg : RegularizedCovariance
+    reg : RegularizedCovariance or KrylovCovariance
 
     Examples
     --------
@@ -320,8 +365,15 @@ def regularized_covariance_from_rows(
         # A feature below its rounding level is constant: its rounding noise
         # must not enter the range.
         rows = rows.scaled((inverse_root > 0).astype(np.float64))
+    if not (np.isfinite(divisor) and divisor > 0):
+        raise overflow_error()
+    if route == "krylov" or (route == "auto" and krylov_is_cheaper(rows)):
+        bound = min(rows.n_rows, varying.size)
+        if max_rank is not None:
+            bound = min(bound, max_rank)
+        return KrylovCovariance(rows, divisor, float(kappa), int(bound), float(tol))
     plain_gram = rows.gram()
-    if not (np.all(np.isfinite(plain_gram)) and np.isfinite(divisor) and divisor > 0):
+    if not np.all(np.isfinite(plain_gram)):
         raise overflow_error()
     full = _full_rank_span(plain_gram, inverse_root, tol, max_rank, divisor)
     if full is not None:
@@ -359,6 +411,37 @@ def regularized_covariance_from_rows(
     # time and O(p·r) memory, A formed).
     A = rows.tdot(eigenvectors) / np.sqrt(divisor)
     return _range_of(A, kappa)
+
+
+# The cost model of the two routes for sparse rows (seconds on the 2-core machine
+# of benchmarks/RESULTS.md, one BLAS thread, TF-IDF text of 20-60 words a row):
+# the span route is one (m, m) symmetric eigendecomposition, SPAN_SECONDS · m³
+# (eigh at m = 2 000 took 2.0 s, plus the Gram matrix); the Krylov route is two
+# LSQR solves of about KRYLOV_ITERATIONS_PER_ROW · m iterations each (text of
+# 3 000, 8 000 and 20 000 rows took 280, 750 and 2 000 at tol 1e-12), each two
+# passes over X and a few vectors of length m + p at KRYLOV_ENTRY_SECONDS an
+# entry. Text crosses over at a few hundred rows.
+SPAN_SECONDS = 2.5e-10
+KRYLOV_ITERATIONS_PER_ROW = 0.1
+KRYLOV_ENTRY_SECONDS = 1.5e-9
+
+# Past this many bytes the span route's (m, m) matrices are not formed at all.
+SPAN_LARGEST_BYTES = 1 << 30
+
+
+def krylov_is_cheaper(rows):
+    """Whether S(κ)⁻¹ of the centred rows ``rows`` is cheaper by two LSQR solves
+    than in the span of the rows: for a sparse part only (dense rows have no
+    pass cheaper than their Gram matrix), by the cost model above."""
+    if not rows.is_sparse:
+        return False
+    m, p = rows.n_rows, rows.n_features
+    if 8.0 * m * m * 3 > SPAN_LARGEST_BYTES:
+        return True
+    entries = rows.sparse.nnz + rows.dense.size
+    iterations = 2 * max(KRYLOV_ITERATIONS_PER_ROW * m, 50.0)
+    krylov = iterations * (2 * entries + 10 * (m + p)) * KRYLOV_ENTRY_SECONDS
+    return krylov < SPAN_SECONDS * m**3
 
 
 # Sums of squares above this could overflow a Gram matrix's sums over p features.

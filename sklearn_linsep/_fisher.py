@@ -17,7 +17,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import LinearClassifierBase, linear_scores
 from ._rows import in_memory, map_rows
+from ._separability import mean_difference_parts
 from ._streaming import StatisticsEstimatorMixin
+
+# store_covariance=True refuses a covariance matrix larger than this (bytes):
+# at p = 50 000 features it would be 20 GB, where the fit holds O(n + p) vectors.
+LARGEST_STORED_COVARIANCE = 2**31
 
 
 def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
@@ -240,6 +245,16 @@ class FisherDiscriminant(
     :math:`\bar x_k^\top S(\kappa)^{-1} x
     - \tfrac12 \bar x_k^\top S(\kappa)^{-1} \bar x_k (+ \log \pi_k)`.
 
+    Sparse X (text) never becomes dense. With more than a few hundred rows,
+    :math:`S^\dagger b` and :math:`Qb` are found by two LSQR solves on the
+    within-class-centred rows :math:`C` (:math:`S = C^\top C/(n-K)`), applied
+    without centring X: first :math:`z = (C^\top)^\dagger b`, which gives
+    :math:`Qb = b - C^\top z`, then :math:`S^\dagger b = (n-K)\,C^\dagger z`.
+    Memory stays near X plus a few vectors of length n + p, and one pair of
+    solves per class-mean difference serves every κ. Fewer rows take the span of
+    the rows (an (n, n) eigendecomposition); the cheaper route is chosen by a
+    cost model.
+
     The model depends on the data only through the class statistics
     (:class:`ClassStatistics`), which merge exactly: ``fit`` takes dask arrays and
     reduces them block by block, :meth:`partial_fit` takes chunks, :meth:`merge`
@@ -264,7 +279,9 @@ class FisherDiscriminant(
         Number of discriminant directions kept by ``transform``, at most
         ``min(n_classes - 1, n_features)`` (the default).
     store_covariance : bool, default=False
-        Whether to store the pooled covariance in ``covariance_``.
+        Whether to store the pooled covariance in ``covariance_``. A (p, p)
+        matrix beyond 2 GiB (p above about 16 000) is refused with an error: the
+        fit itself never forms it.
     tol : float, default=None
         Relative rank tolerance. The rank of S is decided on its correlation matrix
         (S scaled to unit diagonal, so that the units of the features do not matter):
@@ -273,6 +290,8 @@ class FisherDiscriminant(
         rounding of the accumulated scatter plus that of the data (``eps`` of X's
         dtype, r the largest ratio of a feature's magnitude to its spread); a
         feature whose variance is below its own rounding level counts as constant.
+        On the sparse route (below) ``tol`` is the relative tolerance at which the
+        least-squares solves stop and ``1 / sqrt(tol)`` their condition limit.
 
     Attributes
     ----------
@@ -289,7 +308,9 @@ class FisherDiscriminant(
         Pooled within-class covariance ``W / (Σw - K)``; only with
         ``store_covariance=True``.
     rank_ : int
-        Numerical rank of the pooled covariance.
+        Numerical rank of the pooled covariance. On the sparse route (below) the
+        rank is not decided: ``rank_`` is its bound, the rows of positive weight
+        less the classes (or the varying features, if fewer).
     null_space_dim_ : int
         ``n_features - rank_``: the dimension on which κ acts.
     scalings_ : ndarray of shape (n_features, n_components)
@@ -385,6 +406,14 @@ class FisherDiscriminant(
                 "threshold='accuracy' is defined for two classes only; got "
                 f"{n_classes}. Use threshold='midpoint'."
             )
+        covariance_bytes = 8.0 * n_features**2
+        if self.store_covariance and covariance_bytes > LARGEST_STORED_COVARIANCE:
+            raise ValueError(
+                f"store_covariance=True would store a ({n_features}, {n_features}) "
+                f"float64 matrix, {covariance_bytes / 2**30:.1f} GiB; the fit itself "
+                "never forms it. Use store_covariance=False (the default); "
+                "statistics_.scatter() forms it on request."
+            )
         max_components = min(n_classes - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
@@ -432,6 +461,9 @@ class FisherDiscriminant(
             "xbar_": stats.grand_mean.astype(dtype, copy=False),
             "_n_features_out": n_components,
         }
+        if n_classes == 2:
+            # What separability_statistics(self) needs, kept: no second solve.
+            model["_mean_difference_parts"] = mean_difference_parts(stats, reg)
         if self.store_covariance:
             model["covariance_"] = stats.pooled_covariance().astype(dtype, copy=False)
         return model

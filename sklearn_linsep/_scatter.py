@@ -133,7 +133,12 @@ class CentredRows:
             return result
         root = self.root_weight if u.ndim == 1 else self.root_weight[:, None]
         weighted = root * u[:n_sparse]
-        per_centre = self._centre_indicator().T @ weighted
+        if u.ndim == 1:  # (a Krylov solve's product: no indicator matrix built)
+            per_centre = np.bincount(
+                self.centre_of, weights=weighted, minlength=self.centres.shape[0]
+            )
+        else:
+            per_centre = self._centre_indicator().T @ weighted
         return (
             result + np.asarray(self.sparse.T @ weighted) - self.centres.T @ per_centre
         )

@@ -21,8 +21,15 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    validate_params,
+)
+from sklearn.utils.validation import check_is_fitted
 
+from ._basis import combine_parts
 from ._rows import map_rows, rows_of
 from ._streaming import StatisticsEstimatorMixin
 
@@ -159,24 +166,36 @@ def _kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv):
     return float(np.sqrt(kappa * kappa * d_pinv + kappa * null_sq))
 
 
-def _hotelling(stats, d, reg):
+def _hotelling(stats, d, rank, pinv_part):
     n = stats.total_weight
     p = stats.n_features
-    if reg.rank < p or n - p - 1 <= 0:
+    if rank < p or n - p - 1 <= 0:
         return None
-    t2 = float(stats.counts[0] * stats.counts[1] / n * (d @ reg.solve(d)))
+    # S is nonsingular here: S⁻¹d = S†d.
+    t2 = float(stats.counts[0] * stats.counts[1] / n * (d @ pinv_part))
     f = (n - p - 1) / (p * (n - 2)) * t2
     return HotellingT2Result(
         t2, f, p, float(n - p - 1), float(scipy_stats.f.sf(f, p, n - p - 1))
     )
 
 
-def _two_class_angle(stats, kappa, metric, tol):
-    """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``."""
-    reg = stats.regularized_inverse(kappa, tol)
+def mean_difference_parts(stats, reg):
+    """``(S†d, Qd, rank)`` of the mean difference d = m₁ - m₀ of two classes: all
+    that the angle needs of S at any κ (S†d ⟂ Qd). A fitted estimator keeps
+    them, so that the statistics of its fit need no second decomposition."""
     d = stats.mean_difference(1, 0)
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
-    u = reg.combine(pinv_part, null_part)
+    return pinv_part, null_part, reg.rank
+
+
+def _two_class_angle(stats, kappa, metric, tol, parts=None):
+    """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``; from
+    the ``parts`` of :func:`mean_difference_parts` when given."""
+    if parts is None:
+        parts = mean_difference_parts(stats, stats.regularized_inverse(kappa, tol))
+    pinv_part, null_part, rank = parts
+    d = stats.mean_difference(1, 0)
+    u = combine_parts(pinv_part, null_part, kappa)
     if not np.all(np.isfinite(u)):
         raise ValueError(
             f"The separating hyperplane overflowed with kappa={kappa:g}: the "
@@ -193,9 +212,9 @@ def _two_class_angle(stats, kappa, metric, tol):
         mahalanobis_distance=float(np.sqrt(d_pinv + null_sq / kappa)),
         metric=metric,
         kappa=float(kappa),
-        rank=reg.rank,
+        rank=rank,
         normal=np.append(u, 2.0 / kappa),
-        hotelling=_hotelling(stats, d, reg),
+        hotelling=_hotelling(stats, d, rank, pinv_part),
     )
     offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
     return result, u, offset
@@ -218,16 +237,17 @@ def class_mean_distance(stats, tol=None):
     return float(np.sqrt(max(float(d @ pinv_part), 0.0))), reg.rank
 
 
-def _pairwise(stats, kappa, metric, tol):
-    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j.
+def _pairwise(stats, kappa, metric, tol, parts=None):
+    """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j
+    (two classes: from ``parts`` when given).
 
     Two classes need only the pooled scatter; more need the scatter of each class
     (``per_class`` statistics), from which every pair's is a sum.
     """
+    if stats.n_classes == 2:
+        return {(0, 1): _two_class_angle(stats, kappa, metric, tol, parts)}
     return {
-        (i, j): _two_class_angle(
-            stats if stats.n_classes == 2 else stats.pair(i, j), kappa, metric, tol
-        )
+        (i, j): _two_class_angle(stats.pair(i, j), kappa, metric, tol)
         for i, j in combinations(range(stats.n_classes), 2)
     }
 
@@ -238,6 +258,28 @@ def _check_two_classes(classes):
             f"The angle of separability compares two classes; got {len(classes)}. "
             "SeparabilityAngle gives the angle of every pair."
         )
+
+
+def _fitted_statistics(X, y, sample_weight, name, kappa, tol):
+    """``(stats, parts, kappa)`` of the two-class angle functions: from a fitted
+    estimator given as X (its statistics, and the parts of its mean difference
+    when its fit kept them at this tol), else from the rows; ``kappa`` None is
+    the estimator's κ, else 1."""
+    if not hasattr(X, "fit_statistics"):
+        stats = _labelled_statistics(X, y, sample_weight, name, two=True)
+        return stats, None, 1.0 if kappa is None else kappa
+    check_is_fitted(X, "statistics_")
+    if y is not None or sample_weight is not None:
+        raise ValueError(
+            f"{name} takes y and sample_weight with data X; given a fitted "
+            f"{type(X).__name__}, it uses the statistics of its fit and takes "
+            "neither."
+        )
+    _check_two_classes(X.classes_)
+    parts = getattr(X, "_mean_difference_parts", None)
+    if tol is not None and tol != X.tol:
+        parts = None  # another rank decision: from the statistics again
+    return X.statistics_, parts, X.kappa if kappa is None else kappa
 
 
 def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
@@ -262,9 +304,9 @@ def _smallest_angle(stats, kappa, metric, tol):
 
 
 _ANGLE_PARAMS = {
-    "X": ["array-like", "sparse matrix"],
-    "y": ["array-like"],
-    "kappa": [Interval(Real, 0, None, closed="right")],
+    "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
+    "y": ["array-like", None],
+    "kappa": [Interval(Real, 0, None, closed="right"), None],
     "metric": [StrOptions(_METRICS)],
     "sample_weight": ["array-like", None],
     "tol": [Interval(Real, 0, None, closed="left"), None],
@@ -273,7 +315,7 @@ _ANGLE_PARAMS = {
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
 def separability_statistics(
-    X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, *, kappa=None, metric="euclidean", sample_weight=None, tol=None
 ):
     r"""The angle of separability of two classes, with cos θ, lengths, Hotelling's T².
 
@@ -295,13 +337,18 @@ def separability_statistics(
 
     Parameters
     ----------
-    X : array-like or dask array of shape (n_samples, n_features)
+    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
+            or a fitted FisherDiscriminant or SeparabilityAngle
         A dask array is reduced block by block where its blocks live; only the
-        class statistics (O(p²)) come to the client.
-    y : array-like or dask array of shape (n_samples,)
+        class statistics (O(p²)) come to the client. A fitted two-class
+        estimator gives the statistics of its fit (``statistics_``), and the
+        solve it made: on sparse text that is the whole cost, not paid twice.
+    y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes; the second in sorted order is the lifted +1.
-    kappa : float, default=1.0
+        Required with data X, refused with a fitted estimator.
+    kappa : float, default=None
         The regularisation κ > 0 (the height of the lifted classes is ±1).
+        None: the fitted estimator's ``kappa``, or 1.0 with data X.
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
         The length L. "euclidean" reproduces the paper.
     sample_weight : array-like or dask array of shape (n_samples,), default=None
@@ -322,16 +369,25 @@ def separability_statistics(
     (43.01, 1.8654)
     >>> result.hotelling.pvalue < 1e-100
     True
+
+    From a fitted estimator, with no second pass over X:
+
+    >>> from sklearn_linsep import FisherDiscriminant
+    >>> fisher = FisherDiscriminant().fit(X, y)
+    >>> round(separability_statistics(fisher).degrees, 2)
+    43.01
     """
-    stats = _labelled_statistics(
-        X, y, sample_weight, "separability_statistics", two=True
+    if not hasattr(X, "fit_statistics") and y is None:
+        raise ValueError("separability_statistics needs y with data X.")
+    stats, parts, kappa = _fitted_statistics(
+        X, y, sample_weight, "separability_statistics", kappa, tol
     )
-    return _two_class_angle(stats, kappa, metric, tol)[0]
+    return _two_class_angle(stats, kappa, metric, tol, parts)[0]
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
 def separability_angle(
-    X, y, *, kappa=1.0, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, *, kappa=None, metric="euclidean", sample_weight=None, tol=None
 ):
     r"""The angle of separability θ(κ) of two classes, in radians.
 
@@ -341,10 +397,13 @@ def separability_angle(
 
     Parameters
     ----------
-    X : array-like or dask array of shape (n_samples, n_features)
-    y : array-like or dask array of shape (n_samples,)
-        Exactly two classes.
-    kappa : float, default=1.0
+    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
+            or a fitted FisherDiscriminant or SeparabilityAngle
+        See :func:`separability_statistics`.
+    y : array-like or dask array of shape (n_samples,), default=None
+        Exactly two classes (with data X only).
+    kappa : float, default=None
+        None: the fitted estimator's ``kappa``, or 1.0 with data X.
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
         ``"euclidean"`` is the paper's ‖S⁻¹d‖ (depends on the units of X);
         ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant when S is nonsingular).
@@ -379,8 +438,8 @@ def _signed_distances(X, unit_normals, offsets):
 
 @validate_params(
     {
-        "X": ["array-like", "sparse matrix"],
-        "y": ["array-like"],
+        "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
+        "y": ["array-like", None],
         "kappas": ["array-like"],
         "metric": [StrOptions(_METRICS)],
         "sample_weight": ["array-like", None],
@@ -389,7 +448,7 @@ def _signed_distances(X, unit_normals, offsets):
     prefer_skip_nested_validation=True,
 )
 def separability_curve(
-    X, y, kappas, *, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, kappas=None, *, metric="euclidean", sample_weight=None, tol=None
 ):
     r"""The angle of separability θ(κ) of two classes at every κ of ``kappas``.
 
@@ -401,11 +460,13 @@ def separability_curve(
 
     Parameters
     ----------
-    X : array-like or dask array of shape (n_samples, n_features)
-    y : array-like or dask array of shape (n_samples,)
-        Exactly two classes.
+    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
+            or a fitted FisherDiscriminant or SeparabilityAngle
+        See :func:`separability_statistics`.
+    y : array-like or dask array of shape (n_samples,), default=None
+        Exactly two classes (with data X only).
     kappas : array-like of shape (n_kappas,)
-        Positive values of κ (``np.inf`` allowed).
+        Positive values of κ (``np.inf`` allowed). Required.
     metric : {"euclidean", "mahalanobis"}, default="euclidean"
     sample_weight : array-like or dask array of shape (n_samples,), default=None
     tol : float, default=None
@@ -430,13 +491,20 @@ def separability_curve(
     >>> bool(curve[2] == separability_angle(X, y, kappa=1.0))
     True
     """
+    if kappas is None:
+        raise ValueError("separability_curve needs kappas, the values of κ.")
     kappas = np.asarray(kappas, dtype=np.float64).reshape(-1)
     if np.any(~(kappas > 0)):
         raise ValueError(f"kappas must be positive; got {kappas.tolist()!r}.")
-    stats = _labelled_statistics(X, y, sample_weight, "separability_curve", two=True)
-    reg = stats.regularized_inverse(1.0, tol)  # the factors do not depend on κ
+    if not hasattr(X, "fit_statistics") and y is None:
+        raise ValueError("separability_curve needs y with data X.")
+    stats, parts, _ = _fitted_statistics(
+        X, y, sample_weight, "separability_curve", None, tol
+    )
+    if parts is None:  # the factors do not depend on κ
+        parts = mean_difference_parts(stats, stats.regularized_inverse(1.0, tol))
+    pinv_part, null_part, _ = parts
     d = stats.mean_difference(1, 0)
-    pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
     pinv_sq, null_sq = float(pinv_part @ pinv_part), float(null_part @ null_part)
     d_pinv = max(float(d @ pinv_part), 0.0)
     return np.array(
@@ -564,7 +632,11 @@ class SeparabilityAngle(
 
     def _model(self, stats):
         """The fitted attributes that the class statistics define."""
-        pairs = _pairwise(stats, self.kappa, self.metric, self.tol)
+        parts = None
+        if stats.n_classes == 2:
+            reg = stats.regularized_inverse(self.kappa, self.tol)
+            parts = mean_difference_parts(stats, reg)
+        pairs = _pairwise(stats, self.kappa, self.metric, self.tol, parts)
         n_classes = stats.n_classes
         pairwise_angles = np.zeros((n_classes, n_classes))
         for (i, j), (result, _, _) in pairs.items():
@@ -588,7 +660,7 @@ class SeparabilityAngle(
             "_unit_normals": normals / safe[:, None],
             "_offsets": offsets / safe,
             "_n_features_out": len(pairs),
-        }
+        } | ({} if parts is None else {"_mean_difference_parts": parts})
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
 from . import _kernels
 from ._covariance import (
     correlation_of,
+    full_rank_proof,
     overflow_error,
     regularized_covariance,
     regularized_covariance_from_rows,
@@ -344,7 +345,7 @@ class ClassStatistics:
         scatter = self.scatter()
         return np.zeros_like(scatter) if dof is None else scatter / dof
 
-    def regularized_inverse(self, kappa, tol=None, dtype=None):
+    def regularized_inverse(self, kappa, tol=None, dtype=None, route="auto"):
         """S(κ)⁻¹ of the pooled covariance, factored. From centred rows it is
         found in the span of the samples, never forming a (p, p) matrix.
 
@@ -357,10 +358,14 @@ class ClassStatistics:
         dtype : dtype, default=None
             The precision of the data behind the statistics, for the default
             tolerance (None: ``self.dtype``).
+        route : {"auto", "span", "krylov"}, default="auto"
+            For centred rows with a sparse part: in their span, by two LSQR
+            solves per vector, or the cheaper (see
+            :func:`~._covariance.regularized_covariance_from_rows`).
 
         Returns
         -------
-        reg : RegularizedCovariance
+        reg : RegularizedCovariance or KrylovCovariance
         """
         options = dict(
             tol=tol,
@@ -371,7 +376,11 @@ class ClassStatistics:
         )
         if self.holds_rows:
             return regularized_covariance_from_rows(
-                self.within.rows, self._covariance_divisor(), kappa, **options
+                self.within.rows,
+                self._covariance_divisor(),
+                kappa,
+                route=route,
+                **options,
             )
         return regularized_covariance(self.pooled_covariance(), kappa, **options)
 
@@ -582,7 +591,8 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     counts = np.diagonal(gram[p:, p:]).copy()
     shift, means, residual = _shifted_means(reference, gram[p:, :p], counts)
     scaled = np.sqrt(counts)[:, None] * shift
-    within = gram[:p, :p] - scaled.T @ scaled
+    within = gram[:p, :p]  # (gram is this chunk's own: corrected in place)
+    within -= scaled.T @ scaled
     class_scatter = None
     if per_class:
         class_scatter = np.empty((n_classes, p, p))
@@ -757,8 +767,11 @@ def _float32_rank_is_clear(stats):
     )
     if not varying.size:
         return True
-    eigenvalues = np.linalg.eigvalsh(correlation)  # (no vectors: a third of eigh)
     noise = 16 * np.sqrt(_FLOAT32_CHUNK_ROWS) * np.finfo(np.float32).eps
+    proof = full_rank_proof(correlation)  # bounds first: cheaper than eigenvalues
+    if proof is not None and proof[0] > noise * proof[1]:
+        return True
+    eigenvalues = np.linalg.eigvalsh(correlation)  # (no vectors: a third of eigh)
     return bool(eigenvalues[0] > noise * eigenvalues[-1])
 
 

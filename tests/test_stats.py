@@ -701,3 +701,34 @@ def test_float32_data_in_a_subspace_get_the_float64_rank_from_a_float64_pass():
     assert double.regularized_inverse(1.0, dtype=np.float32).rank == 3
     scale = np.abs(double.scatter()).max()
     np.testing.assert_allclose(single.scatter(), double.scatter(), atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("condition", [1e2, 1e8, 1e14])
+def test_the_cholesky_route_is_the_eigendecomposition_where_the_rank_is_clear(
+    condition, monkeypatch
+):
+    """A full rank proved by Cholesky's bounds factors S(κ)⁻¹ as L⁻ᵀL⁻¹, the
+    same solve as the eigendecomposition; near the cut (condition 1e14 at the
+    default tol) the proof fails and the eigendecomposition decides the rank."""
+    from sklearn_linsep import _covariance
+
+    rng = np.random.default_rng(0)
+    p = 40
+    basis = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    values = np.geomspace(1.0, 1.0 / condition, p)
+    scale = np.geomspace(1e-3, 1e3, p)  # graded units: the cut is unit-free
+    S = scale[:, None] * (basis * values) @ basis.T * scale[None, :]
+    b = rng.standard_normal(p)
+    taken = []
+    proof = _covariance.full_rank_proof
+    monkeypatch.setattr(
+        _covariance, "full_rank_proof", lambda C: taken.append(1) or proof(C)
+    )
+    ours = _covariance.regularized_covariance(S, 0.5, n_samples=1000)
+    monkeypatch.setattr(_covariance, "full_rank_proof", lambda C: None)
+    reference = _covariance.regularized_covariance(S, 0.5, n_samples=1000)
+    assert taken and ours.rank == reference.rank
+    if condition < 1e10:
+        assert ours.rank == p
+        assert _relative(ours.solve(b), np.linalg.solve(S, b)) < 1e-12 * condition
+    assert _relative(ours.solve(b), reference.solve(b)) < 1e-12 * condition
