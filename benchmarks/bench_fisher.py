@@ -6,6 +6,9 @@ Run from the repository root::
     python benchmarks/bench_fisher.py --quick      # smoke run (n = 1e5 only)
     python benchmarks/bench_fisher.py --repeats 7  # more repetitions per timing
     python benchmarks/bench_fisher.py --threads 1  # only the table pinned to 1 thread
+    python benchmarks/bench_fisher.py --only text --threads 1   # sparse text
+    python benchmarks/bench_fisher.py --only floor --threads 1  # against X.T @ X
+    python benchmarks/bench_fisher.py --only wide --threads 1   # the wide first call
 
 It needs the ``bench`` extra (``pip install threadpoolctl psutil``).
 
@@ -36,20 +39,25 @@ at load time, so compare against e.g. ``env -u OPENBLAS_CORETYPE python ...``.
 
 import argparse
 import gc
+import statistics
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn
 from _harness import (
     blas_description,
     peak_memory,
     print_machine,
     time_round_robin,
+    timed,
+    traced_peak,
 )
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from sklearn_linsep import FisherDiscriminant
+from sklearn_linsep import FisherDiscriminant, separability_statistics
 
 LDA_SOLVERS = ("svd", "lsqr", "eigen")
 MB = 1024.0**2
@@ -196,8 +204,151 @@ def cases(args):
     return out
 
 
+# ------------------------------------------------------- the floor, text, wide rows
+
+
+def make_text(n, p, seed=0, words=(20, 60)):
+    """Bag of words, log-scaled, L2-normalised rows, two classes, 20-60 words a
+    document drawn from a Zipf-like vocabulary; class 1 shifts 30% of its draws
+    to a permuted vocabulary."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.5).astype(np.intp)
+    base = 1.0 / np.arange(1, p + 1) ** 1.1
+    permuted = base[rng.permutation(p)]
+    lengths = rng.integers(words[0], words[1] + 1, size=n)
+    rows, columns = [], []
+    for label, chance in ((0, base), (1, 0.7 * base + 0.3 * permuted)):
+        members = np.flatnonzero(y == label)
+        rows.append(np.repeat(members, lengths[members]))
+        columns.append(
+            rng.choice(p, size=lengths[members].sum(), p=chance / chance.sum())
+        )
+    rows, columns = np.concatenate(rows), np.concatenate(columns)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, columns)), shape=(n, p))
+    X.sum_duplicates()
+    X.data = np.log1p(X.data)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(1.0 / norms) @ X), y
+
+
+def fit_and_statistics(X, y):
+    """What a user runs: the discriminant, then the statistics of its fit."""
+    fisher = FisherDiscriminant().fit(X, y)
+    return fisher, separability_statistics(fisher)
+
+
+def sparse_bytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+
+
+def text_table(repeats):
+    """Fisher plus the statistics on sparse text against LinearSVC().fit, and the
+    direction's error against the dense definition (the span route) where the
+    (n, n) matrix fits."""
+    print("## Sparse text: FisherDiscriminant().fit + separability_statistics(fit)")
+    for line in blas_description():
+        print(f"   {line}")
+    head = (
+        f"{'n':>6} {'p':>6} {'nnz':>8} | {'ours':>8} {'LinearSVC':>9} {'ratio':>7} "
+        f"| {'peak-X MB':>9} {'X MB':>6} {'(n+p)*8':>8} | {'err vs dense':>12}"
+    )
+    print(head)
+    print("-" * len(head))
+    for n, p in ((3_000, 20_000), (8_000, 30_000), (20_000, 50_000)):
+        X, y = make_text(n, p)
+        row = time_round_robin(
+            {
+                "ours": fit_and_statistics,
+                "svc": lambda X, y: LinearSVC().fit(X, y),
+            },
+            (X, y),
+            repeats,
+            once_above=30.0,
+        )
+        fisher = row["ours"]["result"][0]
+        peak = traced_peak(fit_and_statistics, X, y)
+        error = float("nan")
+        if n <= 3_000:
+            stats = fisher.statistics_
+            span = stats.regularized_inverse(fisher.kappa, route="span")
+            dense = span.solve(stats.mean_difference(1, 0), stats.mean_noise)
+            error = np.linalg.norm(fisher.coef_[0] - dense) / np.linalg.norm(dense)
+        ours, svc = row["ours"]["median"], row["svc"]["median"]
+        print(
+            f"{n:>6} {p:>6} {X.nnz:>8} | {ours:>7.3f}s {svc:>8.4f}s {ours / svc:>6.0f}x"
+            f" | {(peak - 0) / MB:>9.1f} {sparse_bytes(X) / MB:>6.1f} "
+            f"{(n + p) * 8 / MB:>8.2f} | {error:>12.1e}"
+        )
+    print("ratio = ours / LinearSVC().fit (target <= 100x); peak = tracemalloc peak")
+    print("of the call (copies of X included); err = ‖u - u_dense‖ / ‖u_dense‖")
+    print()
+
+
+def floor_table(repeats):
+    """Fisher against one X.T @ X in X's dtype (the floor of any scatter)."""
+    print("## Dense Fisher against one X.T @ X in X's dtype")
+    for line in blas_description():
+        print(f"   {line}")
+    head = f"{'n':>9} {'p':>5} {'dtype':>7} | {'ours':>8} {'X.T@X':>8} {'ratio':>6}"
+    print(head)
+    print("-" * len(head))
+    for n, p, dtype in (
+        (100_000, 1024, "float32"),
+        (100_000, 768, "float64"),
+        (1_000_000, 100, "float64"),
+    ):
+        X, y = make_data(n, p, dtype)
+        row = time_round_robin(
+            {
+                "ours": lambda X, y: FisherDiscriminant().fit(X, y),
+                "floor": lambda X, y: X.T @ X,
+            },
+            (X, y),
+            repeats,
+        )
+        ours, floor = row["ours"]["median"], row["floor"]["median"]
+        print(
+            f"{n:>9.0e} {p:>5} {dtype:>7} | {ours:>7.3f}s {floor:>7.3f}s "
+            f"{ours / floor:>5.2f}x"
+        )
+        del X, y, row
+        gc.collect()
+    print("ratio = ours / X.T @ X (target <= 1.3x)")
+    print()
+
+
+def wide_table(repeats):
+    """The first fit on new wide data (a fresh array each time, the kernels
+    already loaded) against one X @ X.T, and its memory beyond X."""
+    print("## Wide: the first fit on new data, 50 x 1e5 float64")
+    rng = np.random.default_rng(0)
+    y = np.arange(50) % 2
+    FisherDiscriminant().fit(rng.standard_normal((50, 100_000)), y)  # kernels loaded
+    first, later, floor = [], [], []
+    for _ in range(repeats):
+        X = rng.standard_normal((50, 100_000))
+        first.append(timed(lambda: FisherDiscriminant().fit(X, y))[0])
+        later.append(timed(lambda: FisherDiscriminant().fit(X, y))[0])
+        floor.append(timed(lambda: X @ X.T)[0])
+    peak = traced_peak(lambda: FisherDiscriminant().fit(X, y))
+    first, later, floor = (statistics.median(t) for t in (first, later, floor))
+    print(
+        f"first {first:.4f}s ({first / floor:.1f}x X@X.T), second {later:.4f}s "
+        f"({later / floor:.1f}x), X@X.T {floor:.4f}s; peak beyond X "
+        f"{peak / X.nbytes:.2f} x X (targets: first <= 10x, memory <= 2x X)"
+    )
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--only",
+        choices=("lda", "floor", "text", "wide"),
+        help="one table: against LDA (the default run's), the X.T @ X floor at "
+        "1e5 x 1024 float32, 1e5 x 768 and 1e6 x 100, sparse text against "
+        "LinearSVC, or the wide first call",
+    )
     parser.add_argument("--quick", action="store_true", help="n = 1e5 only (smoke run)")
     parser.add_argument(
         "--repeats",
@@ -218,6 +369,14 @@ def main():
         versions=(f"numpy {np.__version__}", f"sklearn {sklearn.__version__}"),
         environment=("OPENBLAS_L2_SIZE",),
     )
+    tables = {"floor": floor_table, "text": text_table, "wide": wide_table}
+    if args.only in tables:
+        settings = {"default": [None], "1": [1], "both": [None, 1]}[args.threads]
+        for limit in settings:
+            with threadpool_limits(limits=limit):
+                print(f"# BLAS threads: {blas_threads()}")
+                tables[args.only](args.repeats or 3)
+        return
     settings = {"default": [None], "1": [1], "both": [None, 1]}[args.threads]
     results = {limit: {} for limit in settings}
     for n, p, dtype in cases(args):
