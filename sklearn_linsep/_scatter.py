@@ -187,11 +187,15 @@ class CentredRows:
         """``(centred, raw)`` sums of squares of the sparse part per feature: the
         implicitly centred ones, and those of the rows ``√w x`` themselves."""
         weight = self.root_weight**2
-        raw = np.asarray(self.sparse.multiply(self.sparse).T @ weight).ravel()
-        indicator = self._centre_indicator()
-        weighted_sums = indicator.T @ sp.diags(weight) @ self.sparse  # (t, p)
-        centre_weight = indicator.T @ weight
-        cross = np.asarray(weighted_sums.multiply(self.centres).sum(axis=0)).ravel()
+        X = self.sparse
+        # The squares of X's entries on X's own indices (no copy of them),
+        # weighted per row by the product.
+        squares = sp.csr_matrix((X.data**2, X.indices, X.indptr), shape=X.shape)
+        raw = np.asarray(squares.T @ weight).ravel()
+        n_centres = self.centres.shape[0]
+        weighted_sums = group_sums(X, self.centre_of, weight, n_centres)  # (t, p)
+        centre_weight = np.bincount(self.centre_of, weight, minlength=n_centres)
+        cross = np.einsum("tp,tp->p", weighted_sums, self.centres)
         centred = raw - 2.0 * cross + centre_weight @ self.centres**2
         return np.clip(centred, 0.0, None), raw
 
@@ -317,6 +321,24 @@ class CentredRows:
             if np.any(self.take(block).to_dense()):
                 return True
         return False
+
+
+# group_sums multiplies Xᵀ by a dense (n, groups) indicator up to this many
+# groups: a product of two sparse matrices would copy X's indices into a wider
+# integer type (a transient copy of X on text).
+_DENSE_INDICATOR_GROUPS = 64
+
+
+def group_sums(X, group, weight, n_groups):
+    """``(n_groups, p)`` dense: the weighted sum of the rows of sparse X in each
+    group, ``Σ_{i: group_i = g} weight_i x_i``."""
+    n = X.shape[0]
+    if n_groups <= _DENSE_INDICATOR_GROUPS:
+        indicator = np.zeros((n, n_groups))
+        indicator[np.arange(n), group] = weight
+        return np.asarray(X.T @ indicator, dtype=np.float64).T
+    indicator = sp.csr_matrix((weight, (np.arange(n), group)), shape=(n, n_groups))
+    return np.asarray((indicator.T @ X).todense(), dtype=np.float64)
 
 
 def _sparse_gram(X, block=1024):

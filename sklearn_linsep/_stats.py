@@ -34,7 +34,7 @@ from ._covariance import (
     regularized_covariance,
     regularized_covariance_from_rows,
 )
-from ._scatter import CentredRows, Scatter
+from ._scatter import CentredRows, Scatter, group_sums
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
 
 # Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
@@ -825,11 +825,8 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     if sample_weight is not None:
         kept = weight > 0
         X, y, weight = X[kept], y[kept], weight[kept]
-    indicator = sp.csr_matrix(
-        (weight, (np.arange(X.shape[0]), y)), shape=(X.shape[0], n_classes)
-    )
-    counts = np.asarray(indicator.sum(axis=0), dtype=np.float64).ravel()
-    sums = np.asarray((indicator.T @ X).todense(), dtype=np.float64)
+    counts = np.bincount(y, weights=weight, minlength=n_classes).astype(np.float64)
+    sums = group_sums(X, y, weight, n_classes)
     means = sums / np.where(counts > 0, counts, 1.0)[:, None]
     if not (np.all(np.isfinite(means)) and np.all(np.isfinite(X.data))):
         raise overflow_error()

@@ -232,3 +232,18 @@ def test_compaction_keeps_features_on_scales_far_apart(chunk):
         part.partial_fit(X[start : start + chunk], y[start : start + chunk], [0, 1])
     assert part.rank_ == full.rank_ == 38
     np.testing.assert_allclose(part.coef_, full.coef_, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("n_groups", [3, 200])
+def test_group_sums_equal_the_dense_sums_either_way(n_groups):
+    """The dense indicator (few groups) and the sparse product (many) give the
+    weighted sums of each group's rows."""
+    from sklearn_linsep._scatter import group_sums
+
+    rng = np.random.default_rng(0)
+    X = sp.random(500, 40, density=0.2, random_state=0, format="csr")
+    group = rng.integers(0, n_groups, 500)
+    weight = rng.uniform(0.5, 2.0, 500)
+    expected = np.zeros((n_groups, 40))
+    np.add.at(expected, group, weight[:, None] * X.toarray())
+    np.testing.assert_allclose(group_sums(X, group, weight, n_groups), expected)
