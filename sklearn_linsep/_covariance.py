@@ -429,19 +429,37 @@ KRYLOV_ENTRY_SECONDS = 1.5e-9
 SPAN_LARGEST_BYTES = 1 << 30
 
 
+def _krylov_seconds(n_rows, n_features, entries):
+    iterations = 2 * max(KRYLOV_ITERATIONS_PER_ROW * min(n_rows, n_features), 50.0)
+    per_iteration = 2 * entries + 10 * (n_rows + n_features)
+    return iterations * per_iteration * KRYLOV_ENTRY_SECONDS
+
+
+def _factored_is_dearer(order, n_rows, n_features, entries):
+    """Whether an (order, order) matrix and its eigendecomposition cost more
+    than two LSQR solves on sparse rows (or would not fit)."""
+    if 8.0 * order * order * 3 > SPAN_LARGEST_BYTES:
+        return True
+    return _krylov_seconds(n_rows, n_features, entries) < SPAN_SECONDS * order**3
+
+
 def krylov_is_cheaper(rows):
     """Whether S(κ)⁻¹ of the centred rows ``rows`` is cheaper by two LSQR solves
     than in the span of the rows: for a sparse part only (dense rows have no
     pass cheaper than their Gram matrix), by the cost model above."""
     if not rows.is_sparse:
         return False
-    m, p = rows.n_rows, rows.n_features
-    if 8.0 * m * m * 3 > SPAN_LARGEST_BYTES:
-        return True
     entries = rows.sparse.nnz + rows.dense.size
-    iterations = 2 * max(KRYLOV_ITERATIONS_PER_ROW * m, 50.0)
-    krylov = iterations * (2 * entries + 10 * (m + p)) * KRYLOV_ENTRY_SECONDS
-    return krylov < SPAN_SECONDS * m**3
+    return _factored_is_dearer(rows.n_rows, rows.n_rows, rows.n_features, entries)
+
+
+def sparse_rows_stay(n_rows, n_features, entries):
+    """Whether the statistics of sparse X keep their scatter as centred rows
+    (then solved by LSQR) rather than as the (p, p) matrix, whatever the rows'
+    number: where the matrix and its eigendecomposition cost more than the
+    solves, by the same cost model (text of 60 000 documents and 50 000 words
+    would otherwise form a 20 GB matrix)."""
+    return _factored_is_dearer(n_features, n_rows, n_features, entries)
 
 
 # Sums of squares above this could overflow a Gram matrix's sums over p features.
