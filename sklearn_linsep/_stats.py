@@ -38,10 +38,23 @@ from ._covariance import (
 from ._scatter import CentredRows, Scatter, group_sums
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
 
-# Rows per chunk are chosen so that one centred float64 chunk is about this many bytes:
-# large enough for BLAS to run at full speed (at 4 MiB, 1e5 x 768 took 1.66 times
-# one X.T @ X; at 16 MiB 1.29), small enough to stay cheap beside X.
-_CHUNK_BYTES = 1 << 24
+# Rows per chunk: _CHUNK_ROWS where that chunk (centred, float64) stays within
+# _CHUNK_BYTES, else as many as fit in it; never fewer than fill _SMALL_CHUNK_BYTES.
+# Enough rows that the (p, p) merge per chunk is small beside the chunk's
+# product: 1e5 x 768 took 1.66 times one X.T @ X in chunks of 682 rows, 1.28x
+# in 2 730 (16 MiB) and 1.20x in 4 096 (medians of 5 on the machine of
+# benchmarks/RESULTS.md). At p = 100, 4 096 to 20 971 rows made no difference
+# beyond the noise (1.28-1.35x).
+_CHUNK_ROWS = 4096
+_CHUNK_BYTES = 1 << 25
+_SMALL_CHUNK_BYTES = 1 << 22
+
+
+def default_chunk_rows(n_features):
+    """Rows per chunk of the pass over float64 X (see ``_CHUNK_ROWS``)."""
+    row_bytes = 8 * max(n_features, 1)
+    rows = min(_CHUNK_ROWS, _CHUNK_BYTES // row_bytes)
+    return max(256, rows, _SMALL_CHUNK_BYTES // row_bytes)
 
 # A float32 X is centred and multiplied in float32 (twice BLAS's float64 speed),
 # each chunk's product then accumulated in float64: chunks of at most this many
@@ -688,8 +701,9 @@ def class_statistics(
     sample_weight : ndarray of shape (n_samples,), default=None
         Non-negative frequency weights.
     chunk_rows : int, default=None
-        Rows per chunk; by default about 16 MiB of float64 per chunk (at most
-        4096 rows of float32 X without weights, whose pass runs in float32).
+        Rows per chunk; by default 4096 within 32 MiB of float64 per chunk, and
+        at least 4 MiB (at most 4096 rows of float32 X without weights, whose
+        pass runs in float32).
     per_class : bool, default=False
         Also keep the scatter of each class (for pairwise statistics).
     form : {"auto", "rows", "matrix"}, default="auto"
@@ -730,7 +744,7 @@ def class_statistics(
     """
     n_samples, n_features = X.shape
     if chunk_rows is None:
-        chunk_rows = max(256, _CHUNK_BYTES // (8 * max(n_features, 1)))
+        chunk_rows = default_chunk_rows(n_features)
     n_rows = n_samples
     if sample_weight is not None:
         n_rows = int(np.count_nonzero(sample_weight > 0))
