@@ -337,12 +337,13 @@ def separability_statistics(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
-            or a fitted FisherDiscriminant or SeparabilityAngle
-        A dask array is reduced block by block where its blocks live; only the
-        class statistics (O(p²)) come to the client. A fitted two-class
-        estimator gives the statistics of its fit (``statistics_``), and the
-        solve it made: on sparse text that is the whole cost, not paid twice.
+    X : {array-like, sparse matrix, dask array, fitted estimator}
+        Data of shape (n_samples, n_features), or a fitted two-class
+        FisherDiscriminant or SeparabilityAngle. A dask array is reduced block
+        by block where its blocks live; only the class statistics (O(p²)) come
+        to the client. A fitted estimator gives the statistics of its fit
+        (``statistics_``) and the solve it made: on sparse text that is the
+        whole cost, not paid twice.
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes; the second in sorted order is the lifted +1.
         Required with data X, refused with a fitted estimator.
@@ -397,8 +398,9 @@ def separability_angle(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
-            or a fitted FisherDiscriminant or SeparabilityAngle
+    X : {array-like, sparse matrix, dask array, fitted estimator}
+        Data of shape (n_samples, n_features), or a fitted two-class
+        FisherDiscriminant or SeparabilityAngle.
         See :func:`separability_statistics`.
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes (with data X only).
@@ -460,8 +462,9 @@ def separability_curve(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} or dask array of shape (n_samples, n_features), \
-            or a fitted FisherDiscriminant or SeparabilityAngle
+    X : {array-like, sparse matrix, dask array, fitted estimator}
+        Data of shape (n_samples, n_features), or a fitted two-class
+        FisherDiscriminant or SeparabilityAngle.
         See :func:`separability_statistics`.
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes (with data X only).
