@@ -367,7 +367,8 @@ def regularized_covariance_from_rows(
         rows = rows.scaled((inverse_root > 0).astype(np.float64))
     if not (np.isfinite(divisor) and divisor > 0):
         raise overflow_error()
-    if route == "krylov" or (route == "auto" and krylov_is_cheaper(rows)):
+    graded = _graded(sums_of_squares[varying])
+    if route == "krylov" or (route == "auto" and krylov_is_cheaper(rows, graded)):
         bound = min(rows.n_rows, varying.size)
         if max_rank is not None:
             bound = min(bound, max_rank)
@@ -443,12 +444,30 @@ def _factored_is_dearer(order, n_rows, n_features, entries):
     return _krylov_seconds(n_rows, n_features, entries) < SPAN_SECONDS * order**3
 
 
-def krylov_is_cheaper(rows):
-    """Whether S(κ)⁻¹ of the centred rows ``rows`` is cheaper by two LSQR solves
-    than in the span of the rows: for a sparse part only (dense rows have no
-    pass cheaper than their Gram matrix), by the cost model above."""
+# Features whose spreads lie further apart than this factor make the Krylov
+# route's condition limit (not unit-free, unlike the span route's rank cut)
+# drop the directions of the smaller ones: the span route takes them where its
+# matrices fit in memory. TF-IDF text spans about 100.
+GRADED_SPREAD = 1e4
+
+
+def _graded(sums_of_squares):
+    """Whether the features' spreads (root sums of squares) lie more than
+    ``GRADED_SPREAD`` apart."""
+    if not sums_of_squares.size:
+        return False
+    return bool(np.max(sums_of_squares) > GRADED_SPREAD**2 * np.min(sums_of_squares))
+
+
+def krylov_is_cheaper(rows, graded=False):
+    """Whether S(κ)⁻¹ of the centred rows ``rows`` is found by two LSQR solves
+    rather than in the span of the rows: for a sparse part only (dense rows have
+    no pass cheaper than their Gram matrix), by the cost model above; for
+    ``graded`` features only where the span's matrices would not fit."""
     if not rows.is_sparse:
         return False
+    if graded:
+        return 8.0 * rows.n_rows**2 * 3 > SPAN_LARGEST_BYTES
     entries = rows.sparse.nnz + rows.dense.size
     return _factored_is_dearer(rows.n_rows, rows.n_rows, rows.n_features, entries)
 

@@ -254,3 +254,18 @@ def test_tall_sparse_text_keeps_its_rows_and_equals_the_matrix():
     assert _relative(krylov.solve(d), expected) < 1e-7
     fisher = FisherDiscriminant(kappa=0.5).fit(X, y)
     assert _relative(fisher.coef_[0], expected) < 1e-7
+
+
+def test_graded_features_take_the_unit_free_span_route():
+    """A feature 1e-6 the scale of the others: LSQR's condition limit is not
+    unit-free and would drop it; the span route, whose rank cut is, answers."""
+    X, y = _documents(1200, 1500, seed=6, words=(20, 40))
+    extra = y + np.random.default_rng(0).normal(size=y.size) * 0.5
+    X = sp.hstack([X, sp.csr_matrix(extra[:, None] * 1e-6)], format="csr")
+    stats = class_statistics(X, y, 2)
+    assert not krylov_is_cheaper(stats.within.rows, graded=True)
+    assert not isinstance(stats.regularized_inverse(1.0), KrylovCovariance)
+    fisher = FisherDiscriminant().fit(X, y)
+    span = stats.regularized_inverse(1.0, route="span")
+    expected = span.solve(stats.mean_difference(1, 0), stats.mean_noise)
+    assert _relative(fisher.coef_[0], expected) < 1e-9
