@@ -356,6 +356,7 @@ def regularized_covariance_from_rows(
         rows = rows.scaled(np.full(n_features, np.ldexp(1.0, -exponent)))
         divisor = np.ldexp(divisor, -2 * exponent)
         sums_of_squares = rows.column_squares()
+    given_tol = tol
     varying, _, tol = _rank_setup(
         sums_of_squares / divisor, feature_scale, tol, n_samples, n_features, dtype
     )
@@ -372,7 +373,21 @@ def regularized_covariance_from_rows(
         bound = min(rows.n_rows, varying.size)
         if max_rank is not None:
             bound = min(bound, max_rank)
-        return KrylovCovariance(rows, divisor, float(kappa), int(bound), float(tol))
+        # The solves stop at the scatter's own rounding: the default tolerance's
+        # term for the rounding of the data (large where a feature sits far
+        # from the origin) is for the unit-free rank cut, not for LSQR.
+        solve_tol = given_tol
+        if solve_tol is None:
+            solve_tol = default_rank_tol(n_samples, n_features)
+        # Unit scale by a power of two (exact): LSQR's tests have an absolute
+        # floor that rows of 1e-12 would fall under.
+        if varying.size:
+            exponent = int(np.frexp(np.sqrt(np.max(sums_of_squares[varying])))[1])
+            rows = rows.scaled(np.full(n_features, np.ldexp(1.0, -exponent)))
+            divisor = np.ldexp(divisor, -2 * exponent)
+        return KrylovCovariance(
+            rows, divisor, float(kappa), int(bound), float(solve_tol)
+        )
     plain_gram = rows.gram()
     if not np.all(np.isfinite(plain_gram)):
         raise overflow_error()
@@ -418,12 +433,13 @@ def regularized_covariance_from_rows(
 # of benchmarks/RESULTS.md, one BLAS thread, TF-IDF text of 20-60 words a row):
 # the span route is one (m, m) symmetric eigendecomposition, SPAN_SECONDS · m³
 # (eigh at m = 2 000 took 2.0 s, plus the Gram matrix); the Krylov route is two
-# LSQR solves of about KRYLOV_ITERATIONS_PER_ROW · m iterations each (text of
-# 3 000, 8 000 and 20 000 rows took 280, 750 and 2 000 at tol 1e-12), each two
+# LSQR solves of about KRYLOV_ITERATIONS_PER_ROW · m / (1 - √(m/p)) iterations
+# each (text of 3 000 x 20 000, 8 000 x 30 000 and 20 000 x 50 000 took 280,
+# 750 and 2 000 at tol 1e-12), each two
 # passes over X and a few vectors of length m + p at KRYLOV_ENTRY_SECONDS an
 # entry. Text crosses over at a few hundred rows.
 SPAN_SECONDS = 2.5e-10
-KRYLOV_ITERATIONS_PER_ROW = 0.1
+KRYLOV_ITERATIONS_PER_ROW = 0.06
 KRYLOV_ENTRY_SECONDS = 1.5e-9
 
 # Past this many bytes the span route's (m, m) matrices are not formed at all.
@@ -431,7 +447,12 @@ SPAN_LARGEST_BYTES = 1 << 30
 
 
 def _krylov_seconds(n_rows, n_features, entries):
-    iterations = 2 * max(KRYLOV_ITERATIONS_PER_ROW * min(n_rows, n_features), 50.0)
+    # The smallest singular value of centred rows falls as 1 - √(min/max)
+    # (Marchenko-Pastur): near a square shape the solves need many more
+    # iterations (1 000 x 1 000 hit LSQR's limit of 4 100).
+    small, large = sorted((n_rows, n_features))
+    squareness = max(1.0 - np.sqrt(small / large), 1e-3)
+    iterations = 2 * max(KRYLOV_ITERATIONS_PER_ROW * small / squareness, 50.0)
     per_iteration = 2 * entries + 10 * (n_rows + n_features)
     return iterations * per_iteration * KRYLOV_ENTRY_SECONDS
 
@@ -470,15 +491,6 @@ def krylov_is_cheaper(rows, graded=False):
         return 8.0 * rows.n_rows**2 * 3 > SPAN_LARGEST_BYTES
     entries = rows.sparse.nnz + rows.dense.size
     return _factored_is_dearer(rows.n_rows, rows.n_rows, rows.n_features, entries)
-
-
-def sparse_rows_stay(n_rows, n_features, entries):
-    """Whether the statistics of sparse X keep their scatter as centred rows
-    (then solved by LSQR) rather than as the (p, p) matrix, whatever the rows'
-    number: where the matrix and its eigendecomposition cost more than the
-    solves, by the same cost model (text of 60 000 documents and 50 000 words
-    would otherwise form a 20 GB matrix)."""
-    return _factored_is_dearer(n_features, n_rows, n_features, entries)
 
 
 # Sums of squares above this could overflow a Gram matrix's sums over p features.

@@ -463,7 +463,8 @@ class FisherDiscriminant(
         }
         if n_classes == 2:
             # What separability_statistics(self) needs, kept: no second solve.
-            model["_mean_difference_parts"] = mean_difference_parts(stats, reg)
+            parts = mean_difference_parts(stats, reg)
+            model["_mean_difference_parts"] = (parts, self.tol)
         if self.store_covariance:
             model["covariance_"] = stats.pooled_covariance().astype(dtype, copy=False)
         return model

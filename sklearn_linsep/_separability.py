@@ -21,6 +21,7 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
+from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
@@ -269,6 +270,11 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, tol):
         stats = _labelled_statistics(X, y, sample_weight, name, two=True)
         return stats, None, 1.0 if kappa is None else kappa
     check_is_fitted(X, "statistics_")
+    if getattr(X, "_not_fitted_reason", None) is not None:
+        raise NotFittedError(
+            f"This {type(X).__name__} holds statistics but no model: "
+            f"{X._not_fitted_reason}"
+        )
     if y is not None or sample_weight is not None:
         raise ValueError(
             f"{name} takes y and sample_weight with data X; given a fitted "
@@ -276,8 +282,8 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, tol):
             "neither."
         )
     _check_two_classes(X.classes_)
-    parts = getattr(X, "_mean_difference_parts", None)
-    if tol is not None and tol != X.tol:
+    parts, fitted_tol = getattr(X, "_mean_difference_parts", (None, None))
+    if tol is not None and tol != fitted_tol:
         parts = None  # another rank decision: from the statistics again
     return X.statistics_, parts, X.kappa if kappa is None else kappa
 
@@ -663,7 +669,7 @@ class SeparabilityAngle(
             "_unit_normals": normals / safe[:, None],
             "_offsets": offsets / safe,
             "_n_features_out": len(pairs),
-        } | ({} if parts is None else {"_mean_difference_parts": parts})
+        } | ({} if parts is None else {"_mean_difference_parts": (parts, self.tol)})
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

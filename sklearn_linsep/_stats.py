@@ -33,7 +33,6 @@ from ._covariance import (
     overflow_error,
     regularized_covariance,
     regularized_covariance_from_rows,
-    sparse_rows_stay,
 )
 from ._scatter import CentredRows, Scatter, group_sums
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
@@ -502,15 +501,8 @@ class ClassStatistics:
                 # Many merges of few rows (partial_fit row by row) pile up
                 # correction rows; the scatter of a class of c rows has rank < c.
                 merged = merged.with_compact_rows()
-            # Rows beyond the features cost more than the matrix, unless
-            # they are sparse and the matrix dearer than their solves.
-            rows = merged.within.rows
-            if rows.n_rows > self.n_features and not (
-                rows.is_sparse
-                and sparse_rows_stay(
-                    rows.n_rows, self.n_features, rows.sparse.nnz + rows.dense.size
-                )
-            ):
+            # Rows beyond the features cost more than the matrix.
+            if merged.within.rows.n_rows > self.n_features:
                 return merged.with_matrix()
         return merged
 
@@ -750,7 +742,6 @@ def class_statistics(
         n_rows = int(np.count_nonzero(sample_weight > 0))
     rows = rows_are_cheaper(n_rows, n_features, form)
     if sp.issparse(X):
-        rows = rows or (form == "auto" and sparse_rows_stay(n_rows, n_features, X.nnz))
         stats = _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows)
         if stats is not None:
             return stats

@@ -239,23 +239,6 @@ def test_store_covariance_refuses_a_huge_matrix():
         FisherDiscriminant(store_covariance=False).fit(X, y)
 
 
-def test_tall_sparse_text_keeps_its_rows_and_equals_the_matrix():
-    """More documents than words: the (p, p) matrix and its eigendecomposition
-    cost more than the solves, so the rows stay (text of 60 000 documents and
-    50 000 words would form a 20 GB matrix) and the answer is the matrix's."""
-    X, y = _documents(2000, 1500, seed=4, words=(20, 40))
-    stats = class_statistics(X, y, 2)
-    assert stats.holds_rows and stats.n_samples > stats.n_features
-    square = class_statistics(X, y, 2, form="matrix")
-    d = stats.mean_difference(1, 0)
-    krylov = stats.regularized_inverse(0.5)
-    assert isinstance(krylov, KrylovCovariance)
-    expected = square.regularized_inverse(0.5).solve(d)
-    assert _relative(krylov.solve(d), expected) < 1e-7
-    fisher = FisherDiscriminant(kappa=0.5).fit(X, y)
-    assert _relative(fisher.coef_[0], expected) < 1e-7
-
-
 def test_graded_features_take_the_unit_free_span_route():
     """A feature 1e-6 the scale of the others: LSQR's condition limit is not
     unit-free and would drop it; the span route, whose rank cut is, answers."""
