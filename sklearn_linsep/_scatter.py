@@ -209,11 +209,18 @@ class CentredRows:
         centred, raw = self._sparse_column_squares()
         return np.flatnonzero(raw > _CANCELLATION_LIMIT * centred)
 
-    def without_cancelling(self):
+    def without_cancelling(self, centres_are_means=False):
         """The same rows, with the features whose implicit centring would lose
         digits (:meth:`cancelling_features`) centred explicitly: each becomes a
         dense column of the sparse part (one entry a row) with centre 0, the rest
-        stay sparse. (Those features cannot cancel any more: their centre is 0.)"""
+        stay sparse. (Those features cannot cancel any more: their centre is 0.)
+
+        Where ``centres_are_means`` (the centres are the weighted means of their
+        rows), the explicit columns are centred once more about their own means.
+        A mean far from the origin carries a rounding error of eps times itself;
+        left in, it would make a column's centred rows sum to that error per
+        class, a spurious direction of C (about ``eps·|mean|·√n``) that the
+        Krylov route, with no cut of its own, would invert."""
         features = self.cancelling_features()
         if not features.size:
             return self
@@ -221,6 +228,8 @@ class CentredRows:
         keep = np.ones(X.shape[1])
         keep[features] = 0.0
         block = X[:, features].toarray() - self.centres[np.ix_(z, features)]
+        if centres_are_means:
+            block -= self._weighted_means(block)[z]
         rows, columns = np.nonzero(block)
         centred = sp.csr_matrix(
             (block[rows, columns], (rows, features[columns])), shape=X.shape
@@ -230,6 +239,15 @@ class CentredRows:
         return replace(
             self, sparse=sp.csr_matrix(X @ sp.diags(keep) + centred), centres=centres
         )
+
+    def _weighted_means(self, block):
+        """The weighted mean of the rows of ``block`` (dense, one row per sparse
+        row) that share each centre: (t, columns)."""
+        weight = self.root_weight**2
+        n_centres = self.centres.shape[0]
+        sums = group_sums(block, self.centre_of, weight, n_centres)
+        totals = np.bincount(self.centre_of, weight, minlength=n_centres)
+        return sums / np.where(totals > 0, totals, 1.0)[:, None]
 
     def cancels(self):
         """Whether some feature's implicit centring would lose digits."""

@@ -261,14 +261,14 @@ def _check_two_classes(classes):
         )
 
 
-def _fitted_statistics(X, y, sample_weight, name, kappa, tol):
-    """``(stats, parts, kappa)`` of the two-class angle functions: from a fitted
-    estimator given as X (its statistics, and the parts of its mean difference
-    when its fit kept them at this tol), else from the rows; ``kappa`` None is
-    the estimator's κ, else 1."""
+def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
+    """``(stats, parts, kappa, metric)`` of the two-class angle functions: from a
+    fitted estimator given as X (its statistics, and the parts of its mean
+    difference when its fit kept them at this tol), else from the rows; ``kappa``
+    and ``metric`` None are the estimator's, else 1 and "euclidean"."""
     if not hasattr(X, "fit_statistics"):
         stats = _labelled_statistics(X, y, sample_weight, name, two=True)
-        return stats, None, 1.0 if kappa is None else kappa
+        return stats, None, 1.0 if kappa is None else kappa, metric or "euclidean"
     check_is_fitted(X, "statistics_")
     if getattr(X, "_not_fitted_reason", None) is not None:
         raise NotFittedError(
@@ -285,7 +285,8 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, tol):
     parts, fitted_tol = getattr(X, "_mean_difference_parts", (None, None))
     if tol is not None and tol != fitted_tol:
         parts = None  # another rank decision: from the statistics again
-    return X.statistics_, parts, X.kappa if kappa is None else kappa
+    kappa = X.kappa if kappa is None else kappa
+    return X.statistics_, parts, kappa, metric or getattr(X, "metric", "euclidean")
 
 
 def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
@@ -313,7 +314,7 @@ _ANGLE_PARAMS = {
     "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
     "y": ["array-like", None],
     "kappa": [Interval(Real, 0, None, closed="right"), None],
-    "metric": [StrOptions(_METRICS)],
+    "metric": [StrOptions(_METRICS), None],
     "sample_weight": ["array-like", None],
     "tol": [Interval(Real, 0, None, closed="left"), None],
 }
@@ -321,7 +322,7 @@ _ANGLE_PARAMS = {
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
 def separability_statistics(
-    X, y=None, *, kappa=None, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, *, kappa=None, metric=None, sample_weight=None, tol=None
 ):
     r"""The angle of separability of two classes, with cos θ, lengths, Hotelling's T².
 
@@ -356,8 +357,9 @@ def separability_statistics(
     kappa : float, default=None
         The regularisation κ > 0 (the height of the lifted classes is ±1).
         None: the fitted estimator's ``kappa``, or 1.0 with data X.
-    metric : {"euclidean", "mahalanobis"}, default="euclidean"
-        The length L. "euclidean" reproduces the paper.
+    metric : {"euclidean", "mahalanobis"}, default=None
+        The length L. "euclidean" reproduces the paper. None: the fitted
+        estimator's ``metric`` (a SeparabilityAngle's), else "euclidean".
     sample_weight : array-like or dask array of shape (n_samples,), default=None
         Non-negative frequency weights.
     tol : float, default=None
@@ -386,15 +388,15 @@ def separability_statistics(
     """
     if not hasattr(X, "fit_statistics") and y is None:
         raise ValueError("separability_statistics needs y with data X.")
-    stats, parts, kappa = _fitted_statistics(
-        X, y, sample_weight, "separability_statistics", kappa, tol
+    stats, parts, kappa, metric = _fitted_statistics(
+        X, y, sample_weight, "separability_statistics", kappa, metric, tol
     )
     return _two_class_angle(stats, kappa, metric, tol, parts)[0]
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
 def separability_angle(
-    X, y=None, *, kappa=None, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, *, kappa=None, metric=None, sample_weight=None, tol=None
 ):
     r"""The angle of separability θ(κ) of two classes, in radians.
 
@@ -412,9 +414,10 @@ def separability_angle(
         Exactly two classes (with data X only).
     kappa : float, default=None
         None: the fitted estimator's ``kappa``, or 1.0 with data X.
-    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+    metric : {"euclidean", "mahalanobis"}, default=None
         ``"euclidean"`` is the paper's ‖S⁻¹d‖ (depends on the units of X);
         ``"mahalanobis"`` is √(dᵀS⁻¹d) (affine-invariant when S is nonsingular).
+        None: the fitted estimator's ``metric``, else "euclidean".
     sample_weight : array-like or dask array of shape (n_samples,), default=None
     tol : float, default=None
 
@@ -449,14 +452,14 @@ def _signed_distances(X, unit_normals, offsets):
         "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
         "y": ["array-like", None],
         "kappas": ["array-like"],
-        "metric": [StrOptions(_METRICS)],
+        "metric": [StrOptions(_METRICS), None],
         "sample_weight": ["array-like", None],
         "tol": [Interval(Real, 0, None, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
 def separability_curve(
-    X, y=None, kappas=None, *, metric="euclidean", sample_weight=None, tol=None
+    X, y=None, kappas=None, *, metric=None, sample_weight=None, tol=None
 ):
     r"""The angle of separability θ(κ) of two classes at every κ of ``kappas``.
 
@@ -476,7 +479,8 @@ def separability_curve(
         Exactly two classes (with data X only).
     kappas : array-like of shape (n_kappas,)
         Positive values of κ (``np.inf`` allowed). Required.
-    metric : {"euclidean", "mahalanobis"}, default="euclidean"
+    metric : {"euclidean", "mahalanobis"}, default=None
+        None: the fitted estimator's ``metric``, else "euclidean".
     sample_weight : array-like or dask array of shape (n_samples,), default=None
     tol : float, default=None
         Relative rank tolerance of S (see :class:`FisherDiscriminant`).
@@ -507,8 +511,8 @@ def separability_curve(
         raise ValueError(f"kappas must be positive; got {kappas.tolist()!r}.")
     if not hasattr(X, "fit_statistics") and y is None:
         raise ValueError("separability_curve needs y with data X.")
-    stats, parts, _ = _fitted_statistics(
-        X, y, sample_weight, "separability_curve", None, tol
+    stats, parts, _, metric = _fitted_statistics(
+        X, y, sample_weight, "separability_curve", None, metric, tol
     )
     if parts is None:  # the factors do not depend on κ
         parts = mean_difference_parts(stats, stats.regularized_inverse(1.0, tol))

@@ -844,7 +844,9 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     means = sums / np.where(counts > 0, counts, 1.0)[:, None]
     if not (np.all(np.isfinite(means)) and np.all(np.isfinite(X.data))):
         raise overflow_error()
-    centred = CentredRows.of_sparse(X, y, np.sqrt(weight), means).without_cancelling()
+    centred = CentredRows.of_sparse(
+        X, y, np.sqrt(weight), means
+    ).without_cancelling(centres_are_means=True)
     if np.max(centred.column_squares(), initial=0.0) < _SMALLEST_SCATTER:
         return None
     scatter = Scatter(rows=centred, keep_per_class=per_class)

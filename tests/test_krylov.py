@@ -252,3 +252,39 @@ def test_graded_features_take_the_unit_free_span_route():
     span = stats.regularized_inverse(1.0, route="span")
     expected = span.solve(stats.mean_difference(1, 0), stats.mean_noise)
     assert _relative(fisher.coef_[0], expected) < 1e-9
+
+
+@pytest.mark.parametrize("centre", [1e9, -1e8])
+def test_a_feature_far_from_the_origin_equals_the_span_route(centre):
+    """A feature at 1e9 with a spread of 1e-3: its class means carry a rounding
+    error of about 1e-7, which, left in its explicitly centred column, made a
+    spurious direction of C that the Krylov route inverted (answers 4e5 times
+    too long). The column is centred again about its own means."""
+    X, y = _documents(800, 3000, seed=3, words=(20, 40))
+    far = centre + 1e-3 * np.random.default_rng(0).normal(size=y.size)
+    X = sp.hstack([X, sp.csr_matrix(far[:, None])], format="csr")
+    stats = class_statistics(X, y, 2)
+    span, krylov = _both_routes(stats, 1.0)
+    d = stats.mean_difference(1, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        found = krylov.solve(d, stats.mean_noise)
+    assert _relative(found, span.solve(d, stats.mean_noise)) < 1e-8
+    column = stats.within.rows.dot(np.eye(X.shape[1])[-1])
+    for k in (0, 1):
+        assert abs(column[y == k].sum()) < 1e-12 * np.linalg.norm(column)
+
+
+def test_the_statistics_of_a_fitted_angle_use_its_metric():
+    X, y = _documents(60, 300, seed=4)
+    angle = SeparabilityAngle(kappa=0.5, metric="mahalanobis").fit(X, y)
+    expected = separability_statistics(X, y, kappa=0.5, metric="mahalanobis")
+    assert separability_statistics(angle).metric == "mahalanobis"
+    assert separability_statistics(angle).angle == pytest.approx(expected.angle)
+    assert separability_statistics(angle).angle == pytest.approx(angle.angle_)
+    euclidean = separability_statistics(angle, metric="euclidean")
+    assert euclidean.angle == pytest.approx(
+        separability_statistics(X, y, kappa=0.5).angle
+    )
+    curve = separability_curve(angle, kappas=[0.5])
+    assert curve[0] == pytest.approx(angle.angle_)
