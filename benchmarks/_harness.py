@@ -93,7 +93,7 @@ def print_machine(versions=(), environment=(), threads=(), root=REPOSITORY):
     environment : sequence of str
         Environment variables to show beyond the BLAS thread settings.
     threads : sequence of str
-        More lines on threads (numba's, for instance).
+        More lines on threads.
     root : str
         The checkout whose commit is printed.
     """

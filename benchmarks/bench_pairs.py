@@ -16,7 +16,7 @@ noise, K = 5 classes shifted along K directions), separable (``--shift-separable
 standardised (10 classes, 45 pairs, all separable).
 
 Every call runs in this process with BLAS pinned to one thread, after a warm-up
-(imports and numba's kernels are not timed). Each repeat times the whole call,
+(imports are not timed). Each repeat times the whole call,
 then every pair alone (the pairs taking turns with the whole, so that a burst of
 load from elsewhere hits both); ``--cpu`` times the process's CPU time instead of
 the wall clock, steadier where other work shares the cores. Printed are the

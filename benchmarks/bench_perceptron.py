@@ -50,16 +50,15 @@ encoding, the copy of ``"blocks"``); the set-up is ``median t(E=1)`` minus one e
 Every fit's training accuracy (``score(X, y)`` of the estimator from the last repeat)
 is printed beside its time, as a check that the peers solve the same problem.
 
-Compile time: the kernels are numba functions with ``cache=True``. The first fits
-in a fresh interpreter (``python -c`` in a subprocess, tiny data) are timed with an
-empty on-disk cache (``NUMBA_CACHE_DIR`` set to a new temporary directory: every kernel
-is compiled) and with a populated one (the same directory again: kernels are loaded),
-against a second, already compiled fit in the same process.
+First fits: the kernels are C extension modules compiled at install. The first fits
+in a fresh interpreter (``python -c`` in a subprocess, tiny data) are timed against a
+second fit in the same process. The floor (``_floor.pyx``) is compiled by
+``pyximport`` (Cython, from the ``test`` extra) when the script starts.
 
-BLAS threads are left at their default; the BLAS libraries, their thread counts and
-numba's thread count are printed with every table. The machine this was written for is
-a shared 2-core VM: read single figures with care (the ``spread`` column is the
-largest max/min over the repeats among the timings of a row).
+BLAS threads are left at their default; the BLAS libraries and their thread counts
+are printed with every table (the kernels are serial). The machine this was written
+for is a shared 2-core VM: read single figures with care (the ``spread`` column is
+the largest max/min over the repeats among the timings of a row).
 
 ``--steady-memory`` re-runs the script with glibc's malloc told never to return memory
 to the kernel (``MALLOC_MMAP_MAX_=0``, ``MALLOC_TRIM_THRESHOLD_=2**40``), so a freed
@@ -77,16 +76,14 @@ import argparse
 import gc
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 
-import numba
 import numpy as np
+import pyximport
 import scipy
 import scipy.sparse as sp
 import sklearn
@@ -109,18 +106,9 @@ PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(sklearn_linsep.__file
 # --------------------------------------------------------------------------- machine
 
 
-def numba_line():
-    """Numba's thread count, for the lines on threads."""
-    layer = numba.config.THREADING_LAYER
-    return (
-        f"numba {numba.__version__}: get_num_threads()={numba.get_num_threads()} "
-        f"(threading layer setting {layer!r}; the kernels are serial)"
-    )
-
-
 def thread_lines():
-    """BLAS/OpenMP libraries as threadpoolctl sees them now, and numba's threads."""
-    return [*blas_description(), numba_line()]
+    """BLAS/OpenMP libraries as threadpoolctl sees them now."""
+    return blas_description()
 
 
 def print_mlxtend():
@@ -253,33 +241,10 @@ def candidates(X):
 # ----------------------------------------------------------------------------- floor
 
 
-@numba.njit(nogil=True)
-def bare_epoch(X, c, w):
-    """The floor: the perceptron's epoch with nothing else (one task, labels ±1,
-    no weights, no order, a unit rate, no counters), as tight as numba makes it."""
-    n, p = X.shape
-    for i in range(n):
-        score = w[p]
-        for j in range(p):
-            score += w[j] * X[i, j]
-        if c[i] * score <= 0.0:
-            for j in range(p):
-                w[j] += c[i] * X[i, j]
-            w[p] += c[i]
-
-
-@numba.njit(nogil=True)
-def bare_epoch_csr(data, indices, indptr, c, w):
-    """The floor on CSR rows."""
-    p = w.shape[0] - 1
-    for i in range(c.shape[0]):
-        score = w[p]
-        for jj in range(indptr[i], indptr[i + 1]):
-            score += w[indices[jj]] * data[jj]
-        if c[i] * score <= 0.0:
-            for jj in range(indptr[i], indptr[i + 1]):
-                w[indices[jj]] += c[i] * data[jj]
-            w[p] += c[i]
+pyximport.install(
+    setup_args={"script_args": ["--quiet"]}, language_level=3, inplace=False
+)
+from _floor import bare_epoch, bare_epoch_csr  # noqa: E402
 
 
 def floor_epoch(X, y, repeats):
@@ -461,7 +426,7 @@ def print_tables(results):
         )
     print_table(
         "2. Perceptron, cost of one epoch = (t(E=11) - t(E=1)) / 10, and set-up = "
-        "t(E=1) - one epoch; shuffle=False; the floor is a bare numba epoch",
+        "t(E=1) - one epoch; shuffle=False; the floor is a bare C epoch",
         ["n", "p", "X", "rep", "ours epoch", "skl epoch", "SGD-perc epoch", "ours/skl",
          "floor epoch", "ours/floor", "ours set-up", "skl set-up", "SGD-perc set-up",
          "spread"],
@@ -588,10 +553,10 @@ print(json.dumps(out))
 """
 
 
-def first_fit_times(cache_dir):
-    """Run the snippet in a fresh interpreter with ``NUMBA_CACHE_DIR=cache_dir``."""
+def first_fit_times():
+    """Run the snippet in a fresh interpreter."""
     path = os.pathsep.join(filter(None, [PKG_ROOT, os.environ.get("PYTHONPATH")]))
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=path)
+    env = dict(os.environ, PYTHONPATH=path)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", COMPILE_SNIPPET],
@@ -607,29 +572,18 @@ def first_fit_times(cache_dir):
 
 
 def measure_compile(repeats):
-    """Median first-fit times with an empty and with a populated numba cache."""
-    cold, warm, dirs = [], [], []
-    try:
-        for _ in range(repeats):
-            dirs.append(tempfile.mkdtemp(prefix="bench_perceptron_numba_"))
-            cold.append(first_fit_times(dirs[-1]))
-        for _ in range(repeats):
-            warm.append(first_fit_times(dirs[0]))
-    finally:
-        for directory in dirs:
-            shutil.rmtree(directory, ignore_errors=True)
-    lines = []
-    for step in cold[0]:
-        c = statistics.median(run[step] for run in cold)
-        w = statistics.median(run[step] for run in warm)
-        lines.append([step, fmt_time(c), fmt_time(w)])
+    """Median first-fit times in fresh interpreters."""
+    runs = [first_fit_times() for _ in range(repeats)]
+    lines = [
+        [step, fmt_time(statistics.median(run[step] for run in runs))]
+        for step in runs[0]
+    ]
     print_table(
         f"0. First fits in a fresh interpreter, tiny data (200 x 5), median of "
         f"{repeats} subprocesses",
-        ["step (in this order)", "empty numba cache (compile)",
-         "populated cache (load)"],
+        ["step (in this order)", "seconds"],
         lines,
-        ["Each step's first fit pays for the kernels it is the first to use; "
+        ["Each step's first fit pays for the imports it is the first to need; "
          "the last row is the steady-state cost of such a fit."],
     )  # fmt: skip
 
@@ -664,7 +618,7 @@ def main():
         "--compile-repeats",
         type=int,
         default=3,
-        help="fresh interpreters per cache state for the compile times (default 3)",
+        help="fresh interpreters for the first-fit times (default 3)",
     )
     parser.add_argument(
         "--skip-compile", action="store_true", help="skip the compile-time runs"
@@ -690,10 +644,8 @@ def main():
             f"numpy {np.__version__}",
             f"scipy {scipy.__version__}",
             f"sklearn {sklearn.__version__}",
-            f"numba {numba.__version__}",
         ),
-        environment=("NUMBA_NUM_THREADS", "NUMBA_CACHE_DIR", *STEADY_MALLOC),
-        threads=(numba_line(),),
+        environment=tuple(STEADY_MALLOC),
         root=PKG_ROOT,
     )
     print_mlxtend()

@@ -25,7 +25,7 @@ Workloads (made once, saved to a temporary directory, loaded by every process):
   (four).
 
 Each call runs in a fresh process with BLAS pinned to one thread, after a warm-up
-call on 200 rows (imports and numba's kernels are not timed), under ``--time-cap``
+call on 200 rows (imports are not timed), under ``--time-cap``
 seconds and ``--memory-cap`` GB of address space; a call that hits a cap is printed
 as "stopped at T s" or "over M GB". Columns: seconds; the process's peak resident
 memory during the call (MB, from ``/proc/self/status``'s VmHWM, reset just before

@@ -139,7 +139,7 @@ def cluster(workers, memory_limit):
 
 def warm_up(client):
     """One small fit of each kind, so that the workers have loaded the compiled
-    kernels (numba's on-disk cache) before anything is timed; returns its time."""
+    kernels and imports before anything is timed; returns its time."""
     from sklearn_linsep import FisherDiscriminant, HardMarginSVM
 
     start = time.perf_counter()

@@ -1,34 +1,31 @@
-"""Cold start: imports, ``linsep --help``, first fits and the first report, each in a
+"""Start-up: imports, ``linsep --help``, first fits and the first report, each in a
 fresh process, ours against scikit-learn's counterparts in the same run.
 
-Run from the repository root (about 4 minutes at the default 5 repeats)::
+Run from the repository root (about 2 minutes at the default 5 repeats)::
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --repeats 3 --only fits
-    python benchmarks/bench_startup.py --profile   # what compiles, and for how long
 
 Every figure is the median wall time of ``--repeats`` fresh processes (start-up,
-imports and the call). "cold" processes get an empty numba cache of their own
-(``NUMBA_CACHE_DIR``), so every kernel they call compiles; "warm" processes share a
-cache that one earlier process filled. The peers are scikit-learn processes that
-import and fit: ``LinearDiscriminantAnalysis`` for FisherDiscriminant, ``Perceptron``
-for Perceptron, PocketPerceptron and Adaline, ``SVC(kernel="linear")`` for
-HardMarginSVM and linear_separability. The data: 500 × 10, two Gaussian classes.
+imports and the call). The kernels are compiled at install (C extension modules), so
+a process's first fit is its only kind: there is no cache to fill and no "cold"
+process. The peers are scikit-learn processes that import and fit:
+``LinearDiscriminantAnalysis`` for FisherDiscriminant, ``Perceptron`` for
+Perceptron, PocketPerceptron and Adaline, ``SVC(kernel="linear")`` for HardMarginSVM
+and linear_separability. The data: 500 × 10, two Gaussian classes.
 
-The issue's targets, printed beside each ratio: a cold first fit within 3× of its
-peer's process and a warm one within 1.5×; ``from sklearn_linsep import
-FisherDiscriminant, Perceptron, HardMarginSVM`` within 1.2× of scikit-learn's three
-estimator imports; ``linsep --help`` and ``--version`` within 0.3 s and without
-numpy; the first ``linsep report`` within 10 s cold.
+The targets, printed beside each ratio: a first fit within 1.5× of its peer's
+process; ``from sklearn_linsep import FisherDiscriminant, Perceptron,
+HardMarginSVM`` within 1.2× of scikit-learn's three estimator imports; ``linsep
+--help`` and ``--version`` within 0.3 s and without numpy; ``linsep report`` on the
+bundled data within 3 s.
 """
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -92,31 +89,19 @@ def linsep_command():
     )
 
 
-def run(command, cache):
-    """Wall seconds of one process; ``cache`` is its NUMBA_CACHE_DIR."""
-    environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
+def run(command):
+    """Wall seconds of one process."""
     start = time.perf_counter()
-    subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL,
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)  # fmt: skip
     return time.perf_counter() - start
 
 
-def cold(command, repeats):
-    """Median seconds of ``command`` in processes with an empty numba cache each."""
-    times = []
-    for _ in range(repeats):
-        cache = tempfile.mkdtemp(prefix="linsep-cold-")
-        try:
-            times.append(run(command, cache))
-        finally:
-            shutil.rmtree(cache, ignore_errors=True)
-    return statistics.median(times)
-
-
-def warm(command, repeats, cache):
-    """Median seconds of ``command`` once ``cache`` holds what it compiles."""
-    run(command, cache)
-    return statistics.median(run(command, cache) for _ in range(repeats))
+def fresh(command, repeats):
+    """Median seconds of ``command`` in ``repeats`` fresh processes (after one
+    untimed, so that the files it reads are in the page cache as a user's are)."""
+    run(command)
+    return statistics.median(run(command) for _ in range(repeats))
 
 
 def python(code):
@@ -137,14 +122,14 @@ def row(name, ours, peer=None, target=None, limit=None):
               f"(target <= {limit} s: {verdict})")  # fmt: skip
 
 
-def imports(repeats, cache):
+def imports(repeats):
     print(f"{'imports and the command line':<52} {'ours':>9} {'peer':>9} {'ratio':>7}")
-    peer = warm(python(IMPORT_PEERS), repeats, cache)
+    peer = fresh(python(IMPORT_PEERS), repeats)
     row("from sklearn_linsep import Fisher.., Perc.., Hard..",
-        warm(python(IMPORT_OURS), repeats, cache), peer, 1.2)  # fmt: skip
+        fresh(python(IMPORT_OURS), repeats), peer, 1.2)  # fmt: skip
     row("import sklearn_linsep (vs import sklearn)",
-        warm(python("import sklearn_linsep"), repeats, cache),
-        warm(python("import sklearn"), repeats, cache), 1.2)  # fmt: skip
+        fresh(python("import sklearn_linsep"), repeats),
+        fresh(python("import sklearn"), repeats), 1.2)  # fmt: skip
     for flag in ("--help", "--version"):
         check = subprocess.run(
             python(NO_NUMPY.format(flag=flag)),
@@ -153,99 +138,42 @@ def imports(repeats, cache):
         )
         numpy = "no numpy" if check.returncode == 0 else "NUMPY IMPORTED"
         row(f"linsep {flag} ({numpy})",
-            warm([*linsep_command(), flag], repeats, cache), limit=0.3)  # fmt: skip
+            fresh([*linsep_command(), flag], repeats), limit=0.3)  # fmt: skip
     print()
 
 
-def fits(repeats, cache):
+def fits(repeats):
     print(
         f"{'first fit, 500 x 10, fresh process':<52} "
         f"{'ours':>9} {'peer':>9} {'ratio':>7}"
     )
-    peers = {name: warm(python(DATA + code), repeats, cache)
+    peers = {name: fresh(python(DATA + code), repeats)
              for name, code in PEERS.items()}  # fmt: skip
     for name, peer in peers.items():
         print(f"  peer {name:<39} {peer:7.2f} s")
     for name, code in OURS.items():
-        command = python(DATA + code)
         peer = peers[PEER_OF[name]]
-        row(f"{name}, cold", cold(command, repeats), peer, 3)
-        row(f"{name}, cache warm", warm(command, repeats, cache), peer, 1.5)
+        row(name, fresh(python(DATA + code), repeats), peer, 1.5)
     print()
 
 
-def report(repeats, cache):
+def report(repeats):
     print(f"{'linsep report (bundled data)':<52} {'ours':>9}")
-    command = [*linsep_command(), "report"]
-    row("first linsep report, cold", cold(command, repeats), limit=10)
-    print(f"{'linsep report, cache warm':<52} {warm(command, repeats, cache):7.2f} s")
+    row("linsep report", fresh([*linsep_command(), "report"], repeats), limit=3)
     print()
-
-
-PROFILE = (
-    """
-import sys, time
-from numba.core import event
-started, spent = [], {}
-class Timer(event.Listener):  # compiles nest: a stack of start times
-    def on_start(self, ev):
-        started.append(time.perf_counter())
-    def on_end(self, ev):
-        seconds = time.perf_counter() - started.pop()
-        function = ev.data["dispatcher"].py_func
-        if function.__module__.startswith("sklearn_linsep"):
-            key = function.__module__.split(".")[-1] + "." + function.__qualname__
-            spent.setdefault(key, []).append(seconds)
-event.register("numba:compile", Timer())
-"""
-    + DATA
-    + """
-import sklearn_linsep as sl
-for make in (sl.FisherDiscriminant, sl.Perceptron, sl.PocketPerceptron, sl.Adaline,
-             sl.HardMarginSVM):
-    make().fit(X, y)
-sl.linear_separability(X, y)
-import contextlib, io
-from sklearn_linsep.cli import main
-with contextlib.redirect_stdout(io.StringIO()):
-    main(["report"])
-print(f"{'kernel (nested compiles included)':<46} {'variants':>8} {'seconds':>8}")
-for key, times in sorted(spent.items(), key=lambda item: -sum(item[1])):
-    print(f"{key:<46} {len(times):>8} {sum(times):8.2f}")
-"""
-)
-
-
-def profile():
-    """Which kernels compile in the first fits and the first report, how many
-    variants each, and how long (nested compiles counted in their caller too)."""
-    cache = tempfile.mkdtemp(prefix="linsep-cold-")
-    try:
-        subprocess.run(python(PROFILE), env={**os.environ, "NUMBA_CACHE_DIR": cache},
-                       check=True)  # fmt: skip
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", choices=["imports", "fits", "report"])
-    parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     print(machine_line())
     print(f"python {sys.version.split()[0]}; medians of {args.repeats} fresh processes")
     print()
-    if args.profile:
-        profile()
-        return
-    cache = tempfile.mkdtemp(prefix="linsep-warm-")
-    try:
-        for part in (imports, fits, report):
-            if args.only in (None, part.__name__):
-                part(args.repeats, cache)
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
+    for part in (imports, fits, report):
+        if args.only in (None, part.__name__):
+            part(args.repeats)
 
 
 if __name__ == "__main__":

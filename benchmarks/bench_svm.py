@@ -51,7 +51,7 @@ column is the reference's. ``lsvc`` marked ``!`` stopped at ``max_iter``; a QP m
 
 Also printed for ours: ``n_iter_`` (working-set rounds), the number of support vectors
 (``support_``) and the peak extra memory of one untimed fit beyond X: the tracemalloc
-peak (numpy's buffers are traced; numba's are not) and the peak RSS growth sampled
+peak (numpy's buffers are traced; the kernels allocate none) and the peak RSS growth sampled
 every 2 ms by a thread with psutil (a lower bound). The BLAS libraries, kernels and
 thread counts reported by threadpoolctl are printed with each table. The environment
 is used as given (OpenBLAS reads OPENBLAS_CORETYPE and similar variables at load time).

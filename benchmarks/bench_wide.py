@@ -42,7 +42,7 @@ def fit_and_angle(X, y):
 
 def wide_against_gram(n, p, repeat):
     X, y = data(n, p, SHIFT)
-    fit_and_angle(X[:, :2000], y)  # warm-up: numba kernels, imports
+    fit_and_angle(X[:, :2000], y)  # warm-up: imports
     gram, _ = median_seconds(lambda: X @ X.T, repeat)
     ours, _ = median_seconds(fit_and_angle, repeat, X, y)
     peak = traced_peak(fit_and_angle, X, y)

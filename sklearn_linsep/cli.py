@@ -16,7 +16,7 @@ import warnings
 
 from ._version import __version__
 
-# The report's code (and numpy, scikit-learn, numba with it) is imported once the
+# The report's code (and numpy and scikit-learn with it) is imported once the
 # command line is parsed: ``linsep --help`` and ``--version`` need none of it.
 
 EXIT_ERROR = 1

@@ -1,4 +1,5 @@
-"""The README's two commands in order, and the wheel, in fresh virtual environments.
+"""The README's two commands in order, the wheel and the sdist, in fresh virtual
+environments: the kernels are compiled at install, and only there.
 
 Marked ``slow`` and deselected by default; ``.ci/run`` runs them after the test suite
 (``pytest -m slow``). No network: each new environment installs this package with
@@ -13,10 +14,10 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import zipfile
 from pathlib import Path
 
-import numba
 import pytest
 
 import sklearn_linsep
@@ -24,7 +25,6 @@ import sklearn_linsep
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-COMPILING = "compiling kernels, first run only"
 
 
 def _copy_checkout(target):
@@ -72,23 +72,27 @@ def _run(command, cwd, environment, check=True):
 
 
 def _environment(tmp_path):
-    """No inherited numba cache or Python path; an empty per-user cache."""
+    """No inherited Python path; an empty per-user cache; no index."""
     environment = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV")
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV")
     }
     environment["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")
     environment["PIP_NO_INDEX"] = "1"
     return environment
 
 
-def _compiled_files(directory):
-    return [
-        path
-        for pattern in ("*.nbi", "*.nbc")
-        for path in Path(directory).rglob(pattern)
-    ]
+KERNELS = ("_online", "_nearest", "_stats", "_random")
+EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def _built_kernels(package_directory):
+    """The kernels' extension modules found in ``package_directory``."""
+    return sorted(
+        path.name.split(".")[0]
+        for path in Path(package_directory, "_kernels").glob(f"*{EXTENSION}")
+    )
 
 
 def test_the_readme_commands_in_order_leave_a_working_install(tmp_path):
@@ -100,46 +104,31 @@ def test_the_readme_commands_in_order_leave_a_working_install(tmp_path):
     pip = [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
     linsep = source / ".venv" / "bin" / "linsep"
 
-    # The main job: install, then the report, on an empty cache.
+    # The main job: install (the kernels compile here), then the report, which
+    # compiles nothing and writes no cache.
     _run([*pip, "."], source, environment)
+    assert _built_kernels(site_packages / "sklearn_linsep") == sorted(KERNELS)
     first = _run([linsep, "report"], source, environment)
     assert "43.01" in first.stdout
-    assert first.stderr.count(COMPILING) == 1, first.stderr
-    assert not _compiled_files(site_packages / "sklearn_linsep")
-    user_cache = tmp_path / "user-cache" / "sklearn-linsep" / sklearn_linsep.__version__
-    assert _compiled_files(user_cache)
+    assert "compil" not in first.stderr
+    assert not (tmp_path / "user-cache").exists()
 
-    # The test command, in the same environment: editable, over the installed copy.
+    # The test command, in the same environment: editable, over the installed
+    # copy, its kernels built in the checkout.
     _run([*pip, "-e", ".[test]"], source, environment)
     version = _run([linsep, "--version"], outside, environment)
     assert version.stdout.strip() == f"linsep {sklearn_linsep.__version__}"
     imported = _run(
-        [python, "-c", "import sklearn_linsep as s; from sklearn_linsep import "
-         "FisherDiscriminant; print(s.__file__)"],
+        [python, "-c", "import sklearn_linsep as s; from sklearn_linsep._kernels "
+         "import _online; print(s.__file__); print(_online.__file__)"],
         outside, environment,
     )  # fmt: skip
-    assert Path(imported.stdout.strip()).parent == source / "sklearn_linsep"
-
-    # The editable install is another installation, with a cache of its own (kept
-    # beside the first, which stays valid for its files); once it is filled,
-    # nothing compiles and nothing is said.
-    first_editable = _run([linsep, "report", "--cv", "0"], outside, environment)
-    assert first_editable.stderr.count(COMPILING) == 1
+    package, kernel = map(Path, imported.stdout.split())
+    assert package.parent == source / "sklearn_linsep"
+    assert kernel.parent == source / "sklearn_linsep" / "_kernels"
     again = _run([linsep, "report", "--cv", "0"], outside, environment)
-    assert again.stdout == first_editable.stdout
-    assert COMPILING not in again.stderr
-    assert not _compiled_files(source / "sklearn_linsep")
-    installations = user_cache / f"numba-{numba.__version__}"
-    assert len(list(installations.iterdir())) == 2
-
-    # A cache that cannot be written: the report runs, and says so in one line.
-    blocker = tmp_path / "a-file"
-    blocker.write_text("")
-    unwritable = {**environment, "XDG_CACHE_HOME": str(blocker / "cache")}
-    uncached = _run([linsep, "report", "--cv", "0"], outside, unwritable)
-    assert "43.01" in uncached.stdout
-    (said,) = uncached.stderr.splitlines()
-    assert said.startswith("linsep: compiling kernels: sklearn-linsep cannot write")
+    assert "43.01" in again.stdout
+    assert "compil" not in again.stderr
 
 
 def test_a_built_wheel_installs_and_reports_from_outside_the_checkout(tmp_path):
@@ -152,7 +141,9 @@ def test_a_built_wheel_installs_and_reports_from_outside_the_checkout(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert any(name.endswith("breast-cancer-wisconsin.data") for name in names)
-    assert not any(name.endswith((".nbi", ".nbc")) for name in names)
+    for kernel in KERNELS:
+        assert f"sklearn_linsep/_kernels/{kernel}{EXTENSION}" in names
+    assert "-py3-none-any" not in wheel.name  # a platform wheel: it holds C
 
     python, site_packages = _fresh_venv(tmp_path / "venv")
     _run([python, "-m", "pip", "install", "-q", "--no-deps", wheel], tmp_path,
@@ -162,11 +153,42 @@ def test_a_built_wheel_installs_and_reports_from_outside_the_checkout(tmp_path):
     report = _run([tmp_path / "venv" / "bin" / "linsep", "report", "--cv", "2"],
                   outside, environment)  # fmt: skip
     assert "43.01" in report.stdout
-    assert not _compiled_files(site_packages / "sklearn_linsep")
     metadata = _run(
-        [python, "-c", "from importlib.metadata import metadata; "
+        [python, "-c", "from importlib.metadata import metadata, requires; "
          "m = metadata('sklearn-linsep'); "
-         "print(m['Version'], m['License-Expression'])"],
+         "print(m['Version'], m['License-Expression']); print(*requires("
+         "'sklearn-linsep'), sep='\\n')"],
         outside, environment,
     )  # fmt: skip
-    assert metadata.stdout.split() == [sklearn_linsep.__version__, "BSD-3-Clause"]
+    first, *requirements = metadata.stdout.splitlines()
+    assert first.split() == [sklearn_linsep.__version__, "BSD-3-Clause"]
+    assert not [name for name in requirements if name.startswith(("numba", "llvm"))]
+
+
+def test_the_sdist_holds_the_kernels_sources_and_no_generated_code(tmp_path):
+    source = _copy_checkout(tmp_path / "checkout")
+    builder, _ = _fresh_venv(tmp_path / "build-venv")
+    _run([builder, "-c", "from setuptools import build_meta; "
+          f"build_meta.build_sdist({str(tmp_path / 'dist')!r})"],
+         source, _environment(tmp_path))  # fmt: skip
+    (sdist,) = (tmp_path / "dist").glob("sklearn_linsep-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = [name.split("/", 1)[1] for name in archive.getnames() if "/" in name]
+    for kernel in KERNELS:
+        assert f"sklearn_linsep/_kernels/{kernel}.pyx" in names
+    assert "setup.py" in names
+    assert not [name for name in names if name.endswith((".c", EXTENSION))]
+
+
+def test_an_install_without_a_c_compiler_says_so_in_one_line(tmp_path):
+    source = _copy_checkout(tmp_path / "checkout")
+    python, _ = _fresh_venv(tmp_path / "venv")
+    environment = {**_environment(tmp_path), "CC": str(tmp_path / "no-such-cc")}
+    result = _run(
+        [python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "."],
+        source, environment, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    said = [line for line in (result.stdout + result.stderr).splitlines()
+            if "no working C compiler was found" in line]  # fmt: skip
+    assert len(said) == 1, result.stdout[-2000:] + result.stderr[-2000:]

@@ -25,7 +25,7 @@ def _modules_after(code):
 
 def test_import_sklearn_linsep_imports_neither_numpy_nor_scikit_learn():
     loaded = _modules_after("import sklearn_linsep")
-    assert not loaded & {"numpy", "sklearn", "scipy", "numba"}
+    assert not loaded & {"numpy", "sklearn", "scipy"}
 
 
 @pytest.mark.slow  # processes of their own: 1.5-14 s
@@ -37,7 +37,7 @@ def test_importing_the_estimators_compiles_nothing_and_skips_optional_packages()
         "from sklearn.discriminant_analysis import LinearDiscriminantAnalysis\n"
         "from sklearn.linear_model import Perceptron\nfrom sklearn.svm import SVC"
     )
-    # numba, llvmlite, clarabel, dask, matplotlib: none of them
+    # clarabel, dask, matplotlib: none of them
     assert ours - scikit_learns == {"sklearn_linsep"}
 
 
@@ -47,7 +47,7 @@ def test_the_command_line_help_and_version_import_no_numpy(flag):
         "from sklearn_linsep.cli import main\n"
         f"try:\n    main([{flag!r}])\nexcept SystemExit:\n    pass"
     )
-    assert not loaded & {"numpy", "sklearn", "numba", "scipy"}
+    assert not loaded & {"numpy", "sklearn", "scipy"}
 
 
 def test_every_public_name_resolves_and_is_listed():

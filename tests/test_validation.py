@@ -3,6 +3,7 @@ of the import graph it keeps acyclic."""
 
 import ast
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -166,6 +167,16 @@ def _module_name(path, package):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _python_imports(path):
+    """The module's source for ``ast``: a Cython kernel's Python-level ``import``
+    and ``from ... import`` lines (its ``cimport`` lines name C declarations)."""
+    text = path.read_text()
+    if path.suffix != ".pyx":
+        return text
+    pattern = re.compile(r"^(from\s+\S+\s+import\s+[^(\n]+|import\s+\S.*)$", re.M)
+    return "\n".join(pattern.findall(text))
+
+
 def _relative_imports(path, package):
     """The modules of the package that ``path`` imports, as dotted names."""
     anchor = _module_name(path, package).split(".")
@@ -173,7 +184,7 @@ def _relative_imports(path, package):
         anchor = anchor[:-1]  # relative imports start from the containing package
     anchor = [part for part in anchor if part]
     imported = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(_python_imports(path))):
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
             continue
         base = anchor[: len(anchor) - (node.level - 1)]
@@ -188,7 +199,8 @@ def test_the_package_has_no_import_cycle():
     package = pathlib.Path(__file__).parents[1] / "sklearn_linsep"
     graph = {
         _module_name(path, package): _relative_imports(path, package)
-        for path in package.rglob("*.py")
+        for pattern in ("*.py", "*.pyx")
+        for path in package.rglob(pattern)
     }
     assert {"_online._base", "_kernels._online", "_rows._dask._blocks"} <= set(graph)
     assert "_kernels" in graph["_online._perceptron"]

@@ -1,21 +1,24 @@
-"""Compiled per-row loops (numba). Plain arrays in and out: no estimator ever here.
+"""Compiled per-row loops (C extension modules, from Cython, built by ``pip install``).
+Plain arrays in and out: no estimator ever here.
 
 Each kernel is serial and releases the GIL (``nogil``): the BLAS call that follows it
-uses the cores, and numba threads competing with BLAS threads on a small machine make
-both slower.
+uses the cores, and dask's threaded scheduler runs kernels on several blocks at once.
+Read-only arrays come in through ``const`` memoryviews, so read-only X (a memory map,
+a dask block) is read in place; the 32- and 64-bit variants (X's dtype, a CSR
+matrix's index dtype) are Cython fused types, compiled once each at install. The C
+is compiled with ``-ffp-contract=off`` (``setup.py``): no multiply and add fused into
+one rounding, so that a fit gives the same numbers on every machine.
 
-- ``_records``: the kernels' argument records and constants (no numba);
-- ``_jit``: the ``kernel`` decorator and where compiled code is cached;
-- ``_rows``: a row of X, dense or CSR, against a weight row (compiled code only);
-- ``_random``: seeded orders of the samples;
+- ``_records``: the kernels' argument records and constants (plain Python);
+- ``_random``: seeded orders of the samples (splitmix64);
 - ``_stats``: passes over X (the centring of the class statistics, the centred
   margins, the largest magnitude);
-- ``_online``: the epochs of the perceptron family, on named argument records;
+- ``_online``: the epochs of the perceptron family, on named argument records, over
+  a row of X dense or CSR;
 - ``_nearest``: the nearest points of two convex hulls.
 
-The names are imported on first use (PEP 562): importing an estimator imports
-neither numba nor a kernel, and a kernel's module is loaded (and numba with it) when
-a fit first calls it. Callers therefore write ``_kernels.name(...)`` at call time.
+The names are imported on first use (PEP 562): ``import sklearn_linsep`` loads no
+kernel. Callers write ``_kernels.name(...)`` at call time.
 """
 
 from .._compat import lazy_attributes
@@ -41,7 +44,6 @@ _MODULE_OF = {
         "._records",
     ),
     "nearest_points_kernel": "._nearest",
-    "say_before_compiling": "._jit",
     **dict.fromkeys(
         [
             "beats_pocket",

@@ -6,7 +6,7 @@ file and :mod:`._columns` for its columns), compute the report's sections
 :func:`._command.report_command`.
 
 ``separability_report`` and ``format_report`` load on first use: reading a file
-(:mod:`._source`) needs neither scikit-learn nor numba.
+(:mod:`._source`) needs neither scikit-learn nor the compiled kernels.
 """
 
 from .._compat import lazy_attributes

@@ -7,11 +7,10 @@ import sys
 
 import numpy as np
 
-from .._kernels import say_before_compiling
 from .._stats import ClassStatistics
+from ._columns import did_you_mean
 from ._compute import compute_report
 from ._context import ReportData, ReportSettings
-from ._columns import did_you_mean
 from ._errors import TableError
 from ._plot import plot_classes, plot_report
 from ._read import Table, read_table
@@ -183,7 +182,6 @@ def report_command(args):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
-    say_before_compiling(log)
     table = _load(args, log)
     settings = _settings(args)
     data = ReportData(
