@@ -4,8 +4,11 @@ Plain arrays in and out: no estimator ever here.
 Each kernel is serial and releases the GIL (``nogil``): the BLAS call that follows it
 uses the cores, and dask's threaded scheduler runs kernels on several blocks at once.
 Read-only arrays come in through ``const`` memoryviews, so read-only X (a memory map,
-a dask block) is read in place; the 32- and 64-bit variants (X's dtype, a CSR
-matrix's index dtype) are Cython fused types, compiled once each at install. The C
+a dask block) is read in place. A two-dimensional X must be C-ordered: the kernels
+walk along rows, and the callers copy an F-ordered X once (``np.ascontiguousarray``)
+rather than read it through strided views, whose row walk touches one cache line per
+entry. The 32- and 64-bit variants (X's dtype, a CSR matrix's index dtype) are
+Cython fused types, compiled once each at install. The C
 is compiled with ``-ffp-contract=off`` (``setup.py``): no multiply and add fused into
 one rounding, so that a fit gives the same numbers on every machine.
 
