@@ -258,8 +258,8 @@ def main(argv=None):
         return EXIT_ERROR
     try:
         with warnings.catch_warnings():
-            # The library's warnings are said in the report's own words (an
-            # unwritable kernel cache, for one, by the compile notice).
+            # The library's warnings are said in the report's own words (a
+            # section that fails says why in its place).
             warnings.simplefilter("ignore")
             from ._report._command import report_command
 

@@ -1,6 +1,6 @@
 """The package's front door (``sklearn_linsep/__init__.py``): its names load on first
-use, so that importing an estimator pays for neither numba nor the optional
-dependencies, and ``linsep --help`` for nothing beyond argparse."""
+use, so that importing an estimator pays for neither the compiled kernels nor the
+optional dependencies, and ``linsep --help`` for nothing beyond argparse."""
 
 import subprocess
 import sys
