@@ -350,11 +350,8 @@ def regularized_covariance_from_rows(
     divisor = 1.0 if divisor is None else float(divisor)
     sums_of_squares = rows.column_squares()
     if not np.max(sums_of_squares, initial=0.0) < _LARGEST_SQUARES:
-        # Rows this large would overflow the Gram matrices (sums over p): scale
-        # them by a power of two (exact), and the divisor by its square.
-        exponent = int(np.frexp(np.sqrt(np.max(sums_of_squares)))[1])
-        rows = rows.scaled(np.full(n_features, np.ldexp(1.0, -exponent)))
-        divisor = np.ldexp(divisor, -2 * exponent)
+        # Rows this large would overflow the Gram matrices (sums over p).
+        rows, divisor = _to_unit_scale(rows, divisor, np.max(sums_of_squares))
         sums_of_squares = rows.column_squares()
     given_tol = tol
     varying, _, tol = _rank_setup(
@@ -379,12 +376,11 @@ def regularized_covariance_from_rows(
         solve_tol = given_tol
         if solve_tol is None:
             solve_tol = default_rank_tol(n_samples, n_features)
-        # Unit scale by a power of two (exact): LSQR's tests have an absolute
-        # floor that rows of 1e-12 would fall under.
+        # Unit scale: LSQR's tests have an absolute floor that rows of 1e-12
+        # would fall under.
         if varying.size:
-            exponent = int(np.frexp(np.sqrt(np.max(sums_of_squares[varying])))[1])
-            rows = rows.scaled(np.full(n_features, np.ldexp(1.0, -exponent)))
-            divisor = np.ldexp(divisor, -2 * exponent)
+            largest = np.max(sums_of_squares[varying])
+            rows, divisor = _to_unit_scale(rows, divisor, largest)
         return KrylovCovariance(
             rows, divisor, float(kappa), int(bound), float(solve_tol)
         )
@@ -427,6 +423,14 @@ def regularized_covariance_from_rows(
     # time and O(p·r) memory, A formed).
     A = rows.tdot(eigenvectors) / np.sqrt(divisor)
     return _range_of(A, kappa)
+
+
+def _to_unit_scale(rows, divisor, largest_square):
+    """``(rows, divisor)`` scaled by a power of two (exact) so that the largest
+    sum of squares ``largest_square`` is about 1; S = CᵀC / divisor unchanged."""
+    exponent = int(np.frexp(np.sqrt(largest_square))[1])
+    scaled = rows.scaled(np.full(rows.n_features, np.ldexp(1.0, -exponent)))
+    return scaled, np.ldexp(divisor, -2 * exponent)
 
 
 # The cost model of the two routes for sparse rows (seconds on the 2-core machine

@@ -229,7 +229,8 @@ class CentredRows:
         keep[features] = 0.0
         block = X[:, features].toarray() - self.centres[np.ix_(z, features)]
         if centres_are_means:
-            block -= self._weighted_means(block)[z]
+            n_centres = self.centres.shape[0]
+            block -= group_means(block, z, self.root_weight**2, n_centres)[0][z]
         rows, columns = np.nonzero(block)
         centred = sp.csr_matrix(
             (block[rows, columns], (rows, features[columns])), shape=X.shape
@@ -239,15 +240,6 @@ class CentredRows:
         return replace(
             self, sparse=sp.csr_matrix(X @ sp.diags(keep) + centred), centres=centres
         )
-
-    def _weighted_means(self, block):
-        """The weighted mean of the rows of ``block`` (dense, one row per sparse
-        row) that share each centre: (t, columns)."""
-        weight = self.root_weight**2
-        n_centres = self.centres.shape[0]
-        sums = group_sums(block, self.centre_of, weight, n_centres)
-        totals = np.bincount(self.centre_of, weight, minlength=n_centres)
-        return sums / np.where(totals > 0, totals, 1.0)[:, None]
 
     def cancels(self):
         """Whether some feature's implicit centring would lose digits."""
@@ -348,8 +340,8 @@ _DENSE_INDICATOR_GROUPS = 64
 
 
 def group_sums(X, group, weight, n_groups):
-    """``(n_groups, p)`` dense: the weighted sum of the rows of sparse X in each
-    group, ``Σ_{i: group_i = g} weight_i x_i``."""
+    """``(n_groups, p)`` dense: the weighted sum of the rows of X (sparse or dense)
+    in each group, ``Σ_{i: group_i = g} weight_i x_i``."""
     n = X.shape[0]
     if n_groups <= _DENSE_INDICATOR_GROUPS:
         indicator = np.zeros((n, n_groups))
@@ -357,6 +349,15 @@ def group_sums(X, group, weight, n_groups):
         return np.asarray(X.T @ indicator, dtype=np.float64).T
     indicator = sp.csr_matrix((weight, (np.arange(n), group)), shape=(n, n_groups))
     return np.asarray((indicator.T @ X).todense(), dtype=np.float64)
+
+
+def group_means(X, group, weight, n_groups):
+    """``(means, totals)``: the weighted mean of the rows of X (sparse or dense) in
+    each group, (n_groups, p), zero for a group of no weight, and each group's
+    total weight."""
+    totals = np.bincount(group, weights=weight, minlength=n_groups).astype(np.float64)
+    sums = group_sums(X, group, weight, n_groups)
+    return sums / np.where(totals > 0, totals, 1.0)[:, None], totals
 
 
 def _sparse_gram(X, block=1024):

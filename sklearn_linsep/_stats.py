@@ -34,7 +34,7 @@ from ._covariance import (
     regularized_covariance,
     regularized_covariance_from_rows,
 )
-from ._scatter import CentredRows, Scatter, group_sums
+from ._scatter import CentredRows, Scatter, group_means
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
 
 # Rows per chunk: _CHUNK_ROWS where that chunk (centred, float64) stays within
@@ -839,9 +839,7 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     if sample_weight is not None:
         kept = weight > 0
         X, y, weight = X[kept], y[kept], weight[kept]
-    counts = np.bincount(y, weights=weight, minlength=n_classes).astype(np.float64)
-    sums = group_sums(X, y, weight, n_classes)
-    means = sums / np.where(counts > 0, counts, 1.0)[:, None]
+    means, counts = group_means(X, y, weight, n_classes)
     if not (np.all(np.isfinite(means)) and np.all(np.isfinite(X.data))):
         raise overflow_error()
     centred = CentredRows.of_sparse(

@@ -1,4 +1,3 @@
-
 import numpy as np
 import pytest
 import scipy.sparse as sp

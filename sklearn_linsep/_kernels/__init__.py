@@ -8,9 +8,9 @@ a dask block) is read in place. A two-dimensional X must be C-ordered: the kerne
 walk along rows, and the callers copy an F-ordered X once (``np.ascontiguousarray``)
 rather than read it through strided views, whose row walk touches one cache line per
 entry. The 32- and 64-bit variants (X's dtype, a CSR matrix's index dtype) are
-Cython fused types, compiled once each at install. The C
-is compiled with ``-ffp-contract=off`` (``setup.py``): no multiply and add fused into
-one rounding, so that a fit gives the same numbers on every machine.
+Cython fused types, compiled once each at install. The C is compiled with
+``-ffp-contract=off`` (``setup.py``): no multiply and add fused into one rounding,
+so that a fit gives the same numbers on every machine.
 
 - ``_records``: the kernels' argument records and constants (plain Python);
 - ``_random``: seeded orders of the samples (splitmix64);
