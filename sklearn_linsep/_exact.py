@@ -440,16 +440,25 @@ def as_fmpq(value):
 MODULUS = 2**61 - 1
 
 
+def residue_matrix(values):
+    """Float64 ``values`` (any shape, finite) modulo ``MODULUS``, elementwise
+    as uint64: each is ``m · 2^k`` with ``|m| < 2^53`` an integer, and ``2^61
+    ≡ 1``, so ``m · 2^(k mod 61)`` keeps its low 61 bits and adds the bits
+    above them back. A value's residue is 0 only where the value is (no
+    float64 significand is a multiple of the prime)."""
+    fraction, exponent = np.frexp(np.asarray(values, dtype=float))
+    mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
+    magnitude = np.abs(mantissa).astype(np.uint64)
+    shift = ((exponent.astype(np.int64) - 53) % 61).astype(np.uint64)
+    prime = np.uint64(MODULUS)
+    folded = ((magnitude << shift) & prime) + (magnitude >> (np.uint64(61) - shift))
+    folded = np.where(folded >= prime, folded - prime, folded)
+    return np.where((mantissa < 0) & (folded > 0), prime - folded, folded)
+
+
 def residues(values):
-    """Float64 ``values`` (any shape, finite) modulo ``MODULUS``, as Python
-    ints in a flat list: each is an integer times a power of two, and
-    ``2^61 ≡ 1``. A value's residue is 0 only where the value is (no float64
-    significand is a multiple of the prime)."""
-    fraction, exponent = np.frexp(np.ravel(np.asarray(values, dtype=float)))
-    integers = np.ldexp(fraction, 53).astype(np.int64).tolist()  # exact
-    powers = ((exponent - 53) % 61).tolist()
-    return [i % MODULUS * (1 << k) % MODULUS
-            for i, k in zip(integers, powers, strict=True)]  # fmt: skip
+    """:func:`residue_matrix` of ``values`` as Python ints in a flat list."""
+    return residue_matrix(np.ravel(values)).tolist()
 
 
 def as_fraction(value):
@@ -646,3 +655,168 @@ def _null_space(matrix, columns):
             d[col] = -reduced[r][free]
         basis.append(d)
     return basis
+
+
+# The span of the within-class differences (SPEC §13): whether d, the
+# difference of two class means, lies in the range of their pooled scatter S.
+# S's range is the span of the rows' differences to one row of their own
+# class (a pivot), and d lies in it exactly where the difference of the two
+# pivots does; so the question is one of integers once each feature is
+# scaled by a power of two.
+CHUNK_ENTRIES = 1 << 18  # entries of X converted to integers at a time
+
+
+def _dyadic_parts(X):
+    """``(odd, power)``: each entry of X is ``odd · 2^power`` with ``odd`` an
+    odd int64 (0 for a zero, whose power is int64's largest)."""
+    fraction, exponent = np.frexp(X)
+    mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
+    zero = mantissa == 0
+    lowest = np.where(zero, 1, mantissa & -mantissa)  # its lowest set bit
+    trailing = np.frexp(lowest.astype(float))[1].astype(np.int64) - 1
+    power = exponent.astype(np.int64) - 53 + trailing
+    return mantissa >> trailing, np.where(zero, np.iinfo(np.int64).max, power)
+
+
+def _row_chunks(n_rows, n_columns):
+    """Slices of rows of about ``CHUNK_ENTRIES`` entries."""
+    step = max(1, CHUNK_ENTRIES // max(n_columns, 1))
+    return (slice(start, start + step) for start in range(0, n_rows, step))
+
+
+def integer_shifts(X):
+    """The least shift of each column of X (of either sign) that makes
+    ``X[:, j] · 2^shifts[j]`` integers: spans and ranks are those of X, each
+    feature rescaled."""
+    least = np.full(X.shape[1], np.iinfo(np.int64).max)
+    for rows in _row_chunks(*X.shape):
+        least = np.minimum(least, _dyadic_parts(X[rows])[1].min(axis=0))
+    return np.where(least == np.iinfo(np.int64).max, 0, -least)
+
+
+def integer_rows(X, shifts):
+    """``X · 2^shifts`` (per column) as Python ints, a list of rows."""
+    odd, power = _dyadic_parts(X)
+    shift = np.where(odd == 0, 0, power + shifts)  # >= 0
+    if np.max(np.frexp(np.abs(odd).astype(float))[1] + shift, initial=0) <= 62:
+        return np.left_shift(odd, shift).tolist()
+    return [[int(m) << int(k) for m, k in zip(row_m, row_k, strict=True)]
+            for row_m, row_k in zip(odd.tolist(), shift.tolist(),
+                                    strict=True)]  # fmt: skip
+
+
+def _residue_difference(a, b):
+    """``a - b`` modulo ``MODULUS`` of uint64 residues."""
+    return np.where(a >= b, a - b, a + (np.uint64(MODULUS) - b))
+
+
+def _echelon_pivots(residues):
+    """``(rank, pivot columns)`` of a uint64 residue matrix's reduced echelon
+    form modulo ``MODULUS`` (FLINT)."""
+    import flint  # on first use: not at import
+
+    m, p = residues.shape
+    if not (m and p):
+        return 0, []
+    echelon, rank = flint.nmod_mat(m, p, residues.ravel().tolist(), MODULUS).rref()
+    pivots, column = [], 0
+    for row in range(rank):  # each row's leading 1, left to right
+        while int(echelon[row, column]) == 0:
+            column += 1
+        pivots.append(column)
+    return rank, pivots
+
+
+def _solve(A, b):
+    """The rational solution (``flint.fmpq``, a list) of the square integer
+    system ``A x = b``; A is nonsingular modulo the prime, so over the rationals."""
+    import flint  # on first use: not at import
+
+    k = len(b)
+    system = flint.fmpz_mat(k, k, [value for row in A for value in row])
+    return system.solve(flint.fmpz_mat(k, 1, b)).entries()
+
+
+def decide_span(X, pivot, target, first_rows):
+    """Whether ``e = x_a - x_b`` (``target = (a, b)``) lies in the span of the
+    differences ``x_i - x_pivot[i]``, exactly, over the float64 rows as
+    rationals; ``pivot[i]`` is the pivot of row i's class (itself for a
+    pivot). ``first_rows`` are where the search for a basis starts.
+
+    The structure (which differences are independent, which features pivot)
+    is read modulo the prime ``MODULUS``, where independence proves
+    independence over the rationals; the answer is then proved exactly:
+
+    - ``("inside", rows, a)``: ``e = Σ a_i (x_i - x_pivot[i])`` over ``rows``,
+      checked in every feature (Fractions ``a``);
+    - ``("outside", v, rank)``: ``v·x_i = v·x_pivot[i]`` on every row and
+      ``v·e > 0`` (``v`` its nonzero Fractions by feature, checked in
+      integers), the rows found independent numbering ``rank``;
+    - None where the prime misled the search (a chance of about 1/MODULUS).
+
+    Each round solves one square system of the basis's size in rationals
+    (FLINT); a direction that some row contradicts brings that row into the
+    basis, so at most ``p + 1`` rounds. Only the rows of the basis are held as
+    integers; the check of a direction converts X a chunk at a time.
+    """
+    import flint  # on first use: not at import
+
+    from fractions import Fraction  # on first use: not at import
+
+    X = np.asarray(X, dtype=float)
+    pivot = np.asarray(pivot)
+    shifts = integer_shifts(X)
+    a, b = integer_rows(X[list(target)], shifts)
+    e = [u - v for u, v in zip(a, b, strict=True)]
+    e_residue = residue_matrix(X[target[0]]), residue_matrix(X[target[1]])
+    e_residue = _residue_difference(*e_residue)
+    candidates = list(first_rows)
+    for _ in range(X.shape[1] + 2):
+        differences = _residue_difference(
+            residue_matrix(X[candidates]), residue_matrix(X[pivot[candidates]])
+        )
+        rank, found = _echelon_pivots(np.ascontiguousarray(differences.T))
+        rows = [candidates[k] for k in found]
+        differences = differences[found]
+        basis = [[u - v for u, v in zip(x, x_pivot, strict=True)]
+                 for x, x_pivot in zip(integer_rows(X[rows], shifts),
+                                       integer_rows(X[pivot[rows]], shifts),
+                                       strict=True)]  # fmt: skip
+        with_e, features = _echelon_pivots(np.vstack([differences, e_residue]))
+        if with_e == rank:  # e in the span modulo the prime: find its weights
+            _, features = _echelon_pivots(differences)
+            if not rank:
+                return None if any(e) else ("inside", [], [])
+            weights = _solve([[basis[k][j] for k in range(rank)] for j in features],
+                             [e[j] for j in features])  # fmt: skip
+            combined = flint.fmpq_mat(1, rank, weights) * flint.fmpz_mat(basis)
+            if combined.entries() != [flint.fmpq(value) for value in e]:
+                return None
+            return "inside", rows, [as_fraction(value) for value in weights]
+        unit = [0] * rank + [1]
+        direction = _solve([[row[j] for j in features] for row in [*basis, e]], unit)
+        numerators, denominator = flint.fmpq_mat(len(unit), 1, direction).numer_denom()
+        U = np.zeros(X.shape[1], dtype=object)
+        U[features] = [int(value) for value in numerators.entries()]
+        broken = _contradicting_rows(X, shifts, pivot, U)
+        if not broken:
+            scale = Fraction(1, int(denominator))
+            return "outside", {j: Fraction(U[j]) * Fraction(2) ** int(shifts[j]) * scale
+                               for j in features if U[j]}, rank  # fmt: skip
+        candidates = rows + broken[: X.shape[1]]
+    return None
+
+
+def _contradicting_rows(X, shifts, pivot, U):
+    """The rows i whose ``x_i·U`` differs from their pivot's, exactly (FLINT's
+    integer products of X's support columns, a chunk of rows at a time)."""
+    import flint  # on first use: not at import
+
+    support = np.flatnonzero(U)
+    direction = flint.fmpz_mat(support.size, 1, U[support].tolist())
+    values = []
+    for rows in _row_chunks(X.shape[0], support.size):
+        chunk = integer_rows(X[rows][:, support], shifts[support])
+        block = flint.fmpz_mat(len(chunk), support.size, [v for r in chunk for v in r])
+        values += (block * direction).entries()
+    return [i for i in range(X.shape[0]) if values[i] != values[pivot[i]]]

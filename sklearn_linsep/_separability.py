@@ -12,6 +12,7 @@ well separated. The scorer is in :mod:`._separability_scorer`.
 from dataclasses import dataclass
 from itertools import combinations
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -104,6 +105,18 @@ class AngleResult:
         The normal n = (S(κ)⁻¹d, 2/κ) of the lifted hyperplane H(κ).
     hotelling : HotellingT2Result or None
         None when the test is undefined: S singular or n ≤ p + 1.
+    mean_in_range : bool or None
+        Whether d lies in the range of S in exact arithmetic over the rows as
+        given (True: the Mahalanobis distance √(dᵀS⁺d) between the means is
+        finite; False: the means differ along a direction in which no row of
+        either class varies), proved either way. Decided where S's numerical
+        split leaves d a null-space part Qd, which it then reads: rounding,
+        and zero, where d is proved in the range and S's exact rank is
+        no more than its numerical rank; the part of d along directions the
+        rank cut drops (rows varying by less than ``tol`` there) where the
+        exact rank is larger; else d's own. None where not decided: no
+        null-space part, no rows (statistics, dask blocks), or beyond the
+        exact step's limit.
 
     Examples
     --------
@@ -126,6 +139,7 @@ class AngleResult:
     rank: int
     normal: np.ndarray
     hotelling: HotellingT2Result | None
+    mean_in_range: bool | None = None
 
     @property
     def degrees(self):
@@ -180,21 +194,46 @@ def _hotelling(stats, d, rank, pinv_part):
     )
 
 
-def mean_difference_parts(stats, reg):
-    """``(S†d, Qd, rank)`` of the mean difference d = m₁ - m₀ of two classes: all
-    that the angle needs of S at any κ (S†d ⟂ Qd). A fitted estimator keeps
-    them, so that the statistics of its fit need no second decomposition."""
+class MeanDifferenceParts(NamedTuple):
+    """``S†d``, ``Qd`` and S's numerical rank, for the mean difference d of two
+    classes, with whether d lies in S's range exactly (None: not decided)."""
+
+    pinv: np.ndarray
+    null: np.ndarray
+    rank: int
+    in_range: bool | None = None
+
+
+def mean_difference_parts(stats, reg, range_of=None):
+    """The :class:`MeanDifferenceParts` of the mean difference d = m₁ - m₀ of
+    two classes: all that the angle needs of S at any κ (S†d ⟂ Qd). A fitted
+    estimator keeps them, so that the statistics of its fit need no second
+    decomposition.
+
+    Where Qd is not zero and ``range_of`` is given (``range_of(rank)`` decides
+    on the rows, a :class:`~._fredholm.MeanRange`), Qd is read by the proof:
+    rounding, set to zero, where d lies in S's range and S's exact rank is
+    proved no more than its numerical one (``rank_at_least`` is exact there
+    unless the prime misled, which the proof of d's place does not rest on).
+    """
     d = stats.mean_difference(1, 0)
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
-    return pinv_part, null_part, reg.rank
+    if range_of is None or not np.any(null_part):
+        return MeanDifferenceParts(pinv_part, null_part, reg.rank)
+    decision = range_of(reg.rank)
+    rank = decision.rank_at_least
+    if decision.finite and rank is not None and rank <= reg.rank:
+        null_part = np.zeros_like(null_part)
+    return MeanDifferenceParts(pinv_part, null_part, reg.rank, decision.finite)
 
 
-def _two_class_angle(stats, kappa, metric, tol, parts=None):
+def _two_class_angle(stats, kappa, metric, tol, parts=None, range_of=None):
     """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``; from
     the ``parts`` of :func:`mean_difference_parts` when given."""
     if parts is None:
-        parts = mean_difference_parts(stats, stats.regularized_inverse(kappa, tol))
-    pinv_part, null_part, rank = parts
+        reg = stats.regularized_inverse(kappa, tol)
+        parts = mean_difference_parts(stats, reg, range_of)
+    pinv_part, null_part, rank, in_range = parts
     d = stats.mean_difference(1, 0)
     u = combine_parts(pinv_part, null_part, kappa)
     if not np.all(np.isfinite(u)):
@@ -216,41 +255,59 @@ def _two_class_angle(stats, kappa, metric, tol, parts=None):
         rank=rank,
         normal=np.append(u, 2.0 / kappa),
         hotelling=_hotelling(stats, d, rank, pinv_part),
+        mean_in_range=in_range,
     )
     offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
     return result, u, offset
 
 
-def class_mean_distance(stats, tol=None):
-    """``(Δ, rank)``: the Mahalanobis distance √(dᵀS⁺d) between the two class
-    means of ``stats`` (S the pooled within-class covariance) and S's rank.
+def class_mean_distance(stats, range_of, tol=None):
+    """``(Δ, rank, decision)``: the Mahalanobis distance √(dᵀS⁺d) between the
+    two class means of ``stats`` (S the pooled within-class covariance), S's
+    numerical rank, and the :class:`~._fredholm.MeanRange` that ``range_of(rank)``
+    decides on the rows.
 
     Δ is free of κ and invariant to any invertible affine map of the features
     where d lies in the range of S (always where S is nonsingular); where it does
     not, some direction has no spread within either class while the means differ
-    along it, and Δ is ``inf``: the classes are apart without overlap there.
+    along it, and Δ is ``inf``: the classes are apart without overlap there. Both
+    only with a proof on the rows; ``nan`` where the decision is undecided.
     """
     reg = stats.regularized_inverse(1.0, tol)
-    d = stats.mean_difference(1, 0)
-    pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
-    if np.any(null_part):
-        return float("inf"), reg.rank
-    return float(np.sqrt(max(float(d @ pinv_part), 0.0))), reg.rank
+    decision = range_of(reg.rank)
+    if decision.finite is None:
+        return float("nan"), reg.rank, decision
+    if not decision.finite:
+        return float("inf"), reg.rank, decision
+    pinv_part, _ = reg.split(stats.mean_difference(1, 0), atol=stats.mean_noise)
+    distance = np.sqrt(max(float(stats.mean_difference(1, 0) @ pinv_part), 0.0))
+    return float(distance), reg.rank, decision
 
 
-def _pairwise(stats, kappa, metric, tol, parts=None):
+def _pairwise(stats, kappa, metric, tol, parts=None, rows=None):
     """``{(i, j): (AngleResult, u, offset)}`` for every pair of classes i < j
-    (two classes: from ``parts`` when given).
+    (two classes: from ``parts`` when given), each pair's null-space part read
+    by its rows' proof where ``rows`` (:class:`~._rows.Rows`) are given.
 
     Two classes need only the pooled scatter; more need the scatter of each class
     (``per_class`` statistics), from which every pair's is a sum.
     """
     if stats.n_classes == 2:
-        return {(0, 1): _two_class_angle(stats, kappa, metric, tol, parts)}
+        return {(0, 1): _two_class_angle(
+            stats, kappa, metric, tol, parts, _range_of(rows, 0, 1))}  # fmt: skip
     return {
-        (i, j): _two_class_angle(stats.pair(i, j), kappa, metric, tol)
+        (i, j): _two_class_angle(
+            stats.pair(i, j), kappa, metric, tol, range_of=_range_of(rows, i, j)
+        )
         for i, j in combinations(range(stats.n_classes), 2)
     }
+
+
+def _range_of(rows, i, j):
+    """``range_of(rank)`` of classes i and j on ``rows``, or None without rows."""
+    if rows is None:
+        return None
+    return lambda rank: rows.mean_range(j, i, numerical_rank=rank)
 
 
 def _check_two_classes(classes):
@@ -262,13 +319,15 @@ def _check_two_classes(classes):
 
 
 def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
-    """``(stats, parts, kappa, metric)`` of the two-class angle functions: from a
-    fitted estimator given as X (its statistics, and the parts of its mean
-    difference when its fit kept them at this tol), else from the rows; ``kappa``
-    and ``metric`` None are the estimator's, else 1 and "euclidean"."""
+    """``(stats, parts, kappa, metric, rows)`` of the two-class angle
+    functions: from a fitted estimator given as X (its statistics, and the parts
+    of its mean difference when its fit kept them at this tol; no rows), else
+    from the rows; ``kappa`` and ``metric`` None are the estimator's, else 1 and
+    "euclidean"."""
     if not hasattr(X, "fit_statistics"):
-        stats = _labelled_statistics(X, y, sample_weight, name, two=True)
-        return stats, None, 1.0 if kappa is None else kappa, metric or "euclidean"
+        stats, rows = _labelled_statistics(X, y, sample_weight, name, two=True)
+        kappa = 1.0 if kappa is None else kappa
+        return stats, None, kappa, metric or "euclidean", rows
     check_is_fitted(X, "statistics_")
     if getattr(X, "_not_fitted_reason", None) is not None:
         raise NotFittedError(
@@ -286,18 +345,20 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
     if tol is not None and tol != fitted_tol:
         parts = None  # another rank decision: from the statistics again
     kappa = X.kappa if kappa is None else kappa
-    return X.statistics_, parts, kappa, metric or getattr(X, "metric", "euclidean")
+    metric = metric or getattr(X, "metric", "euclidean")
+    return X.statistics_, parts, kappa, metric, None
 
 
 def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
-    """The class statistics of the angle functions (``two`` classes exactly) and
-    of the scores: in memory, or reduced block by block where the blocks of a dask X
-    live. With an estimator, X must have its fitted features."""
+    """``(stats, rows)``: the class statistics of the angle functions (``two``
+    classes exactly) and of the scores, in memory or reduced block by block
+    where the blocks of a dask X live, and their :class:`~._rows.Rows`. With an
+    estimator, X must have its fitted features."""
     rows = rows_of(X, y, sample_weight, name=name, estimator=estimator, reset=False)
     stats = rows.statistics(per_class=_pairs_need_scatter)
     if two:
         _check_two_classes(rows.classes)
-    return stats
+    return stats, rows
 
 
 def _pairs_need_scatter(n_classes):
@@ -305,8 +366,8 @@ def _pairs_need_scatter(n_classes):
     return n_classes > 2
 
 
-def _smallest_angle(stats, kappa, metric, tol):
-    pairs = _pairwise(stats, kappa, metric, tol)
+def _smallest_angle(stats, kappa, metric, tol, rows=None):
+    pairs = _pairwise(stats, kappa, metric, tol, rows=rows)
     return min(result.angle for result, _, _ in pairs.values())
 
 
@@ -388,10 +449,10 @@ def separability_statistics(
     """
     if not hasattr(X, "fit_statistics") and y is None:
         raise ValueError("separability_statistics needs y with data X.")
-    stats, parts, kappa, metric = _fitted_statistics(
+    stats, parts, kappa, metric, rows = _fitted_statistics(
         X, y, sample_weight, "separability_statistics", kappa, metric, tol
     )
-    return _two_class_angle(stats, kappa, metric, tol, parts)[0]
+    return _two_class_angle(stats, kappa, metric, tol, parts, _range_of(rows, 0, 1))[0]
 
 
 @validate_params(_ANGLE_PARAMS, prefer_skip_nested_validation=True)
@@ -511,12 +572,13 @@ def separability_curve(
         raise ValueError(f"kappas must be positive; got {kappas.tolist()!r}.")
     if not hasattr(X, "fit_statistics") and y is None:
         raise ValueError("separability_curve needs y with data X.")
-    stats, parts, _, metric = _fitted_statistics(
+    stats, parts, _, metric, rows = _fitted_statistics(
         X, y, sample_weight, "separability_curve", None, metric, tol
     )
     if parts is None:  # the factors do not depend on κ
-        parts = mean_difference_parts(stats, stats.regularized_inverse(1.0, tol))
-    pinv_part, null_part, _ = parts
+        reg = stats.regularized_inverse(1.0, tol)
+        parts = mean_difference_parts(stats, reg, _range_of(rows, 0, 1))
+    pinv_part, null_part = parts.pinv, parts.null
     d = stats.mean_difference(1, 0)
     pinv_sq, null_sq = float(pinv_part @ pinv_part), float(null_part @ null_part)
     d_pinv = max(float(d @ pinv_part), 0.0)
@@ -643,13 +705,14 @@ class SeparabilityAngle(
     def _per_class(self, n_classes):
         return _pairs_need_scatter(n_classes)
 
-    def _model(self, stats):
-        """The fitted attributes that the class statistics define."""
+    def _model(self, stats, rows=None):
+        """The fitted attributes that the class statistics define (each pair's
+        null-space part read by its rows' proof, where a fit has ``rows``)."""
         parts = None
         if stats.n_classes == 2:
             reg = stats.regularized_inverse(self.kappa, self.tol)
-            parts = mean_difference_parts(stats, reg)
-        pairs = _pairwise(stats, self.kappa, self.metric, self.tol, parts)
+            parts = mean_difference_parts(stats, reg, _range_of(rows, 0, 1))
+        pairs = _pairwise(stats, self.kappa, self.metric, self.tol, parts, rows)
         n_classes = stats.n_classes
         pairwise_angles = np.zeros((n_classes, n_classes))
         for (i, j), (result, _, _) in pairs.items():
@@ -691,8 +754,8 @@ class SeparabilityAngle(
         -------
         self : SeparabilityAngle
         """
-        stats, _ = self._statistics_for_fit(X, y, sample_weight)
-        self._set_statistics(stats, strict=True)
+        stats, rows = self._statistics_for_fit(X, y, sample_weight)
+        self._set_statistics(stats, strict=True, rows=rows)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -860,10 +923,10 @@ class SeparabilityAngle(
         angle : float
         """
         self._check_is_fitted()
-        stats = _labelled_statistics(
+        stats, rows = _labelled_statistics(
             X, y, sample_weight, f"{type(self).__name__}.score", self
         )
-        return _smallest_angle(stats, self.kappa, self.metric, self.tol)
+        return _smallest_angle(stats, self.kappa, self.metric, self.tol, rows)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

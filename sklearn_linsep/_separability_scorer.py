@@ -32,10 +32,10 @@ class _SeparabilityScorer:
         self.degrees = degrees
 
     def __call__(self, estimator, X, y, sample_weight=None):
-        stats = _labelled_statistics(
+        stats, rows = _labelled_statistics(
             _feature_space(estimator, X), y, sample_weight, "separability_scorer"
         )
-        angle = _smallest_angle(stats, self.kappa, self.metric, self.tol)
+        angle = _smallest_angle(stats, self.kappa, self.metric, self.tol, rows)
         return float(np.degrees(angle)) if self.degrees else angle
 
     def __repr__(self):

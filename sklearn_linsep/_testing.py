@@ -263,3 +263,25 @@ def exactly_balances(X, y, indices, weights, others=None):
             balance[own][f] += w * v
             balance[other][f] -= w * v
     return all(v == 0 for row in balance for v in row)
+
+
+def exact_mean_in_range(X, y, a, b):
+    """The referee of the class-mean distance: whether d = m_b - m_a lies in
+    the range of the pooled scatter of classes a and b, by FLINT's exact ranks
+    of the centred rows C (each row less its class mean, in rationals) and of
+    ``[C; d]``: equal ranks, d in the range (a finite distance)."""
+    from flint import fmpq_mat
+
+    X = np.asarray(X, float)
+    y = np.asarray(y)
+    rows, means = [], {}
+    for label in (a, b):
+        exact = _rational_matrix(X[y == label])
+        count = exact.nrows()
+        means[label] = [sum((exact[i, j] for i in range(count)), 0 * exact[0, 0])
+                        / count for j in range(exact.ncols())]  # fmt: skip
+        rows += [[exact[i, j] - means[label][j] for j in range(exact.ncols())]
+                 for i in range(count)]  # fmt: skip
+    d = [mb - ma for ma, mb in zip(means[a], means[b], strict=True)]
+    C = fmpq_mat(rows)
+    return fmpq_mat([*rows, d]).rank() == C.rank()

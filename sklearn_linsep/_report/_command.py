@@ -210,8 +210,7 @@ def report_command(args):
         progress.close()
     failed_plot = None if args.plot is None else _plot(args, data, report, log)
     if args.json:
-        # Strict JSON: a non-finite number (none is expected) becomes null.
-        print(json.dumps(_finite(report), indent=2, allow_nan=False))
+        print(json.dumps(_json_ready(report), indent=2, allow_nan=False))
     else:
         sys.stdout.write(format_report(report, title))
         if "plot" in report:
@@ -220,13 +219,21 @@ def report_command(args):
         raise TableError(f"no plot: {failed_plot}")
 
 
-def _finite(value):
+# The figures of --json: float64's last digits depend on the BLAS kernel and
+# thread count (the order of a sum's terms), which the report must not.
+JSON_DIGITS = 10
+
+
+def _json_ready(value):
+    """Strict JSON of the report: a non-finite number (none is expected)
+    becomes null, and every float is rounded to ``JSON_DIGITS`` significant
+    digits."""
     if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
+        return {key: _json_ready(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_finite(item) for item in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
+        return [_json_ready(item) for item in value]
+    if isinstance(value, float):
+        return float(f"{value:.{JSON_DIGITS}g}") if np.isfinite(value) else None
     return value
 
 

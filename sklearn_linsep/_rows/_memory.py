@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from .._fredholm import decide_mean_range
 from .._proofs import column_extremes
 from .._stats import class_statistics
 from .._validation import validate_labelled_data
@@ -154,6 +155,17 @@ class MemoryRows:
     def joint(self):
         """The :class:`KeslerRows` of every class at once."""
         return KeslerRows(self.X, self.y_encoded, len(self.classes), self.sample_weight)
+
+    def mean_range(self, positive, negative, numerical_rank=None):
+        """Whether the two classes' mean difference lies in the range of their
+        pooled scatter, decided on their rows (a float32 X is exact in float64)."""
+        keep = np.isin(self.y_encoded, [positive, negative])
+        X, codes, weights = self.X, self.y_encoded, self.sample_weight
+        if not keep.all():  # a pair of K classes: its rows only
+            X, codes = X[keep], codes[keep]
+            weights = None if weights is None else weights[keep]
+        X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
+        return decide_mean_range(X, codes, weights, numerical_rank=numerical_rank)
 
     def support_rows(self, indices):
         # Sparse X keeps them sparse (as SVC does): text has thousands.

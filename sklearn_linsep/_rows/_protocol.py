@@ -64,6 +64,12 @@ class Rows(Protocol):
         """``(rows, class_codes)`` of the rows ``indices`` of X that a problem
         of these rows used (its support vectors)."""
 
+    def mean_range(self, positive, negative, numerical_rank=None):
+        """The :class:`~sklearn_linsep._fredholm.MeanRange` of the classes
+        ``positive`` and ``negative`` (indices into :attr:`classes`): whether
+        their mean difference lies in the range of their pooled scatter, proved
+        on their rows, or undecided with the reason."""
+
 
 class TwoClassRows(Protocol):
     """One two-class problem on ``Z = (X - centre) / scale``: every question the
