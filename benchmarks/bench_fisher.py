@@ -289,15 +289,22 @@ def floor_table(repeats):
     print("## Dense Fisher against one X.T @ X in X's dtype")
     for line in blas_description():
         print(f"   {line}")
-    head = f"{'n':>9} {'p':>5} {'dtype':>7} | {'ours':>8} {'X.T@X':>8} {'ratio':>6}"
+    head = (f"{'n':>9} {'p':>5} {'dtype':>7} order K   | {'ours':>8} {'X.T@X':>8} "
+            f"{'ratio':>6}")  # fmt: skip
     print(head)
     print("-" * len(head))
-    for n, p, dtype in (
-        (100_000, 1024, "float32"),
-        (100_000, 768, "float64"),
-        (1_000_000, 100, "float64"),
+    for n, p, dtype, order, classes in (
+        (100_000, 1024, "float32", "C", 2),
+        (100_000, 1024, "float32", "F", 2),
+        (100_000, 1024, "float32", "C", 5),
+        (100_000, 768, "float64", "C", 2),
+        (1_000_000, 100, "float64", "C", 2),
     ):
         X, y = make_data(n, p, dtype)
+        if order == "F":
+            X = np.asfortranarray(X)
+        if classes > 2:  # a linear probe's: K groups apart along random directions
+            y = np.random.default_rng(1).integers(0, classes, n)
         row = time_round_robin(
             {
                 "ours": lambda X, y: FisherDiscriminant().fit(X, y),
@@ -308,8 +315,8 @@ def floor_table(repeats):
         )
         ours, floor = row["ours"]["median"], row["floor"]["median"]
         print(
-            f"{n:>9.0e} {p:>5} {dtype:>7} | {ours:>7.3f}s {floor:>7.3f}s "
-            f"{ours / floor:>5.2f}x"
+            f"{n:>9.0e} {p:>5} {dtype:>7} {order} K={classes} | {ours:>7.3f}s "
+            f"{floor:>7.3f}s {ours / floor:>5.2f}x"
         )
         del X, y, row
         gc.collect()
@@ -318,19 +325,24 @@ def floor_table(repeats):
 
 
 def wide_table(repeats):
-    """The first fit on new wide data (a fresh array each time, the kernels
-    already loaded) against one X @ X.T, and its memory beyond X."""
-    print("## Wide: the first fit on new data, 50 x 1e5 float64")
+    """The first fit on new wide data plus its statistics (a fresh array each
+    time, the kernels already loaded) against one X @ X.T, and its memory
+    beyond X."""
+    print("## Wide: the first fit on new data plus its statistics, 50 x 1e5 float64")
+
+    def fit_and_angle(X, y):
+        separability_statistics(FisherDiscriminant().fit(X, y))
+
     rng = np.random.default_rng(0)
     y = np.arange(50) % 2
-    FisherDiscriminant().fit(rng.standard_normal((50, 100_000)), y)  # kernels loaded
+    fit_and_angle(rng.standard_normal((50, 100_000)), y)  # kernels loaded
     first, later, floor = [], [], []
     for _ in range(repeats):
         X = rng.standard_normal((50, 100_000))
-        first.append(timed(lambda: FisherDiscriminant().fit(X, y))[0])
-        later.append(timed(lambda: FisherDiscriminant().fit(X, y))[0])
+        first.append(timed(lambda: fit_and_angle(X, y))[0])
+        later.append(timed(lambda: fit_and_angle(X, y))[0])
         floor.append(timed(lambda: X @ X.T)[0])
-    peak = traced_peak(lambda: FisherDiscriminant().fit(X, y))
+    peak = traced_peak(lambda: fit_and_angle(X, y))
     first, later, floor = (statistics.median(t) for t in (first, later, floor))
     print(
         f"first {first:.4f}s ({first / floor:.1f}x X@X.T), second {later:.4f}s "

@@ -109,8 +109,12 @@ def proven_positive_definite(G, radius=0.0):
     radius, must stay positive. A factorisation and three norms.
     """
     p = len(G)
+    if not p:
+        return True
     diagonal = np.diagonal(G)
     if not (np.all(np.isfinite(G)) and np.all(diagonal > 0) and np.isfinite(radius)):
+        return False
+    if radius < 0 or not np.array_equal(G, G.T):  # the proof reads one triangle
         return False
     gamma = 2 * rounding_factor(p + 2)  # twice the bound: a margin for its terms
     trace = float(diagonal.sum()) * (1 + gamma)

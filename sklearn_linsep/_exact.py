@@ -26,6 +26,14 @@ Two systems speak of separability (Farkas' lemma):
 
 import numpy as np
 
+from ._dyadic import (
+    MODULUS,
+    integer_rows,
+    integer_shifts,
+    prime_residues,
+    residue_matrix,
+    row_chunks,
+)
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 
 # The largest problems decided in rationals, as their Farkas system's entries
@@ -435,27 +443,6 @@ def as_fmpq(value):
     return flint.fmpq(value.numerator, value.denominator)
 
 
-# The prime of the exact checks modulo a prime (a Mersenne prime: 2^k
-# reduces to 2^(k mod 61)): a basis's determinant, independent pairs.
-MODULUS = 2**61 - 1
-
-
-def residue_matrix(values):
-    """Float64 ``values`` (any shape, finite) modulo ``MODULUS``, elementwise
-    as uint64: each is ``m · 2^k`` with ``|m| < 2^53`` an integer, and ``2^61
-    ≡ 1``, so ``m · 2^(k mod 61)`` keeps its low 61 bits and adds the bits
-    above them back. A value's residue is 0 only where the value is (no
-    float64 significand is a multiple of the prime)."""
-    fraction, exponent = np.frexp(np.asarray(values, dtype=float))
-    mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
-    magnitude = np.abs(mantissa).astype(np.uint64)
-    shift = ((exponent.astype(np.int64) - 53) % 61).astype(np.uint64)
-    prime = np.uint64(MODULUS)
-    folded = ((magnitude << shift) & prime) + (magnitude >> (np.uint64(61) - shift))
-    folded = np.where(folded >= prime, folded - prime, folded)
-    return np.where((mantissa < 0) & (folded > 0), prime - folded, folded)
-
-
 def residues(values):
     """:func:`residue_matrix` of ``values`` as Python ints in a flat list."""
     return residue_matrix(np.ravel(values)).tolist()
@@ -663,62 +650,26 @@ def _null_space(matrix, columns):
 # class (a pivot), and d lies in it exactly where the difference of the two
 # pivots does; so the question is one of integers once each feature is
 # scaled by a power of two.
-CHUNK_ENTRIES = 1 << 18  # entries of X converted to integers at a time
+# The primes the span's structure is read modulo: below 2^31 (their products
+# fit 64 bits, so residues are vectorised) and with 2 of multiplicative order
+# above 10 000 (2^61 is 1 modulo 2^61 - 1: data holding 1 and 2^61 in a
+# feature would look dependent there). A second where the first misleads.
+SPAN_PRIMES = (2_147_483_629, 2_147_483_587)
+# The largest rational solve taken, as rank³ · (bits / 53)^1.6 of its integer
+# system (FLINT's solve of a 200 x 200 system took 0.09 s at 53 bits, 3.4 s at
+# 500 and 21 s at 1 500; this is about 6 s).
+EXACT_SPAN_WORK = 6e8
 
 
-def _dyadic_parts(X):
-    """``(odd, power)``: each entry of X is ``odd · 2^power`` with ``odd`` an
-    odd int64 (0 for a zero, whose power is int64's largest)."""
-    fraction, exponent = np.frexp(X)
-    mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
-    zero = mantissa == 0
-    lowest = np.where(zero, 1, mantissa & -mantissa)  # its lowest set bit
-    trailing = np.frexp(lowest.astype(float))[1].astype(np.int64) - 1
-    power = exponent.astype(np.int64) - 53 + trailing
-    return mantissa >> trailing, np.where(zero, np.iinfo(np.int64).max, power)
-
-
-def _row_chunks(n_rows, n_columns):
-    """Slices of rows of about ``CHUNK_ENTRIES`` entries."""
-    step = max(1, CHUNK_ENTRIES // max(n_columns, 1))
-    return (slice(start, start + step) for start in range(0, n_rows, step))
-
-
-def integer_shifts(X):
-    """The least shift of each column of X (of either sign) that makes
-    ``X[:, j] · 2^shifts[j]`` integers: spans and ranks are those of X, each
-    feature rescaled."""
-    least = np.full(X.shape[1], np.iinfo(np.int64).max)
-    for rows in _row_chunks(*X.shape):
-        least = np.minimum(least, _dyadic_parts(X[rows])[1].min(axis=0))
-    return np.where(least == np.iinfo(np.int64).max, 0, -least)
-
-
-def integer_rows(X, shifts):
-    """``X · 2^shifts`` (per column) as Python ints, a list of rows."""
-    odd, power = _dyadic_parts(X)
-    shift = np.where(odd == 0, 0, power + shifts)  # >= 0
-    if np.max(np.frexp(np.abs(odd).astype(float))[1] + shift, initial=0) <= 62:
-        return np.left_shift(odd, shift).tolist()
-    return [[int(m) << int(k) for m, k in zip(row_m, row_k, strict=True)]
-            for row_m, row_k in zip(odd.tolist(), shift.tolist(),
-                                    strict=True)]  # fmt: skip
-
-
-def _residue_difference(a, b):
-    """``a - b`` modulo ``MODULUS`` of uint64 residues."""
-    return np.where(a >= b, a - b, a + (np.uint64(MODULUS) - b))
-
-
-def _echelon_pivots(residues):
-    """``(rank, pivot columns)`` of a uint64 residue matrix's reduced echelon
-    form modulo ``MODULUS`` (FLINT)."""
+def _echelon_pivots(residues, prime):
+    """``(rank, pivot columns)`` of an int64 residue matrix's reduced echelon
+    form modulo ``prime`` (FLINT)."""
     import flint  # on first use: not at import
 
     m, p = residues.shape
     if not (m and p):
         return 0, []
-    echelon, rank = flint.nmod_mat(m, p, residues.ravel().tolist(), MODULUS).rref()
+    echelon, rank = flint.nmod_mat(m, p, residues.ravel().tolist(), prime).rref()
     pivots, column = [], 0
     for row in range(rank):  # each row's leading 1, left to right
         while int(echelon[row, column]) == 0:
@@ -727,96 +678,202 @@ def _echelon_pivots(residues):
     return rank, pivots
 
 
-def _solve(A, b):
-    """The rational solution (``flint.fmpq``, a list) of the square integer
-    system ``A x = b``; A is nonsingular modulo the prime, so over the rationals."""
+def _solve(A, B):
+    """The rational solution (``flint.fmpq_mat``) of the square integer system
+    ``A X = B`` (lists of rows); A is nonsingular modulo a prime, so over the
+    rationals."""
     import flint  # on first use: not at import
 
-    k = len(b)
+    k, columns = len(A), len(B[0])
     system = flint.fmpz_mat(k, k, [value for row in A for value in row])
-    return system.solve(flint.fmpz_mat(k, 1, b)).entries()
+    return system.solve(flint.fmpz_mat(k, columns, [v for row in B for v in row]))
 
 
-def decide_span(X, pivot, target, first_rows):
+def _solve_work(rank, rows, columns=1):
+    """:data:`EXACT_SPAN_WORK`'s measure of a solve of these integer rows."""
+    bits = max((abs(value).bit_length() for row in rows for value in row), default=1)
+    return rank**3 * max(bits / 53, 1.0) ** 1.6 * max(1.0, columns / 2)
+
+
+class _Span:
+    """The rows' differences to their pivots, read modulo a prime and as
+    integers (each feature scaled by ``shifts``), for :func:`decide_span`."""
+
+    def __init__(self, X, pivot, shifts, prime):
+        self.X, self.pivot, self.shifts, self.prime = X, pivot, shifts, prime
+
+    def residues(self, rows):
+        rows = np.asarray(rows, dtype=np.intp)
+        difference = prime_residues(self.X[rows], self.prime)
+        difference -= prime_residues(self.X[self.pivot[rows]], self.prime)
+        return difference % self.prime
+
+    def independent(self, candidates):
+        """``(rows, residues)``: a largest set of ``candidates`` whose
+        differences are independent modulo the prime (so over the
+        rationals), the earliest first."""
+        residues = self.residues(candidates)
+        _, found = _echelon_pivots(np.ascontiguousarray(residues.T), self.prime)
+        return [candidates[k] for k in found], residues[found]
+
+    def integers(self, rows):
+        """The differences of ``rows`` as Python ints (a list of rows)."""
+        ints = integer_rows(self.X[rows], self.shifts)
+        pivots = integer_rows(self.X[self.pivot[rows]], self.shifts)
+        return [[a - b for a, b in zip(x, y, strict=True)]
+                for x, y in zip(ints, pivots, strict=True)]  # fmt: skip
+
+    def contradicting(self, U):
+        """The rows whose difference times the integer columns ``U`` (p x k)
+        is not zero, exactly: FLINT's integer products of X's support columns,
+        a chunk of rows at a time, against their pivots'."""
+        import flint  # on first use: not at import
+
+        support = np.flatnonzero(np.any(U != 0, axis=1))
+        product = flint.fmpz_mat(support.size, U.shape[1], U[support].ravel().tolist())
+
+        def values(rows):
+            ints = integer_rows(self.X[rows][:, support], self.shifts[support])
+            block = flint.fmpz_mat(len(ints), support.size, [v for r in ints for v in r])
+            return (block * product).tolist()
+
+        pivots = np.unique(self.pivot)
+        of_pivot = dict(zip(pivots.tolist(), values(pivots), strict=True))
+        broken = []
+        for rows in row_chunks(self.X.shape[0], support.size):
+            for i, row in zip(range(rows.start, rows.stop), values(rows), strict=False):
+                if row != of_pivot[int(self.pivot[i])]:
+                    broken.append(i)
+        return broken
+
+
+def decide_span(X, pivot, target, first_rows, prove_rank=False):
     """Whether ``e = x_a - x_b`` (``target = (a, b)``) lies in the span of the
     differences ``x_i - x_pivot[i]``, exactly, over the float64 rows as
     rationals; ``pivot[i]`` is the pivot of row i's class (itself for a
     pivot). ``first_rows`` are where the search for a basis starts.
 
     The structure (which differences are independent, which features pivot)
-    is read modulo the prime ``MODULUS``, where independence proves
+    is read modulo a prime (``SPAN_PRIMES``), where independence proves
     independence over the rationals; the answer is then proved exactly:
 
-    - ``("inside", rows, a)``: ``e = Σ a_i (x_i - x_pivot[i])`` over ``rows``,
-      checked in every feature (Fractions ``a``);
-    - ``("outside", v, rank)``: ``v·x_i = v·x_pivot[i]`` on every row and
-      ``v·e > 0`` (``v`` its nonzero Fractions by feature, checked in
-      integers), the rows found independent numbering ``rank``;
-    - None where the prime misled the search (a chance of about 1/MODULUS).
+    - ``("inside", rank, exact_rank)``: rational weights on ``rank``
+      independent differences make e, checked in every feature;
+    - ``("outside", v, rank, exact_rank)``: ``v·x_i = v·x_pivot[i]`` on every
+      row and ``v·e > 0`` (``v`` its nonzero Fractions by feature, checked in
+      integers);
+    - ``("beyond", reason)`` where the rational solve would exceed
+      ``EXACT_SPAN_WORK``; None where both primes misled the search.
 
-    Each round solves one square system of the basis's size in rationals
-    (FLINT); a direction that some row contradicts brings that row into the
-    basis, so at most ``p + 1`` rounds. Only the rows of the basis are held as
-    integers; the check of a direction converts X a chunk at a time.
+    ``exact_rank`` is the differences' exact rank where ``prove_rank`` asks
+    for it (the basis's null space, solved exactly, holds on every row), else
+    None. Each round solves one square system of the basis's size in
+    rationals (FLINT); a row that contradicts a direction joins the basis, so
+    at most ``p + 1`` rounds. Only the basis is held as integers.
     """
-    import flint  # on first use: not at import
-
-    from fractions import Fraction  # on first use: not at import
-
     X = np.asarray(X, dtype=float)
     pivot = np.asarray(pivot)
     shifts = integer_shifts(X)
     a, b = integer_rows(X[list(target)], shifts)
     e = [u - v for u, v in zip(a, b, strict=True)]
-    e_residue = residue_matrix(X[target[0]]), residue_matrix(X[target[1]])
-    e_residue = _residue_difference(*e_residue)
-    candidates = list(first_rows)
-    for _ in range(X.shape[1] + 2):
-        differences = _residue_difference(
-            residue_matrix(X[candidates]), residue_matrix(X[pivot[candidates]])
-        )
-        rank, found = _echelon_pivots(np.ascontiguousarray(differences.T))
-        rows = [candidates[k] for k in found]
-        differences = differences[found]
-        basis = [[u - v for u, v in zip(x, x_pivot, strict=True)]
-                 for x, x_pivot in zip(integer_rows(X[rows], shifts),
-                                       integer_rows(X[pivot[rows]], shifts),
-                                       strict=True)]  # fmt: skip
-        with_e, features = _echelon_pivots(np.vstack([differences, e_residue]))
-        if with_e == rank:  # e in the span modulo the prime: find its weights
-            _, features = _echelon_pivots(differences)
-            if not rank:
-                return None if any(e) else ("inside", [], [])
-            weights = _solve([[basis[k][j] for k in range(rank)] for j in features],
-                             [e[j] for j in features])  # fmt: skip
-            combined = flint.fmpq_mat(1, rank, weights) * flint.fmpz_mat(basis)
-            if combined.entries() != [flint.fmpq(value) for value in e]:
-                return None
-            return "inside", rows, [as_fraction(value) for value in weights]
-        unit = [0] * rank + [1]
-        direction = _solve([[row[j] for j in features] for row in [*basis, e]], unit)
-        numerators, denominator = flint.fmpq_mat(len(unit), 1, direction).numer_denom()
-        U = np.zeros(X.shape[1], dtype=object)
-        U[features] = [int(value) for value in numerators.entries()]
-        broken = _contradicting_rows(X, shifts, pivot, U)
-        if not broken:
-            scale = Fraction(1, int(denominator))
-            return "outside", {j: Fraction(U[j]) * Fraction(2) ** int(shifts[j]) * scale
-                               for j in features if U[j]}, rank  # fmt: skip
-        candidates = rows + broken[: X.shape[1]]
+    for prime in SPAN_PRIMES:
+        span = _Span(X, pivot, shifts, prime)
+        e_residue = (prime_residues(X[target[0]], prime)
+                     - prime_residues(X[target[1]], prime)) % prime  # fmt: skip
+        found = _decide_modulo(span, e, e_residue, list(first_rows))
+        if found is None:
+            continue
+        if found[0] == "beyond":
+            return found
+        if found[0] == "inside" and found[1] == X.shape[1]:  # full rank
+            return (*found[:-1], found[1])
+        if not prove_rank:
+            return (*found[:-1], None)
+        exact = _exact_rank(span, found[-1])
+        return (*found[:-1], exact) if exact != "misled" else found[:-1] + (None,)
     return None
 
 
-def _contradicting_rows(X, shifts, pivot, U):
-    """The rows i whose ``x_i·U`` differs from their pivot's, exactly (FLINT's
-    integer products of X's support columns, a chunk of rows at a time)."""
+def _decide_modulo(span, e, e_residue, candidates):
+    """:func:`decide_span` modulo one prime; its answers end with the basis's
+    rows. None where a round brings no new rank (the prime misled)."""
     import flint  # on first use: not at import
 
-    support = np.flatnonzero(U)
-    direction = flint.fmpz_mat(support.size, 1, U[support].tolist())
-    values = []
-    for rows in _row_chunks(X.shape[0], support.size):
-        chunk = integer_rows(X[rows][:, support], shifts[support])
-        block = flint.fmpz_mat(len(chunk), support.size, [v for r in chunk for v in r])
-        values += (block * direction).entries()
-    return [i for i in range(X.shape[0]) if values[i] != values[pivot[i]]]
+    from fractions import Fraction  # on first use: not at import
+
+    rank = -1
+    while True:
+        rows, residues = span.independent(candidates)
+        if len(rows) <= rank:
+            return None
+        rank = len(rows)
+        basis = span.integers(rows)
+        with_e, features = _echelon_pivots(np.vstack([residues, e_residue]), span.prime)
+        if with_e == rank:  # e in the span modulo the prime: its weights
+            if not rank:
+                return ("inside", 0, rows) if not any(e) else None
+            if rank == len(e):  # independent columns: the span is everything
+                return "inside", rank, rows
+            _, features = _echelon_pivots(residues, span.prime)
+            system = [[basis[k][j] for k in range(rank)] for j in features]
+            if _solve_work(rank, system) > EXACT_SPAN_WORK:
+                return "beyond", _beyond_message(rank, system)
+            weights = _solve(system, [[e[j]] for j in features])
+            combined = weights.transpose() * flint.fmpz_mat(basis)
+            if combined.entries() != [flint.fmpq(value) for value in e]:
+                return None
+            return "inside", rank, rows
+        system = [[row[j] for j in features] for row in [*basis, e]]
+        if _solve_work(rank + 1, system) > EXACT_SPAN_WORK:
+            return "beyond", _beyond_message(rank + 1, system)
+        direction = _solve(system, [[0]] * rank + [[1]])
+        numerators, denominator = direction.numer_denom()
+        U = np.zeros((len(e), 1), dtype=object)
+        U[features, 0] = [int(value) for value in numerators.entries()]
+        broken = span.contradicting(U)
+        if not broken:
+            scale = Fraction(1, int(denominator))
+            v = {j: Fraction(U[j, 0]) * Fraction(2) ** int(span.shifts[j]) * scale
+                 for j in features if U[j, 0]}  # fmt: skip
+            return "outside", v, rank, rows
+        candidates = rows + broken[: len(e)]
+
+
+def _exact_rank(span, rows):
+    """The exact rank of every difference, from a basis of some (``rows``):
+    the null space of the basis, solved in rationals, is checked on every row;
+    a row it contradicts joins. ``"misled"`` where the prime stops telling
+    independent rows apart, None beyond ``EXACT_SPAN_WORK``."""
+    import flint  # on first use: not at import
+
+    while True:
+        rows, residues = span.independent(rows)
+        rank, features = _echelon_pivots(residues, span.prime)
+        free = [j for j in range(span.X.shape[1]) if j not in set(features)]
+        if not free:
+            return rank
+        basis = span.integers(rows)
+        system = [[row[j] for j in features] for row in basis]
+        if _solve_work(rank, system, len(free)) > EXACT_SPAN_WORK:
+            return None
+        solved = _solve(system, [[row[j] for j in free] for row in basis])
+        numerators, denominator = solved.numer_denom()
+        U = np.zeros((span.X.shape[1], len(free)), dtype=object)
+        U[features] = -np.array(numerators.tolist(), dtype=object)
+        U[free, range(len(free))] = int(denominator)
+        broken = span.contradicting(U)
+        if not broken:
+            return rank
+        grown, _ = span.independent(rows + broken[: span.X.shape[1]])
+        if len(grown) <= rank:
+            return "misled"
+        rows = grown
+
+
+def _beyond_message(rank, system):
+    bits = max(abs(value).bit_length() for row in system for value in row)
+    return (
+        f"the exact solve would take a system of {rank} rows of integers of "
+        f"{bits} bits (each feature scaled to integers: its values span many "
+        "binary orders), beyond the exact step's work limit"
+    )

@@ -38,7 +38,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import _check_sample_weight, check_X_y
 
+from ._dyadic import row_chunks
 from ._enclosure import proven_positive_definite, rounding_factor
 from ._exact import decide_span, rational
 
@@ -77,6 +79,9 @@ class MeanRange:
         feature index.
     rank_at_least : int or None
         A proved lower bound of S's exact rank, where the proof gives one.
+    exact_rank : int or None
+        S's exact rank, where proved (asked for with ``exact_rank=True``, or
+        given by the proof: full rank, independent rows).
     """
 
     finite: bool | None
@@ -84,6 +89,7 @@ class MeanRange:
     direction: np.ndarray | None = None
     exact_direction: dict | None = None
     rank_at_least: int | None = None
+    exact_rank: int | None = None
 
     @property
     def direction_features(self):
@@ -91,14 +97,16 @@ class MeanRange:
         return sorted(self.exact_direction or ())
 
 
-def decide_mean_range(X, y, sample_weight=None, numerical_rank=None):
+def decide_mean_range(X, y, sample_weight=None, numerical_rank=None,
+                      exact_rank=False):  # fmt: skip
     """Decide whether the difference of the two class means of (X, y) lies in
     the range of their pooled within-class scatter, with a proof either way.
 
     Parameters
     ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        Finite float64 rows, as given (no rescaling: it would round them).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Finite rows, as given (no rescaling: it would round them); made
+        float64, exactly.
     y : array-like of shape (n_samples,)
         Exactly two classes among the rows of positive weight.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -107,6 +115,9 @@ def decide_mean_range(X, y, sample_weight=None, numerical_rank=None):
     numerical_rank : int, default=None
         S's numerical rank, where known: the float proof of full rank is
         tried only where it can succeed.
+    exact_rank : bool, default=False
+        Also prove S's exact rank where the exact step decides (the null space
+        of a basis of the differences, checked on every row).
 
     Returns
     -------
@@ -122,7 +133,7 @@ def decide_mean_range(X, y, sample_weight=None, numerical_rank=None):
         exact = {int(apart[0]): rational(direction[apart[0]])[0]}
         return MeanRange(False, "constant feature", direction, exact)
     if not varying.any():
-        return MeanRange(True, "no spread", rank_at_least=0)
+        return MeanRange(True, "no spread", rank_at_least=0, exact_rank=0)
     if not varying.all():
         X = X[:, varying]
     if sp.issparse(X):
@@ -132,26 +143,30 @@ def decide_mean_range(X, y, sample_weight=None, numerical_rank=None):
     pivots = _pivot_rows(X, codes)
     if n - 1 <= X.shape[1]:  # as many features as differences: d's own, often
         if _full_rank_proven(X, codes, pivots, by_rows=True):
-            return MeanRange(False, "independent rows", rank_at_least=n - 2)
+            return MeanRange(False, "independent rows", rank_at_least=n - 2,
+                             exact_rank=n - 2)  # fmt: skip
     elif numerical_rank is None or numerical_rank >= X.shape[1]:
         if _full_rank_proven(X, codes, pivots):
-            return MeanRange(True, "full rank", rank_at_least=X.shape[1])
+            p_varying = X.shape[1]
+            return MeanRange(True, "full rank", rank_at_least=p_varying,
+                             exact_rank=p_varying)  # fmt: skip
     if X.size > EXACT_SPAN_ENTRIES or min(n, X.shape[1]) > EXACT_SPAN_RANK:
         return MeanRange(None, _beyond(n, X.shape[1]))
-    found = decide_span(
-        X, pivots[codes], (pivots[1], pivots[0]), _first_rows(codes, pivots, X.shape[1])
-    )
+    found = decide_span(X, pivots[codes], (pivots[1], pivots[0]),
+                        _first_rows(codes, pivots, X.shape[1]), exact_rank)  # fmt: skip
     if found is None:
-        return MeanRange(None, "the search modulo a prime did not settle")
+        return MeanRange(None, "the search modulo two primes did not settle")
+    if found[0] == "beyond":
+        return MeanRange(None, found[1])
     if found[0] == "inside":
-        return MeanRange(True, "span", rank_at_least=len(found[1]))
-    _, exact, rank = found
+        return MeanRange(True, "span", rank_at_least=found[1], exact_rank=found[2])
+    _, exact, rank, proved_rank = found
     features = np.flatnonzero(varying)
     largest = max(abs(value) for value in exact.values())
     exact = {int(features[j]): value / largest for j, value in exact.items()}
     direction = np.zeros(p)
     direction[list(exact)] = [float(value) for value in exact.values()]
-    return MeanRange(False, "direction", direction, exact, rank)
+    return MeanRange(False, "direction", direction, exact, rank, proved_rank)
 
 
 def _beyond(n, p):
@@ -163,16 +178,15 @@ def _beyond(n, p):
 
 
 def _two_class_rows(X, y, sample_weight):
-    """The rows of positive weight and their class codes 0, 1."""
-    y = np.asarray(y)
+    """The rows of positive weight as float64 (exact: a float32 or integer X
+    is exactly float64), finite, and their class codes 0, 1."""
+    X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
     if sample_weight is not None:
-        keep = np.asarray(sample_weight) > 0
+        keep = _check_sample_weight(sample_weight, X) > 0
         X, y = X[keep], y[keep]
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size != 2:
         raise ValueError(f"Two classes are needed; got {classes.size}.")
-    if not sp.issparse(X):
-        X = np.asarray(X, dtype=np.float64)
     return X, codes
 
 
@@ -181,7 +195,7 @@ def _constant_features(X, codes):
     (exact comparisons), and each class's smallest value of it."""
     low = np.full((2, X.shape[1]), np.inf)
     high = np.full((2, X.shape[1]), -np.inf)
-    for rows in _chunks(*X.shape):
+    for rows in row_chunks(*X.shape):
         for k in (0, 1):
             part = X[rows][codes[rows] == k]
             if part.shape[0]:
@@ -193,24 +207,19 @@ def _constant_features(X, codes):
     return np.any(low != high, axis=0), low
 
 
-def _chunks(length, width, entries=1 << 18):
-    """Slices of ``length`` rows of ``width`` entries, about ``entries`` a
-    slice: what a pass copies at once."""
-    step = max(1, entries // max(width, 1))
-    return [slice(start, start + step) for start in range(0, length, step)]
-
-
 def _pivot_rows(X, codes):
     """For each class, its row nearest its mean (the differences to it are
     smallest, the float Gram best conditioned; any row would do exactly)."""
     sides = np.stack([codes == 0, codes == 1]).astype(float)
-    means = (sides @ X) / sides.sum(axis=1)[:, None]
-    squares = np.einsum("ij,ij->i", X, X)
     pivots = np.empty(2, dtype=np.intp)
-    for k in (0, 1):
-        rows = np.flatnonzero(codes == k)
-        distance = squares[rows] - 2 * (X @ means[k])[rows]
-        pivots[k] = rows[np.argmin(distance)]
+    with np.errstate(all="ignore"):  # overflow: any row will do
+        means = (sides @ X) / sides.sum(axis=1)[:, None]
+        squares = np.einsum("ij,ij->i", X, X)
+        for k in (0, 1):
+            rows = np.flatnonzero(codes == k)
+            distance = squares[rows] - 2 * (X @ means[k])[rows]
+            pivots[k] = rows[np.nanargmin(distance) if np.isfinite(distance).any()
+                             else 0]  # fmt: skip
     return pivots
 
 
@@ -232,11 +241,11 @@ def _difference_blocks(X, codes, pivots, by_rows):
     rest = np.flatnonzero(~np.isin(np.arange(X.shape[0]), pivots))
     pivot_of = pivots[codes]
     if not by_rows:
-        for rows in _chunks(rest.size, X.shape[1]):
+        for rows in row_chunks(rest.size, X.shape[1]):
             rows = rest[rows]
             yield X[rows] - X[pivot_of[rows]]
         return
-    for columns in _chunks(X.shape[1], X.shape[0]):
+    for columns in row_chunks(X.shape[1], X.shape[0]):
         block = X[:, columns]
         yield np.vstack([block[rest] - block[pivot_of[rest]],
                          block[pivots[1]] - block[pivots[0]]])  # fmt: skip
@@ -245,8 +254,9 @@ def _difference_blocks(X, codes, pivots, by_rows):
 def _full_rank_proven(X, codes, pivots, by_rows=False):
     """Whether the differences R (see :func:`_difference_blocks`) have full
     column rank (``by_rows``: full row rank, with e), proved in float64: their
-    Gram matrix, each column (row) scaled by a power of two (exact) to a norm
-    near 1, is positive definite with its rounding bounded. Each entry of R is
+    Gram matrix, each column (row) scaled by a power of two (exact) to a
+    largest entry near 1 (no square overflows), is positive definite with its
+    rounding bounded. Each entry of R is
     rounded once (``|δ - R| ≤ u|R|``) and each product sums ``k`` terms (``γ_k``,
     in any order, blocks included), so ``‖exact Gram - G‖₂ ≤ γ_{k+3} ‖R‖_F²``.
     Two passes over X in blocks: the scales, then the Gram."""
@@ -256,9 +266,10 @@ def _full_rank_proven(X, codes, pivots, by_rows=False):
         return False
     axis = 1 if by_rows else 0
     with np.errstate(all="ignore"):
-        squares = sum(np.einsum("ij,ij->" + "ij"[1 - axis], R, R)
-                      for R in _difference_blocks(X, codes, pivots, by_rows))  # fmt: skip
-        _, exponent = np.frexp(np.sqrt(squares))
+        largest = np.max([np.max(np.abs(R), axis=axis, initial=0.0)
+                          for R in _difference_blocks(X, codes, pivots, by_rows)],
+                         axis=0)  # fmt: skip
+        _, exponent = np.frexp(largest)  # each column's largest entry in [1/2, 1)
         G, magnitude = np.zeros((size, size)), 0.0
         for R in _difference_blocks(X, codes, pivots, by_rows):
             scale = -exponent[:, None] if by_rows else -exponent[None, :]

@@ -212,17 +212,15 @@ def mean_difference_parts(stats, reg, range_of=None):
 
     Where Qd is not zero and ``range_of`` is given (``range_of(rank)`` decides
     on the rows, a :class:`~._fredholm.MeanRange`), Qd is read by the proof:
-    rounding, set to zero, where d lies in S's range and S's exact rank is
-    proved no more than its numerical one (``rank_at_least`` is exact there
-    unless the prime misled, which the proof of d's place does not rest on).
+    rounding, set to zero, where d lies in S's range and S's exact rank, proved,
+    is its numerical one (then the numerical null space is the exact one).
     """
     d = stats.mean_difference(1, 0)
     pinv_part, null_part = reg.split(d, atol=stats.mean_noise)
     if range_of is None or not np.any(null_part):
         return MeanDifferenceParts(pinv_part, null_part, reg.rank)
     decision = range_of(reg.rank)
-    rank = decision.rank_at_least
-    if decision.finite and rank is not None and rank <= reg.rank:
+    if decision.finite and decision.exact_rank == reg.rank:
         null_part = np.zeros_like(null_part)
     return MeanDifferenceParts(pinv_part, null_part, reg.rank, decision.finite)
 
@@ -307,7 +305,7 @@ def _range_of(rows, i, j):
     """``range_of(rank)`` of classes i and j on ``rows``, or None without rows."""
     if rows is None:
         return None
-    return lambda rank: rows.mean_range(j, i, numerical_rank=rank)
+    return lambda rank: rows.mean_range(j, i, numerical_rank=rank, exact_rank=True)
 
 
 def _check_two_classes(classes):

@@ -465,24 +465,10 @@ class ClassStatistics:
         if self.n_samples == 0 and not np.any(self.counts):
             # Nothing yet (the start of a pass): the other part as it is.
             return replace(other, dtype=np.promote_types(self.dtype, other.dtype))
-        counts = self.counts + other.counts
-        safe = np.where(counts > 0, counts, 1.0)
-        share = (other.counts / safe)[:, None]
-        delta = (other.means - self.means) + (other.residual - self.residual)
-        # The new mean as a sum of two floats: the step's rounding at the means'
-        # magnitude is kept, not lost in every merge.
-        high, error = _two_sum(self.means, share * delta)
-        means, residual = _two_sum(high, self.residual + error)
-        # A class absent from one side takes the other's mean as it is.
-        only_self = (other.counts == 0)[:, None]
-        only_other = (self.counts == 0)[:, None]
-        means = np.where(
-            only_self, self.means, np.where(only_other, other.means, means)
+        counts, means, residual, scaled = merged_means(
+            (self.counts, self.means, self.residual),
+            (other.counts, other.means, other.residual),
         )
-        residual = np.where(
-            only_self, self.residual, np.where(only_other, other.residual, residual)
-        )
-        scaled = np.sqrt(self.counts * other.counts / safe)[:, None] * delta
         common = dict(
             counts=counts,
             means=means,
@@ -505,6 +491,26 @@ class ClassStatistics:
             if merged.within.rows.n_rows > self.n_features:
                 return merged.with_matrix()
         return merged
+
+
+def merged_means(first, second):
+    """``(counts, means, residual, corrections)`` of the union of two sets of
+    rows given as ``(counts, means, residual)`` each: Chan's pairwise update,
+    the new mean a sum of two floats (the step's rounding at the means'
+    magnitude is kept, not lost in every merge), and the rows ``√(c_a c_b / c)
+    δ_k`` whose outer products the union's scatter adds."""
+    (counts_a, means_a, residual_a), (counts_b, means_b, residual_b) = first, second
+    counts = counts_a + counts_b
+    safe = np.where(counts > 0, counts, 1.0)
+    delta = (means_b - means_a) + (residual_b - residual_a)
+    high, error = _two_sum(means_a, (counts_b / safe)[:, None] * delta)
+    means, residual = _two_sum(high, residual_a + error)
+    # A class absent from one side takes the other's mean as it is.
+    only_a, only_b = (counts_b == 0)[:, None], (counts_a == 0)[:, None]
+    means = np.where(only_a, means_a, np.where(only_b, means_b, means))
+    residual = np.where(only_a, residual_a, np.where(only_b, residual_b, residual))
+    corrections = np.sqrt(counts_a * counts_b / safe)[:, None] * delta
+    return counts, means, residual, corrections
 
 
 def _two_sum(a, b):
@@ -582,14 +588,18 @@ def _shifted_means(reference, sums, counts):
     return shift, means, residual
 
 
-def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buffer):
-    """Statistics of one chunk from one product.
+def _chunk_products(X, y, n_classes, sample_weight, per_class, reference, buffer):
+    """One chunk's product and what it says, for :class:`_ScatterSum`.
 
     The kernel writes ``B = [√w (X - reference[y]), √w one-hot(y)]`` and ``BᵀB``
-    (one symmetric rank-k update) holds the shifted scatter, the class sums of the
-    shifted rows and the class weights; subtracting ``Σ_k c_k δ_k δ_kᵀ`` (δ_k the
-    class mean minus its reference, small) gives the centred scatter. B and its
-    product are in the buffer's dtype (float32 for float32 X), the rest in float64.
+    (one symmetric rank-k update, in the buffer's dtype: float32 for float32 X)
+    holds the shifted scatter, the class sums of the shifted rows and the class
+    weights. Returns ``(shifted, counts, means, residual, shift_rows,
+    class_products, rows)``: the shifted scatter (p, p), the class weights and
+    means (with their rounding), the rows ``√c_k δ_k`` (δ_k the class mean less
+    its reference, small) whose outer products the centred scatter subtracts,
+    the shifted scatter of each class (``per_class``) and the rows of positive
+    weight.
     """
     n, p = X.shape
     B = buffer[:n]
@@ -599,31 +609,74 @@ def _chunk_statistics(X, y, n_classes, sample_weight, per_class, reference, buff
     else:
         root_weight = np.sqrt(sample_weight)
         _kernels.centre_with_indicator_weighted(X, y, reference, root_weight, B)
-    gram = np.asarray(B.T @ B, dtype=np.float64)
-    _check_spread_representable(np.max(np.diagonal(gram[:p, :p]), initial=0), B[:, :p])
-    counts = np.diagonal(gram[p:, p:]).copy()
-    shift, means, residual = _shifted_means(reference, gram[p:, :p], counts)
-    scaled = np.sqrt(counts)[:, None] * shift
-    within = gram[:p, :p]  # (gram is this chunk's own: corrected in place)
-    within -= scaled.T @ scaled
-    class_scatter = None
+    gram = B.T @ B
+    largest = np.max(np.diagonal(gram[:p, :p]), initial=0)
+    if np.isfinite(largest):  # else the pass's end says why (NaN, inf, overflow)
+        _check_spread_representable(largest, B[:, :p])
+    counts = np.diagonal(gram[p:, p:]).astype(np.float64)
+    sums = gram[p:, :p].astype(np.float64)
+    shift, means, residual = _shifted_means(reference, sums, counts)
+    class_products = None
     if per_class:
-        class_scatter = np.empty((n_classes, p, p))
-        for k in range(n_classes):
-            rows = B[y == k, :p]
-            class_scatter[k] = rows.T @ rows - np.outer(scaled[k], scaled[k])
+        class_products = [B[y == k, :p].T @ B[y == k, :p] for k in range(n_classes)]
     rows = n if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
-    return ClassStatistics(
-        counts,
-        means,
-        Scatter(matrix=within, per_class=class_scatter),
-        rows,
-        working_dtype(X),
-        residual,
-    )
+    shift_rows = np.sqrt(counts)[:, None] * shift
+    return gram[:p, :p], counts, means, residual, shift_rows, class_products, rows
 
 
-def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
+class _ScatterSum:
+    """The matrix form's pass, summed in place: each chunk's shifted scatter is
+    added to one float64 accumulator (per class too, when kept), and the
+    low-rank corrections (each chunk's shift to its class means, subtracted;
+    Chan's merge terms, added) are kept as rows of K x p and applied once at
+    the end: one O(p²) step a chunk, not the five of a merge of matrices."""
+
+    def __init__(self, n_classes, n_features, per_class):
+        self.counts = np.zeros(n_classes)
+        self.means = np.zeros((n_classes, n_features))
+        self.residual = np.zeros((n_classes, n_features))
+        self.n_samples = 0
+        self.total = np.zeros((n_features, n_features))
+        self.per_class = None
+        if per_class:
+            self.per_class = np.zeros((n_classes, n_features, n_features))
+        self.subtracted, self.added = [], []
+
+    def add(self, shifted, counts, means, residual, shift_rows, class_products, rows):
+        np.add(self.total, shifted, out=self.total)
+        for k, product in enumerate(class_products or ()):
+            np.add(self.per_class[k], product, out=self.per_class[k])
+        self.subtracted.append(shift_rows)
+        self.counts, self.means, self.residual, merge_rows = merged_means(
+            (self.counts, self.means, self.residual), (counts, means, residual)
+        )
+        self.added.append(merge_rows)
+        self.n_samples += rows
+
+    def statistics(self, dtype):
+        """The :class:`ClassStatistics` of the rows added."""
+        shape = (0, *self.means.shape)  # no chunk: no rows
+        subtracted = np.stack(self.subtracted) if self.subtracted else np.zeros(shape)
+        added = np.stack(self.added) if self.added else np.zeros(shape)
+        within = self.total  # (ours: corrected in place)
+        for rows, sign in ((subtracted, -1.0), (added, 1.0)):
+            flat = rows.reshape(-1, rows.shape[-1])
+            within += sign * (flat.T @ flat)
+        per_class = self.per_class
+        if per_class is not None:
+            per_class -= np.einsum("cki,ckj->kij", subtracted, subtracted)
+            per_class += np.einsum("cki,ckj->kij", added, added)
+        return ClassStatistics(
+            self.counts,
+            self.means,
+            Scatter(matrix=within, per_class=per_class),
+            self.n_samples,
+            dtype,
+            self.residual,
+        )
+
+
+def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference, check_finite):
     """Statistics of one chunk with the scatter as rows: the class sums of ``X -
     reference[y]`` in one pass, then ``√w ((x - reference) - shift)``, the centred
     rows themselves, in another. A row of weight 0 is left out."""
@@ -640,7 +693,7 @@ def _chunk_rows(X, y, n_classes, sample_weight, per_class, reference):
     centred = np.empty(X.shape)
     largest = _kernels.centre_rows(X, y, reference, shift, np.sqrt(weight), centred)
     if not np.isfinite(largest):
-        raise overflow_error()
+        raise _non_finite(X, check_finite)
     if largest < np.sqrt(_SMALLEST_SCATTER):  # then the exact test, rarely needed
         squares = np.einsum("ij,ij->j", centred, centred)
         _check_spread_representable(np.max(squares, initial=0.0), centred)
@@ -678,8 +731,9 @@ def _check_spread_representable(largest_square, shifted):
 
 
 def class_statistics(
-    X, y, n_classes, sample_weight=None, chunk_rows=None, per_class=False, form="auto"
-):
+    X, y, n_classes, sample_weight=None, chunk_rows=None, per_class=False, form="auto",
+    check_finite=None,
+):  # fmt: skip
     """Counts, means and pooled centred scatter of each class in one pass over X.
 
     Parameters
@@ -703,6 +757,11 @@ def class_statistics(
         as the (p, p) matrix. "auto" keeps rows for wide data (fewer rows of
         positive weight than features, and more than ``ROWS_FROM_FEATURES``
         features).
+    check_finite : callable, default=None
+        ``check_finite(X)`` raises the validation's error where X holds NaN or
+        infinity, for an X whose finiteness validation left to this pass
+        (:func:`~._validation.finiteness_check`): the pass checks its results,
+        and only where they are not finite reads X again. None: X is finite.
 
     Returns
     -------
@@ -748,13 +807,15 @@ def class_statistics(
         # A spread whose squares underflow: the dense pass says so below.
     if X.dtype == np.float32 and _float32_pass_suits(n_samples, sample_weight, rows):
         stats = _chunked_statistics(
-            X, y, n_classes, None, per_class, False, _FLOAT32_CHUNK_ROWS, np.float32
-        )
+            X, y, n_classes, None, per_class, False, _FLOAT32_CHUNK_ROWS, np.float32,
+            check_finite,
+        )  # fmt: skip
         if _float32_rank_is_clear(stats):
             return stats
     return _chunked_statistics(
-        X, y, n_classes, sample_weight, per_class, rows, chunk_rows, np.float64
-    )
+        X, y, n_classes, sample_weight, per_class, rows, chunk_rows, np.float64,
+        check_finite,
+    )  # fmt: skip
 
 
 def _float32_pass_suits(n_samples, sample_weight, rows):
@@ -790,14 +851,16 @@ def _float32_rank_is_clear(stats):
 
 
 def _chunked_statistics(
-    X, y, n_classes, sample_weight, per_class, rows, chunk_rows, buffer_dtype
-):
+    X, y, n_classes, sample_weight, per_class, rows, chunk_rows, buffer_dtype,
+    check_finite=None,
+):  # fmt: skip
     """The pass of :func:`class_statistics` over dense chunks of X (a sparse X's
     densified chunk by chunk), B in ``buffer_dtype``."""
     n_samples, n_features = X.shape
-    stats = _empty_statistics(n_classes, n_features, per_class, working_dtype(X), rows)
-    buffer = None
+    dtype = working_dtype(X)
+    stats = _empty_statistics(n_classes, n_features, per_class, dtype, rows)
     if not rows:
+        stats = _ScatterSum(n_classes, n_features, per_class)
         shape = (min(chunk_rows, n_samples), n_features + n_classes)
         buffer = np.empty(shape, dtype=buffer_dtype)
     # Overflow is checked once below, with a message that says what to do.
@@ -810,19 +873,29 @@ def _chunked_statistics(
             weights = None if sample_weight is None else sample_weight[start:stop]
             reference = _references(stats, X_chunk, y_chunk, weights)
             if rows:
-                chunk = _chunk_rows(
-                    X_chunk, y_chunk, n_classes, weights, per_class, reference
-                )
+                stats = stats.merge(_chunk_rows(
+                    X_chunk, y_chunk, n_classes, weights, per_class, reference,
+                    check_finite,
+                ))  # fmt: skip
             else:
-                chunk = _chunk_statistics(
+                stats.add(*_chunk_products(
                     X_chunk, y_chunk, n_classes, weights, per_class, reference, buffer
-                )
-            stats = stats.merge(chunk)
+                ))  # fmt: skip
+    if not rows:
+        stats = stats.statistics(dtype)
     # (Rows are checked as the kernel writes them.)
     spread = 0.0 if stats.holds_rows else stats.within_scatter
     if not (np.all(np.isfinite(stats.means)) and np.all(np.isfinite(spread))):
-        raise overflow_error()
+        raise _non_finite(X, check_finite)
     return stats
+
+
+def _non_finite(X, check_finite):
+    """The error of statistics that came out of a pass not finite: X's own
+    (the validation's message) where X holds NaN or infinity, else overflow."""
+    if check_finite is not None:
+        check_finite(X.data if sp.issparse(X) else X)
+    return overflow_error()
 
 
 def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):

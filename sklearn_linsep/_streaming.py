@@ -115,7 +115,12 @@ class StatisticsEstimatorMixin:
         """
         with fitted_or_reset(self):
             rows = rows_of(
-                X, y, sample_weight, name=type(self).__name__, estimator=self
+                X,
+                y,
+                sample_weight,
+                name=type(self).__name__,
+                estimator=self,
+                finite=False,  # checked in the statistics' pass
             )
             stats = rows.statistics(per_class=self._per_class)
             self._check_model_params(len(rows.classes), rows.n_features)

@@ -10,7 +10,13 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_X_y, validate_data
+from sklearn.utils.validation import (
+    _assert_all_finite,
+    _check_sample_weight,
+    check_array,
+    check_X_y,
+    validate_data,
+)
 
 
 def working_dtype(X):
@@ -155,25 +161,49 @@ def check_weights(sample_weight, X, y_encoded, classes):
 
 
 def validate_labelled_data(
-    X, y, sample_weight, name, estimator=None, accept_sparse=False, reset=True
-):
+    X, y, sample_weight, name, estimator=None, accept_sparse=False, reset=True,
+    finite=True,
+):  # fmt: skip
     """``(X, classes, y_encoded, sample_weight)``, validated for a classification fit.
 
     With an estimator this is ``validate_data`` (which records ``n_features_in_`` and
     feature names when ``reset``); without one, for functions, ``check_X_y``.
+    ``finite=False`` leaves X's finiteness to the caller's first pass over it
+    (:func:`finiteness_check`): the error a user sees is the same, and comes
+    first, where another check fails too (X is then checked here).
     """
     options = {
         "accept_sparse": accept_sparse and "csr",
         "dtype": [np.float64, np.float32],
         "y_numeric": False,
+        "ensure_all_finite": finite,
     }
-    if estimator is None:
-        X, y = check_X_y(X, y, **options)
-    else:
-        X, y = validate_data(estimator, X, y, reset=reset, **options)
-    classes, y_encoded = encode_classes(y, name)
-    sample_weight = check_weights(sample_weight, X, y_encoded, classes)
+    given = X
+    try:
+        if estimator is None:
+            X, y = check_X_y(X, y, **options)
+        else:
+            X, y = validate_data(estimator, X, y, reset=reset, **options)
+        classes, y_encoded = encode_classes(y, name)
+        sample_weight = check_weights(sample_weight, X, y_encoded, classes)
+    except (ValueError, TypeError):
+        if not finite:  # X's own error first, as check_array would give it
+            options = {"accept_sparse": options["accept_sparse"], "dtype": options["dtype"]}
+            check_array(given, estimator=estimator, input_name="X", **options)
+        raise
     return X, classes, y_encoded, sample_weight
+
+
+def finiteness_check(estimator):
+    """``check(X)``: check_array's error (its very message) where X holds NaN or
+    infinity, for a pass over X that validation left to check it."""
+
+    def check(X):
+        _assert_all_finite(
+            X, input_name="X", estimator_name=type(estimator).__name__
+        )
+
+    return check
 
 
 def validate_chunk(estimator, X, y, sample_weight, classes, reset, accept_sparse=False):

@@ -307,3 +307,73 @@ def test_positive_definiteness_is_proved_only_where_it_holds():
     for _ in range(20):
         A = rng.integers(-9, 10, size=(3, 2)).astype(float)
         assert not proven_positive_definite(A @ A.T)
+
+
+def test_inputs_are_checked_and_made_float64_whatever_their_form():
+    """Found in review: sparse float32 rows were proved full rank in float32
+    arithmetic under a float64 bound (a wrong "finite"), sparse integers
+    crashed, and NaN went through."""
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1], 100)
+    a = 1 + rng.integers(0, 2**20, size=(200, 2)) / 2**20
+    X = np.column_stack([a, a.sum(axis=1) + y]).astype(np.float32)  # x3 - x1 - x2 = y
+    for form in (X, sp.csr_matrix(X)):
+        decision = decide_mean_range(form, y)
+        assert decision.finite is False
+        assert_proved(X.astype(float), y, decision)
+    integers = sp.csr_matrix(np.arange(12).reshape(6, 2) % 5)
+    assert decide_mean_range(integers, [0, 0, 0, 1, 1, 1]).finite is not None
+    bad = np.array([[1, 2], [2, 3], [3, 5], [np.nan, 1], [2, 2], [4, 1]])
+    with pytest.raises(ValueError, match="NaN"):
+        decide_mean_range(bad, [0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="inconsistent"):
+        decide_mean_range(np.ones((6, 2)), [0, 1])
+
+
+def test_a_feature_holding_1_and_2_to_the_61_is_decided():
+    """2^61 is 1 modulo the Mersenne prime 2^61 - 1: read modulo it, such a
+    feature looked dependent and the search never settled."""
+    big = 2.0**61
+    X = np.array([[0, 0, 0, 0], [0, 0, 1, 1], [0, 0, big, 1],
+                  [0, 0, 0, 5], [0, 0, 1, 6], [1, 1, big, 6]])  # fmt: skip
+    y = np.array([0, 0, 0, 1, 1, 1])
+    assert_proved(X, y, decide_mean_range(X, y))
+
+
+def test_features_of_many_binary_orders():
+    """Integers of ~1 500 bits once each feature is scaled to integers: full
+    rank is read modulo the prime with no solve; an exact solve that large is
+    refused as undecided, with the reason, not taken for minutes."""
+    rng = np.random.default_rng(2)
+    X = np.ldexp(rng.normal(size=(400, 40)), rng.integers(-1000, 480, size=(400, 40)))
+    X[:, -1] = X[:, -2]
+    X[0, -1] = np.nextafter(X[0, -1], np.inf)  # full rank, by one row's last bit
+    y = np.arange(400) % 2
+    decision = decide_mean_range(X, y, numerical_rank=39)
+    assert (decision.finite, decision.exact_rank) == (True, 40)
+    X[:, -1] = X[:, -2]  # now a dependency: the solve would be 40 x 40 of ~1500 bits
+    X[y == 1, -1] += X[y == 1, 0] * 0.0 + 1.0
+    decision = decide_mean_range(X, y, numerical_rank=39)
+    assert decision.finite is None or decision.finite == exact_mean_in_range(X, y, 0, 1)
+
+
+def test_the_exact_rank_is_proved_on_every_row_not_the_first_ones():
+    """Rows past the ones the search starts from vary a little along x3 - x1:
+    the exact rank is 3 where the numerical rank is 2 (found in review: the
+    rank of the first rows was taken for S's, and the angle dropped d's part
+    along that direction as rounding)."""
+    rng = np.random.default_rng(0)
+    X = np.zeros((80, 3))
+    y = np.repeat([0, 1], 40)
+    X[:, :2] = rng.integers(-9, 10, size=(80, 2))
+    X[y == 1, 0] += 20
+    late = np.r_[np.arange(10, 40), 40 + np.arange(10, 40)]
+    X[:, 2] = X[:, 0]
+    X[late, 2] += rng.choice([0.0, 2.0**-40], size=late.size)
+    decision = decide_mean_range(X, y, numerical_rank=2, exact_rank=True)
+    assert (decision.finite, decision.exact_rank) == (True, 3)
+    tiny = separability_statistics(X, y, kappa=1e-20)
+    assert tiny.rank == 2 and tiny.mean_in_range is True
+    assert tiny.angle > 1e-14  # d's part along the cut direction, kept
+    (pair,) = Distance().compute(report_data(X, y), {})["pairs"]
+    assert pair["exact_rank"] == 3 and pair["rank"] == 2

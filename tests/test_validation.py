@@ -224,3 +224,36 @@ def test_the_package_has_no_import_cycle():
 
     cyclic = [module for module in graph if reaches(module, module, {module})]
     assert not cyclic, f"import cycles through {cyclic}"
+
+
+@pytest.mark.parametrize("estimator", ["FisherDiscriminant", "SeparabilityAngle"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("shape", [(300, 4), (40, 600)])  # the matrix and rows forms
+def test_finiteness_checked_in_the_pass_gives_check_array_s_message(estimator, bad,
+                                                                    shape):  # fmt: skip
+    """The statistics estimators check X's finiteness in their one pass over it
+    (no pass of its own): the error is check_array's, word for word, and comes
+    first where y is wrong too."""
+    import sklearn_linsep
+    from sklearn.utils.validation import check_array
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=shape)
+    X[shape[0] - 7, 2] = bad
+    y = np.arange(shape[0]) % 2
+    model = getattr(sklearn_linsep, estimator)()
+    with pytest.raises(ValueError) as expected:
+        check_array(X, estimator=model, input_name="X")
+    for labels in (y, np.zeros_like(y)):  # one class: X's error first still
+        with pytest.raises(ValueError) as raised:
+            model.fit(X, labels)
+        assert str(raised.value) == str(expected.value)
+    for dtype in (np.float32,):
+        with pytest.raises(ValueError) as raised:
+            model.fit(X.astype(dtype), y)
+        assert str(raised.value).startswith(str(expected.value).split("\n")[0][:17])
+    if shape[0] > shape[1]:  # the matrix form: a finite X whose squares overflow
+        huge = np.where(np.isfinite(X), X, 0.0)
+        huge[:, 0] *= 1e200
+        with pytest.raises(ValueError, match="overflowed float64"):
+            model.fit(huge, y)

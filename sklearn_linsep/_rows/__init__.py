@@ -30,8 +30,9 @@ def backend_of(*arrays):
 
 
 def rows_of(
-    X, y, sample_weight=None, *, name, estimator=None, reset=True, accept_sparse=True
-):
+    X, y, sample_weight=None, *, name, estimator=None, reset=True, accept_sparse=True,
+    finite=True,
+):  # fmt: skip
     """The :class:`~._protocol.Rows` of one fit (or score) on X, y and weights.
 
     Parameters
@@ -45,6 +46,9 @@ def rows_of(
     reset : bool, default=True
     accept_sparse : bool, default=True
         Whether a sparse X is taken (as CSR).
+    finite : bool, default=True
+        False: X's finiteness may be checked in the statistics' first pass
+        over it rather than in a pass of its own (the same error).
     """
     return backend_of(X, y, sample_weight).rows(
         X,
@@ -54,6 +58,7 @@ def rows_of(
         estimator=estimator,
         reset=reset,
         accept_sparse=accept_sparse,
+        finite=finite,
     )
 
 

@@ -16,7 +16,7 @@ from sklearn.utils.validation import validate_data
 from .._fredholm import decide_mean_range
 from .._proofs import column_extremes
 from .._stats import class_statistics
-from .._validation import validate_labelled_data
+from .._validation import finiteness_check, validate_labelled_data
 from .._working_set import (
     RowStatistics,
     chunk_rows,
@@ -32,10 +32,20 @@ def handles(*arrays):
     return True
 
 
-def rows(X, y, sample_weight, *, name, estimator=None, reset=True, accept_sparse=True):
+def rows(
+    X, y, sample_weight, *, name, estimator=None, reset=True, accept_sparse=True,
+    finite=True,
+):  # fmt: skip
     """:class:`MemoryRows` of validated X, y and weights (``validate_data`` with an
     estimator, which records ``n_features_in_`` and feature names when ``reset``;
-    ``check_X_y`` without)."""
+    ``check_X_y`` without). ``finite=False``: a float array's finiteness is
+    checked in the statistics' pass over it, not in a pass of its own."""
+    deferred = (
+        not finite
+        and estimator is not None
+        and isinstance(X, np.ndarray)
+        and X.dtype.kind == "f"
+    )
     X, classes, y_encoded, sample_weight = validate_labelled_data(
         X,
         y,
@@ -44,8 +54,11 @@ def rows(X, y, sample_weight, *, name, estimator=None, reset=True, accept_sparse
         estimator,
         accept_sparse=accept_sparse,
         reset=reset,
+        finite=not deferred,
     )
-    return MemoryRows(X, classes, y_encoded, sample_weight, name)
+    rows = MemoryRows(X, classes, y_encoded, sample_weight, name)
+    rows.check_finite = finiteness_check(estimator) if deferred else None
+    return rows
 
 
 def map_rows(estimator, X, func, *args, accept_sparse=False):
@@ -81,6 +94,8 @@ class MemoryRows:
     (dense or CSR), the encoded labels and the weights (None for all ones)."""
 
     in_memory = True
+    # check(X) where X's finiteness is left to the statistics' pass, else None.
+    check_finite = None
 
     def __init__(self, X, classes, y_encoded, sample_weight, name):
         self.X = X
@@ -105,6 +120,7 @@ class MemoryRows:
             n_classes,
             self.sample_weight,
             per_class=per_class(n_classes),
+            check_finite=self.check_finite,
         )
 
     def two_class(self, positive, negative):
@@ -156,7 +172,7 @@ class MemoryRows:
         """The :class:`KeslerRows` of every class at once."""
         return KeslerRows(self.X, self.y_encoded, len(self.classes), self.sample_weight)
 
-    def mean_range(self, positive, negative, numerical_rank=None):
+    def mean_range(self, positive, negative, numerical_rank=None, exact_rank=False):
         """Whether the two classes' mean difference lies in the range of their
         pooled scatter, decided on their rows (a float32 X is exact in float64)."""
         keep = np.isin(self.y_encoded, [positive, negative])
@@ -165,7 +181,7 @@ class MemoryRows:
             X, codes = X[keep], codes[keep]
             weights = None if weights is None else weights[keep]
         X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
-        return decide_mean_range(X, codes, weights, numerical_rank=numerical_rank)
+        return decide_mean_range(X, codes, weights, numerical_rank, exact_rank)
 
     def support_rows(self, indices):
         # Sparse X keeps them sparse (as SVC does): text has thousands.

@@ -64,11 +64,12 @@ class Rows(Protocol):
         """``(rows, class_codes)`` of the rows ``indices`` of X that a problem
         of these rows used (its support vectors)."""
 
-    def mean_range(self, positive, negative, numerical_rank=None):
+    def mean_range(self, positive, negative, numerical_rank=None, exact_rank=False):
         """The :class:`~sklearn_linsep._fredholm.MeanRange` of the classes
         ``positive`` and ``negative`` (indices into :attr:`classes`): whether
         their mean difference lies in the range of their pooled scatter, proved
-        on their rows, or undecided with the reason."""
+        on their rows, or undecided with the reason (``exact_rank``: S's exact
+        rank proved too, where the exact step decides)."""
 
 
 class TwoClassRows(Protocol):

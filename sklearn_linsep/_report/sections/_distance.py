@@ -46,7 +46,7 @@ def pair_range(data, a, b, numerical_rank):
     differences are some of theirs), never an infinite one."""
     keep = (data.y == a) | (data.y == b)
     decision = decide_mean_range(
-        data.X[keep], data.y[keep], numerical_rank=numerical_rank
+        data.X[keep], data.y[keep], numerical_rank=numerical_rank, exact_rank=True
     )
     if data.sampled and decision.finite is False:
         return MeanRange(
@@ -102,6 +102,7 @@ class Distance(Section):
                 "proof": decision.proof if decision.finite is not None else None,
                 "undecided": decision.proof if decision.finite is None else None,
                 "exact_rank_at_least": decision.rank_at_least,
+                "exact_rank": decision.exact_rank,
                 "direction": _named_direction(decision, data.feature_names),
                 "corrected": unbiased,
                 "gaussian_error": None if unbiased is None
@@ -189,9 +190,10 @@ def closest(section):
 
 
 def _cut(pair):
-    """Whether a finite distance leaves out directions the rank cut drops."""
-    least = pair["exact_rank_at_least"]
-    return pair["infinite"] is False and least is not None and least > pair["rank"]
+    """Whether a finite distance leaves out directions the rank cut drops
+    (the exact rank, proved, above the numerical one)."""
+    least = pair["exact_rank"] or pair["exact_rank_at_least"] or 0
+    return pair["infinite"] is False and least > pair["rank"]
 
 
 def _distance_cell(pair):
@@ -233,4 +235,5 @@ def _direction_text(direction):
 
 def _note(text):
     """A note under the table, in lines of at most 80 characters."""
-    return textwrap.wrap(text, width=80, initial_indent="  ", subsequent_indent="    ")
+    return textwrap.wrap(text, width=80, initial_indent="  ", subsequent_indent="    ",
+                         break_long_words=False, break_on_hyphens=False)

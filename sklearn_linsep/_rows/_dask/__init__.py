@@ -20,8 +20,12 @@ def handles(*arrays):
     return any_dask(*arrays)
 
 
-def rows(X, y, sample_weight, *, name, estimator=None, reset=True, accept_sparse=True):
-    """:class:`DaskRows` of X, y and weights (blocks validated by the passes);
+def rows(
+    X, y, sample_weight, *, name, estimator=None, reset=True, accept_sparse=True,
+    finite=True,
+):  # fmt: skip
+    """:class:`DaskRows` of X, y and weights (blocks validated by the passes,
+    whatever ``finite`` says);
     with an estimator, ``n_features_in_`` recorded or checked, and its feature
     names dropped or checked (a dask array has none)."""
     rows = DaskRows(X, y, sample_weight, name=name)

@@ -169,7 +169,7 @@ class DaskRows:
     def joint(self):
         return DaskKeslerRows(self)
 
-    def mean_range(self, positive, negative, numerical_rank=None):
+    def mean_range(self, positive, negative, numerical_rank=None, exact_rank=False):
         """Undecided: the proof reads every row at once, in memory."""
         return MeanRange(
             None, "the rows are dask blocks; the exact step needs them in memory"
