@@ -873,7 +873,7 @@ def _exact_rank(span, rows):
 def _beyond_message(rank, system):
     bits = max(abs(value).bit_length() for row in system for value in row)
     return (
-        f"the exact solve would take a system of {rank} rows of integers of "
-        f"{bits} bits (each feature scaled to integers: its values span many "
-        "binary orders), beyond the exact step's work limit"
+        f"the exact step would solve a square system of {rank} rows of integers "
+        f"of up to {bits} bits (each feature scaled by a power of two to "
+        "integers), beyond its work limit"
     )
