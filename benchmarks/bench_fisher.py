@@ -9,6 +9,12 @@ Run from the repository root::
     python benchmarks/bench_fisher.py --only text --threads 1   # sparse text
     python benchmarks/bench_fisher.py --only floor --threads 1  # against X.T @ X
     python benchmarks/bench_fisher.py --only wide --threads 1   # the wide first call
+    python benchmarks/bench_fisher.py --only floor --against ../old  # old code too
+
+``--against DIR`` times the ``sklearn_linsep`` of another checkout (a git worktree
+of an earlier commit, its kernels built with ``python setup.py build_ext
+--inplace``) in the same run: a worker process imports it and fits the same data
+(made from the same seed), taking its turn between ours and the floor.
 
 It needs the ``bench`` extra (``pip install threadpoolctl psutil``).
 
@@ -284,44 +290,100 @@ def text_table(repeats):
     print()
 
 
-def floor_table(repeats):
-    """Fisher against one X.T @ X in X's dtype (the floor of any scatter)."""
+FLOOR_CASES = (  # n, p, dtype, order, classes
+    (100_000, 1024, "float32", "C", 2),
+    (100_000, 1024, "float32", "F", 2),
+    (100_000, 1024, "float32", "C", 5),
+    (100_000, 768, "float64", "C", 2),
+    (1_000_000, 100, "float64", "C", 2),
+)
+
+
+def floor_data(n, p, dtype, order, classes):
+    X, y = make_data(n, p, dtype)
+    if order == "F":
+        X = np.asfortranarray(X)
+    if classes > 2:  # a linear probe's: K groups, labels at random
+        y = np.random.default_rng(1).integers(0, classes, n)
+    return X, y
+
+
+WORKER = """
+import sys, time, warnings
+sys.path.insert(0, {bench!r})
+warnings.simplefilter("ignore")
+from threadpoolctl import threadpool_limits
+from bench_fisher import floor_data
+from sklearn_linsep import FisherDiscriminant
+print("ready", FisherDiscriminant.__module__, flush=True)
+data, limit = None, None
+for line in sys.stdin:
+    case, threads = line.split(";")
+    if data is None or case != data[0]:
+        data = (case, floor_data(*eval(case)))
+    with threadpool_limits(limits=None if threads.strip() == "None" else 1):
+        start = time.perf_counter()
+        FisherDiscriminant().fit(*data[1])
+        print(time.perf_counter() - start, flush=True)
+"""
+
+
+class OldCode:
+    """A worker process fitting with another checkout's ``sklearn_linsep``."""
+
+    def __init__(self, checkout):
+        import os
+        import subprocess
+        import sys
+
+        bench = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", WORKER.format(bench=bench)], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=checkout,
+        )  # fmt: skip
+        print(f"   old code: {self.process.stdout.readline().strip()} from {checkout}")
+
+    def fit(self, case, limit):
+        self.process.stdin.write(f"{case!r};{limit}\n")
+        self.process.stdin.flush()
+        return float(self.process.stdout.readline())
+
+
+def floor_table(repeats, against=None, limit=None):
+    """Fisher against one X.T @ X in X's dtype (the floor of any scatter), and
+    the old code's fit where ``against`` names its checkout."""
     print("## Dense Fisher against one X.T @ X in X's dtype")
     for line in blas_description():
         print(f"   {line}")
+    old = OldCode(against) if against else None
     head = (f"{'n':>9} {'p':>5} {'dtype':>7} order K   | {'ours':>8} {'X.T@X':>8} "
-            f"{'ratio':>6}")  # fmt: skip
+            f"{'ratio':>6}" + (f" | {'old':>8} {'ratio':>6}" if old else ""))  # fmt: skip
     print(head)
     print("-" * len(head))
-    for n, p, dtype, order, classes in (
-        (100_000, 1024, "float32", "C", 2),
-        (100_000, 1024, "float32", "F", 2),
-        (100_000, 1024, "float32", "C", 5),
-        (100_000, 768, "float64", "C", 2),
-        (1_000_000, 100, "float64", "C", 2),
-    ):
-        X, y = make_data(n, p, dtype)
-        if order == "F":
-            X = np.asfortranarray(X)
-        if classes > 2:  # a linear probe's: K groups apart along random directions
-            y = np.random.default_rng(1).integers(0, classes, n)
-        row = time_round_robin(
-            {
-                "ours": lambda X, y: FisherDiscriminant().fit(X, y),
-                "floor": lambda X, y: X.T @ X,
-            },
-            (X, y),
-            repeats,
-        )
+    for case in FLOOR_CASES:
+        n, p, dtype, order, classes = case
+        X, y = floor_data(*case)
+        candidates = {
+            "ours": lambda X, y: FisherDiscriminant().fit(X, y),
+            "floor": lambda X, y: X.T @ X,
+        }
+        if old:
+            old.fit(case, limit)  # its warm-up (and its data)
+            candidates["old"] = lambda X, y: old.fit(case, limit)
+        row = time_round_robin(candidates, (X, y), repeats)
         ours, floor = row["ours"]["median"], row["floor"]["median"]
-        print(
-            f"{n:>9.0e} {p:>5} {dtype:>7} {order} K={classes} | {ours:>7.3f}s "
-            f"{floor:>7.3f}s {ours / floor:>5.2f}x"
-        )
+        line = (f"{n:>9.0e} {p:>5} {dtype:>7} {order} K={classes} | {ours:>7.3f}s "
+                f"{floor:>7.3f}s {ours / floor:>5.2f}x")  # fmt: skip
+        if old:  # timed across the pipe: its overhead is microseconds
+            before = row["old"]["median"]
+            line += f" | {before:>7.3f}s {before / floor:>5.2f}x"
+        print(line)
         del X, y, row
         gc.collect()
     print("ratio = ours / X.T @ X (target <= 1.3x)")
     print()
+
 
 
 def wide_table(repeats):
@@ -363,6 +425,11 @@ def main():
     )
     parser.add_argument("--quick", action="store_true", help="n = 1e5 only (smoke run)")
     parser.add_argument(
+        "--against",
+        metavar="DIR",
+        help="with --only floor: also time the checkout in DIR (old code)",
+    )
+    parser.add_argument(
         "--repeats",
         type=int,
         default=None,
@@ -387,7 +454,10 @@ def main():
         for limit in settings:
             with threadpool_limits(limits=limit):
                 print(f"# BLAS threads: {blas_threads()}")
-                tables[args.only](args.repeats or 3)
+                if args.only == "floor":
+                    floor_table(args.repeats or 3, args.against, limit)
+                else:
+                    tables[args.only](args.repeats or 3)
         return
     settings = {"default": [None], "1": [1], "both": [None, 1]}[args.threads]
     results = {limit: {} for limit in settings}

