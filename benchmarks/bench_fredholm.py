@@ -19,7 +19,7 @@ Peers, on the same two classes:
 Shapes: digits' 45 class pairs (pixels constant within classes, a few exact
 dependencies), a tall full-rank pair (1e5 x 100), integer rows of rank 150 at
 5 000 x 200 (the exact step, finite and infinite), 53-bit rows with a duplicated
-column (5 000 x 200), and wide rows (50 x 20 000). "peak" is the tracemalloc
+column (5 000 x 200), and wide rows (50 x 5 000). "peak" is the tracemalloc
 peak beyond X. The exact step's limits are ``EXACT_SPAN_ENTRIES`` and
 ``EXACT_SPAN_RANK`` (the script prints them).
 """
@@ -72,7 +72,7 @@ def cases():
     dup = rng.normal(size=(5000, 200)) * 10.0 ** rng.integers(-3, 4, size=200)
     dup[:, -1] = dup[:, 0]
     yield "53-bit 5000 x 200, a duplicated column", [(dup, np.arange(5000) % 2)]
-    yield "wide 50 x 20000", [(rng.normal(size=(50, 20_000)), np.arange(50) % 2)]
+    yield "wide 50 x 5000", [(rng.normal(size=(50, 5000)), np.arange(50) % 2)]
 
 
 def main():

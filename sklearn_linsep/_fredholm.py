@@ -29,9 +29,11 @@ cheapest proof first:
    weights a on a few rows, or the direction v, which is then checked on
    every row in integers.
 
-The third step is limited to ``EXACT_SPAN_ENTRIES`` entries of X and a basis
-of ``EXACT_SPAN_RANK``; beyond them the answer is undecided, with the reason,
-never guessed.
+The third step is limited to ``EXACT_SPAN_ENTRIES`` entries of X, a basis of
+``EXACT_SPAN_RANK`` and a rational solve of ``EXACT_SPAN_WORK`` (its integers'
+size counts: a feature whose values span a thousand binary orders is
+integers of a thousand bits); beyond them the answer is undecided, with the
+reason, never guessed.
 """
 
 from dataclasses import dataclass
@@ -44,10 +46,12 @@ from ._dyadic import row_chunks
 from ._enclosure import proven_positive_definite, rounding_factor
 from ._exact import decide_span, rational
 
-# The exact step's limits: the rows' entries it reads (the direction's check
-# multiplies them all in integers) and the rank of its square solve. Measured
-# in benchmarks/bench_fredholm.py (RESULTS.md): 5 000 x 200 of 53-bit floats
-# of rank 150 took 1.6 s, 20 000 x 100 ... s.
+# The exact step's limits: the rows' entries it reads (a direction's check
+# multiplies them all in integers) and the rank of its square solves (and
+# their work, ``_exact.EXACT_SPAN_WORK``). Measured (benchmarks/
+# bench_fredholm.py, RESULTS.md): 5 000 x 200 of 53-bit floats with a
+# dependency 0.4 s, integers of rank 150 0.1-0.2 s; at the corners, 20 000 x
+# 200 0.4 s and 10 000 x 400 of rank 399 2.6 s.
 EXACT_SPAN_ENTRIES = 4_000_000
 EXACT_SPAN_RANK = 400
 

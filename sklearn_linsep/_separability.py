@@ -110,13 +110,12 @@ class AngleResult:
         given (True: the Mahalanobis distance √(dᵀS⁺d) between the means is
         finite; False: the means differ along a direction in which no row of
         either class varies), proved either way. Decided where S's numerical
-        split leaves d a null-space part Qd, which it then reads: rounding,
-        and zero, where d is proved in the range and S's exact rank is
-        no more than its numerical rank; the part of d along directions the
-        rank cut drops (rows varying by less than ``tol`` there) where the
-        exact rank is larger; else d's own. None where not decided: no
-        null-space part, no rows (statistics, dask blocks), or beyond the
-        exact step's limit.
+        split leaves d a null-space part Qd, which it then reads: as rounding,
+        set to zero, where d is proved in the range and S's exact rank, proved
+        too, is its numerical rank; else as d's part along directions the
+        rank cut drops (rows varying by less than ``tol`` there, or none).
+        None where not decided: no null-space part, no rows (statistics, dask
+        blocks), or beyond the exact step's limit.
 
     Examples
     --------
@@ -277,9 +276,9 @@ def class_mean_distance(stats, range_of, tol=None):
         return float("nan"), reg.rank, decision
     if not decision.finite:
         return float("inf"), reg.rank, decision
-    pinv_part, _ = reg.split(stats.mean_difference(1, 0), atol=stats.mean_noise)
-    distance = np.sqrt(max(float(stats.mean_difference(1, 0) @ pinv_part), 0.0))
-    return float(distance), reg.rank, decision
+    d = stats.mean_difference(1, 0)
+    pinv_part, _ = reg.split(d, atol=stats.mean_noise)
+    return float(np.sqrt(max(float(d @ pinv_part), 0.0))), reg.rank, decision
 
 
 def _pairwise(stats, kappa, metric, tol, parts=None, rows=None):
