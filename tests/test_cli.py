@@ -713,6 +713,27 @@ def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
     assert "How to read this" in capsys.readouterr().out  # --quiet: stderr only
 
 
+def test_the_digits_report_is_the_same_at_any_blas_thread_count(tmp_path, capsys):
+    """Text and JSON alike: every claim proved (no "infinite" that a rounding
+    decides), and the JSON's figures to 10 digits (float64's last ones depend on
+    the BLAS kernel and thread count)."""
+    from sklearn.datasets import load_digits
+    from threadpoolctl import threadpool_limits
+
+    path = tmp_path / "digits.csv"
+    load_digits(as_frame=True).frame.to_csv(path, index=False)
+    seen = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            for json_flag in ([], ["--json"]):
+                argv = ["report", str(path), "--target", "target", "--cv", "0"]
+                assert main(argv + json_flag + ["--quiet"]) == 0
+                seen.append(capsys.readouterr().out)
+    assert seen[:2] == seen[2:]
+    pairs = json.loads(seen[1])["distance"]["pairs"]
+    assert all(pair["infinite"] is False and pair["proof"] for pair in pairs)
+
+
 def test_the_verdict_says_what_it_rests_on(tmp_path, capsys):
     X, y = gaussians(n=400, p=3, shift=6.0)
     path = write_csv(tmp_path / "apart.csv", X, y, names=["a\tb", "c", "d"])
