@@ -19,6 +19,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.fixes import parse_version
+from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -221,9 +222,26 @@ class FisherDiscriminantCV(FisherDiscriminant):
         the requests with metadata routing on; else ``groups`` to the splitter,
         ``sample_weight`` to a scorer that takes it, and anything else refused."""
         if _routing_enabled():
-            routed = process_routing(
-                self, method, sample_weight=sample_weight, **params
-            )
+            try:
+                routed = process_routing(
+                    self, method, sample_weight=sample_weight, **params
+                )
+            except UnsetMetadataPassedError as error:
+                # scikit-learn names the inner FisherDiscriminant's score, which
+                # the user cannot reach: name what works.
+                asked = ", ".join(f"{key}=True" for key in error.unrequested_params)
+                raise UnsetMetadataPassedError(
+                    message=(
+                        f"{sorted(error.unrequested_params)} passed to "
+                        f"FisherDiscriminantCV.{method} must be requested (or "
+                        "refused) for the folds' scoring: call "
+                        f"FisherDiscriminantCV(...).set_score_request({asked}) for "
+                        "scoring=None (each fold's FisherDiscriminant.score), or "
+                        "set_score_request on the scorer given as scoring."
+                    ),
+                    unrequested_params=error.unrequested_params,
+                    routed_params=error.routed_params,
+                ) from None
             split = routed.splitter.split if method == "fit" else {}
             return split, dict(routed.scorer.score)
         params = dict(params)

@@ -376,3 +376,32 @@ def pairs_enclosed(points, own, others, n_classes):
     groups = [range(f, n_classes * width, width) for f in range(width)]
     system = square_system(A, E, e, groups)
     return None if system is None else enclosed_positive(*system)
+
+
+def refuse_unverifiable(result, n_features, labels):
+    """A ValueError, saying which, for data a proof's check cannot read: X of
+    another number of features than the result's, no rows, no label of the
+    result's classes, or a class of them without a row (a check over zero
+    selected rows proves nothing). ``labels`` are y's distinct labels (none:
+    no rows)."""
+    expected = result.n_features
+    if expected is not None and n_features != expected:
+        raise ValueError(
+            f"verify needs X of the result's {expected} features; got {n_features}."
+        )
+    if not len(labels):
+        raise ValueError("verify needs rows to check; X has none.")
+    classes = np.asarray(result.classes)
+    missing = [label for label in classes.tolist() if label not in set(labels)]
+    if len(missing) == len(classes):
+        shown = ", ".join(map(repr, list(labels)[:5]))
+        raise ValueError(
+            f"verify found no label of the result's classes {classes.tolist()!r} "
+            f"in y (its labels: {shown}{', ...' if len(labels) > 5 else ''}): "
+            "there is no row to check."
+        )
+    if missing:
+        raise ValueError(
+            f"verify needs rows of every class the result speaks of; y has none of "
+            f"{missing!r} (the result's classes are {classes.tolist()!r})."
+        )

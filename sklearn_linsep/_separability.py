@@ -26,6 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
+    InvalidParameterError,
     StrOptions,
     validate_params,
 )
@@ -155,26 +156,15 @@ class AngleResult:
 
 
 def _angle(kappa_length):
-    """``(θ, cos θ)`` with θ = arctan(κL/2), from the product κL (which may be inf)."""
+    """``(θ, cos θ)`` with θ = arctan(κL/2), from the product κL."""
     half = kappa_length / 2.0
     return float(np.arctan(half)), float(1.0 / np.hypot(1.0, half))
 
 
 def _kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv):
-    """κL without forming ∞·0: ``L² = ‖S†d‖² + ‖Qd‖²/κ²`` (Euclidean) or
-    ``dᵀS†d + ‖Qd‖²/κ`` (Mahalanobis), multiplied by κ² before the square root.
-
-    At κ = ∞ this is the limit: ∞ when the range part contributes, else ‖Qd‖ for the
-    Euclidean length (the limit of arctan(κ‖S(κ)⁻¹d‖/2) is arctan(‖Qd‖/2) when
-    d ∈ N(S)).
-    """
-    range_term, null_term = (
-        (pinv_sq, null_sq) if metric == "euclidean" else (d_pinv, 0.0)
-    )
-    if np.isinf(kappa):
-        if range_term > 0 or (metric == "mahalanobis" and null_sq > 0):
-            return np.inf
-        return float(np.sqrt(null_term))
+    """κL: ``L² = ‖S†d‖² + ‖Qd‖²/κ²`` (Euclidean) or ``dᵀS†d + ‖Qd‖²/κ``
+    (Mahalanobis), multiplied by κ² before the square root (κ finite: at κ = ∞
+    the angle is 90° for any data with S†d ≠ 0, and is refused)."""
     if metric == "euclidean":
         return float(np.hypot(kappa * np.sqrt(pinv_sq), np.sqrt(null_sq)))
     return float(np.sqrt(kappa * kappa * d_pinv + kappa * null_sq))
@@ -368,10 +358,13 @@ def _smallest_angle(stats, kappa, metric, tol, rows=None):
     return min(result.angle for result, _, _ in pairs.values())
 
 
+# κ > 0 and finite: at κ = ∞ the angle is 90° for any data with S†d ≠ 0.
+FINITE_KAPPA = Interval(Real, 0, np.inf, closed="neither")
+
 _ANGLE_PARAMS = {
     "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
     "y": ["array-like", None],
-    "kappa": [Interval(Real, 0, None, closed="right"), None],
+    "kappa": [FINITE_KAPPA, None],
     "metric": [StrOptions(_METRICS), None],
     "sample_weight": ["array-like", None],
     "tol": [Interval(Real, 0, None, closed="left"), None],
@@ -397,8 +390,9 @@ def separability_statistics(
     is singular neither law holds exactly: κ acts on the null space and has the units
     of X squared.
 
-    At κ = ∞ the angle is the limit: π/2 when S†d ≠ 0, else arctan(‖Qd‖/2) (the mean
-    difference lies in the null space of S) for the Euclidean length.
+    κ is finite: at κ = ∞ the angle would be 90° for any data with S†d ≠ 0
+    (random labels included), a limit that measures nothing, and is refused
+    with ``InvalidParameterError``.
 
     Parameters
     ----------
@@ -536,7 +530,7 @@ def separability_curve(
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes (with data X only).
     kappas : array-like of shape (n_kappas,)
-        Positive values of κ (``np.inf`` allowed). Required.
+        Positive finite values of κ. Required.
     metric : {"euclidean", "mahalanobis"}, default=None
         None: the fitted estimator's ``metric``, else "euclidean".
     sample_weight : array-like or dask array of shape (n_samples,), default=None
@@ -555,7 +549,7 @@ def separability_curve(
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(20, 50))  # p > n: S is singular and κ matters
     >>> y = np.repeat([0, 1], 10)
-    >>> kappas = [0.01, 0.1, 1.0, 10.0, np.inf]
+    >>> kappas = [0.01, 0.1, 1.0, 10.0, 100.0]
     >>> curve = separability_curve(X, y, kappas)
     >>> bool(np.all(np.diff(curve) > 0))  # here θ grows with κ
     True
@@ -563,10 +557,16 @@ def separability_curve(
     True
     """
     if kappas is None:
-        raise ValueError("separability_curve needs kappas, the values of κ.")
+        raise InvalidParameterError(
+            "The 'kappas' parameter of separability_curve is required: the values "
+            "of κ."
+        )
     kappas = np.asarray(kappas, dtype=np.float64).reshape(-1)
-    if np.any(~(kappas > 0)):
-        raise ValueError(f"kappas must be positive; got {kappas.tolist()!r}.")
+    if not np.all(np.isfinite(kappas) & (kappas > 0)):
+        raise InvalidParameterError(
+            "The 'kappas' parameter of separability_curve must be positive finite "
+            f"numbers; got {kappas.tolist()!r}."
+        )
     if not hasattr(X, "fit_statistics") and y is None:
         raise ValueError("separability_curve needs y with data X.")
     stats, parts, _, metric, rows = _fitted_statistics(
@@ -686,7 +686,7 @@ class SeparabilityAngle(
     """
 
     _parameter_constraints: dict = {
-        "kappa": [Interval(Real, 0, None, closed="right")],
+        "kappa": [FINITE_KAPPA],
         "metric": [StrOptions(_METRICS)],
         "tol": [Interval(Real, 0, None, closed="left"), None],
     }

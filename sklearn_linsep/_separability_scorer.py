@@ -5,10 +5,16 @@ feature space of the estimator scored."""
 from numbers import Real
 
 import numpy as np
+from sklearn.metrics._scorer import _BaseScorer
 from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ._separability import _METRICS, _labelled_statistics, _smallest_angle
+from ._separability import (
+    _METRICS,
+    FINITE_KAPPA,
+    _labelled_statistics,
+    _smallest_angle,
+)
 
 
 def _feature_space(estimator, X):
@@ -21,22 +27,30 @@ def _feature_space(estimator, X):
     return X
 
 
-class _SeparabilityScorer:
-    """Callable ``scorer(estimator, X, y)``: the angle of (X, y) in the estimator's
-    feature space (see :func:`make_separability_scorer`)."""
+class _SeparabilityScorer(_BaseScorer):
+    """Callable ``scorer(estimator, X, y, sample_weight=None)``: the angle of
+    (X, y) in the estimator's feature space (see :func:`make_separability_scorer`).
+    A scikit-learn scorer: with metadata routing on, ``set_score_request``
+    says whether it takes ``sample_weight``."""
 
     def __init__(self, kappa, metric, tol, degrees=False):
         self.kappa = kappa
         self.metric = metric
         self.tol = tol
         self.degrees = degrees
+        super().__init__(self._angle, sign=1, kwargs={}, response_method=None)
 
-    def __call__(self, estimator, X, y, sample_weight=None):
+    def _angle(self, y_true, features, sample_weight=None):
+        """The score: the angle of ``features`` (the estimator's feature space)
+        labelled ``y_true``; its signature declares the metadata it takes."""
         stats, rows = _labelled_statistics(
-            _feature_space(estimator, X), y, sample_weight, "separability_scorer"
+            features, y_true, sample_weight, "separability_scorer"
         )
         angle = _smallest_angle(stats, self.kappa, self.metric, self.tol, rows)
         return float(np.degrees(angle)) if self.degrees else angle
+
+    def _score(self, method_caller, estimator, X, y_true, **kwargs):
+        return self._angle(y_true, _feature_space(estimator, X), **kwargs)
 
     def __repr__(self):
         return (
@@ -47,7 +61,7 @@ class _SeparabilityScorer:
 
 @validate_params(
     {
-        "kappa": [Interval(Real, 0, None, closed="right")],
+        "kappa": [FINITE_KAPPA],
         "metric": [StrOptions(_METRICS)],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "degrees": ["boolean"],
@@ -82,7 +96,9 @@ def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None, degrees
     Returns
     -------
     scorer : callable
-        ``scorer(estimator, X, y, sample_weight=None) -> float``.
+        ``scorer(estimator, X, y, sample_weight=None) -> float``, a
+        scikit-learn scorer: with metadata routing on, request the weights
+        with ``scorer.set_score_request(sample_weight=True)``.
 
     Examples
     --------

@@ -512,7 +512,9 @@ def test_verify_refuses_rows_and_labels_that_do_not_match():
     result = linear_separability(X, y, multiclass="joint")
     with pytest.raises(ValueError, match="verify needs X of shape"):
         result.verify(X[:3], y)
-    assert not result.verify(X[:60], y[:60])  # the certificate's rows are not there
+    with pytest.raises(ValueError, match=r"y has none of \[2\]"):
+        result.verify(X[:60], y[:60])  # a class the certificate needs is absent
+    assert not result.verify(X[::-1], y[::-1])  # its rows are not those rows
 
 
 def text_like(n, p, n_classes, seed=0):

@@ -337,9 +337,26 @@ def test_integer_weights_equal_repeated_rows():
     assert weighted.hotelling.df2 == repeated.hotelling.df2
 
 
-def test_infinite_kappa_is_the_limit():
+def test_infinite_kappa_is_refused_everywhere_in_the_angle_family():
+    """At κ = ∞ the angle is 90° for any data with S†d ≠ 0, random labels
+    included: refused as every other parameter error is (found by a user)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from sklearn_linsep import make_separability_scorer
+
     X, y = _two_gaussians()
-    assert separability_angle(X, y, kappa=np.inf) == np.pi / 2
+    calls = [lambda: separability_angle(X, y, kappa=np.inf),
+             lambda: separability_statistics(X, y, kappa=np.inf),
+             lambda: separability_curve(X, y, kappas=[1.0, np.inf]),
+             lambda: separability_curve(X, y, kappas=[-1.0, 1.0]),
+             lambda: SeparabilityAngle(kappa=np.inf).fit(X, y),
+             lambda: make_separability_scorer(kappa=np.inf)]  # fmt: skip
+    for call in calls:
+        with pytest.raises(InvalidParameterError, match="kappa"):
+            call()
+
+
+def test_a_mean_difference_in_the_null_space_tends_to_arctan_of_qd():
     # Mean difference in the null space of S (rotated): θ(κ) → arctan(‖Qd‖/2).
     rng = np.random.RandomState(0)
     Z0 = np.column_stack([rng.normal(size=(20, 2)), np.zeros(20)])
@@ -347,7 +364,6 @@ def test_infinite_kappa_is_the_limit():
     X = np.vstack([Z0, Z0 + [0.0, 0.0, 1.0]]) @ rotation.T
     y = np.repeat([0, 1], 20)
     limit = np.arctan(0.5)
-    assert separability_angle(X, y, kappa=np.inf) == pytest.approx(limit, abs=1e-12)
     assert separability_angle(X, y, kappa=1e8) == pytest.approx(limit, abs=1e-9)
     assert separability_angle(X, y, kappa=1.0) == pytest.approx(limit, abs=1e-9)
 
@@ -427,7 +443,7 @@ def test_the_curve_is_the_angle_at_every_kappa(metric, shape):
     n, p = shape
     X, y = _two_gaussians(n=n, p=p, shift=0.5)
     weights = np.random.RandomState(3).uniform(0.5, 2.0, n)
-    kappas = np.r_[np.logspace(-3, 3, 13), np.inf]
+    kappas = np.r_[np.logspace(-3, 3, 13), 1e12]
     curve = separability_curve(X, y, kappas, metric=metric, sample_weight=weights)
     expected = [
         separability_angle(X, y, kappa=k, metric=metric, sample_weight=weights)
@@ -458,7 +474,7 @@ def test_wide_angles_equal_the_square_path(monkeypatch, metric):
     y = np.arange(45) % 3
     X[y == 2, :20] += 1.0
     two = y < 2
-    kappas = [1e-3, 0.1, 1.0, 10.0, np.inf]
+    kappas = [1e-3, 0.1, 1.0, 10.0, 1e12]
 
     def everything():
         stats = separability_statistics(X[two], y[two], kappa=0.1, metric=metric)
@@ -495,7 +511,7 @@ def test_the_angle_of_sparse_x_is_that_of_the_same_x_dense(n, p, metric):
     X[y == 1, :4] += 0.4
     Xs = sp.csr_matrix(X)
     two = y < 2
-    for kappa in [0.5, np.inf] if metric == "euclidean" else [0.5]:
+    for kappa in [0.5, 1e12] if metric == "euclidean" else [0.5]:
         dense = separability_statistics(X[two], y[two], kappa=kappa, metric=metric)
         sparse = separability_statistics(Xs[two], y[two], kappa=kappa, metric=metric)
         assert sparse.angle == pytest.approx(dense.angle, rel=1e-9, abs=1e-12)

@@ -690,6 +690,7 @@ def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False,
         certificate_weights=weights / weights.sum(),
         certificate_weights_exact=exact,
         proven=bool(proved),
+        n_features=kesler.n_features,
     )
     if not stated_pairs_agree(points, own, others, result.certificate_weights,
                               kesler.n_classes, kesler.spread, PROOF_RTOL):  # fmt: skip

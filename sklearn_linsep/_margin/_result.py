@@ -181,6 +181,12 @@ class SeparabilityResult:
     exact_intercept: object = None
     proven: bool = True  # False: a certificate that holds only to a tolerance
 
+    @property
+    def n_features(self):
+        """The number of features of the data the result was found on."""
+        found = self.coef if self.separable else self.common_point
+        return None if found is None else int(np.shape(found)[-1])
+
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
 
@@ -202,7 +208,9 @@ class SeparabilityResult:
             A dask array is checked block by block (only the certificate's own
             rows and each feature's extremes come to the client).
         y : array-like of shape (n_samples,)
-            Labels; samples of classes other than ``classes`` are ignored.
+            Labels; samples of classes other than ``classes`` are ignored (a
+            pair's result checks on the rows of all classes), but every class
+            of ``classes`` must have rows.
         rtol : float, default=1e-9
             Tolerance of the margins (below 1) and of the stated certificate's
             float form (relative to each feature's spread); neither proof
@@ -222,6 +230,12 @@ class SeparabilityResult:
         Returns
         -------
         valid : bool
+
+        Raises
+        ------
+        ValueError
+            Where X, y cannot check the result: another number of features,
+            no rows, or a class of ``classes`` without a row.
         """
         return verify_on_backend(self, X, y, rtol, checked(check))
 
@@ -492,6 +506,9 @@ class JointSeparabilityResult:
         Whether the answer is a proof in exact arithmetic, as
         :attr:`SeparabilityResult.proven` (False only for a certificate that
         holds to a tolerance, on a problem too large to decide exactly).
+    n_features : int
+        The number of features of the data it was found on (:meth:`verify`
+        refuses X of another).
 
     Examples
     --------
@@ -519,6 +536,11 @@ class JointSeparabilityResult:
     exact_coef: list = None  # K lists of Fractions, where float64 cannot decide
     exact_intercept: list = None
     proven: bool = True  # False: a certificate that holds only to a tolerance
+    n_features: int = None  # of the data: a certificate of pairs does not say it
+
+    def __post_init__(self):
+        if self.n_features is None and self.coef is not None:
+            self.n_features = int(np.shape(self.coef)[-1])
 
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
@@ -537,7 +559,8 @@ class JointSeparabilityResult:
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Labels; rows of labels outside ``classes`` are ignored.
+            Labels; rows of labels outside ``classes`` are ignored, but every
+            class of ``classes`` must have rows.
         rtol : float, default=1e-9
         check : {"proof", "exact", "tolerance"}, default="proof"
             As :meth:`SeparabilityResult.verify`'s.
@@ -545,6 +568,11 @@ class JointSeparabilityResult:
         Returns
         -------
         valid : bool
+
+        Raises
+        ------
+        ValueError
+            As :meth:`SeparabilityResult.verify`'s.
         """
         return verify_on_backend(self, X, y, rtol, checked(check))
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .._fredholm import decide_mean_range
-from .._proofs import column_extremes
+from .._proofs import column_extremes, refuse_unverifiable
 from .._stats import class_statistics
 from .._validation import finiteness_check, validate_labelled_data
 from .._working_set import (
@@ -77,16 +77,25 @@ def verify(result, X, y, rtol, check="proof"):
     """``result`` checked on the arrays themselves (a certificate naming rows
     beyond them does not hold)."""
     shape = X.shape if sp.issparse(X) else np.shape(X)
-    n_labels = len(np.asarray(y).reshape(-1))
-    if len(shape) != 2 or shape[0] != n_labels:
+    labels = np.asarray(y).reshape(-1)
+    if len(shape) != 2 or shape[0] != len(labels):
         raise ValueError(
             f"verify needs X of shape (n_samples, n_features) and y of n_samples "
-            f"labels; got X of shape {shape} and {n_labels} labels."
+            f"labels; got X of shape {shape} and {len(labels)} labels."
         )
+    refuse_unverifiable(result, shape[1], _distinct(labels))
     indices = getattr(result, "certificate_indices", None)
     if not result.separable and np.max(indices, initial=-1) >= shape[0]:
         return False
     return result._verify_in_memory(X, y, rtol, check)
+
+
+def _distinct(labels):
+    """The distinct labels (those of mixed types too, which do not sort)."""
+    try:
+        return np.unique(labels).tolist()
+    except TypeError:
+        return list(dict.fromkeys(labels.tolist()))
 
 
 class MemoryRows:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..._proofs import proven_margins
+from ..._proofs import proven_margins, refuse_unverifiable
 from ._blocks import DaskRows
 
 
@@ -40,7 +40,11 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
     rounding-bounded one whatever it is)."""
     import dask
 
+    import dask.array as da
+
     rows = DaskRows(X, y, name=f"{type(result).__name__}.verify")
+    labels = da.unique(rows.y).compute().tolist()  # a pass over y alone
+    refuse_unverifiable(result, rows.n_features, labels)
     joint = hasattr(result, "certificate_classes")
     if result.separable and joint:
         task = dask.delayed(_least_joint_margin_block, pure=True)
