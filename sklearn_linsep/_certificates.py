@@ -23,7 +23,7 @@ from ._margin import (
     sparse_certificate,
 )
 from ._rows import class_pairs, rows_of
-from ._validation import validate_labelled_data
+from ._validation import plain_label, validate_labelled_data
 from .exceptions import SolverError
 
 
@@ -101,10 +101,11 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
     >>> joint.separable, joint.verify(X, y)
     (False, True)
     """
+    index = getattr(X, "index", None)  # a DataFrame's: its rows' labels
     rows = rows_of(X, y, name="linear_separability")
     classes = rows.classes
     if multiclass == "joint" and len(classes) > 2:
-        return joint_separability_of(rows.joint(), classes, tol)
+        return _labelled(joint_separability_of(rows.joint(), classes, tol), index)
     results = {}
     for (a, b), problem in class_pairs(rows):
         result = separability_of(problem, classes[[a, b]], tol)
@@ -112,17 +113,20 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
             result.certificate_indices = problem.indices_in_X(
                 result.certificate_indices
             )
-        results[_plain(classes[a]), _plain(classes[b])] = result
+        results[plain_label(classes[a]), plain_label(classes[b])] = _labelled(
+            result, index
+        )
         # Its rows (a copy of the pair's rows of X) go before the next pair's
         # are made, not after: one pair's copy at a time.
         del problem
     return next(iter(results.values())) if len(classes) == 2 else results
 
 
-def _plain(label):
-    """A label as a plain Python value for a dict key (numpy scalars have
-    ``item``; the str of an object array has not)."""
-    return label.item() if hasattr(label, "item") else label
+def _labelled(result, index):
+    """The result with its certificate's rows by X's index, where X had one."""
+    if index is not None and not result.separable:
+        result.certificate_index = np.asarray(index)[result.certificate_indices]
+    return result
 
 
 def separability_of(two_class, classes, tol):
@@ -187,7 +191,7 @@ def joint_separability_of(kesler, classes, tol):
     },
     prefer_skip_nested_validation=True,
 )
-def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
+def minimum_error_separation(X, y, *, time_limit=60.0, effort=80, tol=1e-9):
     r"""The fewest rows to remove for the classes to become linearly separable.
 
     The minimum-error (maximum feasible subsystem) problem: the smallest set R of
@@ -223,12 +227,13 @@ def minimum_error_separation(X, y, *, time_limit=60.0, effort=None, tol=1e-9):
         Seconds of wall-clock time, a safety cap: the bounds at that time are
         returned (they depend on the machine's speed). It is checked between
         solver calls, so one long solve on large data can overrun it.
-    effort : int, default=None
+    effort : int or None, default=80
         The most exact verdicts the search makes (each a working-set solve on
         the rows kept: the greedy removal's steps, and one per certificate): a
         limit of work that gives the same bounds on any machine (the greedy
         removal spends at most half of it, a soft-limit solve counting as a
-        verdict). None: until the bounds meet or ``time_limit``.
+        verdict), as ``linsep report --effort`` has it. None: until the bounds
+        meet or ``time_limit`` (whose bounds depend on the machine).
     tol : float, default=1e-9
         Tolerance of the verdicts, as in :func:`linear_separability`.
 

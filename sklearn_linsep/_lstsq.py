@@ -24,8 +24,9 @@ def weighted_lstsq(X, targets, sample_weight, bias):
     W : ndarray of shape (n_targets, n_features + 1)
         The last column multiplies ``bias``.
 
-    Dense X goes to LAPACK's least squares on the augmented, weighted rows; sparse X
-    to the minimum-norm solution of the (p + 1)² normal equations.
+    Dense X goes to LAPACK's least squares on the augmented, weighted rows (about
+    their weighted means where there is an intercept); sparse X to the minimum-norm
+    solution of the (p + 1)² normal equations.
     """
     root = np.sqrt(sample_weight)
     targets = targets * root[:, None]
@@ -35,6 +36,28 @@ def weighted_lstsq(X, targets, sample_weight, bias):
         ).tocsr()
         gram = np.asarray((scaled.T @ scaled).todense(), dtype=np.float64)
         return normal_equations(gram, np.asarray(scaled.T @ targets)).T
+    # First about the weighted column means (with an intercept), each column
+    # scaled by a power of two to a norm near 1: an offset (1e8 against a unit
+    # spread) makes the column of ones nearly one of X's, a feature 1e-9 smaller
+    # than the others loses digits to the solver's rounding, and the cut-off
+    # drops them (RidgeClassifier centres too). Where the solution is unique this
+    # changes nothing else; where it is not, the minimum-norm one is that of the
+    # rows as given, solved as given.
+    centre = np.average(X, axis=0, weights=sample_weight) if bias else 0.0
+    centred = X - centre
+    _, exponent = np.frexp(np.linalg.norm(centred * root[:, None], axis=0))
+    solution, rank = _augmented_lstsq(np.ldexp(centred, -exponent), targets, root, bias)
+    if rank == X.shape[1] + (1 if bias else 0):
+        solution[:, :-1] = np.ldexp(solution[:, :-1], -exponent)
+        if bias:  # w·(x - m) + c·bias = w·x + (c - w·m / bias)·bias
+            solution[:, -1] -= solution[:, :-1] @ centre / bias
+        return solution
+    return _augmented_lstsq(X, targets, root, bias)[0]
+
+
+def _augmented_lstsq(X, targets, root, bias):
+    """``(W, rank)``: LAPACK's minimum-norm least squares of ``[X, bias]``,
+    the rows weighted by ``root``, and the rank it found."""
     augmented = np.empty((X.shape[0], X.shape[1] + 1))
     augmented[:, :-1] = X
     augmented[:, -1] = bias
@@ -43,10 +66,10 @@ def weighted_lstsq(X, targets, sample_weight, bias):
     # largest are zero. scipy's default (eps alone) kept a rank-10 X's rounding as
     # rank and returned ‖w‖ ≈ 1e13 instead of the minimum-norm answer.
     cutoff = np.finfo(np.float64).eps * max(augmented.shape)
-    solution = scipy.linalg.lstsq(
+    solution, _, rank, _ = scipy.linalg.lstsq(
         augmented, targets, cond=cutoff, overwrite_a=True, check_finite=False
-    )[0]
-    return solution.T
+    )
+    return solution.T, rank
 
 
 def normal_equations(gram, rhs):

@@ -18,7 +18,6 @@ import numpy as np
 from scipy import stats as scipy_stats
 from sklearn.base import (
     BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
     _fit_context,
 )
@@ -30,11 +29,12 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from ._basis import combine_parts
 from ._rows import map_rows, rows_of
 from ._streaming import StatisticsEstimatorMixin
+from ._validation import plain_label
 
 _METRICS = {"euclidean", "mahalanobis"}
 
@@ -589,7 +589,6 @@ def separability_curve(
 
 class SeparabilityAngle(
     StatisticsEstimatorMixin,
-    ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
     BaseEstimator,
 ):
@@ -732,7 +731,6 @@ class SeparabilityAngle(
             "pairs_": [(self.classes_[a], self.classes_[b]) for a, b in pairs],
             "_unit_normals": normals / safe[:, None],
             "_offsets": offsets / safe,
-            "_n_features_out": len(pairs),
         } | ({} if parts is None else {"_mean_difference_parts": (parts, self.tol)})
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -903,6 +901,29 @@ class SeparabilityAngle(
             self._offsets,
             accept_sparse=True,
         )
+
+    def get_feature_names_out(self, input_features=None):
+        """The output columns, named by their pair of classes.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Checked against the fitted feature names, as scikit-learn does; the
+            output names do not depend on them.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            ``separabilityangle_<a>_vs_<b>`` for each pair (a, b) of ``pairs_``,
+            in ``transform``'s column order.
+        """
+        self._check_is_fitted()
+        _check_feature_names_in(self, input_features, generate_names=False)
+        return np.asarray(
+            [f"separabilityangle_{plain_label(a)}_vs_{plain_label(b)}"
+             for a, b in self.pairs_],
+            dtype=object,
+        )  # fmt: skip
 
     def score(self, X, y, sample_weight=None):
         """The angle of separability of (X, y) itself, in radians.

@@ -906,6 +906,7 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
     ``√w (x - m_y)`` centred implicitly (wide data), or formed as the matrix
     ``Xᵀ diag(w) X - Σ_k c_k m_k m_kᵀ`` by one sparse product (moderate p). A
     feature whose implicit centring would cost digits is centred explicitly."""
+    dtype = working_dtype(X)  # X's own, before the float64 products
     # float64 products: a float32 Gram matrix would cost the span route its digits.
     X = sp.csr_matrix(X, dtype=np.float64)
     weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
@@ -928,7 +929,7 @@ def _sparse_statistics(X, y, n_classes, sample_weight, per_class, rows):
         means=means,
         within=scatter,
         n_samples=X.shape[0],
-        dtype=working_dtype(X),
+        dtype=dtype,
     )
     if not np.all(np.isfinite(stats.scatter_diagonal())):
         raise overflow_error()

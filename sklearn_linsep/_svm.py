@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import LinearClassifierBase, fitted_or_reset
 from ._margin import joint_margin_of, maximal_margin_of
 from ._rows import one_vs_rest, rows_of
+from ._validation import plain_label
 from .exceptions import NotLinearlySeparableError, NotLinearlySeparableWarning
 
 
@@ -260,11 +261,14 @@ class HardMarginSVM(LinearClassifierBase):
 
     def _solve(self, two_class, task):
         """The MarginResult of one binary problem (task: its one-vs-rest index)."""
+        names = None
         if len(self.classes_) == 2:
             classes, problem = self.classes_, "The classes"
         else:  # one against the rest: the certificate speaks of y == label
             classes = np.array([False, True])
-            problem = f"Class {self.classes_[task]!s} and the rest"
+            label = plain_label(self.classes_[task])
+            problem = f"Class {label!r} and the rest"
+            names = ("the other classes", f"class {label!r}")
         result = maximal_margin_of(
             two_class,
             tol=self.tol,
@@ -276,7 +280,7 @@ class HardMarginSVM(LinearClassifierBase):
         if not result.separable and self.on_inseparable == "raise":
             raise NotLinearlySeparableError(
                 f"{problem} are not linearly separable: "
-                f"{result.certificate.describe()}",
+                f"{result.certificate.describe(names)}",
                 certificate=result.certificate,
             )
         return result
@@ -326,7 +330,7 @@ class HardMarginSVM(LinearClassifierBase):
         self.n_support_ = np.bincount(
             support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
-        _warn_if_inseparable(results)
+        _warn_if_inseparable(results, self.classes_)
 
 
 def squeeze_list(values):
@@ -334,8 +338,9 @@ def squeeze_list(values):
     return values[0] if len(values) == 1 else values
 
 
-def _warn_if_inseparable(results):
-    """The warnings of a fit whose results (one per task) are not all separable."""
+def _warn_if_inseparable(results, classes):
+    """The warnings of a fit whose results (one per task, or the one machine) are
+    not all separable."""
     if any(np.isnan(result.margin) for result in results):
         warnings.warn(
             "The least total hinge violation is attained only by w = 0 (a "
@@ -345,12 +350,24 @@ def _warn_if_inseparable(results):
             stacklevel=5,
         )
     if not all(result.separable for result in results):
+        verdict, joint = "The classes are not linearly separable", ""
+        if len(results) > 1:  # one-vs-rest: the classes may separate jointly
+            apart = [repr(plain_label(label))
+                     for label, result in zip(classes, results, strict=True)
+                     if not result.separable]  # fmt: skip
+            which = "class" if len(apart) == 1 else "classes"
+            verdict = (f"Not separable one-vs-rest ({which} {', '.join(apart)} "
+                       "against the rest)")  # fmt: skip
+            joint = (
+                " The classes may still be separable jointly, by one linear "
+                "machine: HardMarginSVM(multi_class='crammer_singer') fits it, "
+                "and linear_separability(X, y, multiclass='joint') decides it."
+            )
         warnings.warn(
-            "The classes are not linearly separable: fitted the limit C → ∞ of "
-            "the soft margin (least total hinge violation "
-            f"{sum(r.hinge_violation for r in results):.6g}, then the largest "
-            "margin). Use on_inseparable='raise' to get the certificate as an "
-            "error.",
+            f"{verdict}: fitted the limit C → ∞ of the soft margin (least total "
+            f"hinge violation {sum(r.hinge_violation for r in results):.6g}, then "
+            "the largest margin). Use on_inseparable='raise' to get the "
+            f"certificate as an error.{joint}",
             NotLinearlySeparableWarning,
             stacklevel=5,
         )

@@ -149,6 +149,25 @@ def check_class_totals(totals, classes):
         )
 
 
+def check_class_weight(per_class, classes, name):
+    """A ValueError naming the classes whose ``class_weight`` (as
+    ``compute_class_weight`` gives it) is not a positive finite number: a zero,
+    negative or NaN class weight is refused, as the same sample weights are."""
+    bad = ~(np.isfinite(per_class) & (per_class > 0))
+    if np.any(bad):
+        shown = {plain_label(c): float(w) for c, w in zip(classes[bad], per_class[bad])}
+        raise ValueError(
+            f"{name}: class_weight must be positive and finite for every class; "
+            f"got {shown}."
+        )
+
+
+def plain_label(label):
+    """A label as a plain Python value for a dict key or a message (numpy
+    scalars have ``item``; the str of an object array has not)."""
+    return label.item() if hasattr(label, "item") else label
+
+
 def check_weights(sample_weight, X, y_encoded, classes):
     """Validated sample weights of a whole fit, every class of positive total
     weight; ``None`` stays ``None`` (the unweighted path)."""

@@ -94,12 +94,12 @@ def test_the_count_ignores_affine_maps_and_row_order():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + 0.8 * rng.normal(size=40) > 0).astype(int)
-    base = minimum_error_separation(X, y, time_limit=60)
+    base = minimum_error_separation(X, y, effort=None)
     assert base.optimal
     A = np.array([[1e4, 0, 0], [3.0, 1e-3, 0], [0, 2.0, 5.0]])
-    mapped = minimum_error_separation(X @ A.T + 1e3, y, time_limit=60)
+    mapped = minimum_error_separation(X @ A.T + 1e3, y, effort=None)
     order = rng.permutation(40)
-    shuffled = minimum_error_separation(X[order], 5 * y[order] + 2, time_limit=60)
+    shuffled = minimum_error_separation(X[order], 5 * y[order] + 2, effort=None)
     assert mapped.optimal and shuffled.optimal
     assert mapped.upper_bound == shuffled.upper_bound == base.upper_bound
     np.testing.assert_array_equal(shuffled.classes, [2, 7])

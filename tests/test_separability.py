@@ -208,7 +208,7 @@ def test_transform_is_signed_distance_to_fishers_midpoint_hyperplane():
         rtol=1e-12,
     )
     np.testing.assert_allclose(est.normal_, result.normal, rtol=1e-12)
-    assert list(est.get_feature_names_out()) == ["separabilityangle0"]
+    assert list(est.get_feature_names_out()) == ["separabilityangle_0_vs_1"]
 
 
 def test_pairwise_angles_for_three_classes():
@@ -224,6 +224,9 @@ def test_pairwise_angles_for_three_classes():
     assert est.angle_ == est.pairwise_angles_[0, 1] == est.score(X, y)
     assert est.least_separable_pair_ == (0, 1)
     assert est.transform(X).shape == (90, 3)
+    assert list(est.get_feature_names_out()) == [  # found by a user: were 0..2
+        "separabilityangle_0_vs_1", "separabilityangle_0_vs_2",
+        "separabilityangle_1_vs_2"]  # fmt: skip
     with pytest.raises(ValueError, match="two classes"):
         separability_angle(X, y)
 
@@ -246,7 +249,7 @@ def test_transform_output_as_pandas():
         .fit(frame, y)
         .transform(frame)
     )
-    assert list(out.columns) == ["separabilityangle0"]
+    assert list(out.columns) == ["separabilityangle_0_vs_1"]
 
 
 # --- the scorer ---

@@ -117,8 +117,12 @@ class SeparabilityResult:
         The maximal-margin hyperplane and its geometric margin (None when
         inseparable).
     certificate_indices, certificate_weights : ndarray
-        The samples and weights of the inseparability certificate (None when
-        separable).
+        The samples (their positions, 0 to n_samples - 1, as ``X[indices]``
+        takes them, not a DataFrame's index labels) and weights of the
+        inseparability certificate (None when separable).
+    certificate_index : ndarray or None
+        The same samples by X's own index labels, where X had an index (a pandas
+        DataFrame given to :func:`linear_separability`); None otherwise.
     common_point : ndarray of shape (n_features,)
         The point both weighted combinations give.
     certificate_signs : ndarray
@@ -180,6 +184,7 @@ class SeparabilityResult:
     exact_coef: list = None  # Fractions: the hyperplane where float64 cannot decide
     exact_intercept: object = None
     proven: bool = True  # False: a certificate that holds only to a tolerance
+    certificate_index: np.ndarray = None  # the rows by a DataFrame's index
 
     @property
     def n_features(self):
@@ -343,18 +348,30 @@ class SeparabilityResult:
             self.certificate_weights_exact,
         )
 
-    def describe(self):
-        """One line: the verdict and the size of its certificate."""
+    def describe(self, names=None):
+        """One line: the verdict and the size of its certificate.
+
+        Parameters
+        ----------
+        names : tuple of str, default=None
+            What the negative and positive sides are, where the classes do not
+            say it (one against the rest: ``("the other classes", "class
+            'a'")``). None: ``class <label>`` of each.
+
+        Returns
+        -------
+        line : str
+        """
         if self.separable:
             return f"separable, by a hyperplane of margin {self.margin:.6g}"
         counts = [
             int(np.sum(self.certificate_signs < 0)),
             int(np.sum(self.certificate_signs > 0)),
         ]
-        negative, positive = (str(label) for label in self.classes)
+        negative, positive = names or (f"class {label}" for label in self.classes)
         return (
-            f"{counts[1]} sample(s) of class {positive} and {counts[0]} of class "
-            f"{negative} have convex combinations that coincide at "
+            f"{counts[1]} sample(s) of {positive} and {counts[0]} of {negative} "
+            "have convex combinations that coincide at "
             f"{np.array2string(self.common_point, precision=6)}"
         )
 
@@ -483,7 +500,11 @@ class JointSeparabilityResult:
         maximal margin with each feature divided by its spread: it still
         separates every row, and ``margin`` is its own.
     certificate_indices : ndarray of shape (n_pairs,)
-        The rows of the certificate's pairs (a row may appear more than once).
+        The rows of the certificate's pairs (a row may appear more than once),
+        by position (0 to n_samples - 1, as ``X[indices]`` takes them).
+    certificate_index : ndarray or None
+        The same rows by X's own index labels, where X had an index (a pandas
+        DataFrame); None otherwise.
     certificate_classes : ndarray of shape (n_pairs,)
         The other class of each pair (a label of ``classes``).
     certificate_weights : ndarray of shape (n_pairs,)
@@ -537,6 +558,7 @@ class JointSeparabilityResult:
     exact_intercept: list = None
     proven: bool = True  # False: a certificate that holds only to a tolerance
     n_features: int = None  # of the data: a certificate of pairs does not say it
+    certificate_index: np.ndarray = None  # the rows by a DataFrame's index
 
     def __post_init__(self):
         if self.n_features is None and self.coef is not None:

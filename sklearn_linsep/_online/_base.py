@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import (
 
 from .. import _kernels
 from .._base import LinearClassifierBase, reset_fitted_state
-from .._validation import check_labels, validate_chunk
+from .._validation import check_class_weight, check_labels, validate_chunk
 from ._problem import Problem
 from ._schedule import resolve_schedule
 from ._state import Training
@@ -181,6 +181,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             per_class = compute_class_weight(
                 self.class_weight, classes=self.classes_, y=self.classes_[codes]
             )
+            check_class_weight(per_class, self.classes_, type(self).__name__)
             base = 1.0 if sample_weight is None else sample_weight
             sample_weight = base * per_class[codes]
         if self._permutes_rows():
@@ -343,8 +344,10 @@ class _OnlineLinearClassifier(LinearClassifierBase):
                 "learning rate or scale the features (e.g. StandardScaler)."
             )
         training = self._training
-        self.coef_ = weights[:, :-1].copy()
-        self.intercept_ = weights[:, -1] * problem.bias
+        # In X's dtype, as scikit-learn's Perceptron (the epochs run in float64).
+        dtype = problem.matrix.dtype
+        self.coef_ = weights[:, :-1].astype(dtype)
+        self.intercept_ = (weights[:, -1] * problem.bias).astype(dtype)
         self.n_updates_ = _squeeze(training.updates)
         self.n_iter_ = training.n_iter
         self.converged_ = bool(training.converged)

@@ -90,9 +90,10 @@ class Perceptron(_PerceptronRule):
     updates (Novikoff), :math:`\tilde R = \max\|\tilde x\|` and :math:`\tilde\gamma`
     the margin of the best separator through the origin of the augmented space.
     By default it also stops once the epoch loss stalls (``tol``, scikit-learn's
-    rule), so that inseparable data cost a few epochs rather than ``max_iter``;
-    a fit that ends without an epoch free of mistakes, either way, says so with
-    a ``ConvergenceWarning``.
+    rule), so that inseparable data cost a few epochs rather than ``max_iter``
+    (``converged_`` is then False); a fit that reaches ``max_iter`` without an
+    epoch free of mistakes says so with a ``ConvergenceWarning``, as
+    scikit-learn's does.
     More than two classes are learnt one-vs-rest, all in the same pass.
 
     Parameters
@@ -278,7 +279,9 @@ class Perceptron(_PerceptronRule):
 
     def _finish(self, problem, final):
         super()._finish(problem, final)
-        if final and not self.converged_:
+        # As scikit-learn's: only max_iter warns. A stop by tol is the rule
+        # working on inseparable data (converged_ is False, loss_ shows it).
+        if final and not self.converged_ and not self._training.tol_reached:
             warnings.warn(
                 self._not_converged_message(), ConvergenceWarning, stacklevel=3
             )
@@ -288,16 +291,9 @@ class Perceptron(_PerceptronRule):
         mistakes = training.mistakes
         per_epoch = np.sum(np.reshape(mistakes, (len(mistakes), -1)), axis=1)
         best = int(np.argmin(per_epoch))
-        if training.tol_reached:
-            stopped = (
-                f"Perceptron stopped after {training.n_iter} epochs: the loss "
-                f"improved by less than tol={self.tol:g} in {self.n_iter_no_change} "
-                "epochs in a row"
-            )
-        else:
-            stopped = f"Perceptron did not converge in max_iter={self.max_iter} epochs"
         return (
-            f"{stopped}, and no epoch was free of mistakes (the best, epoch "
+            f"Perceptron did not converge in max_iter={self.max_iter} epochs, and "
+            f"no epoch was free of mistakes (the best, epoch "
             f"{best + 1}, made {int(per_epoch[best])}). The data may not be linearly "
             "separable: linear_separability(X, y) decides it exactly. "
             "PocketPerceptron keeps the best weights for inseparable data; tol=None "
