@@ -36,11 +36,13 @@ class HardMarginSVM(LinearClassifierBase):
     On inseparable data no hyperplane satisfies the constraints. With
     ``on_inseparable="soft"`` (default) the estimator fits the limit C → ∞ of the
     soft-margin SVM (the least total hinge violation, then the largest margin among
-    the hyperplanes that attain it) and emits a
-    :class:`~sklearn_linsep.NotLinearlySeparableWarning`; with ``"raise"`` it
-    raises :class:`~sklearn_linsep.NotLinearlySeparableError`, whose
-    ``certificate`` (a :class:`SeparabilityResult`) proves it: a point in the
-    convex hulls of both classes.
+    the hyperplanes that attain it), and ``separable_`` is False (quietly, as
+    scikit-learn's ``SVC`` fits any data: a grid search over real data would print
+    a warning a fit); ``"warn"`` fits the same and emits a
+    :class:`~sklearn_linsep.NotLinearlySeparableWarning`; ``"raise"`` raises
+    :class:`~sklearn_linsep.NotLinearlySeparableError`, whose ``certificate`` (a
+    :class:`SeparabilityResult`) proves it: a point in the convex hulls of both
+    classes.
 
     More than two classes are fitted one-vs-rest (``multi_class="ovr"``), or
     jointly (``multi_class="crammer_singer"``): the exact maximal multiclass
@@ -67,8 +69,9 @@ class HardMarginSVM(LinearClassifierBase):
 
     Parameters
     ----------
-    on_inseparable : {"soft", "raise"}, default="soft"
-        What to do when the classes cannot be separated.
+    on_inseparable : {"soft", "warn", "raise"}, default="soft"
+        What to do when the classes cannot be separated: fit the C → ∞ limit
+        (``"warn"``: and say so with a warning), or raise with the certificate.
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         More than two classes: one hyperplane per class against the rest, or
         one linear machine of all classes at once (the Crammer–Singer margin).
@@ -171,7 +174,7 @@ class HardMarginSVM(LinearClassifierBase):
     _accept_sparse = True
 
     _parameter_constraints: dict = {
-        "on_inseparable": [StrOptions({"soft", "raise"})],
+        "on_inseparable": [StrOptions({"soft", "warn", "raise"})],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "initial_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -235,7 +238,7 @@ class HardMarginSVM(LinearClassifierBase):
         result = joint_margin_of(
             rows.joint(),
             tol=self.tol,
-            soft=self.on_inseparable == "soft",
+            soft=self.on_inseparable != "raise",
             classes=self.classes_,
             initial_size=self.initial_size,
             batch=self.batch,
@@ -274,7 +277,7 @@ class HardMarginSVM(LinearClassifierBase):
             tol=self.tol,
             initial_size=self.initial_size,
             batch=self.batch,
-            soft=self.on_inseparable == "soft",
+            soft=self.on_inseparable != "raise",
             classes=classes,
         )
         if not result.separable and self.on_inseparable == "raise":
@@ -330,7 +333,7 @@ class HardMarginSVM(LinearClassifierBase):
         self.n_support_ = np.bincount(
             support_codes, minlength=len(self.classes_)
         ).astype(np.int32)
-        _warn_if_inseparable(results, self.classes_)
+        _warn_if_inseparable(results, self.classes_, self.on_inseparable == "warn")
 
 
 def squeeze_list(values):
@@ -338,9 +341,10 @@ def squeeze_list(values):
     return values[0] if len(values) == 1 else values
 
 
-def _warn_if_inseparable(results, classes):
+def _warn_if_inseparable(results, classes, inseparable):
     """The warnings of a fit whose results (one per task, or the one machine) are
-    not all separable."""
+    not all separable: a margin left undefined always, the inseparability itself
+    where asked (``inseparable``)."""
     if any(np.isnan(result.margin) for result in results):
         warnings.warn(
             "The least total hinge violation is attained only by w = 0 (a "
@@ -349,7 +353,7 @@ def _warn_if_inseparable(results, classes):
             NotLinearlySeparableWarning,
             stacklevel=5,
         )
-    if not all(result.separable for result in results):
+    if inseparable and not all(result.separable for result in results):
         verdict, joint = "The classes are not linearly separable", ""
         if len(results) > 1:  # one-vs-rest: the classes may separate jointly
             apart = [repr(plain_label(label))
@@ -366,8 +370,8 @@ def _warn_if_inseparable(results, classes):
         warnings.warn(
             f"{verdict}: fitted the limit C → ∞ of the soft margin (least total "
             f"hinge violation {sum(r.hinge_violation for r in results):.6g}, then "
-            "the largest margin). Use on_inseparable='raise' to get the "
-            f"certificate as an error.{joint}",
+            "the largest margin). on_inseparable='raise' gives the certificate "
+            f"as an error, 'soft' fits quietly (separable_ says it).{joint}",
             NotLinearlySeparableWarning,
             stacklevel=5,
         )

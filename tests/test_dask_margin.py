@@ -94,7 +94,7 @@ def test_soft_limit_and_multiclass_on_blocks(dask_client):
             warnings.simplefilter("ignore", NotLinearlySeparableWarning)
             reference = HardMarginSVM().fit(X, y)
         with pytest.warns(NotLinearlySeparableWarning):
-            svm = HardMarginSVM().fit(da.from_array(X, chunks=(40, 4)), y)
+            svm = HardMarginSVM(on_inseparable="warn").fit(da.from_array(X, chunks=(40, 4)), y)
         np.testing.assert_allclose(svm.margin_, reference.margin_, rtol=1e-9)
         np.testing.assert_allclose(svm.hinge_violation_, reference.hinge_violation_)
         np.testing.assert_array_equal(svm.separable_, reference.separable_)

@@ -262,7 +262,7 @@ def test_the_exactness_contract(name, X, y):
     assert result.separable == lp_separable(X, c)
     if not result.separable:
         with pytest.warns(NotLinearlySeparableWarning):
-            svm = HardMarginSVM().fit(X, y)
+            svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
         assert not svm.separable_
         assert svm.hinge_violation_ == pytest.approx(
             least_total_hinge(X, c)[0], rel=1e-7
@@ -333,7 +333,7 @@ def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
         return  # covered by the contract above
     w_reference, _, least = reference_soft_limit(X, c)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
     assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w_reference), rel=1e-4)
 
@@ -359,7 +359,7 @@ def test_the_soft_limit_of_noisy_labels_matches_the_reference(
         _soft, "least_hinge_ipm", lambda *a, **k: calls.append(1) or spy(*a, **k)
     )
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y, sample_weight=weights)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y, sample_weight=weights)
     assert calls
     w_reference, _, least = reference_soft_limit(X, signs(y), weights)
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
@@ -394,7 +394,7 @@ def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
     train, _ = list(StratifiedKFold(10, shuffle=True, random_state=0).split(X, y))[3]
     X, y = X[train], (y[train] == 8).astype(int)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     least = least_total_hinge(X, signs(y))[0]
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
 
@@ -533,7 +533,7 @@ def test_the_soft_limit_at_feature_spreads_far_apart(seed):
     c = signs(y)
     least, _, _ = least_total_hinge(StandardScaler().fit_transform(X), c)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     assert not svm.separable_
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
     attained = np.maximum(0, 1 - c * svm.decision_function(X)).sum()
@@ -560,13 +560,13 @@ def test_the_soft_limit_with_a_contradiction_and_features_far_apart():
         [1e-8, 1, 1e8, 1e3],
     ):
         with pytest.warns(NotLinearlySeparableWarning):
-            svm = HardMarginSVM().fit(X * scales, y)
+            svm = HardMarginSVM(on_inseparable="warn").fit(X * scales, y)
         assert svm.hinge_violation_ == pytest.approx(least, rel=1e-7)
         margins[tuple(scales)] = svm.margin_
     assert margins[1, 1, 1e4, 1] >= margins[1, 1, 1, 1] * (1 - 1e-9)
     w, _, _ = reference_soft_limit(X * [1, 1, 1e2, 1], c)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X * [1, 1, 1e2, 1], y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X * [1, 1, 1e2, 1], y)
     assert svm.margin_ == pytest.approx(1 / np.linalg.norm(w), rel=1e-5)
 
 
@@ -587,7 +587,7 @@ def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
         _soft, "IPM_ITERATIONS", 0 if route == "interior point" else 10**9
     )
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     assert bool(calls) == (route == "interior point")
     w, b, least = reference_soft_limit(X, signs(y))
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
@@ -643,7 +643,7 @@ def test_weights_far_apart_fall_back_from_the_interior_point_to_the_rounds(
 
     monkeypatch.setattr(_soft, "_soft_limit_of_all", spy)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y, sample_weight=weights)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y, sample_weight=weights)
     assert calls
     # Rows of weight 1e9 round the LPs' balance at ~1e-7 of the unit rows' hinge
     # (the code before the cost model gave these same digits).

@@ -360,7 +360,7 @@ def test_the_soft_limit_is_the_least_hinge_then_the_largest_margin(seed):
 def test_inseparable_classes_warn_or_raise_with_the_certificate():
     X, y = load_iris(return_X_y=True)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn", multi_class="crammer_singer").fit(X, y)
     assert not svm.separable_ and svm.certificate_.verify(X, y)
     with pytest.raises(NotLinearlySeparableError, match="jointly") as raised:
         HardMarginSVM(multi_class="crammer_singer", on_inseparable="raise").fit(X, y)

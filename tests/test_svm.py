@@ -132,7 +132,7 @@ def test_sparse_equals_dense_and_weights():
 def test_multiclass_is_one_vs_rest():
     X, y = load_iris(return_X_y=True)
     with pytest.warns(NotLinearlySeparableWarning):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     assert svm.coef_.shape == (3, 4) and svm.separable_.tolist() == [True, False, False]
     alone = HardMarginSVM().fit(X, (y == 0).astype(int))
     np.testing.assert_allclose(svm.coef_[0], alone.coef_[0], rtol=1e-7)
@@ -147,7 +147,7 @@ def test_inseparable_soft_limit_equals_cvxpy():
     X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal(1.5, 1, (60, 2))])
     y = np.repeat([0, 1], 60)
     with pytest.warns(NotLinearlySeparableWarning, match="C → ∞"):
-        svm = HardMarginSVM().fit(X, y)
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
     w, b, least = reference_soft_limit(X, np.where(y == 1, 1.0, -1.0))
     assert not svm.separable_
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-6)
