@@ -442,3 +442,65 @@ def test_the_pairs_of_k_classes_with_zero_weights_equal_a_copy_without_them():
         np.testing.assert_allclose(problem.centre, other.centre, rtol=1e-14)
         np.testing.assert_array_equal(problem.spread, other.spread)
         assert problem.scale == pytest.approx(other.scale, rel=1e-15)
+
+
+def test_verify_refuses_data_it_cannot_check_and_says_which():
+    """Found by a user: verify returned True over zero selected rows (labels
+    that are none of the result's classes, no rows) and raised numpy's matmul
+    error on another number of features."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 4
+    results = [linear_separability(X, y)]  # separable
+    results.append(linear_separability(np.r_[X, X[:2]], np.r_[y, 1, 1]))  # not
+    iris_X, iris_y = load_iris(return_X_y=True)
+    results.append(linear_separability(iris_X, iris_y, multiclass="joint"))
+    results.append(linear_separability(iris_X[:100], iris_y[:100], multiclass="joint"))
+    for result in results:
+        p = result.n_features
+        with pytest.raises(ValueError, match="no label of the result's classes"):
+            result.verify(rng.normal(size=(40, p)), np.where(y, "b", "a"))
+        with pytest.raises(ValueError, match="needs rows to check"):
+            result.verify(np.empty((0, p)), np.empty(0))
+        with pytest.raises(ValueError, match=f"result's {p} features; got {p - 1}"):
+            result.verify(np.zeros((40, p - 1)), y)
+        missing = result.classes[0]
+        with pytest.raises(ValueError, match="y has none of"):
+            result.verify(np.zeros((40, p)), np.full(40, result.classes[-1]))
+        assert missing in result.classes
+    # A pair's result still checks on the rows of every class (the others ignored).
+    pairs = linear_separability(iris_X, iris_y)
+    assert all(pair.verify(iris_X, iris_y) for pair in pairs.values())
+
+
+def test_verify_on_dask_refuses_alike(dask_client):
+    import dask.array as da
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.repeat([0, 1], 30)
+    X[y == 1] += 5
+    result = linear_separability(X, y)
+    assert result.verify(da.from_array(X, chunks=20), da.from_array(y, chunks=20))
+    with pytest.raises(ValueError, match="y has none of"):
+        result.verify(da.from_array(X, chunks=20), da.from_array(np.ones(60, int),
+                                                                 chunks=20))  # fmt: skip
+
+
+def test_certificate_rows_by_a_data_frame_s_index():
+    """certificate_indices are positions; a DataFrame's own index labels are
+    certificate_index (a user slicing a frame read the positions as labels)."""
+    pd = pytest.importorskip("pandas")
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    keep = y > 0
+    result = linear_separability(X[keep], y[keep])
+    assert not result.separable
+    np.testing.assert_array_equal(
+        result.certificate_index, X[keep].index[result.certificate_indices]
+    )
+    assert result.verify(X[keep].loc[:], y[keep])
+    assert linear_separability(X[keep].to_numpy(), y[keep]).certificate_index is None
+    joint = linear_separability(X, y, multiclass="joint")
+    np.testing.assert_array_equal(joint.certificate_index, joint.certificate_indices)
+    assert isinstance(X, pd.DataFrame)

@@ -221,3 +221,84 @@ def test_every_public_estimator_is_checked():
         if inspect.isclass(obj) and issubclass(obj, BaseEstimator)
     }
     assert public == {type(estimator) for estimator in ESTIMATORS}
+
+
+def _workflow_warnings(model):
+    """The warnings of one scripted trial of the workflows an experienced
+    scikit-learn user runs: a Pipeline with a ColumnTransformer on a DataFrame,
+    GridSearchCV with metadata routing and n_jobs=2, CalibratedClassifierCV,
+    TunedThresholdClassifierCV, StackingClassifier and DecisionBoundaryDisplay,
+    on inseparable data (the common case)."""
+    import warnings
+
+    import matplotlib
+    import numpy as np
+    import pandas as pd
+    import sklearn
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import StackingClassifier
+    from sklearn.inspection import DecisionBoundaryDisplay
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import (
+        GridSearchCV,
+        StratifiedKFold,
+        TunedThresholdClassifierCV,
+    )
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(0)
+    n = 150
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                          "c": rng.choice(["x", "y", "z"], n)})  # fmt: skip
+    y = (frame["a"] + 0.5 * (frame["c"] == "x") + 0.7 * rng.normal(size=n) > 0)
+    y = y.astype(int).to_numpy()
+    columns = ColumnTransformer([("num", StandardScaler(), ["a", "b"]),
+                                 ("cat", OneHotEncoder(), ["c"])])  # fmt: skip
+    weighted = "sample_weight" in model.fit.__code__.co_varnames
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make_pipeline(columns, model).fit(frame, y).predict(frame)
+        with sklearn.config_context(enable_metadata_routing=True):
+            routed = sklearn.base.clone(model)
+            if weighted:
+                routed.set_fit_request(sample_weight=True)
+                routed.set_score_request(sample_weight=True)
+            GridSearchCV(make_pipeline(columns, routed), {}, cv=StratifiedKFold(3),
+                         n_jobs=2, error_score="raise").fit(
+                frame, y, **({"sample_weight": np.ones(n)} if weighted else {})
+            )  # fmt: skip
+        CalibratedClassifierCV(make_pipeline(columns, model), cv=3).fit(frame, y)
+        TunedThresholdClassifierCV(make_pipeline(columns, model), cv=3).fit(frame, y)
+        StackingClassifier([("m", make_pipeline(columns, model))],
+                           final_estimator=LogisticRegression(), cv=3).fit(frame, y)  # fmt: skip
+        X = frame[["a", "b"]].to_numpy()
+        DecisionBoundaryDisplay.from_estimator(
+            sklearn.base.clone(model).fit(X, y), X, response_method="predict"
+        )
+    matplotlib.pyplot.close("all")
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [FisherDiscriminant(), FisherDiscriminantCV(), HardMarginSVM(),
+     Perceptron(random_state=0), PocketPerceptron(random_state=0), Adaline()],
+    ids=lambda model: type(model).__name__,
+)  # fmt: skip
+def test_the_workflows_of_a_scikit_learn_user_raise_no_warning(model):
+    """None of scikit-learn's own linear classifiers warns in this trial (the
+    test below); neither may ours."""
+    assert _workflow_warnings(model) == []
+
+
+def test_scikit_learn_s_own_classifiers_raise_no_warning_in_the_trial():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import Perceptron as SklearnPerceptron
+    from sklearn.svm import SVC
+
+    for model in (LinearDiscriminantAnalysis(), SklearnPerceptron(random_state=0),
+                  SVC(kernel="linear", C=1e6)):  # fmt: skip
+        assert _workflow_warnings(model) == []

@@ -1007,3 +1007,19 @@ def test_sparse_chunks_partial_fit_and_the_kappa_path_as_dense():
         cv_dense.cv_results_["mean_test_score"],
     )
     assert cv_sparse.kappa_ == cv_dense.kappa_
+
+
+def test_sparse_float32_keeps_float32_as_the_tag_says():
+    """Found by a user: sparse float32 X was made float64 before its dtype was
+    read, against the preserves_dtype tag."""
+    import scipy.sparse as sp
+
+    from sklearn_linsep import FisherDiscriminantCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5)).astype(np.float32)
+    y = np.repeat([0, 1], 30)
+    for model in (FisherDiscriminant(), FisherDiscriminantCV(cv=3)):
+        fitted = model.fit(sp.csr_matrix(X), y)
+        assert fitted.coef_.dtype == np.float32
+        assert fitted.transform(sp.csr_matrix(X)).dtype == np.float32

@@ -222,3 +222,23 @@ def test_score_passes_weights_only_to_a_scorer_that_takes_them():
 
     clf = FisherDiscriminantCV(kappas=KAPPAS, cv=3, scoring=plain).fit(X, y)
     assert clf.score(X, y, sample_weight=np.ones(40)) == plain(clf, X, y)
+
+
+def test_the_routing_error_names_what_works():
+    """Found by a user: the error said FisherDiscriminant.set_score_request, an
+    object inside FisherDiscriminantCV that no user can reach."""
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 4
+    weights = np.ones(40)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = FisherDiscriminantCV().set_fit_request(sample_weight=True)
+        with pytest.raises(UnsetMetadataPassedError) as raised:
+            model.fit(X, y, sample_weight=weights)
+        message = str(raised.value)
+        assert "FisherDiscriminantCV(...).set_score_request(sample_weight=True)" in message
+        model.set_score_request(sample_weight=True).fit(X, y, sample_weight=weights)

@@ -276,3 +276,21 @@ def test_k_classes_of_iris_and_wine_are_proved():
     X, y = load_wine(return_X_y=True)
     wine = minimum_error_separation(StandardScaler().fit_transform(X), y)
     assert wine.optimal and wine.upper_bound == 0
+
+
+def test_the_default_search_is_bounded_by_effort_not_the_clock():
+    """Found by a user: a default call on the bundled 699 rows blocked a minute,
+    its bounds depending on the machine; effort=80 gives the same bounds on any
+    machine, the time limit a safety cap."""
+    import time
+
+    from sklearn_linsep import load_breast_cancer_wisconsin
+
+    X, y = load_breast_cancer_wisconsin(return_X_y=True)
+    start = time.perf_counter()
+    first = minimum_error_separation(X, y)
+    assert time.perf_counter() - start < 30
+    second = minimum_error_separation(X, y)
+    assert first.rounds <= 80
+    assert (first.lower_bound, first.upper_bound) == (
+        second.lower_bound, second.upper_bound)  # fmt: skip

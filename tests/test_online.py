@@ -1049,3 +1049,45 @@ def test_a_separable_fit_stopped_by_tol_says_so_and_tol_none_finishes_it():
     assert not stopped.converged_
     finished = Perceptron(tol=None, max_iter=100_000, random_state=0).fit(X, y)
     assert finished.converged_ and finished.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("Learner", [Perceptron, PocketPerceptron, Adaline])
+def test_float32_x_gives_float32_weights_as_scikit_learn_s(Learner):
+    X, y = noisy_problem(n=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for form in (X.astype(np.float32), sp.csr_matrix(X.astype(np.float32))):
+            model = Learner(random_state=0).fit(form, y)
+            assert model.coef_.dtype == model.intercept_.dtype == np.float32
+        assert SklearnPerceptron().fit(X.astype(np.float32), y).coef_.dtype == np.float32
+        assert Learner(random_state=0).fit(X, y).coef_.dtype == np.float64
+
+
+@pytest.mark.parametrize("Learner", [Perceptron, PocketPerceptron, Adaline])
+@pytest.mark.parametrize("weight", [np.nan, np.inf, 0.0, -1.0])
+def test_class_weight_must_be_positive_and_finite(Learner, weight):
+    """Found by a user: class_weight={0: nan} gave zero weights silently; the
+    same sample weights are refused."""
+    X, y = noisy_problem(n=60)
+    with pytest.raises(ValueError, match=r"class_weight must be positive and finite"):
+        Learner(class_weight={0: weight, 1: 1.0}).fit(X, y)
+
+
+def test_lstsq_adaline_keeps_its_accuracy_far_from_the_origin():
+    """Found by a user: two classes shifted by 1e8 scored 0.45-0.65 where
+    RidgeClassifier scores as on the data at the origin; the least squares are
+    now solved about the column means."""
+    from sklearn.linear_model import RidgeClassifier
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(100, 3)), rng.normal(size=(100, 3)) + 3.0]
+    y = np.repeat([0, 1], 100)
+    at_origin = Adaline(solver="lstsq").fit(X, y)
+    for offset in (1e8, -1e12):
+        far = Adaline(solver="lstsq").fit(X + offset, y)
+        ridge = RidgeClassifier(alpha=1e-12).fit(X + offset, y)
+        assert far.score(X + offset, y) == at_origin.score(X, y) == ridge.score(
+            X + offset, y)  # fmt: skip
+        # X + offset itself rounds each value to a spacing of the offset.
+        rtol = 1e-6 + 100 * np.spacing(abs(offset))
+        np.testing.assert_allclose(far.coef_, at_origin.coef_, rtol=rtol)

@@ -551,3 +551,37 @@ def test_a_search_over_kappa_by_the_angle_always_picks_the_largest():
     assert search.best_params_["kappa"] == 100.0
     degrees = [separability_statistics(X, y, kappa=k).degrees for k in kappas]
     assert np.all(np.diff(degrees) > 0)
+
+
+def test_the_scorer_follows_metadata_routing():
+    """Found by a user: with routing on, GridSearchCV scored unweighted angles
+    silently (the scorer had no set_score_request)."""
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    from sklearn_linsep import make_separability_scorer
+
+    X, y = _two_gaussians(n=90)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, size=len(y))
+    cv = StratifiedKFold(3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = make_separability_scorer().set_score_request(sample_weight=True)
+        search = GridSearchCV(
+            SeparabilityAngle().set_fit_request(sample_weight=True),
+            {"kappa": [1.0]}, scoring=scorer, cv=cv,
+        ).fit(X, y, sample_weight=weights)  # fmt: skip
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            GridSearchCV(
+                SeparabilityAngle().set_fit_request(sample_weight=True),
+                {"kappa": [1.0]}, scoring=make_separability_scorer(), cv=cv,
+            ).fit(X, y, sample_weight=weights)  # fmt: skip
+    expected = []
+    for train, test in cv.split(X, y):
+        fitted = SeparabilityAngle().fit(X[train], y[train], sample_weight=weights[train])
+        expected.append(separability_angle(fitted.transform(X[test]), y[test],
+                                           sample_weight=weights[test]))  # fmt: skip
+    unweighted = [separability_angle(
+        SeparabilityAngle().fit(X[train], y[train]).transform(X[test]), y[test])
+        for train, test in cv.split(X, y)]  # fmt: skip
+    assert search.cv_results_["mean_test_score"][0] == pytest.approx(np.mean(expected))
+    assert not np.allclose(expected, unweighted)

@@ -410,3 +410,32 @@ def test_fits_far_from_the_origin_predict_as_the_fit_on_centred_data(classes, se
         clear = np.abs(scores) > 1e-5 * scale
     assert np.array_equal(far.predict(X)[clear], near.predict(X - 1e12)[clear])
     assert clear.mean() > 0.9
+
+
+def test_one_vs_rest_names_its_classes_and_points_to_the_joint_machine():
+    """Found by a user: the error named the classes "True" and "False", and the
+    soft fit warned "not linearly separable" on classes one machine separates."""
+    X, y = load_iris(return_X_y=True)
+    names = load_iris().target_names[y]
+    with pytest.raises(NotLinearlySeparableError) as raised:
+        HardMarginSVM(on_inseparable="raise").fit(X, names)
+    message = str(raised.value)
+    assert "Class 'versicolor' and the rest" in message
+    assert "of class 'versicolor' and" in message and "of the other classes" in message
+    assert "True" not in message and "False" not in message
+    with pytest.warns(NotLinearlySeparableWarning) as record:
+        HardMarginSVM(on_inseparable="warn").fit(X, names)
+    text = str(record[0].message)
+    assert "one-vs-rest (classes 'versicolor', 'virginica' against the rest)" in text
+    assert "multi_class='crammer_singer'" in text
+
+
+def test_the_soft_limit_is_quiet_by_default_as_svc_is():
+    """A grid search over real data printed a warning a fit: the default fits
+    the C → ∞ limit quietly and says it in separable_."""
+    X, y = load_iris(return_X_y=True)
+    pair = y > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        svm = HardMarginSVM().fit(X[pair], y[pair])
+    assert not svm.separable_ and svm.hinge_violation_ > 0
