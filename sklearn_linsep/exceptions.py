@@ -5,8 +5,9 @@ precision cannot decide."""
 class NotLinearlySeparableWarning(UserWarning):
     """The data are not linearly separable; the estimator fitted its fallback.
 
-    :class:`~sklearn_linsep.HardMarginSVM` with ``on_inseparable="soft"`` emits it
-    when it fits the limit C → ∞ of the soft margin instead of the hard margin.
+    :class:`~sklearn_linsep.HardMarginSVM` with ``on_inseparable="warn"`` emits it
+    when it fits the limit C → ∞ of the soft margin instead of the hard margin
+    (the default ``"soft"`` fits the same quietly: ``separable_`` says it).
 
     Examples
     --------
@@ -16,7 +17,7 @@ class NotLinearlySeparableWarning(UserWarning):
     >>> X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 0, 1])
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     _ = HardMarginSVM().fit(X, y)
+    ...     _ = HardMarginSVM(on_inseparable="warn").fit(X, y)
     >>> any(issubclass(w.category, NotLinearlySeparableWarning) for w in caught)
     True
     """

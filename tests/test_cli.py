@@ -105,8 +105,7 @@ def test_bundled_report_reproduces_the_paper_and_the_library():
     assert verdict["certificate_size"] == len(certificate.certificate_indices)
     assert verdict["certificate_proven"] is certificate.proven is True
     svm = HardMarginSVM()  # the hinge is of standardized features
-    with pytest.warns(UserWarning):
-        svm.fit(StandardScaler().fit_transform(X), y)
+    svm.fit(StandardScaler().fit_transform(X), y)
     assert verdict["hinge_violation"] == pytest.approx(svm.hinge_violation_, rel=1e-6)
     assert report["cover"]["probability_random_labelling_separable"] == pytest.approx(
         cover_separability_probability(699, 9), rel=1e-12

@@ -107,7 +107,7 @@ def test_the_soft_limit_of_wide_sparse_rows_equals_the_dense_one(seed, monkeypat
     assert not dense.separable_
     _forbid_dense_rows(monkeypatch)
     with pytest.warns(UserWarning, match="not linearly separable"):
-        sparse = HardMarginSVM().fit(X, y, sample_weight=weights)
+        sparse = HardMarginSVM(on_inseparable="warn").fit(X, y, sample_weight=weights)
     _assert_same_fit(sparse, dense, rtol=1e-6)
     grown = HardMarginSVM(initial_size=8, batch=8).fit(X, y, sample_weight=weights)
     _assert_same_fit(grown, dense, rtol=1e-6)
@@ -138,7 +138,7 @@ def test_the_sparse_lp_runs_only_where_the_gram_dual_finds_the_hulls_meeting(
     X[4] = X[7]  # classes 0 and 1: one document twice
     X = sp.csr_matrix(X)
     with pytest.warns(UserWarning, match="not linearly separable"):
-        inseparable = HardMarginSVM().fit(X, y)
+        inseparable = HardMarginSVM(on_inseparable="warn").fit(X, y)
     assert len(calls) == 1 and inseparable.certificate_.verify(X, y)
 
 
