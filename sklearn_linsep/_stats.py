@@ -535,25 +535,16 @@ def rows_are_cheaper(n_rows, n_features, form="auto"):
     return form == "rows" or n_features > ROWS_FROM_FEATURES
 
 
-def _empty_statistics(n_classes, n_features, per_class, dtype, rows):
-    common = dict(
+def _empty_rows(n_classes, n_features, per_class, dtype):
+    """Statistics of no rows, in the rows form: where a pass of chunks starts."""
+    empty = CentredRows(np.zeros((0, n_features)), np.zeros(0, dtype=np.intp))
+    return ClassStatistics(
         counts=np.zeros(n_classes),
         means=np.zeros((n_classes, n_features)),
+        within=Scatter(rows=empty, keep_per_class=per_class),
         n_samples=0,
         dtype=np.dtype(dtype),
     )
-    if rows:
-        empty = CentredRows(np.zeros((0, n_features)), np.zeros(0, dtype=np.intp))
-        return ClassStatistics(
-            within=Scatter(rows=empty, keep_per_class=per_class), **common
-        )
-    per_class_matrices = None
-    if per_class:
-        per_class_matrices = np.zeros((n_classes, n_features, n_features))
-    scatter = Scatter(
-        matrix=np.zeros((n_features, n_features)), per_class=per_class_matrices
-    )
-    return ClassStatistics(within=scatter, **common)
 
 
 def _references(stats, X, y, sample_weight=None):
@@ -858,8 +849,9 @@ def _chunked_statistics(
     densified chunk by chunk), B in ``buffer_dtype``."""
     n_samples, n_features = X.shape
     dtype = working_dtype(X)
-    stats = _empty_statistics(n_classes, n_features, per_class, dtype, rows)
-    if not rows:
+    if rows:
+        stats = _empty_rows(n_classes, n_features, per_class, dtype)
+    else:
         stats = _ScatterSum(n_classes, n_features, per_class)
         shape = (min(chunk_rows, n_samples), n_features + n_classes)
         buffer = np.empty(shape, dtype=buffer_dtype)
