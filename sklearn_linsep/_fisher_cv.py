@@ -229,16 +229,8 @@ class FisherDiscriminantCV(FisherDiscriminant):
             except UnsetMetadataPassedError as error:
                 # scikit-learn names the inner FisherDiscriminant's score, which
                 # the user cannot reach: name what works.
-                asked = ", ".join(f"{key}=True" for key in error.unrequested_params)
                 raise UnsetMetadataPassedError(
-                    message=(
-                        f"{sorted(error.unrequested_params)} passed to "
-                        f"FisherDiscriminantCV.{method} must be requested (or "
-                        "refused) for the folds' scoring: call "
-                        f"FisherDiscriminantCV(...).set_score_request({asked}) for "
-                        "scoring=None (each fold's FisherDiscriminant.score), or "
-                        "set_score_request on the scorer given as scoring."
-                    ),
+                    message=self._unrequested_message(method, error),
                     unrequested_params=error.unrequested_params,
                     routed_params=error.routed_params,
                 ) from None
@@ -251,6 +243,22 @@ class FisherDiscriminantCV(FisherDiscriminant):
         if sample_weight is not None and _takes_weights(self._scorer()):
             score["sample_weight"] = sample_weight
         return {"groups": groups}, score
+
+    def _unrequested_message(self, method, error):
+        """What to call for metadata that reached no request: this estimator's
+        own set_score_request for scoring=None, a scorer object's for the
+        rest."""
+        names = sorted(error.unrequested_params)
+        asked = ", ".join(f"{key}=True" for key in names)
+        where = "the folds' scoring" if method == "fit" else "the score"
+        if self.scoring is None:
+            how = (f"call FisherDiscriminantCV(...).set_score_request({asked}) "
+                   "(scoring=None scores by FisherDiscriminant.score)")  # fmt: skip
+        else:
+            how = ("give scoring as a scorer object that requests it, e.g. "
+                   f"make_scorer(accuracy_score).set_score_request({asked})")
+        return (f"{names} passed to FisherDiscriminantCV.{method} must be "
+                f"requested (or refused) for {where}: {how}.")  # fmt: skip
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, **params):

@@ -45,8 +45,19 @@ def weighted_lstsq(X, targets, sample_weight, bias):
     # rows as given, solved as given.
     centre = np.average(X, axis=0, weights=sample_weight) if bias else 0.0
     centred = X - centre
-    _, exponent = np.frexp(np.linalg.norm(centred * root[:, None], axis=0))
-    solution, rank = _augmented_lstsq(np.ldexp(centred, -exponent), targets, root, bias)
+    norms = np.linalg.norm(centred * root[:, None], axis=0)
+    _, exponent = np.frexp(norms)
+    # A value carries its rounding, eps·|x|: centred, a feature r times larger
+    # than its spread keeps noise of relative size eps·r, and a direction below
+    # that is no direction (x2 = x1 + 1e6 is exact nowhere in float64).
+    spread = norms / np.sqrt(np.sum(sample_weight))
+    varying = spread > 0
+    ratio = np.max(np.max(np.abs(X), axis=0)[varying] / spread[varying], initial=1.0)
+    cutoff = max(np.finfo(np.float64).eps * max(X.shape[0], X.shape[1] + 1),
+                 4 * np.finfo(np.float64).eps * ratio)  # fmt: skip
+    solution, rank = _augmented_lstsq(
+        np.ldexp(centred, -exponent), targets, root, bias, cutoff
+    )
     if rank == X.shape[1] + (1 if bias else 0):
         solution[:, :-1] = np.ldexp(solution[:, :-1], -exponent)
         if bias:  # w·(x - m) + c·bias = w·x + (c - w·m / bias)·bias
@@ -55,9 +66,10 @@ def weighted_lstsq(X, targets, sample_weight, bias):
     return _augmented_lstsq(X, targets, root, bias)[0]
 
 
-def _augmented_lstsq(X, targets, root, bias):
+def _augmented_lstsq(X, targets, root, bias, cutoff=None):
     """``(W, rank)``: LAPACK's minimum-norm least squares of ``[X, bias]``,
-    the rows weighted by ``root``, and the rank it found."""
+    the rows weighted by ``root``, and the rank it found (singular values at
+    most ``cutoff`` of the largest count as zero; None: numpy's cut-off)."""
     augmented = np.empty((X.shape[0], X.shape[1] + 1))
     augmented[:, :-1] = X
     augmented[:, -1] = bias
@@ -65,7 +77,8 @@ def _augmented_lstsq(X, targets, root, bias):
     # numpy's cut-off (rcond=None): singular values below eps·max(n, p + 1) of the
     # largest are zero. scipy's default (eps alone) kept a rank-10 X's rounding as
     # rank and returned ‖w‖ ≈ 1e13 instead of the minimum-norm answer.
-    cutoff = np.finfo(np.float64).eps * max(augmented.shape)
+    if cutoff is None:
+        cutoff = np.finfo(np.float64).eps * max(augmented.shape)
     solution, _, rank, _ = scipy.linalg.lstsq(
         augmented, targets, cond=cutoff, overwrite_a=True, check_finite=False
     )

@@ -165,9 +165,10 @@ def _kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv):
     """κL: ``L² = ‖S†d‖² + ‖Qd‖²/κ²`` (Euclidean) or ``dᵀS†d + ‖Qd‖²/κ``
     (Mahalanobis), multiplied by κ² before the square root (κ finite: at κ = ∞
     the angle is 90° for any data with S†d ≠ 0, and is refused)."""
-    if metric == "euclidean":
-        return float(np.hypot(kappa * np.sqrt(pinv_sq), np.sqrt(null_sq)))
-    return float(np.sqrt(kappa * kappa * d_pinv + kappa * null_sq))
+    with np.errstate(over="ignore"):  # κL beyond float64: θ is π/2 to the last bit
+        if metric == "euclidean":
+            return float(np.hypot(kappa * np.sqrt(pinv_sq), np.sqrt(null_sq)))
+        return float(np.sqrt(kappa * kappa * d_pinv + kappa * null_sq))
 
 
 def _hotelling(stats, d, rank, pinv_part):
@@ -331,6 +332,11 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
     parts, fitted_tol = getattr(X, "_mean_difference_parts", (None, None))
     if tol is not None and tol != fitted_tol:
         parts = None  # another rank decision: from the statistics again
+    if kappa is None and not np.isfinite(X.kappa):
+        raise InvalidParameterError(
+            f"{name} takes the fitted {type(X).__name__}'s kappa, which is inf: "
+            "the angle is 90 degrees there for any data. Pass a finite kappa."
+        )
     kappa = X.kappa if kappa is None else kappa
     metric = metric or getattr(X, "metric", "euclidean")
     return X.statistics_, parts, kappa, metric, None

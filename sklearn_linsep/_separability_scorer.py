@@ -33,18 +33,44 @@ class _SeparabilityScorer(_BaseScorer):
     A scikit-learn scorer: with metadata routing on, ``set_score_request``
     says whether it takes ``sample_weight``."""
 
-    def __init__(self, kappa, metric, tol, degrees=False):
+    # Not called (the score reads the feature space itself), but a dict of
+    # scorers asks every scorer for a method the estimator has.
+    _RESPONSE = ("transform", "predict", "decision_function")
+
+    def __init__(self, kappa, metric, tol, degrees=False, shared=False):
         self.kappa = kappa
         self.metric = metric
         self.tol = tol
         self.degrees = degrees
-        super().__init__(self._angle, sign=1, kwargs={}, response_method=None)
+        self.shared = shared
+        super().__init__(self._angle, sign=1, kwargs={}, response_method=self._RESPONSE)
 
-    def _angle(self, y_true, features, sample_weight=None):
-        """The score: the angle of ``features`` (the estimator's feature space)
-        labelled ``y_true``; its signature declares the metadata it takes."""
+    def set_score_request(self, **kwargs):
+        """Set the metadata the scorer takes (``sample_weight=True``), with
+        metadata routing on. On the shared :data:`separability_scorer` this
+        returns a configured copy and leaves the shared one as it was (as
+        scikit-learn's ``get_scorer`` hands out copies); use what it returns.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param_name=alias``, as scikit-learn's scorers take it.
+
+        Returns
+        -------
+        scorer : the scorer with the request
+        """
+        scorer = self
+        if self.shared:
+            scorer = _SeparabilityScorer(self.kappa, self.metric, self.tol, self.degrees)
+        return _BaseScorer.set_score_request(scorer, **kwargs)
+
+    def _angle(self, y_true, y_pred, sample_weight=None):
+        """The score: the angle of ``y_pred``, here the rows in the estimator's
+        feature space, labelled ``y_true``; its signature declares the metadata
+        it takes (scikit-learn's names: ``y_pred`` is no metadata)."""
         stats, rows = _labelled_statistics(
-            features, y_true, sample_weight, "separability_scorer"
+            y_pred, y_true, sample_weight, "separability_scorer"
         )
         angle = _smallest_angle(stats, self.kappa, self.metric, self.tol, rows)
         return float(np.degrees(angle)) if self.degrees else angle
@@ -123,7 +149,7 @@ def make_separability_scorer(*, kappa=1.0, metric="euclidean", tol=None, degrees
     return _SeparabilityScorer(kappa, metric, tol, degrees)
 
 
-separability_scorer = make_separability_scorer()
+separability_scorer = _SeparabilityScorer(1.0, "euclidean", None, shared=True)
 """The angle of separability (κ = 1, Euclidean) of held-out data, as a scorer.
 
 See :func:`make_separability_scorer`.

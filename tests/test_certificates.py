@@ -469,9 +469,11 @@ def test_verify_refuses_data_it_cannot_check_and_says_which():
         with pytest.raises(ValueError, match="y has none of"):
             result.verify(np.zeros((40, p)), np.full(40, result.classes[-1]))
         assert missing in result.classes
-    # A pair's result still checks on the rows of every class (the others ignored).
+    # A pair's result still checks on the rows of every class (the others ignored),
+    # and y may be a column, as scikit-learn takes it.
     pairs = linear_separability(iris_X, iris_y)
     assert all(pair.verify(iris_X, iris_y) for pair in pairs.values())
+    assert all(pair.verify(iris_X, iris_y[:, None]) for pair in pairs.values())
 
 
 def test_verify_on_dask_refuses_alike(dask_client):

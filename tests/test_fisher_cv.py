@@ -242,3 +242,23 @@ def test_the_routing_error_names_what_works():
         message = str(raised.value)
         assert "FisherDiscriminantCV(...).set_score_request(sample_weight=True)" in message
         model.set_score_request(sample_weight=True).fit(X, y, sample_weight=weights)
+
+
+def test_the_routing_error_of_a_given_scoring_and_of_score():
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 4
+    weights = np.ones(40)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = FisherDiscriminantCV(scoring="accuracy").set_fit_request(
+            sample_weight=True)  # fmt: skip
+        with pytest.raises(UnsetMetadataPassedError, match="scorer object"):
+            model.fit(X, y, sample_weight=weights)
+        fitted = FisherDiscriminantCV().fit(X, y)
+        with pytest.raises(UnsetMetadataPassedError) as raised:
+            fitted.score(X, y, sample_weight=weights)
+        assert "folds" not in str(raised.value) and "the score" in str(raised.value)

@@ -1091,3 +1091,19 @@ def test_lstsq_adaline_keeps_its_accuracy_far_from_the_origin():
         # X + offset itself rounds each value to a spacing of the offset.
         rtol = 1e-6 + 100 * np.spacing(abs(offset))
         np.testing.assert_allclose(far.coef_, at_origin.coef_, rtol=rtol)
+
+
+def test_lstsq_adaline_does_not_fit_the_rounding_of_a_shifted_copy():
+    """Found in review: x2 = x1 + 1e6 is exact nowhere in float64; centred, the
+    rounding looked like a direction and the weights grew to 1e9."""
+    from sklearn.linear_model import RidgeClassifier
+
+    rng = np.random.default_rng(1)
+    C, other = rng.normal(20, 5, 300), rng.normal(size=300)
+    y = (C - 20 + other + rng.normal(size=300) > 0).astype(int)
+    X = np.c_[C, C + 1e6, other]
+    fitted = Adaline(solver="lstsq").fit(X, y)
+    assert np.abs(fitted.coef_).max() < 1.0
+    assert fitted.score(X, y) == RidgeClassifier().fit(X, y).score(X, y)
+    pocket = PocketPerceptron(random_state=0).fit(X[:, :1].astype(np.float32), y)
+    assert pocket.perceptron_coef_.dtype == pocket.coef_.dtype == np.float32

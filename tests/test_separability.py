@@ -585,3 +585,37 @@ def test_the_scorer_follows_metadata_routing():
         for train, test in cv.split(X, y)]  # fmt: skip
     assert search.cv_results_["mean_test_score"][0] == pytest.approx(np.mean(expected))
     assert not np.allclose(expected, unweighted)
+
+
+def test_the_scorer_in_a_dict_of_scorers_and_the_shared_one_untouched():
+    """Found in review: a dict of scorers asked every scorer for a response
+    method (it had none: TypeError); and the shared separability_scorer was
+    changed for the whole session by set_score_request."""
+    import sklearn
+    from sklearn.model_selection import cross_validate
+
+    from sklearn_linsep import make_separability_scorer, separability_scorer
+
+    X, y = _two_gaussians(n=60)
+    scores = cross_validate(
+        FisherDiscriminant(), X, y, cv=StratifiedKFold(3),
+        scoring={"angle": make_separability_scorer(), "accuracy": "accuracy"},
+    )  # fmt: skip
+    assert scores["test_angle"].shape == scores["test_accuracy"].shape == (3,)
+    with sklearn.config_context(enable_metadata_routing=True):
+        requested = separability_scorer.set_score_request(sample_weight=True)
+        assert requested is not separability_scorer
+        shared = separability_scorer._get_metadata_request().score.requests
+        assert shared == {"sample_weight": None}
+        assert requested._get_metadata_request().score.requests == {
+            "sample_weight": True}  # fmt: skip
+
+
+def test_a_fitted_estimator_s_infinite_kappa_is_refused_too():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _two_gaussians()
+    fitted = FisherDiscriminant(kappa=np.inf).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="kappa, which is inf"):
+        separability_angle(fitted)
+    assert 0 < separability_angle(fitted, kappa=1.0) < np.pi / 2

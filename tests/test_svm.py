@@ -252,7 +252,8 @@ def test_certificates_name_the_classes(labels):
     with pytest.raises(NotLinearlySeparableError) as caught:
         HardMarginSVM(on_inseparable="raise").fit(X, labels)
     assert caught.value.certificate.verify(X, labels)
-    assert set(map(str, labels)) <= set(str(caught.value).replace(",", " ").split())
+    assert {f"class {label!r}" for label in labels} <= {
+        f"class {word}" for word in str(caught.value).replace(",", " ").split()}
 
 
 def test_multiclass_raise_gives_a_one_against_the_rest_certificate():

@@ -38,6 +38,7 @@ from .._proofs import (
     two_class_proof,
 )
 from .._rows import verify as verify_on_backend
+from .._validation import plain_label
 from ..exceptions import SolverError
 
 # The limits of one solver call.
@@ -368,7 +369,9 @@ class SeparabilityResult:
             int(np.sum(self.certificate_signs < 0)),
             int(np.sum(self.certificate_signs > 0)),
         ]
-        negative, positive = names or (f"class {label}" for label in self.classes)
+        negative, positive = names or (
+            f"class {plain_label(label)!r}" for label in self.classes
+        )
         return (
             f"{counts[1]} sample(s) of {positive} and {counts[0]} of {negative} "
             "have convex combinations that coincide at "

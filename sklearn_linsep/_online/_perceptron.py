@@ -513,7 +513,8 @@ class PocketPerceptron(_PerceptronRule):
         self._close_pocket(problem)
         super()._finish(problem, final)
         training = self._training
-        self.perceptron_coef_ = training.weights[:, :-1].copy()
-        self.perceptron_intercept_ = training.weights[:, -1] * problem.bias
+        dtype = problem.matrix.dtype  # X's, as coef_'s
+        self.perceptron_coef_ = training.weights[:, :-1].astype(dtype)
+        self.perceptron_intercept_ = (training.weights[:, -1] * problem.bias).astype(dtype)
         self.pocket_history_ = history(training.pocket_history, problem.n_tasks)
         self.pocket_score_ = problem.accuracy(self.coef_, self.intercept_)

@@ -77,8 +77,11 @@ def verify(result, X, y, rtol, check="proof"):
     """``result`` checked on the arrays themselves (a certificate naming rows
     beyond them does not hold)."""
     shape = X.shape if sp.issparse(X) else np.shape(X)
-    labels = np.asarray(y).reshape(-1)
-    if len(shape) != 2 or shape[0] != len(labels):
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:  # a column, as scikit-learn takes it
+        y = y.ravel()
+    labels = y.reshape(-1)
+    if len(shape) != 2 or y.ndim != 1 or shape[0] != len(labels):
         raise ValueError(
             f"verify needs X of shape (n_samples, n_features) and y of n_samples "
             f"labels; got X of shape {shape} and {len(labels)} labels."
