@@ -224,16 +224,22 @@ def test_score_passes_weights_only_to_a_scorer_that_takes_them():
     assert clf.score(X, y, sample_weight=np.ones(40)) == plain(clf, X, y)
 
 
+def _apart():
+    """Two classes 4 apart in 3 features, 20 rows each."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    X[y == 1] += 4
+    return X, y
+
+
 def test_the_routing_error_names_what_works():
     """Found by a user: the error said FisherDiscriminant.set_score_request, an
     object inside FisherDiscriminantCV that no user can reach."""
     import sklearn
     from sklearn.exceptions import UnsetMetadataPassedError
 
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 3))
-    y = np.repeat([0, 1], 20)
-    X[y == 1] += 4
+    X, y = _apart()
     weights = np.ones(40)
     with sklearn.config_context(enable_metadata_routing=True):
         model = FisherDiscriminantCV().set_fit_request(sample_weight=True)
@@ -248,10 +254,7 @@ def test_the_routing_error_of_a_given_scoring_and_of_score():
     import sklearn
     from sklearn.exceptions import UnsetMetadataPassedError
 
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 3))
-    y = np.repeat([0, 1], 20)
-    X[y == 1] += 4
+    X, y = _apart()
     weights = np.ones(40)
     with sklearn.config_context(enable_metadata_routing=True):
         model = FisherDiscriminantCV(scoring="accuracy").set_fit_request(
