@@ -56,9 +56,8 @@ def rows(
         reset=reset,
         finite=not deferred,
     )
-    rows = MemoryRows(X, classes, y_encoded, sample_weight, name)
-    rows.check_finite = finiteness_check(estimator) if deferred else None
-    return rows
+    check_finite = finiteness_check(estimator) if deferred else None
+    return MemoryRows(X, classes, y_encoded, sample_weight, name, check_finite)
 
 
 def map_rows(estimator, X, func, *args, accept_sparse=False):
@@ -103,18 +102,19 @@ def _distinct(labels):
 
 class MemoryRows:
     """The :class:`~sklearn_linsep._rows.Rows` of arrays in memory: validated X
-    (dense or CSR), the encoded labels and the weights (None for all ones)."""
+    (dense or CSR), the encoded labels and the weights (None for all ones);
+    ``check_finite(X)`` where X's finiteness is left to the statistics' pass,
+    else None."""
 
     in_memory = True
-    # check(X) where X's finiteness is left to the statistics' pass, else None.
-    check_finite = None
 
-    def __init__(self, X, classes, y_encoded, sample_weight, name):
+    def __init__(self, X, classes, y_encoded, sample_weight, name, check_finite=None):
         self.X = X
         self.classes = classes
         self.y_encoded = y_encoded
         self.sample_weight = sample_weight
         self.name = name
+        self.check_finite = check_finite
 
     @property
     def n_features(self):
