@@ -20,8 +20,8 @@ linear combinations of the others, every proof checked in rationals.
 Part 2 (``--only ordinary``) times ``linear_separability`` on ordinary data
 (median of ``--repeats``, one BLAS thread: Gaussian rows, digits jointly, TF-IDF
 text; ``--large`` adds inseparable 1e5 x 768 embeddings), with the time of the
-certificate's proof (its float enclosure, ``_enclosure.enclosed_positive``, and
-its rational solve, ``_exact._solved``) counted apart: its share of the call.
+certificate's proof (its float enclosure, ``_exact._enclosure.enclosed_positive``, and
+its rational solve, ``_exact._simplex._solved``) counted apart: its share of the call.
 
 Part 5 (``--only scale``) decides near-touching data at scale
 (``sklearn_linsep._testing.facet_case``: two classes 2 apart, p rows of one on a
@@ -29,7 +29,7 @@ facet and a row of the other 2^-44 beyond or short of it; n up to 1e4, p up to
 50; K = 3 jointly with a third class far away; then the same with per-feature
 scales 2^±20 and offsets up to 2^19): each call timed (median of
 ``--repeats``, warm), its verdict, whether it is proved, and every proof
-checked in rationals (``_exact.least_margin``, ``exactly_balances``).
+checked in rationals (``_exact._farkas.least_margin``, ``exactly_balances``).
 
 Part 6 (``--only soft``) times the Crammer–Singer soft limit on jointly
 inseparable data (iris, wine with labels changed, tall 2e4 x 20 and
@@ -208,8 +208,8 @@ def ordinary_cases(large):
 
 def part_ordinary(repeats, large):
     """The price of the proofs on ordinary data: the whole call, and the time
-    spent in the certificate's enclosure (``_enclosure.enclosed_positive``) and
-    its rational solve (``_exact._solved``), patched to be timed."""
+    spent in the certificate's enclosure (``_exact._enclosure.enclosed_positive``) and
+    its rational solve (``_exact._simplex._solved``), patched to be timed."""
     import importlib
 
     from threadpoolctl import threadpool_limits
@@ -218,9 +218,9 @@ def part_ordinary(repeats, large):
 
     spent = []
     patched = []
-    for module, name in (("sklearn_linsep._exact", "_solved"),
+    for module, name in (("sklearn_linsep._exact._simplex", "_solved"),
                          ("sklearn_linsep._proofs", "enclosed_positive"),
-                         ("sklearn_linsep._axes", "enclosed_positive")):  # fmt: skip
+                         ("sklearn_linsep._exact._frames", "enclosed_positive")):  # fmt: skip
         try:  # code before the exact checks lacks them (a before/after run)
             module = importlib.import_module(module)
             function = getattr(module, name)
@@ -304,7 +304,7 @@ def part_redundant():
 
 def part_scale(repeats):
     """Near-touching data at n ≤ 1e4, p ≤ 50: the exact simplex from float64's
-    certificate (``sklearn_linsep._exact_simplex``)."""
+    certificate (``sklearn_linsep._exact._simplex``)."""
     from sklearn_linsep import SolverError, linear_separability
     from sklearn_linsep._testing import facet_case
 

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import machine_line, median_seconds, traced_peak
 from bench_kappa_path import data
 
-from sklearn_linsep import FisherDiscriminant, _stats, separability_statistics
+from sklearn_linsep import FisherDiscriminant, _pass_plan, separability_statistics
 
 SHIFT = 1.0  # bench_kappa_path's classes are closer (0.7)
 
@@ -56,14 +56,14 @@ def wide_against_square(n, p, repeat):
     X, y = data(n, p, SHIFT)
     wide, _ = median_seconds(fit_and_angle, repeat, X, y)
     clf_wide, angle_wide = fit_and_angle(X, y)
-    saved = _stats.ROWS_FROM_FEATURES
-    _stats.ROWS_FROM_FEATURES = 10**9
+    saved = _pass_plan.ROWS_FROM_FEATURES
+    _pass_plan.ROWS_FROM_FEATURES = 10**9
     try:
         square, _ = median_seconds(fit_and_angle, max(1, repeat // 3), X, y)
         clf_square, angle_square = fit_and_angle(X, y)
         peak = traced_peak(fit_and_angle, X, y)
     finally:
-        _stats.ROWS_FROM_FEATURES = saved
+        _pass_plan.ROWS_FROM_FEATURES = saved
     peak_wide = traced_peak(fit_and_angle, X, y)
     difference = np.linalg.norm(clf_wide.coef_ - clf_square.coef_) / np.linalg.norm(
         clf_square.coef_

@@ -12,6 +12,7 @@ from ._compat import lazy_attributes
 from ._version import __version__ as __version__
 
 _MODULE_OF = {
+    **dict.fromkeys(["AngleResult", "HotellingT2Result"], "._angle"),
     **dict.fromkeys(
         [
             "cover_separability_probability",
@@ -32,8 +33,6 @@ _MODULE_OF = {
     ),
     **dict.fromkeys(
         [
-            "AngleResult",
-            "HotellingT2Result",
             "SeparabilityAngle",
             "separability_angle",
             "separability_curve",

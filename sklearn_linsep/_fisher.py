@@ -15,9 +15,9 @@ from scipy.special import log_expit, log_softmax
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._angle import mean_difference_parts
 from ._base import LinearClassifierBase, linear_scores
 from ._rows import in_memory, map_rows
-from ._separability import mean_difference_parts
 from ._streaming import StatisticsEstimatorMixin
 
 # store_covariance=True refuses a covariance matrix larger than this (bytes):

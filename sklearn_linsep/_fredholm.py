@@ -20,11 +20,11 @@ cheapest proof first:
    values differ is v itself; the others neither vary nor differ, and are
    left out;
 2. in float64, the Gram matrix of the differences, its rounding bounded,
-   proved positive definite (:func:`~._enclosure.proven_positive_definite`):
+   proved positive definite (:func:`~._exact._enclosure.proven_positive_definite`):
    of their columns (full rank: R(S) is everything), or where the features
    are as many as the rows, of their rows with e's (independent rows: e, so d,
    lies outside their span);
-3. exactly (:func:`~._exact.decide_span`): which differences are independent,
+3. exactly (:func:`~._exact._span.decide_span`): which differences are independent,
    read modulo a prime, and one rational solve of the basis's size gives the
    weights a on a few rows, or the direction v, which is then checked on
    every row in integers.
@@ -42,13 +42,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _check_sample_weight, check_X_y
 
-from ._dyadic import row_chunks
-from ._enclosure import proven_positive_definite, rounding_factor
-from ._exact import decide_span, rational
+from ._exact._dyadic import row_chunks
+from ._exact._enclosure import proven_positive_definite, rounding_factor
+from ._exact._numbers import rational
+from ._exact._span import decide_span
 
 # The exact step's limits: the rows' entries it reads (a direction's check
 # multiplies them all in integers) and the rank of its square solves (and
-# their work, ``_exact.EXACT_SPAN_WORK``). Measured (benchmarks/
+# their work, ``_exact._span.EXACT_SPAN_WORK``). Measured (benchmarks/
 # bench_fredholm.py, RESULTS.md): 5 000 x 200 of 53-bit floats with a
 # dependency 0.4 s, integers of rank 150 0.1-0.2 s; at the corners, 20 000 x
 # 200 0.4 s and 10 000 x 400 of rank 399 2.6 s.

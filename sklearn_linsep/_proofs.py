@@ -10,8 +10,8 @@ blocks:
   whose two convex combinations coincide exactly, over the rationals that the
   float64 inputs are (:func:`two_class_proof`, :func:`pairs_proof`): proved by a
   float enclosure of its square system's solution
-  (:func:`~._enclosure.enclosed_positive`, in X's frame or in that of the rows'
-  principal axes, :mod:`._axes`), or where that cannot decide, solved in
+  (:func:`~._exact._enclosure.enclosed_positive`, in X's frame or in that of the rows'
+  principal axes, :mod:`._exact._frames`), or where that cannot decide, solved in
   rationals (:mod:`._exact`); and its
   stated weights and common point agree with that in every feature to ``rtol``
   of the feature's own spread plus the rounding of the sums
@@ -24,20 +24,14 @@ Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verd
 import numpy as np
 import scipy.sparse as sp
 
-from ._axes import pairs_enclosed_in_axes, two_class_enclosed_in_axes
-from ._enclosure import (
-    enclosed_positive,
-    exact_difference,
-    rounding_factor,
-    square_system,
+from ._exact._enclosure import enclosed_positive, rounding_factor, square_system
+from ._exact._farkas import pairs_matrix, solves_exactly, two_class_matrix
+from ._exact._frames import (
+    centred,
+    pairs_enclosed_in_axes,
+    two_class_enclosed_in_axes,
 )
-from ._exact import (
-    exact_pair_weights,
-    exact_two_class_weights,
-    pairs_matrix,
-    solves_exactly,
-    two_class_matrix,
-)
+from ._exact._simplex import exact_pair_weights, exact_two_class_weights
 
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
 
@@ -186,10 +180,10 @@ def two_class_proof(points, signs, problem_rows=0, exact=False):
 
     First by the float enclosure (:func:`two_class_enclosed`, milliseconds even
     at p = 300), then by the same in the frame of the rows' principal axes
-    (:func:`~._axes.two_class_enclosed_in_axes`: where features are rounded
+    (:func:`~._exact._frames.two_class_enclosed_in_axes`: where features are rounded
     linear combinations of others, the system is near-singular in X's frame);
     where neither decides, or with ``exact``, in rationals on the
-    certificate's rows (:func:`~._exact.exact_two_class_weights`: within
+    certificate's rows (:func:`~._exact._simplex.exact_two_class_weights`: within
     ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
     ``EXACT_ENTRIES``, or at any size with ``exact``).
     """
@@ -339,18 +333,6 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     return (weights is not None if decided else None), weights
 
 
-def centred(points):
-    """``(offsets, remainders, center)``: each feature whose values lie far from
-    0 against their spread over ``points`` (a constant one included) is taken
-    about its first value, ``x - t = offsets + remainders`` exactly; the others
-    about 0 (no remainder). The Farkas systems do not change (their constant rows
-    absorb ``t``), and far from the origin their feature rows stop repeating the
-    constant ones (whose near-dependence would cost all the digits)."""
-    points = np.asarray(points, dtype=float)
-    spread = feature_spread(points)
-    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
-    offsets, remainders = exact_difference(points, center)
-    return offsets, remainders, center
 
 
 def two_class_enclosed(points, signs):

@@ -9,11 +9,11 @@ from sklearn.metrics._scorer import _BaseScorer
 from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._angle import _smallest_angle
 from ._separability import (
     _METRICS,
     FINITE_KAPPA,
     _labelled_statistics,
-    _smallest_angle,
 )
 
 

@@ -13,7 +13,8 @@ Wide data (more features than rows) keep the scatter as its rows instead: the
 within-class-centred rows C with W = CᵀC, O(n·p) where the matrix would be O(p²)
 (``_scatter``). Sparse X is never densified: its rows are centred implicitly, and
 its scatter matrix, for moderate p, is one sparse product. S(κ)⁻¹ is factored in
-``_covariance``.
+``_covariance``; the rows per chunk, the scatter's form and the precision of the pass
+are decided in ``_pass_plan``.
 """
 
 from dataclasses import dataclass, replace
@@ -28,37 +29,19 @@ from sklearn.utils.validation import (
 
 from . import _kernels
 from ._covariance import (
-    correlation_of,
-    full_rank_proof,
     overflow_error,
     regularized_covariance,
     regularized_covariance_from_rows,
 )
+from ._pass_plan import (
+    _FLOAT32_CHUNK_ROWS,
+    _float32_pass_suits,
+    _float32_rank_is_clear,
+    default_chunk_rows,
+    rows_are_cheaper,
+)
 from ._scatter import CentredRows, Scatter, group_means
 from ._validation import check_classes, chunk_weights, encode_labels, working_dtype
-
-# Rows per chunk: _CHUNK_ROWS where that chunk (centred, float64) stays within
-# _CHUNK_BYTES, else as many as fit in it; never fewer than fill _SMALL_CHUNK_BYTES.
-# Enough rows that the (p, p) merge per chunk is small beside the chunk's
-# product: 1e5 x 768 took 1.66 times one X.T @ X in chunks of 682 rows, 1.28x
-# in 2 730 (16 MiB) and 1.20x in 4 096 (medians of 5 on the machine of
-# benchmarks/RESULTS.md). At p = 100, 4 096 to 20 971 rows made no difference
-# beyond the noise (1.28-1.35x).
-_CHUNK_ROWS = 4096
-_CHUNK_BYTES = 1 << 25
-_SMALL_CHUNK_BYTES = 1 << 22
-
-
-def default_chunk_rows(n_features):
-    """Rows per chunk of the pass over float64 X (see ``_CHUNK_ROWS``)."""
-    row_bytes = 8 * max(n_features, 1)
-    rows = min(_CHUNK_ROWS, _CHUNK_BYTES // row_bytes)
-    return max(256, rows, _SMALL_CHUNK_BYTES // row_bytes)
-
-# A float32 X is centred and multiplied in float32 (twice BLAS's float64 speed),
-# each chunk's product then accumulated in float64: chunks of at most this many
-# rows keep the float32 sums' rounding to about √rows · eps32 of their terms.
-_FLOAT32_CHUNK_ROWS = 4096
 
 
 @dataclass
@@ -520,21 +503,6 @@ def _two_sum(a, b):
     return s, (a - (s - b_virtual)) + (b - b_virtual)
 
 
-# Wide data keep the scatter as rows once the (p, p) matrix would pass this many
-# features: below it the matrix is small whatever the rows, and cheaper to use.
-ROWS_FROM_FEATURES = 256
-
-
-def rows_are_cheaper(n_rows, n_features, form="auto"):
-    """Whether statistics of ``n_rows`` rows keep their scatter as rows: never for
-    ``form="matrix"``; for "rows" while the rows are no more than the features;
-    for "auto" only when the features are also more than ``ROWS_FROM_FEATURES``
-    (below that, the matrix is small whatever the rows)."""
-    if form == "matrix" or n_rows > n_features:
-        return False
-    return form == "rows" or n_features > ROWS_FROM_FEATURES
-
-
 def _empty_rows(n_classes, n_features, per_class, dtype):
     """Statistics of no rows, in the rows form: where a pass of chunks starts."""
     empty = CentredRows(np.zeros((0, n_features)), np.zeros(0, dtype=np.intp))
@@ -746,8 +714,8 @@ def class_statistics(
     form : {"auto", "rows", "matrix"}, default="auto"
         How the scatter is held: as the centred rows (``scatter_rows``, O(n·p)) or
         as the (p, p) matrix. "auto" keeps rows for wide data (fewer rows of
-        positive weight than features, and more than ``ROWS_FROM_FEATURES``
-        features).
+        positive weight than features, and more than
+        ``_pass_plan.ROWS_FROM_FEATURES`` features).
     check_finite : callable, default=None
         ``check_finite(X)`` raises the validation's error where X holds NaN or
         infinity, for an X whose finiteness validation left to this pass
@@ -807,38 +775,6 @@ def class_statistics(
         X, y, n_classes, sample_weight, per_class, rows, chunk_rows, np.float64,
         check_finite,
     )  # fmt: skip
-
-
-def _float32_pass_suits(n_samples, sample_weight, rows):
-    """Whether float32 X makes its pass in float32: in the matrix form, without
-    weights, and with a full chunk at least (below that the pass is cheap anyway,
-    and small data keep float64's agreement between fit and partial_fit)."""
-    return sample_weight is None and not rows and n_samples >= _FLOAT32_CHUNK_ROWS
-
-
-def _float32_rank_is_clear(stats):
-    """Whether the float32 pass leaves the rank decision where the float64 one
-    would be: every eigenvalue of the correlation matrix above the float32
-    products' rounding (about √rows · eps32 of the largest, with a margin), far
-    from any rank tolerance. A direction that is zero in exact arithmetic comes
-    out of float32 products at that level, where float64 products leave it below
-    the tolerance (data in a subspace, a constant feature): then the pass is made
-    again in float64."""
-    varying, _, correlation, _ = correlation_of(
-        stats.pooled_covariance(),
-        np.abs(stats.means).max(axis=0),
-        None,
-        stats.n_samples,
-        np.float32,
-    )
-    if not varying.size:
-        return True
-    noise = 16 * np.sqrt(_FLOAT32_CHUNK_ROWS) * np.finfo(np.float32).eps
-    proof = full_rank_proof(correlation)  # bounds first: cheaper than eigenvalues
-    if proof is not None and proof[0] > noise * proof[1]:
-        return True
-    eigenvalues = np.linalg.eigvalsh(correlation)  # (no vectors: a third of eigh)
-    return bool(eigenvalues[0] > noise * eigenvalues[-1])
 
 
 def _chunked_statistics(

@@ -205,7 +205,7 @@ def exactly_separates(X, y, coef, intercept):
     scores are one product of FLINT's rational matrices."""
     from flint import fmpq_mat
 
-    from ._exact import as_fmpq
+    from ._exact._numbers import as_fmpq
 
     X = np.asarray(X, float)
     W = np.atleast_2d(np.asarray(coef, dtype=object))

@@ -17,19 +17,19 @@ from sklearn_linsep import (
     SolverError,
     linear_separability,
 )
-from sklearn_linsep._exact import (
-    decide_two_class,
-    farkas_alternative,
-    in_rationals,
-    rational,
-    two_class_system,
-    unique_solution,
+from sklearn_linsep._exact._farkas import in_rationals, two_class_system
+from sklearn_linsep._exact._kkt import (
+    maximal_two_class_on_rows,
+    small_problem_exchanges,
 )
-from sklearn_linsep._proofs import (
-    enclosed_positive,
-    exact_difference,
-    two_class_enclosed,
+from sklearn_linsep._exact._numbers import rational, solve_exactly
+from sklearn_linsep._exact._simplex import (
+    FarkasColumns,
+    decide_two_class_on_rows,
+    farkas_simplex,
 )
+from sklearn_linsep._exact._enclosure import enclosed_positive, exact_difference
+from sklearn_linsep._proofs import two_class_enclosed
 from sklearn_linsep._testing import (
     exactly_balances,
     exactly_separates,
@@ -39,24 +39,31 @@ from sklearn_linsep._testing import (
 
 @pytest.mark.parametrize("seed", range(12))
 def test_farkas_alternative_agrees_with_highs_and_holds_exactly(seed):
-    """Either λ ≥ 0 with A λ = e exactly, or y with Aᵀ y ≤ 0 < eᵀ y exactly;
-    HiGHS's LP on the same system agrees on which."""
+    """The simplex in rationals on any system: either λ ≥ 0 with A λ = e
+    exactly, or y with Aᵀ y ≤ 0 < eᵀ y exactly; HiGHS's LP on the same system
+    agrees on which."""
     rng = np.random.default_rng(seed)
     m, n = int(rng.integers(2, 5)), int(rng.integers(2, 9))
     A = rng.integers(-3, 4, size=(m, n)).astype(float)
     e = rng.integers(-2, 3, size=m).astype(float)
-    tag, found = farkas_alternative([rational(row) for row in A], rational(e))
+    e[0] = e[0] or 1.0  # Farkas' systems have e ≠ 0
+    system = FarkasColumns(lambda ids: A[:, ids], n, e)
+    tag, found = farkas_simplex(system, [], limited=False)
     exact_A = [rational(row) for row in A]
-    if tag == "solution":
-        assert all(value >= 0 for value in found)
+    if tag == "certificate":
+        weights = [Fraction(0)] * n
+        for j, value in zip(*found):
+            weights[j] = value
+        assert all(value >= 0 for value in weights)
         for row, target in zip(exact_A, rational(e)):
-            assert sum(a * v for a, v in zip(row, found)) == target
+            assert sum(a * v for a, v in zip(row, weights)) == target
     else:
+        y, _ = found
         for j in range(n):
-            assert sum(exact_A[i][j] * found[i] for i in range(m)) <= 0
-        assert sum(t * y for t, y in zip(rational(e), found)) > 0
+            assert sum(exact_A[i][j] * y[i] for i in range(m)) <= 0
+        assert sum(t * v for t, v in zip(rational(e), y)) > 0
     lp = linprog(np.zeros(n), A_eq=A, b_eq=e, bounds=[(0, None)] * n, method="highs")
-    assert (lp.status == 0) == (tag == "solution")
+    assert (lp.status == 0) == (tag == "certificate")
 
 
 ISSUE_CASES = [
@@ -153,10 +160,9 @@ def test_hard_margin_svm_fits_the_exact_maximal_margin_of_a_hair_separable_set()
 
 @pytest.mark.parametrize("seed", range(8))
 def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
-    """On ordinary small data, the rational active set (from the exact
-    separator) lands on the float route's maximal-margin hyperplane."""
-    from sklearn_linsep._exact import exact_maximal_margin
-
+    """On ordinary small data, the rational KKT solver (from the exact
+    separator's tight rows) lands on the float route's maximal-margin
+    hyperplane."""
     rng = np.random.default_rng(seed)
     n, p = int(rng.integers(4, 30)), int(rng.integers(1, 5))
     X = rng.normal(size=(n, p))
@@ -165,22 +171,24 @@ def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
     float_route = linear_separability(X, y)
     assert float_route.separable
     signs = np.where(y == 1, 1.0, -1.0)
-    found, (w, b) = decide_two_class(X, signs)
-    exact_w, exact_b, multipliers = exact_maximal_margin(X, signs, w, b)
-    assert all(value >= 0 for value in multipliers.values())
+    found, (w, b, tight) = decide_two_class_on_rows(X, signs, [], limited=False)
+    exact_w, exact_b, multipliers = maximal_two_class_on_rows(
+        X, signs, tight, small_problem_exchanges(n)
+    )
+    assert all(value >= 0 for value in multipliers)
     np.testing.assert_allclose([float(v) for v in exact_w], float_route.coef,
                                rtol=1e-7, atol=1e-9)  # fmt: skip
     assert float(exact_b) == pytest.approx(float_route.intercept, rel=1e-7, abs=1e-9)
 
 
-def test_decide_two_class_normalises_the_separator_to_margin_one():
+def test_the_exact_separator_has_every_margin_at_least_one():
     X = np.array([[0.0], [1.0], [3.0]])
-    found, (w, b) = decide_two_class(X, [-1, -1, 1])
+    found, (w, b, _) = decide_two_class_on_rows(X, [-1, -1, 1], [], limited=False)
     assert found == "separator"
     margins = [
         c * (w[0] * Fraction(x) + b) for x, c in zip([0.0, 1.0, 3.0], [-1, -1, 1])
     ]
-    assert min(margins) == 1
+    assert min(margins) >= 1
     A, e = two_class_system(X, [-1, -1, 1])
     assert len(A) == 3 and e == [0, 1, 1]
 
@@ -270,7 +278,7 @@ def test_the_enclosure_proves_only_what_holds_in_rationals(seed):
     solution[0] = rng.choice([1.0, 2**-45, -(2**-45), 0.0])
     e = A @ solution  # rounded: the exact solution is near, not equal
     enclosed = enclosed_positive(A, np.zeros_like(A), e)
-    status, exact = unique_solution(*in_rationals(A, e))
+    status, exact = solve_exactly(*in_rationals(A, e))
     if enclosed is not None:
         assert status == "unique" and all(value > 0 for value in exact)
         assert np.allclose(enclosed, [float(v) for v in exact], rtol=1e-6)
@@ -347,7 +355,7 @@ def test_crammer_singer_fits_the_exact_maximal_machine_where_float64_cannot():
     """Corpus case 18 (K = 3, features 2^±20 apart): float64 cannot finish the
     machine in X's units; the exact active set gives it, every pair margin ≥ 1
     in rationals and one equal, and the same machine from fresh rationals."""
-    from sklearn_linsep._exact import least_pair_margin
+    from sklearn_linsep._exact._farkas import least_pair_margin
 
     X, y, n_classes = near_touching_case(18)
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
@@ -384,7 +392,7 @@ def test_rounded_redundant_features_are_decided_in_the_principal_frame(seed):
 
 
 def test_the_principal_frame_rounds_near_null_coordinates_correctly():
-    from sklearn_linsep._axes import correctly_rounded_coordinates
+    from sklearn_linsep._exact._frames import correctly_rounded_coordinates
 
     rng = np.random.default_rng(0)
     points = rng.normal(size=(50, 6)) * 1e3
@@ -397,7 +405,7 @@ def test_the_principal_frame_rounds_near_null_coordinates_correctly():
 
 
 def test_the_principal_frame_keeps_out_of_underflow_and_overflow():
-    from sklearn_linsep._axes import principal_frame
+    from sklearn_linsep._exact._frames import principal_frame
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(30, 4))

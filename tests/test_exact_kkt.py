@@ -1,5 +1,5 @@
 """The Crammer–Singer maximal margin decided in rationals from a float guess of
-its support (``_exact_kkt``), and the fits that need it: features ~1e6 apart
+its support (``_exact._kkt``), and the fits that need it: features ~1e6 apart
 with many classes, where no float64 active set settles in X's units."""
 
 import warnings
@@ -10,8 +10,14 @@ import pytest
 from flint import fmpq_mat
 
 from sklearn_linsep import HardMarginSVM
-from sklearn_linsep._exact import as_fmpq, exact_maximal_machine, least_pair_margin
-from sklearn_linsep._exact_kkt import exact_machine_of_pairs
+from sklearn_linsep._exact._farkas import least_pair_margin
+from sklearn_linsep._exact._kkt import (
+    exact_machine_of_pairs,
+    maximal_machine_on_rows,
+    small_problem_exchanges,
+)
+from sklearn_linsep._exact._numbers import as_fmpq
+from sklearn_linsep._exact._simplex import decide_pairs_on_rows
 from sklearn_linsep._kesler import pair_margins
 from sklearn_linsep._margin._multiclass import joint_margin_of
 from sklearn_linsep._margin._solvers import kesler_support_guess
@@ -54,11 +60,12 @@ def assert_exact_kkt(X, codes, n_classes, W, b, support, support_classes):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_exact_machine_is_the_exact_active_sets(seed):
+def test_the_exact_machine_is_the_same_from_any_guess(seed):
     """On small problems (K = 3, p = 2) the rationals' machine from Clarabel's
-    guess is the exact active-set method's (``_exact.exact_maximal_machine``,
-    Python's Fractions from a separating machine): the same W, and b keeps
-    every pair margin at least 1 with equality somewhere."""
+    guess is the one from the exact separator's tight pairs (a poor guess,
+    exchanged as a small problem's): the same W, and b keeps every pair
+    margin at least 1 with equality somewhere; both satisfy the KKT
+    conditions exactly."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(12, 2))
     codes = np.argmax(X @ rng.normal(size=(3, 2)).T + rng.normal(size=3), axis=1)
@@ -68,17 +75,15 @@ def test_the_exact_machine_is_the_exact_active_sets(seed):
     found = exact_machine_of_pairs(X[rows], own, others, K, guess.dual)
     assert found is not None
     W, b, dual = found
-    # The reference starts from Clarabel's machine scaled in rationals to a
-    # least pair margin of exactly 1.
-    start_W = [[Fraction(float(v)) for v in w] for w in guess.coef]
-    start_b = [Fraction(float(v)) for v in guess.intercept]
-    least = least_pair_margin(X, codes, K, start_W, start_b)
-    assert least > 0
-    start_W = [[v / least for v in w] for w in start_W]
-    reference = exact_maximal_machine(X, codes, K, start_W,
-                                      [v / least for v in start_b])  # fmt: skip
+    kind, (_, _, tight) = decide_pairs_on_rows(X, codes, K, [], limited=False)
+    assert kind == "separator"
+    reference = maximal_machine_on_rows(X, codes, K, tight,
+                                        small_problem_exchanges(len(rows)))  # fmt: skip
     assert reference is not None
     assert W == reference[0]  # unique (strictly convex in W); b need not be
+    support = sorted(reference[2])
+    assert_exact_kkt(X, codes, K, *reference[:2], [i for i, _ in support],
+                     [k for _, k in support])  # fmt: skip
     assert least_pair_margin(X, codes, K, W, b) == 1
     assert all(value >= 0 for value in dual)
 
@@ -124,7 +129,7 @@ def test_held_pairs_in_two_unlinked_groups_of_classes_still_solve():
     """Held pairs 0-1 and 2-3 only: each group's intercepts have their own
     shift, fixed by Σ b = 0 over the group (with one Σ b = 0 for all, the
     system was singular and a right support was declined)."""
-    from sklearn_linsep._exact_kkt import _ExactPairs
+    from sklearn_linsep._exact._kkt import _ExactPairs
 
     points = np.array([[0.0], [2.0], [10.0], [14.0]])
     own, others = np.array([0, 1, 2, 3]), np.array([1, 0, 3, 2])
@@ -143,7 +148,7 @@ def test_independent_pairs_modulo_a_prime_are_the_rationals_ones(seed):
     """``_ExactPairs.independent`` picks pairs by a row echelon form modulo
     2^61 - 1: on far-apart rows (entries of up to 60 bits) it picks the same
     pairs, in order, as the rationals' own row echelon form."""
-    from sklearn_linsep._exact_kkt import _ExactPairs
+    from sklearn_linsep._exact._kkt import _ExactPairs
 
     X, y = far_apart_case(seed)
     y = np.unique(y, return_inverse=True)[1]

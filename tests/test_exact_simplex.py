@@ -1,6 +1,11 @@
-"""The simplex method in rationals on every row (``_exact_simplex``): Farkas'
+"""The simplex method in rationals on every row (``_exact._simplex``): Farkas'
 alternative decided exactly from a float certificate, where float64 can only
-say "inseparable to a tolerance"."""
+say "inseparable to a tolerance".
+
+Its answers are their own proofs (Farkas: exactly one of a certificate and a
+separator exists), checked here in rationals (``exactly_balances``,
+``exactly_separates``), and the verdict must not depend on where the steps
+start: each is compared with the decision from no start and no limit."""
 
 import warnings
 from fractions import Fraction
@@ -8,14 +13,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sklearn_linsep import (
-    HardMarginSVM,
-    SolverError,
-    _exact_simplex,
-    linear_separability,
-)
-from sklearn_linsep._exact import decide_pairs, decide_two_class
-from sklearn_linsep._exact_simplex import (
+from sklearn_linsep import HardMarginSVM, SolverError, linear_separability
+from sklearn_linsep._exact import _frames, _kkt
+from sklearn_linsep._exact import _simplex as _exact_simplex
+from sklearn_linsep._exact._simplex import (
     decide_pairs_on_rows,
     decide_two_class_on_rows,
 )
@@ -27,6 +28,15 @@ from sklearn_linsep._testing import (
 )
 
 
+def decide_two_class(X, signs):
+    """The verdict from no start and without limits (a small problem's)."""
+    return decide_two_class_on_rows(X, signs, [], limited=False)
+
+
+def decide_pairs(X, y, K):
+    return decide_pairs_on_rows(X, y, K, [], limited=False)
+
+
 def _starts(n, seed):
     """No start, a random one and the rows in reverse: the answer is the same
     whatever the simplex starts from."""
@@ -35,11 +45,11 @@ def _starts(n, seed):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_two_classes_agree_with_the_first_phase_and_hold_exactly(seed):
+def test_two_classes_agree_from_any_start_and_hold_exactly(seed):
     """On the near-touching corpus (dyadic rows, gaps of 2^-44 to 2^-26,
-    scales 2^±20, offsets 2^30), from any start: the verdict of the rational
-    first phase, a certificate that balances exactly or a separator with
-    every margin ≥ 1 in rationals."""
+    scales 2^±20, offsets 2^30), from any start: the verdict from none, a
+    certificate that balances exactly or a separator with every margin ≥ 1
+    in rationals."""
     X, y, n_classes = near_touching_case(seed)
     if n_classes != 2:
         X, y = X[y < 2], y[y < 2]
@@ -58,7 +68,7 @@ def test_two_classes_agree_with_the_first_phase_and_hold_exactly(seed):
 
 
 @pytest.mark.parametrize("seed", [3, 7, 11, 15, 19, 23, 27, 31])
-def test_k_classes_jointly_agree_with_the_first_phase_and_hold_exactly(seed):
+def test_k_classes_jointly_agree_from_any_start_and_hold_exactly(seed):
     X, y, n_classes = near_touching_case(seed)
     y = np.unique(y, return_inverse=True)[1]
     K = int(y.max()) + 1
@@ -177,7 +187,7 @@ def test_hard_margin_svm_fits_a_hair_separable_set_exactly(n, p, scaled):
     # on the support instead, and check its signs and stationarity.
     from flint import fmpq_mat
 
-    from sklearn_linsep._exact import as_fmpq
+    from sklearn_linsep._exact._numbers import as_fmpq
 
     p_ = X.shape[1]
     system = fmpq_mat(p_ + 1, len(support), [
@@ -221,7 +231,7 @@ def test_beyond_its_steps_the_certificate_is_flagged_and_the_limit_named(
     is then flagged, never passed off as proven, and the warning names the
     limit."""
     monkeypatch.setattr(_exact_simplex, "EXACT_PIVOTS", 5)
-    monkeypatch.setattr(_exact_simplex.farkas_simplex, "__defaults__", (5,))
+    monkeypatch.setattr(_exact_simplex.farkas_simplex, "__defaults__", (5, True))
     monkeypatch.setattr(_exact_simplex, "CERTIFICATE_FLOAT_PIVOTS", 0)
     monkeypatch.setattr(_exact_simplex._float_pivots, "__defaults__", (0,))
     X, y = facet_case(True, n=1_000, p=20, n_classes=3)
@@ -280,8 +290,8 @@ def test_a_finish_gives_up_its_exchange_search_after_a_few(monkeypatch):
 
 
 def _assert_the_rational_verdict_holds(X, y, signs, found):
-    """``found`` (of ``decide_two_class_on_rows``) is the rational first
-    phase's verdict, and its proof holds exactly."""
+    """``found`` (of ``decide_two_class_on_rows``) is the verdict from no
+    start, and its proof holds exactly."""
     kind, answer = found
     assert kind == decide_two_class(X, signs)[0]
     if kind == "certificate":
@@ -365,7 +375,7 @@ def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_centred_frame_is_exact_and_maps_a_separator_back(seed):
-    """``_CentredFrame``: features offset by 2^29 to 2^30 spreads and scaled
+    """``CentredFrame``: features offset by 2^29 to 2^30 spreads and scaled
     by 2^±20 are moved by one of their own values, where every difference is
     exact (checked here in rationals), and all are scaled by powers of two.
     A hyperplane on the frame's points is the same one on the rows in
@@ -375,7 +385,7 @@ def test_the_centred_frame_is_exact_and_maps_a_separator_back(seed):
     offset = np.array([True, False, True, seed % 2 == 0])
     scales = 2.0 ** rng.integers(-20, 21, 4)
     X = X * scales + rng.integers(2**29, 2**30, 4) * scales * offset
-    frame = _exact_simplex._CentredFrame(X)
+    frame = _frames.CentredFrame(X)
     assert np.all(frame.offsets[offset] != 0)  # Sterbenz: exact differences
     for x, moved in zip(X, frame.points):
         for f in range(X.shape[1]):
@@ -390,7 +400,7 @@ def test_the_centred_frame_is_exact_and_maps_a_separator_back(seed):
         on_frame = sum(wf * Fraction(float(v)) for wf, v in zip(w, moved)) + b
         in_units = sum(wf * Fraction(float(v)) for wf, v in zip(w_units, x)) + b_units
         assert on_frame == in_units
-    tiny = _exact_simplex._CentredFrame(np.array([[3e-320], [4e-320], [-5e-320]]))
+    tiny = _frames.CentredFrame(np.array([[3e-320], [4e-320], [-5e-320]]))
     assert np.all(np.isfinite(tiny.points)) and np.abs(tiny.points).max() > 0
     offset, scale = Fraction(float(tiny.offsets[0])), Fraction(float(tiny.scales[0]))
     assert [Fraction(float(v)) for v in tiny.points[:, 0]] == [
@@ -451,7 +461,7 @@ def test_beyond_its_entries_a_hair_separable_fit_is_refused_naming_the_limit(
 ):
     """Beyond ``MAXIMAL_ENTRIES`` entries of the rows the maximal margin is not
     solved in rationals: the fit raises SolverError, which names the limit."""
-    monkeypatch.setattr(_exact_simplex, "MAXIMAL_ENTRIES", 100)
+    monkeypatch.setattr(_kkt, "MAXIMAL_ENTRIES", 100)
     X, y = facet_case(True, n=300, p=10)
     with pytest.raises(SolverError, match="MAXIMAL_ENTRIES"):
         HardMarginSVM().fit(X, y)

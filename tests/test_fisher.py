@@ -732,10 +732,10 @@ def test_cv_scores_failed_folds_and_scorings_nan_as_grid_search_does():
 @pytest.fixture
 def square_path(monkeypatch):
     """Force the (p, p) scatter matrix whatever the shape: the reference path."""
-    from sklearn_linsep import _stats
+    from sklearn_linsep import _pass_plan
 
     def use():
-        monkeypatch.setattr(_stats, "ROWS_FROM_FEATURES", 10**9)
+        monkeypatch.setattr(_pass_plan, "ROWS_FROM_FEATURES", 10**9)
 
     return use
 

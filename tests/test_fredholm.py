@@ -23,8 +23,13 @@ from sklearn_linsep import (
     separability_statistics,
 )
 from sklearn_linsep import _fredholm
-from sklearn_linsep._enclosure import proven_positive_definite
-from sklearn_linsep._exact import MODULUS, integer_rows, integer_shifts, residue_matrix
+from sklearn_linsep._exact._dyadic import (
+    MODULUS,
+    integer_rows,
+    integer_shifts,
+    residue_matrix,
+)
+from sklearn_linsep._exact._enclosure import proven_positive_definite
 from sklearn_linsep._fredholm import decide_mean_range
 from sklearn_linsep._report._command import _json_ready
 from sklearn_linsep._report._context import ReportData

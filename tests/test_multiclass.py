@@ -538,7 +538,7 @@ def text_like(n, p, n_classes, seed=0):
 
 def counting_pair_solves(monkeypatch):
     """Count the calls of the pairs' dual on the Gram matrix."""
-    from sklearn_linsep._margin import _multiclass
+    from sklearn_linsep._margin._solvers import _machine as _multiclass
 
     calls = []
     solve = _multiclass.pair_active_set

@@ -470,7 +470,7 @@ def test_the_curve_refuses_what_the_angle_refuses():
 
 @pytest.mark.parametrize("metric", ["euclidean", "mahalanobis"])
 def test_wide_angles_equal_the_square_path(monkeypatch, metric):
-    from sklearn_linsep import _stats
+    from sklearn_linsep import _pass_plan
 
     rng = np.random.RandomState(0)
     X = rng.normal(size=(45, 500)) * np.logspace(-1, 1, 500)
@@ -490,7 +490,7 @@ def test_wide_angles_equal_the_square_path(monkeypatch, metric):
         )
 
     wide = everything()
-    monkeypatch.setattr(_stats, "ROWS_FROM_FEATURES", 10**9)
+    monkeypatch.setattr(_pass_plan, "ROWS_FROM_FEATURES", 10**9)
     square = everything()
     assert wide[0].rank == square[0].rank == 28
     for name in ("angle", "cos_angle", "scaled_distance", "mahalanobis_distance"):

@@ -519,7 +519,7 @@ def test_the_span_route_equals_the_householder_route(monkeypatch):
 
 
 def test_rows_are_kept_only_where_they_are_cheaper():
-    from sklearn_linsep._stats import ROWS_FROM_FEATURES, rows_are_cheaper
+    from sklearn_linsep._pass_plan import ROWS_FROM_FEATURES, rows_are_cheaper
 
     assert rows_are_cheaper(40, ROWS_FROM_FEATURES + 1)
     assert not rows_are_cheaper(40, ROWS_FROM_FEATURES)  # small p: the matrix is small

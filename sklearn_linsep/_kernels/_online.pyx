@@ -43,7 +43,6 @@ from libc.string cimport memset
 
 from ._records import RATE_CONSTANT, RATE_HYPERBOLIC, RATE_INVSCALING
 
-
 # The rate kinds as C integers, read in the GIL-free loops; the values are the
 # records' (a Python constant cannot be read without the GIL).
 cdef int _CONSTANT = RATE_CONSTANT
@@ -420,7 +419,6 @@ cdef void _perceptron_epoch(
                     pocket.candidate_correct[k] += weight
             else:
                 score = _row_dot(values, indices, indptr, p, i, w, s.bias)
-            # Not "<= 0": a score that is not a number counts as a mistake.
             if not (target * score > 0.0):
                 if has_pocket:  # the run ends: keep it if the longest
                     if _run_is_longest(pocket, k):
@@ -502,7 +500,6 @@ cdef const double* _f64(const void* pointer) noexcept nogil:
     return <const double*> pointer
 
 
-# The dense loops' index pointers (never read).
 cdef const dense_t* _NO_INDEX = NULL
 
 

@@ -3,8 +3,8 @@ separator, verified before it is returned."""
 
 import numpy as np
 
-from .._exact import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
-from .._exact_simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
+from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
+from .._exact._simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
 from .._proofs import stated_certificate_agrees, two_class_proof
 from .._working_set import per_feature_rows
 from ..exceptions import SolverError
@@ -135,10 +135,10 @@ def without_proof(rows, features):
         f"enclosure nor rational arithmetic on its rows proves it, and the "
         f"problem ({rows} rows of {features} features) is "
         f"beyond an exact decision: beyond "
-        f"sklearn_linsep._exact.EXACT_ENTRIES = {EXACT_ENTRIES} entries of its "
+        f"sklearn_linsep._exact._farkas.EXACT_ENTRIES = {EXACT_ENTRIES} entries of its "
         f"Farkas system for a whole rational solve, and beyond the simplex "
         f"method in rationals from the certificate (its limits "
-        f"sklearn_linsep._exact_simplex.EXACT_PIVOTS = {EXACT_PIVOTS} steps and "
+        f"sklearn_linsep._exact._simplex.EXACT_PIVOTS = {EXACT_PIVOTS} steps and "
         f"EXACT_SIMPLEX_EQUATIONS = {EXACT_SIMPLEX_EQUATIONS} equations; "
         f"the rows in memory only). The result has "
         f"proven=False, and verify(X, y, check='tolerance') checks what holds. "
@@ -163,7 +163,7 @@ def unproved_certificate(proved, size, what):
         f"The solvers declared the classes inseparable, but their certificate of "
         f"{size} {what} could be proved neither by its float enclosure (its "
         f"system too close to singular, or a weight too close to 0) nor in "
-        f"rational arithmetic within sklearn_linsep._exact.EXACT_SOLVE_WORK "
+        f"rational arithmetic within sklearn_linsep._exact._farkas.EXACT_SOLVE_WORK "
         f"(= {EXACT_SOLVE_WORK}: equations times unknowns squared). Raise that "
         f"limit to decide it exactly, at a cost that grows with its cube."
     )

@@ -34,7 +34,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .._exact_simplex import MAXIMAL_ENTRIES
+from .._exact._kkt import MAXIMAL_ENTRIES
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._certificate import without_proof
@@ -72,7 +72,7 @@ NO_FLOAT_MARGIN = (
     "maximal-margin hyperplane cannot be computed and proved in float64, and in "
     "rationals (two classes only, from the rows the exact separator holds "
     "tight) it did not settle or is beyond "
-    f"sklearn_linsep._exact_simplex.MAXIMAL_ENTRIES = {MAXIMAL_ENTRIES} entries "
+    f"sklearn_linsep._exact._kkt.MAXIMAL_ENTRIES = {MAXIMAL_ENTRIES} entries "
     "of the rows; linear_separability gives an exact separating hyperplane."
 )
 

@@ -5,13 +5,9 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact import (
-    decidable,
-    decide_two_class,
-    exact_maximal_margin,
-    problem_rows,
-)
-from .._exact_simplex import decide_two_class_on_rows, maximal_two_class_on_rows
+from .._exact._farkas import decidable, problem_rows
+from .._exact._kkt import maximal_two_class_on_rows, small_problem_exchanges
+from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -220,21 +216,7 @@ class TwoClassProblem:
         rows = self.rows
         if not decidable(problem_rows(rows), rows.n_features):
             return None
-        active = np.flatnonzero(rows.active)
-        points, signs = rows.original_rows(active), rows.labels(active)
-        found, answer = decide_two_class(points, signs)
-        if found == "certificate":
-            keep = np.array([value > 0 for value in answer])
-            weights = np.array([float(value) for value in answer])
-            return found, checked_certificate(
-                rows, active[keep], weights[keep], self.classes
-            )
-        maximal = exact_maximal_margin(points, signs, *answer)
-        if maximal is None:  # a separator, not the maximal one
-            w, b = answer
-            coef = np.array([float(value) for value in w])
-            return found, exact_result(coef, b, w, _margin_of(coef))
-        return "maximal", _maximal_result(rows, active, signs, *maximal)
+        return self._decide_on_rows([], maximal=True, small=True)
 
     def decide_in_frame(self):
         rows = self.rows
@@ -263,15 +245,24 @@ class TwoClassProblem:
         rows = self.rows
         if not rows.cheap_passes:  # every row in memory, priced every step
             return None
-        active = np.flatnonzero(rows.active)
         start = []
         if certificate is not None:  # its rows, the heaviest first
+            active = np.flatnonzero(rows.active)
             position = dict(zip(active.tolist(), range(active.size)))
             heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
             start = [position[i] for i in certificate.certificate_indices[heaviest]
                      if i in position]  # fmt: skip
+        return self._decide_on_rows(start, maximal)
+
+    def _decide_on_rows(self, start, maximal, small=False):
+        """The simplex in rationals on every active row, from ``start``, and
+        the maximal margin from its separator's tight rows; a ``small``
+        problem (within ``EXACT_ENTRIES``) without the limits, its answer
+        owed."""
+        rows = self.rows
+        active = np.flatnonzero(rows.active)
         points, signs = rows.original_rows(active), rows.labels(active)
-        found = decide_two_class_on_rows(points, signs, start)
+        found = decide_two_class_on_rows(points, signs, start, limited=not small)
         if found is None:
             return None
         kind, answer = found
@@ -282,7 +273,9 @@ class TwoClassProblem:
                 rows, active[ids], weights, self.classes, exact_weights=exact
             )
         w, b, tight = answer
-        if maximal and (best := maximal_two_class_on_rows(points, signs, tight)):
+        exchanges = {"exchanges": small_problem_exchanges(len(signs))} if small else {}
+        if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
+                                                          **exchanges)):  # fmt: skip
             w, b, alpha = best
             return "maximal", _maximal_result(rows, active, signs, w, b,
                                               dict(enumerate(alpha)))  # fmt: skip

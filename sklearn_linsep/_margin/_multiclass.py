@@ -16,22 +16,15 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact import (
-    as_fmpq,
-    decidable,
-    decide_pairs,
-    exact_maximal_machine,
-    problem_rows,
+from .._exact._farkas import decidable, problem_rows
+from .._exact._kkt import (
+    exact_machine_of_pairs,
+    maximal_machine_on_rows,
+    small_problem_exchanges,
 )
-from .._exact_kkt import exact_machine_of_pairs
-from .._exact_simplex import decide_pairs_on_rows
-from .._kesler import (
-    RowGram,
-    class_columns,
-    pair_margins,
-    pairs_of,
-    row_coefficients,
-)
+from .._exact._numbers import as_fmpq
+from .._exact._simplex import decide_pairs_on_rows
+from .._kesler import pair_margins, pairs_of
 from .._proofs import pairs_proof, stated_pairs_agree
 from .._threads import threads_for_fit
 from .._working_set import grow
@@ -40,29 +33,17 @@ from ._certificate import unproved_certificate
 from ._driver import capped, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
-from ._result import (
-    PROOF_RTOL,
-    Hyperplane,
-    JointSeparabilityResult,
-    Status,
-    warn_if_inexact,
-)
+from ._result import PROOF_RTOL, JointSeparabilityResult, warn_if_inexact
 from ._solvers import (
-    Route,
     kesler_flow_lp,
     kesler_hinge_lp,
     kesler_margin_qp,
     kesler_support_guess,
     machine_from_feasible,
-    machine_on_support,
-    pair_active_set,
-    pair_dual_suits,
-    pair_held_system,
-    register,
-    solve_by_routes,
 )
 from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
+from ._solvers._machine import WarmMachine
 
 
 @dataclass
@@ -131,7 +112,7 @@ class PairsProblem:
     """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`):
     the constraints are Kesler's pairs (row, other class), a pair's id
     ``row · K + other``; the subproblem the Crammer–Singer margin of the pairs
-    (:class:`_WarmMachine`)."""
+    (:class:`WarmMachine`)."""
 
     not_finished = (
         "The classes separate jointly with each feature at its own scale, but the "
@@ -165,10 +146,10 @@ class PairsProblem:
         return frame.anchors()
 
     def subproblem(self, frame, tol):
-        return _WarmMachine(frame, tol)
+        return WarmMachine(frame, tol)
 
     def in_units(self, tol):
-        return _WarmMachine(self.rows, tol, keep_digits=True)
+        return WarmMachine(self.rows, tol, keep_digits=True)
 
     def misses(self, ids, solution, tol):
         return bool(_dual_problems(*self.rows.pairs(ids), solution, tol / 2))
@@ -199,7 +180,7 @@ class PairsProblem:
         """Where the margin in X's units cannot be finished in float64 (no
         active set settles: features ~1e6 apart, whose multipliers cancel
         beyond its digits): the maximal margin in rationals on every pair
-        (:func:`~sklearn_linsep._exact_kkt.exact_machine_of_pairs`, which
+        (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`, which
         checks every pair's margin exactly), from the support Clarabel finds
         in X's metric with each feature scaled. None where that does not
         settle, or beyond ``EXACT_FINISH_PAIRS`` pairs or
@@ -254,17 +235,30 @@ class PairsProblem:
 
     def decide_by_simplex(self, certificate, maximal=False):
         # ``maximal`` is not taken up: the joint separator's last basis holds
-        # pairs of every class, not the Crammer–Singer margin's support.
-        rows, K = self.rows, self.rows.n_classes
+        # pairs of every class, not the Crammer–Singer margin's support (a
+        # small problem's exchanges, below, correct it whatever they cost).
+        rows = self.rows
         if not rows.cheap_passes:  # every pair in memory, priced every step
             return None
-        active = np.flatnonzero(rows.active)
         start = [] if certificate is None else _pairs_of_certificate(
-            rows, active, certificate, self.classes
+            rows, np.flatnonzero(rows.active), certificate, self.classes
         )
-        found = decide_pairs_on_rows(
-            rows.original_rows(active), rows.codes[active], K, start
-        )
+        return self._decide_on_rows(start)
+
+    def decide_exactly(self):
+        rows, K = self.rows, self.rows.n_classes
+        if not decidable(problem_rows(rows), rows.n_features, K):
+            return None
+        return self._decide_on_rows([], small=True)
+
+    def _decide_on_rows(self, start, small=False):
+        """The simplex in rationals on every active pair, from ``start``; a
+        ``small`` problem (within ``EXACT_ENTRIES``) without the limits, and
+        its maximal margin from the separator's tight pairs."""
+        rows, K = self.rows, self.rows.n_classes
+        active = np.flatnonzero(rows.active)
+        points, codes = rows.original_rows(active), rows.codes[active]
+        found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
         if found is None:
             return None
         kind, answer = found
@@ -275,28 +269,14 @@ class PairsProblem:
                 rows, active[pair_rows] * K + others, weights, self.classes,
                 exact_weights=exact,
             )  # fmt: skip
-        return kind, _exact_machine(*answer)
-
-    def decide_exactly(self):
-        rows, K = self.rows, self.rows.n_classes
-        if not decidable(problem_rows(rows), rows.n_features, K):
-            return None
-        active = np.flatnonzero(rows.active)
-        found, answer = decide_pairs(rows.original_rows(active), rows.codes[active], K)
-        if found == "certificate":
-            pair_rows, others, weights = answer
-            ids = active[pair_rows] * K + others
-            keep = np.array([value > 0 for value in weights])
-            weights = np.array([float(value) for value in weights])
-            return found, checked_joint_certificate(
-                rows, ids[keep], weights[keep], self.classes
-            )
-        codes = rows.codes[active]
-        maximal = exact_maximal_machine(rows.original_rows(active), codes, K, *answer)
-        if maximal is None:  # a separating machine, not the maximal one
-            return found, _exact_machine(*answer)
+        W, b, tight = answer
+        maximal = small and maximal_machine_on_rows(
+            points, codes, K, tight, small_problem_exchanges(active.size * (K - 1))
+        )
+        if not maximal:  # a separating machine, not the maximal one
+            return kind, _exact_machine(W, b)
         W, b, multipliers = maximal
-        on = sorted(pair for pair, value in multipliers.items() if value > 0)
+        on = sorted(multipliers)
         support = rows.indices_in_X(active[[i for i, _ in on]])
         others = np.array([k for _, k in on], dtype=np.intp)
         dual = np.array([float(multipliers[pair]) for pair in on])
@@ -378,210 +358,6 @@ def _joint_batch(p, n_classes, n_samples):
     if n_classes * (p + 1) > SMALL_MACHINE:
         return WIDE_MACHINE_BATCH
     return capped(max(4 * p + 40, 100), True)
-
-
-def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
-    """The Crammer–Singer margin of the pairs, exact.
-
-    From ``held`` (a boolean mask of pairs thought to be at margin 1: the last
-    working set's support), a primal-dual active set on the equalities
-    (:func:`_settle`) usually settles in a few steps; where it does not (or
-    with no guess), Clarabel's interior point gives the support, and the
-    active set finishes it: where pairs are degenerate (at margin 1 with no
-    weight) an interior point's W is off by about the square root of its
-    tolerance (2e-6 on four rows), the finish by rounding. Clarabel's answer
-    stays where the finish does not settle. ``keep_digits``: the equalities are
-    solved in the primal (features on scales far apart).
-    """
-    if held is not None:
-        settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
-        if settled is not None:
-            return settled
-    try:
-        solution = kesler_margin_qp(Z, own, others, n_classes)
-    except SolverError:
-        # Clarabel stalls on some working sets with no machine (their hulls
-        # touch to rounding): the certificate's LP decides those.
-        if kesler_flow_lp(Z, own, others, n_classes) is None:
-            raise
-        return Hyperplane(False, status=Status.INFEASIBLE)
-    if not solution.feasible:
-        return solution
-    margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
-    held = (solution.dual > 1e-8 * solution.dual.max(initial=0.0)) | (
-        margins < 1 + 1e-6
-    )
-    return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
-
-
-class _PairsOnGram:
-    """The Crammer–Singer margin of a loop's working sets of pairs from the
-    dual on their rows' Gram matrix (:func:`~._solvers.pair_active_set`),
-    checked on the rows themselves. The Gram matrix of the rows seen and the
-    held system's factor are kept from round to round (a round changes a few
-    pairs: an update of the factor, not a new one)."""
-
-    def __init__(self, frame):
-        self.frame = frame
-        self.gram = RowGram(frame)
-        self.system = None
-
-    def suits(self, ids):
-        """Whether the pairs ``ids`` go by this route (:func:`pair_dual_suits`)."""
-        frame = self.frame
-        return pair_dual_suits(
-            len(ids), self._rows(ids), frame.n_features, frame.n_classes
-        )
-
-    def wide(self, ids):
-        """Whether the rows of the pairs ``ids`` number at most p + 1."""
-        return self._rows(ids) <= self.frame.n_features + 1
-
-    def _rows(self, ids):
-        return np.unique(np.asarray(ids) // self.frame.n_classes).size
-
-    def __call__(self, ids, tol, held=None):
-        """The answer on the pairs ``ids`` (sorted) from the pairs ``held`` (a
-        boolean mask; None: every pair), or None where the route does not suit
-        them or does not settle."""
-        if not self.suits(ids):
-            return None
-        frame, n_classes = self.frame, self.frame.n_classes
-        row_ids, others = pairs_of(ids, n_classes)
-        position, own = self.gram.positions(row_ids), frame.codes[row_ids]
-        if self.system is None:
-            self.system = self._held_system()
-        start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
-        answer = pair_active_set(
-            self.gram.matrix, position, own, others, n_classes, start, tol / 2,
-            system=(ids, self.system),
-        )  # fmt: skip
-        if answer is None:
-            return None
-        alpha, intercept = answer
-        coefficients = row_coefficients(
-            position, own, others, alpha, n_classes, len(self.gram.matrix)
-        )
-        coef = self.gram.combination(coefficients)
-        if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - tol / 2:
-            return None
-        return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
-
-    def _held_system(self):
-        """The held system over constraint ids, whatever the working set."""
-        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
-
-        def classes_of(ids):
-            rows, others = pairs_of(ids, n_classes)
-            return class_columns(frame.codes[rows], others, n_classes)
-
-        def products_of(ids, other_ids):
-            rows, columns = ids // n_classes, other_ids // n_classes
-            return gram.block(gram.positions(rows), gram.positions(columns))
-
-        return pair_held_system(classes_of, products_of)
-
-
-def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
-    """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the
-    pairs: the ``held`` pairs at margin exactly 1
-    (:func:`~._solvers.machine_on_support`); those of negative weight leave and
-    the pairs below their margin join, all at once, until neither happens (a
-    KKT point: the optimum) or ``attempts`` run out (None)."""
-    held = np.array(held, dtype=bool)
-    dimension = n_classes * (Z.shape[1] + 1)
-    for _ in range(attempts):
-        # More pairs than unknowns cannot all hold at 1 independently: the
-        # active set would cycle on least-squares solutions (tall data).
-        if not held.any() or held.sum() > dimension:
-            return None
-        coef, intercept, alpha = machine_on_support(
-            Z[held], own[held], others[held], n_classes, keep_digits
-        )
-        negative = alpha < -1e-12 * max(np.abs(alpha).max(), 1e-300)
-        low = pair_margins(Z, own, others, coef, intercept) < 1 - tol / 2
-        if not negative.any() and not low.any():
-            dual = np.zeros(len(own))
-            dual[held] = np.maximum(alpha, 0.0)
-            return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
-        held[np.flatnonzero(held)[negative]] = False
-        held |= low
-    return None
-
-
-class _WarmMachine:
-    """The working set's subproblem, each call started from the last answer's
-    support pairs."""
-
-    def __init__(self, frame, tol, keep_digits=False):
-        """``keep_digits``: the equalities solved in the primal (X's units
-        where the features' spreads are far apart), not on the Gram."""
-        self.frame, self.tol, self.keep_digits = frame, tol, keep_digits
-        self.support = None  # constraint ids of the last answer's support
-        self.on_gram = _PairsOnGram(frame)
-        self.from_gram = False  # whether the last answer came by the Gram route
-
-    def __call__(self, ids):
-        held = None if self.support is None else np.isin(ids, self.support)
-        self.from_gram = False
-        solution = solve_by_routes("pairs", (self, ids), (self, ids, held))
-        self.remember(ids, solution)
-        return solution
-
-    def on_gram_answer(self, ids, held):
-        """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram")."""
-        solution = self.on_gram(ids, self.tol, held)
-        self.from_gram = solution is not None
-        return solution
-
-    def primal_answer(self, ids, held):
-        """The primal active set, with Clarabel where it does not settle."""
-        rows, own, others = self.frame.pairs(ids)
-        return machine_of_pairs(rows, own, others, self.frame.n_classes, self.tol,
-                                held, self.keep_digits)  # fmt: skip
-
-    def polished(self, ids, solution):
-        """The loop's last answer, where the Gram route gave it on dense rows,
-        refined on its support by the primal equalities (:func:`_settle`: one
-        factorisation, refined on its residual), so that it agrees with the
-        primal route to rounding (the Gram route alone: 7e-12 of W on
-        standardised digits). Sparse rows keep the Gram route's answer (the
-        equalities would densify them)."""
-        if not (self.from_gram and solution.feasible) or self.frame.sparse:
-            return solution
-        settled = _settle(*self.frame.pairs(ids), self.frame.n_classes, self.tol,
-                          solution.dual > 0, False, attempts=3)  # fmt: skip
-        return solution if settled is None else settled
-
-    def no_machine_answer(self, ids, held):
-        """The infeasible answer where the certificate's LP finds weights on the
-        pairs ``ids``, else None: where the rows may all be support vectors, the
-        Gram route fails only on dependent rows (a document under two labels),
-        which the LP decides in a fraction of Clarabel's time (303 x 3 000
-        text: 1.4 s against 16 s)."""
-        weights = kesler_flow_lp(*self.frame.pairs(ids), self.frame.n_classes)
-        return None if weights is None else Hyperplane(False, status=Status.INFEASIBLE)
-
-    def remember(self, ids, solution):
-        if solution.feasible:
-            self.support = ids[solution.dual > 0]
-
-
-# The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.
-register(Route(
-    "pairs on the Gram", kind="pairs", priority=10,
-    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.suits(ids),
-    solve=_WarmMachine.on_gram_answer,
-))  # fmt: skip
-register(Route(
-    "certificate LP of wide pairs", kind="pairs", priority=20,
-    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.wide(ids),
-    solve=_WarmMachine.no_machine_answer,
-))  # fmt: skip
-register(Route(
-    "pairs' active set and Clarabel", kind="pairs", priority=100,
-    suits=lambda sub, ids: True, solve=_WarmMachine.primal_answer,
-))  # fmt: skip
 
 
 def _dual_problems(rows, own, others, solution, tol):

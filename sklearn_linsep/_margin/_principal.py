@@ -10,7 +10,7 @@ proof; yet the classes may well be inseparable, or separable by the rounding
 alone.
 
 Here the rows are taken in the frame of their principal axes (an invertible
-linear map: the verdict does not change; :mod:`sklearn_linsep._axes`), each
+linear map: the verdict does not change; :mod:`sklearn_linsep._exact._frames`), each
 axis scaled to a unit spread.
 The near-null axes' coordinates ``(x - t)·v`` are computed with correct
 rounding (every product split exactly, Dekker, then summed by ``math.fsum``),
@@ -22,9 +22,9 @@ below in float64 with the frame's rounding accounted for.
 
 import numpy as np
 
-from .._axes import principal_frame
-from .._enclosure import rounding_factor
-from .._exact import exact_dot, rational
+from .._exact._enclosure import rounding_factor
+from .._exact._frames import principal_frame
+from .._exact._numbers import exact_dot, rational, rational_scalar
 from ._solvers import (
     hull_intersection_lp,
     kesler_flow_lp,
@@ -99,18 +99,16 @@ def _on_x(W, b, frame, least):
     """``(W_X, b_X)`` in rationals: the frame's hyperplanes (rows of ``W``,
     ``b``) on X, ``w_X = Σ_j (w_j / s_j) v_j`` and ``b_X = b - w_X·t``, divided
     by ``least`` (a lower bound of every margin: then each is ≥ 1)."""
-    from fractions import Fraction  # on first use: not at import
-
     _, center, axes, spread, _ = frame
     axes_exact, center_exact = [rational(axis) for axis in axes], rational(center)
-    scale = Fraction(least)
+    scale = rational_scalar(least)
     coefs, intercepts = [], []
     for w, offset in zip(W, b, strict=True):
-        factors = [Fraction(float(value)) / Fraction(float(s)) for value, s in
+        factors = [rational_scalar(value) / rational_scalar(s) for value, s in
                    zip(w, spread, strict=True)]  # fmt: skip
         coef = [exact_dot(factors, [axis[k] for axis in axes_exact])
                 for k in range(len(center_exact))]  # fmt: skip
-        intercept = Fraction(float(offset)) - exact_dot(coef, center_exact)
+        intercept = rational_scalar(offset) - exact_dot(coef, center_exact)
         coefs.append([a / scale for a in coef])
         intercepts.append(intercept / scale)
     return coefs, intercepts

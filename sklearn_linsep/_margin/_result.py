@@ -18,15 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact import (
-    exact_dot,
+from .._exact._farkas import (
     least_margin,
     least_pair_margin,
     pairs_matrix,
-    rational,
     solves_exactly,
     two_class_matrix,
 )
+from .._exact._numbers import exact_dot, rational
 from .._proofs import (
     certificate_holds,
     feature_spread,
@@ -152,7 +151,7 @@ class SeparabilityResult:
         (see the user guide, "What exact means"). False only for an
         inseparability certificate that neither its float enclosure nor
         rational arithmetic could prove, on a problem too large to decide
-        exactly (beyond ``_exact.EXACT_ENTRIES``): it holds to ``1e-9`` of each
+        exactly (beyond ``_exact._farkas.EXACT_ENTRIES``): it holds to ``1e-9`` of each
         feature's spread (``verify(X, y, check="tolerance")``), ``verify(X, y)``
         is False, and a ``UserWarning`` says so: the classes may be separable
         by a narrower gap (rounded linear combinations of features often are,
@@ -224,7 +223,7 @@ class SeparabilityResult:
         check : {"proof", "exact", "tolerance"}, default="proof"
             ``"proof"``: as above, the certificate proved by its float
             enclosure or, where that cannot decide, in rationals within
-            ``_exact.EXACT_SOLVE_WORK`` (False beyond); where the result holds
+            ``_exact._farkas.EXACT_SOLVE_WORK`` (False beyond); where the result holds
             ``certificate_weights_exact``, by those balancing exactly. ``"exact"``: in
             rational arithmetic whatever the size: the certificate's weights
             solved in rationals (:meth:`exact_weights`; about 0.3 s at 42

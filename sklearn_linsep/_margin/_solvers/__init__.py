@@ -11,8 +11,8 @@ suit, in order of priority. The kinds' signatures:
   ``solve(Z, c, start, tol)``. The dense dual on the Gram matrix, then the
   nearest points, which suit every shape and always answer (a hyperplane, or the
   hulls' meeting with its weights).
-- ``"pairs"`` (K classes; registered in :mod:`.._multiclass`, where the pairs'
-  frame lives): ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``,
+- ``"pairs"`` (K classes; registered in :mod:`._machine`, with the loop's warm
+  subproblem :class:`~._machine.WarmMachine`): ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``,
   ``subproblem`` the loop's warm subproblem (its frame, tolerance and caches).
   The pairs' dual on the rows' Gram matrix, then HiGHS's certificate LP on wide
   working sets, then the primal active set with Clarabel, which always answers.

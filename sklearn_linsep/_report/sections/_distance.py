@@ -11,8 +11,8 @@ from itertools import combinations
 import numpy as np
 from scipy.stats import norm
 
+from ..._angle import class_mean_distance
 from ..._fredholm import MeanRange, decide_mean_range
-from ..._separability import class_mean_distance
 from .._layout import columns, number, pair_name
 from .._section import HeadlineParts, Section
 

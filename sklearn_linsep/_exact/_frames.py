@@ -1,17 +1,29 @@
-"""The frame of the rows' principal axes, near-null coordinates correctly rounded.
+"""The frames the exact layer re-expresses rows in, side by side.
 
-Where features are rounded linear combinations of others (``make_classification``'s
-redundant features, sums of columns, a reconstruction from a few components), the
-rows lie, in exact arithmetic, in general position: their near-null directions
-hold nothing but the rounding of the combinations, some 1e-16 of the data's size.
-Float64 cannot see those directions in X's own frame. In the frame of the
-principal axes, each scaled to a unit spread, with the near-null axes'
-coordinates ``(x - t)·v`` computed with correct rounding (every product split
-exactly, Dekker, then summed by ``math.fsum``), it can: an invertible linear map,
-under which separability and Farkas' systems do not change. Every coordinate
-comes with a bound on its error, so that proofs in the frame hold for the rows as
-given (:func:`two_class_enclosed_in_axes`, the LPs of
-:mod:`sklearn_linsep._margin._principal`).
+Each is an exact or error-bounded change of coordinates under which Farkas'
+alternative does not change (an affine map keeps a certificate's weights, a
+separator maps back), chosen for a different reason:
+
+- :func:`centred` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
+  from 0 against their spread are taken about one of their values, split
+  exactly into offsets and remainders, so that the Farkas system's feature rows
+  stop repeating its constant ones (whose near-dependence costs every digit);
+- :class:`CentredFrame` (the rational simplex's, :mod:`._simplex`): each
+  feature less an offset where the difference is exact, times a power of two,
+  so that float-guided steps can tell near-touching bases from singular ones and
+  the exact numbers are shorter;
+- :func:`principal_frame` (the frame of the rows' principal axes,
+  :mod:`sklearn_linsep._margin._principal`): where features are rounded linear
+  combinations of others (``make_classification``'s redundant features, sums
+  of columns, a reconstruction from a few components), the rows lie, in exact
+  arithmetic, in general position: their near-null directions hold nothing but
+  the rounding of the combinations, some 1e-16 of the data's size, which
+  float64 cannot see in X's own frame. In the frame of the principal axes, each
+  scaled to a unit spread, with the near-null axes' coordinates ``(x - t)·v``
+  computed with correct rounding (every product split exactly, Dekker, then
+  summed by ``math.fsum``), it can. Every coordinate comes with a bound on its
+  error, so that proofs in the frame hold for the rows as given
+  (:func:`two_class_enclosed_in_axes`).
 """
 
 import math
@@ -21,10 +33,12 @@ import numpy as np
 from ._enclosure import (
     ROUNDING_UNIT,
     enclosed_positive,
+    exact_difference,
     rounding_factor,
     square_system,
 )
-from ._exact import pairs_matrix, two_class_matrix
+from ._farkas import pairs_matrix, two_class_matrix
+from ._numbers import fraction, rational_scalar
 
 # Axes whose singular value is below this fraction of the largest are near-null:
 # their coordinates are computed with correct rounding.
@@ -139,3 +153,67 @@ def _invertible_frame(points):
     if frame is None or len(frame[2]) != points.shape[1]:
         return None
     return frame
+
+
+class CentredFrame:
+    """The rows moved and scaled exactly: each feature less an offset of its
+    own, chosen among its values where every difference is exact in float64
+    (Sterbenz's lemma, where the offset dwarfs the spread; else 0), then times
+    a power of two that brings its largest value into [1, 2). Farkas'
+    alternative is the same there (affine maps keep certificates' weights),
+    and its bases are far better conditioned where features sit 2^30 spreads
+    from 0: float steps can tell them from singular, and the exact numbers are
+    shorter.
+
+    Attributes
+    ----------
+    points : ndarray of shape (n, p)
+        ``(x - offsets) * scales``, exactly.
+    offsets, scales : ndarray of shape (p,)
+    """
+
+    def __init__(self, points):
+        points = np.asarray(points, dtype=float)
+        offsets = np.zeros(points.shape[1])
+        if len(points):
+            middle = np.sort(points, axis=0)[len(points) // 2]
+            moved = points - middle
+            # Knuth's TwoSum of points + (-middle): the difference is exact
+            # where its error term is 0.
+            part = moved - points
+            error = (points - (moved - part)) + (-middle - part)
+            exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
+            offsets[exact] = middle[exact]
+        moved = points - offsets
+        largest = np.abs(moved).max(axis=0, initial=0.0)
+        exponents = np.where(largest > 0, np.frexp(largest)[1] - 1, 0)
+        # Kept where the scaling stays exact: no value scaled down below the
+        # normal range, and no scale beyond float64's (subnormal features).
+        smallest = np.where(moved != 0, np.abs(moved), np.inf).min(axis=0,
+                                                                  initial=np.inf)
+        low = np.frexp(np.where(np.isfinite(smallest), smallest, 1.0))[1]
+        exponents = np.clip(exponents, -1022, low + 1020)
+        self.offsets, self.scales = offsets, np.ldexp(1.0, -exponents)
+        self.points = moved * self.scales
+
+    def in_units(self, w, b):
+        """``(w, b)`` on the frame's points as the same hyperplane on the
+        rows as given, in rationals: ``w ∘ scales`` and ``b - w·offsets``."""
+        w = [value * rational_scalar(scale) for value, scale in zip(w, self.scales)]
+        shift = sum((value * rational_scalar(o) for value, o in zip(w, self.offsets)
+                     if o), fraction(0))  # fmt: skip
+        return w, b - shift
+
+
+def centred(points):
+    """``(offsets, remainders, center)``: each feature whose values lie far from
+    0 against their spread over ``points`` (a constant one included) is taken
+    about its first value, ``x - t = offsets + remainders`` exactly; the others
+    about 0 (no remainder). The Farkas systems do not change (their constant rows
+    absorb ``t``), and far from the origin their feature rows stop repeating the
+    constant ones (whose near-dependence would cost all the digits)."""
+    points = np.asarray(points, dtype=float)
+    spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
+    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
+    offsets, remainders = exact_difference(points, center)
+    return offsets, remainders, center

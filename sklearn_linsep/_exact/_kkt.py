@@ -21,12 +21,15 @@ The Gram form of the support's equality QP (``B`` the pairs' class columns
 
 import numpy as np
 
-from ._exact import (
-    MODULUS,
+from ._dyadic import MODULUS
+from ._farkas import bounded_pair_margins, bounded_scores, every_pair
+from ._numbers import (
     as_fmpq,
     as_fraction,
-    bounded_pair_margins,
-    bounded_scores,
+    fmpq,
+    fmpq_matrix,
+    fraction,
+    nmod_matrix,
     residues,
 )
 
@@ -38,7 +41,8 @@ EXACT_EXCHANGES = 8
 SUPPORT_CUTS = (1.0, 1e2, 1e-2)
 
 
-def exact_machine_of_pairs(points, own, others, n_classes, guess):
+def exact_machine_of_pairs(points, own, others, n_classes, guess,
+                           exchanges=EXACT_EXCHANGES):  # fmt: skip
     """``(W, b, α)``: the Crammer–Singer maximal margin of the pairs (row
     ``points[j]`` of class ``own[j]`` against ``others[j]``) in rationals
     (``W``: K lists of Fractions, ``b``: K Fractions summing to 0, ``α``:
@@ -46,13 +50,13 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess):
     ``≥ 1`` and ``α ≥ 0`` checked exactly; None where the support from
     ``guess`` (one per pair: an interior point's multiplier over its slack,
     the pairs above each of ``SUPPORT_CUTS`` taken in turn, the largest
-    first) does not settle within ``EXACT_EXCHANGES`` exchanges, or its
+    first) does not settle within ``exchanges`` exchanges, or its
     system is singular.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_linsep._exact_kkt import exact_machine_of_pairs
+    >>> from sklearn_linsep._exact._kkt import exact_machine_of_pairs
     >>> points = np.array([[0.0], [0.0], [2.0], [2.0]])
     >>> own, others = np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0])
     >>> W, b, alpha = exact_machine_of_pairs(points, own, others, 2,
@@ -71,16 +75,16 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess):
         if frozenset(held) in tried:
             continue
         tried.add(frozenset(held))
-        found = _settled(exact, held, len(own))
+        found = _settled(exact, held, len(own), exchanges)
         if found is not None:
             return found
     return None
 
 
-def _settled(exact, held, m):
+def _settled(exact, held, m, exchanges):
     """The exact KKT point from the pairs ``held``, exchanged as
     :func:`exact_machine_of_pairs` says; None where it does not settle."""
-    for _ in range(EXACT_EXCHANGES + 1):
+    for _ in range(exchanges + 1):
         if not held:  # no pair guessed (or all left): no machine to check
             return None
         solved = exact.equality_qp(held)
@@ -98,8 +102,11 @@ def _settled(exact, held, m):
             return _as_fractions(W, b, held, alpha, m)
         joining = min(violated, key=violated.__getitem__)
         wider = exact.independent([*held, joining])
-        if len(wider) == len(held):  # depends on the held pairs: no exchange
-            return None
+        if len(wider) == len(held):  # depends on the held pairs: a swap
+            leaving = exact.leaving_for(held, alpha, joining)
+            if leaving is None:
+                return None
+            wider = [j for j in held if j != leaving] + [joining]
         held = wider
     return None
 
@@ -110,9 +117,7 @@ class _ExactPairs:
     which the support and the rows near margin 1 are read)."""
 
     def __init__(self, points, own, others, n_classes):
-        import flint  # on first use: not at import
-
-        self.flint, self.K = flint, n_classes
+        self.K = n_classes
         self.own, self.others = own.tolist(), others.tolist()
         self.p = points.shape[1]
         # Each row once (a row has a pair per other class): pair j's row is
@@ -133,7 +138,7 @@ class _ExactPairs:
         """Every unique row, an ``fmpq_mat``."""
         if self._unique is None:
             entries = [v for i in range(len(self.unique_points)) for v in self._row(i)]
-            self._unique = self.flint.fmpq_mat(*self.unique_points.shape, entries)
+            self._unique = fmpq_matrix(*self.unique_points.shape, entries)
         return self._unique
 
     def _entry(self, j, f):
@@ -150,8 +155,8 @@ class _ExactPairs:
         KKT check decides all the same."""
         if not ids:
             return []
-        flint, K, p = self.flint, self.K, self.p
-        columns = flint.nmod_mat(K * (p + 1), len(ids), MODULUS)
+        K, p = self.K, self.p
+        columns = nmod_matrix(K * (p + 1), len(ids), None, MODULUS)
         for c, j in enumerate(ids):
             row = self._residues(self.position[j])
             for cls, sign in ((self.own[j], 1), (self.others[j], MODULUS - 1)):
@@ -185,7 +190,7 @@ class _ExactPairs:
         intercepts :meth:`free_intercepts` sets; the intercepts of each group
         of classes the held pairs link sum to 0 (the margins leave each
         group's shift free)."""
-        flint, h = self.flint, len(held)
+        h = len(held)
         group = self._groups(held)  # class -> its group of linked classes
         column = {cls: h + c for c, cls in enumerate(sorted(group))}
         groups = sorted(set(group.values()))
@@ -193,7 +198,7 @@ class _ExactPairs:
         rows = self._rows(held)
         gram = rows * rows.transpose()
         n = h + len(group) + len(shift)
-        system, right = flint.fmpq_mat(n, n), flint.fmpq_mat(n, 1)
+        system, right = fmpq_matrix(n, n), fmpq_matrix(n, 1)
         for a, i in enumerate(held):
             right[a, 0] = 1
             for c, j in enumerate(held):
@@ -215,6 +220,32 @@ class _ExactPairs:
         for cls, c in column.items():
             b[cls] = solution[c, 0]
         return [solution[a, 0] for a in range(h)], b
+
+    def leaving_for(self, held, alpha, joining):
+        """The held pair that leaves where ``joining``'s constraint row is a
+        combination ``Σ c_i a_i`` of the held ones (Goldfarb and Idnani's
+        dependent step: the multipliers move as ``α - t c`` and the first to
+        reach 0 leaves): of ``c_i > 0``, the least ``α_i / c_i``; None where
+        no ``c_i`` is positive. The rows ``a = (B ⊗ x, B)``, so their Gram
+        matrix is ``(B_i·B_k)(x_i·x_k + 1)``."""
+        ids = [*held, joining]
+        rows = self._rows(ids)
+        gram = rows * rows.transpose()
+        h = len(held)
+        M, right = fmpq_matrix(h, h), fmpq_matrix(h, 1)
+        for a, i in enumerate(held):
+            for c, j in enumerate(ids):
+                value = self._sign(i, j) * (gram[a, c] + 1)
+                if c < h:
+                    M[a, c] = value
+                else:
+                    right[a, 0] = value
+        try:
+            c = M.solve(right)
+        except ZeroDivisionError:  # the held rows are independent: not here
+            return None
+        ratios = [(alpha[a] / c[a, 0], a) for a in range(h) if c[a, 0] > 0]
+        return held[min(ratios)[1]] if ratios else None
 
     def _groups(self, held):
         """Each class a held pair names, mapped to the least class linked to
@@ -248,14 +279,13 @@ class _ExactPairs:
             high = [scores[j][o] + b[o] - scores[j][cls] - 1
                     for j, (o, k) in enumerate(zip(self.own, self.others))
                     if k == cls and b[o] is not None]  # fmt: skip
-            b[cls] = max(low) if low else min(high) if high else self.flint.fmpq(0)
-        shift = sum(b, self.flint.fmpq(0)) / self.K
+            b[cls] = max(low) if low else min(high) if high else fmpq(0)
+        shift = sum(b, fmpq(0)) / self.K
         return [value - shift for value in b]
 
     def machine(self, held, alpha):
         """``W = Σ α_j B_j x_jᵀ`` (a K × p ``fmpq_mat``)."""
-        flint = self.flint
-        classes = flint.fmpq_mat(self.K, len(held))
+        classes = fmpq_matrix(self.K, len(held))
         for c, (j, value) in enumerate(zip(held, alpha, strict=True)):
             classes[self.own[j], c] += value
             classes[self.others[j], c] -= value
@@ -263,7 +293,7 @@ class _ExactPairs:
 
     def _rows(self, held):
         entries = [self._entry(j, f) for j in held for f in range(self.p)]
-        return self.flint.fmpq_mat(len(held), self.p, entries)
+        return fmpq_matrix(len(held), self.p, entries)
 
     def scores(self, W):
         """``w_k · x_j`` of every pair's row and class, as lists (indexing an
@@ -285,7 +315,7 @@ class _ExactPairs:
             undecided = np.flatnonzero(margins - spread < 1)
         rows = np.unique(position[undecided])
         entries = [v for r in rows.tolist() for v in self._row(r)]
-        scores = (self.flint.fmpq_mat(rows.size, self.p, entries)
+        scores = (fmpq_matrix(rows.size, self.p, entries)
                   * W.transpose()).tolist()  # fmt: skip
         at = dict(zip(rows.tolist(), range(rows.size)))
         below = {}
@@ -298,11 +328,70 @@ class _ExactPairs:
 
 
 def _as_fractions(W, b, held, alpha, m):
-    from fractions import Fraction  # on first use: not at import
-
     K, p = W.nrows(), W.ncols()
-    dual = [Fraction(0)] * m
+    dual = [fraction(0)] * m
     for j, value in zip(held, alpha, strict=True):
         dual[j] = as_fraction(value)
     return ([[as_fraction(W[k, f]) for f in range(p)] for k in range(K)],
             [as_fraction(value) for value in b], dual)  # fmt: skip
+
+
+# The rows' entries beyond which the maximal margin is not solved in
+# rationals from a separator's tight rows: 10 000 x 50 (500 000) took
+# 0.3-0.5 s, its float bound on every row, rationals on the support and the
+# rows near margin 1 only.
+MAXIMAL_ENTRIES = 5_000_000
+
+
+def small_problem_exchanges(pairs):
+    """The exchanges allowed on a problem small enough that its answer is
+    owed whatever it costs (within :data:`~._farkas.EXACT_ENTRIES`): those
+    the exact active-set method this replaced allowed itself."""
+    return 20 * pairs + 20
+
+
+def maximal_two_class_on_rows(points, signs, support, exchanges=EXACT_EXCHANGES):
+    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
+    ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)
+    solving its KKT conditions exactly, from a guess of its ``support`` (the
+    rows a separator of :func:`~._simplex.decide_two_class_on_rows` held
+    tight); None where that guess does not settle. It is the Crammer–Singer
+    margin of two classes (:func:`exact_machine_of_pairs`, a pair per row):
+    there ``W = (-w/2, w/2)``, and the multipliers are half of ``α``. None
+    beyond ``MAXIMAL_ENTRIES`` entries of the rows (each made a rational)."""
+    if np.size(points) > MAXIMAL_ENTRIES:
+        return None
+    signs = np.asarray(signs, dtype=float)
+    own = (signs > 0).astype(np.intp)
+    guess = np.zeros(len(signs))
+    guess[np.asarray(support, dtype=np.intp)] = 1e3  # above every SUPPORT_CUT
+    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess, exchanges)
+    if found is None:
+        return None
+    W, b, alpha = found
+    w = [high - low for low, high in zip(*W, strict=True)]
+    return w, b[1] - b[0], [2 * value for value in alpha]
+
+
+def maximal_machine_on_rows(points, codes, n_classes, support,
+                            exchanges=EXACT_EXCHANGES):  # fmt: skip
+    """``(W, b, {(row, other): α})``: the Crammer–Singer maximal margin of
+    every pair of these rows in rationals, from a guess of its ``support``
+    (``(rows, others)``: the pairs a separator of
+    :func:`~._simplex.decide_pairs_on_rows` held tight), its multipliers on
+    the pairs of ``α > 0``; None where that guess does not settle."""
+    if np.size(points) > MAXIMAL_ENTRIES:
+        return None
+    codes = np.asarray(codes, dtype=np.intp)
+    rows, others = every_pair(codes, n_classes)
+    held = set(zip(*(np.asarray(part).tolist() for part in support)))
+    guess = np.array([1e3 if pair in held else 0.0
+                      for pair in zip(rows.tolist(), others.tolist())])  # fmt: skip
+    found = exact_machine_of_pairs(points[rows], codes[rows], others, n_classes,
+                                   guess, exchanges)  # fmt: skip
+    if found is None:
+        return None
+    W, b, alpha = found
+    multipliers = {(int(i), int(k)): value
+                   for i, k, value in zip(rows, others, alpha) if value > 0}  # fmt: skip
+    return W, b, multipliers

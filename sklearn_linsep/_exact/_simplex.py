@@ -50,25 +50,35 @@ steps check that basis, one step as a rule: K = 3 separable by a hair of
 exact (0.2 s). A float step is a guess: every basis holding ``t`` is
 feasible, and the one handed over is proved nonsingular by its determinant
 modulo a prime, so a misstep costs exact steps, never the answer.
-Everything is decided on the rows exactly centred (:class:`_CentredFrame`):
+Everything is decided on the rows exactly centred (:class:`CentredFrame`):
 offsets of 2^30 spreads otherwise leave every basis too ill-conditioned for
 float steps, and the exact numbers 30 bits longer.
 """
 
 import numpy as np
 
+from ._dyadic import MODULUS
 from ._enclosure import ROUNDING_UNIT, rounding_factor
-from ._exact import (
-    MODULUS,
-    as_fmpq,
-    as_fraction,
+from ._farkas import (
+    EXACT_ENTRIES,
+    EXACT_SOLVE_WORK,
+    decidable,
+    every_pair,
+    in_rationals,
     pairs_matrix,
     pairs_separator,
-    residues,
     two_class_matrix,
     two_class_separator,
 )
-from ._exact_kkt import exact_machine_of_pairs
+from ._frames import CentredFrame
+from ._numbers import (
+    as_fmpq,
+    as_fraction,
+    determinant_nonzero,
+    fmpq_matrix,
+    fraction,
+    solve_exactly,
+)
 
 # The simplex steps before the decision is given up (the caller then says the
 # certificate holds to a tolerance only): at most EXACT_PIVOTS, and at most
@@ -119,11 +129,8 @@ EXACT_SIMPLEX_EQUATIONS = 200
 # features scaled by 2^±20 and offset (43 x 469), its dual simplex cycled in
 # its cleanup for 950 s.
 FLOAT_START_SECONDS = 1.0
-# The rows' entries beyond which the maximal margin is not solved in
-# rationals from a separator's tight rows: 10 000 x 50 (500 000) took
-# 0.3-0.5 s, its float bound on every row, rationals on the support and the
-# rows near margin 1 only.
-MAXIMAL_ENTRIES = 5_000_000
+# The steps of an unlimited decision: Bland's rule ends it long before.
+UNLIMITED = 10**9
 # Entering candidates whose step is estimated before one is taken.
 LOOKAHEAD = 64
 T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
@@ -185,7 +192,7 @@ class FarkasColumns:
         return self.columns(ids)[self.kept]
 
 
-def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
+def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
     """Farkas' alternative on every column of ``system`` (a
     :class:`FarkasColumns`), exactly.
 
@@ -203,6 +210,8 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
         Columns to start from, the most wanted first (a float certificate's,
         by weight).
     max_pivots : int, default=EXACT_PIVOTS
+    limited : bool, default=True
+        False: no limit on the steps or the equations.
 
     Returns
     -------
@@ -213,12 +222,16 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS):
         ``eᵀ y = 1``; ``tight`` the columns of the last basis, on which
         ``A_jᵀ y = 0``.
     None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS``
-        equations, or a basis singular in exact arithmetic.
+        equations (never without ``limited``: small problems, whose answer
+        is owed whatever it costs), or a basis singular in exact arithmetic.
     """
     m = system.m
-    if m > EXACT_SIMPLEX_EQUATIONS:
+    if not limited:  # Bland's rule after BLAND_AFTER steps: it ends
+        max_pivots = UNLIMITED
+    elif m > EXACT_SIMPLEX_EQUATIONS:
         return None
-    max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
+    else:
+        max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
     columns = _ExactColumns(system)
     # From float64's certificate where there is one (0-3 steps as a rule);
     # where that is none, or its steps run out (K classes separable by a hair:
@@ -306,10 +319,7 @@ def _float_steps(system, trail, max_pivots):
 def _nonsingular(system, basis):
     """Whether the basis's determinant is nonzero modulo ``MODULUS`` (then it
     is over the rationals; a False may, rarely, be a nonsingular basis)."""
-    import flint  # on first use: not at import
-
-    B = _float_matrix(system, basis)
-    return flint.nmod_mat(*B.shape, residues(B), MODULUS).det() != 0
+    return determinant_nonzero(_float_matrix(system, basis), MODULUS)
 
 
 def _refined_solves(B):
@@ -376,13 +386,11 @@ def _float_leaving(basis, u, bland):
 
 def _pivots(system, basis, columns, max_pivots):
     """The simplex steps of :func:`farkas_simplex` from ``basis``."""
-    import flint  # on first use: not at import
-
     m = system.m
     for step in range(max_pivots + 1):
         B = _matrix(columns(basis))
         try:
-            y = B.transpose().solve(flint.fmpq_mat(m, 1, [int(j == T) for j in basis]))
+            y = B.transpose().solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
         y = [y[i, 0] for i in range(m)]
@@ -391,7 +399,7 @@ def _pivots(system, basis, columns, max_pivots):
             return "separator", (_full_dual(system, y), [j for j in basis if j > T])
         if step == max_pivots:
             return None
-        u = B.solve(flint.fmpq_mat(m, 1, columns([entering])[0]))
+        u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
         basis[_leaving(basis, [u[i, 0] for i in range(m)])] = entering
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
@@ -418,10 +426,8 @@ class _ExactColumns:
 
 def _matrix(columns):
     """The square ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
-    import flint  # on first use: not at import
-
     m = len(columns)
-    return flint.fmpq_mat(m, m, [columns[c][r] for r in range(m) for c in range(m)])
+    return fmpq_matrix(m, m, [columns[c][r] for r in range(m) for c in range(m)])
 
 
 def _float_start(system):
@@ -533,8 +539,6 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
     float64) would end the method (``t`` leaves), else one that would move a
     unit column out, else the largest: degenerate swaps of λ's are the steps
     that make no headway. None where every price is ≤ 0."""
-    import flint  # on first use: not at import
-
     y_float = _float_dual(y) if exact_columns is not None else _scaled(y)
     candidates, scores = [], []
     for block in system.blocks():
@@ -546,8 +550,8 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
         if undecided.size and exact_columns is not None:
             ids = block[undecided]
             rows = exact_columns(ids)
-            exact = flint.fmpq_mat(len(ids), system.m, [v for row in rows for v in row])
-            exact = exact * flint.fmpq_mat(system.m, 1, y)
+            exact = fmpq_matrix(len(ids), system.m, [v for row in rows for v in row])
+            exact = exact * fmpq_matrix(system.m, 1, y)
             positive[undecided] = [exact[i, 0] > 0 for i in range(len(ids))]
         if not positive.any():
             continue
@@ -642,10 +646,8 @@ def _leaving(basis, u):
 def _certificate(system, basis, exact_columns):
     """``(ids, λ)`` of the basis without ``t``: ``λ = B⁻¹ e`` (≥ 0 and 0 on
     the unit columns: the last step kept it feasible), its positive entries."""
-    import flint  # on first use: not at import
-
     m = system.m
-    e = flint.fmpq_mat(m, 1, [as_fmpq(v) for v in system.e])
+    e = fmpq_matrix(m, 1, [as_fmpq(v) for v in system.e])
     solved = _matrix(exact_columns(basis)).solve(e)
     weights = [as_fraction(solved[i, 0]) for i in range(m)]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
@@ -656,30 +658,29 @@ def _certificate(system, basis, exact_columns):
 
 def _full_dual(system, y):
     """``y`` as Fractions on every equation of ``A`` (0 on those left out)."""
-    from fractions import Fraction  # on first use: not at import
-
-    full = [Fraction(0)] * system.equations
+    full = [fraction(0)] * system.equations
     for row, value in zip(system.kept, y, strict=True):
         full[row] = as_fraction(value)
     return full
 
 
-def decide_two_class_on_rows(points, signs, start):
+def decide_two_class_on_rows(points, signs, start, limited=True):
     """Farkas' alternative for two classes on every row, exactly, from the
-    rows ``start`` (a float certificate's, heaviest first):
-    ``("certificate", (ids, λ))``, ``("separator", (w, b, tight))`` in
-    rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and ``tight`` the rows
-    of the last basis (on the hyperplane's margin, the maximal margin's
-    support as a rule: :func:`maximal_two_class_on_rows`), or None
-    (:func:`farkas_simplex`). Decided on the rows exactly centred
-    (:class:`_CentredFrame`)."""
-    frame = _CentredFrame(points)
+    rows ``start`` (a float certificate's, heaviest first; empty: from
+    HiGHS's optimum): ``("certificate", (ids, λ))``, ``("separator", (w, b,
+    tight))`` in rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and
+    ``tight`` the rows of the last basis (on the hyperplane's margin, the
+    maximal margin's support as a rule:
+    :func:`~._kkt.maximal_two_class_on_rows`), or None
+    (:func:`farkas_simplex`; never without ``limited``). Decided on the rows
+    exactly centred (:class:`~._frames.CentredFrame`)."""
+    frame = CentredFrame(points)
     points, signs = frame.points, np.asarray(signs, dtype=float)
     e = two_class_matrix(points[:0], signs[:0])[1]
     system = FarkasColumns(
         lambda ids: two_class_matrix(points[ids], signs[ids])[0], len(points), e
     )
-    found = farkas_simplex(system, start)
+    found = farkas_simplex(system, start, limited=limited)
     if found is None or found[0] == "certificate":
         return found
     y, tight = found[1]
@@ -687,110 +688,105 @@ def decide_two_class_on_rows(points, signs, start):
     return "separator", ([2 * value for value in w], 2 * b, tight)  # margins ≥ 1/2
 
 
-def maximal_two_class_on_rows(points, signs, support):
-    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
-    ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)
-    solving its KKT conditions exactly, from a guess of its ``support`` (the
-    rows a separator of :func:`decide_two_class_on_rows` held tight); None
-    where that guess does not settle. It is the Crammer–Singer margin of two
-    classes (:func:`~._exact_kkt.exact_machine_of_pairs`, a pair per row):
-    there ``W = (-w/2, w/2)``, and the multipliers are half of ``α``. None
-    beyond ``MAXIMAL_ENTRIES`` entries of the rows (each made a rational)."""
-    if np.size(points) > MAXIMAL_ENTRIES:
-        return None
-    signs = np.asarray(signs, dtype=float)
-    own = (signs > 0).astype(np.intp)
-    guess = np.zeros(len(signs))
-    guess[np.asarray(support, dtype=np.intp)] = 1e3  # above every SUPPORT_CUT
-    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess)
-    if found is None:
-        return None
-    W, b, alpha = found
-    w = [high - low for low, high in zip(*W, strict=True)]
-    return w, b[1] - b[0], [2 * value for value in alpha]
-
-
-def decide_pairs_on_rows(points, codes, n_classes, start):
+def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
     """K classes jointly, as :func:`decide_two_class_on_rows`, on every pair
     (row, other class); ``start`` as ``(row, other)`` pairs:
-    ``("certificate", (rows, others, μ))``, ``("separator", (W, b))`` in
-    rationals with every pair margin ≥ 1, or None."""
-    frame = _CentredFrame(points)
+    ``("certificate", (rows, others, μ))``, ``("separator", (W, b, (rows,
+    others)))`` in rationals with every pair margin ≥ 1 and the pairs of the
+    last basis, or None."""
+    frame = CentredFrame(points)
     points = frame.points
     codes = np.asarray(codes, dtype=np.intp)
     K, p = n_classes, points.shape[1]
-    rows = np.repeat(np.arange(len(codes)), K)
-    others = np.tile(np.arange(K), len(codes))
-    keep = others != codes[rows]
-    rows, others = rows[keep], others[keep]
+    rows, others = every_pair(codes, K)
     column_of = np.full(len(codes) * K, -1, dtype=np.intp)
     column_of[rows * K + others] = np.arange(rows.size)
     e = pairs_matrix(points[:0], codes[:0], others[:0], K)[1]
-    width = p + 1
+
     def columns(ids):
         return pairs_matrix(points[rows[ids]], codes[rows[ids]], others[ids], K)[0]
 
-    groups = [range(f, K * width, width) for f in range(width)]
-    system = FarkasColumns(columns, rows.size, e, groups=groups)
+    system = FarkasColumns(columns, rows.size, e, groups=_class_groups(K, p))
     start = [column_of[i * K + k] for i, k in start if column_of[i * K + k] >= 0]
-    found = farkas_simplex(system, start)
+    found = farkas_simplex(system, start, limited=limited)
     if found is None:
         return None
     kind, answer = found
     if kind == "certificate":
         ids, weights = answer
         return kind, (rows[ids], others[ids], weights)
-    W, b = pairs_separator(answer[0], K, p)  # every pair margin ≥ eᵀy = 1
-    return kind, tuple(map(list, zip(*(frame.in_units(w, c) for w, c in zip(W, b)))))
+    y, tight = answer
+    W, b = pairs_separator(y, K, p)  # every pair margin ≥ eᵀy = 1
+    W, b = map(list, zip(*(frame.in_units(w, c) for w, c in zip(W, b))))
+    return kind, (W, b, (rows[tight], others[tight]))
 
 
-class _CentredFrame:
-    """The rows moved and scaled exactly: each feature less an offset of its
-    own, chosen among its values where every difference is exact in float64
-    (Sterbenz's lemma, where the offset dwarfs the spread; else 0), then times
-    a power of two that brings its largest value into [1, 2). Farkas'
-    alternative is the same there (affine maps keep certificates' weights),
-    and its bases are far better conditioned where features sit 2^30 spreads
-    from 0: float steps can tell them from singular, and the exact numbers are
-    shorter.
+def _class_groups(n_classes, features):
+    """The equations of the pairs' system that sum to zero: per feature (and
+    the constant), its K class rows (each pair adds ``e_own - e_other``)."""
+    width = features + 1
+    return [range(f, n_classes * width, width) for f in range(width)]
 
-    Attributes
-    ----------
-    points : ndarray of shape (n, p)
-        ``(x - offsets) * scales``, exactly.
-    offsets, scales : ndarray of shape (p,)
-    """
 
-    def __init__(self, points):
-        points = np.asarray(points, dtype=float)
-        offsets = np.zeros(points.shape[1])
-        if len(points):
-            middle = np.sort(points, axis=0)[len(points) // 2]
-            moved = points - middle
-            # Knuth's TwoSum of points + (-middle): the difference is exact
-            # where its error term is 0.
-            part = moved - points
-            error = (points - (moved - part)) + (-middle - part)
-            exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
-            offsets[exact] = middle[exact]
-        moved = points - offsets
-        largest = np.abs(moved).max(axis=0, initial=0.0)
-        exponents = np.where(largest > 0, np.frexp(largest)[1] - 1, 0)
-        # Kept where the scaling stays exact: no value scaled down below the
-        # normal range, and no scale beyond float64's (subnormal features).
-        smallest = np.where(moved != 0, np.abs(moved), np.inf).min(axis=0,
-                                                                  initial=np.inf)
-        low = np.frexp(np.where(np.isfinite(smallest), smallest, 1.0))[1]
-        exponents = np.clip(exponents, -1022, low + 1020)
-        self.offsets, self.scales = offsets, np.ldexp(1.0, -exponents)
-        self.points = moved * self.scales
+# ------------------------------------------------------- a certificate's weights
 
-    def in_units(self, w, b):
-        """``(w, b)`` on the frame's points as the same hyperplane on the
-        rows as given, in rationals: ``w ∘ scales`` and ``b - w·offsets``."""
-        from fractions import Fraction  # on first use: not at import
 
-        w = [value * Fraction(float(scale)) for value, scale in zip(w, self.scales)]
-        shift = sum((value * Fraction(float(o)) for value, o in zip(w, self.offsets)
-                     if o), Fraction(0))  # fmt: skip
-        return w, b - shift
+def exact_two_class_weights(points, signs, problem_rows=0, unlimited=False):
+    """``(decided, λ)``: rational weights ``λ ≥ 0`` on these rows, summing to 1
+    on each side, whose two combinations coincide exactly (None where there are
+    none). ``decided`` is False where the solve is beyond ``EXACT_SOLVE_WORK``
+    and the problem of ``problem_rows`` rows the certificate speaks of is beyond
+    :func:`~._farkas.decidable` (a small problem is always decided: its
+    certificate's system is no larger than its own), unless ``unlimited``."""
+    rows, features = np.shape(points)
+    small = unlimited or decidable(problem_rows, features)
+    if not (small or _quick(rows, features + 2)):
+        return False, None
+    A, e = two_class_matrix(points, signs)
+    return _solved(A, e, None, small, unlimited)
+
+
+def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
+                       unlimited=False):  # fmt: skip
+    """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
+    that balance Kesler's rows exactly (None where there are none), as
+    :func:`exact_two_class_weights`."""
+    pairs, features = np.shape(points)
+    small = unlimited or decidable(problem_rows, features, n_classes)
+    if not (small or _quick(pairs, n_classes * (features + 1) + 1)):
+        return False, None
+    A, e = pairs_matrix(points, own, others, n_classes)
+    return _solved(A, e, _class_groups(n_classes, features), small, unlimited)
+
+
+def _quick(unknowns, equations):
+    """Whether a certificate's solve is within ``EXACT_SOLVE_WORK``."""
+    return unknowns * unknowns * equations <= EXACT_SOLVE_WORK
+
+
+def _solved(A, e, groups, small, unlimited):
+    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact entries): a
+    certificate's columns are independent as a rule, and then the one solution
+    decides (:func:`~._numbers.solve_exactly`); dependent ones go to the
+    simplex on its columns where the system fits ``EXACT_ENTRIES`` (any size if
+    ``unlimited``), as does a solve beyond ``EXACT_SOLVE_WORK`` of a ``small``
+    problem."""
+    unknowns = A.shape[1]
+    if unlimited or _quick(unknowns, len(A)):
+        status, found = solve_exactly(*in_rationals(A, e))
+        if status == "unique":
+            return True, (found if all(value >= 0 for value in found) else None)
+        if status == "none":
+            return True, None
+    if not (unlimited or (small and A.size <= EXACT_ENTRIES)):
+        return False, None
+    system = FarkasColumns(lambda ids: A[:, ids], unknowns, e, groups=groups)
+    found = farkas_simplex(system, range(unknowns), limited=False)
+    if found is None:  # a basis singular in exact arithmetic
+        return False, None
+    if found[0] != "certificate":
+        return True, None
+    weights = [fraction(0)] * unknowns
+    for j, value in zip(*found[1], strict=True):
+        weights[j] = value
+    return True, weights

@@ -1,0 +1,161 @@
+"""The exact layer's number back-end: the one module that imports ``flint`` or
+``fractions``.
+
+Inside, the work is done on FLINT's types (python-flint): rational matrices
+(``fmpq_mat``) for every solve and product, integer matrices (``fmpz_mat``) for
+the span's fraction-free solves, matrices modulo a prime (``nmod_mat``) for the
+structure (ranks, pivots, determinants). The scalars handed from one exact
+module to another, and out to the proofs and the public results, are
+:class:`fractions.Fraction`: they compare equal to ints and to one another
+(an ``fmpq`` never equals a ``Fraction``, so the two must not meet), and
+users read them. Each crossing from one to the other is a function here.
+
+Both are imported on first use, not at the package's import: most fits never
+reach the exact layer.
+"""
+
+import numpy as np
+
+from ._dyadic import residue_matrix
+
+
+def _flint():
+    import flint  # on first use: not at import
+
+    return flint
+
+
+def _fraction_type():
+    from fractions import Fraction  # on first use: not at import
+
+    return Fraction
+
+
+def fraction(numerator, denominator=1):
+    """The Fraction ``numerator / denominator`` of two ints."""
+    return _fraction_type()(int(numerator), int(denominator))
+
+
+def rational(values):
+    """Exact Fractions of float64 values (an int or a float each), flattened."""
+    Fraction = _fraction_type()
+    return [Fraction(float(value)) for value in np.ravel(values)]
+
+
+def rational_scalar(value):
+    """One float64 (or int) as its exact Fraction."""
+    return _fraction_type()(float(value))
+
+
+def exact_dot(w, x):
+    """``Σ w_k x_k`` of two sequences of rationals (Fractions or ints), exactly."""
+    return sum((a * b for a, b in zip(w, x, strict=True)), fraction(0))
+
+
+def as_fmpq(value):
+    """A float (numpy's too), int or Fraction as a ``flint.fmpq``, exactly."""
+    flint = _flint()
+    if isinstance(value, (float, np.floating)):
+        return flint.fmpq(*float(value).as_integer_ratio())
+    value = value if isinstance(value, _fraction_type()) else fraction(int(value))
+    return flint.fmpq(value.numerator, value.denominator)
+
+
+def as_fraction(value):
+    """A ``flint.fmpq`` (or ``fmpz``) as a :class:`fractions.Fraction`."""
+    if hasattr(value, "q"):
+        return fraction(int(value.p), int(value.q))
+    return fraction(int(value))
+
+
+def as_fractions(values):
+    """:func:`as_fraction` of each entry (an ``fmpq_mat`` or a sequence)."""
+    entries = values.entries() if hasattr(values, "entries") else values
+    return [as_fraction(value) for value in entries]
+
+
+def residues(values):
+    """:func:`~._dyadic.residue_matrix` of ``values`` as Python ints in a flat list."""
+    return residue_matrix(np.ravel(values)).tolist()
+
+
+def fmpq(numerator=0, denominator=1):
+    """A ``flint.fmpq``."""
+    return _flint().fmpq(numerator, denominator)
+
+
+def fmpq_matrix(rows, columns, entries=None):
+    """A ``flint.fmpq_mat`` (zeros without ``entries``, a flat row-major list)."""
+    if entries is None:
+        return _flint().fmpq_mat(rows, columns)
+    return _flint().fmpq_mat(rows, columns, entries)
+
+
+def fmpz_matrix(rows, columns=None, entries=None):
+    """A ``flint.fmpz_mat``: of a list of int rows, or of a flat list."""
+    if columns is None:
+        return _flint().fmpz_mat(rows)
+    return _flint().fmpz_mat(rows, columns, entries)
+
+
+def nmod_matrix(rows, columns, entries, modulus):
+    """A ``flint.nmod_mat`` modulo ``modulus`` (``entries`` None: zeros)."""
+    if entries is None:
+        return _flint().nmod_mat(rows, columns, modulus)
+    return _flint().nmod_mat(rows, columns, entries, modulus)
+
+
+def echelon_pivots(residues, prime):
+    """``(rank, pivot columns)`` of an int64 residue matrix's reduced echelon
+    form modulo ``prime`` (FLINT)."""
+    m, p = residues.shape
+    if not (m and p):
+        return 0, []
+    echelon, rank = nmod_matrix(m, p, residues.ravel().tolist(), prime).rref()
+    pivots, column = [], 0
+    for row in range(rank):  # each row's leading 1, left to right
+        while int(echelon[row, column]) == 0:
+            column += 1
+        pivots.append(column)
+    return rank, pivots
+
+
+def determinant_nonzero(matrix, prime):
+    """Whether the float64 square ``matrix``'s determinant is nonzero modulo
+    ``prime`` (then it is over the rationals)."""
+    return nmod_matrix(*matrix.shape, residues(matrix), prime).det() != 0
+
+
+def solve_integers(A, B):
+    """The rational solution (``fmpq_mat``) of the square integer system
+    ``A X = B`` (lists of rows); A is nonsingular modulo a prime, so over the
+    rationals."""
+    k, columns = len(A), len(B[0])
+    system = fmpz_matrix(k, k, [value for row in A for value in row])
+    return system.solve(fmpz_matrix(k, columns, [v for row in B for v in row]))
+
+
+def solve_exactly(A, e):
+    """``("unique", λ)`` where ``A λ = e`` has exactly one solution (A's
+    columns independent), ``("none", None)`` where it has none and A's
+    columns are independent, ``("dependent", None)`` otherwise; ``A`` (m × k,
+    m ≥ k as a rule) and ``e`` Fractions, ``λ`` Fractions.
+
+    One reduced echelon form of ``[A | e]`` in FLINT's rationals (a 42 × 42
+    certificate took 35 s as a rational simplex in Python's Fractions, 0.05 s
+    fraction-free in Python's integers, well under that here)."""
+    m, k = len(A), len(A[0]) if A else 0
+    if not k:
+        return ("unique", []) if not any(e) else ("none", None)
+    entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)
+               for value in (*row, target)]  # fmt: skip
+    echelon, rank = fmpq_matrix(m, k + 1, entries).rref()
+    pivots = []
+    for row in range(rank):
+        column = next(c for c in range(k + 1) if echelon[row, c] != 0)
+        pivots.append(column)
+    if k in pivots:  # a row 0 = 1: no solution
+        return ("none", None) if len(pivots) == k + 1 else ("dependent", None)
+    if len(pivots) < k:
+        return "dependent", None
+    return "unique", [as_fraction(echelon[row, k]) for row in range(k)]
