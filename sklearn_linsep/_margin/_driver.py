@@ -18,19 +18,22 @@ once, for both (:func:`exact_margin`):
    :func:`~._kkt.proven`).
 4. **Inseparable**: the certificate of the last working set, and with ``soft``
    the C → ∞ limit of the soft margin.
-5. **Where float64 cannot decide** (its answer fails its proof), small problems
-   are decided in rational arithmetic (:mod:`sklearn_linsep._exact`); a
-   certificate that holds to a tolerance only is decided again in the frame
-   of the rows' principal axes (:mod:`._principal`), else on every row by the
-   simplex method in rationals from that certificate
-   (:mod:`sklearn_linsep._exact_simplex`).
+5. **Where float64 cannot decide** (its answer fails its proof), the
+   registered deciders answer with a typed :class:`Decision`, in order:
+   :data:`WHOLE` where float64's route raised (a small problem whole in
+   rationals, else the simplex on every row), :data:`BEYOND_CERTIFICATE`
+   where its certificate holds to a tolerance only (the frame of the rows'
+   principal axes, :mod:`._principal`, else the simplex in rationals from
+   that certificate); :mod:`sklearn_linsep._exact` maps the methods.
 
 What a problem kind provides (:class:`ProblemKind`) is listed below and in the
 user guide ("What a problem provides").
 """
 
 import warnings
-from typing import Protocol
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -65,7 +68,7 @@ BY_ROUNDING = (
 NEAR_TOUCHING = (
     "float64: inseparable to its tolerance; the classes come within its "
     "rounding of touching, and the simplex method in rational arithmetic "
-    "decided on every row (sklearn_linsep._exact_simplex)"
+    "decided on every row (sklearn_linsep._exact._simplex)"
 )
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
@@ -75,6 +78,66 @@ NO_FLOAT_MARGIN = (
     f"sklearn_linsep._exact._kkt.MAXIMAL_ENTRIES = {MAXIMAL_ENTRIES} entries "
     "of the rows; linear_separability gives an exact separating hyperplane."
 )
+
+
+class Decided(Enum):
+    """What a decision beyond float64 found."""
+
+    CERTIFICATE = "certificate"  # proven: the classes are inseparable
+    SEPARATOR = "separator"  # a separating hyperplane in rationals, not the widest
+    MAXIMAL = "maximal"  # the maximal-margin hyperplane in rationals
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decider's answer: ``kind``, and ``answer`` the proven certificate or
+    the result whose hyperplane is given in rationals (``exact_coef``)."""
+
+    kind: Decided
+    answer: object
+
+    @classmethod
+    def of(cls, kind, answer):
+        """From the exact layer's tag (``"certificate"``, ``"separator"``,
+        ``"maximal"``)."""
+        return cls(Decided(kind), answer)
+
+
+@dataclass(frozen=True)
+class Decider:
+    """One way to decide beyond float64, and what the answer says float64
+    could not do (``why``; None: the failure float64 itself raised)."""
+
+    name: str
+    decide: Callable  # (problem, certificate, maximal) -> Decision or None
+    why: str = None
+
+
+# Where float64's route raised (no certificate to start from): the problem
+# whole in rationals where it is small, else the simplex on every row.
+WHOLE = (
+    Decider("small problem in rationals", lambda p, c, m: p.decide_exactly()),
+    Decider("simplex from no start", lambda p, c, m: p.decide_by_simplex(None, m)),
+)
+# Where float64's certificate holds to a tolerance only: the frame of the
+# rows' principal axes (features that are rounded combinations of others,
+# where the simplex's steps would be many), else the simplex on every row from
+# that certificate.
+BEYOND_CERTIFICATE = (
+    Decider("principal frame", lambda p, c, m: p.decide_in_frame(), BY_ROUNDING),
+    Decider("simplex from the certificate",
+            lambda p, c, m: p.decide_by_simplex(c, m), NEAR_TOUCHING),  # fmt: skip
+)
+
+
+def decide(problem, deciders, certificate=None, maximal=False):
+    """``(decision, why)`` of the first of ``deciders`` that decides, or
+    ``(None, None)``."""
+    for decider in deciders:
+        decision = decider.decide(problem, certificate, maximal)
+        if decision is not None:
+            return decision, decider.why
+    return None, None
 
 
 class ProblemKind(Protocol):
@@ -137,26 +200,26 @@ class ProblemKind(Protocol):
 
     def decide_by_simplex(self, certificate, maximal=False):
         """Where ``certificate`` holds to a tolerance only (or None: float64
-        found none): ``("certificate", certificate)`` with exact weights, or
-        ``("separator", result)`` in rationals, decided on every row by the
-        simplex method in rationals from the certificate's rows
-        (:mod:`sklearn_linsep._exact_simplex`); with ``maximal``, where the
-        kind can, ``("maximal", result)``: the maximal margin in rationals
-        from the rows the separator holds tight. None beyond its limits."""
+        found none): a :class:`Decision` decided on every row by the simplex
+        method in rationals from the certificate's rows
+        (:mod:`sklearn_linsep._exact._simplex`): a certificate with exact
+        weights, or a separator in rationals; with ``maximal``, where the
+        kind can, the maximal margin in rationals from the rows the separator
+        holds tight. None beyond its limits."""
 
     def decide_in_frame(self):
-        """Where the certificate holds to a tolerance only on a problem beyond
-        ``decide_exactly``: ``("certificate", certificate)`` proved, or
-        ``("separator", result)`` in rationals, from the LPs in the frame of
-        the rows' principal axes (:mod:`._principal`); None otherwise."""
+        """Where the certificate holds to a tolerance only: a :class:`Decision`
+        (a proved certificate, or a separator in rationals) from the LPs in
+        the frame of the rows' principal axes (:mod:`._principal`); None
+        otherwise."""
 
     def decide_exactly(self):
-        """Where float64 could not decide: ``("certificate", certificate)``
-        holding exactly, ``("maximal", result)`` whose maximal-margin
-        hyperplane, or ``("separator", result)`` whose separating one, is given
-        in rationals (``exact_coef``, ``exact_intercept``), decided in rational
-        arithmetic (:mod:`sklearn_linsep._exact`); None where the problem is
-        beyond what rationals decide quickly."""
+        """Where float64 could not decide and the problem is small (within
+        ``EXACT_ENTRIES``): a :class:`Decision` of the whole problem in
+        rationals (:mod:`sklearn_linsep._exact`), without limits: a
+        certificate holding exactly, or the maximal-margin (else a separating)
+        hyperplane given in rationals (``exact_coef``, ``exact_intercept``);
+        None beyond that size."""
 
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,
@@ -182,27 +245,32 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                             units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
-        decided = problem.decide_exactly() or problem.decide_by_simplex(
-            None, maximal=not verdict)
-        if decided is None:
+        decision, _ = decide(problem, WHOLE, maximal=not verdict)
+        if decision is None:
             raise
-    found, answer = decided
-    if found == "separator" and not verdict:
-        raise SolverError(f"{failure} {NO_FLOAT_MARGIN}") from failure
-    if found in ("separator", "maximal"):
-        said = MAXIMAL_EXACTLY if found == "maximal" else SEPARABLE_EXACTLY
-        warnings.warn(f"{said} (float64: {failure})", UserWarning,
-                      stacklevel=external_stacklevel())  # fmt: skip
-        return answer
+    if decision.kind is not Decided.CERTIFICATE:
+        return _hyperplane_decided(decision, f"float64: {failure}", verdict,
+                                   f"{failure} {NO_FLOAT_MARGIN}", failure)  # fmt: skip
     if not soft:
-        return problem.unseparated(0, answer)
+        return problem.unseparated(0, decision.answer)
     # The soft limit stands on its own proof, whatever the certificate's; where
     # it fails too, float64's own reason is the error.
     try:
         return _float_route(problem, tol, soft, initial_size, batch,
-                            units_or_verdict, certificate=answer)  # fmt: skip
+                            units_or_verdict, certificate=decision.answer)  # fmt: skip
     except SolverError:
         raise failure from None
+
+
+def _hyperplane_decided(decision, why, verdict, refusal, cause=None):
+    """The answer of a hyperplane decided in rationals, with the warning that
+    says so: the maximal margin; a separator only where the caller asks for
+    the verdict (else ``refusal``: the maximal margin cannot be given)."""
+    if decision.kind is Decided.SEPARATOR and not verdict:
+        raise SolverError(refusal) from cause
+    said = MAXIMAL_EXACTLY if decision.kind is Decided.MAXIMAL else SEPARABLE_EXACTLY
+    warnings.warn(f"{said} ({why})", UserWarning, stacklevel=external_stacklevel())
+    return decision.answer
 
 
 def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
@@ -241,20 +309,13 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     if certificate is None:
         certificate = problem.certificate(working, solution)
     if not certificate.proven:
-        found, answer, why = _decided_beyond_float(problem, certificate,
-                                                   maximal=not verdict)  # fmt: skip
-        if found == "certificate":
-            certificate = answer
-        elif found == "maximal":
-            warnings.warn(f"{MAXIMAL_EXACTLY} ({why})", UserWarning,
-                          stacklevel=external_stacklevel())  # fmt: skip
-            return answer
-        elif found == "separator" and verdict:
-            warnings.warn(f"{SEPARABLE_EXACTLY} ({why})", UserWarning,
-                          stacklevel=external_stacklevel())  # fmt: skip
-            return answer
-        elif found == "separator":  # the certificate is false: never returned
-            raise SolverError(f"{NO_FLOAT_MARGIN} ({why})")
+        decision, why = decide(problem, BEYOND_CERTIFICATE, certificate,
+                               maximal=not verdict)  # fmt: skip
+        if decision is not None and decision.kind is Decided.CERTIFICATE:
+            certificate = decision.answer
+        elif decision is not None:  # the certificate is false: never returned
+            return _hyperplane_decided(decision, why, verdict,
+                                       f"{NO_FLOAT_MARGIN} ({why})")  # fmt: skip
     if not certificate.proven:  # to a tolerance only: said, never passed off
         warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,
                       stacklevel=external_stacklevel())  # fmt: skip
@@ -264,21 +325,6 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     result.rounds += rounds
     result.certificate = certificate
     return result
-
-
-def _decided_beyond_float(problem, certificate, maximal=False):
-    """Where a certificate holds to a tolerance only: ``("certificate", ...)``
-    proved, or ``("separator", result)`` in rationals, with why float64 could
-    not decide; in the frame of the rows' principal axes (``decide_in_frame``:
-    features that are rounded combinations of others, where the simplex's
-    steps would be many), else by the exact simplex on every row from that
-    certificate (``decide_by_simplex``, with ``maximal`` passed on);
-    ``(None, None, None)`` where neither decides."""
-    found = problem.decide_in_frame()
-    if found is not None:
-        return *found, BY_ROUNDING
-    found = problem.decide_by_simplex(certificate, maximal=maximal)
-    return (None, None, None) if found is None else (*found, NEAR_TOUCHING)
 
 
 def _deciding_frame(problem, tol, size, batch):

@@ -12,7 +12,13 @@ from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
-from ._driver import capped, check_scale, exact_margin, grow_working_set
+from ._driver import (
+    Decision,
+    capped,
+    check_scale,
+    exact_margin,
+    grow_working_set,
+)
 from ._kkt import (
     check_optimality,
     dual_problems,
@@ -232,14 +238,14 @@ class TwoClassProblem:
         if kind == "certificate":
             indices, weights = answer
             try:
-                return kind, checked_certificate(
+                return Decision.of(kind, checked_certificate(
                     rows, active[indices], weights, self.classes, proof_only=True
-                )
+                ))
             except SolverError:  # the frame's certificate is no proof either
                 return None
         w, b = answer
         coef = np.array([float(value) for value in w])
-        return kind, exact_result(coef, b, w, _margin_of(coef))
+        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
 
     def decide_by_simplex(self, certificate, maximal=False):
         rows = self.rows
@@ -269,18 +275,18 @@ class TwoClassProblem:
         if kind == "certificate":
             ids, exact = answer
             weights = np.array([float(value) for value in exact])
-            return kind, checked_certificate(
+            return Decision.of(kind, checked_certificate(
                 rows, active[ids], weights, self.classes, exact_weights=exact
-            )
+            ))
         w, b, tight = answer
         exchanges = {"exchanges": small_problem_exchanges(len(signs))} if small else {}
         if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
                                                           **exchanges)):  # fmt: skip
             w, b, alpha = best
-            return "maximal", _maximal_result(rows, active, signs, w, b,
-                                              dict(enumerate(alpha)))  # fmt: skip
+            maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
+            return Decision.of("maximal", maximal)
         coef = np.array([float(value) for value in w])
-        return kind, exact_result(coef, b, w, _margin_of(coef))
+        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
 
 
 def _maximal_result(rows, active, signs, w, b, multipliers):

@@ -30,7 +30,7 @@ from .._threads import threads_for_fit
 from .._working_set import grow
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
-from ._driver import capped, exact_margin
+from ._driver import Decision, capped, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import PROOF_RTOL, JointSeparabilityResult, warn_if_inexact
@@ -226,12 +226,12 @@ class PairsProblem:
             local, weights = answer
             ids = active[local // K] * K + local % K
             try:
-                return kind, checked_joint_certificate(
+                return Decision.of(kind, checked_joint_certificate(
                     rows, ids, weights, self.classes, proof_only=True
-                )
+                ))
             except SolverError:  # the frame's certificate is no proof either
                 return None
-        return kind, _exact_machine(*answer)
+        return Decision.of(kind, _exact_machine(*answer))
 
     def decide_by_simplex(self, certificate, maximal=False):
         # ``maximal`` is not taken up: the joint separator's last basis holds
@@ -265,22 +265,23 @@ class PairsProblem:
         if kind == "certificate":
             pair_rows, others, exact = answer
             weights = np.array([float(value) for value in exact])
-            return kind, checked_joint_certificate(
+            return Decision.of(kind, checked_joint_certificate(
                 rows, active[pair_rows] * K + others, weights, self.classes,
                 exact_weights=exact,
-            )  # fmt: skip
+            ))  # fmt: skip
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_exchanges(active.size * (K - 1))
         )
         if not maximal:  # a separating machine, not the maximal one
-            return kind, _exact_machine(W, b)
+            return Decision.of(kind, _exact_machine(W, b))
         W, b, multipliers = maximal
         on = sorted(multipliers)
         support = rows.indices_in_X(active[[i for i, _ in on]])
         others = np.array([k for _, k in on], dtype=np.intp)
         dual = np.array([float(multipliers[pair]) for pair in on])
-        return "maximal", _exact_machine(W, b, support, others, dual, exact=True)
+        machine = _exact_machine(W, b, support, others, dual, exact=True)
+        return Decision.of("maximal", machine)
 
 
 def _pairs_of_certificate(rows, active, certificate, classes):
