@@ -38,6 +38,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .._exact._kkt import MAXIMAL_ENTRIES
+from .._rows._protocol import check_protocol
 from .._working_set import DROP_ABOVE, grow
 from ..exceptions import SolverError
 from ._certificate import without_proof
@@ -143,11 +144,12 @@ def decide(problem, deciders, certificate=None, maximal=False):
 class ProblemKind(Protocol):
     """What :func:`exact_margin` asks of a problem kind.
 
-    ``rows`` is the problem in X's frame: it answers ``scale``, ``uneven``,
-    ``equilibrated()``, ``seed(size)`` and ``violators(coef, intercept,
-    threshold, working, batch)`` (:class:`~sklearn_linsep._rows._protocol.TwoClassRows`,
-    :class:`~sklearn_linsep._kesler.Pairs`). The rest are the kind's own
-    pieces; ``frame`` below is ``rows`` or its equilibrated copy.
+    ``rows`` is the problem in X's frame, one of the protocols the core's
+    entries check (:func:`check_rows`):
+    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or
+    :class:`~sklearn_linsep._rows._protocol.PairRows`, with their in-memory
+    extensions where ``cheap_passes``. The rest are the kind's own pieces;
+    ``frame`` below is ``rows`` or its equilibrated copy.
     """
 
     rows: object
@@ -422,6 +424,13 @@ def grow_working_set(problem, frame, solve, start, tol, batch):
         return violated, inside
 
     return grow(np.union1d(start, anchors), solve, violators, drop_above=DROP_ABOVE)
+
+
+def check_rows(rows, protocol, in_memory):
+    """The core's entry check: ``rows`` provides every member of
+    ``protocol``, and of ``in_memory`` (its extension) where its passes are
+    cheap (the rows in memory)."""
+    check_protocol(rows, in_memory if rows.cheap_passes else protocol)
 
 
 def capped(size, tall):

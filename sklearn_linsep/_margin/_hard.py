@@ -9,12 +9,14 @@ from .._exact._farkas import decidable, problem_rows
 from .._exact._kkt import maximal_two_class_on_rows, small_problem_exchanges
 from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
+from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     Decision,
     capped,
+    check_rows,
     check_scale,
     exact_margin,
     grow_working_set,
@@ -137,6 +139,7 @@ def maximal_margin_of(
 def _maximal_margin_of(
     two_class, tol, initial_size, batch, soft, augmented, classes, verdict
 ):
+    check_rows(two_class, TwoClassRows, InMemoryTwoClassRows)
     check_scale(two_class.scale)
     if not augmented and wide_suits(two_class):  # text: in the span of the rows
         try:

@@ -26,11 +26,12 @@ from .._exact._numbers import as_fmpq
 from .._exact._simplex import decide_pairs_on_rows
 from .._kesler import pair_margins, pairs_of
 from .._proofs import pairs_proof, stated_pairs_agree
+from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
 from .._working_set import grow
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
-from ._driver import Decision, capped, exact_margin
+from ._driver import Decision, capped, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import PROOF_RTOL, JointSeparabilityResult, warn_if_inexact
@@ -102,6 +103,7 @@ def joint_margin_of(
     (:func:`~._driver.exact_margin`).
     """
     unknowns = kesler.n_classes * (kesler.n_features + 1)
+    check_rows(kesler, PairRows, InMemoryPairRows)
     problem = PairsProblem(kesler, classes)
     with threads_for_fit(kesler.n_samples, kesler.n_features, unknowns):
         return exact_margin(problem, tol, soft, initial_size, batch,

@@ -12,7 +12,11 @@ A backend is a module of ``sklearn_linsep._rows`` with four functions:
   checked on X (``check`` as ``SeparabilityResult.verify``'s).
 
 Only the backends know where the rows live; everything above them speaks these
-two protocols.
+protocols: ``Rows`` (one fit's labelled rows), and the two problem kinds the
+exact core solves on them, ``TwoClassRows`` and ``PairRows`` (each with what the
+core asks of every backend, and ``InMemoryTwoClassRows`` / ``InMemoryPairRows``
+with what it asks only where ``cheap_passes``: the rows in memory). The core
+checks them at its entry (:func:`check_protocol`).
 """
 
 from typing import Protocol
@@ -100,6 +104,10 @@ class TwoClassRows(Protocol):
     n_features: int
     centre: np.ndarray
     scale: float
+    feature_scale: np.ndarray
+    spread: np.ndarray
+    magnitude: np.ndarray
+    rounding: float
 
     def equilibrated(self):
         """The same problem with each feature divided by its own spread."""
@@ -148,3 +156,159 @@ class TwoClassRows(Protocol):
 
     def to_original(self, coef, intercept):
         """The hyperplane of Z as one of X."""
+
+
+class InMemoryTwoClassRows(TwoClassRows, Protocol):
+    """What the core asks of two-class rows only where ``cheap_passes`` (every
+    row in memory: the soft limit's interior point over all rows, the wide
+    route's Gram matrix, the rational decisions on every row).
+
+    Attributes
+    ----------
+    X : {ndarray, sparse matrix}
+        The rows of X itself (all of them: ``active`` marks the problem's).
+    c : ndarray
+        ±1 of each row (0 outside the problem).
+    weights : ndarray
+        The sample weights (0 outside the problem).
+    active : ndarray of bool
+        The rows of the problem.
+    """
+
+    X: object
+    c: np.ndarray
+    weights: np.ndarray
+    active: np.ndarray
+
+    def margins(self, coef, intercept):
+        """``c_i (w·z_i + b)`` of every row."""
+
+    def scores(self, coef, intercept):
+        """``w·z_i + b`` of every row."""
+
+    def augmented_gram(self, theta):
+        """The Gram matrix of the active rows augmented by a constant."""
+
+    def augmented_sum(self, v, absolute=False):
+        """``Σ v_i (z_i, 1)`` over the active rows (of ``|z_i|`` with
+        ``absolute``)."""
+
+    def keep_centred(self):
+        """Keep Z in memory from the next pass on, where it fits."""
+
+
+class PairRows(Protocol):
+    """K classes as pairs (row, other class) of Kesler's construction, never
+    formed: every question the exact core asks of them, over constraint ids
+    ``i K + k``, on ``Z = (X - centre) / scale``.
+
+    Attributes
+    ----------
+    cheap_passes, sparse : bool
+        As :class:`TwoClassRows`'.
+    n_classes, n_samples, n_features : int
+    codes : array-like of int
+        Each row's class code.
+    centre, feature_scale, spread, magnitude : ndarray of shape (n_features,)
+    scale : float
+    rounding : float
+    """
+
+    cheap_passes: bool
+    sparse: bool
+    n_classes: int
+    n_samples: int
+    n_features: int
+    codes: object
+    centre: np.ndarray
+    scale: float
+    feature_scale: np.ndarray
+    spread: np.ndarray
+    magnitude: np.ndarray
+    rounding: float
+
+    def equilibrated(self):
+        """The same pairs with each feature divided by its own spread."""
+
+    @property
+    def uneven(self):
+        """Whether the features' spreads are too far apart for one scale."""
+
+    def rows(self, rows):
+        """Rows of Z (row ids, not pair ids)."""
+
+    def pairs(self, ids):
+        """``(rows of Z, own classes, other classes)`` of the pairs ``ids``."""
+
+    def pair_margins(self, ids, coef, intercept):
+        """The margins of the pairs ``ids`` under the machine."""
+
+    def dual_combination(self, ids, alpha):
+        """``(Σ α_j B_j z_jᵀ, Σ α_j |B_j| |z_j|ᵀ)`` of the pairs (each row once)."""
+
+    def anchors(self):
+        """Pair ids every working set keeps."""
+
+    def original_rows(self, rows):
+        """Rows of X itself, dense."""
+
+    def indices_in_X(self, indices):
+        """The problem's row indices as rows of the X the caller gave."""
+
+    def row_weights(self, rows):
+        """The sample weights of the rows."""
+
+    def seed(self, size):
+        """Pair ids of a first working set."""
+
+    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
+        """``(ids, inside)``: pairs outside ``working`` below ``threshold`` (of
+        each row only its worst, the ``batch`` worst), less the row's slack
+        where ``slack = (sorted rows, values)`` gives one; and the violations
+        of ``working``."""
+
+    def min_margin(self, coef, intercept):
+        """The least pair margin of an active row."""
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The least pair margin on X less a proven bound on its rounding."""
+
+    def total_hinge(self, coef, intercept):
+        """``Σ s_i max(0, 1 - margin_i)``, each row's margin its worst pair's."""
+
+    def to_original(self, coef, intercept):
+        """The machine of Z as one of X."""
+
+
+class InMemoryPairRows(PairRows, Protocol):
+    """What the core asks of pairs only where ``cheap_passes``."""
+
+    X: object
+    weights: np.ndarray
+    active: np.ndarray
+
+
+def protocol_members(protocol):
+    """The names a protocol declares: its attributes and its methods."""
+    names = set()
+    for klass in protocol.__mro__:
+        if klass in (Protocol, object) or not getattr(klass, "_is_protocol", False):
+            continue
+        names |= set(getattr(klass, "__annotations__", {}))
+        names |= {name for name in vars(klass) if not name.startswith("_")}
+    return names
+
+
+def check_protocol(rows, protocol):
+    """Raise TypeError where ``rows`` lacks a member of ``protocol``: looked up
+    without evaluating anything (a property of dask rows may cost a pass)."""
+    missing = sorted(
+        name for name in protocol_members(protocol)
+        if name not in getattr(rows, "__dict__", {})
+        and not any(name in vars(klass) for klass in type(rows).__mro__)
+    )  # fmt: skip
+    if missing:
+        raise TypeError(
+            f"{type(rows).__name__} does not provide {', '.join(missing)} of "
+            f"{protocol.__name__} (sklearn_linsep._rows._protocol)"
+        )
