@@ -97,18 +97,16 @@ class Workload(NamedTuple):
 
 def short(n):
     """100000 -> '1e5', 50000 -> '5e4', 2000 -> '2000'."""
-    if n >= 10_000:
-        exponent = len(str(n)) - 1
-        mantissa = n / 10**exponent
-        if mantissa == int(mantissa):
-            return f"{int(mantissa)}e{exponent}" if mantissa != 1 else f"1e{exponent}"
+    digits = str(n).rstrip("0")
+    if n >= 10_000 and len(digits) == 1:
+        return f"{digits}e{len(str(n)) - 1}"
     return str(n)
 
 
-# bench_exact_core.SVM_GRID and QUICK_GRID (the worker checks that they still are,
-# and the parent warns of any shape not here).
-EXACT_GRID = [(100_000, 20), (1_000_000, 20), (10_000, 100), (100_000, 100), (200, 2000),
-              (1000, 500), (2000, 2000)]  # fmt: skip
+# bench_exact_core.SVM_GRID and QUICK_GRID (the workers report the script's own,
+# and the parent warns of any shape missing here).
+EXACT_GRID = [(100_000, 20), (1_000_000, 20), (10_000, 100), (100_000, 100),
+              (200, 2000), (1000, 500), (2000, 2000)]  # fmt: skip
 EXACT_QUICK = [(10_000, 20), (10_000, 100), (200, 2000), (1000, 500), (2000, 2000)]
 # bench_multiclass.shapes() and peer_cases() (the worker finds them by name).
 MULTICLASS_SHAPES = [
@@ -232,6 +230,8 @@ class Data:
         """``function()``: one call of our code on the workload's data."""
         import warnings
 
+        import numpy as np
+
         from sklearn_linsep import HardMarginSVM, linear_separability
 
         core, kind, args = self.core, workload.kind, workload.args
@@ -251,8 +251,8 @@ class Data:
                 X, y = core.isotropic_embeddings(args[1], 768)
             else:
                 X, y, _ = core.make_separable(args[1], 50)
-                y = (core.flip_labels(y, 20) if args[0] == "flipped"
-                     else np_random(3).integers(0, 2, X.shape[0]))  # fmt: skip
+                noise = np.random.default_rng(3).integers(0, 2, X.shape[0])
+                y = core.flip_labels(y, 20) if args[0] == "flipped" else noise
 
             def fit():
                 with warnings.catch_warnings():
@@ -278,12 +278,6 @@ class Data:
                 HardMarginSVM(multi_class="crammer_singer").fit(X, y) for X, y in cases
             ]
         raise ValueError(f"unknown workload kind {kind!r}")
-
-
-def np_random(seed):
-    import numpy as np
-
-    return np.random.default_rng(seed)
 
 
 def crammer_singer_cases(count, seed=1):
@@ -453,8 +447,9 @@ class Side:
     def receive(self):
         line = self.process.stdout.readline()
         if not line:
-            raise SystemExit(f"the {self.label} worker died (exit "
-                             f"{self.process.wait()}); its stderr is above")  # fmt: skip
+            code = self.process.wait()
+            raise SystemExit(f"the {self.label} worker died (exit {code}); its "
+                             "stderr is above")  # fmt: skip
         return json.loads(line)
 
     def ask(self, **message):
@@ -480,8 +475,9 @@ def stale_kernels(tree):
         if not source.endswith(".pyx"):
             continue
         stem = source[:-4]
-        built = [os.path.join(kernels, f) for f in os.listdir(kernels)
-                 if f.startswith(stem + ".") and f.endswith((".so", ".pyd"))]  # fmt: skip
+        built = [os.path.join(kernels, name) for name in os.listdir(kernels)
+                 if name.startswith(stem + ".")
+                 and name.endswith((".so", ".pyd"))]  # fmt: skip
         mtime = os.path.getmtime(os.path.join(kernels, source))
         if not built or max(map(os.path.getmtime, built)) < mtime:
             stale.append(source)
@@ -566,8 +562,9 @@ def compare(workload, old, new, repeats):
     times = {old.label: [], new.label: []}
     answers = {old.label: set(), new.label: set()}
     shown = {}
-    order = [old, new] + [side for r in range(repeats)
-                          for side in ((new, old) if r % 2 else (old, new))]  # fmt: skip
+    # The warm-ups (old, new), then ABBA: old new, new old, old new, ...
+    turns = [(old, new), (new, old)]
+    order = [old, new] + [side for r in range(repeats) for side in turns[r % 2]]
     for i, side in enumerate(order):
         reply = side.ask(op="run")
         if "error" in reply:
@@ -635,7 +632,8 @@ def run(args):
     chosen, skipped = select(args)
     if args.list:
         for w in catalogue():
-            mark = "" if w in chosen else " (skipped)" if w in skipped else " (not chosen)"
+            mark = ("" if w in chosen else " (skipped)" if w in skipped
+                    else " (not chosen)")  # fmt: skip
             rough = f"~{w.seconds:4.1f} s" if w.seconds else "  < 1 s"
             print(f"{w.group:>10}  {rough}  {w.name}{mark}")
         return
@@ -729,7 +727,10 @@ def main():
         parser.error("--repeats: at least 1")
     # A kill (SIGTERM) unwinds like Ctrl-C, so that the worktrees are removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    run(args)
+    try:
+        run(args)
+    except KeyboardInterrupt:
+        sys.exit("interrupted (the worktrees made are removed)")
 
 
 if __name__ == "__main__":

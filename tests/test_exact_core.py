@@ -49,6 +49,7 @@ from sklearn_linsep import (
     load_pima_diabetes,
 )
 from sklearn_linsep._margin import _soft
+from sklearn_linsep._margin._solvers import _cost
 from sklearn_linsep._margin._solvers import least_hinge_ipm
 from sklearn_linsep._rows._memory_two_class import ScaledRows
 from sklearn_linsep._testing import (
@@ -584,7 +585,7 @@ def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
         _soft, "_soft_limit_of_all", lambda *args: calls.append(1) or ipm(*args)
     )
     monkeypatch.setattr(
-        _soft, "IPM_ITERATIONS", 0 if route == "interior point" else 10**9
+        _cost, "IPM_ITERATIONS", 0 if route == "interior point" else 10**9
     )
     with pytest.warns(NotLinearlySeparableWarning):
         svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
@@ -601,24 +602,24 @@ def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     in 13 of at most 1 913 (1.0 s; the interior point 2.2 s); at 2e4 x 768
     HiGHS took 48 s on the first working set of 1 844 rows, the interior point
     11 s."""
-    tall = _soft.rounds_budget(1_000_000, 20)
+    tall = _cost.rounds_budget(1_000_000, 20)
     assert all(tall(np.arange(size)) for size in [150, 300, 600, 1200, 2200] * 2)
     sizes = [299, 360, 428, 499, 582, 668, 776, 887, 1020, 1174, 1445, 1913, 1415]
-    flipped = _soft.rounds_budget(100_000, 50)
+    flipped = _cost.rounds_budget(100_000, 50)
     assert all(flipped(np.arange(size)) for size in sizes)
-    wide = _soft.rounds_budget(20_000, 768)
+    wide = _cost.rounds_budget(20_000, 768)
     assert not wide(np.arange(1844))
     # ski rental: rounds run while they fit in their share, and each in its own
-    price = _soft.interior_point_seconds(10_000, 50)
-    budget, spent, size = _soft.rounds_budget(10_000, 50), 0.0, 100
+    price = _cost.interior_point_seconds(10_000, 50)
+    budget, spent, size = _cost.rounds_budget(10_000, 50), 0.0, 100
     while budget(np.arange(size)):
-        spent += _soft.round_seconds(10_000, 50, size)
+        spent += _cost.round_seconds(10_000, 50, size)
         size = int(size * 1.5)
-    refused = _soft.round_seconds(10_000, 50, size)
-    assert spent <= _soft.ROUNDS_SHARE * price
+    refused = _cost.round_seconds(10_000, 50, size)
+    assert spent <= _cost.ROUNDS_SHARE * price
     assert (
-        spent + refused > _soft.ROUNDS_SHARE * price
-        or refused > _soft.ROUND_SHARE * price
+        spent + refused > _cost.ROUNDS_SHARE * price
+        or refused > _cost.ROUND_SHARE * price
     )
 
 

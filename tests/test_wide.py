@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from sklearn_linsep import HardMarginSVM, linear_separability
 from sklearn_linsep._margin import _wide
-from sklearn_linsep._margin._wide import wide_suits
+from sklearn_linsep._margin._solvers._cost import wide_suits
 from sklearn_linsep._rows._memory_two_class import ScaledRows
 
 

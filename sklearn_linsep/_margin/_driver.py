@@ -45,7 +45,6 @@ from ._certificate import without_proof
 from ._kkt import check_optimality, proven
 from ._result import external_stacklevel, warn_if_inexact
 
-TALL_CAP = 1000  # rows a class in the seed, and rows a round, on tall data
 
 SEPARABLE_EXACTLY = (
     "The classes are separable, decided in exact rational arithmetic where "
@@ -433,15 +432,6 @@ def check_rows(rows, protocol, in_memory):
     check_protocol(rows, in_memory if rows.cheap_passes else protocol)
 
 
-def capped(size, tall):
-    """A working set's seed or batch, at most ``TALL_CAP`` on tall data (rows
-    or pairs alike).
-
-    Measured on embeddings (bench_probes.py), a pair of classes of 40 000 × 1 024
-    with 379 support vectors: the seed of 4 p + 20 = 4 116 rows a class took 1.33 s
-    (the nearest points on 8 232 rows), 1 000 took 0.32 s; inseparable, 2.78 s and
-    2.17 s. Wide data keep all their rows (the dense dual takes them at once)."""
-    return min(size, TALL_CAP) if tall else size
 
 
 def check_scale(scale):

@@ -15,7 +15,6 @@ from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     Decision,
-    capped,
     check_rows,
     check_scale,
     exact_margin,
@@ -37,7 +36,8 @@ from ._solvers import (
     margin_qp,
     on_and_outside_margin,
 )
-from ._wide import dense_fallback_fits, wide_maximal_margin, wide_suits
+from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
+from ._wide import wide_maximal_margin
 
 
 def maximal_margin(
@@ -172,12 +172,8 @@ class TwoClassProblem:
         self.rows, self.classes = rows, classes
 
     def sizes(self, initial_size, batch):
-        # Measured at p = 100 (bench_exact_core.py): twice the seed and four times
-        # the batch of before took 1e4 rows from 10 rounds and 64 ms to 3 and
-        # 42 ms, 1e5 from 16 rounds and 0.40 s to 6 and 0.25 s; neutral at p = 20.
-        p, tall = self.rows.n_features, self.rows.n_features < self.rows.n_samples
-        return (initial_size or capped(max(4 * p + 20, 50), tall),
-                batch or capped(max(4 * p + 40, 100), tall))  # fmt: skip
+        rows = self.rows
+        return two_class_sizes(rows.n_features, rows.n_samples, initial_size, batch)
 
     def anchors(self, frame):
         return np.array([], dtype=np.intp)

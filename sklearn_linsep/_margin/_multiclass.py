@@ -31,7 +31,7 @@ from .._threads import threads_for_fit
 from .._working_set import grow
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
-from ._driver import Decision, capped, check_rows, exact_margin
+from ._driver import Decision, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import PROOF_RTOL, JointSeparabilityResult, warn_if_inexact
@@ -44,6 +44,7 @@ from ._solvers import (
 )
 from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
+from ._solvers._cost import exact_finish_suits, pair_sizes
 from ._solvers._machine import WarmMachine
 
 
@@ -139,9 +140,8 @@ class PairsProblem:
 
     def sizes(self, initial_size, batch):
         rows = self.rows
-        p, tall = rows.n_features, rows.n_features < rows.n_samples
-        return (initial_size or capped(max(p // 2, 20), tall),
-                batch or _joint_batch(p, rows.n_classes, rows.n_samples))  # fmt: skip
+        return pair_sizes(rows.n_features, rows.n_classes, rows.n_samples,
+                          initial_size, batch)  # fmt: skip
 
     def anchors(self, frame):
         """One pair per ordered pair of classes: they bound the intercepts."""
@@ -185,13 +185,12 @@ class PairsProblem:
         (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`, which
         checks every pair's margin exactly), from the support Clarabel finds
         in X's metric with each feature scaled. None where that does not
-        settle, or beyond ``EXACT_FINISH_PAIRS`` pairs or
-        ``EXACT_FINISH_UNKNOWNS``."""
+        settle, or beyond its limits (:func:`~._solvers._cost.exact_finish_suits`)."""
         rows, K = self.rows, self.rows.n_classes
         active = np.flatnonzero(rows.active)
         if (not rows.cheap_passes  # every pair in memory
-                or active.size * (K - 1) > EXACT_FINISH_PAIRS
-                or K * (rows.n_features + 1) > EXACT_FINISH_UNKNOWNS):  # fmt: skip
+                or not exact_finish_suits(active.size * (K - 1),
+                                          K * (rows.n_features + 1))):  # fmt: skip
             return None
         ids = np.setdiff1d(active[:, None] * K + np.arange(K),
                            active * K + rows.codes[active])  # fmt: skip
@@ -320,47 +319,9 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     return result
 
 
-# The most pairs the exact finish takes, all at once: Clarabel stalled on a
-# working set grown by the pairs the exact machine violated (362 of 874,
-# K = 16), where on all 874 it found the support; grown rounds on 7 600 pairs
-# (400 rows, K = 20) spent 35 s before refusing.
-EXACT_FINISH_PAIRS = 5_000
-# The largest machine, in unknowns K (p + 1), decided that way: an exact solve
-# of its support's system took 0.06 s at 100 unknowns, 0.5 s at 200 (entries
-# 1e6 apart), growing with the cube; a failed finish makes up to 27 a round.
-EXACT_FINISH_UNKNOWNS = 200
-
-# Beyond this many unknowns K (p + 1) a QP of Clarabel's costs 0.3-0.6 s (the
-# pairs' columns fill its factorisation), so a round adds few pairs: the active
-# set from the last support then settles the next working set without it.
-# Measured (bench_multiclass.py's shapes): 2 000 x 100, K = 5 took 8.3 s with
-# 440 pairs a round, 1.7 s with 50; standardised digits 0.32 s and 0.20 s; tall
-# data (2e4 x 20, K = 5: 105 unknowns) 1.0 s with 120, 1.7 s with 50.
-SMALL_MACHINE = 256
-WIDE_MACHINE_BATCH = 50
-# Where the machine's unknowns K (p + 1) reach the rows, the working sets go by
-# the pairs' dual on the Gram (an update of its factor a round): twice the
-# pairs a round took 2 000 x 256, K = 10 from 4.2 s to 3.2 s, 1 000 x 300, K = 10
-# from 1.8 s to 1.4 s, 3 000 x 400, K = 8 from 7.7 s to 6.3 s; four times gained
-# nothing more (a working set beyond K (p + 1) pairs leaves that route).
-GRAM_MACHINE_BATCH = 2 * WIDE_MACHINE_BATCH
 
 
-def _joint_batch(p, n_classes, n_samples):
-    """Pairs that join a round: as many as the two-class loop takes rows, or
-    ``WIDE_MACHINE_BATCH`` where the machine has many unknowns and the rows
-    outnumber the features (Clarabel and the primal active set solve those
-    working sets), ``GRAM_MACHINE_BATCH`` where they number at most the
-    machine's unknowns. Where every row may be a support vector (p + 1 >= n) the
-    dual on the rows' Gram matrix takes every violator at once: 3 000 x 20 000
-    sparse text with K = 4 went from 41 s to 6.5 s (SVC: 4.6 s)."""
-    if p + 1 >= n_samples:
-        return max(4 * p + 40, 100)
-    if n_classes * (p + 1) >= n_samples:
-        return GRAM_MACHINE_BATCH
-    if n_classes * (p + 1) > SMALL_MACHINE:
-        return WIDE_MACHINE_BATCH
-    return capped(max(4 * p + 40, 100), True)
+
 
 
 def _dual_problems(rows, own, others, solution, tol):

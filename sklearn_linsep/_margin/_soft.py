@@ -16,76 +16,7 @@ from ._solvers import (
     margin_qp,
     total_hinge_lp,
 )
-
-# The cost model that chooses the soft limit's route, in seconds on one core of
-# CI's kind of machine (2 cores of an AMD EPYC, OpenBLAS's Haswell kernels pinned
-# to one thread).
-# Fitted by relative least squares with `python benchmarks/calibrate_soft.py`
-# on 2026-11-28: passes at 1e5-1e6 x 20, 1e5 x 100, 5e4 x 768; interior-point
-# iterations at 200 x 5 to 2e4 x 768; HiGHS on 300-10 000 rows of p = 10-768
-# (within 0.5-2x of the model but for 2 000 x 768: 42 s against 15). It only
-# picks the faster of two exact routes: a wrong price costs time, never the
-# answer.
-PASS_SECONDS = 1.4e-9  # one pass over the rows (every margin), per entry n·p
-GRAM_SECONDS = 2.1e-11  # the interior point's weighted Gram, per entry n·(p + 1)²
-IPM_PASS_SECONDS = 1.6e-8  # its other passes (centring where Z is not kept,
-# products), per entry n·p and iteration
-IPM_STEP_SECONDS = 6.4e-4  # its Python, per iteration
-IPM_ITERATIONS = 30  # measured 20 (2e4 x 768) to 51 (1e6 x 20, 10 labels flipped)
-# HiGHS's dual simplex on w rows of the least-hinge LP: per w·(p + 1)², per
-# w²·(p + 1) (more rows, more steps), per w·(p + 1) and per call.
-LP_SECONDS = 1.2e-8
-LP_SQUARE_SECONDS = 9.6e-11
-LP_ROW_SECONDS = 7.1e-7
-LP_CALL_SECONDS = 4.3e-3
-# The rounds' share of the interior point's price, in all and per round. Rounds
-# that finish cost a fraction of it, each a small one (1e5 x 50 with 20 labels
-# flipped: 13 rounds of modelled 0.03-0.16 s, 0.98 s in all, against the
-# interior point's 2.6 s; 1e6 x 20 with 10 flipped: 14 rounds, 0.7 s against
-# 8 s). Rounds on labels near random double their working set and their price
-# without end (1e5 x 50 of noise: 0.05, 0.09, 0.15, 0.22, 0.33 s, ...), and a
-# round of thousands of dense rows is a gamble (HiGHS on 2 000 x 768 took 42 s
-# where the model says 15).
-ROUNDS_SHARE = 0.5
-ROUND_SHARE = 0.125
-
-
-def interior_point_seconds(n, p):
-    """The modelled time of the interior point over n rows of p features."""
-    step = GRAM_SECONDS * n * (p + 1) ** 2 + IPM_PASS_SECONDS * n * p + IPM_STEP_SECONDS
-    return IPM_ITERATIONS * step
-
-
-def round_seconds(n, p, working):
-    """The modelled time of one round of the least-hinge LP on ``working`` rows
-    of n: the LP, then the pass that finds the violators."""
-    lp = (
-        LP_SECONDS * working * (p + 1) ** 2
-        + LP_SQUARE_SECONDS * working**2 * (p + 1)
-        + LP_ROW_SECONDS * working * (p + 1)
-        + LP_CALL_SECONDS
-    )
-    return lp + PASS_SECONDS * n * p
-
-
-def rounds_budget(n, p):
-    """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: the
-    rounds may spend ``ROUNDS_SHARE`` of the interior point's modelled time,
-    each round at most ``ROUND_SHARE`` of it (ski rental: where the rounds do
-    not finish, the soft limit pays at most 1 + ``ROUNDS_SHARE`` times the
-    interior point's price)."""
-    price = interior_point_seconds(n, p)
-    left = ROUNDS_SHARE * price
-
-    def affordable(working):
-        nonlocal left
-        cost = round_seconds(n, p, working.size)
-        if cost > min(left, ROUND_SHARE * price):
-            return False
-        left -= cost
-        return True
-
-    return affordable
+from ._solvers._cost import rounds_budget
 
 
 def soft_limit(two_class, working, tol, batch):
@@ -96,7 +27,7 @@ def soft_limit(two_class, working, tol, batch):
     Two routes to the same exact answer: the working set grows to take in the
     samples inside their margin (:func:`_soft_limit_by_rounds`); when the rounds'
     modelled time reaches ``ROUNDS_SHARE`` of the interior point's
-    (:func:`rounds_budget`: labels near random take in thousands of rows a
+    (:func:`~._solvers._cost.rounds_budget`: labels near random take in thousands of rows a
     round, and HiGHS's simplex slows with them and with p), an interior point
     over all samples guesses the answer instead (:func:`_soft_limit_of_all`).
     """

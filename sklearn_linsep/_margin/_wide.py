@@ -34,29 +34,7 @@ from ._soft import (
     soft_result,
 )
 from ._solvers import as_hull_weights, face_dual_qp, gram_active_set, gram_margin
-
-# The first working set of the wide route, rows per class nearest the hyperplane
-# halfway between the class means. TF-IDF text has a few hundred to two thousand
-# support vectors (SVC: 990 of 3 013 documents, 1 935 of 8 543).
-WIDE_SEED = 1000
-
-# Where this route's answer fails its checks (features on scales 1e3 apart and
-# more, or classes within 1e-3 of touching, cost the Gram matrix the digits the
-# checks need), X of at most this many entries (64 MB dense) goes the dense
-# route, which decides in the equilibrated frame; larger X gets the SolverError.
-DENSE_FALLBACK_ENTRIES = 1 << 23
-
-
-def wide_suits(two_class):
-    """Whether the problem goes by :func:`wide_maximal_margin`: sparse X in
-    memory with at least as many features as active rows (every held set of the
-    Gram dual can then be nonsingular)."""
-    X = getattr(two_class, "X", None)
-    return (
-        two_class.cheap_passes
-        and sp.issparse(X)
-        and two_class.n_features >= np.count_nonzero(two_class.active)
-    )
+from ._solvers._cost import WIDE_SEED
 
 
 def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
@@ -177,10 +155,6 @@ def _constant_if_it_attains(two_class, solution, least):
     return solution
 
 
-def dense_fallback_fits(two_class):
-    """Whether X is small enough (``DENSE_FALLBACK_ENTRIES``) for the dense
-    route to take it where this route's answer fails its checks."""
-    return two_class.n_samples * two_class.n_features <= DENSE_FALLBACK_ENTRIES
 
 
 class _GramSubproblem:

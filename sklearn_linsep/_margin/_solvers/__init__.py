@@ -51,12 +51,11 @@ from ._clarabel import (
 from ._dense_dual import (
     HeldSystem,
     dense_dual_margin,
-    dense_dual_suits,
     gram_active_set,
     pair_active_set,
-    pair_dual_suits,
     pair_held_system,
 )
+from ._cost import dense_dual_suits, pair_dual_suits
 from ._highs import (
     hull_intersection_lp,
     kesler_flow_lp,

@@ -8,17 +8,7 @@ from ..._kesler import class_columns, row_coefficients
 from .._result import Hyperplane, Status
 from ._active_set import _two_sided, as_hull_weights, on_and_outside_margin
 
-# The dense dual route: rows that may all be support vectors (as many features as
-# rows, or more: then every held set is nonsingular), and few enough for their
-# Gram matrix (4000 rows: 128 MB). With fewer features than rows a held set beyond
-# p + 1 rows is singular; capped there, the active set cycled at 1000 x 500 (40
-# steps, no answer), so the nearest points serve those shapes.
-DENSE_DUAL_MAX_ROWS = 4000
-
 DENSE_DUAL_MAX_ITERATIONS = 40
-# Pairs of K classes on their rows' Gram matrix: the held system's factor of
-# 8 000 pairs is 512 MB (3 000 documents of 4 classes hold about 4 000).
-PAIR_DUAL_MAX_PAIRS = 8000
 
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
@@ -27,25 +17,8 @@ DEPENDENT_BELOW = 1e-11
 RESIDUAL_LIMIT = 1e-9
 
 
-def dense_dual_suits(m, q):
-    """Whether :func:`dense_dual_margin` is tried first on ``m`` rows of ``q``
-    features."""
-    return m <= DENSE_DUAL_MAX_ROWS and q + 1 >= m
 
 
-def pair_dual_suits(m, rows, features, n_classes):
-    """Whether :func:`pair_active_set` is tried first on ``m`` pairs over
-    ``rows`` distinct rows of ``features`` features and ``n_classes`` classes:
-    where every pair may hold at margin 1 (as many features as rows, or more:
-    wide data, text), or the pairs number at most the machine's unknowns
-    K (p + 1) (as the two-class dense dual takes rows up to p + 1), and few
-    enough pairs for their held system. Tall working sets, with more pairs than
-    unknowns, cycle on singular held sets: they keep the primal route.
-    Measured (bench_multiclass.py), against the primal route: 1 000 x 1 000
-    with K = 4, 31.9 s and 1.1 s; 2 000 x 256 with K = 10, 23.7 s and 4.0 s;
-    600 x 5 000 sparse text with K = 4, 90 s and 0.3 s."""
-    wide = features + 1 >= rows
-    return m <= PAIR_DUAL_MAX_PAIRS and (wide or n_classes * (features + 1) >= m)
 
 
 def dense_dual_margin(Z, c, start=None, tol=1e-12):

@@ -17,7 +17,8 @@ from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
 from ._active_set import machine_on_support
 from ._clarabel import kesler_margin_qp
-from ._dense_dual import pair_active_set, pair_dual_suits, pair_held_system
+from ._cost import pair_dual_suits
+from ._dense_dual import pair_active_set, pair_held_system
 from ._highs import kesler_flow_lp
 
 
