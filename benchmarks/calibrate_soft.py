@@ -1,4 +1,4 @@
-"""Calibrate the soft limit's cost model (``sklearn_linsep._margin._soft``).
+"""Calibrate the soft limit's cost model (``sklearn_linsep._margin._solvers._cost``).
 
 The soft limit chooses between two exact routes: rounds of the least-hinge LP
 on a growing working set, and an interior point over every row. The model
