@@ -174,3 +174,39 @@ def test_independent_pairs_modulo_a_prime_are_the_rationals_ones(seed):
         expected.append(ids[c])
         c += 1
     assert pairs.independent(ids) == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_separable_by_rounding_alone_get_their_exact_maximal_margin(seed):
+    """40 rows of rank 4 in 120 rounded features, labels at random: in exact
+    arithmetic the rows are in general position, so separable by the
+    rounding alone (the principal frame decides it, with a separator in
+    rationals). ``HardMarginSVM`` fits the maximal margin in rationals from
+    the rows that separator holds nearest its margin (the one rational KKT
+    solver; it raised SolverError before), its KKT conditions checked here
+    exactly as a machine of two classes, ``W = (-w/2, w/2)``."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 4)) @ rng.normal(size=(4, 120))
+    y = rng.integers(0, 2, 40)
+    with pytest.warns(UserWarning, match="maximal-margin hyperplane was computed"):
+        svm = HardMarginSVM().fit(X, y)
+    assert svm.separable_ and svm.exact_coef_ is not None
+    half = [value / 2 for value in svm.exact_coef_]
+    b = svm.exact_intercept_
+    support = svm.support_
+    assert_exact_kkt(X, y, 2, [[-value for value in half], half], [-b / 2, b / 2],
+                     support, 1 - y[support])  # fmt: skip
+
+
+def test_k_classes_separable_by_rounding_alone_get_their_exact_machine():
+    """The same for K = 3 jointly (30 rows of rank 4 in 100 features): the
+    Crammer–Singer margin in rationals from the pairs the frame's machine
+    holds nearest its margin, its KKT conditions exact."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4)) @ rng.normal(size=(4, 100))
+    codes = rng.integers(0, 3, 30)
+    with pytest.warns(UserWarning, match="maximal-margin hyperplane was computed"):
+        result = joint_margin_of(KeslerRows(X, codes, 3), soft=False)
+    assert result.separable and result.exact_coef is not None
+    assert_exact_kkt(X, codes, 3, result.exact_coef, result.exact_intercept,
+                     result.support, result.support_classes)  # fmt: skip

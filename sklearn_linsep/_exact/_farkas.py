@@ -166,6 +166,19 @@ def least_margin(points, signs, w, b):
     return min(int(c[i]) * (exact_dot(w, rational(points[i])) + b) for i in rows)
 
 
+def tightest_pairs(points, codes, n_classes, W, b, count):
+    """``(rows, others)``: the ``count`` pairs (row, other class) of least
+    margin under the machine ``W``, ``b`` (rationals), every margin computed
+    exactly (a separator found in rationals may have no correct digit in
+    float64: its weights cancel). Two classes are the case K = 2 with
+    ``W = (-w/2, w/2)``: a row's one pair, its margin ``c (w·x + b)``."""
+    rows, others = every_pair(codes, n_classes)
+    margins = _exact_pair_margins(points, np.asarray(codes, dtype=np.intp),
+                                  n_classes, W, b, rows, others)  # fmt: skip
+    order = sorted(range(len(margins)), key=margins.__getitem__)[:count]
+    return rows[order], others[order]
+
+
 def least_pair_margin(points, codes, n_classes, W, b):
     """The least pair margin of the machine ``W``, ``b`` exactly, the pairs
     bounded in float64 first as :func:`least_margin`'s rows."""

@@ -350,6 +350,15 @@ def small_problem_exchanges(pairs):
     return 20 * pairs + 20
 
 
+def separator_exchanges(unknowns):
+    """The exchanges allowed from the pairs a separator decided in rationals
+    holds nearest its margin (a poor guess of the support: its weights may
+    cancel; rank-4 rows of 300 rounded features settled on a support of 35
+    rows from 5): each adds a pair or drops one, and a support has at most
+    ``unknowns`` (p + 1, or K (p + 1)) independent pairs."""
+    return 2 * unknowns + EXACT_EXCHANGES
+
+
 def maximal_two_class_on_rows(points, signs, support, exchanges=EXACT_EXCHANGES):
     """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
     ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)

@@ -73,8 +73,8 @@ NEAR_TOUCHING = (
 NO_FLOAT_MARGIN = (
     "The classes are separable (decided in exact rational arithmetic), but the "
     "maximal-margin hyperplane cannot be computed and proved in float64, and in "
-    "rationals (two classes only, from the rows the exact separator holds "
-    "tight) it did not settle or is beyond "
+    "rationals (from the rows or pairs the exact separator holds nearest its "
+    "margin) it did not settle or is beyond "
     f"sklearn_linsep._exact._kkt.MAXIMAL_ENTRIES = {MAXIMAL_ENTRIES} entries "
     "of the rows; linear_separability gives an exact separating hyperplane."
 )
@@ -214,6 +214,12 @@ class ProblemKind(Protocol):
         the frame of the rows' principal axes (:mod:`._principal`); None
         otherwise."""
 
+    def maximal_from(self, separator):
+        """The maximal margin in rationals (a :class:`Decision`) from a
+        separator decided in rationals (a result with ``exact_coef``), where
+        the caller asks for the margin, not the verdict; None where it cannot
+        be given."""
+
     def decide_exactly(self):
         """Where float64 could not decide and the problem is small (within
         ``EXACT_ENTRIES``): a :class:`Decision` of the whole problem in
@@ -250,7 +256,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
         if decision is None:
             raise
     if decision.kind is not Decided.CERTIFICATE:
-        return _hyperplane_decided(decision, f"float64: {failure}", verdict,
+        why = f"float64: {failure}"
+        return _hyperplane_decided(problem, decision, why, verdict,
                                    f"{failure} {NO_FLOAT_MARGIN}", failure)  # fmt: skip
     if not soft:
         return problem.unseparated(0, decision.answer)
@@ -263,12 +270,15 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
         raise failure from None
 
 
-def _hyperplane_decided(decision, why, verdict, refusal, cause=None):
+def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
     """The answer of a hyperplane decided in rationals, with the warning that
     says so: the maximal margin; a separator only where the caller asks for
-    the verdict (else ``refusal``: the maximal margin cannot be given)."""
+    the verdict, else the maximal margin from it (``maximal_from``) or
+    ``refusal``: the maximal margin cannot be given."""
     if decision.kind is Decided.SEPARATOR and not verdict:
-        raise SolverError(refusal) from cause
+        decision = problem.maximal_from(decision.answer)
+        if decision is None:
+            raise SolverError(refusal) from cause
     said = MAXIMAL_EXACTLY if decision.kind is Decided.MAXIMAL else SEPARABLE_EXACTLY
     warnings.warn(f"{said} ({why})", UserWarning, stacklevel=external_stacklevel())
     return decision.answer
@@ -315,7 +325,7 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
         if decision is not None and decision.kind is Decided.CERTIFICATE:
             certificate = decision.answer
         elif decision is not None:  # the certificate is false: never returned
-            return _hyperplane_decided(decision, why, verdict,
+            return _hyperplane_decided(problem, decision, why, verdict,
                                        f"{NO_FLOAT_MARGIN} ({why})")  # fmt: skip
     if not certificate.proven:  # to a tolerance only: said, never passed off
         warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,

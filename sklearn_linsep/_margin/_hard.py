@@ -5,8 +5,13 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import decidable, problem_rows
-from .._exact._kkt import maximal_two_class_on_rows, small_problem_exchanges
+from .._exact._farkas import decidable, problem_rows, tightest_pairs
+from .._exact._kkt import (
+    MAXIMAL_ENTRIES,
+    maximal_two_class_on_rows,
+    separator_exchanges,
+    small_problem_exchanges,
+)
 from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
@@ -222,6 +227,31 @@ class TwoClassProblem:
         if not decidable(problem_rows(rows), rows.n_features):
             return None
         return self._decide_on_rows([], maximal=True, small=True)
+
+    def maximal_from(self, separator):
+        """The maximal margin in rationals from a separator decided in
+        rationals (``exact_coef``, ``exact_intercept``): the one rational KKT
+        solver from the rows it holds nearest its margin, their margins
+        computed exactly; None off memory, beyond ``MAXIMAL_ENTRIES``, or
+        where it does not settle."""
+        rows = self.rows
+        active = np.flatnonzero(rows.active) if rows.cheap_passes else []
+        if not len(active) or active.size * rows.n_features > MAXIMAL_ENTRIES:
+            return None
+        points, signs = rows.original_rows(active), rows.labels(active)
+        half = [value / 2 for value in separator.exact_coef]
+        b = separator.exact_intercept
+        near, _ = tightest_pairs(points, (signs > 0).astype(np.intp), 2,
+                                 [[-value for value in half], half], [-b / 2, b / 2],
+                                 rows.n_features + 1)  # fmt: skip
+        best = maximal_two_class_on_rows(
+            points, signs, near, separator_exchanges(rows.n_features + 1)
+        )
+        if best is None:
+            return None
+        w, b, alpha = best
+        maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
+        return Decision.of("maximal", maximal)
 
     def decide_in_frame(self):
         rows = self.rows

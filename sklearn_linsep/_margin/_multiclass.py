@@ -16,10 +16,12 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact._farkas import decidable, problem_rows
+from .._exact._farkas import decidable, problem_rows, tightest_pairs
 from .._exact._kkt import (
+    MAXIMAL_ENTRIES,
     exact_machine_of_pairs,
     maximal_machine_on_rows,
+    separator_exchanges,
     small_problem_exchanges,
 )
 from .._exact._numbers import as_fmpq
@@ -276,13 +278,35 @@ class PairsProblem:
         )
         if not maximal:  # a separating machine, not the maximal one
             return Decision.of(kind, _exact_machine(W, b))
-        W, b, multipliers = maximal
+        return Decision.of("maximal", self._maximal_machine(active, *maximal))
+
+    def maximal_from(self, separator):
+        """As :meth:`TwoClassProblem.maximal_from
+        <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`: the
+        Crammer–Singer margin in rationals from the pairs the machine decided
+        in rationals holds nearest its margin."""
+        rows, K = self.rows, self.rows.n_classes
+        active = np.flatnonzero(rows.active) if rows.cheap_passes else []
+        if not len(active) or active.size * rows.n_features > MAXIMAL_ENTRIES:
+            return None
+        points, codes = rows.original_rows(active), rows.codes[active]
+        unknowns = K * (rows.n_features + 1)
+        near = tightest_pairs(points, codes, K, separator.exact_coef,
+                              separator.exact_intercept, unknowns)  # fmt: skip
+        maximal = maximal_machine_on_rows(points, codes, K, near,
+                                          separator_exchanges(unknowns))  # fmt: skip
+        if not maximal:
+            return None
+        return Decision.of("maximal", self._maximal_machine(active, *maximal))
+
+    def _maximal_machine(self, active, W, b, multipliers):
+        """The result of the maximal machine in rationals on the rows
+        ``active``, its support the pairs of positive multiplier."""
         on = sorted(multipliers)
-        support = rows.indices_in_X(active[[i for i, _ in on]])
+        support = self.rows.indices_in_X(active[[i for i, _ in on]])
         others = np.array([k for _, k in on], dtype=np.intp)
         dual = np.array([float(multipliers[pair]) for pair in on])
-        machine = _exact_machine(W, b, support, others, dual, exact=True)
-        return Decision.of("maximal", machine)
+        return _exact_machine(W, b, support, others, dual, exact=True)
 
 
 def _pairs_of_certificate(rows, active, certificate, classes):
