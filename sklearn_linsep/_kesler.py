@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from ._working_set import (
     Frame,
     chunk_rows,
+    margin_limits,
 )
 
 
@@ -96,11 +97,7 @@ def block_violations(margin, other, rows, n_classes, threshold, slack, working):
     """``(ids, violation)`` of each row's worst pair: ``threshold`` less the
     row's slack (``slack = (sorted rows, values)``, or None) less its margin;
     ``-inf`` for pairs already in ``working``."""
-    limit = np.full(len(rows), float(threshold))
-    if slack is not None and len(slack[0]):
-        where = np.minimum(np.searchsorted(slack[0], rows), len(slack[0]) - 1)
-        found = slack[0][where] == rows
-        limit[found] -= slack[1][where[found]]
+    limit = margin_limits(rows, threshold, slack)
     ids = rows * n_classes + other
     return ids, np.where(np.isin(ids, working), -np.inf, limit - margin)
 

@@ -244,6 +244,18 @@ def _rows_equal(X, first, second):
     return np.array_equal(X[first], X[second])
 
 
+def margin_limits(rows, threshold, slack=None):
+    """The least margin each of ``rows`` must reach: ``threshold``, less the
+    row's slack where ``slack = (sorted rows, values)`` gives one (the soft
+    limit's hinges; None: no slack)."""
+    limit = np.full(len(rows), float(threshold))
+    if slack is not None and len(slack[0]):
+        where = np.minimum(np.searchsorted(slack[0], rows), len(slack[0]) - 1)
+        found = slack[0][where] == rows
+        limit[found] -= slack[1][where[found]]
+    return limit
+
+
 def worst_violators(violation, working, batch=None):
     """``(violated, inside)`` from one violation per sample (positive: violated):
     the ``batch`` worst samples outside ``working``, and the violations of the

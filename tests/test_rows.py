@@ -267,3 +267,24 @@ def test_every_backend_provides_what_the_core_asks(dask_sync):
     broken.__class__ = type("Broken", (), {})
     with pytest.raises(TypeError, match="does not provide .*violators"):
         check_protocol(broken, TwoClassRows)
+
+
+def test_violators_take_one_signature_and_the_same_slack(dask_sync):
+    """Two-class rows and pairs, in memory and on dask, answer ``violators``
+    with the same arguments; a row's slack lowers its threshold alike."""
+    import inspect
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(60, 3)), (np.arange(60) % 2)
+    for arrays in ((X, y), (da.from_array(X, chunks=20), da.from_array(y, chunks=20))):
+        rows = seam.rows_of(*arrays, name="test")
+        two_class = rows.two_class([1], [0])
+        signatures = {str(inspect.signature(problem.violators))
+                      for problem in (two_class, rows.joint())}  # fmt: skip
+        assert len(signatures) == 1
+        coef, intercept = np.array([1.0, 0.0, 0.0]), 0.0
+        plain, _ = two_class.violators(coef, intercept, 1.0, np.array([], np.intp))
+        everyone = np.arange(60)
+        slack = (everyone, np.full(60, 1e6))  # no row below 1 - 1e6
+        none, inside = two_class.violators(coef, intercept, 1.0, plain[:1], slack=slack)
+        assert plain.size and not none.size and np.all(inside < 0)

@@ -56,11 +56,13 @@ class KeslerRows(Pairs):
             self.X, self.codes, self.active, self.centre, self.scale, coef, intercept
         )
 
-    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
         """``(violated, inside)`` as :func:`~._working_set.worst_violators`, over
         constraint ids: of each row, only its worst pair can join. A pair
         violates below ``threshold``, less its row's slack where ``slack =
-        (sorted rows, values)`` gives one (the soft limit's hinges)."""
+        (sorted rows, values)`` gives one (the soft limit's hinges). (``every``:
+        in memory every row is looked at anyway.)"""
         margin, other = self.worst_margins(coef, intercept)
         ids, violation = block_violations(
             margin, other, np.arange(self.n_samples), self.n_classes, threshold,

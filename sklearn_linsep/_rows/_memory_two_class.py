@@ -13,6 +13,7 @@ from .._working_set import (
     _opposite_duplicates,
     chunk_rows,
     frame_scales,
+    margin_limits,
     seed_indices,
     worst_violators,
 )
@@ -188,14 +189,17 @@ class ScaledRows(Frame):
         """``c_i (z_i · coef + intercept)`` of every sample."""
         return self.c * self.scores(coef, intercept)
 
-    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
         """``(violated, inside)``: the (at most ``batch``) samples outside
-        ``working`` whose margin is below ``threshold``, worst first not
-        guaranteed, and ``threshold - margin`` of the members of ``working``.
+        ``working`` whose margin is below ``threshold`` less their ``slack``
+        (:func:`~sklearn_linsep._working_set.margin_limits`), worst first not
+        guaranteed, and that violation of the members of ``working``.
         (``every``: in memory every row is looked at anyway.)"""
-        violation = np.where(
-            self.active, threshold - self.margins(coef, intercept), -np.inf
-        )
+        limit = threshold  # no slack: one number, no array of n
+        if slack is not None:
+            limit = margin_limits(np.arange(len(self.active)), threshold, slack)
+        violation = np.where(self.active, limit - self.margins(coef, intercept), -np.inf)
         return worst_violators(violation, working, batch)
 
     def min_margin(self, coef, intercept, original=False):

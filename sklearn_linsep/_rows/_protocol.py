@@ -135,12 +135,15 @@ class TwoClassRows(Protocol):
         """Up to ``size`` rows per side nearest the hyperplane halfway between the
         side means."""
 
-    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
         """``(indices, inside)``: the rows outside ``working`` whose margin is below
-        ``threshold`` (the ``batch`` worst), and the violations of ``working``.
-        With ``every=False`` a backend may look at its candidate rows only (none
-        found does not prove that no row violates): for a loop whose answer a
-        later loop checks on every row."""
+        ``threshold`` less their slack (``slack = (sorted rows, values)``, or
+        None: :func:`~sklearn_linsep._working_set.margin_limits`), the ``batch``
+        worst, and the violations of ``working``. With ``every=False`` a backend
+        may look at its candidate rows only (none found does not prove that no
+        row violates): for a loop whose answer a later loop checks on every row.
+        The pairs' (:class:`PairRows`) take the same arguments."""
 
     def min_margin(self, coef, intercept, original=False):
         """The smallest margin of an active row (on X itself with ``original``)."""
@@ -261,11 +264,10 @@ class PairRows(Protocol):
     def seed(self, size):
         """Pair ids of a first working set."""
 
-    def violators(self, coef, intercept, threshold, working, batch=None, slack=None):
-        """``(ids, inside)``: pairs outside ``working`` below ``threshold`` (of
-        each row only its worst, the ``batch`` worst), less the row's slack
-        where ``slack = (sorted rows, values)`` gives one; and the violations
-        of ``working``."""
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
+        """``(ids, inside)``: as :meth:`TwoClassRows.violators`, over pair ids,
+        of each row only its worst pair."""
 
     def min_margin(self, coef, intercept):
         """The least pair margin of an active row."""

@@ -12,6 +12,7 @@ from ..._working_set import (
     class_sides,
     equilibrated_copy,
     frame_scales,
+    margin_limits,
     nearest_per_side,
     seed_direction,
     spreads_uneven,
@@ -86,7 +87,7 @@ def _margins(X, codes, side, weights, centre, coef, intercept):
 
 def _pool_violators(
     pool, classes, positive, negative, centre, scale, coef, intercept, threshold,
-    working, batch,
+    working, slack, batch,
 ):  # fmt: skip
     """The violators of a hyperplane among a block's pool of candidate rows
     (kept on its worker), as :func:`_full_pass_block` finds them in the block:
@@ -94,7 +95,7 @@ def _pool_violators(
     indices, _, X, c, weights, codes = pool
     side = class_sides(len(classes), positive, negative)
     margins = _margins(X, codes, side, weights, centre, coef / scale, intercept)
-    violation = threshold - margins
+    violation = margin_limits(indices, threshold, slack) - margins
     local, _ = worst_violators(
         violation, np.flatnonzero(np.isin(indices, working)), batch
     )
@@ -108,7 +109,7 @@ def _concatenated(*pools):
 
 def _full_pass_block(
     X, y, w, classes, positive, negative, offset, centre, scale, coef, intercept,
-    threshold, working, batch, pool_rows,
+    threshold, working, slack, batch, pool_rows,
 ):  # fmt: skip
     """One pass over a block for everything a round may need: its violators (the
     ``batch`` rows outside ``working`` of margin furthest below ``threshold``),
@@ -123,7 +124,8 @@ def _full_pass_block(
     weights = weights if weights.size else np.ones(X.shape[0])
     nearest = nearest_per_side(margins, c, active, pool_rows)
     pool = _travelling(X, codes, c, weights, nearest, offset, margins[nearest])
-    violation = threshold - margins  # -inf out of the problem
+    limit = margin_limits(np.arange(X.shape[0]) + offset, threshold, slack)
+    violation = limit - margins  # -inf out of the problem
     mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
     local, _ = worst_violators(violation, mine, batch)
     violators = _travelling(X, codes, c, weights, local, offset, violation[local])
@@ -358,18 +360,20 @@ class DaskScaledRows:
             np.asarray(self.scale, float).tobytes(),
         )
 
-    def violators(self, coef, intercept, threshold, working, batch=None, every=True):
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
         """In the pools first; a full pass where they hold none (unless not
         ``every`` row need be looked at)."""
         working = np.asarray(working, dtype=np.int64)
         indices = np.array([], dtype=np.intp)
-        frame = (self.centre, self.scale, coef, intercept, threshold, working, batch)
+        frame = (self.centre, self.scale, coef, intercept, threshold, working,
+                 slack, batch)  # fmt: skip
         pools = self._passes["pools"] is not None
         if pools:
             indices = self._violators_in_pools(frame)
         if indices.size == 0 and (every or not pools):
             indices = self._full_pass(frame)
-        inside = threshold - self.labels(working) * (
+        inside = margin_limits(working, threshold, slack) - self.labels(working) * (
             self.rows(working) @ coef + intercept
         )
         return np.sort(indices), inside
