@@ -220,10 +220,7 @@ def test_every_two_class_backend_declares_what_the_core_asks():
     from sklearn_linsep._rows._protocol import TwoClassRows
     from sklearn_linsep._rows._memory_two_class import ScaledRows
 
-    declared = set(TwoClassRows.__annotations__) | {
-        name for name, value in vars(TwoClassRows).items()
-        if not name.startswith("_") and (callable(value) or isinstance(value, property))
-    }  # fmt: skip
+    declared = protocol_members(TwoClassRows)
     assert "cheap_passes" in declared and "in_memory" not in declared
     X = np.random.default_rng(0).normal(size=(20, 3))
     c = np.repeat([-1.0, 1.0], 10)

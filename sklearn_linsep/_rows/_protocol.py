@@ -13,9 +13,10 @@ A backend is a module of ``sklearn_linsep._rows`` with four functions:
 
 Only the backends know where the rows live; everything above them speaks these
 protocols: ``Rows`` (one fit's labelled rows), and the two problem kinds the
-exact core solves on them, ``TwoClassRows`` and ``PairRows`` (each with what the
-core asks of every backend, and ``InMemoryTwoClassRows`` / ``InMemoryPairRows``
-with what it asks only where ``cheap_passes``: the rows in memory). The core
+exact core solves on them, ``TwoClassRows`` and ``PairRows`` (on what both are,
+``ScaledProblem``: what the core asks of every backend; and
+``InMemoryTwoClassRows`` / ``InMemoryPairRows`` with what it asks only where
+``cheap_passes``: the rows in memory). The core
 checks them at its entry (:func:`check_protocol`).
 """
 
@@ -76,9 +77,9 @@ class Rows(Protocol):
         rank proved too, where the exact step decides)."""
 
 
-class TwoClassRows(Protocol):
-    """One two-class problem on ``Z = (X - centre) / scale``: every question the
-    working-set algorithms (``_margin``) ask of the rows.
+class ScaledProblem(Protocol):
+    """What the exact core asks of every problem on ``Z = (X - centre) /
+    scale``, whatever its constraints (rows of two classes, or pairs of K).
 
     Attributes
     ----------
@@ -119,6 +120,37 @@ class TwoClassRows(Protocol):
     def original_rows(self, indices):
         """Rows of X itself, dense."""
 
+    def indices_in_X(self, indices):
+        """The problem's row indices as rows of the X the caller gave."""
+
+    def seed(self, size):
+        """A first working set: the constraints nearest the hyperplanes halfway
+        between the class means."""
+
+    def violators(self, coef, intercept, threshold, working, batch=None,
+                  slack=None, every=True):  # fmt: skip
+        """``(ids, inside)``: the constraints outside ``working`` whose margin
+        is below ``threshold`` less their row's slack (``slack = (sorted rows,
+        values)``, or None: :func:`~sklearn_linsep._working_set.margin_limits`),
+        the ``batch`` worst (of pairs, only each row's worst), and the
+        violations of ``working``. With ``every=False`` a backend may look at
+        its candidate rows only (none found does not prove that no row
+        violates): for a loop whose answer a later loop checks on every row."""
+
+    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
+        """The smallest margin on X less a proven bound on its rounding."""
+
+    def total_hinge(self, coef, intercept):
+        """``Σ s_i max(0, 1 - margin_i)`` (of pairs, each row's worst)."""
+
+    def to_original(self, coef, intercept):
+        """The hyperplane (or machine) of Z as one of X."""
+
+
+class TwoClassRows(ScaledProblem, Protocol):
+    """One two-class problem on ``Z``: its constraints are the rows, labelled
+    ``c = ±1``."""
+
     def rows(self, indices):
         """Rows of Z."""
 
@@ -128,37 +160,11 @@ class TwoClassRows(Protocol):
     def sample_weights(self, indices):
         """The weights of the rows."""
 
-    def indices_in_X(self, indices):
-        """The problem's row indices as rows of the X the caller gave."""
-
-    def seed(self, size):
-        """Up to ``size`` rows per side nearest the hyperplane halfway between the
-        side means."""
-
-    def violators(self, coef, intercept, threshold, working, batch=None,
-                  slack=None, every=True):  # fmt: skip
-        """``(indices, inside)``: the rows outside ``working`` whose margin is below
-        ``threshold`` less their slack (``slack = (sorted rows, values)``, or
-        None: :func:`~sklearn_linsep._working_set.margin_limits`), the ``batch``
-        worst, and the violations of ``working``. With ``every=False`` a backend
-        may look at its candidate rows only (none found does not prove that no
-        row violates): for a loop whose answer a later loop checks on every row.
-        The pairs' (:class:`PairRows`) take the same arguments."""
-
     def min_margin(self, coef, intercept, original=False):
         """The smallest margin of an active row (on X itself with ``original``)."""
 
-    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
-        """The smallest margin on X less a proven bound on its rounding."""
-
-    def total_hinge(self, coef, intercept):
-        """``Σ s_i max(0, 1 - c_i (w·z_i + b))``."""
-
     def opposite_duplicates(self):
         """A certificate of two equal rows of opposite sides, or None."""
-
-    def to_original(self, coef, intercept):
-        """The hyperplane of Z as one of X."""
 
 
 class InMemoryTwoClassRows(TwoClassRows, Protocol):
@@ -200,42 +206,19 @@ class InMemoryTwoClassRows(TwoClassRows, Protocol):
         """Keep Z in memory from the next pass on, where it fits."""
 
 
-class PairRows(Protocol):
+class PairRows(ScaledProblem, Protocol):
     """K classes as pairs (row, other class) of Kesler's construction, never
-    formed: every question the exact core asks of them, over constraint ids
-    ``i K + k``, on ``Z = (X - centre) / scale``.
+    formed, over constraint ids ``i K + k``.
 
     Attributes
     ----------
-    cheap_passes, sparse : bool
-        As :class:`TwoClassRows`'.
-    n_classes, n_samples, n_features : int
+    n_classes : int
     codes : array-like of int
         Each row's class code.
-    centre, feature_scale, spread, magnitude : ndarray of shape (n_features,)
-    scale : float
-    rounding : float
     """
 
-    cheap_passes: bool
-    sparse: bool
     n_classes: int
-    n_samples: int
-    n_features: int
     codes: object
-    centre: np.ndarray
-    scale: float
-    feature_scale: np.ndarray
-    spread: np.ndarray
-    magnitude: np.ndarray
-    rounding: float
-
-    def equilibrated(self):
-        """The same pairs with each feature divided by its own spread."""
-
-    @property
-    def uneven(self):
-        """Whether the features' spreads are too far apart for one scale."""
 
     def rows(self, rows):
         """Rows of Z (row ids, not pair ids)."""
@@ -252,34 +235,11 @@ class PairRows(Protocol):
     def anchors(self):
         """Pair ids every working set keeps."""
 
-    def original_rows(self, rows):
-        """Rows of X itself, dense."""
-
-    def indices_in_X(self, indices):
-        """The problem's row indices as rows of the X the caller gave."""
-
     def row_weights(self, rows):
         """The sample weights of the rows."""
 
-    def seed(self, size):
-        """Pair ids of a first working set."""
-
-    def violators(self, coef, intercept, threshold, working, batch=None,
-                  slack=None, every=True):  # fmt: skip
-        """``(ids, inside)``: as :meth:`TwoClassRows.violators`, over pair ids,
-        of each row only its worst pair."""
-
     def min_margin(self, coef, intercept):
         """The least pair margin of an active row."""
-
-    def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
-        """The least pair margin on X less a proven bound on its rounding."""
-
-    def total_hinge(self, coef, intercept):
-        """``Σ s_i max(0, 1 - margin_i)``, each row's margin its worst pair's."""
-
-    def to_original(self, coef, intercept):
-        """The machine of Z as one of X."""
 
 
 class InMemoryPairRows(PairRows, Protocol):
