@@ -1,11 +1,12 @@
 """Two commits of sklearn_linsep timed against each other, nothing else moving.
 
-Run from anywhere in the repository (the ``bench`` extra: threadpoolctl, psutil,
-cvxopt; a C compiler, as for the package itself)::
+Run from anywhere in the repository, with the benchmarks' environment
+(threadpoolctl, cvxpy; cvxopt, which ``bench_exact_core.py`` imports, may be
+missing) and a C compiler (each revision's kernels are built)::
 
     python benchmarks/bench_compare.py HEAD~1 WORKTREE --only exact
     python benchmarks/bench_compare.py main WORKTREE                 # both tables
-    python benchmarks/bench_compare.py v0.1 HEAD --only multiclass --repeats 5
+    python benchmarks/bench_compare.py HEAD~5 HEAD --only multiclass --repeats 5
     python benchmarks/bench_compare.py HEAD~3 HEAD --only "1e6 x 20"   # named rows
     python benchmarks/bench_compare.py HEAD~1 HEAD --all             # huge rows too
     python benchmarks/bench_compare.py HEAD HEAD --list              # the workloads
@@ -551,14 +552,24 @@ def seconds_cell(seconds):
     return f"{seconds:.4f}" if seconds < 10 else f"{seconds:.2f}"
 
 
+def failed(workload, error):
+    """The row of a workload whose data or call raised (its traceback is on
+    stderr)."""
+    text = " ".join(error.split()).replace("|", "\\|")[:160]
+    return f"| {workload.name} | failed: {text} | | | | | |"
+
+
 def compare(workload, old, new, repeats):
     """One markdown row: medians, new / old, spread, agreement, the answer."""
     old.send(op="prepare", name=workload.name)  # both build at once (untimed)
     new.send(op="prepare", name=workload.name)
     replies = [old.receive(), new.receive()]
-    errors = [r["error"] for r in replies if "error" in r]
+    for reply in replies:
+        print(reply.get("traceback", ""), end="", file=sys.stderr)
+    errors = [f"{side.label}: {r['error']}" for side, r in zip((old, new), replies)
+              if "error" in r]  # fmt: skip
     if errors:
-        return f"| {workload.name} | error: {errors[0]} | | | | | |"
+        return failed(workload, errors[0])
     times = {old.label: [], new.label: []}
     answers = {old.label: set(), new.label: set()}
     shown = {}
@@ -568,8 +579,8 @@ def compare(workload, old, new, repeats):
     for i, side in enumerate(order):
         reply = side.ask(op="run")
         if "error" in reply:
-            print(reply.get("traceback", ""), file=sys.stderr)
-            return f"| {workload.name} | {side.label}: {reply['error']} | | | | | |"
+            print(reply.get("traceback", ""), end="", file=sys.stderr)
+            return failed(workload, f"{side.label}: {reply['error']}")
         if i >= 2:  # the first two are the warm-ups
             times[side.label].append(reply["seconds"])
         answers[side.label].add(reply["key"])
