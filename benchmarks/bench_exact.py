@@ -29,7 +29,7 @@ facet and a row of the other 2^-44 beyond or short of it; n up to 1e4, p up to
 50; K = 3 jointly with a third class far away; then the same with per-feature
 scales 2^±20 and offsets up to 2^19): each call timed (median of
 ``--repeats``, warm), its verdict, whether it is proved, and every proof
-checked in rationals (``_exact._farkas.least_margin``, ``exactly_balances``).
+checked in rationals (``_exact._farkas.least_pair_margin``, ``exactly_balances``).
 
 Part 6 (``--only soft``) times the Crammer–Singer soft limit on jointly
 inseparable data (iris, wine with labels changed, tall 2e4 x 20 and

@@ -25,13 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._exact._enclosure import enclosed_positive, rounding_factor, square_system
-from ._exact._farkas import pairs_matrix, solves_exactly, two_class_matrix
-from ._exact._frames import (
-    centred,
-    pairs_enclosed_in_axes,
-    two_class_enclosed_in_axes,
-)
-from ._exact._simplex import exact_pair_weights, exact_two_class_weights
+from ._exact._farkas import pairs_matrix, side_pairs, solves_exactly
+from ._exact._frames import centred, pairs_enclosed_in_axes
+from ._exact._simplex import exact_pair_weights
 
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
 
@@ -154,7 +150,8 @@ def certificate_holds(points, signs, weights, common_point, spread, rtol,
     if check == "tolerance" or not stated:
         return stated
     if exact_weights is not None:
-        return solves_exactly(*two_class_matrix(points, signs), exact_weights)
+        halves = [value / 2 for value in exact_weights]  # μ = λ / 2
+        return solves_exactly(*pairs_matrix(points, *side_pairs(signs), 2), halves)
     return bool(two_class_proof(points, signs, problem_rows, check == "exact")[0])
 
 
@@ -176,23 +173,10 @@ def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol
 def two_class_proof(points, signs, problem_rows=0, exact=False):
     """``(proved, λ)``: whether weights ``λ > 0`` on these rows, summing to 1 on
     each side, make the two combinations coincide exactly (True, False, or None
-    where it is beyond the limits), with the rational λ where they were computed.
-
-    First by the float enclosure (:func:`two_class_enclosed`, milliseconds even
-    at p = 300), then by the same in the frame of the rows' principal axes
-    (:func:`~._exact._frames.two_class_enclosed_in_axes`: where features are rounded
-    linear combinations of others, the system is near-singular in X's frame);
-    where neither decides, or with ``exact``, in rationals on the
-    certificate's rows (:func:`~._exact._simplex.exact_two_class_weights`: within
-    ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
-    ``EXACT_ENTRIES``, or at any size with ``exact``).
-    """
-    if not exact and two_class_enclosed(points, signs) is not None:
-        return True, None
-    if not exact and two_class_enclosed_in_axes(points, signs) is not None:
-        return True, None
-    decided, weights = exact_two_class_weights(points, signs, problem_rows, exact)
-    return (weights is not None if decided else None), weights
+    where it is beyond the limits), with the rational λ where they were
+    computed: :func:`pairs_proof` of K = 2, a pair per row (``λ = 2 μ``)."""
+    proved, weights = pairs_proof(points, *side_pairs(signs), 2, problem_rows, exact)
+    return proved, None if weights is None else [2 * value for value in weights]
 
 
 def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):
@@ -322,7 +306,19 @@ def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
 
 
 def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
-    """``(proved, μ)`` for K classes jointly, as :func:`two_class_proof`."""
+    """``(proved, μ)``: whether weights ``μ > 0`` on these pairs, summing to 1,
+    balance Kesler's rows exactly (True, False, or None where it is beyond the
+    limits), with the rational μ where they were computed.
+
+    First by the float enclosure (:func:`pairs_enclosed`, milliseconds even at
+    p = 300), then by the same in the frame of the rows' principal axes
+    (:func:`~._exact._frames.pairs_enclosed_in_axes`: where features are
+    rounded linear combinations of others, the system is near-singular in X's
+    frame); where neither decides, or with ``exact``, in rationals on the
+    certificate's pairs (:func:`~._exact._simplex.exact_pair_weights`: within
+    ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
+    ``EXACT_ENTRIES``, or at any size with ``exact``).
+    """
     if not exact and pairs_enclosed(points, own, others, n_classes) is not None:
         return True, None
     if not exact and pairs_enclosed_in_axes(points, own, others, n_classes) is not None:
@@ -333,17 +329,6 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     return (weights is not None if decided else None), weights
 
 
-
-
-def two_class_enclosed(points, signs):
-    """The weights (rounded) where the enclosure proves that positive weights on
-    these rows, summing to 1 on each side, make the two combinations coincide
-    exactly; else None."""
-    offsets, remainders, _ = centred(points)
-    A, e = two_class_matrix(offsets, signs)
-    E, _ = two_class_matrix(remainders, signs, constants=False)
-    system = square_system(A, E, e)
-    return None if system is None else enclosed_positive(*system)
 
 
 def pairs_enclosed(points, own, others, n_classes):

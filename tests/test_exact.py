@@ -17,7 +17,7 @@ from sklearn_linsep import (
     SolverError,
     linear_separability,
 )
-from sklearn_linsep._exact._farkas import in_rationals, two_class_system
+from sklearn_linsep._exact._farkas import in_rationals, pairs_system, side_pairs
 from sklearn_linsep._exact._kkt import (
     maximal_two_class_on_rows,
     small_problem_exchanges,
@@ -29,7 +29,7 @@ from sklearn_linsep._exact._simplex import (
     farkas_simplex,
 )
 from sklearn_linsep._exact._enclosure import enclosed_positive, exact_difference
-from sklearn_linsep._proofs import two_class_enclosed
+from sklearn_linsep._proofs import pairs_enclosed
 from sklearn_linsep._testing import (
     exactly_balances,
     exactly_separates,
@@ -189,8 +189,8 @@ def test_the_exact_separator_has_every_margin_at_least_one():
         c * (w[0] * Fraction(x) + b) for x, c in zip([0.0, 1.0, 3.0], [-1, -1, 1])
     ]
     assert min(margins) >= 1
-    A, e = two_class_system(X, [-1, -1, 1])
-    assert len(A) == 3 and e == [0, 1, 1]
+    A, e = pairs_system(X, *side_pairs([-1, -1, 1]), 2)  # K = 2: a pair a row
+    assert len(A) == 5 and len(A[0]) == 3 and e == [0, 0, 0, 0, 1]
 
 
 def _answer_holds(X, y, n_classes):
@@ -296,7 +296,8 @@ def test_the_enclosure_proves_large_and_far_certificates_without_rationals():
     assert not result.separable and result.proven
     assert result.certificate_weights_exact is None
     points = X[result.certificate_indices]
-    assert two_class_enclosed(points, result.certificate_signs) is not None
+    own, others = side_pairs(result.certificate_signs)
+    assert pairs_enclosed(points, own, others, 2) is not None
     assert result.verify(X, y)
 
 

@@ -16,6 +16,7 @@ import pytest
 from sklearn_linsep import HardMarginSVM, SolverError, linear_separability
 from sklearn_linsep._exact import _frames, _kkt
 from sklearn_linsep._exact import _simplex as _exact_simplex
+from sklearn_linsep._exact._farkas import side_pairs
 from sklearn_linsep._exact._simplex import (
     decide_pairs_on_rows,
     decide_two_class_on_rows,
@@ -301,10 +302,9 @@ def _assert_the_rational_verdict_holds(X, y, signs, found):
 
 
 def _two_class_columns(X, signs):
-    """The two-class Farkas system of ``X`` as ``FarkasColumns``."""
-    matrix = _exact_simplex.two_class_matrix
-    return _exact_simplex.FarkasColumns(lambda ids: matrix(X[ids], signs[ids])[0],
-                                        len(X), matrix(X[:0], signs[:0])[1])
+    """The two-class Farkas system of ``X`` (K = 2, a pair per row) as
+    ``FarkasColumns``."""
+    return _exact_simplex.pairs_columns(X, *side_pairs(signs), 2)
 
 
 def _steps_counted(monkeypatch, name):

@@ -14,8 +14,8 @@ its fallbacks in; each step is tried only where the one before cannot decide):
    :mod:`sklearn_linsep._proofs`, not here): a separator's every margin bounded
    below, or a certificate's square system enclosed (:mod:`._enclosure`,
    Rump's method), in X's frame or a better-conditioned one (:mod:`._frames`).
-2. **A certificate's weights in rationals** (:func:`._simplex.exact_two_class_weights`,
-   :func:`._simplex.exact_pair_weights`): the one solution of its system
+2. **A certificate's weights in rationals** (:func:`._simplex.exact_pair_weights`;
+   two classes are K = 2, a pair per row): the one solution of its system
    (:func:`._numbers.solve_exactly`), else the simplex on its columns.
 3. **A small problem decided whole** (within :data:`._farkas.EXACT_ENTRIES`),
    or **a large one from float64's certificate**: Farkas' LP stepped in
@@ -31,7 +31,7 @@ its fallbacks in; each step is tried only where the one before cannot decide):
 
 What is checked, rather than made, is :mod:`sklearn_linsep._proofs`' and the
 results' ``verify``; their exact checks are :mod:`._farkas`'s
-(:func:`~._farkas.solves_exactly`, :func:`~._farkas.least_margin`).
+(:func:`~._farkas.solves_exactly`, :func:`~._farkas.least_pair_margin`).
 
 The modules, bottom up:
 

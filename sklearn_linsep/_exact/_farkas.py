@@ -3,21 +3,21 @@
 Every float64 is a rational (a dyadic one), so a statement about the rows as
 given can be decided exactly. Two systems speak of separability (Farkas'
 lemma), built once in float64, whose entries (signs times inputs) are exact
-(:func:`two_class_matrix`, :func:`pairs_matrix`), for the enclosure and the
+(:func:`pairs_matrix`), for the enclosure and the
 rationals alike:
 
-- **two classes** (:func:`two_class_system`): weights ``λ ≥ 0`` on the rows,
-  summing to 1 on each side, with ``Σ λ_i c_i x_i = 0`` (a point in both convex
-  hulls), or else ``w, b`` with ``c_i (w·x_i + b) > 0`` on every row;
 - **K classes jointly** (:func:`pairs_system`): weights ``μ ≥ 0`` on pairs (row
   i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``, or
-  else a machine ``W, b`` whose every pair margin is positive. Two classes are
-  its case K = 2 with one pair per row (``W = (-w/2, w/2)``).
+  else a machine ``W, b`` whose every pair margin is positive;
+- **two classes** are its case K = 2, one pair per row (:func:`side_pairs`):
+  ``λ = 2 μ`` on the rows sums to 1 on each side and puts a point in both
+  convex hulls, and a machine is the hyperplane ``w = w_1 - w_0``
+  (:func:`as_machine`, :func:`as_hyperplane`), its pair margins ``c (w·x + b)``.
 
 Here are the systems, the separators their rays give, the limits of what is
 decided in rationals, and the exact checks: stored weights that solve a system
 (:func:`solves_exactly`), a hyperplane's or a machine's least margin
-(:func:`least_margin`, :func:`least_pair_margin`: bounded in float64 first,
+(:func:`least_pair_margin`: bounded in float64 first,
 :func:`bounded_scores`, the rows that may be the least in rationals). The
 decisions themselves are :mod:`._simplex`'s.
 """
@@ -44,45 +44,38 @@ EXACT_ENTRIES = 1_600
 EXACT_SOLVE_WORK = 42**3
 
 
-def two_class_matrix(points, signs, constants=True):
-    """``(A, e)`` in float64 of the two-class Farkas system on these rows:
-    ``Σ λ c x = 0`` per feature, ``Σ_{c>0} λ = 1``, ``Σ_{c<0} λ = 1`` (the last
-    two rows zero without ``constants``). Every entry is a sign times an input,
-    so exact: the system is the rational one."""
-    points = np.asarray(points, dtype=float)
-    signs = np.sign(np.asarray(signs, dtype=float))
-    sides = np.vstack([signs > 0, signs < 0]).astype(float)
-    A = np.vstack([(signs[:, None] * points).T, sides if constants else 0 * sides])
-    return A, np.r_[np.zeros(points.shape[1]), 1.0, 1.0]
-
-
-def two_class_system(points, signs):
-    """``(A, e)`` of :func:`two_class_matrix` in rationals; a ray ``y`` gives
-    the hyperplane ``w = -y[:p]``, ``b = (y[p+1] - y[p]) / 2`` (see
-    :func:`two_class_separator`)."""
-    return in_rationals(*two_class_matrix(points, signs))
-
-
 def in_rationals(A, e):
     """A float64 system as lists of exact Fractions."""
     return [rational(row) for row in A], rational(e)
 
 
-def two_class_separator(ray, p):
-    """``(w, b)`` in rationals from a ray of :func:`two_class_system`: with
-    ``y = (v, y₊, y₋)``, ``Aᵀ y ≤ 0`` says ``c_i x_i·v + y_side ≤ 0``, so
-    ``w = -v`` puts the positive rows at ``≥ y₊`` and the negative ones at
-    ``≤ -y₋``, and ``y₊ + y₋ > 0`` leaves room for ``b`` between them."""
-    w = [-value for value in ray[:p]]
-    return w, (ray[p + 1] - ray[p]) / 2
+def side_pairs(signs):
+    """``(own, others)``: two classes as K = 2 pairs, one per row: the row's
+    class (1 where ``c > 0``) against the other. Their weights are half a
+    two-class certificate's (``μ`` sums to 1, ``λ`` to 1 on each side)."""
+    own = (np.asarray(signs, dtype=float) > 0).astype(np.intp)
+    return own, 1 - own
+
+
+def as_machine(w, b):
+    """The hyperplane ``(w, b)`` (rationals) as the machine of K = 2 classes
+    with the same pair margins ``c (w·x + b)``: ``W = (-w/2, w/2)``."""
+    half = [value / 2 for value in w]
+    return [[-value for value in half], half], [-b / 2, b / 2]
+
+
+def as_hyperplane(W, b):
+    """The machine of K = 2 classes as the hyperplane ``(w_1 - w_0, b_1 - b_0)``."""
+    return [high - low for low, high in zip(*W, strict=True)], b[1] - b[0]
 
 
 def pairs_matrix(points, own, others, n_classes, constants=True):
     """``(A, e)`` in float64 of the K-class Farkas system on pairs (row
     ``points[j]`` of class ``own[j]``, other class ``others[j]``): per class and
     feature, and per class for the constant (zero without ``constants``),
-    ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``; and ``Σ μ = 1``. Exact entries, as
-    :func:`two_class_matrix`'s."""
+    ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``; and ``Σ μ = 1``. Every entry is a
+    sign times an input, so exact: the system is the rational one. Two classes
+    are its case K = 2 (:func:`side_pairs`)."""
     points = np.asarray(points, dtype=float)
     m, p = points.shape
     extended = np.hstack([points, np.full((m, 1), float(constants))])
@@ -117,14 +110,18 @@ def every_pair(codes, n_classes):
     return rows[keep], others[keep]
 
 
+def equations(features, n_classes=2):
+    """The size of Farkas' system that the limits measure: ``p + 2`` equations
+    for two classes (the pairs' system less its redundant class rows), all
+    ``K (p + 1) + 1`` jointly (as the limits were measured)."""
+    return features + 2 if n_classes == 2 else n_classes * (features + 1) + 1
+
+
 def decidable(rows, features, n_classes=2):
     """Whether the Farkas system of ``rows`` rows of ``features`` features
     (two classes, or K jointly: every pair) is within ``EXACT_ENTRIES``: the
     rows can then be decided in rationals whatever a float certificate says."""
-    if n_classes == 2:
-        return rows * (features + 2) <= EXACT_ENTRIES
-    equations = n_classes * (features + 1) + 1
-    return rows * (n_classes - 1) * equations <= EXACT_ENTRIES
+    return rows * (n_classes - 1) * equations(features, n_classes) <= EXACT_ENTRIES
 
 
 def problem_rows(rows):
@@ -141,7 +138,7 @@ def fits(A):
 
 def solves_exactly(A, e, weights):
     """Whether rational ``weights ≥ 0`` solve ``A λ = e`` exactly (``A``, ``e``
-    float64 with exact entries, as :func:`two_class_matrix`'s): a stored
+    float64 with exact entries, as :func:`pairs_matrix`'s): a stored
     certificate checked without solving for it."""
     if weights is None or len(weights) != np.shape(A)[1]:
         return False
@@ -149,21 +146,6 @@ def solves_exactly(A, e, weights):
         return False
     return all(exact_dot(rational(row), weights) == rational(target)[0]
                for row, target in zip(A, e, strict=True))  # fmt: skip
-
-
-def least_margin(points, signs, w, b):
-    """``min_i c_i (w·x_i + b)`` exactly, for rational ``w``, ``b``: every row
-    bounded in float64 first (:func:`bounded_scores`), only those that may be
-    the least evaluated in rationals."""
-    points = np.asarray(points, dtype=float)
-    c = np.sign(np.asarray(signs, dtype=float))
-    scores = bounded_scores(points, [w], [b])
-    rows = np.arange(len(points))
-    if scores is not None:
-        value, radius = scores
-        margins = c * value[:, 0]
-        rows = np.flatnonzero(margins - radius[:, 0] <= np.min(margins + radius[:, 0]))
-    return min(int(c[i]) * (exact_dot(w, rational(points[i])) + b) for i in rows)
 
 
 def tightest_pairs(points, codes, n_classes, W, b, count):
@@ -180,15 +162,15 @@ def tightest_pairs(points, codes, n_classes, W, b, count):
 
 
 def least_pair_margin(points, codes, n_classes, W, b):
-    """The least pair margin of the machine ``W``, ``b`` exactly, the pairs
-    bounded in float64 first as :func:`least_margin`'s rows."""
+    """The least pair margin of the machine ``W``, ``b`` exactly (None
+    without a pair): every pair bounded in float64 first
+    (:func:`bounded_scores`), only those that may be the least evaluated in
+    rationals. Two classes: :func:`as_machine`'s, ``min c (w·x + b)``."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
-    rows, others = np.repeat(np.arange(len(codes)), n_classes), np.tile(
-        np.arange(n_classes), len(codes)
-    )
-    keep = others != codes[rows]
-    rows, others = rows[keep], others[keep]
+    rows, others = every_pair(codes, n_classes)
+    if not rows.size:
+        return None
     scores = bounded_scores(points, W, b)
     if scores is not None:
         margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)

@@ -23,7 +23,7 @@ separator maps back), chosen for a different reason:
   computed with correct rounding (every product split exactly, Dekker, then
   summed by ``math.fsum``), it can. Every coordinate comes with a bound on its
   error, so that proofs in the frame hold for the rows as given
-  (:func:`two_class_enclosed_in_axes`).
+  (:func:`pairs_enclosed_in_axes`).
 """
 
 import math
@@ -37,7 +37,7 @@ from ._enclosure import (
     rounding_factor,
     square_system,
 )
-from ._farkas import pairs_matrix, two_class_matrix
+from ._farkas import pairs_matrix
 from ._numbers import fraction, rational_scalar
 
 # Axes whose singular value is below this fraction of the largest are near-null:
@@ -114,24 +114,12 @@ def principal_frame(points):
     return Z, center, axes, spread, bound
 
 
-def two_class_enclosed_in_axes(points, signs):
-    """The weights (rounded) where the enclosure proves, in the frame of these
-    rows' principal axes, that positive weights on them, summing to 1 on each
-    side, make the two combinations coincide exactly; else None. The frame's
-    coordinates are known to their error bounds: the enclosure takes those as
-    the radius of its matrix."""
-    frame = _invertible_frame(points)
-    if frame is None:
-        return None
-    Z, bound = frame[0], frame[4]
-    A, e = two_class_matrix(Z, signs)
-    radius, _ = two_class_matrix(bound, np.ones(len(Z)), constants=False)
-    system = square_system(A, radius, e)
-    return None if system is None else enclosed_positive(*system, radius=True)
-
-
 def pairs_enclosed_in_axes(points, own, others, n_classes):
-    """:func:`two_class_enclosed_in_axes` for K classes jointly, on pairs."""
+    """The weights (rounded) where the enclosure proves, in the frame of these
+    rows' principal axes, that positive weights on these pairs, summing to 1,
+    balance Kesler's rows exactly (two classes: K = 2, a pair per row); else
+    None. The frame's coordinates are known to their error bounds: the
+    enclosure takes those as the radius of its matrix."""
     frame = _invertible_frame(points)
     if frame is None:
         return None

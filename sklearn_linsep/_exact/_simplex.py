@@ -8,17 +8,17 @@ question is decided exactly on all the rows, at any size, by the LP
 
     min t  subject to  A λ + t e = e,  λ ≥ 0,  t ≥ 0,
 
-over the columns of Farkas' system ``A λ = e`` (:mod:`sklearn_linsep._exact`:
-a column per row for two classes, per (row, other class) pair for K). ``t = 1``,
+over the columns of Farkas' system ``A λ = e`` (:func:`~._farkas.pairs_matrix`:
+a column per (row, other class) pair; two classes are the case K = 2, a pair
+per row). ``t = 1``,
 ``λ = 0`` is feasible, and every basis that holds the column of ``t`` is
 (``B⁻¹ e`` is ``t``'s unit vector), so the method starts where the float
 certificate points: ``t`` and the certificate's columns. Its optimum is
 
 - ``t = 0``: ``λ = B⁻¹ e ≥ 0`` is a certificate, exact (Fractions);
 - ``t = 1``: the dual ``y`` (``Bᵀ y`` = ``t``'s unit cost) has ``A_jᵀ y ≤ 0``
-  on every column and ``eᵀ y = 1``: a separator, exact, with every margin at
-  least ``1/2`` (see :func:`~._exact.two_class_separator`,
-  :func:`~._exact.pairs_separator`).
+  on every column and ``eᵀ y = 1``: a separator, exact, with every pair
+  margin at least 1 (see :func:`~._farkas.pairs_separator`).
 
 Each step solves two systems of the basis's size in rationals
 (``flint.fmpq_mat.solve``: 10 ms at 52 × 52, where Python's integers take
@@ -62,13 +62,14 @@ from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._farkas import (
     EXACT_ENTRIES,
     EXACT_SOLVE_WORK,
+    as_hyperplane,
     decidable,
+    equations,
     every_pair,
     in_rationals,
     pairs_matrix,
     pairs_separator,
-    two_class_matrix,
-    two_class_separator,
+    side_pairs,
 )
 from ._frames import CentredFrame
 from ._numbers import (
@@ -665,35 +666,36 @@ def _full_dual(system, y):
 
 
 def decide_two_class_on_rows(points, signs, start, limited=True):
-    """Farkas' alternative for two classes on every row, exactly, from the
-    rows ``start`` (a float certificate's, heaviest first; empty: from
-    HiGHS's optimum): ``("certificate", (ids, λ))``, ``("separator", (w, b,
-    tight))`` in rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and
-    ``tight`` the rows of the last basis (on the hyperplane's margin, the
-    maximal margin's support as a rule:
-    :func:`~._kkt.maximal_two_class_on_rows`), or None
-    (:func:`farkas_simplex`; never without ``limited``). Decided on the rows
-    exactly centred (:class:`~._frames.CentredFrame`)."""
-    frame = CentredFrame(points)
-    points, signs = frame.points, np.asarray(signs, dtype=float)
-    e = two_class_matrix(points[:0], signs[:0])[1]
-    system = FarkasColumns(
-        lambda ids: two_class_matrix(points[ids], signs[ids])[0], len(points), e
-    )
-    found = farkas_simplex(system, start, limited=limited)
-    if found is None or found[0] == "certificate":
-        return found
-    y, tight = found[1]
-    w, b = frame.in_units(*two_class_separator(y, points.shape[1]))
-    return "separator", ([2 * value for value in w], 2 * b, tight)  # margins ≥ 1/2
+    """Farkas' alternative for two classes on every row, exactly: the case
+    K = 2 of :func:`decide_pairs_on_rows` (a pair per row, :func:`~._farkas.
+    side_pairs`), from the rows ``start`` (a float certificate's, heaviest
+    first; empty: from HiGHS's optimum): ``("certificate", (ids, λ))`` with
+    ``λ = 2 μ`` summing to 1 on each side, ``("separator", (w, b, tight))``
+    in rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and ``tight`` the
+    rows of the last basis (the maximal margin's support as a rule:
+    :func:`~._kkt.maximal_two_class_on_rows`), or None (never without
+    ``limited``)."""
+    own, others = side_pairs(signs)
+    start = [(int(i), int(others[i])) for i in start]
+    found = decide_pairs_on_rows(points, own, 2, start, limited)
+    if found is None:
+        return None
+    kind, answer = found
+    if kind == "certificate":
+        rows, _, weights = answer
+        return kind, (rows, [2 * value for value in weights])
+    W, b, (tight, _) = answer
+    return kind, (*as_hyperplane(W, b), tight)
 
 
 def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
-    """K classes jointly, as :func:`decide_two_class_on_rows`, on every pair
-    (row, other class); ``start`` as ``(row, other)`` pairs:
+    """Farkas' alternative for K classes jointly on every pair (row, other
+    class), exactly, from the pairs ``start`` (``(row, other)``, a float
+    certificate's, heaviest first; empty: from HiGHS's optimum):
     ``("certificate", (rows, others, μ))``, ``("separator", (W, b, (rows,
     others)))`` in rationals with every pair margin ≥ 1 and the pairs of the
-    last basis, or None."""
+    last basis, or None (:func:`farkas_simplex`; never without ``limited``).
+    Decided on the rows exactly centred (:class:`~._frames.CentredFrame`)."""
     frame = CentredFrame(points)
     points = frame.points
     codes = np.asarray(codes, dtype=np.intp)
@@ -701,12 +703,7 @@ def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
     rows, others = every_pair(codes, K)
     column_of = np.full(len(codes) * K, -1, dtype=np.intp)
     column_of[rows * K + others] = np.arange(rows.size)
-    e = pairs_matrix(points[:0], codes[:0], others[:0], K)[1]
-
-    def columns(ids):
-        return pairs_matrix(points[rows[ids]], codes[rows[ids]], others[ids], K)[0]
-
-    system = FarkasColumns(columns, rows.size, e, groups=_class_groups(K, p))
+    system = pairs_columns(points[rows], codes[rows], others, K)
     start = [column_of[i * K + k] for i, k in start if column_of[i * K + k] >= 0]
     found = farkas_simplex(system, start, limited=limited)
     if found is None:
@@ -721,6 +718,19 @@ def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
     return kind, (W, b, (rows[tight], others[tight]))
 
 
+def pairs_columns(points, own, others, n_classes):
+    """The :class:`FarkasColumns` of the pairs' system (:func:`~._farkas.
+    pairs_matrix`: pair ``j`` is the row ``points[j]`` of class ``own[j]``
+    against ``others[j]``), its redundant class rows left out."""
+    e = pairs_matrix(points[:0], own[:0], others[:0], n_classes)[1]
+
+    def columns(ids):
+        return pairs_matrix(points[ids], own[ids], others[ids], n_classes)[0]
+
+    groups = _class_groups(n_classes, points.shape[1])
+    return FarkasColumns(columns, len(own), e, groups=groups)
+
+
 def _class_groups(n_classes, features):
     """The equations of the pairs' system that sum to zero: per feature (and
     the constant), its K class rows (each pair adds ``e_own - e_other``)."""
@@ -731,29 +741,17 @@ def _class_groups(n_classes, features):
 # ------------------------------------------------------- a certificate's weights
 
 
-def exact_two_class_weights(points, signs, problem_rows=0, unlimited=False):
-    """``(decided, λ)``: rational weights ``λ ≥ 0`` on these rows, summing to 1
-    on each side, whose two combinations coincide exactly (None where there are
-    none). ``decided`` is False where the solve is beyond ``EXACT_SOLVE_WORK``
-    and the problem of ``problem_rows`` rows the certificate speaks of is beyond
-    :func:`~._farkas.decidable` (a small problem is always decided: its
-    certificate's system is no larger than its own), unless ``unlimited``."""
-    rows, features = np.shape(points)
-    small = unlimited or decidable(problem_rows, features)
-    if not (small or _quick(rows, features + 2)):
-        return False, None
-    A, e = two_class_matrix(points, signs)
-    return _solved(A, e, None, small, unlimited)
-
-
 def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
                        unlimited=False):  # fmt: skip
     """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
-    that balance Kesler's rows exactly (None where there are none), as
-    :func:`exact_two_class_weights`."""
+    that balance Kesler's rows exactly (None where there are none). ``decided``
+    is False where the solve is beyond ``EXACT_SOLVE_WORK`` and the problem of
+    ``problem_rows`` rows the certificate speaks of is beyond
+    :func:`~._farkas.decidable` (a small problem is always decided: its
+    certificate's system is no larger than its own), unless ``unlimited``."""
     pairs, features = np.shape(points)
     small = unlimited or decidable(problem_rows, features, n_classes)
-    if not (small or _quick(pairs, n_classes * (features + 1) + 1)):
+    if not (small or _quick(pairs, equations(features, n_classes))):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
     return _solved(A, e, _class_groups(n_classes, features), small, unlimited)

@@ -19,11 +19,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._exact._farkas import (
-    least_margin,
+    as_machine,
     least_pair_margin,
     pairs_matrix,
+    side_pairs,
     solves_exactly,
-    two_class_matrix,
 )
 from .._exact._numbers import exact_dot, rational
 from .._proofs import (
@@ -282,7 +282,8 @@ class SeparabilityResult:
             return None
         signs = np.where(labels == self.classes[1], 1.0, -1.0)
         stored = self.certificate_weights_exact
-        if solves_exactly(*two_class_matrix(points, signs), stored):
+        halves = None if stored is None else [value / 2 for value in stored]
+        if solves_exactly(*pairs_matrix(points, *side_pairs(signs), 2), halves):
             return list(stored)
         return two_class_proof(points, signs, exact=True)[1]
 
@@ -297,7 +298,9 @@ class SeparabilityResult:
             rows = X[in_pair]
             rows = rows.toarray() if sp.issparse(rows) else rows
             (w,), (b,), tolerance = rational_hyperplanes(self, rtol)
-            return bool(least_margin(rows, c[in_pair], w, b) >= 1 - tolerance)
+            own, _ = side_pairs(c[in_pair])
+            least = least_pair_margin(rows, own, 2, *as_machine(w, b))
+            return bool(least >= 1 - tolerance)
         if self.separable:
             if not self._forms_agree():
                 return False
