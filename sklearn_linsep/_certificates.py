@@ -1,9 +1,10 @@
 """Deciding linear separability with certificates, and the classical facts around it.
 
-``linear_separability`` runs the working-set loop with the separating LP (HiGHS): a
-subset's separator that satisfies every sample proves the whole set separable; a
-subset without one proves it inseparable, and its certificate (a point in both
-convex hulls) holds for the whole set. ``perceptron_mistake_bound`` is Novikoff's
+``linear_separability`` runs the exact core's working-set loop (``_margin``): a
+subset's maximal-margin hyperplane that satisfies every sample proves the whole
+set separable; a subset without one proves it inseparable, and its certificate (a
+point in both convex hulls, weights from HiGHS or the nearest points) holds for the
+whole set, proved on the rows as given. ``perceptron_mistake_bound`` is Novikoff's
 bound from the exact margin; ``cover_separability_probability`` is Cover's count.
 """
 

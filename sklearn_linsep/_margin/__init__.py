@@ -1,11 +1,17 @@
 """The exact core: the maximal-margin hyperplane, the C → ∞ soft limit and the
-certificates of (in)separability, on a working set of rows.
+certificates of (in)separability, on a working set of rows or pairs.
 
+* ``_driver``: the one loop every problem kind goes through (decide, finish in
+  X's units, check, prove; the certificate, the deciders beyond float64 with
+  their typed ``Decision``, the soft limit), and the kinds' protocol;
 * ``_result``: the statuses, the solvers' answer type and the results, with the
   scale-aware verification;
-* ``_solvers/``: one module per solver and the registry of routes to the margin of
-  a set of rows (a new solver is one module and one ``register`` call);
-* ``_hard``: the hard margin and the verdict; ``_soft``: the soft limit;
+* ``_solvers/``: one module per solver, the registry of routes to a working
+  set's subproblem (a new solver is one module and one ``register`` call) and
+  ``_cost``, the one cost model;
+* ``_hard``: two classes as a problem kind, the hard margin and the verdict;
+  ``_soft``: the soft limit; ``_principal``: two and K classes decided again in
+  the frame of the rows' principal axes;
   ``_certificate``: the certificate of inseparability; ``_kkt``: the optimality
   conditions every route checks and the proof on X;
 * ``_wide``: the same answers for sparse rows with at least as many features as
@@ -25,9 +31,10 @@ from ._certificate import certificate_from_subset, sparse_certificate
 from ._driver import check_scale
 from ._hard import maximal_margin, maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
-from ._multiclass import JointMarginResult, joint_margin_of
+from ._multiclass import joint_margin_of
 from ._result import (
     Hyperplane,
+    JointMarginResult,
     JointSeparabilityResult,
     MarginResult,
     SeparabilityResult,

@@ -36,7 +36,12 @@ from ._certificate import unproved_certificate
 from ._driver import Decision, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
-from ._result import PROOF_RTOL, JointSeparabilityResult, warn_if_inexact
+from ._result import (
+    PROOF_RTOL,
+    JointMarginResult,
+    JointSeparabilityResult,
+    warn_if_inexact,
+)
 from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
@@ -48,27 +53,6 @@ from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
 from ._solvers._cost import exact_finish_suits, pair_sizes
 from ._solvers._machine import WarmMachine
-
-
-@dataclass
-class JointMarginResult:
-    """The linear machine ``argmax_k (coef_k · x + intercept_k)`` of K classes."""
-
-    coef: np.ndarray  # (K, p), on X
-    intercept: np.ndarray  # (K,)
-    separable: bool
-    margin: float  # min over class pairs of 1/‖w_j - w_k‖
-    support: np.ndarray  # rows of the pairs of nonzero dual weight
-    support_classes: np.ndarray  # the other class of each of those pairs
-    dual: np.ndarray  # α of those pairs: on X's scale (α / scale²), or the frame's
-    hinge_violation: float  # Σ s_i max(0, 1 - least margin_i); 0 when separable
-    rounds: int
-    certificate: JointSeparabilityResult = None
-    center: np.ndarray = None  # scores coef @ (x - center) + intercept_at_center
-    intercept_at_center: np.ndarray = None
-    needs_center: bool = False
-    exact_coef: list = None  # Fractions, where float64 could not decide
-    exact_intercept: list = None
 
 
 def joint_margin_of(

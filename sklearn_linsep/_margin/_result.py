@@ -823,3 +823,24 @@ def warn_if_inexact(solution):
             UserWarning,
             stacklevel=external_stacklevel(),
         )
+
+
+@dataclass
+class JointMarginResult:
+    """The linear machine ``argmax_k (coef_k · x + intercept_k)`` of K classes."""
+
+    coef: np.ndarray  # (K, p), on X
+    intercept: np.ndarray  # (K,)
+    separable: bool
+    margin: float  # min over class pairs of 1/‖w_j - w_k‖
+    support: np.ndarray  # rows of the pairs of nonzero dual weight
+    support_classes: np.ndarray  # the other class of each of those pairs
+    dual: np.ndarray  # α of those pairs: on X's scale (α / scale²), or the frame's
+    hinge_violation: float  # Σ s_i max(0, 1 - least margin_i); 0 when separable
+    rounds: int
+    certificate: JointSeparabilityResult = None
+    center: np.ndarray = None  # scores coef @ (x - center) + intercept_at_center
+    intercept_at_center: np.ndarray = None
+    needs_center: bool = False
+    exact_coef: list = None  # Fractions, where float64 could not decide
+    exact_intercept: list = None
