@@ -6,8 +6,11 @@
   :class:`~sklearn_linsep.SolverError` that names it;
 * :class:`Hyperplane`, a solver's answer on a set of rows, whose ``dual`` has one
   meaning whatever the route;
-* :class:`MarginResult` (one two-class problem, on X's scale) and the public
-  :class:`SeparabilityResult` with its scale-aware :meth:`~SeparabilityResult.verify`.
+* :class:`MarginResult` (one two-class problem, on X's scale) and
+  :class:`JointMarginResult` (K classes' machine), and the public
+  :class:`SeparabilityResult` and :class:`JointSeparabilityResult` with their
+  scale-aware ``verify``; the one place where the exact layer's rationals
+  become the public Fractions (``exact_coef``, ``certificate_weights_exact``).
 """
 
 import enum
