@@ -251,7 +251,10 @@ def decision_margins(svm, X, y):
 
 def estimator_holds(svm, X, y):
     """The conditions of a HardMarginSVM fit (module docstring), and its
-    certificate's verify."""
+    certificate's verify; a fit given in rationals (``exact_coef_``: its float
+    roundings need not separate) checked in rationals."""
+    if getattr(svm, "exact_coef_", None) is not None:
+        return exact_fit_holds(svm, X, y)
     if svm.certificate_ is not None and not svm.certificate_.verify(X, y):
         return False
     margins, signs = decision_margins(svm, X, y)
@@ -272,6 +275,25 @@ def estimator_holds(svm, X, y):
         if not ok:
             return False
     return dual_holds(svm, signs)
+
+
+def exact_fit_holds(svm, X, y):
+    """A fit in rationals: every margin ``c (w·x + b)`` at least 1 and the
+    support's exactly 1, in Fractions (two classes, or a machine's pairs)."""
+    from fractions import Fraction
+
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    codes = np.searchsorted(svm.classes_, y)
+    W, b = svm.exact_coef_, svm.exact_intercept_
+    if np.ndim(W) == 1:  # two classes: the machine (-w/2, w/2)
+        W = [[-v / 2 for v in W], [v / 2 for v in W]]
+        b = [-b / 2, b / 2]
+    rows = [[Fraction(float(v)) for v in x] for x in X]
+    scores = [[sum((w_f * x_f for w_f, x_f in zip(w, x) if x_f), Fraction(0)) + b_k
+               for w, b_k in zip(W, b)] for x in rows]  # fmt: skip
+    margins = [min(s[own] - s[k] for k in range(len(W)) if k != own)
+               for s, own in zip(scores, codes)]  # fmt: skip
+    return min(margins) >= 1 and all(margins[i] == 1 for i in svm.support_)
 
 
 def dual_holds(svm, signs):
