@@ -68,12 +68,6 @@ def as_fraction(value):
     return fraction(int(value))
 
 
-def as_fractions(values):
-    """:func:`as_fraction` of each entry (an ``fmpq_mat`` or a sequence)."""
-    entries = values.entries() if hasattr(values, "entries") else values
-    return [as_fraction(value) for value in entries]
-
-
 def residues(values):
     """:func:`~._dyadic.residue_matrix` of ``values`` as Python ints in a flat list."""
     return residue_matrix(np.ravel(values)).tolist()
