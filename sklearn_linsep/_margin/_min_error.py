@@ -110,80 +110,34 @@ class MinimumErrorResult:
 
 
 class _Problem:
-    """X, the signs c = ±1, and the exact verdict on any subset of the rows."""
-
-    def __init__(self, X, c, tol, classes):
-        self.X, self.c, self.tol, self.classes = X, c, tol, classes
-        self.n = len(c)
-
-    def constant_removal(self):
-        """``(removed, coef, intercept)`` of a constant rule: the rows of the
-        smaller class out, the other one alone is separated."""
-        c = self.c
-        smaller = 1.0 if np.count_nonzero(c > 0) <= np.count_nonzero(c < 0) else -1.0
-        return np.flatnonzero(c == smaller), np.zeros(self.X.shape[1]), -smaller
-
-    def verdict(self, keep):
-        """``(separable, hyperplane or certificate rows)`` of the rows ``keep``
-        (a mask): ``(coef, intercept)`` when they separate, else the rows (of X)
-        of a certificate."""
-        rows = np.flatnonzero(keep)
-        sides = np.unique(self.c[rows])
-        if sides.size < 2:  # one class left: any constant rule separates it
-            sign = float(sides[0]) if sides.size else 1.0
-            return True, (np.zeros(self.X.shape[1]), sign)
-        result = self._margin(rows, soft=False)
-        if result.separable:
-            return True, (result.coef, float(result.intercept))
-        return False, rows[np.asarray(result.certificate.certificate_indices)]
-
-    def margins(self, rows, hyperplane):
-        """``c_i (w·x_i + b)`` of the rows ``rows``."""
-        coef, intercept = hyperplane
-        return self.c[rows] * (self.X[rows] @ coef + intercept)
-
-    def soft_margins(self, keep):
-        """The margins of the kept rows under their soft limit (the least total
-        hinge, then the largest margin)."""
-        rows = np.flatnonzero(keep)
-        result = self._margin(rows, soft=True)
-        return rows, self.margins(rows, (result.coef, result.intercept))
-
-    def _margin(self, rows, soft, c=None, classes=None):
-        """The exact core on the rows ``rows`` (signs ``c``, default the
-        problem's, of ``classes``): the verdict, or the soft limit."""
-        c = self.c[rows] if c is None else c
-        with _no_centre_warning():
-            return maximal_margin_of(
-                ScaledRows(self.X[rows], c),
-                tol=self.tol,
-                soft=soft,
-                classes=self.classes if classes is None else classes,
-            )
-
-
-class _JointProblem(_Problem):
-    """X, the class codes of K > 2 classes, and the exact joint verdict (one
-    linear machine) on any subset of the rows; a machine is ``(W, b)``."""
+    """X, the class codes of K ≥ 2 classes, and the exact verdict (two classes:
+    the hyperplane; K: one linear machine) on any subset of the rows. A rule is
+    a machine ``(W, b)``; two classes are the case K = 2, ``W = (-w/2, w/2)``
+    (exact: the hyperplane is ``w = w_1 - w_0``, :func:`_as_hyperplane`)."""
 
     def __init__(self, X, codes, tol, classes):
-        super().__init__(X, codes, tol, classes)
-        self.n_classes = len(classes)
+        self.X, self.codes, self.tol, self.classes = X, codes, tol, classes
+        self.n, self.n_classes = len(codes), len(classes)
 
     def constant_removal(self):
-        """Every row outside the largest class: a constant machine (that class's
-        score 1, the others 0) classifies the rest right."""
-        largest = int(np.argmax(np.bincount(self.c, minlength=self.n_classes)))
+        """``(removed, W, b)`` of a constant rule: every row outside the
+        largest class (the first of equals: two classes of one size, the
+        positive rows) out, a constant machine (that class's score 1, the
+        others 0) classifies the rest right."""
+        largest = int(np.argmax(np.bincount(self.codes, minlength=self.n_classes)))
         return (
-            np.flatnonzero(self.c != largest),
+            np.flatnonzero(self.codes != largest),
             np.zeros((self.n_classes, self.X.shape[1])),
             np.where(np.arange(self.n_classes) == largest, 1.0, 0.0),
         )
 
     def verdict(self, keep):
+        """``(separable, machine or certificate rows)`` of the rows ``keep``
+        (a mask): the machine when they separate, else the rows (of X) of a
+        certificate."""
         rows = np.flatnonzero(keep)
-        present = np.unique(self.c[rows])
-        if present.size < 2:
+        present = np.unique(self.codes[rows])
+        if present.size < 2:  # one class left: a constant rule classifies it
             intercept = np.zeros(self.n_classes)
             intercept[present] = 1.0
             return True, (np.zeros((self.n_classes, self.X.shape[1])), intercept)
@@ -193,22 +147,32 @@ class _JointProblem(_Problem):
         return False, rows[np.asarray(result.certificate.certificate_indices)]
 
     def margins(self, rows, machine):
-        """Each row's least ``s_own - s_k`` over the other classes."""
+        """Each row's least ``s_own - s_k`` over the other classes; two
+        classes: ``c (w·x + b)`` of the hyperplane, evaluated as such."""
+        if self.n_classes == 2:
+            coef, intercept = _as_hyperplane(*machine)
+            return (2.0 * self.codes[rows] - 1) * (self.X[rows] @ coef + intercept)
         coef, intercept = machine
-        return worst_others(self.X[rows] @ coef.T + intercept, self.c[rows])[0]
+        return worst_others(self.X[rows] @ coef.T + intercept, self.codes[rows])[0]
 
     def soft_margins(self, keep):
+        """The margins of the kept rows under their soft limit (the least total
+        hinge, then the largest margin)."""
         rows = np.flatnonzero(keep)
-        present = np.unique(self.c[rows])
+        present = np.unique(self.codes[rows])
         result = self._machine(rows, present, soft=True)
         return rows, self.margins(rows, self._all_classes(rows, present, result))
 
     def _machine(self, rows, present, soft):
-        """The joint core on the rows ``rows`` of the classes ``present``."""
-        codes = np.searchsorted(present, self.c[rows])
-        if present.size == 2:  # two classes: the two-class core
-            return self._margin(rows, soft, np.where(codes == 1, 1.0, -1.0), present)
+        """The exact core on the rows ``rows`` of the classes ``present``: the
+        two-class core for two of them, else the joint one."""
+        codes = np.searchsorted(present, self.codes[rows])
         with _no_centre_warning():
+            if present.size == 2:
+                return maximal_margin_of(
+                    ScaledRows(self.X[rows], np.where(codes == 1, 1.0, -1.0)),
+                    tol=self.tol, soft=soft, classes=self.classes[present],
+                )  # fmt: skip
             return joint_margin_of(
                 KeslerRows(self.X[rows], codes, present.size),
                 tol=self.tol,
@@ -231,10 +195,14 @@ class _JointProblem(_Problem):
         absent = np.setdiff1d(np.arange(self.n_classes), present)
         if absent.size:
             scores = self.X[rows] @ coef.T + intercept
-            least = scores[np.arange(len(rows)), self.c[rows]].min()
+            least = scores[np.arange(len(rows)), self.codes[rows]].min()
             intercept[absent] = least - 1.0
         return coef, intercept
 
+
+def _as_hyperplane(coef, intercept):
+    """The machine of two classes as its hyperplane ``(w_1 - w_0, b_1 - b_0)``."""
+    return coef[1] - coef[0], float(intercept[1] - intercept[0])
 
 @contextlib.contextmanager
 def _no_centre_warning():
@@ -403,12 +371,16 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
     ``classes`` their codes 0, …, K - 1 (without the ``greedy`` removal, the
     upper bound comes from the candidates alone: for a caller that needs the
     lower bound only)."""
-    kind = _Problem if len(classes) == 2 else _JointProblem
-    unknowns = (len(classes) if len(classes) > 2 else 1) * (X.shape[1] + 1)
+    two = len(classes) == 2
+    codes = (np.asarray(c) > 0).astype(np.intp) if two else np.asarray(c, np.intp)
+    unknowns = (1 if two else len(classes)) * (X.shape[1] + 1)
     with threads_for_fit(*X.shape, unknowns):
-        search = _Search(kind(X, c, tol, classes), time_limit, effort)
+        search = _Search(_Problem(X, codes, tol, np.asarray(classes)), time_limit,
+                         effort)  # fmt: skip
         stopped_by = search.run(greedy)
     removed, coef, intercept = search.best
+    if two:
+        coef, intercept = _as_hyperplane(coef, intercept)
     optimal = search.lower >= removed.size
     return MinimumErrorResult(
         lower_bound=min(search.lower, removed.size),
@@ -416,7 +388,7 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
         optimal=bool(optimal),
         removed=removed.astype(np.intp),
         coef=np.asarray(coef, dtype=float),
-        intercept=intercept if len(classes) > 2 else float(intercept),
+        intercept=intercept,
         classes=np.asarray(classes),
         n_certificates=len(search.certificates),
         rounds=search.rounds,
