@@ -28,7 +28,12 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from ._angle import (
+# AngleResult, HotellingT2Result and MeanDifferenceParts are named here too:
+# pickles of estimators fitted before they moved to _angle refer to them here.
+from ._angle import (  # noqa: F401
+    AngleResult,
+    HotellingT2Result,
+    MeanDifferenceParts,
     _angle,
     _kappa_length,
     _pairwise,

@@ -619,3 +619,20 @@ def test_a_fitted_estimator_s_infinite_kappa_is_refused_too():
     with pytest.raises(InvalidParameterError, match="kappa, which is inf"):
         separability_angle(fitted)
     assert 0 < separability_angle(fitted, kappa=1.0) < np.pi / 2
+
+
+def test_a_fit_pickled_before_the_angle_module_split_still_loads():
+    """Pickles made before the angle's results moved to ``_angle`` name them in
+    ``_separability``: such a pickle (the module renamed in a protocol-0
+    stream) loads to the same fitted estimator."""
+    import pickle
+
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    fitted = SeparabilityAngle().fit(X, y)
+    stream = pickle.dumps(fitted, protocol=0)
+    assert b"sklearn_linsep._angle" in stream
+    old = stream.replace(b"sklearn_linsep._angle", b"sklearn_linsep._separability")
+    loaded = pickle.loads(old)
+    np.testing.assert_array_equal(loaded.transform(X), fitted.transform(X))
