@@ -621,15 +621,18 @@ def test_a_fitted_estimator_s_infinite_kappa_is_refused_too():
     assert 0 < separability_angle(fitted, kappa=1.0) < np.pi / 2
 
 
-def test_a_fit_pickled_before_the_angle_module_split_still_loads():
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_fit_pickled_before_the_angle_module_split_still_loads(n_classes):
     """Pickles made before the angle's results moved to ``_angle`` name them in
-    ``_separability``: such a pickle (the module renamed in a protocol-0
-    stream) loads to the same fitted estimator."""
+    ``_separability`` (Hotelling's result; two classes, the mean difference's
+    parts too): such a pickle (the module renamed in a protocol-0 stream)
+    loads to the same fitted estimator."""
     import pickle
 
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
+    X, y = X[y < n_classes], y[y < n_classes]
     fitted = SeparabilityAngle().fit(X, y)
     stream = pickle.dumps(fitted, protocol=0)
     assert b"sklearn_linsep._angle" in stream
