@@ -442,3 +442,35 @@ def test_the_enclosure_with_a_radius_holds_for_every_matrix_within_it():
     e = A @ np.array([1.0, 1e-3])
     assert enclosed_positive(A, np.full_like(A, 1e-12), e, radius=True) is not None
     assert enclosed_positive(A, np.full_like(A, 1e-2), e, radius=True) is None
+
+
+def test_two_class_certificates_are_measured_at_their_own_size():
+    """Two classes are K = 2 pairs, whose system repeats p + 1 class rows: the
+    limits measure it at the two classes' p + 2 equations, as before. A
+    certificate of 36 rows at p = 34 whose enclosure fails (two rows 2^-47
+    apart) is solved in rationals on a large problem; a small problem's
+    certificate with dependent columns (a repeated row) is decided, not
+    refused."""
+    from sklearn_linsep._proofs import two_class_proof
+
+    rng = np.random.default_rng(1)
+    p, k = 34, 18
+    pos = rng.integers(-50, 50, (k, p)).astype(float)
+    pos[1] = pos[0]
+    pos[1, 0] += 2.0**-47
+    neg = rng.integers(-50, 50, (k, p)).astype(float)
+    neg[-1] = pos.sum(0) - neg[:-1].sum(0)  # equal sums: λ = 1/18 each
+    X, signs = np.vstack([pos, neg]), np.r_[np.ones(k), -np.ones(k)]
+    proved, weights = two_class_proof(X, signs, problem_rows=10**6)
+    assert proved and exactly_balances(X, (signs > 0).astype(int), np.arange(2 * k),
+                                       weights)  # fmt: skip
+    rng = np.random.default_rng(3)
+    p = 27
+    pos = rng.integers(-20, 20, (16, p)).astype(float)
+    pos[1] = pos[0]  # dependent columns
+    neg = rng.integers(-20, 20, (13, p)).astype(float)
+    neg[-1] = (pos.sum(0) - neg[:-1].sum(0)) / 4
+    X, signs = np.vstack([pos, neg]), np.r_[np.ones(16), -np.ones(13)]
+    proved, weights = two_class_proof(X, signs, problem_rows=40)  # 40 (p + 2) ≤ 1 600
+    assert proved and exactly_balances(X, (signs > 0).astype(int), np.arange(29),
+                                       weights)  # fmt: skip

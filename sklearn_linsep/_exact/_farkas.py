@@ -25,7 +25,7 @@ decisions themselves are :mod:`._simplex`'s.
 import numpy as np
 
 from ._enclosure import ROUNDING_UNIT, rounding_factor
-from ._numbers import as_fmpq, as_fraction, exact_dot, fmpq_matrix, rational
+from ._numbers import as_fmpq, as_fraction, exact_dot, fmpq_matrix, fraction, rational
 
 # The largest problems decided in rationals, as their Farkas system's entries
 # (equations times unknowns), whatever a float certificate says: a Fraction
@@ -60,8 +60,9 @@ def side_pairs(signs):
 def as_machine(w, b):
     """The hyperplane ``(w, b)`` (rationals) as the machine of K = 2 classes
     with the same pair margins ``c (w·x + b)``: ``W = (-w/2, w/2)``."""
-    half = [value / 2 for value in w]
-    return [[-value for value in half], half], [-b / 2, b / 2]
+    one_half = fraction(1, 2)  # exact for ints too, not a float
+    half = [one_half * value for value in w]
+    return [[-value for value in half], half], [-one_half * b, one_half * b]
 
 
 def as_hyperplane(W, b):
@@ -150,13 +151,22 @@ def solves_exactly(A, e, weights):
 
 def tightest_pairs(points, codes, n_classes, W, b, count):
     """``(rows, others)``: the ``count`` pairs (row, other class) of least
-    margin under the machine ``W``, ``b`` (rationals), every margin computed
-    exactly (a separator found in rationals may have no correct digit in
-    float64: its weights cancel). Two classes are the case K = 2 with
-    ``W = (-w/2, w/2)``: a row's one pair, its margin ``c (w·x + b)``."""
+    margin under the machine ``W``, ``b`` (rationals). Every pair is bounded in
+    float64 first (:func:`bounded_scores`); those that may be among the
+    ``count`` least are ordered by their exact margins (a separator found in
+    rationals may have no correct digit in float64: its weights cancel, and
+    then every pair is). Two classes are the case K = 2 with ``W = (-w/2,
+    w/2)``: a row's one pair, its margin ``c (w·x + b)``."""
+    points = np.asarray(points, dtype=float)
+    codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    margins = _exact_pair_margins(points, np.asarray(codes, dtype=np.intp),
-                                  n_classes, W, b, rows, others)  # fmt: skip
+    scores = bounded_scores(points, W, b)
+    if scores is not None and rows.size > count:
+        margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
+        cut = np.partition(margins + spread, count - 1)[count - 1]
+        near = margins - spread <= cut
+        rows, others = rows[near], others[near]
+    margins = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
     order = sorted(range(len(margins)), key=margins.__getitem__)[:count]
     return rows[order], others[order]
 

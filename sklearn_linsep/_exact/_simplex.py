@@ -754,7 +754,8 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     if not (small or _quick(pairs, equations(features, n_classes))):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
-    return _solved(A, e, _class_groups(n_classes, features), small, unlimited)
+    size = equations(features, n_classes)  # what the limits measure
+    return _solved(A, e, _class_groups(n_classes, features), size, small, unlimited)
 
 
 def _quick(unknowns, equations):
@@ -762,21 +763,23 @@ def _quick(unknowns, equations):
     return unknowns * unknowns * equations <= EXACT_SOLVE_WORK
 
 
-def _solved(A, e, groups, small, unlimited):
-    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact entries): a
-    certificate's columns are independent as a rule, and then the one solution
-    decides (:func:`~._numbers.solve_exactly`); dependent ones go to the
-    simplex on its columns where the system fits ``EXACT_ENTRIES`` (any size if
-    ``unlimited``), as does a solve beyond ``EXACT_SOLVE_WORK`` of a ``small``
-    problem."""
+def _solved(A, e, groups, size, small, unlimited):
+    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact entries;
+    ``size`` its equations as the limits measure them: two classes' p + 2,
+    not the K = 2 system's redundant rows): a certificate's columns are
+    independent as a rule, and then the one solution decides
+    (:func:`~._numbers.solve_exactly`); dependent ones go to the simplex on
+    its columns where the system fits ``EXACT_ENTRIES`` (any size if
+    ``unlimited``), as does a solve beyond ``EXACT_SOLVE_WORK`` of a
+    ``small`` problem."""
     unknowns = A.shape[1]
-    if unlimited or _quick(unknowns, len(A)):
+    if unlimited or _quick(unknowns, size):
         status, found = solve_exactly(*in_rationals(A, e))
         if status == "unique":
             return True, (found if all(value >= 0 for value in found) else None)
         if status == "none":
             return True, None
-    if not (unlimited or (small and A.size <= EXACT_ENTRIES)):
+    if not (unlimited or (small and unknowns * size <= EXACT_ENTRIES)):
         return False, None
     system = FarkasColumns(lambda ids: A[:, ids], unknowns, e, groups=groups)
     found = farkas_simplex(system, range(unknowns), limited=False)

@@ -276,12 +276,24 @@ def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
     the verdict, else the maximal margin from it (``maximal_from``) or
     ``refusal``: the maximal margin cannot be given."""
     if decision.kind is Decided.SEPARATOR and not verdict:
-        decision = problem.maximal_from(decision.answer)
+        decision = _maximal_from(problem, decision.answer)
         if decision is None:
             raise SolverError(refusal) from cause
     said = MAXIMAL_EXACTLY if decision.kind is Decided.MAXIMAL else SEPARABLE_EXACTLY
     warnings.warn(f"{said} ({why})", UserWarning, stacklevel=external_stacklevel())
     return decision.answer
+
+
+def _maximal_from(problem, separator):
+    """``problem.maximal_from(separator)``, tried once a problem: the float
+    route's refusal is caught by :func:`exact_margin`, which decides again (a
+    small problem in rationals whole), and the second separator would start
+    the same search."""
+    if getattr(problem, "maximal_refused", False):
+        return None
+    decision = problem.maximal_from(separator)
+    problem.maximal_refused = decision is None
+    return decision
 
 
 def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,

@@ -18,7 +18,6 @@ import scipy.sparse as sp
 
 from .._exact._farkas import decidable, problem_rows, tightest_pairs
 from .._exact._kkt import (
-    MAXIMAL_ENTRIES,
     exact_machine_of_pairs,
     maximal_machine_on_rows,
     separator_exchanges,
@@ -51,7 +50,7 @@ from ._solvers import (
 )
 from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
-from ._solvers._cost import exact_finish_suits, pair_sizes
+from ._solvers._cost import exact_finish_suits, pair_sizes, separator_finish_suits
 from ._solvers._machine import WarmMachine
 
 
@@ -271,10 +270,10 @@ class PairsProblem:
         in rationals holds nearest its margin."""
         rows, K = self.rows, self.rows.n_classes
         active = np.flatnonzero(rows.active) if rows.cheap_passes else []
-        if not len(active) or active.size * rows.n_features > MAXIMAL_ENTRIES:
+        unknowns = K * (rows.n_features + 1)
+        if not (len(active) and separator_finish_suits(active.size * (K - 1))):
             return None
         points, codes = rows.original_rows(active), rows.codes[active]
-        unknowns = K * (rows.n_features + 1)
         # As many pairs as a hyperplane's unknowns: a larger guess costs more
         # per exchange (K = 18, features 1e6 apart: 154 held, 0.24 s each).
         near = tightest_pairs(points, codes, K, separator.exact_coef,
