@@ -5,7 +5,13 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import decidable, problem_rows, tightest_pairs
+from .._exact._farkas import (
+    as_machine,
+    decidable,
+    problem_rows,
+    side_pairs,
+    tightest_pairs,
+)
 from .._exact._kkt import (
     MAXIMAL_ENTRIES,
     maximal_two_class_on_rows,
@@ -239,10 +245,8 @@ class TwoClassProblem:
         if not len(active) or active.size * rows.n_features > MAXIMAL_ENTRIES:
             return None
         points, signs = rows.original_rows(active), rows.labels(active)
-        half = [value / 2 for value in separator.exact_coef]
-        b = separator.exact_intercept
-        near, _ = tightest_pairs(points, (signs > 0).astype(np.intp), 2,
-                                 [[-value for value in half], half], [-b / 2, b / 2],
+        machine = as_machine(separator.exact_coef, separator.exact_intercept)
+        near, _ = tightest_pairs(points, side_pairs(signs)[0], 2, *machine,
                                  rows.n_features + 1)  # fmt: skip
         best = maximal_two_class_on_rows(
             points, signs, near, separator_exchanges(rows.n_features + 1)
