@@ -73,3 +73,11 @@ def rational_importers():
 def test_rationals_are_imported_by_three_modules_only():
     assert rational_importers() <= RATIONAL_MODULES
     assert len(RATIONAL_MODULES) <= 3
+
+
+def test_the_benchmark_dashboard_stays_a_dashboard():
+    """``benchmarks/RESULTS.md`` holds today's table a script, at most 300
+    lines; the rest goes to ``HISTORY.md``."""
+    results = ROOT / "benchmarks" / "RESULTS.md"
+    assert results.read_text(encoding="utf-8").count("\n") <= 300
+    assert (ROOT / "benchmarks" / "HISTORY.md").exists()
