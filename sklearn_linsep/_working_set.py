@@ -244,6 +244,21 @@ def _rows_equal(X, first, second):
     return np.array_equal(X[first], X[second])
 
 
+def rows_in_memory(problem):
+    """The indices of the problem's active rows where every row is in memory
+    (``cheap_passes``: the exact steps read them all), else None (blocks: no
+    step reads every row). The one place the exact core reads the flag for
+    that."""
+    return np.flatnonzero(problem.active) if problem.cheap_passes else None
+
+
+def problem_rows(problem):
+    """The rows a rational decision of the whole problem would read: its active
+    rows in memory; none is made on blocks, so infinitely many there."""
+    active = rows_in_memory(problem)
+    return np.inf if active is None else active.size
+
+
 def margin_limits(rows, threshold, slack=None):
     """The least margin each of ``rows`` must reach: ``threshold``, less the
     row's slack where ``slack = (sorted rows, values)`` gives one (the soft

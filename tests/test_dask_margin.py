@@ -18,6 +18,7 @@ from sklearn_linsep import (
     HardMarginSVM,
     NotLinearlySeparableError,
     NotLinearlySeparableWarning,
+    SolverError,
     linear_separability,
 )
 from sklearn_linsep._margin import maximal_margin_of
@@ -453,3 +454,18 @@ def test_tiny_joint_pools_change_the_passes_not_the_answer(monkeypatch, flip):
     assert counter.passes("_pass_block", X_dask.numblocks[0]) >= 2
     verdict = linear_separability(X_dask, y, multiclass="joint")
     assert verdict.separable == (flip == 0) and verdict.verify(X, y)
+
+
+def test_a_machine_of_features_1e6_apart_is_refused_clearly_on_blocks():
+    """K = 16 classes with features 10^-6 to 10^6 apart: in memory the margin
+    in X's units is finished in rationals on every pair; on blocks no exact
+    step reads every row, and the fit says why it cannot be finished (it raised
+    AttributeError: the exact finish read the rows' in-memory mask)."""
+    from sklearn_linsep._testing import far_apart_case
+
+    X, y = far_apart_case(0)
+    svm = HardMarginSVM(multi_class="crammer_singer")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(SolverError, match="could not be finished"):
+            svm.fit(da.from_array(X, chunks=20), da.from_array(y, chunks=20))

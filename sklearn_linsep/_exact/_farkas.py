@@ -125,13 +125,6 @@ def decidable(rows, features, n_classes=2):
     return rows * (n_classes - 1) * equations(features, n_classes) <= EXACT_ENTRIES
 
 
-def problem_rows(rows):
-    """The rows a rational decision of the whole problem would read (a
-    two-class or pairs rows object): its active rows in memory; none is made
-    on blocks (dask: ``cheap_passes`` False), so infinitely many there."""
-    return np.count_nonzero(rows.active) if rows.cheap_passes else np.inf
-
-
 def fits(A):
     """Whether the system is small enough for rationals (``EXACT_ENTRIES``)."""
     return len(A) * (len(A[0]) if A else 0) <= EXACT_ENTRIES

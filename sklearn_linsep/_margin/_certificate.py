@@ -3,7 +3,8 @@ separator, verified before it is returned."""
 
 import numpy as np
 
-from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, problem_rows
+from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable
+from .._working_set import problem_rows
 from .._exact._simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
 from .._proofs import stated_certificate_agrees, two_class_proof
 from .._working_set import per_feature_rows

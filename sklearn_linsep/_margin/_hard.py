@@ -5,13 +5,7 @@ on inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import (
-    as_machine,
-    decidable,
-    problem_rows,
-    side_pairs,
-    tightest_pairs,
-)
+from .._exact._farkas import as_machine, decidable, side_pairs, tightest_pairs
 from .._exact._kkt import (
     MAXIMAL_ENTRIES,
     maximal_two_class_on_rows,
@@ -22,6 +16,7 @@ from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
+from .._working_set import problem_rows, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
@@ -241,8 +236,10 @@ class TwoClassProblem:
         computed exactly; None off memory, beyond ``MAXIMAL_ENTRIES``, or
         where it does not settle."""
         rows = self.rows
-        active = np.flatnonzero(rows.active) if rows.cheap_passes else []
-        if not len(active) or active.size * rows.n_features > MAXIMAL_ENTRIES:
+        active = rows_in_memory(rows)
+        if active is None or not active.size or (
+            active.size * rows.n_features > MAXIMAL_ENTRIES
+        ):
             return None
         points, signs = rows.original_rows(active), rows.labels(active)
         machine = as_machine(separator.exact_coef, separator.exact_intercept)
@@ -259,9 +256,9 @@ class TwoClassProblem:
 
     def decide_in_frame(self):
         rows = self.rows
-        if not rows.cheap_passes:  # in memory only: a pass in Python per axis
+        active = rows_in_memory(rows)  # a pass in Python per axis
+        if active is None:
             return None
-        active = np.flatnonzero(rows.active)
         found = decide_in_principal_frame(
             rows.original_rows(active), rows.labels(active)
         )
@@ -282,11 +279,11 @@ class TwoClassProblem:
 
     def decide_by_simplex(self, certificate, maximal=False):
         rows = self.rows
-        if not rows.cheap_passes:  # every row in memory, priced every step
+        active = rows_in_memory(rows)  # every row priced every step
+        if active is None:
             return None
         start = []
         if certificate is not None:  # its rows, the heaviest first
-            active = np.flatnonzero(rows.active)
             position = dict(zip(active.tolist(), range(active.size)))
             heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
             start = [position[i] for i in certificate.certificate_indices[heaviest]

@@ -16,7 +16,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact._farkas import decidable, problem_rows, tightest_pairs
+from .._exact._farkas import decidable, tightest_pairs
 from .._exact._kkt import (
     exact_machine_of_pairs,
     maximal_machine_on_rows,
@@ -29,7 +29,7 @@ from .._kesler import pair_margins, pairs_of
 from .._proofs import pairs_proof, stated_pairs_agree
 from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
-from .._working_set import grow
+from .._working_set import grow, problem_rows, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
 from ._driver import Decision, check_rows, exact_margin
@@ -172,10 +172,9 @@ class PairsProblem:
         in X's metric with each feature scaled. None where that does not
         settle, or beyond its limits (:func:`~._solvers._cost.exact_finish_suits`)."""
         rows, K = self.rows, self.rows.n_classes
-        active = np.flatnonzero(rows.active)
-        if (not rows.cheap_passes  # every pair in memory
-                or not exact_finish_suits(active.size * (K - 1),
-                                          K * (rows.n_features + 1))):  # fmt: skip
+        active = rows_in_memory(rows)  # every pair in memory
+        if active is None or not exact_finish_suits(active.size * (K - 1),
+                                                    K * (rows.n_features + 1)):
             return None
         ids = np.setdiff1d(active[:, None] * K + np.arange(K),
                            active * K + rows.codes[active])  # fmt: skip
@@ -199,9 +198,9 @@ class PairsProblem:
 
     def decide_in_frame(self):
         rows, K = self.rows, self.rows.n_classes
-        if not rows.cheap_passes:  # in memory only: a pass in Python per axis
+        active = rows_in_memory(rows)  # a pass in Python per axis
+        if active is None:
             return None
-        active = np.flatnonzero(rows.active)
         found = decide_jointly_in_principal_frame(
             rows.original_rows(active), rows.codes[active], K
         )
@@ -224,10 +223,11 @@ class PairsProblem:
         # pairs of every class, not the Crammer–Singer margin's support (a
         # small problem's exchanges, below, correct it whatever they cost).
         rows = self.rows
-        if not rows.cheap_passes:  # every pair in memory, priced every step
+        active = rows_in_memory(rows)  # every pair priced every step
+        if active is None:
             return None
         start = [] if certificate is None else _pairs_of_certificate(
-            rows, np.flatnonzero(rows.active), certificate, self.classes
+            rows, active, certificate, self.classes
         )
         return self._decide_on_rows(start)
 
@@ -269,9 +269,10 @@ class PairsProblem:
         Crammer–Singer margin in rationals from the pairs the machine decided
         in rationals holds nearest its margin."""
         rows, K = self.rows, self.rows.n_classes
-        active = np.flatnonzero(rows.active) if rows.cheap_passes else []
+        active = rows_in_memory(rows)
         unknowns = K * (rows.n_features + 1)
-        if not (len(active) and separator_finish_suits(active.size * (K - 1))):
+        if not (active is not None and active.size
+                and separator_finish_suits(active.size * (K - 1))):  # fmt: skip
             return None
         points, codes = rows.original_rows(active), rows.codes[active]
         # As many pairs as a hyperplane's unknowns: a larger guess costs more
