@@ -20,7 +20,7 @@ from sklearn_linsep import (
 from sklearn_linsep._exact._farkas import in_rationals, pairs_system, side_pairs
 from sklearn_linsep._exact._kkt import (
     maximal_two_class_on_rows,
-    small_problem_exchanges,
+    small_problem_budget,
 )
 from sklearn_linsep._exact._numbers import rational, solve_exactly
 from sklearn_linsep._exact._simplex import (
@@ -173,7 +173,7 @@ def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
     signs = np.where(y == 1, 1.0, -1.0)
     found, (w, b, tight) = decide_two_class_on_rows(X, signs, [], limited=False)
     exact_w, exact_b, multipliers = maximal_two_class_on_rows(
-        X, signs, tight, small_problem_exchanges(n)
+        X, signs, tight, small_problem_budget(n)
     )
     assert all(value >= 0 for value in multipliers)
     np.testing.assert_allclose([float(v) for v in exact_w], float_route.coef,

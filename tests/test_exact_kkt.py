@@ -14,7 +14,7 @@ from sklearn_linsep._exact._farkas import least_pair_margin
 from sklearn_linsep._exact._kkt import (
     exact_machine_of_pairs,
     maximal_machine_on_rows,
-    small_problem_exchanges,
+    small_problem_budget,
 )
 from sklearn_linsep._exact._numbers import as_fmpq
 from sklearn_linsep._exact._simplex import decide_pairs_on_rows
@@ -78,7 +78,7 @@ def test_the_exact_machine_is_the_same_from_any_guess(seed):
     kind, (_, _, tight) = decide_pairs_on_rows(X, codes, K, [], limited=False)
     assert kind == "separator"
     reference = maximal_machine_on_rows(X, codes, K, tight,
-                                        small_problem_exchanges(len(rows)))  # fmt: skip
+                                        small_problem_budget(len(rows)))  # fmt: skip
     assert reference is not None
     assert W == reference[0]  # unique (strictly convex in W); b need not be
     support = sorted(reference[2])
@@ -210,3 +210,18 @@ def test_k_classes_separable_by_rounding_alone_get_their_exact_machine():
     assert result.separable and result.exact_coef is not None
     assert_exact_kkt(X, codes, 3, result.exact_coef, result.exact_intercept,
                      result.support, result.support_classes)  # fmt: skip
+
+
+def test_the_exchanges_stop_at_their_budgets_work():
+    """A budget of work (the held pairs' count cubed, summed over exchanges)
+    ends the exchanges without an answer, never with a wrong one: the same
+    guess that settles within the default budget is refused within one too
+    small for its first solve."""
+    from sklearn_linsep._exact._kkt import Budget
+
+    points = np.array([[0.0], [0.0], [2.0], [2.0]])
+    own, others = np.array([0, 0, 1, 1]), np.array([1, 1, 0, 0])
+    guess = np.array([5.0, 0.0, 5.0, 0.0])
+    assert exact_machine_of_pairs(points, own, others, 2, guess) is not None
+    assert exact_machine_of_pairs(points, own, others, 2, guess,
+                                  Budget(work=1.0)) is None  # fmt: skip

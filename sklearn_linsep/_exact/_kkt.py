@@ -19,6 +19,8 @@ The Gram form of the support's equality QP (``B`` the pairs' class columns
 ``Bᵀ α + ν 1 = 0``, ``Σ b = 0``; then ``W = Σ_j α_j B_j x_jᵀ``.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._dyadic import MODULUS
@@ -35,14 +37,28 @@ from ._numbers import (
 
 # Exchanges after the guess (each an exact solve: 0.2-0.5 s at 150-200 pairs).
 EXACT_EXCHANGES = 8
+# The work of the exchanges from a separator's nearest pairs, as the sum over
+# them of the held pairs' count cubed (each solves a system of that size in
+# rationals): rank-4 rows of 300 rounded features settled at 1.3e6 (two
+# classes) and 1.5e6 (K = 3); K = 5 at p = 400 took 45 s, 250 exchanges of
+# ~140 held pairs (7e8). 5e7 is about 3 s there.
+SEPARATOR_WORK = 5e7
 # An interior point's multipliers z and slacks s are positive on every pair:
 # its support is taken as the pairs whose z / s is above each of these, the
 # first that settles.
 SUPPORT_CUTS = (1.0, 1e2, 1e-2)
 
 
-def exact_machine_of_pairs(points, own, others, n_classes, guess,
-                           exchanges=EXACT_EXCHANGES):  # fmt: skip
+@dataclass(frozen=True)
+class Budget:
+    """How far the exchanges may go: their number, and their work (the sum
+    over them of the held pairs' count cubed)."""
+
+    exchanges: int = EXACT_EXCHANGES
+    work: float = np.inf
+
+
+def exact_machine_of_pairs(points, own, others, n_classes, guess, budget=Budget()):
     """``(W, b, α)``: the Crammer–Singer maximal margin of the pairs (row
     ``points[j]`` of class ``own[j]`` against ``others[j]``) in rationals
     (``W``: K lists of Fractions, ``b``: K Fractions summing to 0, ``α``:
@@ -50,7 +66,7 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess,
     ``≥ 1`` and ``α ≥ 0`` checked exactly; None where the support from
     ``guess`` (one per pair: an interior point's multiplier over its slack,
     the pairs above each of ``SUPPORT_CUTS`` taken in turn, the largest
-    first) does not settle within ``exchanges`` exchanges, or its
+    first) does not settle within ``budget``'s exchanges, or its
     system is singular.
 
     Examples
@@ -75,17 +91,20 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess,
         if frozenset(held) in tried:
             continue
         tried.add(frozenset(held))
-        found = _settled(exact, held, len(own), exchanges)
+        found = _settled(exact, held, len(own), budget)
         if found is not None:
             return found
     return None
 
 
-def _settled(exact, held, m, exchanges):
+def _settled(exact, held, m, budget):
     """The exact KKT point from the pairs ``held``, exchanged as
-    :func:`exact_machine_of_pairs` says; None where it does not settle."""
-    for _ in range(exchanges + 1):
-        if not held:  # no pair guessed (or all left): no machine to check
+    :func:`exact_machine_of_pairs` says; None where it does not settle within
+    the ``budget``."""
+    work = 0.0
+    for _ in range(budget.exchanges + 1):
+        work += len(held) ** 3
+        if not held or work > budget.work:  # nothing held, or out of work
             return None
         solved = exact.equality_qp(held)
         if solved is None:
@@ -343,24 +362,25 @@ def _as_fractions(W, b, held, alpha, m):
 MAXIMAL_ENTRIES = 5_000_000
 
 
-def small_problem_exchanges(pairs):
+def small_problem_budget(pairs):
     """The exchanges allowed on a problem small enough that its answer is
     owed whatever it costs (within :data:`~._farkas.EXACT_ENTRIES`): those
     the exact active-set method this replaced allowed itself."""
-    return 20 * pairs + 20
+    return Budget(20 * pairs + 20)
 
 
-def separator_exchanges(unknowns):
+def separator_budget(unknowns):
     """The exchanges allowed from the pairs a separator decided in rationals
     holds nearest its margin (a poor guess of the support: its weights may
-    cancel), growing with the ``unknowns`` (p + 1, or K (p + 1)). Measured:
-    rows of rank 4 in 300 rounded features settled in 31 (two classes) and 15
-    (K = 3) exchanges; where it does not settle (K = 18, features 1e6 apart)
-    each costs 0.08 s, and 404 of them took 40 s to refuse."""
-    return EXACT_EXCHANGES + unknowns // 8
+    cancel), growing with the ``unknowns`` (p + 1, or K (p + 1)), within
+    ``SEPARATOR_WORK``. Measured: rows of rank 4 in 300 rounded features
+    settled in 31 (two classes) and 15 (K = 3) exchanges; where it does not
+    settle (K = 18, features 1e6 apart) each costs 0.08 s, and 404 of them
+    took 40 s to refuse."""
+    return Budget(EXACT_EXCHANGES + unknowns // 8, SEPARATOR_WORK)
 
 
-def maximal_two_class_on_rows(points, signs, support, exchanges=EXACT_EXCHANGES):
+def maximal_two_class_on_rows(points, signs, support, budget=Budget()):
     """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
     ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)
     solving its KKT conditions exactly, from a guess of its ``support`` (the
@@ -375,7 +395,7 @@ def maximal_two_class_on_rows(points, signs, support, exchanges=EXACT_EXCHANGES)
     own = (signs > 0).astype(np.intp)
     guess = np.zeros(len(signs))
     guess[np.asarray(support, dtype=np.intp)] = 1e3  # above every SUPPORT_CUT
-    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess, exchanges)
+    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess, budget)
     if found is None:
         return None
     W, b, alpha = found
@@ -384,7 +404,7 @@ def maximal_two_class_on_rows(points, signs, support, exchanges=EXACT_EXCHANGES)
 
 
 def maximal_machine_on_rows(points, codes, n_classes, support,
-                            exchanges=EXACT_EXCHANGES):  # fmt: skip
+                            budget=Budget()):  # fmt: skip
     """``(W, b, {(row, other): α})``: the Crammer–Singer maximal margin of
     every pair of these rows in rationals, from a guess of its ``support``
     (``(rows, others)``: the pairs a separator of
@@ -398,7 +418,7 @@ def maximal_machine_on_rows(points, codes, n_classes, support,
     guess = np.array([1e3 if pair in held else 0.0
                       for pair in zip(rows.tolist(), others.tolist())])  # fmt: skip
     found = exact_machine_of_pairs(points[rows], codes[rows], others, n_classes,
-                                   guess, exchanges)  # fmt: skip
+                                   guess, budget)  # fmt: skip
     if found is None:
         return None
     W, b, alpha = found

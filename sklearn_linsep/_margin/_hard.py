@@ -9,8 +9,8 @@ from .._exact._farkas import as_machine, decidable, side_pairs, tightest_pairs
 from .._exact._kkt import (
     MAXIMAL_ENTRIES,
     maximal_two_class_on_rows,
-    separator_exchanges,
-    small_problem_exchanges,
+    separator_budget,
+    small_problem_budget,
 )
 from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
@@ -246,7 +246,7 @@ class TwoClassProblem:
         near, _ = tightest_pairs(points, side_pairs(signs)[0], 2, *machine,
                                  rows.n_features + 1)  # fmt: skip
         best = maximal_two_class_on_rows(
-            points, signs, near, separator_exchanges(rows.n_features + 1)
+            points, signs, near, separator_budget(rows.n_features + 1)
         )
         if best is None:
             return None
@@ -309,9 +309,9 @@ class TwoClassProblem:
                 rows, active[ids], weights, self.classes, exact_weights=exact
             ))
         w, b, tight = answer
-        exchanges = {"exchanges": small_problem_exchanges(len(signs))} if small else {}
+        budget = {"budget": small_problem_budget(len(signs))} if small else {}
         if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
-                                                          **exchanges)):  # fmt: skip
+                                                          **budget)):  # fmt: skip
             w, b, alpha = best
             maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
             return Decision.of("maximal", maximal)

@@ -20,8 +20,8 @@ from .._exact._farkas import decidable, tightest_pairs
 from .._exact._kkt import (
     exact_machine_of_pairs,
     maximal_machine_on_rows,
-    separator_exchanges,
-    small_problem_exchanges,
+    separator_budget,
+    small_problem_budget,
 )
 from .._exact._numbers import as_fmpq
 from .._exact._simplex import decide_pairs_on_rows
@@ -257,7 +257,7 @@ class PairsProblem:
             ))  # fmt: skip
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
-            points, codes, K, tight, small_problem_exchanges(active.size * (K - 1))
+            points, codes, K, tight, small_problem_budget(active.size * (K - 1))
         )
         if not maximal:  # a separating machine, not the maximal one
             return Decision.of(kind, _exact_machine(W, b))
@@ -280,7 +280,7 @@ class PairsProblem:
         near = tightest_pairs(points, codes, K, separator.exact_coef,
                               separator.exact_intercept, rows.n_features + 1)  # fmt: skip
         maximal = maximal_machine_on_rows(points, codes, K, near,
-                                          separator_exchanges(unknowns))  # fmt: skip
+                                          separator_budget(unknowns))  # fmt: skip
         if not maximal:
             return None
         return Decision.of("maximal", self._maximal_machine(active, *maximal))
