@@ -125,11 +125,6 @@ def decidable(rows, features, n_classes=2):
     return rows * (n_classes - 1) * equations(features, n_classes) <= EXACT_ENTRIES
 
 
-def fits(A):
-    """Whether the system is small enough for rationals (``EXACT_ENTRIES``)."""
-    return len(A) * (len(A[0]) if A else 0) <= EXACT_ENTRIES
-
-
 def solves_exactly(A, e, weights):
     """Whether rational ``weights ≥ 0`` solve ``A λ = e`` exactly (``A``, ``e``
     float64 with exact entries, as :func:`pairs_matrix`'s): a stored

@@ -133,12 +133,13 @@ def solve_exactly(A, e):
     """``("unique", λ)`` where ``A λ = e`` has exactly one solution (A's
     columns independent), ``("none", None)`` where it has none and A's
     columns are independent, ``("dependent", None)`` otherwise; ``A`` (m × k,
-    m ≥ k as a rule) and ``e`` Fractions, ``λ`` Fractions.
+    m ≥ k as a rule) and ``e`` float64 (exact entries) or rationals, ``λ``
+    Fractions.
 
     One reduced echelon form of ``[A | e]`` in FLINT's rationals (a 42 × 42
     certificate took 35 s as a rational simplex in Python's Fractions, 0.05 s
     fraction-free in Python's integers, well under that here)."""
-    m, k = len(A), len(A[0]) if A else 0
+    m, k = len(A), len(A[0]) if len(A) else 0
     if not k:
         return ("unique", []) if not any(e) else ("none", None)
     entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)

@@ -66,7 +66,6 @@ from ._farkas import (
     decidable,
     equations,
     every_pair,
-    in_rationals,
     pairs_matrix,
     pairs_separator,
     side_pairs,
@@ -774,7 +773,7 @@ def _solved(A, e, groups, size, small, unlimited):
     ``small`` problem."""
     unknowns = A.shape[1]
     if unlimited or _quick(unknowns, size):
-        status, found = solve_exactly(*in_rationals(A, e))
+        status, found = solve_exactly(A, e)  # each entry made an fmpq once
         if status == "unique":
             return True, (found if all(value >= 0 for value in found) else None)
         if status == "none":
