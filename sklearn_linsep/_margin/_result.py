@@ -37,7 +37,6 @@ from .._proofs import (
     kesler_certificate_holds,
     pairs_proof,
     proven_margins,
-    two_class_proof,
 )
 from .._rows import verify as verify_on_backend
 from .._validation import plain_label
@@ -97,8 +96,198 @@ class Hyperplane:
     budget_multiplier: float = None  # of the slack budget (margin_qp's, if any)
 
 
+class _Verdict:
+    """What the two public verdicts share. Two classes are the case K = 2 of
+    pairs (row, other class), so one check of a hyperplane, a machine or a
+    certificate serves both; a kind says how its labels make pairs
+    (``_pairs_of``), how its weights are the pairs' (two classes' λ is 2μ), its
+    hyperplanes as a machine (``_as_machine``) and its rounding-bounded margins
+    (``_proven_margins``)."""
+
+    def verify(self, X, y, rtol=1e-9, check="proof"):
+        """Re-check the certificate on ``(X, y)``: a proof either way.
+
+        A hyperplane (two classes) or a linear machine (K classes) holds when
+        every row's margin ``c_i (coef · x_i + intercept)``, or its least margin
+        over the other classes, less a proven bound on the rounding of its
+        scores, is at least ``1 - rtol`` (evaluated about ``center`` when the
+        result has one: far from the origin the scores have no digits left);
+        ``exact_coef``, where given, is checked in rationals. An inseparability
+        certificate holds when positive weights exist on its rows (pairs),
+        summing to 1 on each side (to 1), whose two combinations coincide (that
+        balance per class) exactly on the rows as given: proved by a float
+        enclosure of the solution of its system, or where that cannot decide,
+        solved in rationals (see the user guide, "What exact means"); and its
+        stated ``certificate_weights`` (and ``common_point``) agree with that in
+        every feature to ``rtol`` of the feature's spread over the classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A dask array is checked block by block (only the certificate's own
+            rows and each feature's extremes come to the client).
+        y : array-like of shape (n_samples,)
+            Labels; samples of classes other than ``classes`` are ignored (a
+            pair's result checks on the rows of all classes), but every class
+            of ``classes`` must have rows.
+        rtol : float, default=1e-9
+            Tolerance of the margins (below 1) and of the stated certificate's
+            float form (relative to each feature's spread); neither proof
+            depends on it.
+        check : {"proof", "exact", "tolerance"}, default="proof"
+            ``"proof"``: as above, the certificate proved by its float
+            enclosure or, where that cannot decide, in rationals within
+            ``_exact._farkas.EXACT_SOLVE_WORK`` (False beyond); where the result
+            holds ``certificate_weights_exact``, by those balancing exactly.
+            ``"exact"``: in rational arithmetic whatever the size: the
+            certificate's weights solved in rationals (:meth:`exact_weights`;
+            growing with the cube of its rows) and, in memory, the margins
+            evaluated in rationals. ``"tolerance"``: only the stated
+            certificate's float form, to ``rtol`` of each feature's spread:
+            not a proof (the check of a result whose ``proven`` is False).
+
+        Returns
+        -------
+        valid : bool
+
+        Raises
+        ------
+        ValueError
+            Where X, y cannot check the result: another number of features,
+            no rows, or a class of ``classes`` without a row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import linear_separability
+        >>> X, y = np.array([[0.0], [1.0], [3.0]]), [0, 1, 1]
+        >>> linear_separability(X, y).verify(X, y)
+        True
+        """
+        return verify_on_backend(self, X, y, rtol, checked(check))
+
+    def exact_weights(self, X, y):
+        """The certificate's weights as exact rationals, solved on its rows of X.
+
+        Weights on the certificate's rows (two classes: ``λ ≥ 0`` on
+        ``certificate_indices``, summing to 1 on each side, whose two
+        combinations coincide exactly) or pairs (K classes: ``μ ≥ 0`` on
+        (``certificate_indices``, ``certificate_classes``), summing to 1, that
+        balance per class exactly), as a list of :class:`fractions.Fraction`
+        aligned with them (the enclosure that proves the certificate by default
+        shows they exist without computing them). Where the result holds
+        ``certificate_weights_exact`` and they balance exactly on this X, those;
+        else solved in rationals, at a cost growing with the cube of the
+        certificate's rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        weights : list of fractions.Fraction, or None
+            None where no such weights exist on those rows of this X (the
+            certificate is not of these data).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_linsep import linear_separability
+        >>> X, y = np.array([[0.0], [3.0], [1.0]]), [0, 0, 1]
+        >>> [str(w) for w in linear_separability(X, y).exact_weights(X, y)]
+        ['2/3', '1/3', '1']
+        >>> X, y = np.array([[0.0], [2.0], [1.0], [1.0]]), [0, 0, 1, 2]
+        >>> sum(linear_separability(X, y, multiclass="joint").exact_weights(X, y))
+        Fraction(1, 1)
+        """
+        if self.separable:
+            raise ValueError(_NO_CERTIFICATE)
+        points, labels = certificate_rows(X, y, self.certificate_indices)
+        pairs = self._pairs_of(labels)
+        if pairs is None:
+            return None
+        stored = self.certificate_weights_exact
+        if stored is not None and solves_exactly(
+            *pairs_matrix(points, *pairs), self._pair_weights(stored)
+        ):
+            return list(stored)
+        return self._from_pair_weights(pairs_proof(points, *pairs, exact=True)[1])
+
+    def _verify_in_memory(self, X, y, rtol, check="proof"):
+        """:meth:`verify` on X in memory (dense or sparse)."""
+        X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        if self.separable and (check == "exact" or self.exact_coef is not None):
+            return self._holds_in_rationals(X, y, rtol)
+        if self.separable:
+            return bool(self._least_margin(X, y) >= 1 - rtol)
+        member, _ = label_codes(y, self.classes)
+        indices = np.asarray(self.certificate_indices)
+        spread = feature_spread(X[member])
+        return self._certificate_holds(
+            _dense(X[indices]), y[indices], spread, rtol, member.sum(), check
+        )
+
+    def _holds_in_rationals(self, X, y, rtol):
+        """Every pair margin of the rows of ``classes`` at least ``1 -
+        tolerance``, evaluated in rationals (:func:`rational_hyperplanes`)."""
+        member, codes = label_codes(y, self.classes)
+        W, b, tolerance = rational_hyperplanes(self, rtol)
+        least = least_pair_margin(
+            _dense(X[member]), codes[member], len(self.classes), *self._as_machine(W, b)
+        )
+        return bool(least is None or least >= 1 - tolerance)
+
+    def _least_margin(self, X, y):
+        """The least proven margin of the rows of ``classes`` in (X, y): -inf
+        where ``intercept`` and ``intercept_at_center`` are not the same
+        hyperplanes' (verify evaluates the second)."""
+        if self.center is not None and not all(
+            hyperplane_forms_agree(w, b, self.center, b_c)
+            for w, b, b_c in zip(
+                np.atleast_2d(self.coef),
+                np.atleast_1d(self.intercept),
+                np.atleast_1d(self.intercept_at_center),
+                strict=True,
+            )
+        ):
+            return -np.inf
+        member, codes = label_codes(y, self.classes)
+        if not member.any():
+            return np.inf
+        return float(self._proven_margins(X[member], codes[member]).min())
+
+    @staticmethod
+    def _pair_weights(weights):
+        return weights
+
+    @staticmethod
+    def _from_pair_weights(weights):
+        return weights
+
+    @staticmethod
+    def _as_machine(W, b):
+        return W, b
+
+    def __repr__(self):
+        """Short: the verdict and its size, no arrays (they are attributes)."""
+        name, classes = type(self).__name__, np.asarray(self.classes).tolist()
+        if self.separable:
+            return (
+                f"{name}(separable=True, margin={self.margin:.6g}, classes={classes})"
+            )
+        size = f"{len(self.certificate_indices)} {self._unit}"
+        return f"{name}(separable=False, certificate of {size}, classes={classes})"
+
+
+def _dense(rows):
+    return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=float)
+
+
 @dataclass(repr=False)
-class SeparabilityResult:
+class SeparabilityResult(_Verdict):
     """Whether two classes are linearly separable, with a certificate either way.
 
     Separable: ``coef``, ``intercept`` with ``c_i (coef · x_i + intercept) ≥ 1`` for
@@ -195,156 +384,48 @@ class SeparabilityResult:
         found = self.coef if self.separable else self.common_point
         return None if found is None else int(np.shape(found)[-1])
 
-    def verify(self, X, y, rtol=1e-9, check="proof"):
-        """Re-check the certificate on ``(X, y)``: a proof either way.
+    _unit = "samples"
 
-        A hyperplane holds when ``c_i (coef · x_i + intercept) ≥ 1 - rtol`` on every
-        row of the two classes, less a proven bound on the rounding of the scores
-        (evaluated about ``center`` when the result has one: far from the origin
-        ``coef · x + intercept`` has no digits left); ``exact_coef``, where given,
-        is checked in rationals. An inseparability certificate holds when positive
-        weights exist on its rows, summing to 1 on each side, whose two
-        combinations coincide exactly on the rows as given (proved by a float
-        enclosure of the solution of its system, or where that cannot decide,
-        solved in rationals; see the user guide, "What exact means"), and its
-        stated ``certificate_weights`` and ``common_point`` agree with that in
-        every feature to ``rtol`` of the feature's spread over the two classes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            A dask array is checked block by block (only the certificate's own
-            rows and each feature's extremes come to the client).
-        y : array-like of shape (n_samples,)
-            Labels; samples of classes other than ``classes`` are ignored (a
-            pair's result checks on the rows of all classes), but every class
-            of ``classes`` must have rows.
-        rtol : float, default=1e-9
-            Tolerance of the margins (below 1) and of the stated certificate's
-            float form (relative to each feature's spread); neither proof
-            depends on it.
-        check : {"proof", "exact", "tolerance"}, default="proof"
-            ``"proof"``: as above, the certificate proved by its float
-            enclosure or, where that cannot decide, in rationals within
-            ``_exact._farkas.EXACT_SOLVE_WORK`` (False beyond); where the result holds
-            ``certificate_weights_exact``, by those balancing exactly. ``"exact"``: in
-            rational arithmetic whatever the size: the certificate's weights
-            solved in rationals (:meth:`exact_weights`; about 0.3 s at 42
-            rows, growing with the cube) and, in memory, the hyperplane's
-            margins evaluated in rationals. ``"tolerance"``: only the stated
-            certificate's float form, to ``rtol`` of each feature's spread:
-            not a proof (the check of a result whose ``proven`` is False).
-
-        Returns
-        -------
-        valid : bool
-
-        Raises
-        ------
-        ValueError
-            Where X, y cannot check the result: another number of features,
-            no rows, or a class of ``classes`` without a row.
-        """
-        return verify_on_backend(self, X, y, rtol, checked(check))
-
-    def exact_weights(self, X, y):
-        """The certificate's weights as exact rationals, solved on its rows of X.
-
-        Weights ``λ ≥ 0`` on ``certificate_indices``, summing to 1 on each
-        side, whose two combinations coincide exactly, as a list of
-        :class:`fractions.Fraction` aligned with ``certificate_indices`` (the
-        enclosure that proves the certificate by default shows they exist
-        without computing them). Where the result holds
-        ``certificate_weights_exact`` and they balance exactly on this X, those;
-        else the certificate's square system eliminated fraction-free, about
-        0.01 s at 22 rows, 0.3 s at 42, growing with the cube of its rows.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        weights : list of fractions.Fraction, or None
-            None where no such weights exist on those rows of this X (the
-            certificate is not of these data).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn_linsep import linear_separability
-        >>> X, y = np.array([[0.0], [3.0], [1.0]]), [0, 0, 1]
-        >>> [str(w) for w in linear_separability(X, y).exact_weights(X, y)]
-        ['2/3', '1/3', '1']
-        """
-        if self.separable:
-            raise ValueError(_NO_CERTIFICATE)
-        points, labels = certificate_rows(X, y, self.certificate_indices)
+    def _pairs_of(self, labels):
+        """``(own, others, 2)``: the rows' pairs, or None where a row is of no
+        class of ``classes``."""
         if not np.all(np.isin(labels, self.classes)):
             return None
-        signs = np.where(labels == self.classes[1], 1.0, -1.0)
-        stored = self.certificate_weights_exact
-        halves = None if stored is None else [value / 2 for value in stored]
-        if solves_exactly(*pairs_matrix(points, *side_pairs(signs), 2), halves):
-            return list(stored)
-        return two_class_proof(points, signs, exact=True)[1]
+        return (*side_pairs(labels == self.classes[1]), 2)
 
-    def _verify_in_memory(self, X, y, rtol, check="proof"):
-        """:meth:`verify` on X in memory (dense or sparse)."""
-        y = np.asarray(y)
-        if not sp.issparse(X):
-            X = np.asarray(X, dtype=float)
-        in_pair = np.isin(y, self.classes)
-        c = np.where(y == self.classes[1], 1.0, -1.0)
-        if self.separable and (check == "exact" or self.exact_coef is not None):
-            rows = X[in_pair]
-            rows = rows.toarray() if sp.issparse(rows) else rows
-            (w,), (b,), tolerance = rational_hyperplanes(self, rtol)
-            own, _ = side_pairs(c[in_pair])
-            least = least_pair_margin(rows, own, 2, *as_machine(w, b))
-            return bool(least >= 1 - tolerance)
-        if self.separable:
-            if not self._forms_agree():
-                return False
-            margins = proven_margins(
-                X[in_pair], c[in_pair], **self._hyperplane_fields()
-            )
-            return bool(np.all(margins >= 1 - rtol))
-        indices = np.asarray(self.certificate_indices)
-        if not np.all(in_pair[indices]):
-            return False
-        points = X[indices]
-        points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
-        return self._certificate_holds(
-            points, c[indices], feature_spread(X[in_pair]), rtol, in_pair.sum(), check
+    @staticmethod
+    def _pair_weights(weights):
+        return [value / 2 for value in weights]  # μ = λ / 2
+
+    @staticmethod
+    def _from_pair_weights(weights):
+        return None if weights is None else [2 * value for value in weights]
+
+    @staticmethod
+    def _as_machine(W, b):
+        (w,), (b,) = W, b
+        return as_machine(w, b)
+
+    def _proven_margins(self, rows, codes):
+        signs = np.where(codes == 1, 1.0, -1.0)
+        return proven_margins(
+            rows,
+            signs,
+            self.coef,
+            self.intercept,
+            self.center,
+            self.intercept_at_center,
         )
 
-    def _forms_agree(self):
-        """With a centre, whether ``intercept`` and ``intercept_at_center`` are
-        the same hyperplane's (verify evaluates the second)."""
-        if self.center is None:
-            return True
-        return hyperplane_forms_agree(
-            self.coef, self.intercept, self.center, self.intercept_at_center
-        )
-
-    def _hyperplane_fields(self):
-        """The keyword arguments of :func:`~._proofs.proven_margins`."""
-        return dict(
-            coef=self.coef,
-            intercept=self.intercept,
-            center=self.center,
-            intercept_at_center=self.intercept_at_center,
-        )
-
-    def _certificate_holds(self, points, signs, spread, rtol, problem_rows=np.inf,
+    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
                            check="proof"):  # fmt: skip
-        """The certificate on its own rows (``points``, labelled ``signs``) of a
-        problem of ``problem_rows`` rows (:func:`~.._proofs.certificate_holds`)."""
+        """The certificate on its own rows (``points``, labelled ``labels``) of
+        a problem of ``problem_rows`` rows (:func:`~.._proofs.certificate_holds`)."""
+        if not np.all(np.isin(labels, self.classes)):
+            return False
         return certificate_holds(
             points,
-            signs,
+            np.where(labels == self.classes[1], 1.0, -1.0),
             np.asarray(self.certificate_weights, dtype=float),
             np.asarray(self.common_point, dtype=float),
             spread,
@@ -383,19 +464,6 @@ class SeparabilityResult:
             f"{np.array2string(self.common_point, precision=6)}"
         )
 
-    def __repr__(self):
-        """Short: the verdict and its size, no arrays (they are attributes)."""
-        classes = np.asarray(self.classes).tolist()
-        if self.separable:
-            return (
-                f"SeparabilityResult(separable=True, margin={self.margin:.6g}, "
-                f"classes={classes})"
-            )
-        return (
-            f"SeparabilityResult(separable=False, certificate of "
-            f"{len(self.certificate_indices)} samples, classes={classes})"
-        )
-
 
 CHECKS = ("proof", "exact", "tolerance")
 
@@ -423,8 +491,10 @@ def rational_hyperplanes(result, rtol):
     if result.center is None:
         return W, rational(result.intercept), Fraction(float(rtol))
     center = rational(result.center)
-    b = [offset - exact_dot(w, center)
-         for w, offset in zip(W, rational(result.intercept_at_center), strict=True)]
+    b = [
+        offset - exact_dot(w, center)
+        for w, offset in zip(W, rational(result.intercept_at_center), strict=True)
+    ]
     return W, b, Fraction(float(rtol))  # fmt: skip
 
 
@@ -478,7 +548,7 @@ def label_codes(y, classes):
 
 
 @dataclass(repr=False)
-class JointSeparabilityResult:
+class JointSeparabilityResult(_Verdict):
     """Whether K classes are jointly linearly separable (one linear machine
     classifies every row right), with a certificate either way.
 
@@ -572,143 +642,42 @@ class JointSeparabilityResult:
         if self.n_features is None and self.coef is not None:
             self.n_features = int(np.shape(self.coef)[-1])
 
-    def verify(self, X, y, rtol=1e-9, check="proof"):
-        """Re-check the certificate on ``(X, y)``: a proof either way.
+    _unit = "pairs"
 
-        A machine holds when every row's least margin over the other classes,
-        less a proven bound on the rounding of its scores, is at least
-        ``1 - rtol`` (``exact_coef``, where given, in rationals). A certificate
-        holds when positive weights exist on its pairs, summing to 1, that
-        balance per class exactly on the rows as given (proved by a float
-        enclosure, or where that cannot decide, solved in rationals), and the
-        stated μ agrees with that: it sums to 1, each pair's row is of a class
-        other than the pair's, and it balances in every feature to ``rtol`` of
-        that feature's spread plus the rounding of the sums.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels; rows of labels outside ``classes`` are ignored, but every
-            class of ``classes`` must have rows.
-        rtol : float, default=1e-9
-        check : {"proof", "exact", "tolerance"}, default="proof"
-            As :meth:`SeparabilityResult.verify`'s.
-
-        Returns
-        -------
-        valid : bool
-
-        Raises
-        ------
-        ValueError
-            As :meth:`SeparabilityResult.verify`'s.
-        """
-        return verify_on_backend(self, X, y, rtol, checked(check))
-
-    def exact_weights(self, X, y):
-        """The certificate's weights as exact rationals, solved on its pairs.
-
-        μ ≥ 0, summing to 1, on the pairs (``certificate_indices``,
-        ``certificate_classes``) that balance per class exactly, as a list of
-        :class:`fractions.Fraction` aligned with the pairs (the enclosure that
-        proves the certificate by default shows they exist without computing
-        them). The stored ``certificate_weights_exact`` where they balance
-        exactly on this X; else solved, at the cost of
-        :meth:`SeparabilityResult.exact_weights`, in pairs.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        weights : list of fractions.Fraction, or None
-            None where no such weights exist on those pairs of this X.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn_linsep import linear_separability
-        >>> X, y = np.array([[0.0], [2.0], [1.0], [1.0]]), [0, 0, 1, 2]
-        >>> result = linear_separability(X, y, multiclass="joint")
-        >>> sum(result.exact_weights(X, y))
-        Fraction(1, 1)
-        """
-        if self.separable:
-            raise ValueError(_NO_CERTIFICATE)
-        points, labels = certificate_rows(X, y, self.certificate_indices)
+    def _pairs_of(self, labels):
+        """``(own, others, K)`` of the certificate's pairs, or None where a
+        pair's row or class is of no class of ``classes``, or the same."""
         member, own = label_codes(labels, self.classes)
         known, others = label_codes(self.certificate_classes, self.classes)
         if not (np.all(member) and np.all(known)) or np.any(own == others):
             return None
-        stored = self.certificate_weights_exact
-        system = pairs_matrix(points, own, others, len(self.classes))
-        if solves_exactly(*system, stored):
-            return list(stored)
-        return pairs_proof(points, own, others, len(self.classes), exact=True)[1]
+        return own, others, len(self.classes)
 
-    def _verify_in_memory(self, X, y, rtol, check="proof"):
-        if not sp.issparse(X):
-            X = np.asarray(X, dtype=float)
-        if self.separable and (check == "exact" or self.exact_coef is not None):
-            member, codes = label_codes(y, self.classes)
-            rows = X[member]
-            rows = rows.toarray() if sp.issparse(rows) else rows
-            W, b, tolerance = rational_hyperplanes(self, rtol)
-            least = least_pair_margin(rows, codes[member], len(self.classes), W, b)
-            return bool(least is None or least >= 1 - tolerance)
-        if self.separable:
-            return bool(self._least_margin(X, y) >= 1 - rtol)
-        member, _ = label_codes(y, self.classes)
-        indices = np.asarray(self.certificate_indices)
-        points = X[indices]
-        points = points.toarray() if sp.issparse(points) else np.asarray(points, float)
-        labels = np.asarray(y)[indices]
-        spread = feature_spread(X[member])
-        return self._certificate_holds(
-            points, labels, spread, rtol, member.sum(), check
-        )
-
-    def _least_margin(self, X, y):
-        """The least proven margin of the rows of ``classes`` in (X, y) (-inf
-        where the machine's two forms disagree)."""
-        if self.center is not None and not all(
-            hyperplane_forms_agree(w, b, self.center, b_c)
-            for w, b, b_c in zip(
-                self.coef, self.intercept, self.intercept_at_center, strict=True
-            )
-        ):
-            return -np.inf
-        member, codes = label_codes(y, self.classes)
-        if not member.any():
-            return np.inf
-        margins = joint_proven_margins(
-            X[member],
-            codes[member],
+    def _proven_margins(self, rows, codes):
+        return joint_proven_margins(
+            rows,
+            codes,
             self.coef,
             self.intercept,
             self.center,
             self.intercept_at_center,
         )
-        return float(margins.min())
 
     def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
                            check="proof"):  # fmt: skip
         """The certificate on its own rows (``points``, labelled ``labels``),
         against the features' ``spread`` over the data, of a problem of
         ``problem_rows`` rows."""
-        member, own = label_codes(labels, self.classes)
-        known, others = label_codes(self.certificate_classes, self.classes)
-        if not (np.all(member) and np.all(known)):
+        pairs = self._pairs_of(labels)
+        if pairs is None:
             return False
+        own, others, n_classes = pairs
         return kesler_certificate_holds(
             points,
             own,
             others,
             self.certificate_weights,
-            len(self.classes),
+            n_classes,
             spread,
             rtol,
             problem_rows,
@@ -724,18 +693,6 @@ class JointSeparabilityResult:
             f"Farkas weights on {len(self.certificate_indices)} pairs (row, other "
             f"class) over {len(np.unique(self.certificate_indices))} rows balance "
             "per class: no linear machine classifies every row right"
-        )
-
-    def __repr__(self):
-        classes = np.asarray(self.classes).tolist()
-        if self.separable:
-            return (
-                f"JointSeparabilityResult(separable=True, margin={self.margin:.6g}, "
-                f"classes={classes})"
-            )
-        return (
-            f"JointSeparabilityResult(separable=False, certificate of "
-            f"{len(self.certificate_indices)} pairs, classes={classes})"
         )
 
 

@@ -2,31 +2,19 @@
 
 import numpy as np
 
-from ..._proofs import proven_margins, refuse_unverifiable
+from ..._proofs import refuse_unverifiable
 from ._blocks import DaskRows
 
 
-def _pair_block(X, y, classes):
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y).ravel()
-    in_pair = np.isin(y, classes)
-    return X[in_pair], np.where(y[in_pair] == classes[1], 1.0, -1.0)
-
-
-def _least_margin_block(X, y, classes, fields):
-    X, c = _pair_block(X, y, classes)
-    return float(proven_margins(X, c, **fields).min()) if len(c) else np.inf
-
-
 def _extremes_block(X, y, classes):
-    X, _ = _pair_block(X, y, classes)
+    X = np.asarray(X, dtype=np.float64)[np.isin(np.asarray(y).ravel(), classes)]
     p = X.shape[1]
     if not len(X):
         return np.full(p, -np.inf), np.full(p, np.inf)
     return X.max(axis=0), X.min(axis=0)
 
 
-def _least_joint_margin_block(X, y, result):
+def _least_margin_block(X, y, result):
     X = np.asarray(X, dtype=np.float64)
     return result._least_margin(X, np.asarray(y).ravel())
 
@@ -45,23 +33,10 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
     rows = DaskRows(X, y, name=f"{type(result).__name__}.verify")
     labels = da.unique(rows.y).compute().tolist()  # a pass over y alone
     refuse_unverifiable(result, rows.n_features, labels)
-    joint = hasattr(result, "certificate_classes")
-    if result.separable and joint:
-        task = dask.delayed(_least_joint_margin_block, pure=True)
+    if result.separable:
+        task = dask.delayed(_least_margin_block, pure=True)
         least = dask.compute(
             *[task(X_block, y_block, result) for X_block, y_block, _ in rows.blocks()]
-        )
-        return bool(min(least) >= 1 - rtol)
-    if result.separable:
-        if not result._forms_agree():
-            return False
-        task = dask.delayed(_least_margin_block, pure=True)
-        fields = result._hyperplane_fields()
-        least = dask.compute(
-            *[
-                task(X_block, y_block, result.classes, fields)
-                for X_block, y_block, _ in rows.blocks()
-            ]
         )
         return bool(min(least) >= 1 - rtol)
     rows.require_known_chunks()
@@ -82,9 +57,4 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
         np.asarray(points, dtype=float)[restore],
         np.asarray(labels)[restore],
     )
-    if joint:
-        return result._certificate_holds(points, labels, high - low, rtol, check=check)
-    if not np.all(np.isin(labels, result.classes)):
-        return False
-    signs = np.where(labels == result.classes[1], 1.0, -1.0)
-    return result._certificate_holds(points, signs, high - low, rtol, check=check)
+    return result._certificate_holds(points, labels, high - low, rtol, check=check)
