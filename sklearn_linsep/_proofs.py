@@ -1,24 +1,21 @@
 """What makes an answer of the exact core a proof, with float64's rounding bounded.
 
-One rule each, used by the solvers' own final check, by
-:meth:`~sklearn_linsep.SeparabilityResult.verify` in memory and by its check on dask
-blocks:
+One rule each, used by the solvers' final check and by
+:meth:`~sklearn_linsep.SeparabilityResult.verify` (in memory and on dask blocks):
 
-* a hyperplane separates when every row's margin ``c_i (w·x_i + b)``, less a bound on
-  the rounding of its evaluation, is at least 1 (:func:`proven_margins`);
-* an inseparability certificate holds when positive weights exist on its rows
-  whose two convex combinations coincide exactly, over the rationals that the
-  float64 inputs are (:func:`two_class_proof`, :func:`pairs_proof`): proved by a
-  float enclosure of its square system's solution
-  (:func:`~._exact._enclosure.enclosed_positive`, in X's frame or in that of the rows'
-  principal axes, :mod:`._exact._frames`), or where that cannot decide, solved in
-  rationals (:mod:`._exact`); and its
-  stated weights and common point agree with that in every feature to ``rtol``
-  of the feature's own spread plus the rounding of the sums
-  (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`). A
-  certificate that neither proves is not a proof.
+* a hyperplane separates when every row's margin ``c_i (w·x_i + b)``, less a bound
+  on its evaluation's rounding, is at least 1 (:func:`proven_margins`);
+* an inseparability certificate holds when positive weights on its rows make its
+  two convex combinations coincide exactly over the rationals the float64 inputs
+  are (:func:`two_class_proof`, :func:`pairs_proof`): by a float enclosure of its
+  square system's solution (:func:`~._exact._enclosure.enclosed_positive`, in X's
+  frame or the rows' principal axes', :mod:`._exact._frames`), else in rationals
+  (:mod:`._exact`); and its stated weights and common point agree with that in
+  every feature to ``rtol`` of the feature's spread plus the sums' rounding
+  (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`). A certificate
+  that neither proves is not a proof.
 
-Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive) as the verdict is.
+Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive), as the verdict is.
 """
 
 import numpy as np
@@ -33,26 +30,10 @@ ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
 
 
 def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None):
-    """Lower bounds of ``c_i (w·x_i + b)`` for every row, rounding included.
-
+    """Lower bounds of ``c_i (w·x_i + b)`` (``c`` ±1) for every row, rounding included.
     With ``center`` the scores are ``w·(x_i - center) + intercept_at_center``: the
     subtraction is exact or rounds relative to ``x_i - center``, so a hyperplane far
-    from the origin (an offset float64 cannot add to ``w·x``) keeps its digits.
-
-    Parameters
-    ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    c : ndarray of shape (n_samples,)
-        ±1.
-    coef : ndarray of shape (n_features,)
-    intercept : float
-    center : ndarray of shape (n_features,), default=None
-    intercept_at_center : float, default=None
-
-    Returns
-    -------
-    margins : ndarray of shape (n_samples,)
-    """
+    from the origin (an offset float64 cannot add to ``w·x``) keeps its digits."""
     coef = np.asarray(coef, dtype=float)
     n, p = X.shape
     if center is None:
@@ -82,8 +63,7 @@ def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None)
 
 
 def column_extremes(X):
-    """Each feature's largest and smallest value over the rows, as 1-d arrays
-    (dense or sparse X)."""
+    """Each feature's largest and smallest value, as 1-d arrays (dense or sparse)."""
     high, low = X.max(axis=0), X.min(axis=0)
     if sp.issparse(X):
         high, low = high.toarray(), low.toarray()
@@ -100,28 +80,12 @@ def feature_spread(points):
 
 def certificate_gap(points, signs, weights, common_point, spread, rtol):
     """Per feature: how far the certificate's two convex combinations (and the
-    stored common point) are apart, less what ``rtol`` of the feature's spread and
-    the rounding of the sums allow. Positive entries are failures.
-
-    The weights are normalised on each side (any ``λ ≥ 0`` whose normalised
-    combinations coincide proves inseparability), and the combinations are taken
-    of ``x - common_point``: equal to the combinations of x less the common point,
-    and free of the rounding of x's own magnitude (far from the origin that
-    rounding outgrows the spread).
-
-    Parameters
-    ----------
-    points : ndarray of shape (k, n_features)
-        The certificate's rows of X.
-    signs : ndarray of shape (k,)
-        ±1.
-    weights : ndarray of shape (k,)
-        λ ≥ 0, with a positive sum on each side.
-    common_point : ndarray of shape (n_features,)
-    spread : ndarray of shape (n_features,)
-        Each feature's spread over the data the certificate speaks of.
-    rtol : float
-    """
+    stored common point) are apart, less ``rtol`` of the feature's ``spread`` (over
+    the data the certificate speaks of) and the sums' rounding; positive entries
+    fail. ``weights`` (λ ≥ 0, a positive sum per side) are normalised per side: any
+    λ whose normalised combinations coincide proves inseparability. Combining
+    ``x - common_point`` gives the same difference, free of the rounding of x's own
+    magnitude (which far from the origin outgrows the spread)."""
     positive, negative = signs > 0, signs < 0
     weights = np.where(
         positive, weights / weights[positive].sum(), weights / weights[negative].sum()
@@ -139,11 +103,9 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
 
 def certificate_holds(points, signs, weights, common_point, spread, rtol,
                       problem_rows=0, check="proof", exact_weights=None):  # fmt: skip
-    """Whether the certificate's stated weights and common point agree
-    (:func:`stated_certificate_agrees`) and, unless ``check`` is
-    ``"tolerance"``, it is proved: by its ``exact_weights`` (rationals found
-    when it was decided) balancing exactly, else :func:`two_class_proof` (in
-    rationals at any size where ``check`` is ``"exact"``)."""
+    """Whether the certificate agrees as stated and, unless ``check`` is
+    ``"tolerance"``, is proved: by ``exact_weights`` balancing exactly, else
+    :func:`two_class_proof` (in rationals at any size with ``check="exact"``)."""
     stated = stated_certificate_agrees(
         points, signs, weights, common_point, spread, rtol
     )
@@ -156,9 +118,8 @@ def certificate_holds(points, signs, weights, common_point, spread, rtol,
 
 
 def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
-    """Whether the stated weights ``λ ≥ 0`` sum to 1 on each side and put the
-    common point in both convex hulls, to ``rtol`` of each feature's spread and
-    the rounding of the sums (:func:`certificate_gap`): the float form of what
+    """Whether the stated ``λ ≥ 0`` sum to 1 per side and put the common point in
+    both hulls, to :func:`certificate_gap`'s tolerance: the float form of what
     :func:`two_class_proof` proves."""
     weights = np.asarray(weights, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
@@ -171,10 +132,9 @@ def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol
 
 
 def two_class_proof(points, signs, problem_rows=0, exact=False):
-    """``(proved, λ)``: whether weights ``λ > 0`` on these rows, summing to 1 on
-    each side, make the two combinations coincide exactly (True, False, or None
-    where it is beyond the limits), with the rational λ where they were
-    computed: :func:`pairs_proof` of K = 2, a pair per row (``λ = 2 μ``)."""
+    """``(proved, λ)``: :func:`pairs_proof` of K = 2, a pair per row (``λ = 2 μ``):
+    whether ``λ > 0`` on these rows, summing to 1 per side, make the two
+    combinations coincide exactly (True, False, None: beyond the limits)."""
     proved, weights = pairs_proof(points, *side_pairs(signs), 2, problem_rows, exact)
     return proved, None if weights is None else [2 * value for value in weights]
 
@@ -193,14 +153,11 @@ def joint_proven_margins(
     X, codes, coef, intercept, center=None, intercept_at_center=None
 ):
     """Lower bounds of each row's least margin ``(w_{y_i} - w_k)·x_i + b_{y_i} -
-    b_k`` over the other classes k (Kesler's construction), rounding included.
-
-    Each score ``s_k = w_k·x + b_k`` rounds by at most ``γ_{p+3} T_k`` with
-    ``T_k = |w_k|·|x| + |b_k|``, and their difference by its own unit, so a
-    margin is at least ``fl(s_y - s_k) - γ_{p+4} (T_y + T_k + |s_y - s_k|)``.
-    With ``center``, the scores are ``w_k·(x - center) + intercept_at_center_k``,
-    as in :func:`proven_margins`.
-    """
+    b_k`` over the other classes k (Kesler's construction), rounding included. Each
+    score ``s_k = w_k·x + b_k`` rounds by at most ``γ_{p+3} T_k``,
+    ``T_k = |w_k|·|x| + |b_k|``, and their difference by its own unit, so a margin
+    is at least ``fl(s_y - s_k) - γ_{p+4} (T_y + T_k + |s_y - s_k|)``. ``center``
+    as in :func:`proven_margins`."""
     coef = np.asarray(coef, dtype=float)
     n, p = X.shape
     if center is None:
@@ -237,16 +194,12 @@ def joint_proven_margins(
 
 
 def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol):
-    """Per class and feature: how far the weight of the pairs (row, other class)
-    is from balancing, less what ``rtol`` of the feature's spread and the
-    rounding of the sums allow. Positive entries are failures.
-
-    For class k the pairs whose row is of class k carry ``Σ μ (x - t)`` out and
-    the pairs naming k as the other class carry it in; the two must coincide
-    (``t``, the first point, takes the offset of the data out of the rounding).
-    The weight itself must balance per class too (checked by
-    :func:`kesler_certificate_holds`). ``(K, p)``.
-    """
+    """``(K, p)``: per class and feature, how far the pairs (row, other class) are
+    from balancing, less ``rtol`` of the spread and the sums' rounding; positive
+    entries fail. For class k, pairs whose row is of class k carry ``Σ μ (x - t)``
+    out, pairs naming k as the other class carry it in; the two must coincide
+    (``t``, the first point, keeps the data's offset out of the rounding). The
+    weight's own balance is checked by :func:`stated_pairs_agree`."""
     offsets = points - points[0]
     out_sum = np.zeros((n_classes, points.shape[1]))
     in_sum = np.zeros_like(out_sum)
@@ -266,10 +219,9 @@ def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol
 def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol,
                              problem_rows=0, check="proof",
                              exact_weights=None):  # fmt: skip
-    """Whether weights ``μ ≥ 0`` summing to 1 on pairs (row of class ``own``,
-    class ``others``) agree in their stated form (:func:`stated_pairs_agree`)
-    and, unless ``check`` is ``"tolerance"``, prove that no linear machine
-    separates the classes: their ``exact_weights`` balancing exactly, else
+    """Whether μ on pairs (row of class ``own``, class ``others``) agrees as stated
+    and, unless ``check`` is ``"tolerance"``, proves that no linear machine
+    separates the classes: ``exact_weights`` balancing exactly, else
     :func:`pairs_proof`."""
     stated = stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
     if check == "tolerance" or not stated:
@@ -282,10 +234,9 @@ def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rt
 
 
 def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
-    """Whether the stated μ ≥ 0 sums to 1 on pairs of two different classes and
-    balances per class, in weight and in weighted rows to ``rtol`` of each
-    feature's spread and the rounding of the sums (Farkas on Kesler's
-    construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``)."""
+    """Whether the stated μ ≥ 0 sums to 1 on pairs of two classes and balances per
+    class, in weight and, to :func:`kesler_certificate_gap`'s tolerance, in rows
+    (Farkas on Kesler's construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``)."""
     weights = np.asarray(weights, dtype=float)
     own, others = np.asarray(own, np.intp), np.asarray(others, np.intp)
     if (
@@ -306,19 +257,15 @@ def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
 
 
 def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
-    """``(proved, μ)``: whether weights ``μ > 0`` on these pairs, summing to 1,
-    balance Kesler's rows exactly (True, False, or None where it is beyond the
-    limits), with the rational μ where they were computed.
-
-    First by the float enclosure (:func:`pairs_enclosed`, milliseconds even at
-    p = 300), then by the same in the frame of the rows' principal axes
-    (:func:`~._exact._frames.pairs_enclosed_in_axes`: where features are
-    rounded linear combinations of others, the system is near-singular in X's
-    frame); where neither decides, or with ``exact``, in rationals on the
-    certificate's pairs (:func:`~._exact._simplex.exact_pair_weights`: within
-    ``EXACT_SOLVE_WORK``, or on a problem of ``problem_rows`` rows within
-    ``EXACT_ENTRIES``, or at any size with ``exact``).
-    """
+    """``(proved, μ)``: whether ``μ > 0`` on these pairs, summing to 1, balance
+    Kesler's rows exactly (True, False, or None beyond the limits), with the
+    rational μ where computed. First the float enclosure (:func:`pairs_enclosed`),
+    then the same in the rows' principal axes
+    (:func:`~._exact._frames.pairs_enclosed_in_axes`: features that are rounded
+    combinations of others make X's system near-singular); where neither decides,
+    or with ``exact``, in rationals (:func:`~._exact._simplex.exact_pair_weights`:
+    within ``EXACT_SOLVE_WORK``, or ``EXACT_ENTRIES`` for a problem of
+    ``problem_rows`` rows, or any size with ``exact``)."""
     if not exact and pairs_enclosed(points, own, others, n_classes) is not None:
         return True, None
     if not exact and pairs_enclosed_in_axes(points, own, others, n_classes) is not None:
@@ -329,13 +276,10 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     return (weights is not None if decided else None), weights
 
 
-
-
 def pairs_enclosed(points, own, others, n_classes):
-    """The weights (rounded) where the enclosure proves that positive weights
-    on these pairs, summing to 1, balance Kesler's rows exactly; else None.
-    Each feature's (and the constant's) K class rows sum to zero: one of them
-    is left out."""
+    """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
+    pairs, summing to 1, balance Kesler's rows exactly; else None. Each feature's
+    (and the constant's) K class rows sum to zero, so one is left out."""
     offsets, remainders, _ = centred(points)
     A, e = pairs_matrix(offsets, own, others, n_classes)
     E, _ = pairs_matrix(remainders, own, others, n_classes, constants=False)
@@ -346,11 +290,9 @@ def pairs_enclosed(points, own, others, n_classes):
 
 
 def refuse_unverifiable(result, n_features, labels):
-    """A ValueError, saying which, for data a proof's check cannot read: X of
-    another number of features than the result's, no rows, no label of the
-    result's classes, or a class of them without a row (a check over zero
-    selected rows proves nothing). ``labels`` are y's distinct labels (none:
-    no rows)."""
+    """A ValueError for data a check cannot read: another number of features, no
+    rows, none of the result's classes, or one of them without a row (zero rows
+    prove nothing). ``labels``: y's distinct labels."""
     expected = result.n_features
     if expected is not None and n_features != expected:
         raise ValueError(

@@ -27,13 +27,24 @@ def _public_names():
             continue  # an instance (separability_scorer): its class is private
         yield f"sklearn_linsep.{name}", obj, TOP_LEVEL
         if inspect.isclass(obj) and not issubclass(obj, BaseException):
-            for member, value in vars(obj).items():
-                if member.startswith("_"):
-                    continue
+            for member, value in _own_members(obj):
                 if inspect.isfunction(value) or isinstance(
                     value, (property, classmethod, staticmethod)
                 ):
                     yield f"sklearn_linsep.{name}.{member}", value, MEMBERS
+
+
+def _own_members(klass):
+    """The public members a class defines or inherits from this package's own
+    classes (scikit-learn's are validated by scikit-learn)."""
+    seen = set()
+    for base in klass.__mro__:
+        if not base.__module__.startswith("sklearn_linsep"):
+            continue
+        for member, value in vars(base).items():
+            if not member.startswith("_") and member not in seen:
+                seen.add(member)
+                yield member, value
 
 
 NAMES = list(_public_names())

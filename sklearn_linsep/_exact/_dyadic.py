@@ -1,23 +1,19 @@
-"""Float64 arrays as the integers and residues they exactly are: every float64
-is ``m · 2^k`` (m an integer below 2^53), so a feature scaled by a power of two
-is integers, and a value has a residue modulo any odd prime. No rationals here:
-the exact layer (:mod:`._exact`) solves with them.
+"""Float64 arrays as the integers and residues they exactly are (numpy only): a
+float64 is ``m · 2^k`` (integer ``|m| < 2^53``), so a feature scaled by a power
+of two is integers, and a value has a residue modulo any odd prime.
 """
 
 import numpy as np
 
-# The prime of the exact checks modulo a prime (a Mersenne prime: 2^k
-# reduces to 2^(k mod 61)): a basis's determinant, independent pairs.
+# Mersenne prime of the modular checks (a basis's determinant, independent pairs).
 MODULUS = 2**61 - 1
 CHUNK_ENTRIES = 1 << 18  # entries of X converted to integers at a time
 
 
 def residue_matrix(values):
-    """Float64 ``values`` (any shape, finite) modulo ``MODULUS``, elementwise
-    as uint64: each is ``m · 2^k`` with ``|m| < 2^53`` an integer, and ``2^61
-    ≡ 1``, so ``m · 2^(k mod 61)`` keeps its low 61 bits and adds the bits
-    above them back. A value's residue is 0 only where the value is (no
-    float64 significand is a multiple of the prime)."""
+    """Float64 ``values`` (finite) modulo ``MODULUS``, elementwise, as uint64:
+    ``m · 2^k ≡ m · 2^(k mod 61)`` (``2^61 ≡ 1``), the bits above 61 folded back.
+    Zero only where the value is (no significand is a multiple of the prime)."""
     fraction, exponent = np.frexp(np.asarray(values, dtype=float))
     mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
     magnitude = np.abs(mantissa).astype(np.uint64)
@@ -29,8 +25,7 @@ def residue_matrix(values):
 
 
 def _dyadic_parts(X):
-    """``(odd, power)``: each entry of X is ``odd · 2^power`` with ``odd`` an
-    odd int64 (0 for a zero, whose power is int64's largest)."""
+    """``(odd, power)``, X = ``odd · 2^power`` elementwise (a zero: 0, int64 max)."""
     fraction, exponent = np.frexp(X)
     mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
     zero = mantissa == 0
@@ -47,9 +42,8 @@ def row_chunks(n_rows, n_columns):
 
 
 def integer_shifts(X):
-    """The least shift of each column of X (of either sign) that makes
-    ``X[:, j] · 2^shifts[j]`` integers: spans and ranks are those of X, each
-    feature rescaled."""
+    """The least shift per column (either sign) making ``X[:, j] · 2^shifts[j]``
+    integers; spans and ranks stay X's."""
     least = np.full(X.shape[1], np.iinfo(np.int64).max)
     for rows in row_chunks(*X.shape):
         least = np.minimum(least, _dyadic_parts(X[rows])[1].min(axis=0))
@@ -68,9 +62,8 @@ def integer_rows(X, shifts):
 
 
 def prime_residues(X, prime):
-    """Float64 ``X`` (finite) modulo ``prime`` (below 2^31), elementwise, as
-    int64: ``m · 2^k`` with ``|m| < 2^53`` is ``(m mod prime) · (2^k mod
-    prime)``, a product below 2^62."""
+    """Float64 ``X`` (finite) modulo ``prime`` (< 2^31), elementwise, as int64:
+    ``(m mod prime) · (2^k mod prime)``, a product below 2^62."""
     fraction, exponent = np.frexp(np.asarray(X, dtype=float))
     mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact
     power = exponent.astype(np.int64) - 53

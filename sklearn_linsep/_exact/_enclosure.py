@@ -1,9 +1,6 @@
-"""Rump's enclosure of a square system's solution, every rounding bounded.
-
-The float64 half of the proofs (:mod:`._proofs`): Higham's bound of a sum's
-rounding, Knuth's error-free subtraction, and the verification that a system
-given exactly (or to a stated radius) has one solution, and a positive one,
-without solving it in rationals.
+"""Rump's enclosure of a square system's solution and his positive-definiteness
+proof, in float64 with every rounding bounded (Higham's γ, Knuth's TwoSum): the
+float64 half of the proofs (:mod:`._proofs`), without rational solves.
 """
 
 import numpy as np
@@ -19,9 +16,8 @@ def rounding_factor(terms):
 
 
 def exact_difference(a, b):
-    """``(d, r)`` with ``d = fl(a - b)`` and ``a - b = d + r`` exactly (Knuth's
-    TwoSum on ``a`` and ``-b``: six roundings, each error-free in binary
-    floating point with round to nearest; overflow aside)."""
+    """``(d, r)``: ``d = fl(a - b)`` and ``a - b = d + r`` exactly (Knuth's TwoSum
+    of ``a`` and ``-b``, round to nearest; overflow aside)."""
     d = a - b
     b_virtual = d - a
     a_virtual = d - b_virtual
@@ -30,17 +26,12 @@ def exact_difference(a, b):
 
 def enclosed_positive(A, E, e, radius=False):
     """λ (rounded) where ``(A + E) λ = e`` is proved in float64 to have exactly
-    one solution, and a positive one; else None (``A``, ``E`` and ``e`` exact
-    float64 values; ``A`` square). With ``radius``, ``E`` bounds instead how
-    far the exact matrix is from ``A`` (entrywise, in absolute value): the
-    proof then holds for every matrix within it.
-
-    Rump's verification: with ``R ≈ A⁻¹`` and ``λ̃ ≈ R e``, every rounding
-    bounded (Higham's ``γ``), ``‖I - R (A + E)‖∞ ≤ α < 1`` makes ``A + E``
-    nonsingular and ``‖λ - λ̃‖∞ ≤ ‖R (e - (A + E) λ̃)‖∞ / (1 - α)``; λ is
-    positive where that radius is below every ``λ̃_i``. One float inverse and
-    three products of its size.
-    """
+    one solution, a positive one; else None (``A`` square; ``A``, ``E``, ``e``
+    exact float64). With ``radius``, ``E`` bounds entrywise how far the exact
+    matrix is from ``A``, and the proof holds for every matrix within it. Rump:
+    with ``R ≈ A⁻¹``, ``λ̃ ≈ R e``, every rounding bounded (Higham's ``γ``),
+    ``‖I - R (A + E)‖∞ ≤ α < 1`` makes ``A + E`` nonsingular and ``‖λ - λ̃‖∞ ≤
+    ‖R (e - (A + E) λ̃)‖∞ / (1 - α)``; λ > 0 where that is below every ``λ̃_i``."""
     m = len(e)
     if A.shape != (m, m) or m == 0:
         return None
@@ -77,11 +68,10 @@ def enclosed_positive(A, E, e, radius=False):
 
 
 def square_system(A, E, e, groups=None):
-    """The system without its rows that vanish (``A``, ``E`` and ``e`` zero
-    there) and, within each ``groups`` (row indices that sum to zero in ``A``,
-    ``E`` and ``e``), without the last row left; each row scaled by a power of
-    two (exact) to a largest entry in [1, 2); None where that scaling would
-    not be exact (a remainder underflowing)."""
+    """The system less its vanishing rows and, in each of ``groups`` (rows
+    summing to zero in ``A``, ``E``, ``e``), its last row left; each row scaled
+    exactly by a power of two to a largest entry in [1, 2). None where that
+    scaling is inexact (a remainder underflowing)."""
     keep = np.any(A != 0, axis=1) | np.any(E != 0, axis=1) | (e != 0)
     for group in groups or ():
         kept = [row for row in group if keep[row]]
@@ -97,17 +87,13 @@ def square_system(A, E, e, groups=None):
 
 
 def proven_positive_definite(G, radius=0.0):
-    """Whether every symmetric matrix within ``radius`` of the float64 matrix
-    ``G`` in the spectral norm is positive definite, proved in float64.
-
-    Rump's verification (BIT 46, 2006): a Cholesky factorisation of ``G - σI``
-    that runs to the end gives ``L Lᵀ = G - σI + F + ΔB`` with ``F`` the
-    rounding of the shift (diagonal, ``|F| ≤ u |G - σI|``) and ``|ΔB| ≤
-    γ_{p+1} |L| |Lᵀ|`` (Demmel; Higham's Theorem 10.3, whatever the order of
-    its inner products, BLAS's blocks included), so
-    ``λ_min(G) ≥ σ - ‖F‖ - γ_{p+1} ‖L‖_F²``: the shift σ, less those and the
-    radius, must stay positive. A factorisation and three norms.
-    """
+    """Whether every symmetric matrix within ``radius`` (spectral norm) of
+    the float64 ``G`` is positive definite, proved in float64 (Rump, BIT 46,
+    2006): a Cholesky factorisation of ``G - σI`` that completes gives ``L Lᵀ =
+    G - σI + F + ΔB``, ``F`` the shift's rounding (diagonal, ``|F| ≤ u |G -
+    σI|``), ``|ΔB| ≤ γ_{p+1} |L| |Lᵀ|`` (Demmel; Higham's Theorem 10.3, any
+    order of inner products, BLAS's blocks included); so ``λ_min(G) ≥ σ - ‖F‖ -
+    γ_{p+1} ‖L‖_F²``, which less the radius must stay positive."""
     p = len(G)
     if not p:
         return True

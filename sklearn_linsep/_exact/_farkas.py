@@ -1,25 +1,16 @@
-"""Farkas' systems of two and K classes, and the exact checks of an answer.
-
-Every float64 is a rational (a dyadic one), so a statement about the rows as
-given can be decided exactly. Two systems speak of separability (Farkas'
-lemma), built once in float64, whose entries (signs times inputs) are exact
-(:func:`pairs_matrix`), for the enclosure and the
-rationals alike:
+"""Farkas' systems of two and K classes, their separators, the limits of what
+is decided in rationals, and the exact checks of an answer: weights solving a
+system (:func:`solves_exactly`), a least margin (:func:`least_pair_margin`,
+bounded in float64 first). The decisions are :mod:`._simplex`'s. The systems are
+built once in float64, exact (signs times inputs), for enclosure and rationals:
 
 - **K classes jointly** (:func:`pairs_system`): weights ``μ ≥ 0`` on pairs (row
-  i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``, or
-  else a machine ``W, b`` whose every pair margin is positive;
-- **two classes** are its case K = 2, one pair per row (:func:`side_pairs`):
-  ``λ = 2 μ`` on the rows sums to 1 on each side and puts a point in both
-  convex hulls, and a machine is the hyperplane ``w = w_1 - w_0``
-  (:func:`as_machine`, :func:`as_hyperplane`), its pair margins ``c (w·x + b)``.
-
-Here are the systems, the separators their rays give, the limits of what is
-decided in rationals, and the exact checks: stored weights that solve a system
-(:func:`solves_exactly`), a hyperplane's or a machine's least margin
-(:func:`least_pair_margin`: bounded in float64 first,
-:func:`bounded_scores`, the rows that may be the least in rationals). The
-decisions themselves are :mod:`._simplex`'s.
+  i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``,
+  or else a machine ``W, b`` whose every pair margin is positive;
+- **two classes**, its case K = 2 with a pair per row (:func:`side_pairs`):
+  ``λ = 2 μ`` sums to 1 on each side and puts a point in both convex hulls; a
+  machine is the hyperplane ``w = w_1 - w_0`` (:func:`as_machine`,
+  :func:`as_hyperplane`), its pair margins ``c (w·x + b)``.
 """
 
 import numpy as np
@@ -27,20 +18,15 @@ import numpy as np
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._numbers import as_fmpq, as_fraction, exact_dot, fmpq_matrix, fraction, rational
 
-# The largest problems decided in rationals, as their Farkas system's entries
-# (equations times unknowns), whatever a float certificate says: a Fraction
-# tableau took 19 x 80 (K = 3, p = 5, n = 40) ~10 ms, 12 x 100 2 s, 67 x 56
-# 78 s; FLINT's simplex (:mod:`._simplex`) replaced it, at the same limit, so
-# that the problems decided this way are the same.
+# The largest problems decided in rationals whatever a float certificate says,
+# as their Farkas system's entries (equations times unknowns): a Fraction
+# tableau's limit, kept with FLINT so that the problems decided stay the same.
 EXACT_ENTRIES = 1_600
 
 
-# The largest certificate solved in rationals where the float enclosure cannot
-# decide it, as an elimination's work (equations times unknowns squared): in
-# Python's integers, 22 x 22 (p = 20) took 0.01-0.02 s, 42 x 42 0.2-0.3 s,
-# 102 x 102 6.7 s (its integers grow to ~10 000 bits); a degenerate certificate
-# of 5 rows at p = 768 costs 5 x 5 x 770. Kept with FLINT's solve, so that which
-# certificates are decided does not move.
+# The largest certificate solved in rationals where the enclosure cannot decide
+# it, as an elimination's work (equations times unknowns squared): set for
+# Python's integers, kept with FLINT so the certificates decided do not move.
 EXACT_SOLVE_WORK = 42**3
 
 
@@ -50,9 +36,8 @@ def in_rationals(A, e):
 
 
 def side_pairs(signs):
-    """``(own, others)``: two classes as K = 2 pairs, one per row: the row's
-    class (1 where ``c > 0``) against the other. Their weights are half a
-    two-class certificate's (``μ`` sums to 1, ``λ`` to 1 on each side)."""
+    """``(own, others)``: two classes as K = 2 pairs, a row's class (1 where
+    ``c > 0``) against the other; their weights are half a two-class certificate's."""
     own = (np.asarray(signs, dtype=float) > 0).astype(np.intp)
     return own, 1 - own
 
@@ -73,10 +58,8 @@ def as_hyperplane(W, b):
 def pairs_matrix(points, own, others, n_classes, constants=True):
     """``(A, e)`` in float64 of the K-class Farkas system on pairs (row
     ``points[j]`` of class ``own[j]``, other class ``others[j]``): per class and
-    feature, and per class for the constant (zero without ``constants``),
-    ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``; and ``Σ μ = 1``. Every entry is a
-    sign times an input, so exact: the system is the rational one. Two classes
-    are its case K = 2 (:func:`side_pairs`)."""
+    feature, and per class for the constant (0 without ``constants``), ``Σ μ
+    (e_own - e_other) ⊗ (x, 1) = 0``, and ``Σ μ = 1``; exact (signs times inputs)."""
     points = np.asarray(points, dtype=float)
     m, p = points.shape
     extended = np.hstack([points, np.full((m, 1), float(constants))])
@@ -103,8 +86,7 @@ def pairs_separator(ray, n_classes, p):
 
 
 def every_pair(codes, n_classes):
-    """``(rows, others)``: every pair (row i, other class k ≠ codes[i]), in
-    order of rows, then classes."""
+    """``(rows, others)``: every pair (row i, class k ≠ codes[i]) by row, then class."""
     rows = np.repeat(np.arange(len(codes)), n_classes)
     others = np.tile(np.arange(n_classes), len(codes))
     keep = others != np.asarray(codes)[rows]
@@ -112,23 +94,20 @@ def every_pair(codes, n_classes):
 
 
 def equations(features, n_classes=2):
-    """The size of Farkas' system that the limits measure: ``p + 2`` equations
-    for two classes (the pairs' system less its redundant class rows), all
-    ``K (p + 1) + 1`` jointly (as the limits were measured)."""
+    """The Farkas system's equations as the limits measure them: ``p + 2`` for two
+    classes (less the K = 2 system's redundant rows), ``K (p + 1) + 1`` jointly."""
     return features + 2 if n_classes == 2 else n_classes * (features + 1) + 1
 
 
 def decidable(rows, features, n_classes=2):
-    """Whether the Farkas system of ``rows`` rows of ``features`` features
-    (two classes, or K jointly: every pair) is within ``EXACT_ENTRIES``: the
-    rows can then be decided in rationals whatever a float certificate says."""
+    """Whether the Farkas system of ``rows`` rows of ``features`` features (two
+    classes, or K jointly) is within ``EXACT_ENTRIES``, so decided in rationals."""
     return rows * (n_classes - 1) * equations(features, n_classes) <= EXACT_ENTRIES
 
 
 def solves_exactly(A, e, weights):
     """Whether rational ``weights ≥ 0`` solve ``A λ = e`` exactly (``A``, ``e``
-    float64 with exact entries, as :func:`pairs_matrix`'s): a stored
-    certificate checked without solving for it."""
+    float64, exact entries): a stored certificate checked without solving for it."""
     if weights is None or len(weights) != np.shape(A)[1]:
         return False
     if any(value < 0 for value in weights):
@@ -138,13 +117,10 @@ def solves_exactly(A, e, weights):
 
 
 def tightest_pairs(points, codes, n_classes, W, b, count):
-    """``(rows, others)``: the ``count`` pairs (row, other class) of least
-    margin under the machine ``W``, ``b`` (rationals). Every pair is bounded in
-    float64 first (:func:`bounded_scores`); those that may be among the
-    ``count`` least are ordered by their exact margins (a separator found in
-    rationals may have no correct digit in float64: its weights cancel, and
-    then every pair is). Two classes are the case K = 2 with ``W = (-w/2,
-    w/2)``: a row's one pair, its margin ``c (w·x + b)``."""
+    """``(rows, others)``: the ``count`` pairs of least margin under the machine
+    ``W``, ``b`` (rationals), bounded in float64 first, those that may be least
+    ordered exactly (a rational separator's weights may cancel, leaving no
+    correct float64 digit). Two classes: K = 2, ``W = (-w/2, w/2)``."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
@@ -160,10 +136,9 @@ def tightest_pairs(points, codes, n_classes, W, b, count):
 
 
 def least_pair_margin(points, codes, n_classes, W, b):
-    """The least pair margin of the machine ``W``, ``b`` exactly (None
-    without a pair): every pair bounded in float64 first
-    (:func:`bounded_scores`), only those that may be the least evaluated in
-    rationals. Two classes: :func:`as_machine`'s, ``min c (w·x + b)``."""
+    """The least pair margin of the machine ``W``, ``b`` exactly (None without
+    a pair): every pair bounded in float64 first, only those that may be least
+    in rationals. Two classes: :func:`as_machine`'s, ``min c (w·x + b)``."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
@@ -179,9 +154,8 @@ def least_pair_margin(points, codes, n_classes, W, b):
 
 
 def bounded_pair_margins(value, radius, rows, own, others):
-    """``(margins, spread)``: the pairs' margins from :func:`bounded_scores`'
-    ``(value, radius)`` (row ``rows[j]``, class ``own[j]`` against
-    ``others[j]``), each within ``spread`` of the exact one."""
+    """``(margins, spread)`` of the pairs (row ``rows[j]``, class ``own[j]``
+    against ``others[j]``) from :func:`bounded_scores`, each within ``spread``."""
     margins = value[rows, own] - value[rows, others]
     spread = radius[rows, own] + radius[rows, others]
     spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
@@ -189,10 +163,8 @@ def bounded_pair_margins(value, radius, rows, own, others):
 
 
 def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
-    """The margins of the pairs ``(rows, others)`` in rationals (Fractions),
-    each row's K scores computed once, in FLINT's rationals (Python's
-    Fractions spent 2 s in gcd on 80 pairs of a machine of 16 classes whose
-    entries have hundreds of digits)."""
+    """The pairs' margins as Fractions, each row's K scores computed once in
+    FLINT's rationals (Python's Fractions spend their time in gcd)."""
     if not rows.size:
         return []
     unique, position = np.unique(rows, return_inverse=True)
@@ -212,10 +184,8 @@ def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
 
 def bounded_scores(points, W, b):
     """``(scores, radius)``: ``x_i·w_k + b_k`` in float64 for every row and
-    hyperplane (rows of ``W``, rationals), each within ``radius`` of the exact
-    value (Higham's γ with ``w``'s own rounding; entries below float64's
-    normal range counted at its smallest step); None where a value does not
-    fit float64."""
+    rational hyperplane, each within ``radius`` of exact (Higham's γ with ``w``'s
+    rounding, subnormals at the smallest step); None where one overflows float64."""
     try:
         W_float = np.array([[float(v) for v in w] for w in W], dtype=float)
         b_float = np.array([float(v) for v in b], dtype=float)

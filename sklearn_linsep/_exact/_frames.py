@@ -1,29 +1,18 @@
-"""The frames the exact layer re-expresses rows in, side by side.
-
-Each is an exact or error-bounded change of coordinates under which Farkas'
-alternative does not change (an affine map keeps a certificate's weights, a
-separator maps back), chosen for a different reason:
+"""The frames the exact layer re-expresses rows in, side by side: exact or
+error-bounded changes of coordinates that keep Farkas' alternative (an affine
+map keeps a certificate's weights, a separator maps back).
 
 - :func:`centred` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
-  from 0 against their spread are taken about one of their values, split
-  exactly into offsets and remainders, so that the Farkas system's feature rows
-  stop repeating its constant ones (whose near-dependence costs every digit);
-- :class:`CentredFrame` (the rational simplex's, :mod:`._simplex`): each
-  feature less an offset where the difference is exact, times a power of two,
-  so that float-guided steps can tell near-touching bases from singular ones and
-  the exact numbers are shorter;
-- :func:`principal_frame` (the frame of the rows' principal axes,
-  :mod:`sklearn_linsep._margin._principal`): where features are rounded linear
-  combinations of others (``make_classification``'s redundant features, sums
-  of columns, a reconstruction from a few components), the rows lie, in exact
-  arithmetic, in general position: their near-null directions hold nothing but
-  the rounding of the combinations, some 1e-16 of the data's size, which
-  float64 cannot see in X's own frame. In the frame of the principal axes, each
-  scaled to a unit spread, with the near-null axes' coordinates ``(x - t)·v``
-  computed with correct rounding (every product split exactly, Dekker, then
-  summed by ``math.fsum``), it can. Every coordinate comes with a bound on its
-  error, so that proofs in the frame hold for the rows as given
-  (:func:`pairs_enclosed_in_axes`).
+  from 0 taken about one of their values, so the system's feature rows stop
+  repeating its constant ones (a near-dependence that costs every digit);
+- :class:`CentredFrame` (the rational simplex's, :mod:`._simplex`): exactly
+  offset and scaled by powers of two;
+- :func:`principal_frame` (:mod:`sklearn_linsep._margin._principal`): where
+  features are rounded combinations of others (``make_classification``'s
+  redundant ones, sums of columns), the rows are in exact arithmetic in general
+  position only by that rounding (~1e-16 of the data): unseen by float64 in X's
+  frame, seen in the principal axes, their near-null coordinates correctly
+  rounded and every coordinate's error bounded.
 """
 
 import math
@@ -40,11 +29,9 @@ from ._enclosure import (
 from ._farkas import pairs_matrix
 from ._numbers import fraction, rational_scalar
 
-# Axes whose singular value is below this fraction of the largest are near-null:
-# their coordinates are computed with correct rounding.
+# Near-null axes: singular value below this fraction of the largest.
 NEAR_NULL = 1e-8
-# Above this many rows, correct rounding costs more than the question is worth
-# here (a Python sum per row and near-null axis).
+# Rows beyond which correct rounding (a Python sum per row and axis) costs too much.
 FRAME_ROWS = 20_000
 _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64
 # Entries below this are kept out of the exact products (their errors would
@@ -60,8 +47,7 @@ def _split(values):
 
 
 def _exact_products(a, b):
-    """``(product, error)`` with ``a * b = product + error`` exactly (Dekker's
-    two-product, elementwise; no overflow assumed)."""
+    """``(p, e)``: ``a * b = p + e`` exactly, elementwise (Dekker; no overflow)."""
     product = a * b
     a_high, a_low = _split(a)
     b_high, b_low = _split(b)
@@ -72,8 +58,7 @@ def _exact_products(a, b):
 
 
 def correctly_rounded_coordinates(points, center, axis):
-    """``fl((x - center)·axis)`` for every row, correctly rounded: the exact
-    products of ``x`` and of ``-center`` with ``axis``, summed by ``fsum``."""
+    """``(x - center)·axis`` per row, correctly rounded (exact products, fsum)."""
     product, error = _exact_products(points, axis[None, :])
     shift, shift_error = _exact_products(-center, axis)
     tail = np.r_[shift, shift_error]
@@ -83,11 +68,11 @@ def correctly_rounded_coordinates(points, center, axis):
 
 
 def principal_frame(points):
-    """``(Z, center, axes, spread, bound)``: the rows in the frame of their
-    principal axes, ``Z = ((x - center) @ axes.T) / spread``, near-null axes'
-    coordinates correctly rounded; ``bound[i, j]`` bounds ``|Z_ij``'s error|``
-    (relative to the exact ``(x_i - center)·axes[j] / spread[j]``). None where
-    no axis is near-null, or the data are too large or too big for the splits."""
+    """``(Z, center, axes, spread, bound)``: ``Z = ((x - center) @ axes.T) /
+    spread`` in the rows' principal axes, each at unit spread, near-null axes'
+    coordinates correctly rounded (Dekker's exact products, ``math.fsum``);
+    ``bound[i, j]`` bounds ``Z_ij``'s error against the exact value. None where
+    no axis is near-null, or the data are too many or too large to split."""
     n, size = len(points), np.abs(points)
     if n > FRAME_ROWS or not np.all(size < 1e290):  # the splits overflow
         return None
@@ -100,8 +85,7 @@ def principal_frame(points):
     if not near_null.any():
         return None
     Z = (points - center) @ axes.T
-    # Rounding of x - center (one unit) and of the product (γ_p), then of the
-    # division by the spread (one unit): bounded per entry.
+    # Error bound: x - center (one unit), the product (γ_p), ÷ spread (one unit).
     magnitude = (np.abs(points) + np.abs(center)) @ np.abs(axes.T)
     bound = 2 * rounding_factor(points.shape[1] + 2) * magnitude
     for j in np.flatnonzero(near_null):
@@ -115,11 +99,9 @@ def principal_frame(points):
 
 
 def pairs_enclosed_in_axes(points, own, others, n_classes):
-    """The weights (rounded) where the enclosure proves, in the frame of these
-    rows' principal axes, that positive weights on these pairs, summing to 1,
-    balance Kesler's rows exactly (two classes: K = 2, a pair per row); else
-    None. The frame's coordinates are known to their error bounds: the
-    enclosure takes those as the radius of its matrix."""
+    """The weights (rounded) where the enclosure proves, in the rows' principal
+    axes, that positive weights on these pairs summing to 1 balance Kesler's
+    rows exactly; else None (the coordinates' error bounds are its radius)."""
     frame = _invertible_frame(points)
     if frame is None:
         return None
@@ -133,9 +115,8 @@ def pairs_enclosed_in_axes(points, own, others, n_classes):
 
 
 def _invertible_frame(points):
-    """:func:`principal_frame` where it has as many axes as features: a
-    certificate's system is the same in it only then (fewer rows than features
-    give fewer axes, and the frame would drop equations)."""
+    """:func:`principal_frame` only where it has as many axes as features:
+    with fewer (fewer rows than features), the frame would drop equations."""
     points = np.asarray(points, dtype=float)
     frame = principal_frame(points)
     if frame is None or len(frame[2]) != points.shape[1]:
@@ -144,14 +125,12 @@ def _invertible_frame(points):
 
 
 class CentredFrame:
-    """The rows moved and scaled exactly: each feature less an offset of its
-    own, chosen among its values where every difference is exact in float64
-    (Sterbenz's lemma, where the offset dwarfs the spread; else 0), then times
-    a power of two that brings its largest value into [1, 2). Farkas'
-    alternative is the same there (affine maps keep certificates' weights),
-    and its bases are far better conditioned where features sit 2^30 spreads
-    from 0: float steps can tell them from singular, and the exact numbers are
-    shorter.
+    """The rows moved and scaled exactly: each feature less an offset, one of
+    its values where every difference is exact (Sterbenz's lemma: the offset
+    dwarfs the spread; else 0), times a power of two bringing its largest value
+    into [1, 2). Farkas' alternative is the same there, and where features sit
+    2^30 spreads from 0 the bases are far better conditioned (float steps tell
+    them from singular) and the exact numbers shorter.
 
     Attributes
     ----------
@@ -166,8 +145,7 @@ class CentredFrame:
         if len(points):
             middle = np.sort(points, axis=0)[len(points) // 2]
             moved = points - middle
-            # Knuth's TwoSum of points + (-middle): the difference is exact
-            # where its error term is 0.
+            # Knuth's TwoSum of points + (-middle): exact where its error term is 0.
             part = moved - points
             error = (points - (moved - part)) + (-middle - part)
             exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
@@ -194,12 +172,9 @@ class CentredFrame:
 
 
 def centred(points):
-    """``(offsets, remainders, center)``: each feature whose values lie far from
-    0 against their spread over ``points`` (a constant one included) is taken
-    about its first value, ``x - t = offsets + remainders`` exactly; the others
-    about 0 (no remainder). The Farkas systems do not change (their constant rows
-    absorb ``t``), and far from the origin their feature rows stop repeating the
-    constant ones (whose near-dependence would cost all the digits)."""
+    """``(offsets, remainders, center)``: each feature far from 0 against its
+    spread (a constant one too) taken about its first value, ``x - t = offsets +
+    remainders`` exactly; the others about 0. The constant rows absorb ``t``."""
     points = np.asarray(points, dtype=float)
     spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
     center = np.where(np.abs(points[0]) > spread, points[0], 0.0)

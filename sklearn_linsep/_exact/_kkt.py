@@ -1,22 +1,14 @@
-"""The Crammer–Singer maximal margin of a set of pairs decided in rational
-arithmetic from a float64 guess of its support (FLINT's ``fmpq_mat``).
-
-Where the features lie on scales so far apart that the margin in X's units
-turns on the small ones (features 1e-6 to 1e6 apart: the multipliers reach
-1e12 and more and cancel in the large features' equations), no float64 active
-set settles, yet an interior point in X's metric with each feature scaled
-(Clarabel) still finds the support, only not its digits. On a known support
-the maximiser is rational: the equality QP of the support's pairs is one
-linear system (its Gram form, below), solved exactly. Its answer is the
-maximal margin exactly when the KKT conditions hold in rationals: every
-multiplier ``α ≥ 0`` and every pair's margin ``≥ 1``. A wrong guess is
-corrected by a few exchanges (the most negative multiplier leaves, the most
-violated pair joins), else the answer is None: never a machine the
-rationals did not check.
-
-The Gram form of the support's equality QP (``B`` the pairs' class columns
-``e_own - e_other``, ``G = (X Xᵀ) ∘ (B Bᵀ)``): ``G α + B b = 1``,
-``Bᵀ α + ν 1 = 0``, ``Σ b = 0``; then ``W = Σ_j α_j B_j x_jᵀ``.
+"""The Crammer–Singer maximal margin of a set of pairs in rationals (FLINT), from
+a float64 guess of its support: where features lie on scales far apart (1e-6 to
+1e6: multipliers of 1e12 and more cancel in the large features' equations), no
+float64 active set settles, yet a scaled interior point (Clarabel) still finds
+the support. On it the maximiser is rational, the support's equality QP solved
+exactly, and it is the maximal margin when the KKT conditions hold in rationals
+(every ``α ≥ 0``, every pair margin ``≥ 1``). A wrong guess is fixed by a few
+exchanges (the most negative multiplier leaves, the most violated pair joins),
+else None: never a machine the rationals did not check. The QP in Gram form
+(``B`` the pairs' class columns ``e_own - e_other``, ``G = (X Xᵀ) ∘ (B Bᵀ)``):
+``G α + B b = 1``, ``Bᵀ α + ν 1 = 0``, ``Σ b = 0``; ``W = Σ_j α_j B_j x_jᵀ``.
 """
 
 from dataclasses import dataclass
@@ -35,24 +27,19 @@ from ._numbers import (
     residues,
 )
 
-# Exchanges after the guess (each an exact solve: 0.2-0.5 s at 150-200 pairs).
+# Exchanges after the guess (each an exact solve).
 EXACT_EXCHANGES = 8
-# The work of the exchanges from a separator's nearest pairs, as the sum over
-# them of the held pairs' count cubed (each solves a system of that size in
-# rationals): rank-4 rows of 300 rounded features settled at 1.3e6 (two
-# classes) and 1.5e6 (K = 3); K = 5 at p = 400 took 45 s, 250 exchanges of
-# ~140 held pairs (7e8). 5e7 is about 3 s there.
+# The work of the exchanges from a separator's nearest pairs: the sum over them
+# of the held pairs' count cubed (each an exact solve of that size); about 3 s.
 SEPARATOR_WORK = 5e7
-# An interior point's multipliers z and slacks s are positive on every pair:
-# its support is taken as the pairs whose z / s is above each of these, the
-# first that settles.
+# An interior point's support: the pairs whose multiplier over slack (z / s, both
+# positive on every pair) is above each cut in turn, the first that settles.
 SUPPORT_CUTS = (1.0, 1e2, 1e-2)
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How far the exchanges may go: their number, and their work (the sum
-    over them of the held pairs' count cubed)."""
+    """How far the exchanges may go: their number, and their work (Σ held³)."""
 
     exchanges: int = EXACT_EXCHANGES
     work: float = np.inf
@@ -98,9 +85,8 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess, budget=Budget(
 
 
 def _settled(exact, held, m, budget):
-    """The exact KKT point from the pairs ``held``, exchanged as
-    :func:`exact_machine_of_pairs` says; None where it does not settle within
-    the ``budget``."""
+    """The exact KKT point from the pairs ``held``, exchanged as in
+    :func:`exact_machine_of_pairs`; None where it does not settle within ``budget``."""
     work = 0.0
     for _ in range(budget.exchanges + 1):
         work += len(held) ** 3
@@ -131,16 +117,14 @@ def _settled(exact, held, m, budget):
 
 
 class _ExactPairs:
-    """The pairs' rows as FLINT rationals, each converted once, when first
-    needed (the two-class finish has a pair per row: 10 000 x 50 rows, of
-    which the support and the rows near margin 1 are read)."""
+    """The pairs' rows as FLINT rationals, each converted once, on first need
+    (of 10 000 rows, only the support and those near margin 1 are read)."""
 
     def __init__(self, points, own, others, n_classes):
         self.K = n_classes
         self.own, self.others = own.tolist(), others.tolist()
         self.p = points.shape[1]
-        # Each row once (a row has a pair per other class): pair j's row is
-        # unique row position[j].
+        # Pair j's row is unique row position[j] (a row has a pair per other class).
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
         self.unique_points = unique
         self.position = self.position.ravel().tolist()
@@ -165,13 +149,9 @@ class _ExactPairs:
         return self._row(self.position[j])[f]
 
     def independent(self, ids):
-        """The first pairs of ``ids`` whose constraint rows are linearly
-        independent, in order: a row echelon form modulo the prime
-        ``MODULUS`` (microseconds, where the rationals' took a second at 63 ×
-        200). Rows independent there are independent over the rationals (a
-        minor nonzero modulo a prime is nonzero); a row dependent only modulo
-        it (a chance of about 1/MODULUS) would be left out, and the exact
-        KKT check decides all the same."""
+        """The first pairs of ``ids`` whose constraint rows are independent modulo
+        ``MODULUS``, so over the rationals; one dependent only modulo it (odds
+        ~1/MODULUS) is left out, and the exact KKT check decides all the same."""
         if not ids:
             return []
         K, p = self.K, self.p
@@ -203,12 +183,10 @@ class _ExactPairs:
         return (oi == oj) - (oi == kj) - (ki == oj) + (ki == kj)
 
     def equality_qp(self, held):
-        """``(α, b)`` of the pairs ``held`` at margin exactly 1, or None where
-        their system is singular. Only the classes of held pairs have
-        unknowns: ``b`` is None for the others (their ``w`` is 0), whose
-        intercepts :meth:`free_intercepts` sets; the intercepts of each group
-        of classes the held pairs link sum to 0 (the margins leave each
-        group's shift free)."""
+        """``(α, b)`` of the pairs ``held`` at margin exactly 1, None if singular.
+        Only held pairs' classes have unknowns (``b`` None for others, ``w`` 0:
+        :meth:`free_intercepts`); each group of classes the held pairs link has
+        intercepts summing to 0 (the margins leave its shift free)."""
         h = len(held)
         group = self._groups(held)  # class -> its group of linked classes
         column = {cls: h + c for c, cls in enumerate(sorted(group))}
@@ -227,8 +205,7 @@ class _ExactPairs:
             for cls, sign in ((self.own[i], 1), (self.others[i], -1)):
                 system[a, column[cls]] = sign
                 system[column[cls], a] = sign
-        # Each group of classes that held pairs link has its own common
-        # shift of the intercepts, fixed by Σ b = 0 over it (one ν each).
+        # One ν per linked group: Σ b = 0 over it fixes its shift.
         for cls, c in column.items():
             system[c, shift[group[cls]]] = system[shift[group[cls]], c] = 1
         try:
@@ -243,10 +220,9 @@ class _ExactPairs:
     def leaving_for(self, held, alpha, joining):
         """The held pair that leaves where ``joining``'s constraint row is a
         combination ``Σ c_i a_i`` of the held ones (Goldfarb and Idnani's
-        dependent step: the multipliers move as ``α - t c`` and the first to
-        reach 0 leaves): of ``c_i > 0``, the least ``α_i / c_i``; None where
-        no ``c_i`` is positive. The rows ``a = (B ⊗ x, B)``, so their Gram
-        matrix is ``(B_i·B_k)(x_i·x_k + 1)``."""
+        dependent step: the multipliers move as ``α - t c``, the first to reach
+        0 leaves): of ``c_i > 0``, the least ``α_i / c_i``; None where there is
+        none. The rows ``a = (B ⊗ x, B)`` have Gram ``(B_i·B_k)(x_i·x_k + 1)``."""
         ids = [*held, joining]
         rows = self._rows(ids)
         gram = rows * rows.transpose()
@@ -267,8 +243,7 @@ class _ExactPairs:
         return held[min(ratios)[1]] if ratios else None
 
     def _groups(self, held):
-        """Each class a held pair names, mapped to the least class linked to
-        it by held pairs (the connected components of the pairs' graph)."""
+        """Each class a held pair names -> the least class of its linked component."""
         parent = {}
 
         def root(cls):
@@ -282,10 +257,9 @@ class _ExactPairs:
         return {cls: root(cls) for cls in list(parent)}
 
     def free_intercepts(self, W, b):
-        """``b`` with the intercepts of classes no held pair names (their ``w``
-        is 0) set to the least that keeps their own rows' pairs at margin 1
-        (else the largest their rivals' rows allow, else 0), then all shifted
-        to sum to 0: the KKT conditions leave them free."""
+        """``b``, classes no held pair names (``w`` 0) given the least intercept
+        keeping their rows' pairs at margin 1 (else the largest their rivals'
+        rows allow, else 0), all shifted to sum to 0: the KKT leave them free."""
         free = [cls for cls, value in enumerate(b) if value is None]
         if not free:
             return b
@@ -315,16 +289,13 @@ class _ExactPairs:
         return fmpq_matrix(len(held), self.p, entries)
 
     def scores(self, W):
-        """``w_k · x_j`` of every pair's row and class, as lists (indexing an
-        ``fmpq_mat`` entry by entry cost 5 s over 27 steps of 736 pairs)."""
+        """``w_k · x_j`` of every pair's row and class, as lists (fast to index)."""
         scores = (self.unique * W.transpose()).tolist()
         return [scores[at] for at in self.position]
 
     def below_one(self, W, b):
-        """``{pair: margin}`` of the pairs whose margin is below 1 exactly:
-        bounded in float64 first (:func:`~sklearn_linsep._exact.bounded_scores`),
-        in rationals only on the rows of pairs within their bound of 1 (the
-        exact scores of every row took 4.5 s of a failed finish's 8 s)."""
+        """``{pair: margin}`` of the pairs of margin below 1, exactly: bounded in
+        float64 first (:func:`~._farkas.bounded_scores`), rationals only near 1."""
         position = np.asarray(self.position)
         own, others = np.asarray(self.own), np.asarray(self.others)
         undecided = np.arange(len(own))
@@ -355,40 +326,29 @@ def _as_fractions(W, b, held, alpha, m):
             [as_fraction(value) for value in b], dual)  # fmt: skip
 
 
-# The rows' entries beyond which the maximal margin is not solved in
-# rationals from a separator's tight rows: 10 000 x 50 (500 000) took
-# 0.3-0.5 s, its float bound on every row, rationals on the support and the
-# rows near margin 1 only.
+# The rows' entries beyond which the maximal margin is not solved in rationals.
 MAXIMAL_ENTRIES = 5_000_000
 
 
 def small_problem_budget(pairs):
-    """The exchanges allowed on a problem small enough that its answer is
-    owed whatever it costs (within :data:`~._farkas.EXACT_ENTRIES`): those
-    the exact active-set method this replaced allowed itself."""
+    """The exchanges allowed on a problem within :data:`~._farkas.EXACT_ENTRIES`,
+    whose answer is owed whatever it costs."""
     return Budget(20 * pairs + 20)
 
 
 def separator_budget(unknowns):
-    """The exchanges allowed from the pairs a separator decided in rationals
-    holds nearest its margin (a poor guess of the support: its weights may
-    cancel), growing with the ``unknowns`` (p + 1, or K (p + 1)), within
-    ``SEPARATOR_WORK``. Measured: rows of rank 4 in 300 rounded features
-    settled in 31 (two classes) and 15 (K = 3) exchanges; where it does not
-    settle (K = 18, features 1e6 apart) each costs 0.08 s, and 404 of them
-    took 40 s to refuse."""
+    """The exchanges allowed from a separator's nearest pairs (a poor guess of
+    the support: its weights may cancel), growing with the ``unknowns`` (p + 1,
+    or K (p + 1)), within ``SEPARATOR_WORK``."""
     return Budget(EXACT_EXCHANGES + unknowns // 8, SEPARATOR_WORK)
 
 
 def maximal_two_class_on_rows(points, signs, support, budget=Budget()):
-    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals,
-    ``c_i (w·x_i + b) ≥ 1`` with ``α ≥ 0`` (one per row, 0 off the support)
-    solving its KKT conditions exactly, from a guess of its ``support`` (the
-    rows a separator of :func:`~._simplex.decide_two_class_on_rows` held
-    tight); None where that guess does not settle. It is the Crammer–Singer
-    margin of two classes (:func:`exact_machine_of_pairs`, a pair per row):
-    there ``W = (-w/2, w/2)``, and the multipliers are half of ``α``. None
-    beyond ``MAXIMAL_ENTRIES`` entries of the rows (each made a rational)."""
+    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals, ``α``
+    one per row (:func:`exact_machine_of_pairs` with a pair per row: ``W = (-w/2,
+    w/2)``, multipliers ``α / 2``), from the rows a separator of
+    :func:`~._simplex.decide_two_class_on_rows` held tight (``support``); None
+    where they do not settle, or beyond ``MAXIMAL_ENTRIES`` entries."""
     if np.size(points) > MAXIMAL_ENTRIES:
         return None
     signs = np.asarray(signs, dtype=float)
@@ -405,11 +365,10 @@ def maximal_two_class_on_rows(points, signs, support, budget=Budget()):
 
 def maximal_machine_on_rows(points, codes, n_classes, support,
                             budget=Budget()):  # fmt: skip
-    """``(W, b, {(row, other): α})``: the Crammer–Singer maximal margin of
-    every pair of these rows in rationals, from a guess of its ``support``
-    (``(rows, others)``: the pairs a separator of
-    :func:`~._simplex.decide_pairs_on_rows` held tight), its multipliers on
-    the pairs of ``α > 0``; None where that guess does not settle."""
+    """``(W, b, {(row, other): α > 0})``: the Crammer–Singer maximal margin of
+    every pair of these rows in rationals, from the pairs ``(rows, others)`` a
+    separator of :func:`~._simplex.decide_pairs_on_rows` held tight
+    (``support``); None where they do not settle."""
     if np.size(points) > MAXIMAL_ENTRIES:
         return None
     codes = np.asarray(codes, dtype=np.intp)

@@ -1,17 +1,9 @@
-"""The exact layer's number back-end: the one module that imports ``flint`` or
-``fractions``.
-
-Inside, the work is done on FLINT's types (python-flint): rational matrices
-(``fmpq_mat``) for every solve and product, integer matrices (``fmpz_mat``) for
-the span's fraction-free solves, matrices modulo a prime (``nmod_mat``) for the
-structure (ranks, pivots, determinants). The scalars handed from one exact
-module to another, and out to the proofs and the public results, are
-:class:`fractions.Fraction`: they compare equal to ints and to one another
-(an ``fmpq`` never equals a ``Fraction``, so the two must not meet), and
-users read them. Each crossing from one to the other is a function here.
-
-Both are imported on first use, not at the package's import: most fits never
-reach the exact layer.
+"""The exact layer's number back-end, the one module importing ``flint`` or
+``fractions`` (on first use: most fits never reach the exact layer). FLINT does
+the work (``fmpq_mat`` solves and products, ``fmpz_mat`` fraction-free solves,
+``nmod_mat`` ranks, pivots, determinants); scalars passed between modules and out
+are :class:`fractions.Fraction` (equal to ints, readable; an ``fmpq`` never
+equals a ``Fraction``, so the two must not meet): each crossing is a function here.
 """
 
 import numpy as np
@@ -100,8 +92,7 @@ def nmod_matrix(rows, columns, entries, modulus):
 
 
 def echelon_pivots(residues, prime):
-    """``(rank, pivot columns)`` of an int64 residue matrix's reduced echelon
-    form modulo ``prime`` (FLINT)."""
+    """``(rank, pivot columns)`` of an int64 residue matrix's rref modulo ``prime``."""
     m, p = residues.shape
     if not (m and p):
         return 0, []
@@ -115,30 +106,23 @@ def echelon_pivots(residues, prime):
 
 
 def determinant_nonzero(matrix, prime):
-    """Whether the float64 square ``matrix``'s determinant is nonzero modulo
-    ``prime`` (then it is over the rationals)."""
+    """Whether ``det(matrix) ≢ 0`` modulo ``prime`` (so ≠ 0 over the rationals)."""
     return nmod_matrix(*matrix.shape, residues(matrix), prime).det() != 0
 
 
 def solve_integers(A, B):
-    """The rational solution (``fmpq_mat``) of the square integer system
-    ``A X = B`` (lists of rows); A is nonsingular modulo a prime, so over the
-    rationals."""
+    """The rational solution (``fmpq_mat``) of the square integer system ``A X = B``
+    (lists of rows), A nonsingular modulo a prime, so over the rationals."""
     k, columns = len(A), len(B[0])
     system = fmpz_matrix(k, k, [value for row in A for value in row])
     return system.solve(fmpz_matrix(k, columns, [v for row in B for v in row]))
 
 
 def solve_exactly(A, e):
-    """``("unique", λ)`` where ``A λ = e`` has exactly one solution (A's
-    columns independent), ``("none", None)`` where it has none and A's
-    columns are independent, ``("dependent", None)`` otherwise; ``A`` (m × k,
-    m ≥ k as a rule) and ``e`` float64 (exact entries) or rationals, ``λ``
-    Fractions.
-
-    One reduced echelon form of ``[A | e]`` in FLINT's rationals (a 42 × 42
-    certificate took 35 s as a rational simplex in Python's Fractions, 0.05 s
-    fraction-free in Python's integers, well under that here)."""
+    """``("unique", λ)`` where ``A λ = e`` has exactly one solution, ``("none",
+    None)`` where it has none and A's columns are independent, ``("dependent",
+    None)`` otherwise. ``A`` (m × k, as a rule m ≥ k) and ``e`` float64 (exact) or
+    rationals; ``λ`` Fractions. One rref of ``[A | e]`` in FLINT's rationals."""
     m, k = len(A), len(A[0]) if len(A) else 0
     if not k:
         return ("unique", []) if not any(e) else ("none", None)

@@ -1,58 +1,30 @@
 """Farkas' alternative decided exactly on every row: the simplex method in
-rationals (FLINT), warm-started from a float certificate, priced in float64
-with every rounding bounded.
-
-Where float64 finds the classes inseparable only to a tolerance (a certificate
-that neither its enclosure nor a rational solve on its rows proves), the
-question is decided exactly on all the rows, at any size, by the LP
+rationals (FLINT), warm-started from a float certificate, priced in float64 with
+every rounding bounded. Where float64 finds the classes inseparable only to a
+tolerance (a certificate neither its enclosure nor a rational solve on its rows
+proves), the LP
 
     min t  subject to  A λ + t e = e,  λ ≥ 0,  t ≥ 0,
 
-over the columns of Farkas' system ``A λ = e`` (:func:`~._farkas.pairs_matrix`:
-a column per (row, other class) pair; two classes are the case K = 2, a pair
-per row). ``t = 1``,
-``λ = 0`` is feasible, and every basis that holds the column of ``t`` is
-(``B⁻¹ e`` is ``t``'s unit vector), so the method starts where the float
-certificate points: ``t`` and the certificate's columns. Its optimum is
+over the columns of Farkas' system ``A λ = e`` (:func:`~._farkas.pairs_matrix`,
+a column per (row, other class) pair) decides it on all the rows. Every basis
+holding ``t``'s column is feasible (``B⁻¹ e`` is ``t``'s unit vector), so the
+method starts at ``t`` and the certificate's columns. At its optimum, ``t = 0``
+gives an exact certificate ``λ = B⁻¹ e ≥ 0``; ``t = 1`` an exact separator, the
+dual ``y`` (``Bᵀ y`` = ``t``'s unit cost) having ``A_jᵀ y ≤ 0`` on every column
+and ``eᵀ y = 1``, so every pair margin ≥ 1 (:func:`~._farkas.pairs_separator`).
 
-- ``t = 0``: ``λ = B⁻¹ e ≥ 0`` is a certificate, exact (Fractions);
-- ``t = 1``: the dual ``y`` (``Bᵀ y`` = ``t``'s unit cost) has ``A_jᵀ y ≤ 0``
-  on every column and ``eᵀ y = 1``: a separator, exact, with every pair
-  margin at least 1 (see :func:`~._farkas.pairs_separator`).
-
-Each step solves two systems of the basis's size in rationals
-(``flint.fmpq_mat.solve``: 10 ms at 52 × 52, where Python's integers take
-0.3 s) and prices every column in float64, ``|fl(A_jᵀ ỹ) - A_jᵀ y| ≤ bound``
-(Higham's γ, and ``ỹ``'s own rounding); only the columns that bound leaves
-undecided are priced in rationals. On near-touching data the float
-certificate's columns are nearly the optimal basis: 0 or 1 steps (measured in
-``benchmarks/bench_exact.py``).
-
-The steps are degenerate but the last (every basic λ is 0): Dantzig's rule
-(the largest price per unit column norm, preferring a step that ends the
-method or moves a unit column out) for the first ``BLAND_AFTER`` steps,
-Bland's after (the smallest index entering and leaving), which cannot cycle.
-``EXACT_PIVOTS`` and ``EXACT_SIMPLEX_WORK`` bound them, and
-``EXACT_SIMPLEX_EQUATIONS`` the system.
-Where the optimal basis is far from the certificate's (classes jointly
-separable by a hair, where the machine's every class needs its own tight
-pairs), or there is no certificate, the steps start (again) from HiGHS's
-optimum of the same LP with its equations made orthonormal. Beyond the bound
-from both starts, the caller says the certificate holds to a tolerance only.
-
-Most steps are not taken in rationals at all. From each start the same
-steps are first taken in floating point (:func:`_float_pivots`, QSopt_ex's
-approach): float64 LU solves refined with residuals in extended precision,
-prices near 0 taken again in it, the largest pivot leaving. They stop where
-they settle (no column prices positive, or ``t`` would leave), and the exact
-steps check that basis, one step as a rule: K = 3 separable by a hair of
-2^-44 took 144 exact steps (2.8 s) and now takes about 100 float ones and one
-exact (0.2 s). A float step is a guess: every basis holding ``t`` is
-feasible, and the one handed over is proved nonsingular by its determinant
-modulo a prime, so a misstep costs exact steps, never the answer.
-Everything is decided on the rows exactly centred (:class:`CentredFrame`):
-offsets of 2^30 spreads otherwise leave every basis too ill-conditioned for
-float steps, and the exact numbers 30 bits longer.
+A step solves two rational systems of the basis's size and prices every column
+in float64, ``|fl(A_jᵀ ỹ) - A_jᵀ y| ≤ bound`` (Higham's γ, ``ỹ``'s own rounding);
+only columns the bound leaves undecided are priced in rationals. Most steps are
+first taken in floating point (:func:`_float_pivots`, as in QSopt_ex), the exact
+steps checking the basis they settle on: a float step is a guess, but every
+basis holding ``t`` is feasible and the one handed over is proved nonsingular
+modulo a prime, so a misstep costs exact steps, never the answer. Where the
+optimal basis is far from the certificate's (classes jointly separable by a
+hair), or there is none, the steps start (again) from HiGHS's optimum. All is
+decided on the rows exactly centred (:class:`CentredFrame`): offsets of 2^30
+spreads leave bases too ill-conditioned for float steps.
 """
 
 import numpy as np
@@ -80,80 +52,50 @@ from ._numbers import (
     solve_exactly,
 )
 
-# The simplex steps before the decision is given up (the caller then says the
-# certificate holds to a tolerance only): at most EXACT_PIVOTS, and at most
-# EXACT_SIMPLEX_WORK / m³ on m equations (a step costs two exact solves: about
-# 25 ms at m = 52, 0.11 s at 103, 0.6 s at 200), so that giving up costs a few
-# seconds at any size. From a float certificate, near-touching cases take 0 to
-# 3 steps; from no start (float64 found no certificate at all), tens.
+# Limits of the steps, past which the caller says the certificate holds to a
+# tolerance only: EXACT_PIVOTS, and EXACT_SIMPLEX_WORK / m³ on m equations (a
+# step is two exact solves), so that giving up costs a few seconds at any size.
 EXACT_PIVOTS = 200
 EXACT_SIMPLEX_WORK = 200 * 60**3
-# Dantzig's rule, whose degenerate steps could cycle, gives way to Bland's
-# (which cannot, but crawls over many columns) after this many steps.
+# Steps after which Dantzig's rule (which could cycle) gives way to Bland's.
 BLAND_AFTER = 150
-# Steps from float64's certificate before the start from HiGHS's optimum: the
-# at-scale facet cases took 2-18 from wherever they finished; K = 3 separable
-# by a hair ran out of 200 (2.3 s) and took 144 from HiGHS's.
+# Exact steps from float64's certificate before the start from HiGHS's optimum.
 CERTIFICATE_PIVOTS = 50
-# Steps in floating point (:func:`_float_pivots`) before the exact ones, from
-# HiGHS's start: K = 3 separable by a hair took 144 exact steps there (2.3 s),
-# and takes 97-168 float ones (about 1 ms each at 43 equations, 3 ms at 63).
-# Where they do not settle (K = 3, 2 000 x 30, scaled and offset: 2 000 steps
-# in 7 s), the exact steps start from where they stopped.
+# Float steps from HiGHS's start; the exact steps start wherever they stop.
 FLOAT_PIVOTS = 1_000
-# The float steps stop short of a basis of reciprocal condition below this
-# (rows offset by 2^30 spreads make some): float64's LU solve has no correct
-# digit there (cond · 2^-53 ≥ 8), refinement cannot converge, and the basis
-# may be singular in exact arithmetic, where the exact steps could not start.
-# Near-touching bases are ill-conditioned by nature (K = 3 by a hair of 2^-44
-# reaches its answer through condition numbers near 2^50).
+# Float steps stop short of bases of reciprocal condition below this: float64's
+# LU has no correct digit there (cond · 2^-53 ≥ 8) and the basis may be singular
+# exactly. Near-touching bases reach condition 2^50 by nature.
 FLOAT_CONDITION = 2.0**-60
-# Refinements of a float step's solve at most (each contracts the error by
-# about cond · 2^-53).
+# Refinements of a float solve at most (each contracts the error by cond · 2^-53).
 REFINEMENTS = 8
 # Columns tried in turn where a step's basis is that near singular.
 FLOAT_RETRIES = 8
-# From float64's certificate, fewer: where they do not settle (K = 3 by a
-# hair wandered 1 244 steps from it, 143 from HiGHS's start), HiGHS's start.
+# Float steps from float64's certificate, fewer: if they do not settle, HiGHS's.
 CERTIFICATE_FLOAT_PIVOTS = 200
-# What the refined float steps take for 0, relative to the sizes summed in a
-# price or a step: 64 times the extended rounding unit (2^-58 with x87's
-# long double; with none, 2^-47, and hairs are left to the exact steps).
+# What refined float steps take for 0, relative to the sizes summed: 64 extended
+# rounding units (2^-58 with x87's long double; else 2^-47, hairs left exact).
 FLOAT_RESOLUTION = 64 * float(np.finfo(np.longdouble).eps)
-# The largest system stepped in rationals, in equations (p + 2 for two classes,
-# (K - 1)(p + 1) + 1 jointly): FLINT's solve of a random float64 matrix took
-# 0.011 s at 52, 0.057 s at 103, 0.30 s at 200, 2.7 s at 400 (two a step).
+# The largest system stepped in rationals, in equations (p + 2 for two
+# classes, (K - 1)(p + 1) + 1 jointly).
 EXACT_SIMPLEX_EQUATIONS = 200
-# HiGHS's time on one LP of the float start (a guess: without it, the steps
-# start from unit columns). Its LPs take milliseconds, but on one system of
-# features scaled by 2^±20 and offset (43 x 469), its dual simplex cycled in
-# its cleanup for 950 s.
+# HiGHS's time limit on one LP of the float start (a guess: without it the
+# steps start from unit columns); its dual simplex has cycled in its cleanup.
 FLOAT_START_SECONDS = 1.0
 # The steps of an unlimited decision: Bland's rule ends it long before.
 UNLIMITED = 10**9
 # Entering candidates whose step is estimated before one is taken.
 LOOKAHEAD = 64
 T = -1  # the column of t (e) in a basis; -2 - r, equation r's unit column
-# Columns priced at once (times the system's equations): the float pass over
-# every column is blockwise, so memory stays at a few tens of MB.
+# Columns priced at once (times the equations): bounds the float pass's memory.
 PRICE_BLOCK_ENTRIES = 4_000_000
 
 
 class FarkasColumns:
-    """The columns of Farkas' system ``A λ = e``, built on request.
-
-    Parameters
-    ----------
-    columns : callable
-        ``columns(ids)`` gives the float64 columns ``A[:, ids]``, every entry
-        exact (a sign times an input, or 0 and 1).
-    n_columns : int
-    e : ndarray of shape (m,)
-    groups : list of sequences of int, default=None
-        Equations (row indices of ``A``) that sum to zero: the last one of
-        each is left out, as are equations zero on every column, so that a
-        basis of the rest can be square and nonsingular.
-    """
+    """The columns of Farkas' system ``A λ = e``, built on request:
+    ``columns(ids)`` gives the float64 columns ``A[:, ids]`` (exact entries).
+    Equations zero on every column, and the last of each of ``groups`` (equations
+    summing to zero), are left out, so a basis of the rest can be nonsingular."""
 
     def __init__(self, columns, n_columns, e, groups=None):
         self.columns, self.n_columns = columns, n_columns
@@ -193,37 +135,24 @@ class FarkasColumns:
 
 
 def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
-    """Farkas' alternative on every column of ``system`` (a
-    :class:`FarkasColumns`), exactly.
+    """Farkas' alternative on every column of ``system``, exactly.
 
-    The basis is ``t``, ``start``'s columns where they are independent, and
-    unit columns of equations, variables fixed at 0 that leave at the first
-    step that would move them and never return: the dual ``y`` is 0 on their
-    equations until a column needs them. Where ``start`` is empty, or its
-    steps run out, the steps start again from HiGHS's optimum of the same LP
-    (:func:`_float_start`).
-
-    Parameters
-    ----------
-    system : FarkasColumns
-    start : sequence of int
-        Columns to start from, the most wanted first (a float certificate's,
-        by weight).
-    max_pivots : int, default=EXACT_PIVOTS
-    limited : bool, default=True
-        False: no limit on the steps or the equations.
+    The basis is ``t``, ``start``'s independent columns (the most wanted first:
+    a float certificate's), and unit columns of equations: variables fixed at 0
+    that leave at the first step that would move them and never return (``y`` is
+    0 on their equations until then). Where ``start`` is empty or its steps run
+    out, the steps start again from HiGHS's optimum (:func:`_float_start`).
+    Without ``limited``, no limit on the steps or equations (small problems,
+    whose answer is owed whatever it costs).
 
     Returns
     -------
-    ("certificate", (ids, λ)) : the columns and their weights (Fractions > 0)
-        with ``A[:, ids] λ = e`` exactly.
-    ("separator", (y, tight)) : ``y`` Fractions, one per equation of ``A``
-        (0 on those left out), with ``A_jᵀ y ≤ 0`` on every column and
-        ``eᵀ y = 1``; ``tight`` the columns of the last basis, on which
-        ``A_jᵀ y = 0``.
-    None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS``
-        equations (never without ``limited``: small problems, whose answer
-        is owed whatever it costs), or a basis singular in exact arithmetic.
+    ("certificate", (ids, λ)) : Fractions ``λ > 0``, ``A[:, ids] λ = e`` exactly.
+    ("separator", (y, tight)) : ``y`` Fractions, one per equation of ``A`` (0 on
+        those left out), ``A_jᵀ y ≤ 0`` on every column, ``eᵀ y = 1``; ``tight``
+        the last basis's columns, where ``A_jᵀ y = 0``.
+    None : beyond ``max_pivots`` steps or ``EXACT_SIMPLEX_EQUATIONS`` equations
+        (if ``limited``), or a basis singular in exact arithmetic.
     """
     m = system.m
     if not limited:  # Bland's rule after BLAND_AFTER steps: it ends
@@ -233,10 +162,6 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
     else:
         max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
     columns = _ExactColumns(system)
-    # From float64's certificate where there is one (0-3 steps as a rule);
-    # where that is none, or its steps run out (K classes separable by a hair:
-    # each class needs tight pairs of its own, far from the certificate's),
-    # from HiGHS's optimum of the same LP.
     found = None
     if len(start):
         basis, settled = _float_pivots(system, _starting_basis(system, start),
@@ -250,34 +175,25 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
 
 
 def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
-    """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps taken
-    in floating point (each well under a millisecond, where an exact one
-    takes ten), until no column prices positive or the next step would end
-    the method (``settled``), a solve fails, or the steps run out: the basis
-    the exact steps start from, as QSopt_ex starts from a float solver's.
-    Dantzig's rule until a basis repeats, Bland's after; a step into a basis
-    of reciprocal condition below ``FLOAT_CONDITION`` is not taken, another
-    column enters instead. The solves are refined with residuals in
-    extended precision (:func:`_refined_solves`) and prices near 0 taken
-    again in it, so that a hair of 2^-44 of the spread keeps its sign. A
-    guess all the same: every basis holding ``t`` is feasible, so a misstep
-    costs exact steps, never the answer."""
+    """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps in
+    floating point until no column prices positive or ``t`` would leave
+    (``settled``), a solve fails, or the steps run out. Dantzig's rule until a
+    basis repeats, then Bland's; a step into a basis of reciprocal condition
+    below ``FLOAT_CONDITION`` is not taken, another column enters. Solves and
+    near-0 prices are refined in extended precision: a hair of 2^-44 keeps its sign."""
     trail = [basis]
     settled = _float_steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
-        # A start too ill-conditioned for a float step (HiGHS's columns on
-        # rows near touching: condition 1e17): from t and unit columns.
+        # A start too ill-conditioned for float steps (cond 1e17): t and unit columns.
         trail = [basis, _starting_basis(system, [])]
         settled = _float_steps(system, trail, max_pivots)
-    # Float64 cannot tell a singular basis from a near-touching one (both
-    # reach condition numbers of 2^50 and more): the last basis a determinant
-    # modulo a prime proves nonsingular is the one the exact steps take.
+    # Float64 cannot tell singular bases from near-touching ones (both reach
+    # condition 2^50): the exact steps take the last one proved nonsingular.
     for basis in reversed(trail):
         if _nonsingular(system, basis):
             return basis, settled
         settled = False
-    # Not even the start (its columns chosen in float64): t and unit columns,
-    # nonsingular by construction.
+    # Not even the start: t and unit columns, nonsingular by construction.
     return _starting_basis(system, []), False
 
 
@@ -308,8 +224,7 @@ def _float_steps(system, trail, max_pivots):
             basis, shunned = stepped, []
             trail.append(basis)
         except (np.linalg.LinAlgError, ValueError):
-            # A basis float64 cannot tell from singular: another column
-            # enters instead, up to FLOAT_RETRIES of them.
+            # Float64 cannot tell it from singular: another column enters instead.
             shunned.append(entering)
             if len(shunned) > FLOAT_RETRIES:
                 return False
@@ -317,18 +232,16 @@ def _float_steps(system, trail, max_pivots):
 
 
 def _nonsingular(system, basis):
-    """Whether the basis's determinant is nonzero modulo ``MODULUS`` (then it
-    is over the rationals; a False may, rarely, be a nonsingular basis)."""
+    """Whether the basis's determinant is nonzero modulo ``MODULUS``, so over the
+    rationals (a False may, rarely, be a nonsingular basis)."""
     return determinant_nonzero(_float_matrix(system, basis), MODULUS)
 
 
 def _refined_solves(B):
-    """``solve(b, transposed=False)``: ``B⁻¹ b`` (or ``B⁻ᵀ b``) in
-    ``np.longdouble``, float64's LU solve refined (up to ``REFINEMENTS``
-    times) with residuals computed in extended precision (x87's 64-bit
-    significand where numpy has it: about 2^-60 of the solution's size at
-    moderate condition; float64's accuracy elsewhere). LinAlgError where
-    ``B``'s reciprocal condition is below ``FLOAT_CONDITION``."""
+    """``solve(b, transposed=False)``: ``B⁻¹ b`` (or ``B⁻ᵀ b``) in ``np.longdouble``,
+    float64's LU refined up to ``REFINEMENTS`` times with residuals in extended
+    precision (~2^-60 of the solution with x87's long double, else float64's).
+    LinAlgError where ``B``'s reciprocal condition is below ``FLOAT_CONDITION``."""
     from scipy.linalg import lapack
 
     lu, pivots, info = lapack.dgetrf(B)
@@ -368,11 +281,11 @@ def _float_matrix(system, basis):
 
 
 def _float_leaving(basis, u, bland):
-    """:func:`_leaving` on a refined float step ``u``, entries within
-    ``FLOAT_RESOLUTION`` of its largest taken for 0: of the blocking ones
-    (every step is degenerate: any may leave), the largest pivot, which keeps
-    the next basis as well conditioned as it can be (with ``bland``, the
-    smallest index); None where nothing blocks (rounding)."""
+    """:func:`_leaving` on a refined float step ``u`` (entries within
+    ``FLOAT_RESOLUTION`` of its largest taken for 0): of the blocking ones (any
+    may leave a degenerate step), the largest pivot, which keeps the next basis
+    best conditioned (with ``bland``, the smallest index); None where none
+    blocks (rounding)."""
     tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
     blocking = [i for i, j in enumerate(basis)
                 if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
@@ -431,13 +344,10 @@ def _matrix(columns):
 
 
 def _float_start(system):
-    """Columns to start from where float64 gave no certificate, from HiGHS's
-    optimum of the same LP, ``min t`` s.t. ``A λ + t e = e``: its positive
-    ones, heaviest first, then the ``m`` its dual holds tightest. The
-    equations are first made orthonormal: with ``[A e]ᵀ = Q R`` (each column
-    at unit size), the system ``Qᵀ`` is ``R⁻ᵀ [A e]`` (features far apart in
-    scale or offset leave A's rows far from orthogonal). A guess: the exact
-    steps correct it."""
+    """Columns to start from, from HiGHS's optimum of ``min t`` s.t. ``A λ + t e
+    = e``: its positive ones, heaviest first, then the ``m`` its dual holds
+    tightest. The equations are first made orthonormal (``[A e]ᵀ = Q R``, columns
+    at unit size; the system ``Qᵀ``): features far apart skew A's rows."""
     from scipy.linalg import qr
 
     A = system(np.arange(system.n_columns))
@@ -449,8 +359,7 @@ def _float_start(system):
     if found is None:
         return []
     weights, dual = found
-    # Where t = 0, the weighted columns; where t > 0 (the separable side, λ
-    # may be 0), the columns its dual y holds tightest, A_jᵀ y nearest 0.
+    # t = 0: the weighted columns; t > 0 (λ may be 0): those with A_jᵀ y nearest 0.
     order = np.argsort(-weights)
     heavy = order[weights[order] > 1e-12 * max(weights.max(initial=0.0), 1e-300)]
     reduced = -(rows.T @ dual)
@@ -460,13 +369,10 @@ def _float_start(system):
 
 
 def _generated_columns_lp(rows, e, rounds=30):
-    """``(λ, y)``: HiGHS's optimum of ``min t`` s.t. ``rows λ + t e = e``,
-    ``λ ≥ 0``, and its dual, by column generation: the LP on a few columns
-    (those nearest e's direction at first), every column priced by its dual,
-    the most negative reduced costs joining, until none is left. On 10 052
-    dense columns of 52 equations HiGHS took 0.7 s at once; a few LPs of a few
-    hundred columns take a tenth of that. None where HiGHS fails, or takes
-    over ``FLOAT_START_SECONDS`` on one, or the rounds run out."""
+    """``(λ, y)``: HiGHS's optimum of ``min t`` s.t. ``rows λ + t e = e``, ``λ ≥
+    0``, and its dual, by column generation (from the columns nearest e; the most
+    negative reduced costs join until none is left). None where HiGHS fails,
+    takes over ``FLOAT_START_SECONDS`` on one LP, or the rounds run out."""
     from scipy.optimize import linprog
 
     m, n = rows.shape
@@ -530,15 +436,13 @@ def _extend(span, column, tiny=1e-10):
 
 
 def _entering(system, y, basis, exact_columns, bland, shunned=()):
-    """A column outside ``basis`` of positive price ``A_jᵀ y``: priced in
-    float64 with the rounding bounded, in rationals where that bound leaves it
-    undecided (with ``exact_columns`` None, ``y`` is a refined float one,
-    prices within ``FLOAT_RESOLUTION`` are taken for 0 and none is exact);
-    never one of ``shunned``. With ``bland`` the first; else, of the
-    ``LOOKAHEAD`` largest per unit norm, one whose step (estimated in
-    float64) would end the method (``t`` leaves), else one that would move a
-    unit column out, else the largest: degenerate swaps of λ's are the steps
-    that make no headway. None where every price is ≤ 0."""
+    """A column outside ``basis`` and ``shunned`` of positive price ``A_jᵀ y``:
+    priced in float64 with the rounding bounded, in rationals where that bound
+    leaves it undecided (with ``exact_columns`` None, ``y`` is a refined float
+    one and prices within ``FLOAT_RESOLUTION`` count as 0). With ``bland`` the
+    first; else, of the ``LOOKAHEAD`` largest per unit norm, one whose step ends
+    the method, else one moving a unit column out, else the largest: degenerate
+    swaps of λ's make no headway. None where every price is ≤ 0."""
     y_float = _float_dual(y) if exact_columns is not None else _scaled(y)
     candidates, scores = [], []
     for block in system.blocks():
@@ -572,11 +476,10 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
 
 
 def _prices(y, A, wide=False):
-    """``(Aᵀ y, bound)`` in float64, ``|fl(Aᵀ y) - Aᵀ y| ≤ bound`` for
-    float64 ``y`` (Higham's γ); with ``wide``, ``y`` is a refined
-    ``np.longdouble`` one and the columns that bound leaves near 0 are priced
-    again in extended precision, their bound then ``FLOAT_RESOLUTION``'s (a
-    guess's, not a proof's)."""
+    """``(Aᵀ y, bound)`` in float64, ``|fl(Aᵀ y) - Aᵀ y| ≤ bound`` (Higham's γ);
+    with ``wide``, ``y`` is a refined ``np.longdouble`` and prices near 0 are
+    retaken in extended precision, bounded by ``FLOAT_RESOLUTION`` (a guess's
+    bound, not a proof's)."""
     gamma = rounding_factor(A.shape[0] + 2) + 2 * ROUNDING_UNIT
     narrow = y.astype(float)
     magnitude = np.abs(narrow) @ np.abs(A)
@@ -590,9 +493,8 @@ def _prices(y, A, wide=False):
 
 
 def _headway(system, basis, candidates):
-    """Of ``candidates`` (best first), the first whose step would end the
-    method, else the first that would move a unit column out, else 0: the
-    steps estimated by one float64 solve with the basis."""
+    """Of ``candidates`` (best first), the first whose step ends the method,
+    else the first moving a unit column out, else 0 (one float64 solve)."""
     kinds = np.asarray(basis)
     try:
         U = np.linalg.solve(_float_matrix(system, basis), system(candidates))
@@ -618,8 +520,7 @@ def _scaled(y):
 
 def _float_dual(y):
     """``ỹ``: ``y`` (fmpq) scaled by a power of two to a largest entry in
-    [1/2, 2) (prices keep their signs), then correctly rounded (Python's
-    integer division is)."""
+    [1/2, 2) (prices keep their signs), correctly rounded (by integer division)."""
     fractions = [(int(v.p), int(v.q)) for v in y]
     shift = -max((p.bit_length() - q.bit_length() for p, q in fractions if p),
                  default=0)  # fmt: skip
@@ -629,10 +530,9 @@ def _float_dual(y):
 
 
 def _leaving(basis, u):
-    """The ratio test of a degenerate step: a unit column that the entering
-    column would move (it is fixed at 0), else a basic λ (at 0) that it would
-    make negative, the smallest index (Bland); else ``t``, which then falls
-    to 0."""
+    """The ratio test of a degenerate step: a unit column the entering one would
+    move (fixed at 0), else a basic λ (at 0) it would make negative, the
+    smallest index (Bland); else ``t``, which then falls to 0."""
     blocking = [i for i, j in enumerate(basis)
                 if (j < T and u[i] != 0) or (j > T and u[i] > 0)]  # fmt: skip
     if blocking:
@@ -644,8 +544,8 @@ def _leaving(basis, u):
 
 
 def _certificate(system, basis, exact_columns):
-    """``(ids, λ)`` of the basis without ``t``: ``λ = B⁻¹ e`` (≥ 0 and 0 on
-    the unit columns: the last step kept it feasible), its positive entries."""
+    """``(ids, λ)``: ``λ = B⁻¹ e`` on the basis without ``t`` (≥ 0, 0 on unit
+    columns: the last step kept it feasible), its positive entries."""
     m = system.m
     e = fmpq_matrix(m, 1, [as_fmpq(v) for v in system.e])
     solved = _matrix(exact_columns(basis)).solve(e)
@@ -665,15 +565,12 @@ def _full_dual(system, y):
 
 
 def decide_two_class_on_rows(points, signs, start, limited=True):
-    """Farkas' alternative for two classes on every row, exactly: the case
-    K = 2 of :func:`decide_pairs_on_rows` (a pair per row, :func:`~._farkas.
-    side_pairs`), from the rows ``start`` (a float certificate's, heaviest
-    first; empty: from HiGHS's optimum): ``("certificate", (ids, λ))`` with
-    ``λ = 2 μ`` summing to 1 on each side, ``("separator", (w, b, tight))``
-    in rationals with ``c_i (w·x_i + b) ≥ 1`` on every row and ``tight`` the
-    rows of the last basis (the maximal margin's support as a rule:
-    :func:`~._kkt.maximal_two_class_on_rows`), or None (never without
-    ``limited``)."""
+    """Farkas' alternative for two classes on every row, exactly: the K = 2
+    case of :func:`decide_pairs_on_rows`, from the rows ``start``:
+    ``("certificate", (ids, λ))``, ``λ = 2 μ``; ``("separator", (w, b, tight))``,
+    ``c_i (w·x_i + b) ≥ 1`` on every row, ``tight`` the last basis's rows (as a
+    rule the maximal margin's support, :func:`~._kkt.maximal_two_class_on_rows`);
+    or None."""
     own, others = side_pairs(signs)
     start = [(int(i), int(others[i])) for i in start]
     found = decide_pairs_on_rows(points, own, 2, start, limited)
@@ -690,11 +587,9 @@ def decide_two_class_on_rows(points, signs, start, limited=True):
 def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
     """Farkas' alternative for K classes jointly on every pair (row, other
     class), exactly, from the pairs ``start`` (``(row, other)``, a float
-    certificate's, heaviest first; empty: from HiGHS's optimum):
-    ``("certificate", (rows, others, μ))``, ``("separator", (W, b, (rows,
-    others)))`` in rationals with every pair margin ≥ 1 and the pairs of the
-    last basis, or None (:func:`farkas_simplex`; never without ``limited``).
-    Decided on the rows exactly centred (:class:`~._frames.CentredFrame`)."""
+    certificate's, heaviest first; empty: from HiGHS's optimum): ``("certificate",
+    (rows, others, μ))``, ``("separator", (W, b, (rows, others)))`` in rationals
+    (every pair margin ≥ 1; the last basis's pairs), or None (only if ``limited``)."""
     frame = CentredFrame(points)
     points = frame.points
     codes = np.asarray(codes, dtype=np.intp)
@@ -718,9 +613,8 @@ def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
 
 
 def pairs_columns(points, own, others, n_classes):
-    """The :class:`FarkasColumns` of the pairs' system (:func:`~._farkas.
-    pairs_matrix`: pair ``j`` is the row ``points[j]`` of class ``own[j]``
-    against ``others[j]``), its redundant class rows left out."""
+    """The :class:`FarkasColumns` of the pairs' system
+    (:func:`~._farkas.pairs_matrix`), its redundant class rows left out."""
     e = pairs_matrix(points[:0], own[:0], others[:0], n_classes)[1]
 
     def columns(ids):
@@ -744,10 +638,9 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
                        unlimited=False):  # fmt: skip
     """``(decided, μ)``: rational weights ``μ ≥ 0`` summing to 1 on these pairs
     that balance Kesler's rows exactly (None where there are none). ``decided``
-    is False where the solve is beyond ``EXACT_SOLVE_WORK`` and the problem of
-    ``problem_rows`` rows the certificate speaks of is beyond
-    :func:`~._farkas.decidable` (a small problem is always decided: its
-    certificate's system is no larger than its own), unless ``unlimited``."""
+    is False where the solve exceeds ``EXACT_SOLVE_WORK`` and the problem of
+    ``problem_rows`` rows is beyond :func:`~._farkas.decidable` (a small one is
+    always decided: its certificate's system is no larger), unless ``unlimited``."""
     pairs, features = np.shape(points)
     small = unlimited or decidable(problem_rows, features, n_classes)
     if not (small or _quick(pairs, equations(features, n_classes))):
@@ -763,14 +656,11 @@ def _quick(unknowns, equations):
 
 
 def _solved(A, e, groups, size, small, unlimited):
-    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact entries;
-    ``size`` its equations as the limits measure them: two classes' p + 2,
-    not the K = 2 system's redundant rows): a certificate's columns are
-    independent as a rule, and then the one solution decides
-    (:func:`~._numbers.solve_exactly`); dependent ones go to the simplex on
-    its columns where the system fits ``EXACT_ENTRIES`` (any size if
-    ``unlimited``), as does a solve beyond ``EXACT_SOLVE_WORK`` of a
-    ``small`` problem."""
+    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact; ``size`` its
+    equations as the limits measure them). Independent columns, the rule: the one
+    solution decides (:func:`~._numbers.solve_exactly`). Dependent ones, or a
+    ``small`` problem's solve beyond ``EXACT_SOLVE_WORK``, go to the simplex
+    where the system fits ``EXACT_ENTRIES`` (any size if ``unlimited``)."""
     unknowns = A.shape[1]
     if unlimited or _quick(unknowns, size):
         status, found = solve_exactly(A, e)  # each entry made an fmpq once

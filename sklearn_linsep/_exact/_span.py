@@ -1,12 +1,9 @@
-"""The span of the within-class differences, decided exactly (SPEC §13).
-
-Whether d, the difference of two class means, lies in the range of their
-pooled scatter S. S's range is the span of the rows' differences to one row of
-their own class (a pivot), and d lies in it exactly where the difference of the
-two pivots does; so the question is one of integers once each feature is scaled
-by a power of two (:mod:`._dyadic`). The structure is read modulo a prime, the
-answer proved in FLINT's integers and rationals (:mod:`._numbers`); the caller
-is :mod:`sklearn_linsep._fredholm`.
+"""The span of the within-class differences, decided exactly (SPEC §13), for
+:mod:`sklearn_linsep._fredholm`: whether d, the difference of two class means,
+lies in the range of their pooled scatter S, spanned by the rows' differences to
+one row of their class (a pivot). d lies in it exactly where the pivots'
+difference does: a question of integers once features are scaled by powers of
+two, its structure read modulo a prime, its answer proved in FLINT's integers.
 """
 
 import numpy as np
@@ -14,26 +11,15 @@ import numpy as np
 from ._dyadic import integer_rows, integer_shifts, prime_residues, row_chunks
 from ._numbers import echelon_pivots, fmpq, fmpz_matrix, fraction, solve_integers
 
-# The primes the span's structure is read modulo: below 2^31 (their products
-# fit 64 bits, so residues are vectorised) and with 2 of multiplicative order
-# above 10 000 (2^61 is 1 modulo 2^61 - 1: data holding 1 and 2^61 in a
-# feature would look dependent there). A second where the first misleads.
-# The span of the within-class differences (SPEC §13): whether d, the
-# difference of two class means, lies in the range of their pooled scatter S.
-# S's range is the span of the rows' differences to one row of their own
-# class (a pivot), and d lies in it exactly where the difference of the two
-# pivots does; so the question is one of integers once each feature is
-# scaled by a power of two.
-# The primes the span's structure is read modulo: below 2^31 (their products
-# fit 64 bits, so residues are vectorised) and with 2 of multiplicative order
-# above 10 000 (2^61 is 1 modulo 2^61 - 1: data holding 1 and 2^61 in a
-# feature would look dependent there). A second where the first misleads.
+# The primes the structure is read modulo: below 2^31 (products fit 64 bits,
+# so residues are vectorised) and with 2 of multiplicative order above 10 000
+# (2^61 is 1 modulo 2^61 - 1: data holding 1 and 2^61 in a feature would look
+# dependent there). The second where the first misleads.
 SPAN_PRIMES = (2_147_483_629, 2_147_483_587)
 
 
 # The largest rational solve taken, as rank³ · (bits / 53)^1.6 of its integer
-# system (FLINT's solve of a 200 x 200 system took 0.09 s at 53 bits, 3.4 s at
-# 500 and 21 s at 1 500; this is about 6 s).
+# system (fitted to FLINT's solve times; about 6 s).
 EXACT_SPAN_WORK = 6e8
 
 
@@ -57,9 +43,8 @@ class _Span:
         return difference % self.prime
 
     def independent(self, candidates):
-        """``(rows, residues)``: a largest set of ``candidates`` whose
-        differences are independent modulo the prime (so over the
-        rationals), the earliest first."""
+        """``(rows, residues)``: the earliest largest subset of ``candidates``
+        whose differences are independent modulo the prime (so over the rationals)."""
         residues = self.residues(candidates)
         _, found = echelon_pivots(np.ascontiguousarray(residues.T), self.prime)
         return [candidates[k] for k in found], residues[found]
@@ -72,9 +57,8 @@ class _Span:
                 for x, y in zip(ints, pivots, strict=True)]  # fmt: skip
 
     def contradicting(self, U):
-        """The rows whose difference times the integer columns ``U`` (p x k)
-        is not zero, exactly: FLINT's integer products of X's support columns,
-        a chunk of rows at a time, against their pivots'."""
+        """The rows whose difference times the integer columns ``U`` (p x k) is
+        not zero, exactly (FLINT's integer products, a chunk of rows at a time)."""
         support = np.flatnonzero(np.any(U != 0, axis=1))
         product = fmpz_matrix(support.size, U.shape[1], U[support].ravel().tolist())
 
@@ -95,27 +79,21 @@ class _Span:
 
 def decide_span(X, pivot, target, first_rows, prove_rank=False):
     """Whether ``e = x_a - x_b`` (``target = (a, b)``) lies in the span of the
-    differences ``x_i - x_pivot[i]``, exactly, over the float64 rows as
-    rationals; ``pivot[i]`` is the pivot of row i's class (itself for a
-    pivot). ``first_rows`` are where the search for a basis starts.
+    differences ``x_i - x_pivot[i]`` (``pivot[i]``: row i's class pivot), exactly
+    on the float64 rows; the basis search starts at ``first_rows``. The structure
+    is read modulo a prime (``SPAN_PRIMES``: independence there is independence
+    over the rationals), the answer proved exactly:
 
-    The structure (which differences are independent, which features pivot)
-    is read modulo a prime (``SPAN_PRIMES``), where independence proves
-    independence over the rationals; the answer is then proved exactly:
+    - ``("inside", rank, exact_rank)``: rational weights on ``rank`` independent
+      differences make e, checked in every feature;
+    - ``("outside", v, rank, exact_rank)``: ``v·x_i = v·x_pivot[i]`` on every row
+      and ``v·e > 0`` (``v``: nonzero Fractions by feature, checked in integers);
+    - ``("beyond", reason)`` past ``EXACT_SPAN_WORK``; None where both primes
+      misled the search.
 
-    - ``("inside", rank, exact_rank)``: rational weights on ``rank``
-      independent differences make e, checked in every feature;
-    - ``("outside", v, rank, exact_rank)``: ``v·x_i = v·x_pivot[i]`` on every
-      row and ``v·e > 0`` (``v`` its nonzero Fractions by feature, checked in
-      integers);
-    - ``("beyond", reason)`` where the rational solve would exceed
-      ``EXACT_SPAN_WORK``; None where both primes misled the search.
-
-    ``exact_rank`` is the differences' exact rank where ``prove_rank`` asks
-    for it (the basis's null space, solved exactly, holds on every row), else
-    None. Each round solves one square system of the basis's size in
-    rationals (FLINT); a row that contradicts a direction joins the basis, so
-    at most ``p + 1`` rounds. Only the basis is held as integers.
+    ``exact_rank``: the exact rank if ``prove_rank``, else None. A round is one
+    square rational solve of the basis's size; a row contradicting a direction
+    joins, so at most ``p + 1`` rounds. Only the basis is held as integers.
     """
     X = np.asarray(X, dtype=float)
     pivot = np.asarray(pivot)
@@ -182,10 +160,10 @@ def _decide_modulo(span, e, e_residue, candidates):
 
 
 def _exact_rank(span, rows):
-    """The exact rank of every difference, from a basis of some (``rows``):
-    the null space of the basis, solved in rationals, is checked on every row;
-    a row it contradicts joins. ``"misled"`` where the prime stops telling
-    independent rows apart, None beyond ``EXACT_SPAN_WORK``."""
+    """The exact rank of every difference from a basis of some (``rows``): the
+    basis's null space, solved in rationals, is checked on every row, a row it
+    contradicts joins. ``"misled"`` where the prime stops telling independent
+    rows apart, None beyond ``EXACT_SPAN_WORK``."""
     while True:
         rows, residues = span.independent(rows)
         rank, features = echelon_pivots(residues, span.prime)

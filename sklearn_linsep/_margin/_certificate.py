@@ -18,13 +18,11 @@ def certificate_from_subset(
 ):
     """The Farkas certificate of a subset of samples that admits no separator.
 
-    ``λ`` from the hull-intersection LP on the scaled rows is valid on the original
-    X too: ``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
-    ``Σ λ_i c_i x_i = 0``. Being valid for the subset, it is valid for all samples.
-    Two equal samples with opposite labels, when there are any, are the certificate
-    (the smallest there is). The certificate is verified before it is returned: a
-    solver that wrongly declared the subset infeasible gives a SolverError, never
-    a false certificate.
+    ``λ`` of the hull-intersection LP on scaled rows holds on X too
+    (``Σ λ_i c_i (x_i - m) / s = 0`` and ``Σ λ_i c_i = 0`` give
+    ``Σ λ_i c_i x_i = 0``); valid for the subset, so for all samples. Two equal
+    samples of opposite labels, if any, are the (smallest) certificate. It is
+    verified first: a wrong infeasibility gives a SolverError, never a false one.
     """
     pair = two_class.opposite_duplicates() if fit_intercept else None
     if pair is not None:
@@ -55,14 +53,11 @@ def certificate_from_subset(
 
 
 def sparse_certificate(two_class, classes=(0, 1)):
-    """The Farkas certificate of sparse rows from one LP over all of them, or None
-    where they have none (they are separable) or it does not verify.
-
-    The hull-intersection LP takes the sparse rows as they are: λ is the same in
-    every affine frame, so the rows are only divided by each feature's spread
-    (centring would fill them). One sparse dual simplex, as HiGHS's own
-    separating LP costs, where the working set would densify its rows.
-    """
+    """The Farkas certificate of sparse rows from one LP over them all; None where
+    they are separable or it does not verify. λ is the same in every affine frame,
+    so the rows are only divided by each feature's spread (centring would fill
+    them): one sparse dual simplex, the cost of HiGHS's own separating LP, where
+    the working set would densify the rows."""
     pair = two_class.opposite_duplicates()
     try:
         if pair is not None:
@@ -81,14 +76,11 @@ def sparse_certificate(two_class, classes=(0, 1)):
 
 def checked_certificate(two_class, indices, weights, classes, proof_only=False,
                         exact_weights=None):  # fmt: skip
-    """The SeparabilityResult of weights on rows, proved on those rows
-    (:func:`~.._proofs.two_class_proof`: a float enclosure, else rationals,
-    whose weights then replace the stated ones; or ``exact_weights``, rational
-    weights already found to balance exactly) and its stated form checked
-    against the data's spreads; else a SolverError. Where no proof is found on
-    a problem beyond an exact decision (and not ``proof_only``), the
-    certificate is returned with ``proven`` False: it holds to the stated
-    form's tolerance only, and the driver says so (:func:`without_proof`)."""
+    """The SeparabilityResult of ``weights`` on rows, proved on them
+    (:func:`~.._proofs.two_class_proof`, whose rational weights replace the stated
+    ones; or ``exact_weights``, known to balance exactly), its stated form checked
+    against the spreads; else a SolverError. Unproved beyond an exact decision
+    (and not ``proof_only``): ``proven`` False (:func:`without_proof`)."""
     points = two_class.original_rows(indices)
     signs = two_class.labels(indices)
     rows = problem_rows(two_class)
@@ -124,10 +116,8 @@ def checked_certificate(two_class, indices, weights, classes, proof_only=False,
 
 
 def without_proof(rows, features):
-    """What an inseparability certificate that holds to a tolerance only is (no
-    proof on its rows, and its problem of ``rows`` rows of ``features``
-    features too large to decide in rationals): the message of the
-    UserWarning that comes with it."""
+    """The UserWarning's message for a certificate held to a tolerance only, its
+    problem (``rows`` × ``features``) beyond an exact decision."""
     return (
         f"Float64 finds the classes inseparable to within {PROOF_RTOL:g} of "
         f"each feature's spread (a certificate holds to that tolerance), but "
@@ -150,9 +140,8 @@ def without_proof(rows, features):
 
 
 def unproved_certificate(proved, size, what):
-    """The SolverError's message where a solver's certificate of ``size``
-    ``what`` (rows, pairs) is no proof: False in exact arithmetic, or (None)
-    beyond what the enclosure and the rationals decide."""
+    """The SolverError's message for a certificate of ``size`` ``what`` (rows,
+    pairs) that is no proof: False in exact arithmetic, or None: undecided."""
     if proved is False:
         return (
             "The solvers declared the classes inseparable, but their certificate "

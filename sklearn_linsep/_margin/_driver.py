@@ -1,33 +1,29 @@
 """The one exact core: the loop every problem kind goes through.
 
-A *problem kind* is what varies between two classes (rows, labelled ±1) and
-K classes (Kesler's pairs: a row and another class). The driver does the rest
-once, for both (:func:`exact_margin`):
+A *problem kind* (:class:`ProblemKind`; user guide, "What a problem provides") is
+what varies between two classes (rows, labelled ±1) and K classes (Kesler's pairs:
+a row and another class). :func:`exact_margin` does the rest, in this order:
 
-1. **Decide** where every feature keeps its digits: in X's frame (divided by
-   one scalar) where the features' spreads are close, else, or where that
-   frame's answer fails its checks, with each feature divided by its own
-   spread. A working set of constraints grows by the worst violators
-   (:func:`~sklearn_linsep._working_set.grow`) until none is left, or until a
-   subset has no hyperplane (which proves the whole set has none).
-2. **Finish in X's units**: from the equilibrated frame's working set and
-   hyperplane (which separates every row in X's frame too), the Euclidean
-   margin.
-3. **Check** the KKT conditions on every constraint and **prove** the margins
-   with their rounding bounded (:func:`~._kkt.check_optimality`,
-   :func:`~._kkt.proven`).
-4. **Inseparable**: the certificate of the last working set, and with ``soft``
-   the C → ∞ limit of the soft margin.
-5. **Where float64 cannot decide** (its answer fails its proof), the
-   registered deciders answer with a typed :class:`Decision`, in order:
-   :data:`WHOLE` where float64's route raised (a small problem whole in
-   rationals, else the simplex on every row), :data:`BEYOND_CERTIFICATE`
-   where its certificate holds to a tolerance only (the frame of the rows'
-   principal axes, :mod:`._principal`, else the simplex in rationals from
-   that certificate); :mod:`sklearn_linsep._exact` maps the methods.
-
-What a problem kind provides (:class:`ProblemKind`) is listed below and in the
-user guide ("What a problem provides").
+1. **Decide** where every feature keeps its digits: in X's frame (divided by one
+   scalar) where the spreads are close, else (or where that fails its checks) with
+   each feature divided by its own spread. The working set grows by the worst
+   violators (:func:`~sklearn_linsep._working_set.grow`) until none is left, or a
+   subset has no hyperplane (then neither has the whole).
+2. **Finish in X's units**: the Euclidean margin from the equilibrated frame's
+   working set and hyperplane (which separates every row in X's frame too); where
+   float64 cannot, the kind's ``finish_exactly`` (the maximal margin in rationals).
+3. **Check** the KKT conditions on every constraint and **prove** the margins with
+   their rounding bounded (:func:`~._kkt.check_optimality`, :func:`~._kkt.proven`).
+4. **Inseparable**: the certificate of the last working set, and with ``soft`` the
+   C → ∞ limit of the soft margin.
+5. **Where float64 cannot decide** (its answer fails its proof), the deciders give
+   a typed :class:`Decision`, in order: :data:`WHOLE` where float64's route raised
+   (a small problem whole in rationals, else the simplex on every row),
+   :data:`BEYOND_CERTIFICATE` where its certificate holds to a tolerance only (the
+   frame of the rows' principal axes, :mod:`._principal`, else the simplex in
+   rationals from that certificate). A separator in rationals, where the margin is
+   asked, starts the rational KKT solver (``maximal_from``).
+   :mod:`sklearn_linsep._exact` maps the methods.
 """
 
 import warnings
@@ -90,39 +86,34 @@ class Decided(Enum):
 
 @dataclass(frozen=True)
 class Decision:
-    """A decider's answer: ``kind``, and ``answer`` the proven certificate or
-    the result whose hyperplane is given in rationals (``exact_coef``)."""
+    """A decider's answer: the proven certificate, or a result with ``exact_coef``."""
 
     kind: Decided
     answer: object
 
     @classmethod
     def of(cls, kind, answer):
-        """From the exact layer's tag (``"certificate"``, ``"separator"``,
-        ``"maximal"``)."""
+        """From the exact layer's tag: "certificate", "separator" or "maximal"."""
         return cls(Decided(kind), answer)
 
 
 @dataclass(frozen=True)
 class Decider:
-    """One way to decide beyond float64, and what the answer says float64
-    could not do (``why``; None: the failure float64 itself raised)."""
+    """A way to decide beyond float64; ``why``, what float64 could not do (None:
+    the error float64 itself raised)."""
 
     name: str
     decide: Callable  # (problem, certificate, maximal) -> Decision or None
     why: str = None
 
 
-# Where float64's route raised (no certificate to start from): the problem
-# whole in rationals where it is small, else the simplex on every row.
+# Where float64's route raised (no certificate to start from).
 WHOLE = (
     Decider("small problem in rationals", lambda p, c, m: p.decide_exactly()),
     Decider("simplex from no start", lambda p, c, m: p.decide_by_simplex(None, m)),
 )
-# Where float64's certificate holds to a tolerance only: the frame of the
-# rows' principal axes (features that are rounded combinations of others,
-# where the simplex's steps would be many), else the simplex on every row from
-# that certificate.
+# Where float64's certificate holds to a tolerance only. The principal frame
+# first: features that are rounded combinations of others cost the simplex many steps.
 BEYOND_CERTIFICATE = (
     Decider("principal frame", lambda p, c, m: p.decide_in_frame(), BY_ROUNDING),
     Decider("simplex from the certificate",
@@ -131,8 +122,7 @@ BEYOND_CERTIFICATE = (
 
 
 def decide(problem, deciders, certificate=None, maximal=False):
-    """``(decision, why)`` of the first of ``deciders`` that decides, or
-    ``(None, None)``."""
+    """``(decision, why)`` of the first decider that decides, else ``(None, None)``."""
     for decider in deciders:
         decision = decider.decide(problem, certificate, maximal)
         if decision is not None:
@@ -143,12 +133,10 @@ def decide(problem, deciders, certificate=None, maximal=False):
 class ProblemKind(Protocol):
     """What :func:`exact_margin` asks of a problem kind.
 
-    ``rows`` is the problem in X's frame, one of the protocols the core's
-    entries check (:func:`check_rows`):
-    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or
-    :class:`~sklearn_linsep._rows._protocol.PairRows`, with their in-memory
-    extensions where ``cheap_passes``. The rest are the kind's own pieces;
-    ``frame`` below is ``rows`` or its equilibrated copy.
+    ``rows``, the problem in X's frame, is a
+    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or ``PairRows`` (their
+    in-memory extensions where ``cheap_passes``; :func:`check_rows`). ``frame``
+    below is ``rows`` or its equilibrated copy.
     """
 
     rows: object
@@ -162,27 +150,21 @@ class ProblemKind(Protocol):
         """Constraint ids every working set keeps (may be empty)."""
 
     def subproblem(self, frame, tol):
-        """The warm subproblem: ``solve(ids) -> Hyperplane``, and
-        ``solve.polished(ids, solution)`` for the loop's last answer."""
+        """``solve(ids) -> Hyperplane``, warm; ``solve.polished`` the last answer."""
 
     def in_units(self, tol):
-        """The warm subproblem on ``rows`` that keeps every feature's digits
-        (the start of :class:`EuclideanFinish`)."""
+        """The warm subproblem on ``rows``, in X's units (:class:`EuclideanFinish`)."""
 
     def misses(self, ids, solution, tol):
-        """Whether a subproblem's answer misses the KKT conditions on the
-        constraints ``ids`` of ``rows`` (feasibility there included)."""
+        """Whether an answer misses the KKT conditions (feasibility too) on ``ids``."""
 
     def finish_exactly(self):
-        """Where the margin in X's units cannot be finished in float64: the
-        maximal margin decided in rationals (a result with ``exact_coef``),
-        proved on every constraint; None where the kind has no such finish,
-        it is beyond its limits, or it does not settle."""
+        """Where float64 cannot finish X's units: the maximal margin in rationals,
+        proved on every constraint; None where the kind cannot."""
 
     def from_feasible(self, ids, feasible, tol):
-        """The margin on the constraints ``ids`` by the primal active set from
-        ``feasible``, a ``(coef, intercept)`` on ``rows``' frame that satisfies
-        them all; None where it does not settle."""
+        """The margin on ``ids`` by the primal active set from ``feasible``, a
+        ``(coef, intercept)`` satisfying them all; None if unsettled."""
 
     def terms(self, frame, working, solution):
         """The :class:`~._kkt.DualTerms` of the working set."""
@@ -200,53 +182,36 @@ class ProblemKind(Protocol):
         """The C → ∞ limit of the soft margin from the working set."""
 
     def decide_by_simplex(self, certificate, maximal=False):
-        """Where ``certificate`` holds to a tolerance only (or None: float64
-        found none): a :class:`Decision` decided on every row by the simplex
-        method in rationals from the certificate's rows
-        (:mod:`sklearn_linsep._exact._simplex`): a certificate with exact
-        weights, or a separator in rationals; with ``maximal``, where the
-        kind can, the maximal margin in rationals from the rows the separator
-        holds tight. None beyond its limits."""
+        """A :class:`Decision` by the simplex in rationals on every row, from the
+        rows of ``certificate`` (None: float64 found none); with ``maximal``, the
+        maximal margin from the separator's tight rows. None beyond its limits."""
 
     def decide_in_frame(self):
-        """Where the certificate holds to a tolerance only: a :class:`Decision`
-        (a proved certificate, or a separator in rationals) from the LPs in
-        the frame of the rows' principal axes (:mod:`._principal`); None
-        otherwise."""
+        """A :class:`Decision` from the LPs in the frame of the rows' principal
+        axes (:mod:`._principal`), or None."""
 
     def maximal_from(self, separator):
-        """The maximal margin in rationals (a :class:`Decision`) from a
-        separator decided in rationals (a result with ``exact_coef``), where
-        the caller asks for the margin, not the verdict; None where it cannot
-        be given."""
+        """The maximal margin in rationals (a :class:`Decision`) from a separator
+        in rationals, where the margin is asked; None where it cannot."""
 
     def decide_exactly(self):
-        """Where float64 could not decide and the problem is small (within
-        ``EXACT_ENTRIES``): a :class:`Decision` of the whole problem in
-        rationals (:mod:`sklearn_linsep._exact`), without limits: a
-        certificate holding exactly, or the maximal-margin (else a separating)
-        hyperplane given in rationals (``exact_coef``, ``exact_intercept``);
-        None beyond that size."""
+        """A :class:`Decision` on the whole problem in rationals, without limits:
+        an exact certificate, or the maximal-margin (else a separating) hyperplane;
+        None beyond ``EXACT_ENTRIES``."""
 
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                  units_or_verdict=False, verdict=False):  # fmt: skip
-    """The maximal margin of ``problem`` (a :class:`ProblemKind`), exact:
-    decided, finished in X's units, checked and proved; or the certificate
-    (and with ``soft`` the soft limit) where there is no hyperplane.
+    """The maximal margin of ``problem`` (a :class:`ProblemKind`): decided,
+    finished in X's units, checked and proved; or the certificate (and with
+    ``soft`` the soft limit) where there is no hyperplane.
 
-    With ``units_or_verdict``, where the margin in X's units cannot be finished
-    and certified (features on scales ~1e6 apart whose optimum turns on the
-    small ones), the deciding frame's hyperplane is returned with a
-    UserWarning: the verdict stands, and that hyperplane separates every row.
-
-    Where float64 cannot decide (the float route's answer fails its proof:
-    classes within its rounding of touching), the kind decides in rational
-    arithmetic (``decide_exactly``): a certificate that holds exactly, the
-    maximal-margin hyperplane in rationals, or where the kind gives only a
-    separating one, that, which stands for the answer only with ``verdict``
-    (the caller asks for the verdict, not the maximal margin).
-    """
+    With ``units_or_verdict``, where X's units cannot be finished and certified
+    (features on scales ~1e6 apart whose optimum turns on the small ones), the
+    deciding frame's hyperplane, which separates every row, comes with a
+    UserWarning. Where float64 cannot decide (classes within its rounding of
+    touching), :data:`WHOLE` decides in rationals; a separator, not the maximal
+    one, stands only with ``verdict`` (the verdict is asked, not the margin)."""
     try:
         return _float_route(problem, tol, soft, initial_size, batch,
                             units_or_verdict, verdict=verdict)  # fmt: skip
@@ -271,10 +236,9 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
 
 
 def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
-    """The answer of a hyperplane decided in rationals, with the warning that
-    says so: the maximal margin; a separator only where the caller asks for
-    the verdict, else the maximal margin from it (``maximal_from``) or
-    ``refusal``: the maximal margin cannot be given."""
+    """A hyperplane decided in rationals, with its warning. A separator stands
+    only with ``verdict``; else the maximal margin from it (``maximal_from``), or
+    the SolverError ``refusal``."""
     if decision.kind is Decided.SEPARATOR and not verdict:
         decision = _maximal_from(problem, decision.answer)
         if decision is None:
@@ -285,10 +249,9 @@ def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
 
 
 def _maximal_from(problem, separator):
-    """``problem.maximal_from(separator)``, tried once a problem: the float
-    route's refusal is caught by :func:`exact_margin`, which decides again (a
-    small problem in rationals whole), and the second separator would start
-    the same search."""
+    """``problem.maximal_from(separator)``, tried once a problem: after a refusal
+    :func:`exact_margin` decides again, and its separator would start the same
+    search."""
     if getattr(problem, "maximal_refused", False):
         return None
     decision = problem.maximal_from(separator)
@@ -299,10 +262,9 @@ def _maximal_from(problem, separator):
 def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
                  certificate=None, verdict=False):  # fmt: skip
     """:func:`exact_margin` in float64, every answer proved (or a SolverError);
-    ``certificate``, where the exact decision gave it, stands for the float
-    route's own. A certificate that holds to a tolerance only is decided again
-    in the frame of the rows' principal axes (``decide_in_frame``): a proof, or
-    with ``verdict`` a separator in rationals; else it stands, said so."""
+    ``certificate``, given by the exact decision, stands for the route's own. A
+    certificate that holds to a tolerance only is decided again
+    (:data:`BEYOND_CERTIFICATE`); where that fails it stands, with a warning."""
     rows = problem.rows
     check_scale(rows.scale)
     size, batch = problem.sizes(initial_size, batch)
@@ -351,12 +313,10 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
 
 
 def _deciding_frame(problem, tol, size, batch):
-    """``(frame, (solution, working, rounds), smallest)``: the verdict where
-    every feature keeps its digits. In X's own frame where the spreads are
-    close (its hyperplane then checked: ``smallest`` is its least margin), else,
-    or where that frame's answer fails (a solver stalls, or its answer misses
-    the checks), with each feature divided by its own spread (``smallest``
-    None: that frame's hyperplane is not the answer yet)."""
+    """``(frame, (solution, working, rounds), smallest)``: the verdict in X's frame
+    where the spreads are close (``smallest``: its checked least margin), else, or
+    where that fails (a solver stalls or the checks fail), with each feature
+    divided by its own spread (``smallest`` None: not the answer yet)."""
     rows = problem.rows
     if not rows.uneven:
         try:
@@ -372,8 +332,7 @@ def _deciding_frame(problem, tol, size, batch):
 
 
 def _decide(problem, frame, tol, size, batch):
-    """The working-set loop in ``frame`` from its seed; the last answer
-    polished by the subproblem."""
+    """The working-set loop in ``frame`` from its seed, the last answer polished."""
     subproblem = problem.subproblem(frame, tol)
     solution, working, rounds = grow_working_set(
         problem, frame, subproblem, frame.seed(size), tol, batch
@@ -382,9 +341,8 @@ def _decide(problem, frame, tol, size, batch):
 
 
 def _in_units(problem, frame, solution, working, tol, batch):
-    """The Euclidean margin in X's units from the equilibrated frame's working
-    set and hyperplane: ``((solution, working, rounds), smallest)``, or None
-    where it cannot be finished and certified."""
+    """``((solution, working, rounds), smallest)`` in X's units from the
+    equilibrated frame's working set and hyperplane; None if not certified."""
     rows = problem.rows
     feasible = (solution.coef * (rows.scale / frame.scale), solution.intercept)
     try:
@@ -396,12 +354,11 @@ def _in_units(problem, frame, solution, working, tol, batch):
 
 
 class EuclideanFinish:
-    """The subproblem of the Euclidean margin once the verdict is known: the
-    kind's warm subproblem in X's own metric, where its answer meets the KKT
-    conditions on the working set; else (features on scales so far apart that
-    a small feature's gap is below the rounding of the large ones) the primal
-    active set from the equilibrated frame's hyperplane, which separates every
-    constraint."""
+    """The Euclidean margin's subproblem once the verdict is known: the kind's
+    warm subproblem in X's metric where it meets the KKT conditions on the
+    working set; else (a small feature's gap below the rounding of the large ones)
+    the primal active set from the equilibrated frame's hyperplane, which
+    separates every constraint."""
 
     def __init__(self, problem, tol, feasible):
         self.problem, self.tol, self.feasible = problem, tol, feasible
@@ -422,18 +379,15 @@ class EuclideanFinish:
 
 
 def _checked(problem, frame, working, solution, tol):
-    """The KKT conditions on every constraint, or a SolverError; the least
-    margin, as computed."""
+    """The KKT conditions on every constraint (or a SolverError); the least margin."""
     terms = problem.terms(frame, working, solution)
     return check_optimality(frame, terms, solution, tol)
 
 
 def grow_working_set(problem, frame, solve, start, tol, batch):
-    """The working-set loop of the hard margin on ``frame`` from the
-    constraints ``start``, each working set solved by ``solve``; the kind's
-    anchors join and stay. Constraints far inside their side rarely become
-    support: dropping them keeps the subproblem near its support (its cost
-    grows with its size)."""
+    """The hard margin's working-set loop on ``frame`` from ``start``, each set
+    solved by ``solve``; the kind's anchors join and stay. Constraints far inside
+    their side rarely become support and are dropped (cost grows with size)."""
     anchors = problem.anchors(frame)
 
     def violators(solution, working):
@@ -448,12 +402,9 @@ def grow_working_set(problem, frame, solve, start, tol, batch):
 
 
 def check_rows(rows, protocol, in_memory):
-    """The core's entry check: ``rows`` provides every member of
-    ``protocol``, and of ``in_memory`` (its extension) where its passes are
-    cheap (the rows in memory)."""
+    """``rows`` provides all of ``protocol``, or of its extension ``in_memory``
+    where its passes are cheap (rows in memory)."""
     check_protocol(rows, in_memory if rows.cheap_passes else protocol)
-
-
 
 
 def check_scale(scale):

@@ -1,7 +1,6 @@
-"""The maximal-margin hyperplane, exact, by a working set: decided where every
-feature keeps its digits, finished as the Euclidean margin in X's units, checked
-by its optimality conditions on every sample and proved with its rounding bounded;
-on inseparable data, the certificate and (if asked) the soft limit."""
+"""Two classes as a problem kind of the driver: the maximal-margin hyperplane,
+exact, by a working set (decided, finished in X's units, checked, proved); on
+inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
@@ -59,46 +58,31 @@ def maximal_margin(
 ):
     """The maximal-margin hyperplane of the samples ``X`` labelled ``c = ±1``.
 
-    Solves ``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1`` on the samples of
-    positive weight. X is centred and divided by one scalar (its largest centred
-    entry) first, so the solvers see entries in [-1, 1] whatever the units, and the
-    answer is mapped back. Where the features' spreads are more than
-    ``EQUILIBRATE_ABOVE`` apart, the verdict is first decided with each feature
-    divided by its own spread, and the Euclidean margin then finished from that
-    working set. Then the optimality (KKT) conditions are checked on all samples:
-    feasibility ``c_i(w·x_i + b) ≥ 1 - tol``, ``w = Σ α_i c_i x_i``,
-    ``Σ α_i c_i = 0`` and complementary slackness, each to ``tol`` (relative), and
-    the margins are proved with their rounding bounded (:func:`~._kkt.proven`).
+    ``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1`` on the samples of positive
+    weight, by :func:`~._driver.exact_margin`. X is centred and divided by its
+    largest centred entry (entries in [-1, 1] whatever the units). The KKT
+    conditions (``c_i(w·x_i + b) ≥ 1 - tol``, ``w = Σ α_i c_i x_i``,
+    ``Σ α_i c_i = 0``, complementary slackness) are checked on all samples to
+    ``tol`` (relative), and the margins proved (:func:`~._kkt.proven`).
 
-    On inseparable data the working set whose hulls meet (the nearest points
-    decide) yields the Farkas certificate. With ``soft`` the result is then the
-    limit C → ∞ of the soft margin: the minimum total hinge violation
-    ``Σ s_i ξ_i`` (an LP), then the largest margin among its minimisers (a QP);
-    otherwise only the certificate.
+    On inseparable data, the Farkas certificate of the working set whose hulls
+    meet; with ``soft`` also the C → ∞ limit of the soft margin: the least total
+    hinge ``Σ s_i ξ_i`` (an LP), then the largest margin of its minimisers (a QP).
 
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    c : ndarray of shape (n_samples,)
-        Labels ±1.
+    c : ndarray of shape (n_samples,) of labels ±1
     sample_weight : ndarray of shape (n_samples,), default=None
-        Samples of weight 0 are left out; positive weights only weigh the hinge
-        violations of the inseparable case (the hard margin does not depend on
-        them).
-    tol : float, default=1e-9
-        Tolerance of the constraints and optimality conditions.
-    initial_size : int, default=None
-        Seed samples per class (default ``max(4 p + 20, 50)``, at most 1 000
-        on tall data).
-    batch : int, default=None
-        Violated samples added per round (default ``max(4 p + 40, 100)``, at
-        most 1 000 on tall data).
-    soft : bool, default=True
-        Fit the C → ∞ limit when the data are inseparable.
+        Weight 0 leaves a sample out; positive weights only weigh the hinge of
+        the inseparable case.
+    initial_size, batch : int, default=None
+        Seed samples per class (default ``max(4 p + 20, 50)``) and violators
+        added per round (default ``max(4 p + 40, 100)``); each ≤ 1 000 on tall data.
     augmented : bool, default=False
-        Separate the augmented samples ``(x, 1)`` by a hyperplane through the
-        origin (no free intercept): the margin of Novikoff's bound. The result's
-        ``coef`` then has ``n_features + 1`` entries; no certificate, no soft limit.
+        Separate ``(x, 1)`` by a hyperplane through the origin (the margin of
+        Novikoff's bound): ``coef`` has ``n_features + 1`` entries; no
+        certificate, no soft limit.
     classes : sequence of 2 labels, default=(0, 1)
         The labels of ``c = -1`` and ``c = +1``, for the certificate.
 
@@ -128,12 +112,9 @@ def maximal_margin_of(
     classes=(0, 1),
     verdict=False,
 ):
-    """:func:`maximal_margin` of a problem already wrapped as two-class rows
-    (:class:`~sklearn_linsep._rows._protocol.TwoClassRows`: in memory
-    :class:`~sklearn_linsep._rows._memory_two_class.ScaledRows`, or the dask
-    one), through the driver (:func:`~._driver.exact_margin`). With
-    ``verdict``, a hyperplane decided in rational arithmetic (classes within
-    float64's rounding of touching) stands for the answer."""
+    """:func:`maximal_margin` of rows already wrapped as
+    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` (in memory or dask).
+    With ``verdict``, a separator decided in rationals stands for the answer."""
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
@@ -162,8 +143,7 @@ def _maximal_margin_of(
 
 
 class TwoClassProblem:
-    """Two classes as a problem kind of the driver
-    (:class:`~._driver.ProblemKind`): the constraints are the rows, labelled
+    """A :class:`~._driver.ProblemKind`: the constraints are the rows, labelled
     ``c = ±1``; the subproblem the nearest points of the two hulls."""
 
     not_finished = (
@@ -197,8 +177,8 @@ class TwoClassProblem:
         )
 
     def finish_exactly(self):
-        """None: two classes finish in X's units in float64 (the primal active
-        set keeps each feature's digits, :func:`margin_from_feasible`)."""
+        """None: the primal active set finishes X's units in float64 (it keeps
+        each feature's digits, :func:`margin_from_feasible`)."""
         return None
 
     def from_feasible(self, ids, feasible, tol):
@@ -230,11 +210,8 @@ class TwoClassProblem:
         return self._decide_on_rows([], maximal=True, small=True)
 
     def maximal_from(self, separator):
-        """The maximal margin in rationals from a separator decided in
-        rationals (``exact_coef``, ``exact_intercept``): the one rational KKT
-        solver from the rows it holds nearest its margin, their margins
-        computed exactly; None off memory, beyond ``MAXIMAL_ENTRIES``, or
-        where it does not settle."""
+        """The rational KKT solver from the rows the separator holds nearest its
+        margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
         rows = self.rows
         active = rows_in_memory(rows)
         if active is None or not active.size or (
@@ -291,10 +268,9 @@ class TwoClassProblem:
         return self._decide_on_rows(start, maximal)
 
     def _decide_on_rows(self, start, maximal, small=False):
-        """The simplex in rationals on every active row, from ``start``, and
-        the maximal margin from its separator's tight rows; a ``small``
-        problem (within ``EXACT_ENTRIES``) without the limits, its answer
-        owed."""
+        """The simplex in rationals on every active row from ``start``, then the
+        maximal margin from its separator's tight rows; a ``small`` problem
+        (within ``EXACT_ENTRIES``) without limits, as its answer is owed."""
         rows = self.rows
         active = np.flatnonzero(rows.active)
         points, signs = rows.original_rows(active), rows.labels(active)
@@ -331,8 +307,7 @@ def _maximal_result(rows, active, signs, w, b, multipliers):
 
 
 def exact_result(coef, b, w, margin, support=(), dual=()):
-    """The separable MarginResult of a hyperplane decided in rationals
-    (``w``, ``b``), with ``coef`` and the intercept its float64 roundings."""
+    """The MarginResult of ``w``, ``b`` in rationals; ``coef``, ``b`` rounded."""
     return MarginResult(coef, float(b), True, margin,
                         np.asarray(support, dtype=np.intp), np.asarray(dual, float),
                         0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
@@ -368,9 +343,8 @@ def _on_margin(rows, labels, solution, tol):
 
 
 class _WarmHull:
-    """The working-set subproblem: the hull margin of the rows ``indices``, each
-    call started from the previous call's nearest points (their rows stay in the
-    working set: they lie on the margin)."""
+    """The hull margin of the rows ``indices``, started from the last call's
+    nearest points (their rows stay in the working set: they are on the margin)."""
 
     def __init__(self, two_class, tol):
         self.two_class = two_class
@@ -394,13 +368,11 @@ class _WarmHull:
         return solution
 
     def polished(self, indices, solution):
-        """The loop's last answer, as it is (the nearest points need no
-        polish)."""
+        """The last answer as it is: the nearest points need no polish."""
         return solution
 
     def remember(self, indices, solution):
-        """Start the next call from the answer's weights λ on the rows
-        ``indices``."""
+        """Start the next call from the answer's weights λ on ``indices``."""
         weights = solution.weights
         kept = np.flatnonzero(weights)
         self.members, self.weights = indices[kept], weights[kept]

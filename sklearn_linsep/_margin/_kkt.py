@@ -30,17 +30,14 @@ def no_hyperplane(rounds):
 def proven(frame, result, tol, smallest):
     """The separating hyperplane, proved on every row with its rounding bounded.
 
-    About the centre (``w·(x - centre) + b_z``, the frame the solvers worked in)
-    the margins are at least ``1 - tol``; the hyperplane is scaled by at most that
-    much so that the proven bound reaches 1. Far from the origin float64 may not
-    hold ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the
-    result then says so (``needs_center``) and a UserWarning tells the user to
-    evaluate it about ``center``.
-
-    ``smallest`` is the smallest margin the optimality check computed, about the
-    centre: with the rounding of that evaluation bounded a priori by each
-    feature's largest distance from the centre, it proves the margins without a
-    pass over X, which is made only where that bound is too loose.
+    About the centre (``w·(x - centre) + b_z``, the solvers' frame) the margins
+    are ≥ ``1 - tol``; the hyperplane is scaled up by at most that much so the
+    proven bound reaches 1. ``smallest``, the optimality check's least margin about
+    the centre, with its rounding bounded a priori by each feature's largest
+    distance from the centre, proves them without a pass over X (made only where
+    that bound is too loose). Far from the origin float64 may not hold
+    ``w·x + intercept`` itself (an intercept of 1e15 leaves no digits): the result
+    says so (``needs_center``, and a UserWarning to evaluate it about ``center``).
     """
     center, at_center = frame.centre, result.intercept_at_center
     least = smallest - _a_priori_rounding(frame, result.coef, at_center)
@@ -58,9 +55,9 @@ def proven(frame, result, tol, smallest):
         result.intercept *= grow_by
         result.dual, result.margin = result.dual * grow_by, result.margin / grow_by
     result.intercept_at_center = at_center
-    # The plain form's rounding, bounded a priori by each feature's largest |x|:
-    # where it leaves the proof standing (the plain scores are within it of the
-    # true ones, and so is their computed bound), no pass is needed to check it.
+    # The plain form's rounding, bounded a priori by each feature's largest |x|
+    # (the plain scores and their bound are within it of the true ones): where the
+    # proof survives it, no pass is needed.
     if max(least, 1.0) - 3 * plain_rounding(frame, result) >= 1 - PROOF_RTOL:
         return result
     plain = frame.proven_min_margin(result.coef, result.intercept)
@@ -107,11 +104,10 @@ def say_about_centre(result, share):
 
 
 def _a_priori_rounding(frame, coef, at_center):
-    """A bound on the rounding of every active row's score about the centre,
-    ``w·(x - centre) + b``, as the checks compute it (the subtraction, the
-    division by the scale, the sum): ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| +
-    |b|)``, doubled for the rounding of the bound itself. Infinite for sparse X,
-    whose scores are not centred row by row."""
+    """A bound on the rounding of every active row's ``w·(x - centre) + b`` as the
+    checks compute it (subtraction, division by the scale, sum):
+    ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| + |b|)``, doubled for the bound's own
+    rounding. Infinite for sparse X, not centred row by row."""
     if sp.issparse(getattr(frame, "X", None)):
         return np.inf
     terms = _score_terms(frame.feature_scale, coef, at_center)
@@ -120,12 +116,11 @@ def _a_priori_rounding(frame, coef, at_center):
 
 @dataclass
 class DualTerms:
-    """What the KKT conditions read of a working set, whatever the problem:
-    the ``combination`` of its rows by the dual (``Σ α c z``, or per class
-    ``Σ α (e_own - e_other) z``), the same of ``|z|`` (``absolute``: each
-    feature's terms, so that features on scales far apart keep their own
-    digits), the intercepts' ``balance`` (``Σ α c``, or one per class; None
-    without an intercept) and the working set's ``margins``."""
+    """What the KKT conditions read of a working set, either kind: its rows'
+    ``combination`` by the dual (``Σ α c z``, or per class
+    ``Σ α (e_own - e_other) z``), the same of ``|z|`` (``absolute``: per feature,
+    so features on scales far apart keep their digits), the intercepts'
+    ``balance`` (``Σ α c``, or per class; None without intercept), ``margins``."""
 
     combination: np.ndarray
     absolute: np.ndarray
@@ -166,8 +161,7 @@ def pair_terms(rows, own, others, solution, n_classes):
 
 
 def dual_problems(terms, solution, tol, allowed):
-    """What of the margin's KKT conditions on the working set the solution's
-    dual misses (:func:`kkt_problems` of its :class:`DualTerms`)."""
+    """:func:`kkt_problems` of the working set's :class:`DualTerms`."""
     return kkt_problems(
         solution.coef,
         terms.combination,
@@ -181,12 +175,9 @@ def dual_problems(terms, solution, tol, allowed):
 
 
 def kkt_problems(coef, combination, absolute, balance, alpha, margins, tol, allowed):
-    """The rules of every margin's dual, two classes or K: ``coef`` equals the
-    ``combination`` of the rows by the dual (componentwise, relative to the
-    ``absolute`` combination's terms: features on scales far apart each keep
-    their own digits), the intercepts' ``balance`` (``Σ α c``, or one per class;
-    None without intercept) vanishes, and the dual is complementary to the
-    working set's ``margins``. A list of what fails."""
+    """What fails of the dual's rules (two classes or K): ``coef`` equals the
+    ``combination`` per feature, relative to the ``absolute`` terms; the
+    ``balance`` vanishes; the dual is complementary to the ``margins``."""
     norm = max(np.linalg.norm(coef), 1e-300)
     scale = max(alpha.sum(), 1.0)
     problems = []
@@ -202,9 +193,8 @@ def kkt_problems(coef, combination, absolute, balance, alpha, margins, tol, allo
 
 
 def check_optimality(problem, terms, solution, tol):
-    """The KKT conditions of the hard margin on every row (two classes) or
-    pair (K classes) of ``problem``, from its working set's :class:`DualTerms`,
-    or a SolverError; the smallest margin of an active row, as computed."""
+    """The hard margin's KKT conditions on every row or pair of ``problem`` (or a
+    SolverError); the smallest margin of an active row, as computed."""
     coef = np.ravel(solution.coef)
     allowed = 10 * tol + problem.rounding * np.linalg.norm(np.r_[coef, 1.0])
     problems = []
@@ -228,8 +218,8 @@ def raise_if_not_optimal(problems, solution):
 
 
 def mark_if_far(frame, result):
-    """A soft limit's result, marked to be evaluated about its centre where
-    float64 cannot evaluate ``coef · x + intercept`` to the proof's precision."""
+    """A soft limit's result, marked for its centre where float64 cannot evaluate
+    ``coef · x + intercept`` to the proof's precision."""
     rounding = plain_rounding(frame, result)
     if rounding >= PROOF_RTOL:
         say_about_centre(result, rounding)

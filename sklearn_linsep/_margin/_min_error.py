@@ -2,17 +2,17 @@
 classes jointly separable by one linear machine (the minimum-error, or maximum
 feasible subsystem, problem): bounds from both sides, exact when they meet.
 
-Lower bounds by combinatorial Benders (Codato & Fischetti 2006): every certificate
-of inseparability is a set of rows of which at least one must go. The fewest rows
-that meet every certificate found so far (a hitting-set MIP, HiGHS) are a lower
-bound and a candidate removal; the exact verdict on the rows the candidate keeps
-either proves it (they separate, and the bounds meet) or gives new certificates.
-No big-M and no tolerance on w: every bound rests on a certificate or on a
-separating hyperplane, both checked as the verdict checks them.
+Lower bounds by combinatorial Benders (Codato & Fischetti 2006): a certificate of
+inseparability is a set of rows of which at least one must go. The fewest rows
+meeting every certificate so far (a hitting-set MIP, HiGHS) are a lower bound and
+a candidate removal; the exact verdict on the rows it keeps proves it (they
+separate: the bounds meet) or gives new certificates. No big-M, no tolerance on w:
+every bound rests on a certificate or a separating hyperplane, checked as the
+verdict checks them.
 
-Upper bounds: a greedy removal (the rows of largest hinge under the soft limit
-C → ∞ of the rows kept, until the rest separate; then each removed row that can
-come back does) and every candidate removal that separates.
+Upper bounds: a greedy removal (rows of largest hinge under the soft limit C → ∞
+of the rows kept, until the rest separate; then the removed rows that can come
+back do) and every candidate removal that separates.
 """
 
 import contextlib
@@ -31,9 +31,9 @@ from ._hard import maximal_margin_of
 from ._multiclass import joint_margin_of
 from ._solvers._highs import hitting_set_mip
 
-# The greedy removal takes one row a verdict while at most this many are on the
-# wrong side of the soft limit, a quarter of them beyond; then at most ADD_BACK of
-# the removed rows are tried back one by one (each a verdict).
+# The greedy removal takes one row a verdict while at most ONE_BY_ONE are on the
+# soft limit's wrong side, else a quarter of them; then tries back at most ADD_BACK
+# removed rows one by one (each a verdict).
 ONE_BY_ONE = 32
 ADD_BACK = 64
 
@@ -110,20 +110,18 @@ class MinimumErrorResult:
 
 
 class _Problem:
-    """X, the class codes of K ≥ 2 classes, and the exact verdict (two classes:
-    the hyperplane; K: one linear machine) on any subset of the rows. A rule is
-    a machine ``(W, b)``; two classes are the case K = 2, ``W = (-w/2, w/2)``
-    (exact: the hyperplane is ``w = w_1 - w_0``, :func:`_as_hyperplane`)."""
+    """X, the codes of K ≥ 2 classes, and the exact verdict on any subset of
+    rows. A rule is a machine ``(W, b)``; two classes are K = 2 with
+    ``W = (-w/2, w/2)`` (exactly: ``w = w_1 - w_0``, :func:`_as_hyperplane`)."""
 
     def __init__(self, X, codes, tol, classes):
         self.X, self.codes, self.tol, self.classes = X, codes, tol, classes
         self.n, self.n_classes = len(codes), len(classes)
 
     def constant_removal(self):
-        """``(removed, W, b)`` of a constant rule: every row outside the
-        largest class (the first of equals: two classes of one size, the
-        positive rows) out, a constant machine (that class's score 1, the
-        others 0) classifies the rest right."""
+        """``(removed, W, b)``: every row outside the largest class out (ties:
+        the first, so of two equal classes the positive rows go), and a constant
+        machine (that class's score 1, the others 0)."""
         largest = int(np.argmax(np.bincount(self.codes, minlength=self.n_classes)))
         return (
             np.flatnonzero(self.codes != largest),
@@ -132,9 +130,8 @@ class _Problem:
         )
 
     def verdict(self, keep):
-        """``(separable, machine or certificate rows)`` of the rows ``keep``
-        (a mask): the machine when they separate, else the rows (of X) of a
-        certificate."""
+        """``(separable, machine or certificate rows)`` of the mask ``keep``; the
+        certificate's rows are X's."""
         rows = np.flatnonzero(keep)
         present = np.unique(self.codes[rows])
         if present.size < 2:  # one class left: a constant rule classifies it
@@ -156,16 +153,14 @@ class _Problem:
         return worst_others(self.X[rows] @ coef.T + intercept, self.codes[rows])[0]
 
     def soft_margins(self, keep):
-        """The margins of the kept rows under their soft limit (the least total
-        hinge, then the largest margin)."""
+        """The kept rows' margins under their soft limit."""
         rows = np.flatnonzero(keep)
         present = np.unique(self.codes[rows])
         result = self._machine(rows, present, soft=True)
         return rows, self.margins(rows, self._all_classes(rows, present, result))
 
     def _machine(self, rows, present, soft):
-        """The exact core on the rows ``rows`` of the classes ``present``: the
-        two-class core for two of them, else the joint one."""
+        """The exact core (two-class, else joint) on ``rows`` of ``present``."""
         codes = np.searchsorted(present, self.codes[rows])
         with _no_centre_warning():
             if present.size == 2:
@@ -182,9 +177,8 @@ class _Problem:
             )
 
     def _all_classes(self, rows, present, result):
-        """A machine of all K classes from one of the classes ``present``: an
-        absent class gets w = 0 and an intercept 1 below every kept row's own
-        score, so that it never wins on them."""
+        """A machine of all K classes from one of ``present``: an absent class gets
+        w = 0 and an intercept 1 below every kept row's own score (never wins)."""
         coef = np.zeros((self.n_classes, self.X.shape[1]))
         intercept = np.zeros(self.n_classes)
         if present.size == 2:  # the hyperplane w·x + b as scores (-w/2, w/2)
@@ -206,9 +200,8 @@ def _as_hyperplane(coef, intercept):
 
 @contextlib.contextmanager
 def _no_centre_warning():
-    """A step of the search is not an answer: where the core holds its
-    hyperplane about a centre (or the machine in a frame of its own), it still
-    separates to rounding, and the warning would only be noise."""
+    """Silence the warnings of a hyperplane about a centre (or a machine in its
+    own frame): a search step is not an answer, and it still separates to rounding."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
         warnings.filterwarnings("ignore", "The classes separate jointly", UserWarning)
@@ -216,11 +209,8 @@ def _no_centre_warning():
 
 
 class _Search:
-    """The state of one search: certificates, the best removal, the limits.
-
-    ``effort`` counts exact verdicts (each a working-set solve on the rows kept):
-    the work the search may do, the same on any machine.
-    """
+    """One search's state: certificates, the best removal, the limits. ``effort``
+    counts exact verdicts (a working-set solve each), the same on any machine."""
 
     def __init__(self, problem, time_limit, effort):
         self.problem = problem
@@ -257,11 +247,10 @@ class _Search:
             self.best = (np.sort(removed), *hyperplane)
 
     def certificates_beyond(self, removed):
-        """Disjoint certificates of the rows ``removed`` keeps, found one after
-        another (each one's rows set aside before the next verdict), until the
-        rest separate; offers ``removed`` if they separate at once. Disjoint
-        certificates each need a row of their own out: their number is a lower
-        bound where nothing was removed."""
+        """Disjoint certificates of the rows ``removed`` keeps (each one's rows set
+        aside before the next verdict) until the rest separate; offers ``removed``
+        if they separate at once. Each needs a row of its own out, so with nothing
+        removed their number is a lower bound."""
         keep = np.ones(self.problem.n, bool)
         keep[removed] = False
         found = 0
@@ -280,12 +269,10 @@ class _Search:
             self.lower = max(self.lower, 1)
 
     def greedy(self):
-        """Rows of largest hinge out, until the rest separate; then the rows
-        that can come back do. It spends at most half the effort (each step a
-        verdict and a soft limit); out of it, the rows on the wrong side of the
-        last soft limit go too (one verdict more checks it). Its certificates
-        are kept as cuts. A step the solvers cannot certify ends it: the greedy
-        only orders candidates, the bounds never rest on it."""
+        """Rows of largest hinge out until the rest separate, then those that can
+        come back do; at most half the effort, after which the last soft limit's
+        wrong-side rows go too (one more verdict). Its certificates are cuts. An
+        uncertified step ends it: the bounds never rest on the greedy."""
         limit = None if self.effort is None else self.effort // 2
         keep = np.ones(self.problem.n, bool)
         wrong_side = None
@@ -302,8 +289,8 @@ class _Search:
                 self.verdicts += 1  # the soft limit costs a verdict or more
                 rows, margins = self.problem.soft_margins(keep)
                 wrong_side = rows[margins <= 0]
-                # One row a verdict where few are wrong (the best bounds measured:
-                # 13 on Wisconsin, 83 on BUPA); a quarter of them where many are.
+                # One row a verdict where few are wrong (the best bounds in
+                # benchmarks/bench_min_error.py); a quarter of them where many are.
                 take = 1 if wrong_side.size <= ONE_BY_ONE else wrong_side.size // 4
                 keep[rows[np.argpartition(margins, take - 1)[:take]]] = False
             if wrong_side is not None and wrong_side.size:
@@ -315,9 +302,8 @@ class _Search:
             return
 
     def _brought_back(self, keep, hyperplane):
-        """``(removed, hyperplane)`` after the removed rows that can come back
-        did: at once those the kept rows' hyperplane puts on their side (it still
-        separates them), then one by one the ``ADD_BACK`` nearest of the others."""
+        """``(removed, hyperplane)`` once removed rows came back: at once those the
+        hyperplane puts on their side, then one by one the ``ADD_BACK`` nearest."""
         out = np.flatnonzero(~keep)
         margins = self.problem.margins(out, hyperplane)
         if np.any(margins > 0):
@@ -360,17 +346,15 @@ class _Search:
                     break
                 candidate = chosen
         except SolverError:
-            # A verdict on some subset the solvers cannot certify: the bounds so
-            # far stand (each rests on a certified verdict).
+            # An uncertified verdict: the bounds so far stand (each is certified).
             return self.stopped_by() or "solver_error"
         return self.stopped_by() or "time_limit"
 
 
 def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
-    """:class:`MinimumErrorResult` of the rows X with signs c = ±1, or for K > 2
-    ``classes`` their codes 0, …, K - 1 (without the ``greedy`` removal, the
-    upper bound comes from the candidates alone: for a caller that needs the
-    lower bound only)."""
+    """:class:`MinimumErrorResult` of X with signs c = ±1, or codes 0, …, K - 1 for
+    K > 2 ``classes``; without ``greedy``, the upper bound is the candidates' only
+    (for a caller that needs the lower bound)."""
     two = len(classes) == 2
     codes = (np.asarray(c) > 0).astype(np.intp) if two else np.asarray(c, np.intp)
     unknowns = (1 if two else len(classes)) * (X.shape[1] + 1)

@@ -1,13 +1,11 @@
-"""The linear machine of K classes, exact: the joint verdict with its certificate
-and the Crammer–Singer maximal margin, on a working set of pairs (row, other
-class) of Kesler's construction (:mod:`sklearn_linsep._kesler`).
-
-The loop is the two-class one (:func:`~sklearn_linsep._working_set.grow`): the
-margin QP on the working set's pairs, one pass over X for each row's worst other
-class, the worst violators join. A working set without a machine yields the
-Farkas weights on its pairs (an LP), checked on X; with ``soft``, the C → ∞ limit
-of the Crammer–Singer soft margin follows: the least total hinge (each row's that
-of its worst pair), then the largest margin among the machines that attain it.
+"""The linear machine of K classes, exact: the joint verdict with its certificate and
+the Crammer–Singer maximal margin, on a working set of Kesler's pairs (row, other
+class; :mod:`sklearn_linsep._kesler`) grown by the two-class loop
+(:func:`~sklearn_linsep._working_set.grow`): the margin QP on the working pairs, a
+pass over X for each row's worst other class. A working set without a machine yields
+Farkas weights on its pairs (an LP), checked on X; with ``soft`` the C → ∞ limit
+follows: the least total hinge (a row's is its worst pair's), then the largest
+margin among machines attaining it.
 """
 
 from dataclasses import dataclass
@@ -64,30 +62,12 @@ def joint_margin_of(
     units_or_verdict=False,
     verdict=False,
 ):
-    """The Crammer–Singer maximal margin of the pairs of ``kesler`` (a
-    :class:`~sklearn_linsep._kesler.Pairs`: in memory
-    :class:`~sklearn_linsep._rows._memory_pairs.KeslerRows`): ``min ½ Σ‖w_k‖²``
-    subject to every row's margin over every other class at least 1, through
-    the driver (:func:`~._driver.exact_margin`).
-
-    Decided where every feature keeps its digits (each divided by its own
-    spread, where the spreads are far apart), finished in X's units, checked by
-    the KKT conditions on every pair and proved on every row with its rounding
-    bounded. Inseparable: the certificate (Farkas weights on pairs), and with
-    ``soft`` the C → ∞ limit. ``initial_size`` rows a class seed the working
-    set (default ``max(p // 2, 20)``), ``batch`` pairs at most join a round
-    (default ``max(4 p + 40, 100)``, or 50 where K (p + 1) > 256; both at most
-    1 000 on tall data).
-
-    With ``units_or_verdict``, where the margin in X's units cannot be finished
-    and certified (features on scales ~1e6 apart whose optimum turns on the
-    small ones: its dual reaches 1e13 and cancels), the machine of the frame
-    that decided is returned instead, with a UserWarning: the verdict stands,
-    and that machine separates every row (proved as any other). With
-    ``verdict``, a machine decided in rational arithmetic (classes within
-    float64's rounding of touching) stands for the answer
-    (:func:`~._driver.exact_margin`).
-    """
+    """The Crammer–Singer maximal margin ``min ½ Σ‖w_k‖²``, every row's margin over
+    every other class at least 1, of the pairs of ``kesler``
+    (:class:`~sklearn_linsep._kesler.Pairs`), through :func:`~._driver.exact_margin`
+    (which tells what ``units_or_verdict`` and ``verdict`` do): decided where every
+    feature keeps its digits, finished in X's units, KKT-checked on every pair, proved
+    on every row. Sizes default by :func:`~._solvers._cost.pair_sizes`."""
     unknowns = kesler.n_classes * (kesler.n_features + 1)
     check_rows(kesler, PairRows, InMemoryPairRows)
     problem = PairsProblem(kesler, classes)
@@ -97,10 +77,9 @@ def joint_margin_of(
 
 
 class PairsProblem:
-    """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`):
-    the constraints are Kesler's pairs (row, other class), a pair's id
-    ``row · K + other``; the subproblem the Crammer–Singer margin of the pairs
-    (:class:`WarmMachine`)."""
+    """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`): the
+    constraints are Kesler's pairs (row, other class), a pair's id ``row · K + other``;
+    the subproblem is their Crammer–Singer margin (:class:`WarmMachine`)."""
 
     not_finished = (
         "The classes separate jointly with each feature at its own scale, but the "
@@ -164,13 +143,11 @@ class PairsProblem:
         return _soft_limit(self.rows, working, tol, batch)
 
     def finish_exactly(self):
-        """Where the margin in X's units cannot be finished in float64 (no
-        active set settles: features ~1e6 apart, whose multipliers cancel
-        beyond its digits): the maximal margin in rationals on every pair
-        (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`, which
-        checks every pair's margin exactly), from the support Clarabel finds
-        in X's metric with each feature scaled. None where that does not
-        settle, or beyond its limits (:func:`~._solvers._cost.exact_finish_suits`)."""
+        """Where float64 cannot finish the margin in X's units (no active set settles:
+        features ~1e6 apart, multipliers cancelling): the maximal margin in rationals on
+        every pair (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`, every
+        pair's margin checked exactly) from Clarabel's support with each feature scaled.
+        None where that does not settle, or beyond its limits."""
         rows, K = self.rows, self.rows.n_classes
         active = rows_in_memory(rows)  # every pair in memory
         if active is None or not exact_finish_suits(active.size * (K - 1),
@@ -219,9 +196,8 @@ class PairsProblem:
         return Decision.of(kind, _exact_machine(*answer))
 
     def decide_by_simplex(self, certificate, maximal=False):
-        # ``maximal`` is not taken up: the joint separator's last basis holds
-        # pairs of every class, not the Crammer–Singer margin's support (a
-        # small problem's exchanges, below, correct it whatever they cost).
+        # ``maximal`` is not taken up: the separator's last basis holds pairs of
+        # every class, not the margin's support (a small problem's exchanges fix it).
         rows = self.rows
         active = rows_in_memory(rows)  # every pair priced every step
         if active is None:
@@ -265,9 +241,8 @@ class PairsProblem:
 
     def maximal_from(self, separator):
         """As :meth:`TwoClassProblem.maximal_from
-        <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`: the
-        Crammer–Singer margin in rationals from the pairs the machine decided
-        in rationals holds nearest its margin."""
+        <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`, from the pairs the
+        rational machine holds nearest its margin."""
         rows, K = self.rows, self.rows.n_classes
         active = rows_in_memory(rows)
         unknowns = K * (rows.n_features + 1)
@@ -275,8 +250,7 @@ class PairsProblem:
                 and separator_finish_suits(active.size * (K - 1))):  # fmt: skip
             return None
         points, codes = rows.original_rows(active), rows.codes[active]
-        # As many pairs as a hyperplane's unknowns: a larger guess costs more
-        # per exchange (K = 18, features 1e6 apart: 154 held, 0.24 s each).
+        # As many pairs as a hyperplane's unknowns: a larger guess slows each exchange.
         near = tightest_pairs(points, codes, K, separator.exact_coef,
                               separator.exact_intercept, rows.n_features + 1)  # fmt: skip
         maximal = maximal_machine_on_rows(points, codes, K, near,
@@ -286,8 +260,7 @@ class PairsProblem:
         return Decision.of("maximal", self._maximal_machine(active, *maximal))
 
     def _maximal_machine(self, active, W, b, multipliers):
-        """The result of the maximal machine in rationals on the rows
-        ``active``, its support the pairs of positive multiplier."""
+        """The rational maximal machine's result on rows ``active``; support: μ > 0."""
         on = sorted(multipliers)
         support = self.rows.indices_in_X(active[[i for i, _ in on]])
         others = np.array([k for _, k in on], dtype=np.intp)
@@ -329,14 +302,8 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     return result
 
 
-
-
-
-
-
 def _dual_problems(rows, own, others, solution, tol):
-    """What of the KKT conditions on the working set's pairs a machine misses
-    (feasibility there included)."""
+    """The KKT conditions (feasibility included) a machine misses on working pairs."""
     terms = pair_terms(rows, own, others, solution, len(solution.coef))
     problems = [] if np.min(terms.margins) >= 1 - tol else ["a pair is violated"]
     return problems + dual_problems(terms, solution, tol, tol)
@@ -356,9 +323,8 @@ def working_terms(pairs, working, solution):
 
 
 def machine_margin(coef):
-    """``min_{j<k} 1/‖w_j - w_k‖``: the least distance of a row at margin 1 from
-    the boundary between its class and another (nan where every row of W is
-    the same)."""
+    """``min_{j<k} 1/‖w_j - w_k‖``: a margin-1 row's least distance from the boundary
+    between its class and another (nan where every row of W is the same)."""
     largest = max(
         (
             np.linalg.norm(coef[j] - coef[k])
@@ -410,11 +376,10 @@ def joint_certificate(kesler, working, classes):
 
 def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False,
                               exact_weights=None):  # fmt: skip
-    """The JointSeparabilityResult of weights on the pairs ``ids``, proved on
-    those pairs (:func:`~.._proofs.pairs_proof`: a float enclosure, else
-    rationals, whose weights then replace the stated ones; or
-    ``exact_weights``, already found to balance exactly) and its stated form
-    checked; else a SolverError."""
+    """The JointSeparabilityResult of weights on the pairs ``ids``, proved on them
+    (:func:`~.._proofs.pairs_proof`: a float enclosure, else rationals whose weights
+    replace the stated ones; or ``exact_weights``, known to balance exactly), its
+    stated form checked; else a SolverError."""
     row_ids, others = pairs_of(ids, kesler.n_classes)
     points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
     active = problem_rows(kesler)
@@ -460,25 +425,20 @@ def _row_slacks(kesler, working, coef, intercept):
 
 
 def _slack_rows(kesler, ids):
-    """``(row_of, weights)`` of the slack variables of a working set: one per
-    distinct row."""
+    """``(row_of, weights)`` of the working slacks: one per distinct row."""
     index, _ = pairs_of(ids, kesler.n_classes)
     unique, row_of = np.unique(index, return_inverse=True)
     return row_of, kesler.row_weights(unique)
 
 
 def _soft_limit(kesler, working, tol, batch):
-    """The C → ∞ limit of the Crammer–Singer soft margin: the least total hinge
-    (an LP on the pairs, where each feature is divided by its spread: the
-    hinges of the optimum are the same in every affine frame), then the
-    largest margin over the LP's optimal face (a QP: complementary slackness
-    with the LP's dual fixes which pairs are tight and which rows may keep a
-    hinge, so no budget row leaves the QP without an interior), each on a
-    working set grown by the pairs its answer violates.
-
-    The LP weighs the rows by their weights over the working set's mean weight
-    (its argmin does not change), so that its tolerances and the face's
-    thresholds are relative whatever the scale of ``sample_weight``."""
+    """The C → ∞ limit of the Crammer–Singer soft margin, each stage on a working set
+    grown by the pairs its answer violates: the least total hinge (an LP, each feature
+    divided by its spread: the optimum's hinges are the same in every affine frame),
+    then the largest margin over its optimal face (a QP: complementary slackness with
+    the LP's dual fixes the tight pairs and the rows keeping a hinge, so no budget row
+    leaves it without an interior). The LP weighs rows over the working set's mean
+    weight (same argmin), so its tolerances and the face's thresholds are scale-free."""
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
     unit = {}
@@ -504,10 +464,9 @@ def _soft_limit(kesler, working, tol, batch):
     start = _in_frame(lp, lp_frame, kesler)
 
     def largest_margin(ids):
-        # The interior point loses the digits of features on scales far apart,
-        # and can stall or call the face empty where it has almost no interior:
-        # the primal active set from the LP's machine keeps every feature's
-        # digits and finishes there.
+        # The interior point loses the digits of features far apart in scale, and
+        # can stall or call an almost interior-less face empty: the primal active
+        # set from the LP's machine keeps every feature's digits.
         on_face = face(ids)
         constraints = _face_as_pairs(kesler, ids, on_face)
 
@@ -550,9 +509,8 @@ def _soft_limit(kesler, working, tol, batch):
             f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
     warn_if_inexact(solution)
-    # Z lies in [-1, 1]: a W moving no score by tol is W = 0 to the QP's
-    # precision, left as exactly 0 (the margin is then undefined, not
-    # 1/‖noise‖), as the two-class soft limit leaves it.
+    # Z lies in [-1, 1]: a W moving no score by tol is W = 0 to the QP's precision,
+    # made exactly 0 (the margin is undefined, not 1/‖noise‖) as for two classes.
     if np.abs(solution.coef).sum() <= tol:
         solution.coef = np.zeros_like(solution.coef)
     result = _machine_result(kesler, working, solution, rounds + more, False, hinge)
@@ -565,9 +523,8 @@ def _soft_limit(kesler, working, tol, batch):
 
 
 def _in_frame(lp, lp_frame, kesler):
-    """The least-hinge LP's machine, found on ``lp_frame``'s pairs (the same
-    centre, each feature at its own spread), on ``kesler``'s: a point of the
-    optimal face, with ``Σ b = 0``."""
+    """The LP's machine (found on ``lp_frame``: same centre, each feature at its own
+    spread) on ``kesler``'s pairs: a point of the optimal face, with ``Σ b = 0``."""
     scale = np.broadcast_to(kesler.scale, (kesler.n_features,))
     intercept = np.asarray(lp.intercept, dtype=float)
     return lp.coef * (scale / lp_frame.scale), intercept - intercept.mean()
@@ -596,9 +553,8 @@ class _FaceAsPairs:
                            <= FACE_TOLERANCE))  # fmt: skip
 
     def margin_from(self, start):
-        """The largest margin over the face by the primal active set from
-        ``start`` (a machine on it), its multipliers on the working set's
-        pairs; None if it does not settle."""
+        """The largest margin over the face by the primal active set from ``start`` (a
+        machine on it), multipliers on the working pairs; None if it does not settle."""
         solution = machine_from_feasible(
             self.rows, self.own, self.others, self.n_classes, *start,
             FACE_TOLERANCE, sides=self.sides, right=self.right,
@@ -610,13 +566,11 @@ class _FaceAsPairs:
 
 def _face_as_pairs(kesler, ids, face):
     """The face ``(slack_of, n_slack, tight)`` of the pairs ``ids``
-    (:func:`_optimal_face`) as :class:`_FaceAsPairs`, or None where a row that
-    keeps a hinge has no tight pair among them.
-
-    A row that keeps a hinge ``ξ`` has it fixed by any tight pair ``t``
-    (``ξ = 1 - m_t``): its other pairs ``j`` keep ``m_j ≥ m_t`` (``=`` where
-    tight), the margin of the row's pair (own = t's other class, other = j's),
-    ``≥ 0``; and ``ξ ≥ 0`` is ``m_t ≤ 1``."""
+    (:func:`_optimal_face`) as :class:`_FaceAsPairs`, or None where a row keeping a
+    hinge has no tight pair among them. A row's hinge ``ξ`` is fixed by any of its
+    tight pairs ``t`` (``ξ = 1 - m_t``): its other pairs ``j`` keep ``m_j ≥ m_t`` (``=``
+    where tight), the margin of the pair (own = t's other class, other = j's) ``≥ 0``;
+    and ``ξ ≥ 0`` is ``m_t ≤ 1``."""
     slack_of, n_slack, tight = face
     rows, others = pairs_of(ids, kesler.n_classes)
     own = kesler.codes[rows]
@@ -652,10 +606,10 @@ def _face_as_pairs(kesler, ids, face):
 
 
 def _check_least_hinge(frame, working, lp, unit):
-    """The least-hinge LP's multipliers μ, checked as a dual certificate: they
-    balance (``Σ μ φ = 0``, per class and feature, to the rounding of the
-    terms), no row carries more than its weight, and ``Σ μ`` equals the LP's
-    total. By weak duality no machine has a smaller total hinge."""
+    """The LP's multipliers μ checked as a dual certificate: they balance (``Σ μ φ = 0``
+    per class and feature, to the terms' rounding), no row carries more than its
+    weight, and ``Σ μ`` is the LP's total: by weak duality no machine has a smaller
+    total hinge."""
     mu = lp.dual
     terms = pair_terms(*frame.pairs(working), lp, frame.n_classes)
     combination, absolute, balance = terms.combination, terms.absolute, terms.balance
@@ -675,13 +629,11 @@ def _check_least_hinge(frame, working, lp, unit):
 
 
 def _optimal_face(kesler, working, multipliers, unit):
-    """``face(ids)``: the least-hinge LP's optimal face on the pairs ``ids``, as
-    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's multipliers μ on
-    the pairs of ``working`` (a dual optimum of the LP on all pairs, once no
-    pair violates its answer; the rows weighed by their weight over ``unit``).
-    Complementary slackness: a pair of positive μ holds with equality; a row
-    whose pairs' μ stop short of its weight has no hinge; rows at their weight
-    keep a free hinge ``ξ ≥ 0``."""
+    """``face(ids)``: the LP's optimal face on the pairs ``ids`` as
+    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's μ on ``working`` (a dual
+    optimum on all pairs once none violates; rows weighed by weight over ``unit``). By
+    complementary slackness a pair of positive μ holds with equality; a row whose μ
+    stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
     n_classes = kesler.n_classes
     pair_rows, _ = pairs_of(working, n_classes)
     rows, position = np.unique(pair_rows, return_inverse=True)

@@ -1,23 +1,18 @@
 """Two classes, and K jointly, decided where features are rounded linear
-combinations of others.
+combinations of others (``make_classification``'s redundant features, sums of
+columns, a reconstruction from a few components).
 
-Such data (``make_classification``'s redundant features, sums of columns, a
-reconstruction from a few components) lie, in exact arithmetic, in general
-position: their near-null directions hold nothing but the rounding of the
-combinations, some 1e-16 of the data's size. Float64's LPs cannot see those
-directions, so a certificate they give holds to a tolerance only, and is no
-proof; yet the classes may well be inseparable, or separable by the rounding
-alone.
-
-Here the rows are taken in the frame of their principal axes (an invertible
-linear map: the verdict does not change; :mod:`sklearn_linsep._exact._frames`), each
-axis scaled to a unit spread.
-The near-null axes' coordinates ``(x - t)·v`` are computed with correct
-rounding (every product split exactly, Dekker, then summed by ``math.fsum``),
-so that the LPs see them at full size. The frame's answer is then proved on the
-rows as given: a certificate by :func:`~sklearn_linsep._proofs.two_class_proof`,
-a separator by mapping it back to X in rationals, its every margin bounded
-below in float64 with the frame's rounding accounted for.
+In exact arithmetic such data are in general position: their near-null directions
+hold only the combinations' rounding, ~1e-16 of the data's size, which float64's
+LPs cannot see; their certificate holds to a tolerance only, yet the classes may
+be inseparable, or separable by the rounding alone. Here the rows are taken in the
+frame of their principal axes (an invertible linear map: the verdict is unchanged;
+:mod:`sklearn_linsep._exact._frames`), each axis at unit spread, the near-null
+coordinates ``(x - t)·v`` correctly rounded (products split exactly by Dekker,
+summed by ``math.fsum``) so the LPs see them at full size. The answer is proved on
+the rows as given: a certificate by :func:`~sklearn_linsep._proofs.two_class_proof`,
+a separator mapped back to X in rationals, its every margin bounded below in
+float64, the frame's rounding included.
 """
 
 import numpy as np
@@ -59,10 +54,9 @@ def decide_in_principal_frame(points, signs):
 
 
 def decide_jointly_in_principal_frame(points, codes, n_classes):
-    """K classes jointly, as :func:`decide_in_principal_frame`:
-    ``("certificate", (ids, weights))`` on pairs ``row * K + other`` from the
-    frame's flow LP (the caller proves it on X), ``("separator", (W, b))`` in
-    rationals with every pair margin ≥ 1 (proved here), or None."""
+    """K classes jointly: ``("certificate", (ids, weights))`` on pairs
+    ``row * K + other`` from the frame's flow LP (the caller proves it on X),
+    ``("separator", (W, b))`` in rationals, every pair margin ≥ 1 (proved), or None."""
     frame = principal_frame(points)
     if frame is None:
         return None

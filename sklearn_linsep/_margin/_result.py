@@ -1,16 +1,15 @@
 """What the exact core answers, and what a solver's status means.
 
-* :class:`Status`, onto which each solver's module maps its own statuses with one
-  table (``_solvers._clarabel.CLARABEL``, ``_solvers._highs.HIGHS``), read by
-  :func:`read_status`; a status in no table is a
-  :class:`~sklearn_linsep.SolverError` that names it;
-* :class:`Hyperplane`, a solver's answer on a set of rows, whose ``dual`` has one
-  meaning whatever the route;
-* :class:`MarginResult` (one two-class problem, on X's scale) and
-  :class:`JointMarginResult` (K classes' machine), and the public
-  :class:`SeparabilityResult` and :class:`JointSeparabilityResult` with their
-  scale-aware ``verify``; the one place where the exact layer's rationals
-  become the public Fractions (``exact_coef``, ``certificate_weights_exact``).
+* :class:`Status`: each solver's module maps its own statuses onto it with one
+  table (``_solvers._clarabel.CLARABEL``, ``_solvers._highs.HIGHS``) read by
+  :func:`read_status`; a status in no table is a SolverError that names it;
+* :class:`Hyperplane`: a solver's answer on a set of rows, its ``dual`` of one
+  meaning on every route;
+* :class:`MarginResult` (two classes, on X's scale), :class:`JointMarginResult`
+  (K classes' machine), and the public :class:`SeparabilityResult` and
+  :class:`JointSeparabilityResult` with their scale-aware ``verify``: the one place
+  where the exact layer's rationals become the public Fractions (``exact_coef``,
+  ``certificate_weights_exact``).
 """
 
 import enum
@@ -70,21 +69,15 @@ def read_status(solver, table, status, what, limits):
 
 @dataclass
 class Hyperplane:
-    """The answer of a subproblem on a set of rows: a hyperplane ``(coef,
-    intercept)`` with its dual, or infeasibility (no separator of the rows).
-
-    ``dual`` has one meaning on every route: the Lagrange multiplier ``ν_i`` of
-    row i's margin constraint ``c_i (w·z_i + b) - 1`` (``≥ 0`` where the
-    constraint is ``≥``, ``≤ 0`` where it is ``≤``, free on ``=``). On the margin
-    QPs, stationarity makes it the dual coefficient: ``w = Σ ν_i c_i z_i``; on the
-    least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``. The soft limit's
-    second stage reports it on the LP's optimal face (rows beyond their margin at
-    0) whichever QP solved it.
-
-    ``weights`` (λ, for the next call's warm start and the certificate) may be
-    left None by a route: :func:`~._solvers.margin_of_rows` fills it from
-    ``dual``.
-    """
+    """A subproblem's answer on a set of rows: a hyperplane ``(coef, intercept)`` with
+    its dual, or infeasibility (no separator of the rows). ``dual`` means the same on
+    every route: the Lagrange multiplier ``ν_i`` of row i's margin constraint
+    ``c_i (w·z_i + b) - 1`` (``≥ 0`` for ``≥``, ``≤ 0`` for ``≤``, free on ``=``). On
+    the margin QPs stationarity makes it the dual coefficient, ``w = Σ ν_i c_i z_i``;
+    on the least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``. The soft
+    limit's second stage gives it on the LP's optimal face (rows beyond their margin at
+    0) whichever QP solved it. ``weights`` (λ, for warm starts and the certificate) may
+    be left None: :func:`~._solvers.margin_of_rows` fills it from ``dual``."""
 
     feasible: bool
     coef: np.ndarray = None  # w
@@ -97,12 +90,11 @@ class Hyperplane:
 
 
 class _Verdict:
-    """What the two public verdicts share. Two classes are the case K = 2 of
-    pairs (row, other class), so one check of a hyperplane, a machine or a
-    certificate serves both; a kind says how its labels make pairs
-    (``_pairs_of``), how its weights are the pairs' (two classes' λ is 2μ), its
-    hyperplanes as a machine (``_as_machine``) and its rounding-bounded margins
-    (``_proven_margins``)."""
+    """What the two public verdicts share. Two classes are the case K = 2 of pairs
+    (row, other class), so one check of a hyperplane, machine or certificate serves
+    both; a kind says how its labels make pairs (``_pairs_of``), how its weights are
+    the pairs' (two classes' λ is 2μ), its hyperplanes as a machine (``_as_machine``)
+    and its rounding-bounded margins (``_proven_margins``)."""
 
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
@@ -231,8 +223,8 @@ class _Verdict:
         )
 
     def _holds_in_rationals(self, X, y, rtol):
-        """Every pair margin of the rows of ``classes`` at least ``1 -
-        tolerance``, evaluated in rationals (:func:`rational_hyperplanes`)."""
+        """Every pair margin of the rows of ``classes`` at least ``1 - tolerance``, in
+        rationals (:func:`rational_hyperplanes`)."""
         member, codes = label_codes(y, self.classes)
         W, b, tolerance = rational_hyperplanes(self, rtol)
         least = least_pair_margin(
@@ -241,9 +233,8 @@ class _Verdict:
         return bool(least is None or least >= 1 - tolerance)
 
     def _least_margin(self, X, y):
-        """The least proven margin of the rows of ``classes`` in (X, y): -inf
-        where ``intercept`` and ``intercept_at_center`` are not the same
-        hyperplanes' (verify evaluates the second)."""
+        """The least proven margin of the rows of ``classes``: -inf where ``intercept``
+        and ``intercept_at_center`` disagree (verify evaluates the second)."""
         if self.center is not None and not all(
             hyperplane_forms_agree(w, b, self.center, b_c)
             for w, b, b_c in zip(
@@ -476,10 +467,9 @@ def checked(check):
 
 
 def rational_hyperplanes(result, rtol):
-    """``(W, b, tolerance)`` in rationals, one row per hyperplane (one for two
-    classes, K for a machine): ``exact_coef`` (margins of 1 exactly, no
-    tolerance), else ``coef`` with its intercepts, taken about the centre where
-    the result has one, and ``rtol``."""
+    """``(W, b, tolerance)`` in rationals, a row per hyperplane (one, or K for a
+    machine): ``exact_coef`` with tolerance 0, else ``coef`` and its intercepts, about
+    the centre where the result has one, with ``rtol``."""
     from fractions import Fraction  # on first use: not at import
 
     if result.exact_coef is not None:
@@ -505,9 +495,9 @@ _NO_CERTIFICATE = (
 
 
 def certificate_rows(X, y, indices):
-    """``(points, labels)``: the certificate's rows of X, dense float64, and
-    their labels, from X in memory (array-like or sparse) or a dask array; a
-    ValueError where X and y do not fit together or the rows are not finite."""
+    """``(points, labels)``: the certificate's rows of X (in memory or dask) as dense
+    float64, and their labels; a ValueError where X and y do not fit together or the
+    rows are not finite."""
     if hasattr(X, "compute"):  # a dask array: only these rows come over
         labels_of = y[indices].compute if hasattr(y, "compute") else None
     else:
@@ -665,9 +655,8 @@ class JointSeparabilityResult(_Verdict):
 
     def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
                            check="proof"):  # fmt: skip
-        """The certificate on its own rows (``points``, labelled ``labels``),
-        against the features' ``spread`` over the data, of a problem of
-        ``problem_rows`` rows."""
+        """The certificate on its own rows (``points``, labelled ``labels``) against the
+        features' ``spread``, of a problem of ``problem_rows`` rows."""
         pairs = self._pairs_of(labels)
         if pairs is None:
             return False
@@ -721,19 +710,17 @@ PROOF_RTOL = 1e-9
 
 
 def margin_result(frame, working, solution, rounds, separable, hinge, centred=True):
-    """The :class:`MarginResult` on X's scale of a solution on ``frame``'s rows
-    (the Euclidean frame: one scalar scale); with ``centred``, also about the
-    centre of the rows (``center``, ``intercept_at_center``: the solver's own
-    intercept, which keeps the digits ``intercept`` may lose far from the
-    origin)."""
+    """The :class:`MarginResult` on X's scale of a solution on ``frame``'s rows (the
+    Euclidean frame: one scalar scale); with ``centred`` also about the rows' centre
+    (``intercept_at_center`` is the solver's own intercept, which keeps the digits
+    ``intercept`` may lose far from the origin)."""
     coef, intercept = frame.to_original(solution.coef, solution.intercept)
     dual = solution.dual
     keep = np.abs(dual) > 1e-8 * max(np.abs(dual).max(initial=0.0), 1e-300)
     support = working[keep]
     labels = frame.labels(support)
     # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
-    # centre: balanced on the support itself, since X's offset multiplies what is
-    # left of the sum.
+    # centre: so α is balanced on the support itself.
     alpha = _balanced(dual[keep], labels)
     dual_coef = alpha * labels / frame.scale**2
     norm = np.linalg.norm(solution.coef)
@@ -748,9 +735,8 @@ def margin_result(frame, working, solution, rounds, separable, hinge, centred=Tr
 
 
 def _balanced(dual, c):
-    """α rescaled per class so that Σ α c = 0 to rounding (the solver meets it to
-    its tolerance; the centre of X would multiply what is left in the dual
-    coefficients)."""
+    """α rescaled per class so that Σ α c = 0 to rounding (the solver meets it only to
+    its tolerance, and X's centre multiplies what is left)."""
     positive, negative = dual[c > 0].sum(), dual[c < 0].sum()
     if positive <= 0 or negative <= 0:
         return dual
@@ -759,10 +745,9 @@ def _balanced(dual, c):
 
 
 def external_stacklevel():
-    """The ``stacklevel`` at which a warning raised by the caller of this
-    function points at the user's code: the first frame outside this package
-    and scikit-learn (whose wrappers, ``validate_params`` and ``_fit_context``,
-    sit between a public call and the code that warns)."""
+    """The ``stacklevel`` at which a warning raised by this function's caller points at
+    the user's code: the first frame outside this package and scikit-learn (whose
+    ``validate_params`` and ``_fit_context`` sit between the user and the warning)."""
     frame, level = sys._getframe(1), 1
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
@@ -773,8 +758,7 @@ def external_stacklevel():
 
 
 def warn_if_inexact(solution):
-    """A UserWarning for an answer a solver gave at reduced accuracy (it passed
-    the checks on all samples all the same)."""
+    """UserWarning for a reduced-accuracy answer (it passed the checks on all rows)."""
     if solution.status is Status.ALMOST_OPTIMAL:
         warnings.warn(
             f"A solver stopped with status {solution.status.value}; its answer "

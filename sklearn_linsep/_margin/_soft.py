@@ -20,26 +20,19 @@ from ._solvers._cost import rounds_budget
 
 
 def soft_limit(two_class, working, tol, batch):
-    """The C → ∞ limit of the soft margin: among the hyperplanes of least total
-    hinge, the one of largest margin (w = 0 left exactly 0: the margin is then
-    undefined).
-
-    Two routes to the same exact answer: the working set grows to take in the
-    samples inside their margin (:func:`_soft_limit_by_rounds`); when the rounds'
-    modelled time reaches ``ROUNDS_SHARE`` of the interior point's
-    (:func:`~._solvers._cost.rounds_budget`: labels near random take in thousands of rows a
-    round, and HiGHS's simplex slows with them and with p), an interior point
-    over all samples guesses the answer instead (:func:`_soft_limit_of_all`).
-    """
+    """Among the hyperplanes of least total hinge, the one of largest margin (w = 0 is
+    left exactly 0: the margin is then undefined). Rounds grow the working set
+    (:func:`_soft_limit_by_rounds`) until their modelled time nears the interior
+    point's (:func:`~._solvers._cost.rounds_budget`), which then guesses the answer
+    (:func:`_soft_limit_of_all`); both routes are exact."""
     # The interior point's normal equations are (p + 1)²: not for wide rows.
     affordable = None
     if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
         affordable = rounds_budget(
             np.count_nonzero(two_class.active), two_class.n_features
         )
-    # The least total hinge and its optimal face do not depend on the frame: the
-    # LP sees each feature at its own spread when the spreads are far apart (its
-    # dual certificate failed at spreads 1e8 apart), the margin stays X's.
+    # The least hinge and its face do not depend on the frame: the LP sees features
+    # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
     lp_frame = two_class.equilibrated() if two_class.uneven else two_class
     solution, working, rounds = _soft_limit_by_rounds(
         two_class, lp_frame, working, tol, batch, affordable
@@ -50,9 +43,8 @@ def soft_limit(two_class, working, tol, batch):
                 two_class, lp_frame, tol, batch
             )
         except SolverError:
-            # The interior point's guess is not proved where the weights are far
-            # apart (1e8 and more: the small rows' α drown in the balance's
-            # rounding); the rounds, without a budget, answer as before.
+            # Unproved when the weights are 1e8+ apart (the small rows' α drown in
+            # the balance's rounding): the rounds, without a budget, decide.
             solution, working, more = _soft_limit_by_rounds(
                 two_class, lp_frame, working, tol, batch
             )
@@ -72,18 +64,12 @@ def soft_result(two_class, working, solution, rounds, tol):
 
 
 def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=None):
-    """The soft limit on the working-set loop of the hard margin: each round
-    solves both stages on the working set (the least total hinge by the LP, then
-    the largest margin at that total by the QP), takes in the worst violators and
-    lets rows far inside their side go.
-
-    Exact as the hard margin is: when no row outside the working set has positive
-    hinge, the full problem's least total equals the working set's, its minimisers
-    are among the working set's, and the working set's best margin is theirs. The
-    rows that join per round double with the working set, so data with many margin
-    violators take a few rounds, not one per ``batch``. ``(None, working, rounds)``
-    when the least-hinge rounds outgrow ``max_size`` rows.
-    """
+    """The soft limit on the hard margin's loop: each round solves both stages on the
+    working set, takes in the worst violators and drops rows far inside their side.
+    Exact as the hard margin is: with no row outside at positive hinge, the full least
+    total is the working set's, its minimisers among the working set's. Joining rows
+    double with the working set (a few rounds, not one per ``batch``).
+    ``(None, working, rounds)`` when ``affordable`` refuses a round."""
 
     def solve(indices):
         rows, labels = two_class.rows(indices), two_class.labels(indices)
@@ -105,9 +91,8 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=N
         )
 
     violators = margin_violators(two_class, tol, batch)
-    # The LP alone first (a round costs one simplex of p + 1 rows), then both
-    # stages from the rows it kept: the second checks its answer on every row, so
-    # the first may look for violators among a backend's candidates only.
+    # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
+    # the second checks every row, so the first may search a backend's candidates.
     lp, working, rounds = grow(
         working,
         least_hinge,
@@ -122,16 +107,10 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=N
 
 
 def _soft_limit_of_all(two_class, lp_frame, tol, batch):
-    """The soft limit when many samples violate their margin.
-
-    An interior point over all samples (:func:`~._solvers.least_hinge_ipm`)
-    guesses the least-hinge hyperplane; the samples well inside their margin are
-    then held at ``α = s`` (their hinge is linear there) and the exact LP runs on
-    the few near the margin (:func:`_exact_least_hinge`). The largest margin on
-    the LP's optimal face is found on the same working-set loop as the hard
-    margin, with the face's constraints (``≥ 1``, ``= 1``, ``≤ 1`` by
-    complementary slackness) in place of ``≥ 1``.
-    """
+    """The soft limit when many samples violate their margin: the exact least hinge from
+    an interior point (:func:`_exact_least_hinge`), then the largest margin on the LP's
+    optimal face by the hard margin's loop, the face's constraints (:func:`face_sides`)
+    in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
     feasible = _in_frame(lp, lp_frame, two_class)
@@ -159,8 +138,7 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
 
 
 def _nearest_the_margin(two_class, coef, intercept, size):
-    """The ``size`` active rows whose margin under ``(coef, intercept)`` is
-    nearest 1."""
+    """The ``size`` active rows with margin under ``(coef, intercept)`` nearest 1."""
     distance = np.where(
         two_class.active, np.abs(two_class.margins(coef, intercept) - 1), np.inf
     )
@@ -169,10 +147,9 @@ def _nearest_the_margin(two_class, coef, intercept, size):
 
 
 def margin_violators(frame, tol, batch, every=True):
-    """The working-set loop's ``violators`` of the margin ``≥ 1 - tol`` on
-    ``frame``'s rows, ``batch`` of them a round or as many as the working set
-    holds (rows that join double with it); ``every`` as
-    :meth:`~sklearn_linsep._rows._protocol.TwoClassRows.violators` takes it."""
+    """The loop's ``violators`` of margin ``≥ 1 - tol`` on ``frame``'s rows, ``batch``
+    a round or as many as the working set holds; ``every`` as in
+    :meth:`~sklearn_linsep._rows._protocol.TwoClassRows.violators`."""
 
     def violators(solution, working):
         return frame.violators(
@@ -188,8 +165,7 @@ def margin_violators(frame, tol, batch, every=True):
 
 
 def face_violators(two_class, sides, tol, batch):
-    """The working-set loop's ``violators`` of the least-hinge face: the rows off
-    their side of it (``sides``, from :func:`face_sides`) by more than ``tol``."""
+    """The loop's ``violators``: rows off their ``sides`` of the face past ``tol``."""
 
     def violators(solution, working):
         margins = two_class.margins(solution.coef, solution.intercept)
@@ -205,16 +181,12 @@ def face_violators(two_class, sides, tol, batch):
 
 
 def _exact_least_hinge(two_class):
-    """The least total hinge of all samples, exact: ``(lp, α)`` with ``α`` the dual
-    on every sample, proved optimal by weak duality.
-
-    The interior point's answer is crossed over to the LP's vertex first
-    (:func:`_vertex_of_guess`). Where that is not proved, its hyperplane sorts
-    the samples: those within ``band`` of their margin go to the LP, those
-    below it are held at ``α = s`` (on the right-hand side), the rest at
-    ``α = 0``. A wrong guess shows as an infeasible LP or a failed proof, and
-    the band widens until, at worst, it holds every sample (the plain LP).
-    """
+    """The least total hinge of all samples, exact: ``(lp, α)``, ``α`` the dual on
+    every sample, proved optimal by weak duality. First a crossover of the interior
+    point (:func:`_vertex_of_guess`); else its hyperplane sends the samples within
+    ``band`` of their margin to the LP, holds those below at ``α = s`` (hinge linear
+    there), the rest at ``α = 0``; a wrong guess (infeasible LP, failed proof) widens
+    the band, at worst to every sample."""
     two_class.keep_centred()
     guess = _interior_point_of_all(two_class)
     vertex = _vertex_of_guess(two_class, guess)
@@ -267,17 +239,12 @@ def _interior_point_of_all(two_class):
 
 
 def _vertex_of_guess(two_class, guess):
-    """The LP's optimal vertex read off the interior point's answer, proved by
-    weak duality as the LP's own is, or None (then the LP decides).
-
-    A crossover, as interior-point codes end: the rows whose ``α`` the guess
-    holds farthest inside its bounds are the vertex's basis, and every other
-    row keeps the bound nearest its guessed ``α``. A basic row with a small
-    ``α`` is hard to tell from a non-basic one (the guess leaves both ~1e-6 s
-    off their bounds), so two bases are tried: the p + 1 farthest, and those
-    clearly inside. Each costs one solve of order p + 1 and three passes,
-    where HiGHS on the rows near the margin took 10 s a call at 2e4 x 768.
-    """
+    """The LP's optimal vertex by crossover from the interior point, proved by weak
+    duality, or None (the LP decides). The rows whose ``α`` lies farthest inside its
+    bounds are the basis; the others keep the bound nearest their ``α``. A small basic
+    ``α`` is hard to tell from a non-basic one (both ~1e-6 s off their bounds), so two
+    bases are tried: the p + 1 farthest, and those clearly inside. Each costs one solve
+    of order p + 1 and three passes."""
     weights, active = two_class.weights, two_class.active
     alpha = guess.dual
     interior = np.zeros(len(alpha))
@@ -301,10 +268,9 @@ def _vertex_of_guess(two_class, guess):
 
 
 def _vertex_on_basis(two_class, guess, basis, held):
-    """The vertex whose basic rows ``basis`` hold margin 1 and whose other rows
-    have ``α = held``, proved optimal by weak duality; or None. ``(w, b)`` is the
-    guess moved the least onto the basis' margins; the basic ``α`` follow from
-    ``Σ α c (z, 1) = 0``."""
+    """The vertex with rows ``basis`` at margin 1 and ``α = held`` elsewhere, proved by
+    weak duality, or None. ``(w, b)``: the guess moved least onto the basis' margins;
+    the basic ``α`` solve ``Σ α c (z, 1) = 0``."""
     weights, c = two_class.weights, two_class.c
     signed = c[basis, None] * np.column_stack(
         [two_class.rows(basis), np.ones(basis.size)]
@@ -334,8 +300,7 @@ def face_sides(alpha, weights):
 
 
 def check_attains(two_class, solution, least):
-    """A SolverError unless the face's answer attains the least total hinge on
-    all samples."""
+    """A SolverError unless the face's answer attains the least total hinge."""
     if not attains(two_class, solution, least):
         raise SolverError(
             "The largest margin on the least-hinge face does not attain the least "
@@ -357,26 +322,23 @@ def _in_frame(lp, lp_frame, two_class):
 
 
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
-    """The soft limit's second stage on a set of rows: the largest margin among
-    the hyperplanes whose total hinge is ``lp.total`` (``feasible``: one of them;
-    ``lp.dual``: the LP's optimal dual, which defines the face)."""
+    """The second stage on a set of rows: the largest margin among hyperplanes of total
+    hinge ``lp.total`` (``feasible``: one of them; ``lp.dual`` defines the face)."""
     least = lp.total
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
         return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
 
-    # The optimal face of the LP, read off its dual by complementary slackness:
-    # p + 1 variables and no budget row, whose thin interior (and the fill of
-    # its dense row) made the budget QP 30x slower at 2e4 noisy rows.
+    # The LP's face by complementary slackness: p + 1 variables and no budget row,
+    # whose thin interior and dense fill make the budget QP far slower.
     try:
         solution = face_margin_qp(rows, labels, sides, feasible)
         if solution.feasible and attains_least(solution):
             return solution
     except SolverError:
         pass
-    # The LP's optimum is exact to ~1e-12 relative (a basic solution); the QP
-    # gets that much room, which moves the margin by as little.
+    # The LP is exact to ~1e-12 relative (a basic solution): the QP gets that room.
     budget = least * (1 + 1e-11) + 1e-12 * weights.sum()
     try:
         solution = margin_qp(
@@ -404,8 +366,7 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
 
 
 def checked_least_hinge(rows, labels, weights):
-    """The LP's least total hinge on ``rows``, proved a lower bound by its own
-    dual (:func:`_dual_certificate_holds`), or a SolverError."""
+    """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
     alpha = solution.dual
     if not _dual_certificate_holds(
@@ -428,8 +389,7 @@ def _augmented_sum(rows, v):
 
 
 def _proved_on_every_row(two_class, alpha, total):
-    """:func:`_dual_certificate_holds` of ``α`` on every row of ``two_class``
-    (two passes: the balance and its terms)."""
+    """:func:`_dual_certificate_holds` on every row (two passes: balance and terms)."""
     return _dual_certificate_holds(
         alpha,
         two_class.weights,

@@ -1,15 +1,11 @@
-"""The exact core on sparse rows with at least as many features as rows (TF-IDF
-text): every margin subproblem in the span of the samples, on the working set's
-Gram matrix made from the sparse rows, and the certificate of inseparable rows
-from one sparse LP. X is
-never densified: the memory is X's plus one Gram matrix of the working set.
-
-The hard margin and the soft limit's second stage are QPs in ``w``, which lies in
-the span of the rows: their duals need only ``K = Z Zᵀ`` (:func:`~._solvers.
-gram_margin`, :func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`),
-and ``w = Zᵀ (ν c)`` comes back as one sparse product. The least
-total hinge is an LP that no invertible affine map of X changes: it runs on the
-sparse rows, each feature divided by its spread, not centred.
+"""The exact core on wide sparse rows (p ≥ n, TF-IDF text), never densifying X: the
+memory is X's plus one Gram matrix of the working set. The hard margin and the soft
+limit's second stage are QPs in ``w``, which lies in the rows' span: their duals
+need only ``K = Z Zᵀ`` (:func:`~._solvers.gram_margin`,
+:func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`), and
+``w = Zᵀ (ν c)`` is one sparse product. The certificate of inseparable rows is one
+sparse LP; so is the least total hinge, which no invertible affine map of X changes:
+it runs on the sparse rows, each feature divided by its spread, not centred.
 """
 
 import copy
@@ -38,22 +34,16 @@ from ._solvers._cost import WIDE_SEED
 
 
 def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
-    """:func:`~._hard.maximal_margin_of` of wide sparse rows.
-
-    The maximal margin on a working set of rows in the Gram dual first; where
-    a working set's hulls meet, the rows are inseparable, and one sparse LP
-    (:func:`~._certificate.sparse_certificate`) gives their certificate and,
-    with ``soft``, the C → ∞ limit (the least total hinge, then the largest margin on
-    its optimal face). Equal rows of one class are one constraint: only the first
-    of them takes part (their weights summed): copies would make every held set
-    that holds them singular. Checked and proved on X as the dense route's answers are.
+    """:func:`~._hard.maximal_margin_of` of wide sparse rows: the Gram dual on a working
+    set; where its hulls meet, one sparse LP gives the certificate
+    (:func:`~._certificate.sparse_certificate`), then with ``soft`` the C → ∞ limit.
+    Equal rows of one class count once, weights summed (copies would make every held
+    set holding them singular). Checked and proved on X as the dense route's answers.
     """
     unique = _without_duplicates(two_class)
     size = initial_size or WIDE_SEED
     batch = batch or size
-    # The Gram dual first: wide rows are separable as a rule, and the sparse LP
-    # cost 40% of a fit of 600 x 5 000 text; a working set whose hulls meet sends
-    # the verdict to the LP.
+    # The Gram dual first: wide rows are separable as a rule, the sparse LP dear.
     result = _separable(two_class, unique, tol, size, batch)
     if result is not None:
         return result
@@ -73,8 +63,8 @@ def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=
 
 
 def _without_duplicates(two_class):
-    """The same problem with the later copies of equal rows of one class
-    inactive and their weights added to the first copy's."""
+    """The same problem, later copies of equal rows of one class made inactive and
+    their weights added to the first copy's."""
     owners = duplicate_owners(two_class.X, two_class.c, two_class.active)
     copies = np.flatnonzero((owners >= 0) & (owners != np.arange(len(owners))))
     if not copies.size:
@@ -108,9 +98,8 @@ def _separable(two_class, unique, tol, size, batch):
 
 
 def _soft_limit(two_class, unique, tol, batch):
-    """The C → ∞ limit of the soft margin of wide sparse rows: the least total
-    hinge by one sparse LP over every row, then the largest margin over its
-    optimal face on a working set in the Gram dual."""
+    """The soft limit: the least total hinge by one sparse LP over every row, then the
+    largest margin on its optimal face on a working set in the Gram dual."""
     active = np.flatnonzero(unique.active)
     labels, weights = unique.labels(active), unique.sample_weights(active)
     lp = checked_least_hinge(per_feature_rows(unique, active), labels, weights)
@@ -139,10 +128,9 @@ def _soft_limit(two_class, unique, tol, batch):
 
 
 def _constant_if_it_attains(two_class, solution, least):
-    """``w = 0`` where a constant decision function attains the least total
-    hinge: the face's smallest ``‖w‖`` is then 0 exactly, which an interior
-    point only approaches (the hinge of ``b`` alone is least at ``b = ±1`` or
-    anywhere between)."""
+    """``w = 0`` where a constant decision function attains the least total hinge: the
+    face's smallest ``‖w‖`` is then exactly 0, which an interior point only approaches
+    (``b`` alone has its least hinge at ``b = ±1`` or between)."""
     for intercept in (solution.intercept, 1.0, -1.0):
         constant = replace(
             solution,
@@ -155,18 +143,14 @@ def _constant_if_it_attains(two_class, solution, least):
     return solution
 
 
-
-
 class _GramSubproblem:
-    """The margin QP on a working set of sparse rows, through their Gram matrix:
-    ``Z_W = (X_W - m) / s`` centred implicitly (:class:`~sklearn_linsep._scatter.
-    CentredRows`). Each call first tries the active set on the Gram matrix from
-    the last answer's support (:func:`~._solvers.gram_active_set`: a working set
-    that changed by a few rows settles in a few factorisations); where that does
-    not settle, the hard margin by the nearest points in the Gram matrix's
-    coordinates, started from the last answer's λ (as ``_hard._WarmHull``), and
-    with ``sides`` the largest margin on the least-hinge face as the QP's dual
-    on the Gram matrix (:func:`~._solvers.face_dual_qp`)."""
+    """The margin QP on a working set of sparse rows through their Gram matrix, with
+    ``Z_W = (X_W - m) / s`` centred implicitly
+    (:class:`~sklearn_linsep._scatter.CentredRows`). A call first tries the active set
+    from the last answer's support (:func:`~._solvers.gram_active_set`: a working set
+    changed by a few rows settles in a few factorisations); failing that, the nearest
+    points in Gram coordinates from the last λ, or with ``sides`` the face's QP dual
+    (:func:`~._solvers.face_dual_qp`)."""
 
     def __init__(self, two_class, tol, sides=None):
         self.two_class, self.tol, self.sides = two_class, tol, sides
@@ -189,8 +173,7 @@ class _GramSubproblem:
         self.members, self.weights = members, np.zeros(len(members))
 
     def rows(self, indices):
-        """Z_W as a :class:`CentredRows` (the last one is kept: the checks ask
-        again)."""
+        """Z_W as a :class:`CentredRows` (the last is kept: the checks ask again)."""
         if self._last is not None and np.array_equal(self._last[0], indices):
             return self._last[1]
         selected = np.zeros(self.two_class.n_samples, dtype=bool)
@@ -219,13 +202,9 @@ class _GramSubproblem:
         return solution
 
     def _from_last_support(self, gram, rows, labels, sides, indices):
-        """The answer by the active set on the Gram matrix from the last
-        answer's support (rounds after the first change the working set by a
-        few rows: a few factorisations, where the nearest points or the interior
-        point start over), or None where it does not settle. The first call
-        of the hard margin holds every row: wide rows are mostly support
-        vectors, and any set of them is nonsingular in general position (4-class
-        3 000 x 20 000 text, one-vs-rest: 39 s from the nearest points, 2.9 s so)."""
+        """The active set on the Gram matrix from the last answer's support, or None
+        where it does not settle. The hard margin's first call holds every row (wide
+        rows: mostly support vectors; in general position any set is nonsingular)."""
         held, _ = self._last_support_in(indices)
         if not held.size and sides is None:
             held = np.arange(len(indices))
@@ -238,8 +217,7 @@ class _GramSubproblem:
         return _on_rows(rows, labels, dual, intercept, Status.OPTIMAL)
 
     def _hull(self, gram, rows, labels, indices):
-        """The nearest points in the Gram matrix's coordinates: the maximal
-        margin, or the hulls' meeting (``feasible`` False)."""
+        """Nearest points: the maximal margin, or the hulls' meeting (infeasible)."""
         return gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
 
     def _start(self, indices):
@@ -250,8 +228,7 @@ class _GramSubproblem:
         return start
 
     def _last_support_in(self, indices):
-        """The positions in ``indices`` (sorted) of the last answer's support
-        rows still among them, and their λ."""
+        """Positions in ``indices`` (sorted) of the last support's rows, and their λ."""
         found = np.searchsorted(indices, self.members)
         inside = found < len(indices)
         inside[inside] = indices[found[inside]] == self.members[inside]

@@ -110,10 +110,9 @@ register(
 
 
 def margin_of_rows(Z, c, start=None, tol=1e-12):
-    """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``), or the
-    meeting of their hulls (``feasible`` False, with the weights λ of the
-    candidate certificate), by the first route that suits their shape and
-    answers. ``start`` is the λ of a previous answer (a warm start)."""
+    """The maximal-margin hyperplane of rows ``Z`` (labels ``c = ±1``) by the first
+    route that suits and answers, or their hulls' meeting (``feasible`` False,
+    ``weights`` the candidate certificate's λ). ``start``: a previous answer's λ."""
     solution = solve_by_routes("rows", Z.shape, (Z, c, start, tol))
     if solution.weights is None and solution.dual is not None:
         answer = (solution.coef, solution.intercept, solution.dual)

@@ -1,9 +1,8 @@
-"""Exact active-set methods on a set of rows: the KKT system of a support solved to
-rounding (:func:`support_hyperplane`), the finish of a support the nearest points
-found (:func:`_active_set_finish`), the face of the least-hinge LP from its equality
-rows (:func:`face_active_set`), and the primal active-set method from a separating
-hyperplane or a point of that face (:func:`margin_from_feasible`) with its
-feature-by-feature equality solves (:func:`_equality_margin`)."""
+"""Exact active-set methods: KKT systems of a support solved to rounding
+(:func:`support_hyperplane`, :func:`machine_on_support`), the nearest points'
+finish (:func:`_active_set_finish`), the least-hinge face (:func:`face_active_set`)
+and the primal method from a feasible point (:func:`margin_from_feasible`,
+:func:`machine_from_feasible`)."""
 
 import warnings
 from dataclasses import replace
@@ -32,9 +31,8 @@ def _two_sided(labels):
 
 
 def _most_wrong_sign(alpha, sides=None):
-    """The position of the multiplier furthest on the wrong side of its row's
-    constraint (``< 0`` on a ``≥`` row, side +1; ``> 0`` on a ``≤`` row, side -1;
-    an ``=`` row, side 0, has none), beyond the rounding of the largest; or None."""
+    """Position of the multiplier furthest on the wrong side (``< 0`` on side +1,
+    ``> 0`` on side -1, none on 0) beyond the largest's rounding; or None."""
     if not alpha.size:
         return None
     wrong = -alpha if sides is None else -sides * alpha
@@ -55,8 +53,7 @@ def off_face(margins, sides):
 
 
 def as_hull_weights(answer, c):
-    """λ of the nearest points from a hard margin's α (λ = α / Σ_side α), for the
-    warm start of the next call."""
+    """The nearest points' λ = α / Σ_side α of a hard margin's α (a warm start)."""
     dual = answer[2]
     weights = np.zeros(len(c))
     for side in (c > 0, c < 0):
@@ -67,25 +64,13 @@ def as_hull_weights(answer, c):
 
 
 def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None):
-    """The maximal margin of the rows ``Z`` by the primal active-set method
-    (Nocedal & Wright, Algorithm 16.3) from a separating hyperplane
-    ``(coef, intercept)``; a :class:`Hyperplane`, or None if it does not settle.
-
-    Every iterate keeps ``c_i (w·z_i + b) ≥ 1`` on every row; each step solves the
-    equality QP of the rows held on the margin (:func:`_equality_margin`, feature
-    by feature, so that each keeps its own digits), moves towards
-    it as far as the other rows allow, and takes in the row that blocks; at the
-    equality QP's solution a row of negative multiplier leaves. No Gram matrix is
-    formed: for rows whose hulls are too close for the nearest points at the
-    data's largest scale (a gap in a feature of small units), where the dual sees
-    only the large features.
-
-    With ``sides`` (one per row: ``+1`` for ``≥ 1``, ``0`` for ``= 1``, ``-1`` for
-    ``≤ 1``: the least-hinge LP's optimal face, :func:`face_margin_qp`) the same
-    method runs over the face from a point on it (the LP's own hyperplane): the
-    equality rows are always held, and a multiplier must be ``≥ 0`` on a ``+1``
-    row and ``≤ 0`` on a ``-1`` row.
-    """
+    """The maximal margin of ``Z`` by the primal active-set method (Nocedal & Wright,
+    Alg. 16.3) from a separating ``(coef, intercept)``, or None: each step solves the
+    held rows' equality QP (:func:`_equality_margin`, keeping every feature's digits;
+    no Gram matrix: for hulls too close for the nearest points at the largest scale),
+    moves until a row blocks and takes it in; at the QP's solution a wrong-signed
+    multiplier leaves. With ``sides`` (per row ``+1``: ``≥ 1``, ``0``: ``= 1``, ``-1``:
+    ``≤ 1``) it runs over the least-hinge LP's optimal face from a point on it."""
     margins = c * (Z @ coef + intercept)
     if sides is None:
         least = float(np.min(margins))
@@ -145,16 +130,11 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
 
 def _equality_margin(Z, c):
     """``(w, b, α)``: the least ``‖w‖`` with ``c_i (w·z_i + b) = 1`` on every row,
-    and ``α`` with ``w = Σ α_i c_i z_i``, ``Σ α_i c_i = 0``, for features on any
-    scales.
-
-    With ``Ã = [Z S⁻¹, 1]`` (S: each feature's largest entry), a particular
-    solution and the null space of Ã come from its SVD (well scaled); the least
-    ``‖w‖ = ‖S⁻¹ u‖`` over that affine set is then a least-squares problem whose
-    rows are weighted by ``1/S`` over as many decades as the features span, which
-    Householder QR with its rows sorted largest first solves stably (Powell & Reid
-    1969; Cox & Higham 1998).
-    """
+    ``w = Σ α_i c_i z_i``, ``Σ α_i c_i = 0``, features on any scales. With
+    ``Ã = [Z S⁻¹, 1]`` (S: each feature's largest entry), Ã's SVD gives a particular
+    solution and the null space; the least ``‖w‖ = ‖S⁻¹ u‖`` there is least squares
+    with rows weighted by ``1/S``, stable by Householder QR on rows sorted largest
+    first (Powell & Reid 1969; Cox & Higham 1998)."""
     m, q = Z.shape
     size = np.max(np.abs(Z), axis=0)
     size = np.where(size > 0, size, 1.0)
@@ -171,9 +151,8 @@ def _equality_margin(Z, c):
         shift = np.linalg.lstsq(triangle, basis.T @ -(u / size)[order], rcond=None)[0]
         u, b = u + null[:q] @ shift, b + null[q] @ shift
     coef = u / size
-    # w = Σ β_i z_i and Σ β_i = 0, in the scaled columns: Ãᵀ β = (w / S, 0), a
-    # consistent system whose right side spans the decades of the features: each
-    # equation is weighted by its own terms, so each holds to its own rounding.
+    # Ãᵀ β = (w / S, 0) (w = Σ β_i z_i, Σ β_i = 0): consistent, so each equation,
+    # weighted by its own terms, holds to its own rounding over the features' decades.
     system, target = scaled.T, np.r_[coef / size, 0.0]
     beta = np.linalg.lstsq(system, target, rcond=None)[0]
     for _ in range(2):
@@ -182,19 +161,15 @@ def _equality_margin(Z, c):
     return coef, float(b), beta * c
 
 
-# Exchanges a finish searches (each solves the support once per row in it):
-# on near-touching data the nearest points' support holds no hyperplane and
-# 54 searches of 51 solves took 2 s of a 2.3 s verdict (10 000 x 50, features
-# scaled 2^±20), which the exact simplex decided anyway.
+# Exchanges a finish searches (each solves the support once per row): on touching
+# data 54 searches took 2 s of a 2.3 s verdict the exact simplex decided anyway.
 MAX_EXCHANGES = 3
 
 
 def _active_set_finish(Z, c, support, tol, max_steps=None):
-    """``(w, b, α)`` satisfying the KKT conditions on the rows ``Z`` to rounding,
-    from the support the nearest points found: the exact hyperplane of the support
-    (:func:`support_hyperplane`); a row of negative α leaves, the most violated
-    row joins, until neither remains (a primal active-set method). None if that
-    does not settle within a few steps (the nearest points' answer then stands)."""
+    """``(w, b, α)`` meeting the KKT conditions on ``Z`` to rounding, from the nearest
+    points' support by a primal active set on :func:`support_hyperplane` (negative α
+    leaves, the most violated row joins); None if it does not settle in a few steps."""
     support, exchanges = list(support), 0
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
         if not _two_sided(c[support]):
@@ -223,9 +198,8 @@ def _active_set_finish(Z, c, support, tol, max_steps=None):
 
 
 def _best_exchange(Z, c, support, tol):
-    """Of the support less one row (the last, just added, stays), the set whose
-    exact hyperplane puts it on the margin with α ≥ 0 and violates the fewest
-    rows, fewest violated first, then largest smallest margin; None if none."""
+    """The support less one row (not the last, just added) whose exact hyperplane holds
+    it at margin 1 with α ≥ 0, violating fewest rows, then of largest least margin."""
     best, best_key = None, None
     for j in support[:-1]:
         trial = [i for i in support if i != j]
@@ -242,19 +216,13 @@ def _best_exchange(Z, c, support, tol):
 
 
 def support_hyperplane(Z, c, refinements=3):
-    """The maximal-margin hyperplane of its own support vectors, solved exactly:
-    ``(w, b, α)`` with ``c_i (w·z_i + b) = 1`` on every row and ``w`` of least norm
-    (so ``w = Σ α_i c_i z_i`` with ``Σ α_i c_i = 0``); α may have negative entries
-    (then these rows are not all support vectors).
-
-    The nearest points give the support; this finish gives the digits. ``w`` solves
-    ``D w = r``, ``D`` the rows ``z_i - z_a`` (a: the first positive row) and
-    ``r_i = c_i - c_a``, from one QR factorisation, and iterative refinement drives
-    the residual of the equalities to rounding. When the rows fix ``w`` (D of full
-    column rank), the features are scaled first, so that features on scales 1e6
-    apart keep their digits; otherwise ``w`` is the least-norm solution, from the
-    QR of ``Dᵀ``. A rank-deficient D falls back to least squares by the SVD.
-    """
+    """The hard-margin hyperplane of its own support, exactly (the nearest points give
+    the support, this the digits): ``(w, b, α)``, ``c_i (w·z_i + b) = 1`` on every
+    row, ``w = Σ α_i c_i z_i`` of least norm, ``Σ α_i c_i = 0``; α < 0 marks non-support
+    rows. ``w`` solves ``D w = r`` (rows ``z_i - z_a``, a the first positive row,
+    ``r_i = c_i - c_a``) by one factorisation, refined to rounding: features scaled
+    first where D has full column rank (scales 1e6 apart keep their digits), else of
+    least norm by the QR of ``Dᵀ``, or by the SVD where D is rank-deficient."""
     a = int(np.argmax(c > 0))
     others = np.arange(len(c)) != a
     differences = Z[others] - Z[a]
@@ -290,9 +258,8 @@ def support_hyperplane(Z, c, refinements=3):
                 )
 
     else:
-        # w of least norm is Dᵀγ with D Dᵀ γ = r: with Dᵀ = QR, γ = R⁻¹R⁻ᵀr,
-        # refined on the residual (corrected semi-normal equations, Björck), and w
-        # taken as Dᵀγ, which lies in the rows' span componentwise to rounding.
+        # Least-norm w = Dᵀγ, D Dᵀ γ = r: with Dᵀ = QR, γ = R⁻¹R⁻ᵀr refined on the
+        # residual (corrected semi-normal equations, Björck); Dᵀγ is in the rows' span.
         triangle = qr(differences.T, mode="r", check_finite=False)[0][:rows]
         if _full_rank(triangle):
             gamma = np.zeros(rows)
@@ -305,9 +272,8 @@ def support_hyperplane(Z, c, refinements=3):
             if _equalities_error(differences, right, spanned) <= 1e-12:
                 return _with_dual(Z, c, a, others, spanned, gamma)
 
-            # Too ill-conditioned for the normal equations: w from a QR of Dᵀ with
-            # its rows (the features) sorted largest first, which keeps the small
-            # features' digits (Powell & Reid 1969; Cox & Higham 1998); γ after it.
+            # Too ill-conditioned for that: a QR of Dᵀ, features sorted largest first,
+            # keeps the small ones' digits (Powell & Reid 1969; Cox & Higham 1998).
             order = np.argsort(-column_scale, kind="stable")
             basis, triangle = qr(differences.T[order], mode="economic")
             restore = np.argsort(order)
@@ -332,8 +298,7 @@ def support_hyperplane(Z, c, refinements=3):
     gamma = gamma_of(coef)
     terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
     if np.any(np.abs(differences.T @ gamma - coef) > 1e-12 * terms):
-        # Features on scales far apart: the equations are consistent, so scaling
-        # each feature's equation keeps the solution and the small features' digits.
+        # Features far apart: scaling each (consistent) equation keeps their digits.
         gamma = np.linalg.lstsq(
             differences.T / column_scale[:, None], coef / column_scale, rcond=None
         )[0]
@@ -361,12 +326,9 @@ def _full_rank(triangle):
 
 
 def face_active_set(Z, c, sides, tol):
-    """The face QP by a primal active set: the rows held at margin 1 are solved
-    exactly (:func:`support_hyperplane`); a row whose multiplier has the wrong
-    sign for its side (``≥ 0`` on ``≥ 1`` rows, ``≤ 0`` on ``≤ 1`` rows) leaves, the
-    row furthest off its side joins, until neither remains: the KKT conditions
-    of the face QP on the rows, to rounding. None if it does not settle within a
-    few steps, or has fewer than two rows to start from."""
+    """The face QP by a primal active set on :func:`support_hyperplane`: a multiplier
+    of the wrong sign for its side leaves, the row furthest off its side joins, to the
+    KKT conditions at rounding. None if it does not settle or has under two rows."""
     support = list(np.flatnonzero(sides == 0))
     for _ in range(2 * Z.shape[1] + 10):
         if len(support) < 2:
@@ -392,22 +354,15 @@ def face_active_set(Z, c, sides, tol):
 
 
 def machine_on_support(Z, own, others, n_classes, keep_digits=False, right=None):
-    r"""The linear machine of least ``½ Σ‖w_k‖²`` with every given pair (row
-    ``z_j`` of class ``own_j``, other class ``others_j``) at margin exactly 1
-    (or at ``right[j]``, with ``keep_digits``):
-    ``(W, b, α)``, with ``W = Σ_j α_j (e_own - e_other) z_jᵀ`` and the intercepts'
-    balance ``Σ_j α_j (e_own - e_other) = 0`` (``Σ b = 0``). α may have negative
-    entries (then not every pair is a support pair).
-
-    By default from the pairs' Gram matrix: with ``B`` the pairs' class columns
-    ``e_own - e_other``, the margins are ``G α + Bᵀ b``, ``G = (Z Zᵀ) ∘ (Bᵀ B)``,
-    one square bordered system (``ν``, the multiplier of ``Σ b = 0``, is 0) by
-    one LU, refined on its residual; by least squares where the pairs depend on
-    each other (a pivot vanishes to rounding), which leaves α of least norm and
-    W unique. With ``keep_digits`` (features on scales far apart, where α grows
-    as the inverse square of the small features' scale and the Gram matrix loses
-    their digits), in the primal instead (:func:`_machine_by_qr`).
-    """
+    r"""The machine of least ``½ Σ‖w_k‖²`` with every pair (row ``z_j``, class
+    ``own_j``, other class ``others_j``) at margin 1 (or ``right[j]``, ``keep_digits``
+    only): ``(W, b, α)``, ``W = Σ_j α_j (e_own - e_other) z_jᵀ``,
+    ``Σ_j α_j (e_own - e_other) = 0``, ``Σ b = 0``; α < 0 marks non-support pairs. By
+    default from ``G = (Z Zᵀ) ∘ (Bᵀ B)`` (``B``: columns ``e_own - e_other``; margins
+    ``G α + Bᵀ b``) by one LU refined on its residual (ν of ``Σ b = 0`` is 0), least
+    squares where pairs depend (α of least norm, W unique). ``keep_digits`` (features
+    far apart: α grows as the inverse square of the small scale, whose digits the Gram
+    loses): by :func:`_machine_by_qr`."""
     if keep_digits:
         return _machine_by_qr(Z, own, others, n_classes, right)
     m = len(own)
@@ -438,13 +393,10 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False, right=None)
 
 
 def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
-    """:func:`machine_on_support` in the primal, never through the Gram matrix.
-
-    The pairs' constraints are ``A_w W + A_b b = 1``; the complement ``Q_⊥`` of
-    the intercept columns' range (a QR of ``A_b``) removes b, leaving ``C W = d``
-    with ``C = Q_⊥ᵀ A_w``; W is its least-norm solution (:func:`_least_norm`),
-    ``α = Q_⊥ α'`` with ``W = Cᵀ α'``, and b comes from the intercept columns.
-    """
+    """:func:`machine_on_support` in the primal, never via the Gram matrix: the pairs'
+    ``A_w W + A_b b = 1``; ``Q_⊥`` (complement of ``A_b``'s range, by QR) removes b,
+    leaving ``C W = d``, ``C = Q_⊥ᵀ A_w``; W is its least-norm solution
+    (:func:`_least_norm`), ``α = Q_⊥ α'`` with ``W = Cᵀ α'``; b from ``A_b``."""
     m, p = Z.shape
     margins = np.ones(m) if right is None else right
     pairs = kesler_matrix(Z, own, others, n_classes).toarray()
@@ -457,10 +409,8 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
     complement = basis[:, rank:]
     equations = complement.T @ weights_part
     flat, coordinates = _least_norm(equations, complement.T @ margins, refinements)
-    # No margin sees a vector added to every class's w, and the least-norm W
-    # has none (W = Σ α (e_own - e_other) zᵀ sums to 0 over the classes): the
-    # QR's rounding leaves one, as large as the largest w on features of large
-    # spread, which is taken out.
+    # No margin sees a vector added to every w_k, and the least-norm W sums to 0 over
+    # the classes; the QR's rounding leaves one (as large as the largest w): removed.
     coef = flat.reshape(n_classes, p)
     coef = coef - coef.mean(axis=0)
     intercept = _least_squares(
@@ -472,20 +422,11 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
 
 def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
                           sides=None, right=None):  # fmt: skip
-    """The Crammer–Singer margin of the pairs by the primal active-set method
-    (Nocedal & Wright, Algorithm 16.3) from a machine ``(coef, intercept)`` that
-    separates them, as :func:`margin_from_feasible` for two classes; a
-    :class:`Hyperplane`, or None if it does not settle. Every equality QP is
-    solved in the primal (:func:`machine_on_support` with ``keep_digits``), so
-    features on scales far apart keep their digits.
-
-    With ``sides`` and ``right`` (one per pair: the pair's margin ``≥``, ``=`` or
-    ``≤`` ``right``, as ``+1``, ``0``, ``-1``) the same method runs over that
-    polyhedron from a point on it (the soft limit's face with the hinges
-    eliminated, ``_multiclass._face_as_pairs``, from the least-hinge LP's
-    machine); the equalities are always held,
-    and a multiplier must be ``≥ 0`` on a ``+1`` pair and ``≤ 0`` on a ``-1``
-    pair."""
+    """The Crammer–Singer margin of the pairs as :func:`margin_from_feasible`, from a
+    separating ``(coef, intercept)``, equality QPs in the primal (``keep_digits``); or
+    None. With ``sides``, ``right`` (per pair ``+1``, ``0``, ``-1``: margin ``≥``,
+    ``=``, ``≤`` ``right``) it runs over the soft limit's face with the hinges
+    eliminated (``_multiclass._face_as_pairs``) from the least-hinge LP's machine."""
 
     def margins_of(coef, intercept):
         return pair_margins(Z, own, others, coef, intercept)
@@ -516,9 +457,8 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
         change = margins_of(target_coef - coef, target_intercept - intercept)
         change *= direction
         room = np.full(len(own), np.inf)
-        # A change at the rounding of the largest is no change: a pair taken in
-        # for it would depend on the held ones, whose multipliers would then not
-        # be unique (the method cycled, taking it in and letting it go).
+        # A change at the largest's rounding is none: a pair taken in for it would
+        # depend on the held ones (multipliers not unique: the method cycled).
         falling = change < -1e-12 * np.max(np.abs(change), initial=0.0)
         falling[held] = False
         room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
@@ -540,9 +480,8 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
         coef, intercept = target_coef, target_intercept
         wrong = _most_wrong_sign(alpha, sides[held])
         if wrong is not None:
-            # Multipliers whose signs rounding decides (features ~1e6 apart:
-            # they reach 1e13 and cancel) let a pair go and take it in again
-            # without end: 2 000 steps (10 s) on 46 rows of K = 16.
+            # Signs that rounding decides (features ~1e6 apart: multipliers reach 1e13
+            # and cancel) let a pair leave and rejoin without end (2 000 steps, K = 16).
             state = frozenset(held)
             if state in visited:
                 return None
@@ -550,9 +489,8 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
             margins = margins_of(coef, intercept)
             held.pop(wrong)
             continue
-        # The held pairs' equalities, refined on their residual (the solve
-        # loses digits where features lie on scales far apart): the least-norm
-        # machine is linear in the right-hand side, so the correction keeps it.
+        # Refine the held equalities on their residual (far-apart scales cost digits):
+        # the least-norm machine is linear in the right side, so this keeps it.
         for _ in range(2):
             held_margins = margins_of(coef, intercept)[held]
             more_coef, more_intercept, _ = machine_on_support(
@@ -561,8 +499,7 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
             )  # fmt: skip
             coef, intercept = coef + more_coef, intercept + more_intercept
         margins = margins_of(coef, intercept)
-        # tol beyond the rounding of the margins' terms: on scales far apart
-        # they cancel from far larger terms
+        # tol beyond the margins' terms' rounding (far-apart scales cancel large terms)
         within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
         if np.any(off_face(margins - right + 1, sides) > within) or np.any(
             np.abs(margins[held] - right[held]) > within[held]
@@ -584,9 +521,8 @@ def _margin_terms(Z, own, others, coef, intercept):
 
 
 def _independent_pairs(Z, own, others, n_classes):
-    """Positions of a largest linearly independent subset of the pairs'
-    constraints (a QR with column pivoting of their rows): the others follow
-    from these wherever the pairs' margins are consistent."""
+    """Positions of a largest independent subset of the pairs' constraints (pivoted
+    QR); the others follow where the pairs' margins are consistent."""
     if not len(own):
         return np.array([], dtype=np.intp)
     rows = _equilibrated(kesler_matrix(Z, own, others, n_classes).toarray())
@@ -595,8 +531,7 @@ def _independent_pairs(Z, own, others, n_classes):
 
 
 def _independent_of(Z, own, others, n_classes, held, candidate):
-    """Whether the pair ``candidate``'s constraint is independent of the
-    ``held`` ones' (themselves independent)."""
+    """Whether pair ``candidate``'s constraint is independent of the ``held`` ones."""
     chosen = np.r_[held, candidate]
     rows = _equilibrated(
         kesler_matrix(Z[chosen], own[chosen], others[chosen], n_classes).toarray()
@@ -618,18 +553,15 @@ def _rank(triangle):
 
 
 def _least_norm(equations, right, refinements):
-    """``(x, y)``: the least-norm solution of ``E x = r`` and ``y`` with
-    ``x = Eᵀ y``, from a QR of ``Eᵀ`` with its rows sorted by size (each keeps
-    its own digits), refined on the residual; by the SVD where E is short of
-    full row rank."""
+    """``(x, y)``: least-norm ``E x = r``, ``x = Eᵀ y``, by a QR of ``Eᵀ`` (rows sorted
+    by size: each keeps its digits), refined; by the SVD if E is rank-short."""
     rows, columns = equations.shape
     if 0 < rows <= columns:
         order = np.argsort(-np.max(np.abs(equations), axis=0), kind="stable")
         basis, triangle = qr(equations.T[order], mode="economic")
         if _full_rank(triangle):
             restore = np.argsort(order)
-            # x = Q R⁻ᵀ r (Eᵀ = P Q R): never the products E Eᵀ, which would
-            # lose the small weights' digits.
+            # x = Q R⁻ᵀ r (Eᵀ = P Q R), never via E Eᵀ (it loses small weights' digits).
             lifted = np.zeros(rows)  # R⁻ᵀ r, refined
             solution = np.zeros(columns)
             for _ in range(refinements + 1):
@@ -641,9 +573,7 @@ def _least_norm(equations, right, refinements):
             coordinates = solve_triangular(triangle, lifted)
             terms = np.abs(equations.T) @ np.abs(coordinates) + np.abs(solution)
             if np.any(np.abs(equations.T @ coordinates - solution) > 1e-12 * terms):
-                # Weights on scales far apart: Eᵀ y = x is consistent, so dividing
-                # each of its equations by its size keeps y and the small ones'
-                # digits.
+                # Weights far apart: Eᵀ y = x is consistent, scaling each row keeps y.
                 size = np.max(np.abs(equations), axis=0)
                 size = np.where(size > 0, size, 1.0)
                 coordinates = _least_squares(
@@ -655,7 +585,6 @@ def _least_norm(equations, right, refinements):
 
 
 def _least_squares(matrix, right):
-    """The least-norm least-squares solution by LAPACK's complete orthogonal
-    factorisation (gelsy): numpy's SVD driver (gelsd) failed to converge on a
-    rank-deficient 455 × 455 bordered system of pairs."""
+    """Least-norm least squares by LAPACK's gelsy (complete orthogonal factorisation):
+    gelsd (numpy's SVD) failed to converge on a rank-deficient 455 × 455 system."""
     return lstsq(matrix, right, lapack_driver="gelsy", check_finite=False)[0]

@@ -1,7 +1,7 @@
 """Clarabel's interior point on the margin QPs: :func:`margin_qp` (with a slack
-budget, the soft limit's second stage, or through the origin, Novikoff's margin)
-and :func:`face_margin_qp` (the margin over the least-hinge LP's optimal face,
-first by an exact primal active set)."""
+budget, the soft limit's second stage, or through the origin, Novikoff's margin),
+the least-hinge face's QP (:func:`face_margin_qp`, first by an exact primal active
+set; :func:`face_dual_qp` on a Gram matrix) and the K-class :func:`kesler_margin_qp`."""
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,8 +30,7 @@ CLARABEL = {
     "AlmostPrimalInfeasible": Status.INFEASIBLE,
 }
 CLARABEL_LIMITS = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
-# Where only a guess of the support is wanted (the rationals check it), an
-# interior point that stalls still gives one.
+# A support's guess (checked in rationals) may come from a stalled interior point.
 CLARABEL_GUESS = {**CLARABEL, "InsufficientProgress": Status.ALMOST_OPTIMAL}
 
 clarabel = lazy_import("clarabel")
@@ -48,21 +47,11 @@ def margin_qp(
     tol=QP_TOLERANCE,
     accept=None,
 ):
-    """``min ½‖w‖²`` subject to ``c_i (w·z_i + b) ≥ 1`` (Clarabel).
-
-    With ``slack_budget`` the constraints become ``c_i (w·z_i + b) + ξ_i ≥ 1``,
-    ``ξ ≥ 0``, ``Σ s_i ξ_i ≤ slack_budget`` (``s`` the ``weights``, default 1): the
-    margin among hyperplanes whose total hinge violation is at most the budget
-    (the C → ∞ limit of the soft margin).
-
-    Returns a :class:`Hyperplane`; ``feasible`` is False when Clarabel proves the
-    constraints infeasible (no separating hyperplane). An interior point can stall
-    (InsufficientProgress) or stop short (AlmostSolved) where the budget leaves
-    almost no interior: the QP is then tried again with Clarabel's other
-    factorisation, and with each feature scaled to unit size (``u_j = w_j s_j``,
-    objective ``½ Σ u_j² / s_j²``), until an answer passes ``accept(solution)``
-    (default: any), before that is an error.
-    """
+    """``min ½‖w‖²`` subject to ``c_i (w·z_i + b) ≥ 1`` (Clarabel); ``feasible`` False
+    where Clarabel proves no hyperplane separates. ``slack_budget``:
+    ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0``, ``Σ s_i ξ_i ≤ slack_budget`` (``s`` the
+    ``weights``, default 1), the soft margin's C → ∞ limit; with almost no interior
+    Clarabel can stall: retried (:func:`_retrying`) until ``accept`` (default: any)."""
     return _retrying(
         lambda method, scaled: _margin_qp(
             Z, c, fit_intercept, slack_budget, weights, tol, method, scaled
@@ -73,10 +62,9 @@ def margin_qp(
 
 
 def _retrying(attempt, accept, what, scalings=(False, True)):
-    """Clarabel's answer from the first of its factorisations and feature scalings
-    (``scalings``: without, then with each feature scaled to unit size) that
-    passes ``accept`` (an interior point can stall or stop short where the
-    constraints leave almost no interior), or the last failure."""
+    """The first of Clarabel's answers, over its two factorisations and ``scalings``
+    (without, then with features scaled to unit size ``s_j``: ``u_j = w_j s_j``,
+    objective ``½ Σ u_j² / s_j²``), that passes ``accept``; else the last failure."""
     failure = None
     for method in ("qdldl", "faer"):
         for scaled in scalings:
@@ -156,9 +144,8 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
 
 def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None,
            statuses=CLARABEL):  # fmt: skip
-    """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0)
-    subject to the cones, by Clarabel; a status outside ``statuses`` is a
-    SolverError."""
+    """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0) over
+    the cones; a status outside ``statuses`` is a SolverError."""
     solution = clarabel.DefaultSolver(
         quadratic,
         np.zeros(quadratic.shape[0]) if linear is None else linear,
@@ -173,9 +160,8 @@ def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None,
 
 
 def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
-    """Clarabel quiet, at ``tol``, within the iteration and time limits. qdldl
-    first: on working-set QPs of 400 × 100 dense rows the default ("auto") took
-    0.19-0.35 s against 0.05-0.06 s, with as many iterations."""
+    """Quiet, at ``tol``, within the limits. qdldl first: on 400 × 100 dense working
+    sets "auto" took 0.19-0.35 s, qdldl 0.05-0.06 s, with as many iterations."""
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = tol
@@ -187,23 +173,13 @@ def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
 
 
 def face_margin_qp(Z, c, sides, feasible=None):
-    """The margin over the optimal face of the least-hinge LP (Clarabel).
-
-    ``sides`` (one per row, from complementary slackness with the LP's dual α*):
-    ``+1`` where α* = 0 (the row keeps ``c (w·z + b) ≥ 1``), ``0`` where
-    0 < α* < s (``= 1``), ``-1`` where α* = s (``≤ 1``, its hinge free). A
-    hyperplane attains the least total hinge exactly when it satisfies these
-    (LP duality: optimal iff complementary to one dual optimum), so this QP, with no
-    budget row, is the soft limit's second stage. ``dual`` holds the signed
-    multipliers β with ``w = Σ β_i c_i z_i``.
-
-    Solved exactly by a primal active set from the equality rows
-    (:func:`face_active_set`); where that does not settle, from ``feasible`` (a
-    hyperplane on the face, the LP's own) by the primal active-set method
-    (:func:`margin_from_feasible`), which keeps every feature's digits; else by
-    Clarabel, retried as :func:`margin_qp` is until the answer keeps every row's
-    side to 1e-9.
-    """
+    """The margin on the least-hinge LP's optimal face (the soft limit's second stage).
+    ``sides`` (per row, by complementary slackness with the LP's dual α*): ``+1`` where
+    α* = 0 (``c (w·z + b) ≥ 1``), ``0`` where 0 < α* < s (``= 1``), ``-1`` where α* = s
+    (``≤ 1``, hinge free): least total hinge iff these hold (LP duality). ``dual``:
+    signed β, ``w = Σ β_i c_i z_i``. Exact by :func:`face_active_set`, else from
+    ``feasible`` (the LP's hyperplane) by :func:`margin_from_feasible`; else Clarabel,
+    retried until every row keeps its side to ``FACE_TOLERANCE``."""
     signed = np.where(sides == 0, 1.0, sides)
     exact = face_active_set(Z, c, sides, FACE_TOLERANCE)
     if exact is None and feasible is not None:
@@ -257,17 +233,15 @@ def _face_margin_qp(Z, c, sides, signed, method, scaled):
 
 
 def face_dual_qp(gram, c, sides):
-    r"""The margin over the least-hinge face (:func:`face_margin_qp`) of rows known
-    by their Gram matrix K, as its dual (Clarabel):
+    r"""The face QP (:func:`face_margin_qp`) of rows known by their Gram matrix K, as
+    its dual (Clarabel):
 
     .. math:: \min_\nu \tfrac12 (\nu c)^\top K (\nu c) - \textstyle\sum_i \nu_i
               \quad\text{s.t.}\quad \sum_i \nu_i c_i = 0,\ s_i \nu_i \ge 0
 
-    (``s`` the ``sides``; ``ν`` free on the rows of side 0). ``(ν, b, status)``:
-    ``w = Σ ν_i c_i z_i``, and the intercept b is the multiplier of ``Σ ν c = 0``.
-    faer's LDL, blocked on the dense K: qdldl's took 136 s where it took 9 s on
-    3 326 rows of text.
-    """
+    (``s``: ``sides``; ``ν`` free on side 0): ``(ν, b, status)``, ``w = Σ ν_i c_i z_i``,
+    b the multiplier of ``Σ ν c = 0``. faer's blocked LDL on the dense K: 9 s where
+    qdldl took 136 s (3 326 rows of text)."""
     m = len(c)
     signed = c[:, None] * gram * c[None, :]
     bounded = np.flatnonzero(sides != 0)
@@ -300,22 +274,18 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
               (w_{y_j} - w_{k_j})\cdot z_j + b_{y_j} - b_{k_j} \ge 1,\
               \textstyle\sum_k b_k = 0
 
-    (``Σ b = 0`` fixes the intercepts' common shift, which no constraint sees).
-    With ``face = (slack_of, n_slack, tight)`` it is the margin over the
-    least-hinge LP's optimal face (the soft limit's second stage): pair j's
-    constraint gets the slack ``ξ_{slack_of[j]} ≥ 0`` of its row (none where
-    ``slack_of[j] < 0``: the row's hinge is 0 on the face) and holds with
-    equality where ``tight[j]``. ``feasible`` False when Clarabel proves the
-    pairs inseparable. Retried as :func:`margin_qp` is (the other
-    factorisation; each feature scaled to unit size) where Clarabel stalls.
-    """
+    (``Σ b = 0`` fixes the intercepts' shift, which no pair sees). With
+    ``face = (slack_of, n_slack, tight)``, over the least-hinge LP's optimal face: pair
+    j takes its row's slack ``ξ_{slack_of[j]} ≥ 0`` (none where ``slack_of[j] < 0``:
+    hinge 0 on the face), with equality where ``tight[j]``. ``feasible`` False when
+    Clarabel proves the pairs inseparable; retried as :func:`margin_qp` on stalls."""
 
     def keeps_the_pairs(solution):
         # the face's pairs may keep a hinge: their QP is checked by its caller
         if face is not None:
             return True
-        # Roughly (gross failures only): the active set that finishes the answer
-        # gives its digits; an almost-solved answer missed pairs by 2e-6.
+        # Rough (gross failures only): the finishing active set gives the digits; an
+        # almost-solved answer missed pairs by 2e-6.
         margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
         return bool(np.min(margins) >= 1 - 1e-3)
 
@@ -329,12 +299,11 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
 
 
 def kesler_support_guess(Z, own, others, n_classes):
-    """A guess of the Crammer–Singer hard margin's support, for a caller that
-    checks it in rationals: :func:`kesler_margin_qp` with each feature scaled
-    from the first (features on scales far apart, where the unscaled QP's
-    answer passes its rough check on the wrong support), an interior point
-    that stalls giving its last iterate, and ``dual`` its multipliers over
-    its slacks, each pair's ``z / s``: large on the support."""
+    """A guess of the Crammer–Singer support (:func:`kesler_margin_qp`), for a check
+    in rationals: features scaled from the first try (far apart, the unscaled answer
+    passed its rough check on the wrong support), a stalled interior point's last
+    iterate taken; ``dual`` each pair's multiplier over its slack, ``z / s``: large on
+    the support."""
     return _retrying(
         lambda method, scaled: _kesler_margin_qp(
             Z, own, others, n_classes, None, QP_TOLERANCE, method, scaled,
@@ -350,10 +319,8 @@ def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled,
                       guess=False):  # fmt: skip
     m, p = Z.shape
     feature_scale = _feature_scale(Z, scaled)
-    # With ``guess``, the objective's weights 1/s² centred on 1 in their
-    # decades (the same argmin; the multipliers times a constant): from 1 to
-    # 1e25 (features 1e-13 of the largest) Clarabel stalled at a point whose
-    # support had 166 pairs for 78; centred, it solved.
+    # ``guess``: the weights 1/s² centred on 1 in their decades (same argmin); from 1
+    # to 1e25 Clarabel stalled on a support of 166 pairs for 78, centred it solved.
     weight = feature_scale.max() * feature_scale.min() if guess else 1.0
     pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
     width = n_classes * (p + 1)
@@ -404,9 +371,8 @@ def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled,
     dual = np.empty(m)
     dual[order] = z[1 : m + 1]
     if guess:
-        # Complementarity at an interior point: z ≫ s on the support, s ≫ z
-        # off it, whatever the multipliers' own decades (1e-12 of the largest
-        # on pairs that only the large features' weights need).
+        # Complementarity: z ≫ s on the support, s ≫ z off it, whatever the
+        # multipliers' decades (1e-12 of the largest on pairs only large features need).
         slack = np.empty(m)
         slack[order] = np.asarray(solution.s)[1 : m + 1]
         dual = np.maximum(dual, 0.0) / np.maximum(slack, 1e-300)

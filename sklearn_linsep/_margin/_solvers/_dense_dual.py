@@ -17,17 +17,9 @@ DEPENDENT_BELOW = 1e-11
 RESIDUAL_LIMIT = 1e-9
 
 
-
-
-
-
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
-    """The maximal margin of the rows ``Z`` from the hard-margin dual on their
-    Gram matrix (:func:`gram_active_set`, from all the rows held); a
-    :class:`Hyperplane`, or None where it does not settle (the caller's nearest
-    points then decide, as they do inseparable rows). The answer is checked on
-    ``Z`` itself, not on K. ``start`` (the nearest points' warm start) is not
-    used: a first solve on all the rows is the start."""
+    """The maximal margin of ``Z`` by :func:`gram_active_set` from all rows held
+    (``start`` unused), checked on ``Z``; None if unsettled (nearest points decide)."""
     answer = gram_active_set(Z @ Z.T, c, np.arange(len(c)), tol=tol)
     if answer is None:
         return None
@@ -37,21 +29,14 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
 
 def gram_active_set(gram, c, held, sides=None, tol=1e-12):
     """The margin QP's dual on a Gram matrix K by a primal-dual active set
-    (Hintermüller, Ito & Kunisch 2002) from the rows ``held`` on the margin:
-    ``(ν, b)`` with ``w = Σ ν_i c_i z_i``, or None where it does not settle
-    (cycling, a singular held set, one class held).
-
-    Row i's constraint is ``c_i (w·z_i + b) ≥ 1`` where ``sides[i] = +1`` (the
-    hard margin: the default), ``= 1`` where 0 and ``≤ 1`` where -1 (the soft
-    limit's least-hinge face). The held rows solve ``K_II β + b = c_I``,
-    ``Σ β = 0`` (one symmetric factorisation of the bordered system); then every
-    held row whose multiplier ``ν = c β`` has the wrong sign for its side leaves
-    and every other row on the wrong side of 1 joins, all in one step, so a
-    support that is most of the rows (p ≫ n) is found in a few factorisations
-    where an active set adding one row at a time needs hundreds. It may cycle
-    from a poor start; from a support near the answer (the last working set's)
-    it settles in a few steps.
-    """
+    (Hintermüller, Ito & Kunisch 2002) from the rows ``held``: ``(ν, b)``,
+    ``w = Σ ν_i c_i z_i``, or None where it does not settle (cycling, a singular held
+    set, one class held). Row i keeps ``c_i (w·z_i + b) ≥ 1`` where ``sides[i] = +1``
+    (default), ``= 1`` where 0, ``≤ 1`` where -1. Held rows solve ``K_II β + b = c_I``,
+    ``Σ β = 0``; then all held rows whose ``ν = c β`` has the wrong sign leave and all
+    other rows off their side join: a support of most rows (p ≫ n) takes a few
+    factorisations, not hundreds. It settles fast from a near support, may cycle from a
+    poor one."""
     m = len(c)
     sides = np.ones(m) if sides is None else np.asarray(sides, dtype=float)
     held = np.union1d(held, np.flatnonzero(sides == 0))  # equalities: always
@@ -83,9 +68,8 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         )
         violated = np.flatnonzero(outside & off)
         if keep.size == held.size and violated.size == 0:
-            # A held set that is singular to rounding solves its equations
-            # only roughly (a Schur update raises no error): the held rows'
-            # margins show it. Steps before the last may be rough; not the answer.
+            # A held set singular to rounding solves only roughly (a Schur update raises
+            # nothing): the held margins show it. Earlier steps may be rough.
             if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
                 return None
             return dual, intercept
@@ -110,10 +94,9 @@ def _two_class_right(c):
 
 
 def _two_class_solve(system, held):
-    """``(held, β on held, b)`` with ``K_II β + b = c_I`` and ``Σ β = 0``, or
-    None where the system is singular. ``K + 1 1ᵀ`` acts as K on every β with
-    Σ β = 0, and is positive definite where the rows are affinely independent
-    (K of centred rows is not): one factor solves for c and 1, then
+    """``(held, β_I, b)``, ``K_II β + b = c_I``, ``Σ β = 0``, or None if singular.
+    ``K + 1 1ᵀ`` acts as K where Σ β = 0 and is positive definite on affinely
+    independent rows (K of centred rows is not): one factor solves for c and 1, then
     ``b = 1ᵀK⁻¹c / 1ᵀK⁻¹1`` makes Σ β = 0."""
     solved = system.solve(held)
     if solved is None:
@@ -128,19 +111,13 @@ def _two_class_solve(system, held):
 
 
 class HeldSystem:
-    """The solves ``M_II X = R_I`` of an active set's held set I, for a
-    positive semidefinite ``M`` given by its blocks (``block(rows, columns)``)
-    and right-hand sides ``right(held)``: the two-class dual (``M = K + 1 1ᵀ``)
-    and the pairs of K classes (``M = C ∘ (K + 1 1ᵀ)``) alike.
-
-    The active set's later steps exchange a few percent of the rows: a held set
-    that differs from the factored one (of at least ``UPDATE_FROM`` rows) in at
-    most ``UPDATE_SHARE`` of them is solved from that factor, the rows that
-    joined and the rows that left (held at 0 by a multiplier) in a Schur
-    complement, for ``2 k² (joined + left)`` flops instead of a new
-    factorisation's ``k³ / 3``. ``full`` is M's whole matrix, where the caller
-    has it (a held set of every row then takes no copy).
-    """
+    """Solves ``M_II X = R_I`` for an active set's held set I, ``M`` PSD given by
+    ``block(rows, columns)``, ``R`` by ``right(held)``: two classes
+    (``M = K + 1 1ᵀ``, ``full`` its K whole if the caller has it) or K-class pairs
+    (``M = C ∘ (K + 1 1ᵀ)``). Later steps exchange a few percent of rows: a held set
+    within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM`` rows is
+    solved from that factor, joined and left rows (held at 0 by a multiplier) in a
+    Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``."""
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
@@ -150,11 +127,9 @@ class HeldSystem:
         self.factored, self.factor, self._columns = None, None, {}
 
     def solve(self, held):
-        """``(held, X)``, or None if the system is singular. A new
-        factorisation leaves out of the held set returned the rows that depend
-        on the others' (to ``DEPENDENT_BELOW``); an update from the last factor
-        does not see them (its solve is then rough, which the caller checks on
-        its answer)."""
+        """``(held, X)``, or None if singular. A new factorisation drops from ``held``
+        the rows dependent on the others (``DEPENDENT_BELOW``); an update does not see
+        them (its solve is then rough; the caller checks its answer)."""
         solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held)
@@ -171,9 +146,8 @@ class HeldSystem:
             if np.min(pivots) < DEPENDENT_BELOW * np.max(np.diag(block)):
                 raise np.linalg.LinAlgError("a row depends on the others")
         except np.linalg.LinAlgError:
-            # Rows dependent on others (short documents: a few in a thousand;
-            # pairs beyond the machine's unknowns): held at 0, free to join
-            # again if they are violated.
+            # Dependent rows (short documents: a few in a thousand; pairs beyond the
+            # machine's unknowns): held at 0, free to join again if violated.
             independent = _independent_rows(block)
             held = held[independent]
             try:
@@ -188,10 +162,9 @@ class HeldSystem:
         return held, cho_solve(factor, self.right(held), check_finite=False)
 
     def _border(self, base, joining, leaving):
-        """``(B, M_base⁻¹ B)`` of the Schur complement's border: a joining
-        key's block against the factored keys, a leaving position's unit
-        column. Each column is solved once per factor: the active set's steps
-        from one factor share most of their changes."""
+        """``(B, M_base⁻¹ B)`` of the Schur border: a joining key's block against the
+        factored keys, a leaving position's unit column; each solved once per factor
+        (steps from one factor share most changes)."""
         columns = self._columns
         new_keys = [key for key in joining if ("joins", key) not in columns]
         new_positions = [at for at in leaving if ("leaves", at) not in columns]
@@ -214,10 +187,8 @@ class HeldSystem:
                 np.column_stack([solved for _, solved in chosen]))  # fmt: skip
 
     def _from_factor(self, held):
-        """The solves for ``held`` from the factor of ``self.factored``: the
-        system on the factored rows plus the joined ones, with the left rows'
-        unknowns held at 0, by block elimination (Schur complement of the
-        factored block)."""
+        """The solves for ``held`` from the factor of ``self.factored``: left rows held
+        at 0, joined rows by block elimination (Schur complement)."""
         base = self.factored
         leaving = np.flatnonzero(~np.isin(base, held))  # positions in base
         joining = held[~np.isin(held, base)]
@@ -247,9 +218,8 @@ class HeldSystem:
 
 
 def _independent_rows(matrix):
-    """Positions, in increasing order, of the rows of a positive semidefinite
-    matrix whose pivots in a complete-pivoting Cholesky (LAPACK's ``pstrf``)
-    stay above ``DEPENDENT_BELOW`` of its largest diagonal entry."""
+    """Sorted positions of the rows of a PSD matrix whose complete-pivoting Cholesky
+    (LAPACK ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of its largest diagonal."""
     tolerance = DEPENDENT_BELOW * float(np.max(np.diag(matrix)))
     _, pivots, rank, _ = lapack.dpstrf(matrix, tol=tolerance, lower=1)
     return np.sort(pivots[:rank] - 1)
@@ -272,10 +242,9 @@ def _dense_dual_answer(Z, c, dual, intercept, tol):
 
 
 def pair_held_system(classes_of, products_of):
-    """The :class:`HeldSystem` of pairs: ``M = C ∘ (K + 1 1ᵀ)`` by blocks and the
-    right-hand sides ``[1, Bᵀ]`` (see :func:`pair_active_set`), for keys whose
-    class columns ``B`` are ``classes_of(keys)`` and whose rows' Gram block is
-    ``products_of(keys, other_keys)``."""
+    """The :class:`HeldSystem` of pairs, ``M = C ∘ (K + 1 1ᵀ)``, right sides
+    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``B = classes_of(keys)``, the rows' Gram
+    block ``products_of(keys, other_keys)``."""
 
     def block(keys, other_keys):
         coupling = classes_of(keys).T @ classes_of(other_keys)  # small integers
@@ -288,8 +257,7 @@ def pair_held_system(classes_of, products_of):
 
 
 def pair_system(gram, position, own, others, n_classes):
-    """The :func:`pair_held_system` of the pairs given, a pair's key its
-    position in ``own``."""
+    """The :func:`pair_held_system` of these pairs, keyed by position in ``own``."""
     classes = class_columns(own, others, n_classes)
     return pair_held_system(
         lambda keys: classes[:, keys],
@@ -300,27 +268,19 @@ def pair_system(gram, position, own, others, n_classes):
 def pair_active_set(
     gram, position, own, others, n_classes, held, tol=1e-12, system=None
 ):
-    r"""The Crammer–Singer dual of a set of pairs on their rows' Gram matrix,
-    by the primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
-    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle.
-
-    Pair j is row ``position[j]`` of ``gram`` (rows shared by several pairs are
-    in it once) with the classes ``own[j]`` and ``others[j]``. With ``B`` the
-    class columns (:func:`class_columns`), the pairs' Gram matrix is
-    ``C ∘ K`` with the class coupling ``C = Bᵀ B`` (entries in {-2, …, 2}):
-    never formed whole, only the blocks a held set needs. The held pairs solve
-    ``(C ∘ K)_II α + B_Iᵀ b = 1`` and ``B_I α = 0``: with
-    ``M = C ∘ (K + 1 1ᵀ)``, which acts as ``C ∘ K`` on every α with ``B α = 0``
-    and is positive definite where the held pairs' Kesler rows are independent,
-    one factor solves ``M X = [1, B_Iᵀ]`` and the K × K system
-    ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (with ``Σ b = 0``) gives b. Only K - 1 of
-    the K balance equations are independent (``1ᵀ B = 0``). Two classes are the
-    case K = 2 (``C = 2 c cᵀ``).
-
-    ``system``: ``(keys, held system)``, a :class:`HeldSystem` over keys that
-    outlive this call (a working-set loop's pairs: its factor then serves the
-    next round's solves), ``keys[j]`` that of pair j, sorted.
-    """
+    r"""The Crammer–Singer dual of the pairs on their rows' Gram matrix by the
+    primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
+    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle. Pair j is
+    row ``position[j]`` of ``gram`` (a row once, however many pairs), classes ``own[j]``
+    and ``others[j]``. With ``B`` the class columns (:func:`class_columns`) the pairs'
+    Gram matrix is ``C ∘ K``, ``C = Bᵀ B`` (entries in {-2, …, 2}), formed only in held
+    blocks. Held pairs solve ``(C ∘ K)_II α + B_Iᵀ b = 1``, ``B_I α = 0``:
+    ``M = C ∘ (K + 1 1ᵀ)`` acts as ``C ∘ K`` where ``B α = 0`` and is positive definite
+    on independent Kesler rows, so one factor solves ``M X = [1, B_Iᵀ]`` and
+    ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (``Σ b = 0``; K - 1 equations independent:
+    ``1ᵀ B = 0``) gives b. K = 2 is two classes (``C = 2 c cᵀ``). ``system``:
+    ``(keys, held system)``, sorted keys outliving this call (its factor serves the
+    next round)."""
     m = len(own)
     classes = class_columns(own, others, n_classes)
     if system is None:

@@ -1,6 +1,7 @@
-"""HiGHS (through scipy) on the LPs: the least total hinge
-(:func:`total_hinge_lp`, the soft limit's first stage) and a point in both convex
-hulls (:func:`hull_intersection_lp`, the certificate of inseparability)."""
+"""HiGHS through scipy: the least total hinge (:func:`total_hinge_lp`,
+:func:`kesler_hinge_lp`; the soft limit's first stage), the inseparability
+certificates (:func:`hull_intersection_lp`, :func:`kesler_flow_lp`) and the
+hitting-set MIP (:func:`hitting_set_mip`)."""
 
 import contextlib
 import ctypes
@@ -44,27 +45,19 @@ def _check_lp(result, what):
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
-    r"""``min Σ s_i ξ_i`` subject to ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0`` (HiGHS).
-
-    The first stage of the C → ∞ limit of the soft margin, solved as its dual
+    r"""``min Σ s_i ξ_i`` s.t. ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0`` (HiGHS): the
+    first stage of the soft margin's C → ∞ limit, solved as its dual
 
     .. math:: \max \sum_i \alpha_i \quad\text{s.t.}\quad
               \sum_i \alpha_i c_i z_i = 0,\ \sum_i \alpha_i c_i = 0,\
               0 \le \alpha_i \le s_i,
 
-    whose simplex basis has p + 1 rows instead of n: at 2e4 rows the dual simplex
-    took 0.08 s where the primal took 10.5 s, to the same optimum. ``(w, b)`` are
-    the multipliers of its equalities (``-eqlin.marginals``): on every row with
-    ``0 < α_i < s_i`` the reduced cost vanishes, i.e. ``c_i (w·z_i + b) = 1``. When
-    the optimum is positive, α weighs points of the two classes whose convex hulls
-    meet: the Farkas certificate of inseparability.
-
-    ``fixed`` is ``Σ s_j c_j (z_j, 1)`` over rows held at ``α_j = s_j`` outside
-    ``Z`` (rows the caller knows to violate their margin at the optimum): it moves
-    to the right-hand side, and their hinge terms, linear in ``(w, b)``, are
-    summed by the caller. The LP may then be infeasible (the guess of those rows
-    was wrong); the result says so (``feasible=False``).
-    """
+    whose basis has p + 1 rows, not n (2e4 rows: 0.08 s, the primal 10.5 s).
+    ``(w, b) = -eqlin.marginals``: zero reduced cost gives ``c_i (w·z_i + b) = 1``
+    where ``0 < α_i < s_i``; a positive optimum's α is the Farkas certificate (the
+    hulls meet). ``fixed``: ``Σ s_j c_j (z_j, 1)`` over rows outside ``Z`` held at
+    ``α_j = s_j`` (known violators, their hinges summed by the caller), moved to the
+    right side; a wrong guess makes the LP infeasible (``feasible=False``)."""
     n, p = Z.shape
     A_eq = _signed_columns(Z, c, [c[None, :]] if fit_intercept else [])
     upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
@@ -93,13 +86,9 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
 
 
 def hull_intersection_lp(Z, c, fit_intercept=True):
-    """Weights ``λ ≥ 0`` with ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1`` and
-    ``Σ λ_i c_i z_i = 0`` (a point in both convex hulls), or ``None``.
-
-    Without an intercept the question is whether the cone condition holds:
-    ``Σ λ_i c_i z_i = 0`` with ``Σ λ_i = 1``. The dual simplex returns a basic
-    solution: at most ``p + 2`` positive weights (Carathéodory).
-    """
+    """Weights ``λ ≥ 0``, ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1``, ``Σ λ_i c_i z_i = 0``
+    (a point in both hulls), or ``None``; without an intercept ``Σ λ_i = 1`` (the cone
+    condition). A basic solution: at most ``p + 2`` positive weights (Carathéodory)."""
     n, p = Z.shape
     right = [np.zeros(p)]
     if fit_intercept:
@@ -124,12 +113,9 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
 
 def kesler_flow_lp(Z, own, others, n_classes):
     """Farkas weights ``μ ≥ 0``, ``Σ μ = 1``, on the pairs (row, other class) with
-    ``Σ_j μ_j (e_own - e_other) ⊗ (z_j, 1) = 0``, or ``None``: per class, the
-    weight its rows carry out equals the weight of the pairs naming it, and so do
-    their weighted sums of rows. No ``(W, b)`` gives all those pairs a positive
-    margin (the certificate of joint inseparability). A basic solution: at most
-    K (p + 1) + 1 positive weights.
-    """
+    ``Σ_j μ_j (e_own - e_other) ⊗ (z_j, 1) = 0`` (per class, the weight and weighted
+    rows its rows carry out equal those of the pairs naming it), or ``None``: then no
+    ``(W, b)`` gives all the pairs a positive margin. At most K (p + 1) + 1 positive."""
     m = len(own)
     equalities = sp.vstack(
         [kesler_matrix(Z, own, others, n_classes).T, np.ones((1, m))], format="csc"
@@ -150,20 +136,16 @@ def kesler_flow_lp(Z, own, others, n_classes):
 
 def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
     r"""``min Σ s_r ξ_r`` subject to ``(w_own - w_other)·z_j + b_own - b_other +
-    ξ_{row_of[j]} ≥ 1``, ``ξ ≥ 0`` (HiGHS): the least total hinge of the linear
-    machine, each row's hinge its worst pair's, the soft limit's first stage.
-
-    Solved as its dual, as :func:`total_hinge_lp` is,
+    ξ_{row_of[j]} ≥ 1``, ``ξ ≥ 0`` (HiGHS): the machine's least total hinge (a row's
+    hinge its worst pair's), the soft limit's first stage, solved as its dual
 
     .. math:: \max \sum_j \mu_j \quad\text{s.t.}\quad
               \sum_j \mu_j \varphi_j = 0,\
               \sum_{j \in r} \mu_j \le s_r,\ \mu \ge 0,
 
-    whose simplex basis has K (p + 1) rows: on 1 371 pairs of 2 000 rows the
-    primal's dual simplex ran into its 300 s limit where this took 0.05 s. The
-    machine is the multipliers of the equalities (its intercepts' common shift,
-    which no pair sees, set to ``Σ b = 0``). A :class:`Hyperplane` with ``coef``
-    (K, p), ``intercept`` (K,), ``dual`` the pairs' μ and ``total``."""
+    whose basis has K (p + 1) rows (1 371 pairs of 2 000 rows: 0.05 s; the primal hit
+    its 300 s limit). The machine is the equalities' multipliers, its intercepts shifted
+    to ``Σ b = 0``: ``coef`` (K, p), ``intercept`` (K,), the pairs' μ as ``dual``."""
     m, p = Z.shape
     equalities = kesler_matrix(Z, own, others, n_classes).T.tocsc()
     carried = sp.csr_matrix(
@@ -200,15 +182,13 @@ def _signed_columns(Z, c, below):
     return np.vstack([c[None, :] * Z.T] + below)
 
 
-# A sparse hull LP's support is polished on a dense copy of its columns only up to
-# this many entries (32 MiB).
+# The most entries (32 MiB) of a sparse hull LP's support polished on a dense copy.
 _POLISH_ENTRIES = 1 << 22
 
 
 def _polish(equalities, right, weights):
-    """Re-solve the equalities on the support of a basic solution by least squares
-    (the LP meets them only to its feasibility tolerance); keep the LP's weights if
-    the polished ones are not better."""
+    """Re-solve the equalities on a basic solution's support by least squares (the LP
+    meets them only to its tolerance); the LP's weights stay if not beaten."""
     support = weights > 1e-12 * max(weights.max(), 1.0)
     on_support = equalities[:, support]
     if sp.issparse(on_support):
@@ -231,16 +211,11 @@ _SILENCE_LOCK = threading.Lock()
 
 @contextlib.contextmanager
 def native_stdout_silenced():
-    """File descriptor 1 to /dev/null for the duration, for a process that owns
-    its standard output (``linsep report``): the MIP solver of scipy 1.17's HiGHS
-    sometimes prints a debugging line
-    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") there, whatever
-    its options, which would land in the middle of a report or of its JSON.
-
-    The descriptor belongs to the process: while silenced, every thread's output
-    to it is lost, so a library call never does this on its own. Nested and
-    concurrent uses count in; the last one out restores it. Without a valid fd 1
-    (a closed stdout) nothing is done."""
+    """fd 1 to /dev/null for the duration, for a process owning its stdout
+    (``linsep report``): scipy 1.17's HiGHS MIP sometimes prints a debugging line there
+    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") whatever its
+    options. Every thread's fd 1 output is then lost: never from a library call alone.
+    Nested and concurrent uses count in, the last out restores; no valid fd 1: no-op."""
     with _SILENCE_LOCK:
         first = _SILENCED["depth"] == 0
         if first:
@@ -268,8 +243,7 @@ def native_stdout_silenced():
 
 
 def _flush_c_stdout():
-    """Flush C's stdio buffers (HiGHS prints with printf), so that nothing it
-    wrote comes out after the descriptor is restored."""
+    """Flush C's stdio (HiGHS prints with printf) before fd 1 is restored."""
     try:
         ctypes.CDLL(None).fflush(None)
     except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library
@@ -281,15 +255,11 @@ MILP_OPTIMAL, MILP_LIMIT = 0, 1
 
 
 def hitting_set_mip(sets, n, time_limit):
-    """The fewest of ``n`` items that meet every one of ``sets`` (index arrays):
-    ``min Σ z_i`` subject to ``Σ_{i ∈ S} z_i ≥ 1`` for each set, ``z`` binary
-    (HiGHS's branch and bound).
-
-    Returns ``(chosen, lower, optimal)``: the items of the best solution found (None
-    when the limit came first), a proven lower bound on the optimum (HiGHS's dual
-    bound, rounded up: the objective is an integer), and whether ``chosen`` is
-    optimal.
-    """
+    """The fewest of ``n`` items meeting every one of ``sets`` (index arrays):
+    ``min Σ z_i``, ``Σ_{i ∈ S} z_i ≥ 1`` per set, ``z`` binary (HiGHS's branch and
+    bound). ``(chosen, lower, optimal)``: the best items found (None if the limit came
+    first), a proven lower bound (the dual bound rounded up: the objective is an
+    integer), and whether ``chosen`` is optimal."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])

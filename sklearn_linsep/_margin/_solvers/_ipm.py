@@ -11,16 +11,11 @@ from .._result import Hyperplane, Status
 
 
 def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
-    r"""An approximate least-total-hinge hyperplane of all the rows, by an interior
-    point on the dual LP of :func:`total_hinge_lp`.
-
-    Mehrotra's predictor-corrector on ``min -Σ α_i`` subject to ``A α = 0``,
-    ``0 ≤ α ≤ s``, where the columns of ``A`` are ``c_i (z_i, 1)``. Its normal
-    equations are ``A Θ Aᵀ``, of order p + 1, so each iteration costs one
-    weighted Gram pass over the rows (O(n p²)) and a few products: at 1e5 × 50
-    with most rows violating their margin, ~30 iterations take 2 s where the dual
-    simplex on all rows took 11 s. The answer is not exact; it is the guess from
-    which the caller's exact LP on the rows near the margin starts.
+    r"""An approximate least-total-hinge Hyperplane of all rows (``(w, b) = -y``,
+    ``dual`` α), the guess the exact LP starts from: Mehrotra's predictor-corrector on
+    :func:`total_hinge_lp`'s dual, ``min -Σ α_i``, ``A α = 0``, ``0 ≤ α ≤ s``, ``A``'s
+    columns ``c_i (z_i, 1)``. Normal matrix ``A Θ Aᵀ`` of order p + 1: one weighted
+    Gram pass (O(n p²)) an iteration (1e5 × 50: ~30 iterations, 2 s; dual simplex 11 s).
 
     Parameters
     ----------
@@ -32,11 +27,6 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
         ``products(y)`` is ``Aᵀ y``, ``c_i (z_i, 1)·y`` for every row.
     upper : ndarray of shape (n,)
         The sample weights ``s > 0``.
-
-    Returns
-    -------
-    Hyperplane
-        ``coef, intercept`` (``(w, b) = -y``) and ``dual`` (α).
     """
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)

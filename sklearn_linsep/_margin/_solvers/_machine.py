@@ -1,12 +1,9 @@
-"""The routes to the subproblem of K classes: the Crammer–Singer margin of a
-working set of pairs (row, other class), registered here in their order
-(:mod:`.` names the kinds and their signatures).
-
-:class:`WarmMachine` is the loop's subproblem (:mod:`.._multiclass`), each
-call started from the last answer's support pairs: the pairs' dual on the
-rows' Gram matrix (:class:`_PairsOnGram`), the certificate's LP on wide
-working sets, then the primal-dual active set with Clarabel
-(:func:`machine_of_pairs`), which always answers.
+"""The routes of the K-class subproblem, the Crammer–Singer margin of a working set
+of pairs (row, other class), registered here in order (:mod:`.` has the kinds'
+signatures): the pairs' dual on the rows' Gram matrix (:class:`_PairsOnGram`), the
+certificate's LP on wide working sets, then the primal-dual active set with
+Clarabel (:func:`machine_of_pairs`), which always answers. :class:`WarmMachine` is
+the loop's subproblem (:mod:`.._multiclass`), each call warm from the last support.
 """
 
 import numpy as np
@@ -23,18 +20,11 @@ from ._highs import kesler_flow_lp
 
 
 def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
-    """The Crammer–Singer margin of the pairs, exact.
-
-    From ``held`` (a boolean mask of pairs thought to be at margin 1: the last
-    working set's support), a primal-dual active set on the equalities
-    (:func:`_settle`) usually settles in a few steps; where it does not (or
-    with no guess), Clarabel's interior point gives the support, and the
-    active set finishes it: where pairs are degenerate (at margin 1 with no
-    weight) an interior point's W is off by about the square root of its
-    tolerance (2e-6 on four rows), the finish by rounding. Clarabel's answer
-    stays where the finish does not settle. ``keep_digits``: the equalities are
-    solved in the primal (features on scales far apart).
-    """
+    """The Crammer–Singer margin of the pairs, exact: by :func:`_settle` from ``held``
+    (pairs thought at margin 1: the last support), else from Clarabel's support (on
+    degenerate pairs an interior point's W is off by about the root of its tolerance,
+    2e-6 on four rows; the finish, by rounding), Clarabel's answer standing where that
+    does not settle. ``keep_digits``: equalities in the primal."""
     if held is not None:
         settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
         if settled is not None:
@@ -57,11 +47,9 @@ def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=Fals
 
 
 class _PairsOnGram:
-    """The Crammer–Singer margin of a loop's working sets of pairs from the
-    dual on their rows' Gram matrix (:func:`~._solvers.pair_active_set`),
-    checked on the rows themselves. The Gram matrix of the rows seen and the
-    held system's factor are kept from round to round (a round changes a few
-    pairs: an update of the factor, not a new one)."""
+    """The Crammer–Singer margin of a loop's working sets by the pairs' Gram dual
+    (:func:`~._solvers.pair_active_set`), checked on the rows; the rows' Gram matrix and
+    the held factor persist across rounds (a round changes few pairs: an update)."""
 
     def __init__(self, frame):
         self.frame = frame
@@ -83,9 +71,8 @@ class _PairsOnGram:
         return np.unique(np.asarray(ids) // self.frame.n_classes).size
 
     def __call__(self, ids, tol, held=None):
-        """The answer on the pairs ``ids`` (sorted) from the pairs ``held`` (a
-        boolean mask; None: every pair), or None where the route does not suit
-        them or does not settle."""
+        """The answer on the sorted pairs ``ids`` from the mask ``held`` (None: all), or
+        None where the route does not suit or settle."""
         if not self.suits(ids):
             return None
         frame, n_classes = self.frame, self.frame.n_classes
@@ -125,11 +112,9 @@ class _PairsOnGram:
 
 
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
-    """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the
-    pairs: the ``held`` pairs at margin exactly 1
-    (:func:`~._solvers.machine_on_support`); those of negative weight leave and
-    the pairs below their margin join, all at once, until neither happens (a
-    KKT point: the optimum) or ``attempts`` run out (None)."""
+    """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the pairs:
+    ``held`` at margin 1 (:func:`~._solvers.machine_on_support`); negative weights
+    leave, pairs below margin join, at once, to a KKT point (the optimum) or None."""
     held = np.array(held, dtype=bool)
     dimension = n_classes * (Z.shape[1] + 1)
     for _ in range(attempts):
@@ -152,12 +137,10 @@ def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
 
 
 class WarmMachine:
-    """The working set's subproblem, each call started from the last answer's
-    support pairs."""
+    """The working set's subproblem, each call warm from the last support."""
 
     def __init__(self, frame, tol, keep_digits=False):
-        """``keep_digits``: the equalities solved in the primal (X's units
-        where the features' spreads are far apart), not on the Gram."""
+        """``keep_digits``: equalities in the primal (features' spreads far apart)."""
         self.frame, self.tol, self.keep_digits = frame, tol, keep_digits
         self.support = None  # constraint ids of the last answer's support
         self.on_gram = _PairsOnGram(frame)
@@ -183,12 +166,9 @@ class WarmMachine:
                                 held, self.keep_digits)  # fmt: skip
 
     def polished(self, ids, solution):
-        """The loop's last answer, where the Gram route gave it on dense rows,
-        refined on its support by the primal equalities (:func:`_settle`: one
-        factorisation, refined on its residual), so that it agrees with the
-        primal route to rounding (the Gram route alone: 7e-12 of W on
-        standardised digits). Sparse rows keep the Gram route's answer (the
-        equalities would densify them)."""
+        """The Gram route's last answer on dense rows refined by :func:`_settle`, to
+        agree with the primal route to rounding (the Gram alone: 7e-12 of W on
+        standardised digits); sparse rows keep it (the equalities would densify)."""
         if not (self.from_gram and solution.feasible) or self.frame.sparse:
             return solution
         settled = _settle(*self.frame.pairs(ids), self.frame.n_classes, self.tol,
@@ -196,11 +176,10 @@ class WarmMachine:
         return solution if settled is None else settled
 
     def no_machine_answer(self, ids, held):
-        """The infeasible answer where the certificate's LP finds weights on the
-        pairs ``ids``, else None: where the rows may all be support vectors, the
-        Gram route fails only on dependent rows (a document under two labels),
-        which the LP decides in a fraction of Clarabel's time (303 x 3 000
-        text: 1.4 s against 16 s)."""
+        """Infeasible where the certificate's LP finds weights on ``ids``, else None:
+        with every row a possible support vector the Gram route fails only on dependent
+        rows (a document under two labels), which the LP decides fast (303 x 3 000
+        text: 1.4 s, Clarabel 16 s)."""
         weights = kesler_flow_lp(*self.frame.pairs(ids), self.frame.n_classes)
         return None if weights is None else Hyperplane(False, status=Status.INFEASIBLE)
 

@@ -1,14 +1,10 @@
 """The nearest points of two convex hulls (SPEC §10): the maximal margin, the
-separability verdict and its certificate from one engine.
-
-The hard-margin dual is, up to scale, the distance between the convex hulls of the
-two classes, min ‖Σ λ_i c_i z_i‖ over λ ≥ 0 summing to 1 on each side. An
-active-set method in the manner of Wolfe's minimum-norm-point algorithm solves it
-exactly (compiled: :func:`~sklearn_linsep._kernels.nearest_points_kernel`): the
-corral (the points of positive weight) is minimised over its affine hull by least
-squares on an updated QR factorisation, never a Gram matrix, so the conditioning is
-that of the points, not its square.
-"""
+verdict and its certificate from one engine. The hard-margin dual is, up to scale,
+the hulls' distance, min ‖Σ λ_i c_i z_i‖ over λ ≥ 0 summing to 1 on each side.
+Wolfe's minimum-norm-point active set (compiled:
+:func:`~sklearn_linsep._kernels.nearest_points_kernel`) solves it exactly over the
+corral's (positive weights') affine hull by least squares on an updated QR, never a
+Gram matrix: the conditioning is the points', not its square."""
 
 from dataclasses import dataclass
 
@@ -23,13 +19,10 @@ from ._active_set import _active_set_finish, as_hull_weights, on_and_outside_mar
 
 @dataclass
 class NearestPoints:
-    """The nearest points ``p₊ = Σ_{c=+1} λ_i z_i`` and ``p₋ = Σ_{c=-1} λ_i z_i``.
-
-    ``direction = p₊ - p₋`` (zero when the hulls meet). ``levels`` are
-    ``(direction · p₊, direction · p₋)``: every positive row has
-    ``direction · z ≥ levels[0]`` and every negative row ``≤ levels[1]`` at the
-    optimum, so the maximal-margin hyperplane is ``w = 2 v / ‖v‖²``,
-    ``b = -(levels[0] + levels[1]) / ‖v‖²``.
+    """The nearest points ``p₊ = Σ_{c=+1} λ_i z_i``, ``p₋ = Σ_{c=-1} λ_i z_i``;
+    ``direction`` ``v = p₊ - p₋`` (zero when the hulls meet), ``levels``
+    ``(v·p₊, v·p₋)``. At the optimum positive rows have ``v·z ≥ levels[0]``, negative
+    rows ``≤ levels[1]``: ``w = 2 v / ‖v‖²``, ``b = -(levels[0] + levels[1]) / ‖v‖²``.
     """
 
     weights: np.ndarray  # λ, one per row, zero off the corral
@@ -50,9 +43,7 @@ class NearestPoints:
 
 
 def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
-    """The nearest points of the convex hulls of ``Z[c > 0]`` and ``Z[c < 0]``
-    (Wolfe's active set, compiled:
-    :func:`~sklearn_linsep._kernels.nearest_points_kernel`).
+    """The :class:`NearestPoints` of the hulls of ``Z[c > 0]``, ``Z[c < 0]`` (compiled).
 
     Parameters
     ----------
@@ -61,16 +52,11 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
     c : ndarray of shape (m,)
         ±1, both present.
     start : ndarray of shape (m,), default=None
-        Weights λ of a previous answer (a warm start); rows of weight 0 are out.
-        Without one (or without both sides in it), the start is the row of each
-        class nearest the other along the difference of the class means.
+        λ of a previous answer (rows of weight 0 are out); without it, or one-sided,
+        each class's row nearest the other along the difference of the class means.
     tol : float, default=1e-12
-        Stop when no row lies more than ``tol ‖v‖²`` (plus the rounding of the
-        products) beyond its class's level.
-
-    Returns
-    -------
-    result : NearestPoints
+        Stop when no row lies more than ``tol ‖v‖²`` (plus the products' rounding)
+        beyond its class's level.
     """
     Z = np.ascontiguousarray(Z, dtype=float)
     c = np.ascontiguousarray(c, dtype=float)
@@ -101,25 +87,16 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
 
 
 def nearest_points_margin(Z, c, start=None, tol=1e-12):
-    """The maximal-margin hyperplane of the rows ``Z`` (labels ``c = ±1``) from the
-    nearest points of the two hulls, or their meeting: the route that always
-    answers.
-
-    Returns a :class:`Hyperplane`: feasible with ``(coef, intercept)`` and the dual
-    ``α``, or infeasible when the hulls meet to rounding (the hyperplane of the
-    nearest points does not separate the rows), with ``λ`` in ``weights``: the
-    candidate certificate. ``weights`` always holds λ, the warm start of the next
-    call. Where the nearest points' hyperplane misses the optimality conditions on
-    these rows by more than ``tol`` (classes close against the data's spread, or
-    features on scales far apart), :func:`_active_set_finish` solves the KKT system
-    of the support exactly.
-
-    With more features than rows (``q > 2m``) the geometry is the same in the rows'
-    span: m × m coordinates from the pivoted Cholesky factor of the Gram matrix
-    (one ``Z Zᵀ``), or, where that loses the digits the check on ``Z`` needs, from
-    the R of a QR of ``Zᵀ``; and since most rows are then support vectors, the
-    exact finish starts from all of them before the nearest points are tried.
-    """
+    """The maximal-margin hyperplane of ``Z`` (labels ``c = ±1``) from the hulls'
+    nearest points, or their meeting (infeasible: the nearest points' hyperplane does
+    not separate): the route that always answers. ``weights`` always holds λ (the
+    candidate certificate, the next warm start). Where the hyperplane misses optimality
+    by more than ``tol`` (classes close against the spread, features far apart in
+    scale), :func:`_active_set_finish` solves the support's KKT system exactly. With
+    ``q > 2m``, in the rows' span: m × m coordinates from the pivoted Cholesky of
+    ``Z Zᵀ``, or the R of a QR of ``Zᵀ`` where that loses digits the check on ``Z``
+    needs; most rows then being support vectors, the exact finish from all goes
+    first."""
     m, q = Z.shape
     dense = DenseRows(Z)
     if q <= 2 * m:
@@ -132,11 +109,9 @@ def nearest_points_margin(Z, c, start=None, tol=1e-12):
 
 
 def gram_margin(gram, original, c, start=None, tol=1e-12):
-    """:func:`nearest_points_margin` of rows known by their Gram matrix ``gram``
-    and their products ``original.dot(w)`` and ``original.tdot(v)`` (rows too
-    wide, or too sparse, to be handed over): the nearest points in coordinates of
-    the Gram matrix's pivoted Cholesky factor, ``coef`` from the rows themselves
-    (``w = Zᵀ (α c)``), which it separates (the caller checks the margins)."""
+    """:func:`nearest_points_margin` of rows known by their Gram matrix and products
+    ``original.dot(w)``, ``original.tdot(v)`` (too wide or sparse to hand over): in the
+    pivoted Cholesky's coordinates, ``coef = Zᵀ (α c)`` (the caller checks margins)."""
     return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
 
 
@@ -174,16 +149,14 @@ def _qr_coordinates(Z):
 
 
 def _holds_on(original, c, solution, tol):
-    """The margins of a solution found in other coordinates, on the rows
-    themselves."""
+    """Whether a solution found in other coordinates holds on the rows themselves."""
     margins = c * (original.dot(solution.coef) + solution.intercept)
     return on_and_outside_margin(margins, solution.dual > 0, tol)
 
 
 def _hull_margin(original, rows, c, start, tol, wide):
-    """:func:`nearest_points_margin` with the hull's rows given: coordinates of
-    the rows ``original`` with the same inner products, or the rows themselves
-    (``original`` gives their products: :class:`DenseRows`)."""
+    """:func:`nearest_points_margin` on ``rows``: those of ``original`` (a
+    :class:`DenseRows`) or coordinates with the same inner products."""
     m, q = rows.shape
     answer, hull = None, None
     if wide:  # the finish from all rows: done at once when most are on the margin
