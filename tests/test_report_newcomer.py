@@ -160,6 +160,39 @@ def test_the_joint_certificate_rows_are_listed(iris_csv, capsys):
         assert shown in listed
 
 
+def test_every_pair_certificate_rows_are_listed(iris_csv, capsys):
+    argv = ["report", str(iris_csv), "--target", "species", "--cv", "0"]
+    _, out, _ = run(argv, capsys)
+    verdicts = json.loads(run(argv + ["--json"], capsys)[1])["separability"]
+    (pair,) = [v for v in verdicts if v["separable"] is False]
+    listed = out[out.index("versicolor vs virginica: certificate: row (weight)"):]
+    listed = listed[: listed.index("\n\n")]
+    assert len(pair["certificate"]) == pair["certificate_size"] == 6
+    for entry in pair["certificate"]:
+        assert f"{entry['row']} ({entry['weight']:.3g})" in listed
+        assert entry["class"] in listed
+
+
+def test_a_long_certificate_folds_in_text_and_json_keeps_every_row():
+    from sklearn_linsep._report._layout import CERTIFICATE_SHOWN, certificate_lines
+
+    weights = np.arange(1, 16) / 120.0  # 15 rows: the 3 lightest are folded
+    entries = [
+        {"row": f"r{j}", "class": "ab"[j % 2], "weight": w}
+        for j, w in enumerate(weights)
+    ]
+    text = "\n".join(certificate_lines("  certificate:", entries, ["a", "b"]))
+    shown = [e for e in entries if f"{e['row']} (" in text]
+    assert len(shown) == CERTIFICATE_SHOWN == 12
+    assert min(e["weight"] for e in shown) == weights[3]
+    assert text.splitlines()[-1].strip() == (
+        "and 3 more rows of smaller weight (--json lists them all)"
+    )
+    pairs = [e | {"other_class": "c"} for e in entries]
+    text = "\n".join(certificate_lines("  certificate:", pairs, ["a", "b"]))
+    assert "r14 (vs c, 0.125)" in text and "3 more pairs" in text
+
+
 def test_more_classes_are_plotted_and_a_missing_plot_fails(
     iris_csv, tmp_path, capsys, monkeypatch
 ):

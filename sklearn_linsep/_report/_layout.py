@@ -5,6 +5,8 @@ wrapped lists."""
 # least separable first (ten classes made tables ~170 characters wide).
 COMPACT_ABOVE = 6
 LISTED_PAIRS = 10
+# A certificate's entries shown in text, the heaviest; --json keeps every one.
+CERTIFICATE_SHOWN = 12
 
 
 def columns(headers, rows, indent="  "):
@@ -49,6 +51,31 @@ def wrapped(items, indent="    ", width=88):
     if len(line) > len(start):
         lines.append(line.rstrip().rstrip(","))
     return lines
+
+
+def certificate_lines(header, entries, classes):
+    """A certificate's entries under ``header``, by the rows' class: each row as
+    the data name it, the other class of its pair where it has one (K classes)
+    and its weight to 3 significant digits. Past :data:`CERTIFICATE_SHOWN`
+    entries, the heaviest are shown and the rest counted."""
+    shown = sorted(range(len(entries)), key=lambda j: -entries[j]["weight"])
+    shown = sorted(shown[:CERTIFICATE_SHOWN])
+    lines = [header]
+    for name in classes:
+        items = [_certificate_item(entries[j]) for j in shown
+                 if entries[j]["class"] == name]  # fmt: skip
+        if items:
+            lines += wrapped(items, indent=f"    {name}: ")
+    if len(entries) > len(shown):
+        unit = "pairs" if "other_class" in entries[0] else "rows"
+        lines.append(f"    and {len(entries) - len(shown)} more {unit} of smaller "
+                     "weight (--json lists them all)")  # fmt: skip
+    return lines
+
+
+def _certificate_item(entry):
+    other = f"vs {entry['other_class']}, " if "other_class" in entry else ""
+    return f"{entry['row']} ({other}{entry['weight']:.3g})"
 
 
 def pair_name(pair):

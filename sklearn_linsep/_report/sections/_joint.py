@@ -5,7 +5,7 @@ way."""
 import numpy as np
 
 from ..._certificates import linear_separability
-from .._layout import number, of_rows, plain, wrapped
+from .._layout import certificate_lines, number, of_rows, plain
 from .._section import HeadlineParts, Section
 from ._verdict import Verdict, exact_weights, fewest_removed, removal_text
 
@@ -95,7 +95,10 @@ class JointVerdict(Section):
             f"  not separable: weights on {verdict['certificate_size']} (row, other "
             f"class) pairs over {rows} balance per class, so no linear machine "
             f"classifies every row right; for one to, {removal_text(verdict)}"
-        ] + certificate_lines(verdict, report["data"]["classes"])  # fmt: skip
+        ] + certificate_lines(
+            "  certificate: row (other class, weight); the weights balance per class",
+            verdict["certificate"], report["data"]["classes"],
+        )  # fmt: skip
 
     def headline(self, report):
         """The verdict's first clause, before the pairs': where the pairs' test
@@ -113,19 +116,3 @@ class JointVerdict(Section):
             verdict="no linear machine separates all classes "
             f"({joint['certificate_rows']} rows prove it)"
         )
-
-
-def certificate_lines(verdict, names):
-    """The joint certificate's pairs, by the rows' class: each row as the data
-    name it, the other class of its pair and its weight (3 significant
-    digits)."""
-    lines = ["  certificate: row (other class, weight); the weights balance per class"]
-    for name in names:
-        entries = [entry for entry in verdict["certificate"] if entry["class"] == name]
-        if entries:
-            lines += wrapped(
-                [f"{entry['row']} (vs {entry['other_class']}, {entry['weight']:.3g})"
-                 for entry in entries],
-                indent=f"    {name}: ",
-            )  # fmt: skip
-    return lines

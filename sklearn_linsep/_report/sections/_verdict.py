@@ -14,6 +14,7 @@ from .._layout import (
     COMPACT_ABOVE,
     count,
     LISTED_PAIRS,
+    certificate_lines,
     columns,
     escaped,
     number,
@@ -86,8 +87,15 @@ class Verdict(Section):
             lines.append("  " + self.text(verdicts[0], report))
             return lines + _evidence_lines(verdicts[0])
         if len(names) > COMPACT_ABOVE:
-            return lines + self._listed(verdicts, report)
-        return lines + _matrix(verdicts, names)
+            lines += self._listed(verdicts, report)
+            inseparable = [v for v in verdicts if v["separable"] is False]
+            inseparable = inseparable[:LISTED_PAIRS]
+        else:
+            lines += _matrix(verdicts, names)
+            inseparable = [v for v in verdicts if v["separable"] is False]
+        for verdict in inseparable:
+            lines += _evidence_lines(verdict, f"{pair_name(verdict)}: ")
+        return lines
 
     def _listed(self, verdicts, report):
         decided = [v for v in verdicts if v["separable"] is not None]
@@ -339,21 +347,18 @@ def fewest_removed(data, Z, labels, classes, rows, members):
     return {"removal": removal}
 
 
-def _evidence_lines(verdict):
-    """The hyperplane (separable) or the certificate's rows (not)."""
+def _evidence_lines(verdict, pair=""):
+    """The hyperplane (separable) or the certificate's rows (not), of the
+    ``pair`` named."""
     if verdict.get("hyperplane"):
         return _hyperplane_lines(verdict["hyperplane"])
     if verdict.get("certificate"):
-        lines = ["  certificate: row (weight); the weighted means coincide"
-                 + ("" if verdict.get("certificate_proven", True) else
-                    " to 1e-9 of each feature's spread (not proven exactly)")]
-        for name in verdict["classes"]:
-            rows = [entry for entry in verdict["certificate"] if entry["class"] == name]
-            lines += wrapped(
-                [f"{entry['row']} ({entry['weight']:.4g})" for entry in rows],
-                indent=f"    {name}: ",
-            )
-        return lines
+        header = (
+            f"  {pair}certificate: row (weight); the weighted means coincide"
+            + ("" if verdict.get("certificate_proven", True) else
+               " to 1e-9 of each feature's spread (not proven exactly)")
+        )  # fmt: skip
+        return certificate_lines(header, verdict["certificate"], verdict["classes"])
     return []
 
 
