@@ -172,6 +172,16 @@ class Pairs(Frame):
         rows, others = pairs_of(ids, self.n_classes)
         return self.rows(rows), self.codes[rows], others
 
+    def farkas_pairs(self, ids):
+        """:meth:`pairs` for Farkas' system, whose weights are the same in every
+        affine frame: sparse rows only divided by each feature's spread, so they
+        stay sparse (centring would fill them)."""
+        if not self.sparse:
+            return self.pairs(ids)
+        rows, others = pairs_of(ids, self.n_classes)
+        scaled = sp.csr_matrix(self.stored_rows(rows)) @ sp.diags(1 / self.feature_scale)
+        return scaled, self.codes[rows], others
+
     def stored_rows(self, indices):
         """Rows of X as a pass reads them (sparse rows stay sparse where X is
         in memory; a backend fetches them dense)."""
@@ -242,20 +252,24 @@ def working_violations(pairs, coef, intercept, threshold, working, slack):
 
 def kesler_matrix(Z, own, others, n_classes):
     """The pairs' rows ``φ_j = (e_own - e_other) ⊗ (z_j, 1)`` as a sparse matrix
-    of shape ``(m, K (p + 1))`` (CSR): 2 (p + 1) entries a pair, the only place
-    they are ever formed (a working set's, never all n (K - 1))."""
+    of shape ``(m, K (p + 1))`` (CSR): 2 (nnz(z_j) + 1) entries a pair (sparse Z
+    stays sparse), the only place they are ever formed (a working set's, never
+    all n (K - 1))."""
     m, p = Z.shape
     width = p + 1
-    augmented = np.column_stack([Z, np.ones(m)])
-    columns = np.hstack(
-        [
-            own[:, None] * width + np.arange(width),
-            others[:, None] * width + np.arange(width),
-        ]
-    ).ravel()
-    values = np.hstack([augmented, -augmented]).ravel()
-    pointers = np.arange(0, 2 * width * m + 1, 2 * width)
-    return sp.csr_matrix((values, columns, pointers), shape=(m, n_classes * width))
+    augmented = sp.hstack([sp.csr_matrix(Z), np.ones((m, 1))], format="csr")
+    augmented.sort_indices()
+    lengths = np.diff(augmented.indptr)
+    row_of = np.repeat(np.arange(m), lengths)
+    columns = np.concatenate(
+        [own[row_of] * width + augmented.indices,
+         others[row_of] * width + augmented.indices]
+    )  # fmt: skip
+    values = np.concatenate([augmented.data, -augmented.data])
+    matrix = sp.csr_matrix(
+        (values, (np.tile(row_of, 2), columns)), shape=(m, n_classes * width)
+    )
+    return matrix
 
 
 def split_machine(vector, n_classes, n_features):

@@ -733,3 +733,66 @@ def test_the_soft_limit_on_scales_far_apart_is_an_answer(seed):
     # one): a QR's rounding left one as large as the largest weight
     column = np.abs(svm.coef_).max(axis=0)
     assert np.all(np.abs(svm.coef_.sum(axis=0)) <= 1e-6 * column)
+
+
+def test_the_pairs_matrix_of_sparse_rows_is_the_dense_ones():
+    rng = np.random.default_rng(3)
+    Z = sp.random(40, 30, density=0.1, random_state=3, format="csr")
+    own = rng.integers(0, 4, 40)
+    others = (own + rng.integers(1, 4, 40)) % 4
+    sparse, dense = kesler_matrix(Z, own, others, 4), kesler_matrix(Z.toarray(), own,
+                                                                    others, 4)  # fmt: skip
+    expected = np.zeros((40, 4 * 31))
+    augmented = np.c_[Z.toarray(), np.ones(40)]
+    for j in range(40):
+        expected[j, own[j] * 31 : own[j] * 31 + 31] += augmented[j]
+        expected[j, others[j] * 31 : others[j] * 31 + 31] -= augmented[j]
+    np.testing.assert_array_equal(sparse.toarray(), expected)
+    np.testing.assert_array_equal(dense.toarray(), expected)
+    assert sparse.nnz == 2 * (Z.nnz + 40)
+
+
+def test_the_pairs_held_factor_is_the_one_large_array():
+    """The held block ``C ∘ (K + 1 1ᵀ)`` is formed in place and factored in
+    place: a fit of k held pairs holds one k x k array, not three, also where
+    dependent pairs (the same pair twice) are dropped and it is factored again."""
+    import tracemalloc
+
+    from sklearn_linsep._kesler import class_columns
+    from sklearn_linsep._margin._solvers._dense_dual import pair_system
+
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(700, 900))
+    gram = rows @ rows.T
+    k, K = 2000, 4
+    position = rng.integers(0, 700, k)
+    own = rng.integers(0, K, k)
+    others = (own + rng.integers(1, K, k)) % K
+    system = pair_system(gram, position, own, others, K)
+    keys = np.unique(rng.choice(k, 1800, replace=False))
+    classes = class_columns(own[keys], others[keys], K)
+    expected = (classes.T @ classes) * (gram[np.ix_(position[keys],
+                                                    position[keys])] + 1.0)  # fmt: skip
+    np.testing.assert_array_equal(system.block(keys, keys), expected)
+    del expected
+    tracemalloc.start()
+    solved = system.solve(keys)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert solved is not None and solved[0].size < keys.size  # some dependent
+    assert peak < 1.5 * 8 * keys.size**2, peak / (8 * keys.size**2)
+
+
+def test_beyond_the_pairs_dual_sparse_rows_are_refused_not_made_dense(monkeypatch):
+    """Where the pairs' Gram dual does not take a working set of sparse rows,
+    the dense route would densify them: past a stated limit, a SolverError
+    that names the limits and how to raise them, never a MemoryError."""
+    from sklearn_linsep._margin._solvers import _cost
+
+    monkeypatch.setattr(_cost, "PAIR_DUAL_MAX_PAIRS", 10)
+    monkeypatch.setattr(_cost, "DENSE_FALLBACK_ENTRIES", 1000)
+    X, y = text_like(90, 3000, 3, seed=2)
+    from sklearn_linsep.exceptions import SolverError
+
+    with pytest.raises(SolverError, match="Raise PAIR_DUAL_MAX_PAIRS"):
+        HardMarginSVM(multi_class="crammer_singer").fit(X, y)

@@ -361,7 +361,7 @@ def joint_certificate(kesler, working, classes):
     separates, from one LP where each feature is divided by its own spread (μ is
     the same in every affine frame), verified on X before it is returned."""
     frame = kesler.equilibrated()
-    weights = kesler_flow_lp(*frame.pairs(working), kesler.n_classes)
+    weights = kesler_flow_lp(*frame.farkas_pairs(working), kesler.n_classes)
     if weights is None:
         raise SolverError(
             "The classes come too close to touching for float precision to decide "

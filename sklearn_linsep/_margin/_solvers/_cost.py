@@ -80,8 +80,9 @@ def _joint_batch(p, n_classes, n_samples):
 # singular; capped there it cycled (1000 x 500, 40 steps): nearest points serve.
 DENSE_DUAL_MAX_ROWS = 4000
 
-# The pairs' Gram dual: 8 000 pairs' held factor is 512 MB (3 000 docs, K = 4: 4 000).
-PAIR_DUAL_MAX_PAIRS = 8000
+# The pairs' Gram dual: its held factor takes 8 k² bytes, the one k x k array it
+# makes (1.15 GB at 12 000 pairs; 3 000 documents of 20 000 words, K = 4: 8 700).
+PAIR_DUAL_MAX_PAIRS = 12000
 
 def dense_dual_suits(m, q):
     """Whether :func:`dense_dual_margin` is tried first on ``m`` rows of ``q``."""
@@ -118,6 +119,24 @@ def wide_suits(two_class):
 def dense_fallback_fits(two_class):
     """Whether X fits the dense route (``DENSE_FALLBACK_ENTRIES``)."""
     return two_class.n_samples * two_class.n_features <= DENSE_FALLBACK_ENTRIES
+
+
+def dense_pairs_refusal(frame, ids):
+    """None where the pairs ``ids`` of ``frame`` may be made dense (dense X, or
+    within ``DENSE_FALLBACK_ENTRIES``), else the SolverError's message naming
+    the limits and what raising them costs."""
+    m, p = len(ids), frame.n_features
+    if not frame.sparse or m * p <= DENSE_FALLBACK_ENTRIES:
+        return None
+    return (
+        f"The working set of {m} (row, other class) pairs on sparse X of {p} "
+        "features was not answered by the pairs' Gram dual (sklearn_linsep._margin."
+        f"_solvers._cost.PAIR_DUAL_MAX_PAIRS = {PAIR_DUAL_MAX_PAIRS} pairs; its "
+        f"factor takes 8 k² bytes: {8 * m * m / 2**30:.2g} GiB for these), and the "
+        f"dense route would make its rows dense ({8 * m * p / 2**30:.2g} GiB, "
+        f"beyond DENSE_FALLBACK_ENTRIES = {DENSE_FALLBACK_ENTRIES} entries). Raise "
+        "PAIR_DUAL_MAX_PAIRS where that memory is free."
+    )
 
 
 def exact_finish_suits(pairs, unknowns):

@@ -15,6 +15,8 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 DEPENDENT_BELOW = 1e-11
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
+# Rows of the pairs' coupling formed at once (a band of 512 x k, not k x k).
+COUPLING_BAND = 512
 
 
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
@@ -138,28 +140,24 @@ class HeldSystem:
         return solved
 
     def _factorise(self, held):
-        whole = self.full is not None and held.size == len(self.full)
-        block = self.full + 1.0 if whole else self.block(held, held)
-        try:
-            factor = cho_factor(block, overwrite_a=False, check_finite=False)
-            pivots = np.diag(factor[0]) ** 2
-            if np.min(pivots) < DEPENDENT_BELOW * np.max(np.diag(block)):
-                raise np.linalg.LinAlgError("a row depends on the others")
-        except np.linalg.LinAlgError:
+        # One k x k array at a time: the last factor goes before the new block is
+        # made, and the block is factored in its own memory (rebuilt where that fails).
+        self.factored, self.factor, self._columns = None, None, {}
+        factor = _cholesky_in_place(self._held_block(held))
+        if factor is None:
             # Dependent rows (short documents: a few in a thousand; pairs beyond the
             # machine's unknowns): held at 0, free to join again if violated.
-            independent = _independent_rows(block)
-            held = held[independent]
-            try:
-                factor = cho_factor(
-                    block[np.ix_(independent, independent)],
-                    overwrite_a=True,
-                    check_finite=False,
-                )
-            except np.linalg.LinAlgError:
+            held = held[_independent_rows(self._held_block(held))]
+            factor = _cholesky_in_place(self._held_block(held), dependent_below=0.0)
+            if factor is None:
                 return None
         self.factored, self.factor, self._columns = held, factor, {}
         return held, cho_solve(factor, self.right(held), check_finite=False)
+
+    def _held_block(self, held):
+        if self.full is not None and held.size == len(self.full):
+            return self.full + 1.0
+        return self.block(held, held)
 
     def _border(self, base, joining, leaving):
         """``(B, M_base⁻¹ B)`` of the Schur border: a joining key's block against the
@@ -217,11 +215,28 @@ class HeldSystem:
         return held, solution
 
 
+def _cholesky_in_place(block, dependent_below=DEPENDENT_BELOW):
+    """``cho_factor`` of a symmetric block in the block's own memory (its transpose
+    is Fortran-ordered: LAPACK takes it without a copy, and its upper triangle is
+    the block's, so the factor is the block's own); None where it fails or a pivot
+    falls below ``dependent_below`` of the largest diagonal entry."""
+    largest = np.max(np.diag(block))
+    try:
+        factor = cho_factor(block.T, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None  # out of the handler, the traceback no longer holds the block
+    if np.min(np.diag(factor[0]) ** 2) < dependent_below * largest:
+        return None
+    return factor
+
+
 def _independent_rows(matrix):
     """Sorted positions of the rows of a PSD matrix whose complete-pivoting Cholesky
-    (LAPACK ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of its largest diagonal."""
+    (LAPACK ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of its largest diagonal
+    (the matrix is overwritten)."""
     tolerance = DEPENDENT_BELOW * float(np.max(np.diag(matrix)))
-    _, pivots, rank, _ = lapack.dpstrf(matrix, tol=tolerance, lower=1)
+    # In place on the Fortran-ordered transpose (the same symmetric matrix).
+    _, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1, overwrite_a=1)
     return np.sort(pivots[:rank] - 1)
 
 
@@ -247,8 +262,14 @@ def pair_held_system(classes_of, products_of):
     block ``products_of(keys, other_keys)``."""
 
     def block(keys, other_keys):
-        coupling = classes_of(keys).T @ classes_of(other_keys)  # small integers
-        return coupling * (products_of(keys, other_keys) + 1.0)
+        # In place, the coupling a band of rows at a time: one k x k array.
+        block = products_of(keys, other_keys)
+        block += 1.0
+        rows, columns = classes_of(keys), classes_of(other_keys)
+        for start in range(0, block.shape[0], COUPLING_BAND):
+            band = slice(start, start + COUPLING_BAND)
+            block[band] *= rows[:, band].T @ columns  # small integers
+        return block
 
     def right(keys):
         return np.column_stack([np.ones(keys.size), classes_of(keys).T])

@@ -14,7 +14,7 @@ from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
 from ._active_set import machine_on_support
 from ._clarabel import kesler_margin_qp
-from ._cost import pair_dual_suits
+from ._cost import dense_pairs_refusal, pair_dual_suits
 from ._dense_dual import pair_active_set, pair_held_system
 from ._highs import kesler_flow_lp
 
@@ -160,7 +160,11 @@ class WarmMachine:
         return solution
 
     def primal_answer(self, ids, held):
-        """The primal active set, with Clarabel where it does not settle."""
+        """The primal active set, with Clarabel where it does not settle; a
+        SolverError where that would make sparse rows dense beyond a limit."""
+        refusal = dense_pairs_refusal(self.frame, ids)
+        if refusal is not None:
+            raise SolverError(refusal)
         rows, own, others = self.frame.pairs(ids)
         return machine_of_pairs(rows, own, others, self.frame.n_classes, self.tol,
                                 held, self.keep_digits)  # fmt: skip
@@ -180,7 +184,7 @@ class WarmMachine:
         with every row a possible support vector the Gram route fails only on dependent
         rows (a document under two labels), which the LP decides fast (303 x 3 000
         text: 1.4 s, Clarabel 16 s)."""
-        weights = kesler_flow_lp(*self.frame.pairs(ids), self.frame.n_classes)
+        weights = kesler_flow_lp(*self.frame.farkas_pairs(ids), self.frame.n_classes)
         return None if weights is None else Hyperplane(False, status=Status.INFEASIBLE)
 
     def remember(self, ids, solution):
