@@ -21,7 +21,6 @@ from ._margin import (
     maximal_margin,
     maximal_margin_of,
     minimum_errors,
-    sparse_certificate,
 )
 from ._rows import class_pairs, rows_of
 from ._validation import plain_label, validate_labelled_data
@@ -134,12 +133,9 @@ def separability_of(two_class, classes, tol):
     """:func:`linear_separability` of one two-class problem (a
     :class:`~sklearn_linsep._rows._protocol.TwoClassRows`): the maximal margin, or the
     certificate of its absence, in the problem's rows."""
-    if two_class.sparse:
-        # Sparse rows (text): one sparse LP looks for a point in both hulls first;
-        # the working set would densify its rows, round after round.
-        certificate = sparse_certificate(two_class, classes)
-        if certificate is not None:
-            return certificate
+    # Sparse rows too: the working set keeps them sparse (the rows' Gram matrix),
+    # and an LP over every row first cost up to 100x (separable 20 000 x 3 000
+    # text: 103 s, 4 s without it; inseparable, 455 s against 150 s).
     result = maximal_margin_of(
         two_class, tol=tol, soft=False, classes=classes, verdict=True
     )

@@ -246,3 +246,27 @@ def test_classes_a_thousandth_apart_and_a_soft_limit_far_from_the_origin():
     X, y = np.c_[np.vstack([X, X[0]]), np.zeros(6)], [0, 1, 0, 1, 0, 1]
     sparse, dense = _both(X, y, lambda X, y: HardMarginSVM().fit(X, y))
     assert sparse.hinge_violation_ == pytest.approx(dense.hinge_violation_, rel=1e-7)
+
+
+def test_the_verdict_of_sparse_rows_runs_no_lp_over_every_row(monkeypatch):
+    """``linear_separability`` of sparse rows goes the working set's way, as
+    ``HardMarginSVM`` does: on separable text no LP over all rows (it cost up to
+    100x the verdict), and a certificate where the hulls meet, proved."""
+    from sklearn_linsep._margin import _certificate
+
+    sizes = []
+    spied = _certificate.hull_intersection_lp
+    monkeypatch.setattr(
+        _certificate, "hull_intersection_lp",
+        lambda Z, *args: sizes.append(Z.shape[0]) or spied(Z, *args),
+    )  # fmt: skip
+    for n, p in ((120, 600), (400, 300)):  # wide, and taller than wide
+        X, y = _documents(n, p, 8)
+        result = linear_separability(X, y)
+        dense = linear_separability(X.toarray(), y)
+        assert result.separable and dense.separable and not sizes
+        assert result.margin == pytest.approx(dense.margin, rel=1e-8)
+        X = sp.vstack([X, X[:1]]).tocsr()  # one document under both labels
+        result = linear_separability(X, np.r_[y, 1 - y[0]])
+        assert not result.separable and result.verify(X, np.r_[y, 1 - y[0]])
+        assert sorted(result.certificate_indices) == [0, n]
