@@ -252,24 +252,30 @@ def working_violations(pairs, coef, intercept, threshold, working, slack):
 
 def kesler_matrix(Z, own, others, n_classes):
     """The pairs' rows ``φ_j = (e_own - e_other) ⊗ (z_j, 1)`` as a sparse matrix
-    of shape ``(m, K (p + 1))`` (CSR): 2 (nnz(z_j) + 1) entries a pair (sparse Z
-    stays sparse), the only place they are ever formed (a working set's, never
-    all n (K - 1))."""
+    of shape ``(m, K (p + 1))`` (CSR): 2 (p + 1) entries a pair, 2 (nnz(z_j) + 1)
+    where Z is sparse (it stays sparse), the only place they are ever formed (a
+    working set's, never all n (K - 1))."""
     m, p = Z.shape
     width = p + 1
-    augmented = sp.hstack([sp.csr_matrix(Z), np.ones((m, 1))], format="csr")
-    augmented.sort_indices()
-    lengths = np.diff(augmented.indptr)
-    row_of = np.repeat(np.arange(m), lengths)
-    columns = np.concatenate(
-        [own[row_of] * width + augmented.indices,
-         others[row_of] * width + augmented.indices]
-    )  # fmt: skip
-    values = np.concatenate([augmented.data, -augmented.data])
-    matrix = sp.csr_matrix(
-        (values, (np.tile(row_of, 2), columns)), shape=(m, n_classes * width)
-    )
-    return matrix
+    if sp.issparse(Z):
+        augmented = sp.hstack([Z, np.ones((m, 1))], format="csr")
+        augmented.sort_indices()
+        row_of = np.repeat(np.arange(m), np.diff(augmented.indptr))
+        columns = np.concatenate([own[row_of] * width + augmented.indices,
+                                  others[row_of] * width + augmented.indices])
+        values = np.concatenate([augmented.data, -augmented.data])
+        return sp.csr_matrix((values, (np.tile(row_of, 2), columns)),
+                             shape=(m, n_classes * width))  # fmt: skip
+    augmented = np.column_stack([Z, np.ones(m)])
+    columns = np.hstack(
+        [
+            own[:, None] * width + np.arange(width),
+            others[:, None] * width + np.arange(width),
+        ]
+    ).ravel()
+    values = np.hstack([augmented, -augmented]).ravel()
+    pointers = np.arange(0, 2 * width * m + 1, 2 * width)
+    return sp.csr_matrix((values, columns, pointers), shape=(m, n_classes * width))
 
 
 def split_machine(vector, n_classes, n_features):

@@ -749,7 +749,7 @@ def test_the_pairs_matrix_of_sparse_rows_is_the_dense_ones():
         expected[j, others[j] * 31 : others[j] * 31 + 31] -= augmented[j]
     np.testing.assert_array_equal(sparse.toarray(), expected)
     np.testing.assert_array_equal(dense.toarray(), expected)
-    assert sparse.nnz == 2 * (Z.nnz + 40)
+    assert sparse.nnz == 2 * (Z.nnz + 40)  # sparse rows stay sparse
 
 
 def test_the_pairs_held_factor_is_the_one_large_array():
