@@ -63,9 +63,10 @@ class HardMarginSVM(LinearClassifierBase):
     binary hard margin.
 
     Sparse X with at least as many features as rows (TF-IDF text) is never
-    densified: the verdict comes from one sparse LP, and every QP is solved in
-    the span of the rows, on the working set's Gram matrix (the memory is X's
-    and that matrix's); ``support_vectors_`` is then sparse too.
+    densified: every QP is solved in the span of the rows, on the working set's
+    Gram matrix (the memory is X's and that matrix's), and where a working set's
+    hulls meet one sparse LP gives the certificate; ``support_vectors_`` is then
+    sparse too.
 
     Parameters
     ----------

@@ -23,6 +23,10 @@ MAX_ROUNDS = 200
 # measured best of 0.05, 0.2 and 0.5 at n = 1e4-1e5, p = 20-100.
 DROP_ABOVE = 0.2
 CENTRED_CACHE_BYTES = 1 << 27  # 128 MB of centred rows kept between passes
+# Sparse X is made dense, for a step that reads every row (the exact decisions) or a
+# route that needs dense rows, up to this many entries (64 MB); beyond, the step gives
+# way, or the route refuses with an error that names this limit.
+DENSE_FALLBACK_ENTRIES = 1 << 23
 # Features whose spreads differ by more than this are decided in the equilibrated
 # frame (each feature divided by its own spread) before the Euclidean margin is
 # finished in X's units: beyond it a small feature keeps fewer than 13 of float64's
@@ -246,10 +250,15 @@ def _rows_equal(X, first, second):
 
 def rows_in_memory(problem):
     """The indices of the problem's active rows where every row is in memory
-    (``cheap_passes``: the exact steps read them all), else None (blocks: no
-    step reads every row). The one place the exact core reads the flag for
-    that."""
-    return np.flatnonzero(problem.active) if problem.cheap_passes else None
+    (``cheap_passes``: the exact steps read them all) and, sparse, may be made
+    dense (``DENSE_FALLBACK_ENTRIES``), else None (blocks: no step reads every
+    row). The one place the exact core reads the flag for that."""
+    if not problem.cheap_passes:
+        return None
+    X = getattr(problem, "X", None)
+    if sp.issparse(X) and X.shape[0] * X.shape[1] > DENSE_FALLBACK_ENTRIES:
+        return None  # its rows would be made dense
+    return np.flatnonzero(problem.active)
 
 
 def problem_rows(problem):

@@ -29,6 +29,7 @@ from sklearn_linsep import (
     linear_separability,
 )
 from sklearn_linsep._kesler import kesler_matrix
+from sklearn_linsep.exceptions import NotLinearlySeparableError, SolverError
 
 PINWHEEL_STICK = np.array([[1.0, -1.0], [1.0, 4.0]])
 
@@ -787,12 +788,72 @@ def test_beyond_the_pairs_dual_sparse_rows_are_refused_not_made_dense(monkeypatc
     """Where the pairs' Gram dual does not take a working set of sparse rows,
     the dense route would densify them: past a stated limit, a SolverError
     that names the limits and how to raise them, never a MemoryError."""
+    from sklearn_linsep import _working_set
     from sklearn_linsep._margin._solvers import _cost
 
     monkeypatch.setattr(_cost, "PAIR_DUAL_MAX_PAIRS", 10)
-    monkeypatch.setattr(_cost, "DENSE_FALLBACK_ENTRIES", 1000)
+    monkeypatch.setattr(_working_set, "DENSE_FALLBACK_ENTRIES", 1000)
     X, y = text_like(90, 3000, 3, seed=2)
     from sklearn_linsep.exceptions import SolverError
 
     with pytest.raises(SolverError, match="Raise PAIR_DUAL_MAX_PAIRS"):
         HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+
+
+def _text_bad_inputs():
+    X, y = text_like(120, 2000, 4, seed=1)
+    empty = X.tolil()
+    empty[5] = 0
+    empty = empty.tocsr()
+    return {
+        "a document under two labels": (sp.vstack([X, X[:1]]).tocsr(),
+                                        np.r_[y, (y[0] + 1) % 4]),
+        "an empty row": (empty, y),
+        "empty rows of two classes": (sp.vstack([empty, sp.csr_matrix((1, 2000))]),
+                                      np.r_[y, (y[5] + 1) % 4]),
+        "a class of one row": (X, np.where(np.arange(120) == 7, 9, y)),
+        "duplicate rows across classes": (sp.vstack([X, X[:10]]).tocsr(),
+                                          np.r_[y, (y[:10] + 2) % 4]),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(_text_bad_inputs()))
+def test_text_of_several_classes_answers_awkward_rows_with_proofs(case):
+    """The issue's awkward text: every answer a proof either way, on CSR rows."""
+    X, y = _text_bad_inputs()[case]
+    X = sp.csr_matrix(X)
+    joint = linear_separability(X, y, multiclass="joint")
+    assert joint.verify(X, y) and joint.proven
+    pairs = linear_separability(X, y, multiclass="pairs")
+    assert all(result.verify(X, y) for result in pairs.values())
+    assert joint.separable == (case in ("an empty row", "a class of one row"))
+    if joint.separable:  # the soft limit of wide text takes seconds (issue 56)
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+        np.testing.assert_allclose(svm.coef_, joint.coef, rtol=1e-9, atol=1e-12)
+
+
+def test_the_soft_limit_of_sparse_text_is_the_dense_one_and_refuses_past_limits(
+    monkeypatch,
+):
+    """The least-hinge LP reads sparse rows uncentred (the same hinges in every
+    affine frame): the soft limit equals the dense rows'; where its face would
+    make sparse rows dense past the limit, an error that says what to do."""
+    from sklearn_linsep import _working_set
+
+    X, y = text_like(60, 400, 3, seed=4)
+    X = sp.vstack([X, X[:2]]).tocsr()
+    y = np.r_[y, (y[:2] + 1) % 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sparse = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+        dense = HardMarginSVM(multi_class="crammer_singer").fit(X.toarray(), y)
+    assert not sparse.separable_ and not dense.separable_
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0,
+                               atol=1e-6 * np.abs(dense.coef_).max())  # fmt: skip
+    monkeypatch.setattr(_working_set, "DENSE_FALLBACK_ENTRIES", 1000)
+    with pytest.raises(SolverError, match="on_inseparable='raise'"):
+        HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    refusing = HardMarginSVM(multi_class="crammer_singer", on_inseparable="raise")
+    with pytest.raises(NotLinearlySeparableError) as raised:
+        refusing.fit(X, y)
+    assert raised.value.certificate.verify(X, y)

@@ -23,7 +23,7 @@ from .._exact._kkt import (
 )
 from .._exact._numbers import as_fmpq
 from .._exact._simplex import decide_pairs_on_rows
-from .._kesler import pair_margins, pairs_of
+from .._kesler import class_columns, pair_margins, pairs_of
 from .._proofs import pairs_proof, stated_pairs_agree
 from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
@@ -48,7 +48,13 @@ from ._solvers import (
 )
 from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
-from ._solvers._cost import exact_finish_suits, pair_sizes, separator_finish_suits
+from ._solvers._cost import (
+    SOFT_LIMIT_DENSE,
+    dense_pairs_refusal,
+    exact_finish_suits,
+    pair_sizes,
+    separator_finish_suits,
+)
 from ._solvers._machine import WarmMachine
 
 
@@ -419,7 +425,10 @@ def _row_slacks(kesler, working, coef, intercept):
     pair_rows, _ = pairs_of(working, kesler.n_classes)
     rows, position = np.unique(pair_rows, return_inverse=True)
     slack = np.zeros(rows.size)
-    margins = pair_margins(*kesler.pairs(working), coef, intercept)
+    if kesler.sparse:  # from the rows' scores: no dense row a pair
+        margins = kesler.pair_margins(working, coef, intercept)
+    else:
+        margins = pair_margins(*kesler.pairs(working), coef, intercept)
     np.maximum.at(slack, position, 1.0 - margins)
     return rows, slack
 
@@ -447,8 +456,9 @@ def _soft_limit(kesler, working, tol, batch):
         row_of, weights = _slack_rows(lp_frame, ids)
         unit["weight"] = float(weights.mean())
         solution = kesler_hinge_lp(
-            *lp_frame.pairs(ids), n_classes, row_of, weights / unit["weight"]
+            *lp_frame.farkas_pairs(ids), n_classes, row_of, weights / unit["weight"]
         )
+        solution.intercept = solution.intercept + _farkas_offset(lp_frame, solution)
         solution.feasible = True
         return solution
 
@@ -467,6 +477,9 @@ def _soft_limit(kesler, working, tol, batch):
         # The interior point loses the digits of features far apart in scale, and
         # can stall or call an almost interior-less face empty: the primal active
         # set from the LP's machine keeps every feature's digits.
+        refusal = dense_pairs_refusal(kesler, ids, SOFT_LIMIT_DENSE)
+        if refusal is not None:
+            raise SolverError(refusal)
         on_face = face(ids)
         constraints = _face_as_pairs(kesler, ids, on_face)
 
@@ -520,6 +533,14 @@ def _soft_limit(kesler, working, tol, batch):
     if share > PROOF_RTOL:
         say_about_centre(result, share)
     return result
+
+
+def _farkas_offset(frame, solution):
+    """What the intercepts of a machine found on :meth:`farkas_pairs` rows gain
+    in ``frame`` itself: sparse rows there are ``x / s``, not ``(x - m) / s``."""
+    if not frame.sparse:
+        return 0.0
+    return solution.coef @ (frame.centre / frame.feature_scale)
 
 
 def _in_frame(lp, lp_frame, kesler):
@@ -611,8 +632,11 @@ def _check_least_hinge(frame, working, lp, unit):
     weight, and ``Σ μ`` is the LP's total: by weak duality no machine has a smaller
     total hinge."""
     mu = lp.dual
-    terms = pair_terms(*frame.pairs(working), lp, frame.n_classes)
-    combination, absolute, balance = terms.combination, terms.absolute, terms.balance
+    rows, own, others = frame.farkas_pairs(working)  # μ balances in every frame
+    weighted = class_columns(own, others, frame.n_classes) * mu
+    combination = np.asarray((rows.T @ weighted.T).T)
+    absolute = np.asarray((abs(rows).T @ np.abs(weighted).T).T)
+    balance = weighted.sum(axis=1)
     row_of, weights = _slack_rows(frame, working)
     carried = np.bincount(row_of, mu, minlength=weights.size)
     scale = max(mu.sum(), 1e-300)

@@ -12,6 +12,8 @@ route's answer is checked and proved the same way.
 import numpy as np
 import scipy.sparse as sp
 
+from ... import _working_set  # DENSE_FALLBACK_ENTRIES, read where used (settable)
+
 # ---------------------------------------------------------------- working sets
 
 TALL_CAP = 1000  # rows a class in the seed, and rows a round, on tall data
@@ -102,9 +104,6 @@ def pair_dual_suits(m, rows, features, n_classes):
 # the class means. TF-IDF text: SVC has 990 SVs of 3 013 documents, 1 935 of 8 543.
 WIDE_SEED = 1000
 
-# Where the wide route fails its checks (features 1e3 apart, classes within 1e-3 of
-# touching: the Gram loses digits), X up to this (64 MB) goes dense; else SolverError.
-DENSE_FALLBACK_ENTRIES = 1 << 23
 
 def wide_suits(two_class):
     """Whether :func:`~.._wide.wide_maximal_margin` takes it: sparse X in memory,
@@ -117,25 +116,45 @@ def wide_suits(two_class):
     )
 
 def dense_fallback_fits(two_class):
-    """Whether X fits the dense route (``DENSE_FALLBACK_ENTRIES``)."""
-    return two_class.n_samples * two_class.n_features <= DENSE_FALLBACK_ENTRIES
+    """Whether X fits the dense route (``DENSE_FALLBACK_ENTRIES``): where the wide
+    route fails its checks (features 1e3 apart, classes within 1e-3 of touching:
+    the Gram loses digits); else SolverError."""
+    entries = two_class.n_samples * two_class.n_features
+    return entries <= _working_set.DENSE_FALLBACK_ENTRIES
 
 
-def dense_pairs_refusal(frame, ids):
+# Why a route would make sparse pairs dense, and what the user can do instead.
+SUBPROBLEM_DENSE = (
+    "The pairs' Gram dual did not answer this working set (sklearn_linsep._margin."
+    "_solvers._cost.PAIR_DUAL_MAX_PAIRS = {limit} pairs; its factor takes 8 k² bytes: "
+    "{factor:.2g} GiB here), and the primal route",
+    "Raise PAIR_DUAL_MAX_PAIRS where that memory is free.",
+)
+SOFT_LIMIT_DENSE = (
+    "The C -> inf limit of the Crammer-Singer soft margin (the classes are not "
+    "jointly separable) over the least-hinge face",
+    "on_inseparable='raise' (or linear_separability(X, y, multiclass='joint')) "
+    "gives the verdict with its certificate without it, and multi_class='ovr' fits "
+    "each class against the rest on sparse rows; or raise DENSE_FALLBACK_ENTRIES "
+    "where that memory is free.",
+)
+
+
+def dense_pairs_refusal(frame, ids, reason=SUBPROBLEM_DENSE):
     """None where the pairs ``ids`` of ``frame`` may be made dense (dense X, or
-    within ``DENSE_FALLBACK_ENTRIES``), else the SolverError's message naming
-    the limits and what raising them costs."""
+    within ``DENSE_FALLBACK_ENTRIES``), else the SolverError's message: why
+    (``reason``: what would densify them, and what to do instead), the limits
+    and what raising them costs."""
     m, p = len(ids), frame.n_features
-    if not frame.sparse or m * p <= DENSE_FALLBACK_ENTRIES:
+    limit = _working_set.DENSE_FALLBACK_ENTRIES
+    if not frame.sparse or m * p <= limit:
         return None
+    why, remedy = reason
+    why = why.format(limit=PAIR_DUAL_MAX_PAIRS, factor=8 * m * m / 2**30)
     return (
-        f"The working set of {m} (row, other class) pairs on sparse X of {p} "
-        "features was not answered by the pairs' Gram dual (sklearn_linsep._margin."
-        f"_solvers._cost.PAIR_DUAL_MAX_PAIRS = {PAIR_DUAL_MAX_PAIRS} pairs; its "
-        f"factor takes 8 k² bytes: {8 * m * m / 2**30:.2g} GiB for these), and the "
-        f"dense route would make its rows dense ({8 * m * p / 2**30:.2g} GiB, "
-        f"beyond DENSE_FALLBACK_ENTRIES = {DENSE_FALLBACK_ENTRIES} entries). Raise "
-        "PAIR_DUAL_MAX_PAIRS where that memory is free."
+        f"{why} would make the rows of {m} (row, other class) pairs of sparse X "
+        f"dense: {8 * m * p / 2**30:.2g} GiB for {p} features, beyond sklearn_linsep."
+        f"_working_set.DENSE_FALLBACK_ENTRIES = {limit} entries. {remedy}"
     )
 
 
