@@ -172,15 +172,24 @@ class Pairs(Frame):
         rows, others = pairs_of(ids, self.n_classes)
         return self.rows(rows), self.codes[rows], others
 
-    def farkas_pairs(self, ids):
-        """:meth:`pairs` for Farkas' system, whose weights are the same in every
-        affine frame: sparse rows only divided by each feature's spread, so they
-        stay sparse (centring would fill them)."""
+    def uncentred_pairs(self, ids):
+        """:meth:`pairs` with sparse rows only divided by ``scale``, not centred
+        (centring would fill them): an affine frame of Z's, where Farkas' weights
+        and the least hinge are the same and a margin QP's ``W`` too, its
+        intercepts less ``W · centre / scale`` (:meth:`uncentred_offset`)."""
         if not self.sparse:
             return self.pairs(ids)
         rows, others = pairs_of(ids, self.n_classes)
-        scaled = sp.csr_matrix(self.stored_rows(rows)) @ sp.diags(1 / self.feature_scale)
+        scale = np.broadcast_to(self.scale, (self.n_features,))
+        scaled = sp.csr_matrix(self.stored_rows(rows)) @ sp.diags(1 / scale)
         return scaled, self.codes[rows], others
+
+    def uncentred_offset(self, coef):
+        """What the intercepts of a machine ``coef`` on :meth:`uncentred_pairs`
+        gain in this frame (0 where the rows are Z's own)."""
+        if not self.sparse:
+            return 0.0
+        return coef @ (self.centre / self.scale)
 
     def stored_rows(self, indices):
         """Rows of X as a pass reads them (sparse rows stay sparse where X is

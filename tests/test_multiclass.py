@@ -835,21 +835,48 @@ def test_text_of_several_classes_answers_awkward_rows_with_proofs(case):
 def test_the_soft_limit_of_sparse_text_is_the_dense_one_and_refuses_past_limits(
     monkeypatch,
 ):
-    """The least-hinge LP reads sparse rows uncentred (the same hinges in every
-    affine frame): the soft limit equals the dense rows'; where its face would
-    make sparse rows dense past the limit, an error that says what to do."""
+    """The least-hinge LP and the face's QP read sparse rows uncentred (the same
+    hinges and W in every translated frame): the soft limit equals the dense
+    rows'; where its face would make sparse rows dense past the limit, an error
+    that says what to do."""
     from sklearn_linsep import _working_set
+
+    from sklearn_linsep._margin import _multiclass
 
     X, y = text_like(60, 400, 3, seed=4)
     X = sp.vstack([X, X[:2]]).tocsr()
     y = np.r_[y, (y[:2] + 1) % 3]
+    seen = []
+    solve = _multiclass.kesler_margin_qp
+    monkeypatch.setattr(
+        _multiclass, "kesler_margin_qp",
+        lambda Z, *args, **kw: seen.append(sp.issparse(Z)) or solve(Z, *args, **kw),
+    )  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sparse = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+        assert seen and all(seen)  # the face's QP on the rows as given
         dense = HardMarginSVM(multi_class="crammer_singer").fit(X.toarray(), y)
     assert not sparse.separable_ and not dense.separable_
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0,
                                atol=1e-6 * np.abs(dense.coef_).max())  # fmt: skip
+    # The least total hinge, against HiGHS on the explicit LP over (W, b, ξ).
+    n, p, K = X.shape[0], X.shape[1], 3
+    rows = [(i, k) for i in range(n) for k in range(K) if k != y[i]]
+    A = sp.lil_matrix((len(rows), K * (p + 1) + n))
+    for r, (i, k) in enumerate(rows):
+        for own, sign in ((y[i], -1.0), (k, 1.0)):
+            A[r, own * (p + 1) : own * (p + 1) + p] = sign * X[i].toarray()
+            A[r, own * (p + 1) + p] = sign
+        A[r, K * (p + 1) + i] = -1.0
+    lp = linprog(np.r_[np.zeros(K * (p + 1)), np.ones(n)], A_ub=A.tocsr(),
+                 b_ub=-np.ones(len(rows)), method="highs",
+                 bounds=[(None, None)] * (K * (p + 1)) + [(0, None)] * n)  # fmt: skip
+    scores = X @ sparse.coef_.T + sparse.intercept_
+    own = scores[np.arange(n), y]
+    scores[np.arange(n), y] = -np.inf
+    hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
+    assert lp.status == 0 and hinge == pytest.approx(lp.fun, rel=1e-7)
     monkeypatch.setattr(_working_set, "DENSE_FALLBACK_ENTRIES", 1000)
     with pytest.raises(SolverError, match="on_inseparable='raise'"):
         HardMarginSVM(multi_class="crammer_singer").fit(X, y)

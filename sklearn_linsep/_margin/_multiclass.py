@@ -367,7 +367,7 @@ def joint_certificate(kesler, working, classes):
     separates, from one LP where each feature is divided by its own spread (μ is
     the same in every affine frame), verified on X before it is returned."""
     frame = kesler.equilibrated()
-    weights = kesler_flow_lp(*frame.farkas_pairs(working), kesler.n_classes)
+    weights = kesler_flow_lp(*frame.uncentred_pairs(working), kesler.n_classes)
     if weights is None:
         raise SolverError(
             "The classes come too close to touching for float precision to decide "
@@ -456,9 +456,9 @@ def _soft_limit(kesler, working, tol, batch):
         row_of, weights = _slack_rows(lp_frame, ids)
         unit["weight"] = float(weights.mean())
         solution = kesler_hinge_lp(
-            *lp_frame.farkas_pairs(ids), n_classes, row_of, weights / unit["weight"]
+            *lp_frame.uncentred_pairs(ids), n_classes, row_of, weights / unit["weight"]
         )
-        solution.intercept = solution.intercept + _farkas_offset(lp_frame, solution)
+        solution.intercept += lp_frame.uncentred_offset(solution.coef)
         solution.feasible = True
         return solution
 
@@ -484,7 +484,11 @@ def _soft_limit(kesler, working, tol, batch):
         constraints = _face_as_pairs(kesler, ids, on_face)
 
         def interior_point():
-            return kesler_margin_qp(*kesler.pairs(ids), n_classes, face=on_face)
+            solution = kesler_margin_qp(*kesler.uncentred_pairs(ids), n_classes,
+                                        face=on_face)  # fmt: skip
+            if solution.feasible:
+                solution.intercept += kesler.uncentred_offset(solution.coef)
+            return solution
 
         if constraints is None:
             return interior_point()
@@ -533,14 +537,6 @@ def _soft_limit(kesler, working, tol, batch):
     if share > PROOF_RTOL:
         say_about_centre(result, share)
     return result
-
-
-def _farkas_offset(frame, solution):
-    """What the intercepts of a machine found on :meth:`farkas_pairs` rows gain
-    in ``frame`` itself: sparse rows there are ``x / s``, not ``(x - m) / s``."""
-    if not frame.sparse:
-        return 0.0
-    return solution.coef @ (frame.centre / frame.feature_scale)
 
 
 def _in_frame(lp, lp_frame, kesler):
@@ -632,7 +628,7 @@ def _check_least_hinge(frame, working, lp, unit):
     weight, and ``Σ μ`` is the LP's total: by weak duality no machine has a smaller
     total hinge."""
     mu = lp.dual
-    rows, own, others = frame.farkas_pairs(working)  # μ balances in every frame
+    rows, own, others = frame.uncentred_pairs(working)  # μ balances in every frame
     weighted = class_columns(own, others, frame.n_classes) * mu
     combination = np.asarray((rows.T @ weighted.T).T)
     absolute = np.asarray((abs(rows).T @ np.abs(weighted).T).T)

@@ -85,9 +85,10 @@ def _retrying(attempt, accept, what, scalings=(False, True)):
 
 def _feature_scale(Z, scaled):
     """Each column's largest magnitude (1 where it is 0, or when not ``scaled``)."""
-    if not scaled or not len(Z):
+    if not scaled or not Z.shape[0]:
         return np.ones(Z.shape[1])
-    largest = np.max(np.abs(Z), axis=0)
+    largest = abs(Z).max(axis=0)
+    largest = largest.toarray().ravel() if sp.issparse(largest) else largest
     return np.where(largest > 0, largest, 1.0)
 
 
@@ -322,7 +323,10 @@ def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled,
     # ``guess``: the weights 1/s² centred on 1 in their decades (same argmin); from 1
     # to 1e25 Clarabel stalled on a support of 166 pairs for 78, centred it solved.
     weight = feature_scale.max() * feature_scale.min() if guess else 1.0
-    pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
+    if sp.issparse(Z):
+        pairs = -kesler_matrix(Z @ sp.diags(1 / feature_scale), own, others, n_classes)
+    else:
+        pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
     width = n_classes * (p + 1)
     slack_of, n_slack, tight = (
         (np.full(m, -1), 0, np.zeros(m, bool)) if face is None else face
