@@ -425,10 +425,7 @@ def _row_slacks(kesler, working, coef, intercept):
     pair_rows, _ = pairs_of(working, kesler.n_classes)
     rows, position = np.unique(pair_rows, return_inverse=True)
     slack = np.zeros(rows.size)
-    if kesler.sparse:  # from the rows' scores: no dense row a pair
-        margins = kesler.pair_margins(working, coef, intercept)
-    else:
-        margins = pair_margins(*kesler.pairs(working), coef, intercept)
+    margins = kesler.pair_margins(working, coef, intercept)  # each row once, as stored
     np.maximum.at(slack, position, 1.0 - margins)
     return rows, slack
 
