@@ -440,3 +440,49 @@ def test_the_soft_limit_is_quiet_by_default_as_svc_is():
         warnings.simplefilter("error")
         svm = HardMarginSVM().fit(X[pair], y[pair])
     assert not svm.separable_ and svm.hinge_violation_ > 0
+
+
+def _inseparable_by_a_hair(seed, offset):
+    """A row of class 0 placed 1e-8 of the spread inside class 1's hull, near a
+    vertex; at an offset of 2^30 it rounds onto that vertex (twin rows, both labels),
+    at 2^20 it stays a hair inside."""
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(2, 4))
+    X = rng.normal(size=(int(rng.integers(p + 3, 12)), p))
+    y = (X[:, 0] > 0).astype(int)
+    y[:2] = 1
+    ones = np.flatnonzero(y == 1)[: p + 1]
+    inside = rng.dirichlet(np.full(ones.size, 0.2 if seed % 3 else 5.0)) @ X[ones]
+    inward = X[ones].mean(axis=0) - inside
+    point = inside + 1e-8 * inward / np.linalg.norm(inward)
+    return np.vstack([X, point]) + offset, np.r_[y, 0]
+
+
+@pytest.mark.parametrize("offset", [2.0**20, 2.0**30])
+@pytest.mark.parametrize("seed", [0, 75, 267, 516])
+def test_the_soft_limit_answers_data_inseparable_by_a_hair_far_out(seed, offset):
+    """The interior point's α reached its bound to the last bit on these (2^30):
+    s - α rounded to 0 and the Newton system divided by it (a NaN, then a
+    ValueError). Now every fit answers, its certificate balances in rationals
+    and its hinge is HiGHS's least on the rows shifted exactly to the origin."""
+    from sklearn_linsep._testing import (
+        exactly_balances,
+        exactly_separates,
+        least_total_hinge,
+    )
+
+    X, y = _inseparable_by_a_hair(seed, offset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        model = HardMarginSVM().fit(X, y)
+    if model.separable_:  # the hull was flat: the rounding moved the row off it
+        assert exactly_separates(X, y, model.exact_coef_ or model.coef_[0],
+                                 model.exact_intercept_ or model.intercept_[0])
+        return
+    certificate = model.certificate_
+    assert exactly_balances(X, y, certificate.certificate_indices,
+                            certificate.exact_weights(X, y))  # fmt: skip
+    c = np.where(y == 1, 1.0, -1.0)
+    least, _, _ = least_total_hinge(X - X[0], c)  # exact: rows within 2x of X[0]
+    assert model.hinge_violation_ == pytest.approx(least, rel=1e-6, abs=1e-9)

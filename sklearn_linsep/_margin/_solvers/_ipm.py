@@ -30,12 +30,14 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
     """
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
+    # s - α is an iterate of its own: formed as a difference it rounds to 0 once α
+    # is within an ulp of s (a row with a twin of the other label), and Θ is 0/0.
+    room = upper / 2
     y = np.zeros(len(combine(np.zeros(n))))
     scale = 1.0 + upper.sum()
     for _ in range(max_iter):
         primal_residual = -combine(alpha)
         dual_residual = -1.0 - products(y) - lower_dual + upper_dual
-        room = upper - alpha
         mu = (alpha @ lower_dual + room @ upper_dual) / (2 * n)
         if (
             np.max(np.abs(primal_residual)) <= tol * scale
@@ -67,6 +69,7 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
         )
         primal, dual = newton.step_lengths(d_alpha, d_lower, d_upper)
         alpha = alpha + 0.995 * primal * d_alpha
+        room = room - 0.995 * primal * d_alpha
         y = y + 0.995 * dual * d_y
         lower_dual = lower_dual + 0.995 * dual * d_lower
         upper_dual = upper_dual + 0.995 * dual * d_upper
