@@ -32,6 +32,11 @@ Tables (the targets of the exact-core issue in brackets):
   embeddings 5e4 × 768 against ``LinearSVC()`` [≤ 6×, and ≤ 10× one X.T@X]. Each
   row prints both total hinges and training errors (ours is the least), and
   |ours / HiGHS's LP on every row - 1| where HiGHS takes under a minute.
+* ``routes``: the soft limit's route, instance by instance: 1e5 × 50 with 20 labels
+  flipped, classes apart by a margin or labelled by a hyperplane through the data,
+  flips spread out, nearest the boundary, farthest from it or clustered; the cost
+  model's time against each route forced (the rounds alone; the interior point
+  alone) [no instance above 2× its best route].
 * ``text``: 4-class sparse text, ``HardMarginSVM`` one-vs-rest against
   ``SVC(kernel="linear", C=1e10)``: time and tracemalloc peak [≤ SVC's time,
   ≤ 2× its peak].
@@ -285,6 +290,59 @@ def soft_table(args):
               f"|ours / HiGHS - 1| {check}", flush=True)  # fmt: skip
 
 
+def route_cases(n=100_000, p=50, flips=20):
+    """``(name, X, y)``: one shape, the flips placed in different ways."""
+    margin, y_margin, u = make_separable(n, p)
+    through = np.random.default_rng(5).standard_normal((n, p))
+    y_through = (through @ np.random.default_rng(6).standard_normal(p) > 0).astype(int)
+    for kind, X, y, score in (("margin", margin, y_margin, margin @ u),
+                              ("no margin", through, y_through, None)):  # fmt: skip
+        score = through @ np.linalg.lstsq(through, 2.0 * y - 1, rcond=None)[0] \
+            if score is None else score  # fmt: skip
+        placed = {
+            "spread out": np.random.default_rng(1).choice(n, flips, replace=False),
+            "near the boundary": np.argsort(np.abs(score))[:flips],
+            "far from it": np.argsort(-np.abs(score))[:flips],
+            "clustered": np.argsort(np.linalg.norm(X - X[0], axis=1))[:flips],
+        }
+        for where, rows in placed.items():
+            flipped = y.copy()
+            flipped[rows] = 1 - flipped[rows]
+            yield f"{kind}, flips {where}", X, flipped
+
+
+def route_table(args):
+    """The cost model's route against each route forced, per instance."""
+    from sklearn_linsep._margin import _soft
+
+    def forced(answer):
+        def fit(X, y):
+            chosen, _soft.rounds_budget = _soft.rounds_budget, answer
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return HardMarginSVM().fit(X, y)
+            finally:
+                _soft.rounds_budget = chosen
+        return fit
+
+    print("\n## The soft limit's route, 1e5 × 50, 20 flips: seconds (x its best route)")
+    print(f"{'instance':>34} {'cost model':>17} {'rounds alone':>17} "
+          f"{'interior point':>17} {'LinearSVC':>9}  hinge")  # fmt: skip
+    always, never = (lambda *a, **k: lambda w: True), (lambda *a, **k: lambda w: False)
+    for name, X, y in route_cases():
+        timed = timings({"model": forced(_soft.rounds_budget), "rounds": forced(always),
+                         "interior": forced(never),
+                         "peer": lambda X, y: LinearSVC(dual=False).fit(X, y)},
+                        X, y, args)  # fmt: skip
+        best = min(timed[k]["median"] for k in ("rounds", "interior"))
+        cells = " ".join(f"{timed[k]['median']:8.3f} ({timed[k]['median'] / best:4.2f}x)"
+                         for k in ("model", "rounds", "interior"))  # fmt: skip
+        hinge = timed["model"]["result"].hinge_violation_
+        print(f"{name:>34} {cells} {timed['peer']['median']:9.3f}  {hinge:.6g}",
+              flush=True)
+
+
 def text_table(args):
     """4-class TF-IDF-like text: HardMarginSVM one-vs-rest against SVC, time
     and tracemalloc peak (beyond X) of one fit each."""
@@ -340,7 +398,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument(
-        "--only", choices=["svm", "separability", "soft", "text", "memory"]
+        "--only", choices=["svm", "separability", "soft", "routes", "text", "memory"]
     )
     parser.add_argument(
         "--threads", choices=["1", "default"], default="1",
@@ -359,6 +417,8 @@ def main():
             separability_table(grid, args)
         if args.only in (None, "soft"):
             soft_table(args)
+        if args.only in (None, "routes") and not args.quick:
+            route_table(args)
         if args.only in (None, "text"):
             text_table(args)
         if args.only in (None, "memory") and not args.quick:

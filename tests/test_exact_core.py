@@ -623,6 +623,35 @@ def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     )
 
 
+def test_the_guard_lets_converging_rounds_finish_within_twice_the_interior_point():
+    """Where the model stops the rounds, the last answer's violators decide: a few
+    (converging: 1e5 x 50, labels of a hyperplane with no margin, 20 flipped, had
+    7 332 at 2 750 rows, then 1 599, 243, 30, 0) let them go on until rounds cost
+    ROUNDS_SHARE + GUARD_SHARE of the interior point's price; many (noise: 87 219 at
+    2 639) stop them, and are counted once."""
+    n, p = 100_000, 50
+    price = _cost.interior_point_seconds(n, p)
+    for few, share in ((True, _cost.ROUNDS_SHARE + _cost.GUARD_SHARE),
+                       (False, _cost.ROUNDS_SHARE)):  # fmt: skip
+        counted = []
+
+        def violated(few=few, counted=counted):
+            counted.append(1)
+            return 100 if few else n // 2
+
+        budget, spent, size = _cost.rounds_budget(n, p, violated), 0.0, 300
+        while budget(np.arange(size)):
+            spent += _cost.round_seconds(n, p, size)
+            size = int(size * 1.2)
+        assert spent <= share * price * (1 + 1e-12)
+        assert spent + _cost.round_seconds(n, p, size) > share * price or (
+            not few and _cost.round_seconds(n, p, size) > _cost.ROUND_SHARE * price
+        )
+        assert len(counted) == 1  # one pass, at the first refusal
+    # without a way to count (no round solved yet), the model's word stands
+    assert not _cost.rounds_budget(20_000, 768, lambda: np.inf)(np.arange(1844))
+
+
 @pytest.mark.parametrize("seed", [14, 23])
 def test_weights_far_apart_fall_back_from_the_interior_point_to_the_rounds(
     seed, monkeypatch

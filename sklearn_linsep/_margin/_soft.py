@@ -26,16 +26,12 @@ def soft_limit(two_class, working, tol, batch):
     point's (:func:`~._solvers._cost.rounds_budget`), which then guesses the answer
     (:func:`_soft_limit_of_all`); both routes are exact."""
     # The interior point's normal equations are (p + 1)²: not for wide rows.
-    affordable = None
-    if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
-        affordable = rounds_budget(
-            np.count_nonzero(two_class.active), two_class.n_features
-        )
     # The least hinge and its face do not depend on the frame: the LP sees features
     # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
     lp_frame = two_class.equilibrated() if two_class.uneven else two_class
+    priced = two_class.cheap_passes and two_class.n_features < two_class.n_samples
     solution, working, rounds = _soft_limit_by_rounds(
-        two_class, lp_frame, working, tol, batch, affordable
+        two_class, lp_frame, working, tol, batch, priced
     )
     if solution is None:
         try:
@@ -63,13 +59,15 @@ def soft_result(two_class, working, solution, rounds, tol):
     return margin_result(two_class, working, solution, rounds, False, total)
 
 
-def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=None):
+def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False):
     """The soft limit on the hard margin's loop: each round solves both stages on the
     working set, takes in the worst violators and drops rows far inside their side.
     Exact as the hard margin is: with no row outside at positive hinge, the full least
     total is the working set's, its minimisers among the working set's. Joining rows
     double with the working set (a few rounds, not one per ``batch``).
-    ``(None, working, rounds)`` when ``affordable`` refuses a round."""
+    ``(None, working, rounds)`` when, ``priced``, the cost model refuses a round
+    (:func:`~._solvers._cost.rounds_budget`)."""
+    last = {}
 
     def solve(indices):
         rows, labels = two_class.rows(indices), two_class.labels(indices)
@@ -84,11 +82,23 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, affordable=N
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
-        return total_hinge_lp(
+        last["lp"] = total_hinge_lp(
             lp_frame.rows(indices),
             lp_frame.labels(indices),
             weights=lp_frame.sample_weights(indices),
         )
+        return last["lp"]
+
+    def violated():  # by the last round's hyperplane, among every active row
+        if "lp" not in last:
+            return np.inf  # no round yet: no progress to read
+        margins = lp_frame.margins(last["lp"].coef, last["lp"].intercept)
+        return np.count_nonzero(lp_frame.active & (margins < 1.0 - tol))
+
+    affordable = None
+    if priced:
+        active = np.count_nonzero(two_class.active)
+        affordable = rounds_budget(active, two_class.n_features, violated)
 
     violators = margin_violators(two_class, tol, batch)
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
