@@ -134,6 +134,8 @@ def part_estimator(cases):
                    else "WRONG OR FALSE PROOF"] += 1  # fmt: skip
         except SolverError as error:
             counts[kind, "refused: " + " ".join(str(error).split()[:6])] += 1
+        except (ValueError, ArithmeticError) as error:  # a defect: counted, not hidden
+            counts[kind, f"DEFECT: {type(error).__name__}: {str(error)[:40]}"] += 1
     print(f"## 3. HardMarginSVM on the corpus ({cases} cases)")
     print("| kind | outcome | cases |")
     print("|---|---|---|")
