@@ -196,12 +196,18 @@ def _exact_least_hinge(two_class):
     point (:func:`_vertex_of_guess`); else its hyperplane sends the samples within
     ``band`` of their margin to the LP, holds those below at ``α = s`` (hinge linear
     there), the rest at ``α = 0``; a wrong guess (infeasible LP, failed proof) widens
-    the band, at worst to every sample."""
+    the band, at worst to every sample; an unconverged guess, a SolverError (the
+    rounds, which need no guess, decide)."""
     two_class.keep_centred()
     guess = _interior_point_of_all(two_class)
     vertex = _vertex_of_guess(two_class, guess)
     if vertex is not None:
         return vertex
+    if not guess.feasible:  # bands of a poor guess make LPs of most rows (100x)
+        raise SolverError(
+            "The interior point did not converge on the least total hinge: the "
+            "working set's rounds decide it."
+        )
     margins = two_class.margins(guess.coef, guess.intercept)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
         beyond = two_class.active & (margins < 1 - band)
