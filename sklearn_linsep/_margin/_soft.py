@@ -16,7 +16,7 @@ from ._solvers import (
     margin_qp,
     total_hinge_lp,
 )
-from ._solvers._cost import rounds_budget
+from ._solvers._cost import band_affordable, rounds_budget
 
 
 def soft_limit(two_class, working, tol, batch):
@@ -196,24 +196,23 @@ def _exact_least_hinge(two_class):
     point (:func:`_vertex_of_guess`); else its hyperplane sends the samples within
     ``band`` of their margin to the LP, holds those below at ``α = s`` (hinge linear
     there), the rest at ``α = 0``; a wrong guess (infeasible LP, failed proof) widens
-    the band, at worst to every sample; an unconverged guess, a SolverError (the
-    rounds, which need no guess, decide)."""
+    the band while its LP costs no more than the interior point
+    (:func:`~._solvers._cost.band_affordable`), else a SolverError (the rounds, which
+    need no guess, decide)."""
     two_class.keep_centred()
     guess = _interior_point_of_all(two_class)
     vertex = _vertex_of_guess(two_class, guess)
     if vertex is not None:
         return vertex
-    if not guess.feasible:  # bands of a poor guess make LPs of most rows (100x)
-        raise SolverError(
-            "The interior point did not converge on the least total hinge: the "
-            "working set's rounds decide it."
-        )
     margins = two_class.margins(guess.coef, guess.intercept)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
         beyond = two_class.active & (margins < 1 - band)
         near = np.flatnonzero(two_class.active & (np.abs(margins - 1) <= band))
         if near.size == 0:
             continue  # no row at the margin: the guess is off, widen the band
+        if not band_affordable(np.count_nonzero(two_class.active),
+                               two_class.n_features, near.size):  # fmt: skip
+            break  # a poor guess's wide band is an LP of most rows: the rounds decide
         held = np.where(beyond, two_class.weights, 0.0)
         lp = total_hinge_lp(
             two_class.rows(near),
@@ -229,8 +228,8 @@ def _exact_least_hinge(two_class):
         if _proved_on_every_row(two_class, alpha, total):
             return replace(lp, total=total), alpha
     raise SolverError(
-        "HiGHS's least total hinge on all samples does not come with a valid dual "
-        "certificate. Standardising the features (StandardScaler) may help."
+        "The interior point's guess of the least total hinge was not proved on a "
+        "band of rows HiGHS solves at the interior point's price."
     )
 
 

@@ -263,3 +263,11 @@ def rounds_budget(n, p, violated=None):
         return True
 
     return affordable
+
+
+def band_affordable(n, p, rows):
+    """Whether the least-hinge LP on a band of ``rows`` about the interior point's
+    guess is worth a try: modelled within the interior point's own price. A guess it ran 80 iterations without settling (1e5 x 50, labels of a
+    hyperplane through the data, 20 flipped nearest it) widened to every row: 18.8 s,
+    where the rounds decide in 0.7 s; a band of 80 rows proved another's (0.01 s)."""
+    return round_seconds(n, p, rows) <= interior_point_seconds(n, p)

