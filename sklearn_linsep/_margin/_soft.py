@@ -25,10 +25,10 @@ def soft_limit(two_class, working, tol, batch):
     (:func:`_soft_limit_by_rounds`) until their modelled time nears the interior
     point's (:func:`~._solvers._cost.rounds_budget`), which then guesses the answer
     (:func:`_soft_limit_of_all`); both routes are exact."""
-    # The interior point's normal equations are (p + 1)²: not for wide rows.
     # The least hinge and its face do not depend on the frame: the LP sees features
     # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
     lp_frame = two_class.equilibrated() if two_class.uneven else two_class
+    # The interior point's normal equations are (p + 1)²: not for wide rows.
     priced = two_class.cheap_passes and two_class.n_features < two_class.n_samples
     solution, working, rounds = _soft_limit_by_rounds(
         two_class, lp_frame, working, tol, batch, priced

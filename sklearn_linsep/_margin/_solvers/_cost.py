@@ -4,7 +4,7 @@ and batch (:func:`two_class_sizes`, :func:`pair_sizes`, :func:`capped`); a worki
 set's route (:func:`dense_dual_suits`, :func:`pair_dual_suits`: the Gram dual;
 sparse text in the rows' span: :func:`wide_suits`, :func:`dense_fallback_fits`);
 the soft limit's rounds against an interior point over every row
-(:func:`rounds_budget`); the K-class exact finish (:func:`exact_finish_suits`,
+(:func:`rounds_budget`, and the bands of its guess: :func:`band_affordable`); the K-class exact finish (:func:`exact_finish_suits`,
 :func:`separator_finish_suits`). A wrong price costs time, never the answer: every
 route's answer is checked and proved the same way.
 """
@@ -267,7 +267,8 @@ def rounds_budget(n, p, violated=None):
 
 def band_affordable(n, p, rows):
     """Whether the least-hinge LP on a band of ``rows`` about the interior point's
-    guess is worth a try: modelled within the interior point's own price. A guess it ran 80 iterations without settling (1e5 x 50, labels of a
-    hyperplane through the data, 20 flipped nearest it) widened to every row: 18.8 s,
-    where the rounds decide in 0.7 s; a band of 80 rows proved another's (0.01 s)."""
+    guess is worth a try: modelled within the interior point's own price. A guess
+    it ran 80 iterations without settling (1e5 x 50, labels of a hyperplane through
+    the data, 20 flipped nearest it) widened to every row: 18.8 s, where the rounds
+    decide in 0.7 s; a band of 80 rows proved another guess (0.01 s)."""
     return round_seconds(n, p, rows) <= interior_point_seconds(n, p)
