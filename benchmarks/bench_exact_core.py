@@ -336,8 +336,10 @@ def route_table(args):
                          "peer": lambda X, y: LinearSVC(dual=False).fit(X, y)},
                         X, y, args)  # fmt: skip
         best = min(timed[k]["median"] for k in ("rounds", "interior"))
-        cells = " ".join(f"{timed[k]['median']:8.3f} ({timed[k]['median'] / best:4.2f}x)"
-                         for k in ("model", "rounds", "interior"))  # fmt: skip
+        cells = " ".join(
+            f"{timed[k]['median']:8.3f} ({timed[k]['median'] / best:4.2f}x)"
+            for k in ("model", "rounds", "interior")
+        )
         hinge = timed["model"]["result"].hinge_violation_
         print(f"{name:>34} {cells} {timed['peer']['median']:9.3f}  {hinge:.6g}",
               flush=True)

@@ -631,8 +631,14 @@ def test_a_band_beyond_the_interior_points_price_hands_the_least_hinge_to_the_ro
     its band to most rows, an LP the interior point's price does not cover (18.8 s,
     where the rounds took 0.7 s): the rounds decide, with HiGHS's least total
     hinge. A band within it is solved and proved."""
-    assert _cost.band_affordable(100_000, 50, 300)
-    assert not _cost.band_affordable(100_000, 50, 100_000)
+    bands = _cost.band_budget(100_000, 50)
+    assert bands(300) and not bands(100_000)
+    # the bands together: within the interior point's price, not each
+    price, size = _cost.interior_point_seconds(100_000, 50), 5_000
+    bands, spent = _cost.band_budget(100_000, 50), 0.0
+    while bands(size):
+        spent += _cost.round_seconds(100_000, 50, size)
+    assert price / 2 < spent <= price
     X, y = make_classification(
         n_samples=600, n_features=12, n_informative=6, flip_y=0.1, random_state=3
     )
@@ -640,7 +646,7 @@ def test_a_band_beyond_the_interior_points_price_hands_the_least_hinge_to_the_ro
     ipm, banded = _soft.least_hinge_ipm, []
     monkeypatch.setattr(_soft, "least_hinge_ipm",
                         lambda *a, **k: ipm(*a, **{**k, "max_iter": 2}))  # fmt: skip
-    monkeypatch.setattr(_soft, "band_affordable", lambda n, p, rows: rows < 20)
+    monkeypatch.setattr(_soft, "band_budget", lambda n, p: lambda rows: rows < 20)
     lp = _soft.total_hinge_lp
     monkeypatch.setattr(_soft, "total_hinge_lp", lambda *a, **k: (
         banded.append(len(a[1]) if k.get("fixed") is not None else 0)
@@ -679,6 +685,11 @@ def test_the_guard_lets_converging_rounds_finish_within_twice_the_interior_point
             not few and _cost.round_seconds(n, p, size) > _cost.ROUND_SHARE * price
         )
         assert len(counted) == 1  # one pass, at the first refusal
+    # a guarded round is capped too: one priced far off stays refused
+    budget = _cost.rounds_budget(n, p, lambda: 0)
+    big = next(size for size in range(1000, n, 500)
+               if _cost.round_seconds(n, p, size) > _cost.GUARD_ROUND_SHARE * price)
+    assert not budget(np.arange(big))
     # without a way to count (no round solved yet), the model's word stands
     assert not _cost.rounds_budget(20_000, 768, lambda: np.inf)(np.arange(1844))
 

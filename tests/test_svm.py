@@ -445,7 +445,7 @@ def test_the_soft_limit_is_quiet_by_default_as_svc_is():
 def _inseparable_by_a_hair(seed, offset):
     """A row of class 0 placed 1e-8 of the spread inside class 1's hull, near a
     vertex; at an offset of 2^30 it rounds onto that vertex (twin rows, both labels),
-    at 2^20 it stays a hair inside."""
+    at 2^20 it stays a hair inside, or off a flat hull (then separable)."""
     rng = np.random.default_rng(seed)
     p = int(rng.integers(2, 4))
     X = rng.normal(size=(int(rng.integers(p + 3, 12)), p))

@@ -16,7 +16,7 @@ from ._solvers import (
     margin_qp,
     total_hinge_lp,
 )
-from ._solvers._cost import band_affordable, rounds_budget
+from ._solvers._cost import band_budget, rounds_budget
 
 
 def soft_limit(two_class, working, tol, batch):
@@ -40,7 +40,8 @@ def soft_limit(two_class, working, tol, batch):
             )
         except SolverError:
             # Unproved when the weights are 1e8+ apart (the small rows' α drown in
-            # the balance's rounding): the rounds, without a budget, decide.
+            # the balance's rounding), or by bands within the interior point's
+            # price: the rounds, without a budget, decide.
             solution, working, more = _soft_limit_by_rounds(
                 two_class, lp_frame, working, tol, batch
             )
@@ -196,8 +197,8 @@ def _exact_least_hinge(two_class):
     point (:func:`_vertex_of_guess`); else its hyperplane sends the samples within
     ``band`` of their margin to the LP, holds those below at ``α = s`` (hinge linear
     there), the rest at ``α = 0``; a wrong guess (infeasible LP, failed proof) widens
-    the band while its LP costs no more than the interior point
-    (:func:`~._solvers._cost.band_affordable`), else a SolverError (the rounds, which
+    the band while the bands' LPs together cost no more than the interior point
+    (:func:`~._solvers._cost.band_budget`), else a SolverError (the rounds, which
     need no guess, decide)."""
     two_class.keep_centred()
     guess = _interior_point_of_all(two_class)
@@ -205,13 +206,13 @@ def _exact_least_hinge(two_class):
     if vertex is not None:
         return vertex
     margins = two_class.margins(guess.coef, guess.intercept)
+    affordable = band_budget(np.count_nonzero(two_class.active), two_class.n_features)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
         beyond = two_class.active & (margins < 1 - band)
         near = np.flatnonzero(two_class.active & (np.abs(margins - 1) <= band))
         if near.size == 0:
             continue  # no row at the margin: the guess is off, widen the band
-        if not band_affordable(np.count_nonzero(two_class.active),
-                               two_class.n_features, near.size):  # fmt: skip
+        if not affordable(near.size):
             break  # a poor guess's wide band is an LP of most rows: the rounds decide
         held = np.where(beyond, two_class.weights, 0.0)
         lp = total_hinge_lp(

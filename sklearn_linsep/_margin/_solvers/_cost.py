@@ -4,9 +4,10 @@ and batch (:func:`two_class_sizes`, :func:`pair_sizes`, :func:`capped`); a worki
 set's route (:func:`dense_dual_suits`, :func:`pair_dual_suits`: the Gram dual;
 sparse text in the rows' span: :func:`wide_suits`, :func:`dense_fallback_fits`);
 the soft limit's rounds against an interior point over every row
-(:func:`rounds_budget`, and the bands of its guess: :func:`band_affordable`); the K-class exact finish (:func:`exact_finish_suits`,
-:func:`separator_finish_suits`). A wrong price costs time, never the answer: every
-route's answer is checked and proved the same way.
+(:func:`rounds_budget`; the bands of its guess, :func:`band_budget`); the K-class
+exact finish (:func:`exact_finish_suits`, :func:`separator_finish_suits`). A wrong
+price costs time, never the answer: every route's answer is checked and proved the
+same way.
 """
 
 import numpy as np
@@ -226,21 +227,25 @@ def round_seconds(n, p, working):
 # The guard on the model: rounds it would stop whose last answer leaves at most
 # CONVERGING_VIOLATORS x the working set's rows violated are about to finish (their
 # violators fall by 2-5x a round at the end; on noise they stay ~30x), and run on
-# within ROUNDS_SHARE + GUARD_SHARE of the interior point's price. 1e5 x 50, 20
-# flipped, labels of a hyperplane with no margin: stopped after 15 of the 20 rounds
-# it needed (3.3 s, rounds alone 1.6 s, the interior point 2.3 s); flips near the
-# boundary: stopped before the last of 20 (2.2 s against 0.8 s).
+# within ROUNDS_SHARE + GUARD_SHARE of the interior point's price, each within
+# GUARD_ROUND_SHARE (a round priced far off, HiGHS on 2e4 x 768, stays refused).
+# 1e5 x 50, 20 flipped, labels of a hyperplane with no margin: stopped after 15 of
+# the 20 rounds it needed (3.3 s, rounds alone 1.6 s, the interior point 2.3 s);
+# flips near the boundary: stopped before the last of 20 (2.2 s against 0.8 s).
 CONVERGING_VIOLATORS = 8
 
 GUARD_SHARE = 0.5
+
+GUARD_ROUND_SHARE = 2 * ROUND_SHARE
 
 def rounds_budget(n, p, violated=None):
     """``affordable(working)`` for :func:`~sklearn_linsep._working_set.grow`: rounds
     spend ``ROUNDS_SHARE`` of the interior point's modelled time, each at most
     ``ROUND_SHARE`` (ski rental: unfinished rounds cost 1 + ``ROUNDS_SHARE`` of it).
     Where that stops them, ``violated()`` (the rows the last round's answer violates,
-    one pass) says whether they converge: then they go on while the whole spend stays
-    within ``ROUNDS_SHARE + GUARD_SHARE`` of it (at worst 2x the interior point's)."""
+    one pass) says whether they converge: then they go on, each round within
+    ``GUARD_ROUND_SHARE``, while their whole spend stays within ``ROUNDS_SHARE +
+    GUARD_SHARE`` of it (rounds and the interior point after them: at most 2x it)."""
     price = interior_point_seconds(n, p)
     left = ROUNDS_SHARE * price
     guard = {"left": GUARD_SHARE * price, "converging": False}
@@ -251,7 +256,8 @@ def rounds_budget(n, p, violated=None):
         if cost <= min(left, ROUND_SHARE * price):
             left -= cost
             return True
-        if violated is None or cost > left + guard["left"]:
+        if violated is None or cost > min(left + guard["left"],
+                                          GUARD_ROUND_SHARE * price):  # fmt: skip
             return False
         if not guard["converging"]:  # one pass, once: noise never comes near
             guard["converging"] = violated() <= CONVERGING_VIOLATORS * working.size
@@ -265,10 +271,21 @@ def rounds_budget(n, p, violated=None):
     return affordable
 
 
-def band_affordable(n, p, rows):
-    """Whether the least-hinge LP on a band of ``rows`` about the interior point's
-    guess is worth a try: modelled within the interior point's own price. A guess
-    it ran 80 iterations without settling (1e5 x 50, labels of a hyperplane through
-    the data, 20 flipped nearest it) widened to every row: 18.8 s, where the rounds
-    decide in 0.7 s; a band of 80 rows proved another guess (0.01 s)."""
-    return round_seconds(n, p, rows) <= interior_point_seconds(n, p)
+def band_budget(n, p):
+    """``affordable(rows)``: whether the least-hinge LP on a band of ``rows`` about
+    the interior point's guess is worth a try, all bands together within the interior
+    point's own modelled price. A guess it ran 80 iterations without settling (1e5 x
+    50, labels of a hyperplane through the data, 20 flipped nearest it) widened to
+    every row: 18.8 s, where the rounds decide in 0.7 s; a band of 80 rows proved
+    another guess (0.01 s)."""
+    left = interior_point_seconds(n, p)
+
+    def affordable(rows):
+        nonlocal left
+        cost = round_seconds(n, p, rows)
+        if cost > left:
+            return False
+        left -= cost
+        return True
+
+    return affordable
