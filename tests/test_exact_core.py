@@ -771,3 +771,21 @@ def test_the_interior_points_vertex_is_the_lps_and_a_wrong_guess_is_rejected(
     )
     lp, _ = _soft._exact_least_hinge(rows)
     assert spied and lp.total == pytest.approx(least, rel=1e-9)
+
+def test_the_interior_point_on_wide_rows_starts_in_float32_and_still_proves(
+    monkeypatch,
+):
+    """From 256 features the interior point's Gram passes are float32's, its
+    directions refined: the crossover still proves HiGHS's least total hinge."""
+    X, y, rows = _noisy_soft_limit_rows(n=2000, p=260)
+    singles, gram = [], rows.augmented_gram
+
+    def spy(theta, single):
+        singles.append(single)
+        return gram(theta, single)
+
+    monkeypatch.setattr(rows, "augmented_gram", spy)
+    vertex, alpha = _soft._vertex_of_guess(rows, _soft._interior_point_of_all(rows))
+    assert singles[0] is True
+    assert vertex.total == pytest.approx(least_total_hinge(X, signs(y))[0], rel=1e-9)
+    assert alpha.sum() == pytest.approx(vertex.total, rel=1e-9)

@@ -35,10 +35,18 @@ def _noisy(n, p, seed):
     return Z, c
 
 
-def _operators(Z, c):
+def _operators(Z, c, singles=None):
     augmented = np.column_stack([Z, np.ones(len(c))])
+
+    def gram(theta, single=False):
+        if singles is not None:
+            singles.append(single)
+        weighted = augmented * np.sqrt(theta)[:, None]
+        weighted = weighted.astype(np.float32) if single else weighted
+        return (weighted.T @ weighted).astype(float)
+
     return {
-        "gram": lambda theta: augmented.T @ (theta[:, None] * augmented),
+        "gram": gram,
         "combine": lambda v: (v * c) @ augmented,
         "products": lambda y: c * (augmented @ y),
     }
@@ -54,6 +62,31 @@ def test_the_interior_point_reaches_the_least_total_hinge(seed):
     assert hinge == pytest.approx(least, rel=1e-7)
     assert guess.dual.sum() == pytest.approx(least, rel=1e-7)  # the dual's value
     assert np.all((guess.dual >= 0) & (guess.dual <= weights))
+
+
+@pytest.mark.parametrize("kind", ["plain", "collinear"])
+def test_the_interior_point_in_float32_refines_to_the_float64_answer(
+    monkeypatch, kind
+):
+    """From SINGLE_FROM_FEATURES on, the normal matrix is float32's and each
+    direction is refined against the exact products: the same least hinge as in
+    float64. Where the normal matrix is too ill-conditioned for float32 (two
+    features 1e-5 from collinear), refinement fails and float64 takes over."""
+    from sklearn_linsep._margin._solvers import _ipm
+
+    Z, c = _noisy(600, 8, 0)
+    if kind == "collinear":
+        Z[:, 1] = Z[:, 0] + 1e-5 * Z[:, 1]
+    least = least_total_hinge(Z, c)[0]
+    monkeypatch.setattr(_ipm, "SINGLE_FROM_FEATURES", 0)
+    singles = []
+    guess = least_hinge_ipm(upper=np.ones(len(c)), **_operators(Z, c, singles))
+    hinge = np.maximum(0, 1 - c * (Z @ guess.coef + guess.intercept)).sum()
+    assert hinge == pytest.approx(least, rel=1e-7)
+    assert singles[0] is True
+    assert (False in singles) == (kind == "collinear")  # where float32 failed
+    if kind == "collinear":  # once float64, float64 to the end
+        assert not any(singles[singles.index(False) :])
 
 
 def test_rows_held_at_their_bound_move_to_the_right_hand_side():

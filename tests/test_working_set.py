@@ -66,6 +66,46 @@ def test_augmented_gram_and_sum_match_numpy_with_or_without_the_kept_copy():
         rows.keep_centred()
 
 
+@pytest.mark.parametrize("kept", [False, True])
+def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, kept):
+    """The Gram pass skips rows of θ = 0 (centring only the others where Z is not
+    kept) and is float32's on request; the fused pass gives the scores and the
+    normal matrix's product at once. Z is kept where the free memory allows,
+    beyond CENTRED_CACHE_BYTES."""
+    from sklearn_linsep import _working_set
+
+    monkeypatch.setattr(_working_set, "CENTRED_CACHE_BYTES", 0)
+    monkeypatch.setattr(_working_set, "_free_memory", lambda: 10**9 if kept else 0)
+    X, c, weights = problem(n=90)
+    rows = ScaledRows(X, c, weights)
+    rows.keep_centred()
+    Z1 = np.column_stack([(X - rows.centre) / rows.scale, np.ones(len(c))])
+    theta = np.random.RandomState(1).uniform(0, 2, len(c))
+    theta[::3] = 0
+    for _ in range(2):  # the second pass reads the centred copy, where kept
+        np.testing.assert_allclose(
+            rows.augmented_gram(theta), Z1.T @ (theta[:, None] * Z1), rtol=1e-10
+        )
+        assert (rows._centred is not None) == kept
+    np.testing.assert_allclose(
+        rows.augmented_gram(theta, single=True),
+        Z1.T @ (theta[:, None] * Z1),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    coef, intercept = np.linspace(-1, 1, X.shape[1]), 0.3
+    scores, product = rows.normal_product(theta, coef, intercept)
+    np.testing.assert_allclose(scores, Z1 @ np.r_[coef, intercept], rtol=1e-10)
+    np.testing.assert_allclose(product, (theta * scores) @ Z1, rtol=1e-10)
+
+
+def test_the_free_memory_is_read_or_zero():
+    from sklearn_linsep._working_set import _free_memory, keeps_centred_copy
+
+    assert _free_memory() >= 0
+    assert keeps_centred_copy(1 << 20)  # within CENTRED_CACHE_BYTES, always
+
+
 def test_augmented_rows_keep_margins_through_the_origin():
     X, c, weights = problem(offset=3.0)
     rows = AugmentedRows(X, c, weights)

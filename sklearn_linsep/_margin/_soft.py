@@ -245,10 +245,15 @@ def _interior_point_of_all(two_class):
         full[active] = values
         return full
 
+    def normal(theta, y):  # c_i² = 1
+        scores, product = two_class.normal_product(spread(theta), y[:-1], y[-1])
+        return c * scores[active], product
+
     guess = least_hinge_ipm(
-        gram=lambda theta: two_class.augmented_gram(spread(theta)),
+        gram=lambda theta, single: two_class.augmented_gram(spread(theta), single),
         combine=lambda v: two_class.augmented_sum(spread(v * c)),
         products=lambda y: c * two_class.scores(y[:-1], y[-1])[active],
+        normal=normal,
         upper=weights,
     )
     return replace(guess, dual=spread(guess.dual))

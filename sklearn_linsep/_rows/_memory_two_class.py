@@ -7,12 +7,12 @@ import scipy.sparse as sp
 
 from .._proofs import column_extremes, proven_margins
 from .._working_set import (
-    CENTRED_CACHE_BYTES,
     Frame,
     _masked_mean,
     _opposite_duplicates,
     chunk_rows,
     frame_scales,
+    keeps_centred_copy,
     margin_limits,
     seed_indices,
     worst_violators,
@@ -131,37 +131,48 @@ class ScaledRows(Frame):
             out[start : start + step] = block @ weights
         return out + intercept
 
-    def _blocks(self):
-        """``(slice, Z block)`` over all samples, a few MB at a time: the passes
-        below centre each block as :meth:`scores` does. After
-        :meth:`keep_centred`, the centred blocks are kept for the next pass (up to
-        ``CENTRED_CACHE_BYTES``)."""
+    def _blocks(self, held=None):
+        """``(rows, Z block)`` over all samples, a few MB at a time, or over the
+        samples of the mask ``held`` only (``rows`` then their indices): the passes
+        below centre each block as :meth:`scores` does. After :meth:`keep_centred`,
+        the centred blocks are kept for the next pass where they fit
+        (:func:`~.._working_set.keeps_centred_copy`)."""
         if self._centred is not None:
-            yield from self._centred
+            for rows, block in self._centred:
+                yield _held_part(rows, block, held)
             return
         n, p = self.X.shape
-        keep = self._keep_centred and n * p * 8 <= CENTRED_CACHE_BYTES
+        keep = self._keep_centred and keeps_centred_copy(n * p * 8)
         blocks = []
         step = chunk_rows(p)
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
-            block = self.X[rows]
-            block = block.toarray() if sp.issparse(block) else block
-            blocks.append((rows, (block - self.centre) / self.scale))
-            yield blocks[-1]
-            if not keep:
-                blocks.clear()
+            if keep or held is None:
+                blocks.append((rows, self._centred_block(rows)))
+                yield _held_part(*blocks[-1], held)
+                if not keep:
+                    blocks.clear()
+            else:  # centre only the rows asked for
+                index = start + np.flatnonzero(held[rows])
+                yield index, self._centred_block(index)
         if keep:
             self._centred = blocks
 
+    def _centred_block(self, rows):
+        block = self.X[rows]
+        block = block.toarray() if sp.issparse(block) else block
+        return (block - self.centre) / self.scale
+
     def keep_centred(self):
-        """Keep Z in memory from the next pass on, if it fits in
-        ``CENTRED_CACHE_BYTES``: for an algorithm that makes many passes (the
-        interior point makes ~30, and centring was half their time at 1e5 × 50)."""
+        """Keep Z in memory from the next pass on, where it fits
+        (:func:`~.._working_set.keeps_centred_copy`): for an algorithm that makes
+        many passes (the interior point makes ~30, and centring was half their
+        time at 1e5 × 50)."""
         self._keep_centred = True
 
-    def augmented_gram(self, theta):
-        """``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` over all samples (one pass).
+    def augmented_gram(self, theta, single=False):
+        """``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` over all samples (one pass), each block's
+        products in float32 where ``single``; the rows of ``θ_i = 0`` are not read.
 
         numpy's ``Wᵀ W`` (its BLAS's syrk), not scipy's ``dsyrk``: numpy and
         scipy each load their own OpenBLAS, and alternating the two pools with
@@ -170,13 +181,26 @@ class ScaledRows(Frame):
         p = self.n_features
         out = np.zeros((p + 1, p + 1))
         root = np.sqrt(theta)
-        for rows, block in self._blocks():
+        held = theta > 0
+        for rows, block in self._blocks(None if held.all() else held):
             weighted = block * root[rows, None]
-            out[:p, :p] += weighted.T @ weighted
             out[:p, p] += root[rows] @ weighted
+            if single:
+                weighted = weighted.astype(np.float32)
+            out[:p, :p] += weighted.T @ weighted
         out[p, :p] = out[:p, p]
         out[p, p] = theta.sum()
         return out
+
+    def normal_product(self, theta, coef, intercept):
+        """``(s, Σ θ_i s_i (z_i, 1))`` with ``s_i = z_i·coef + intercept``, in one
+        pass (:meth:`scores`, then :meth:`augmented_sum` of ``θ s``, reading each
+        block once)."""
+        scores, out = np.empty(self.n_samples), np.zeros(self.n_features)
+        for rows, block in self._blocks():
+            scores[rows] = block @ coef + intercept
+            out += (theta[rows] * scores[rows]) @ block
+        return scores, np.r_[out, theta @ scores]
 
     def augmented_sum(self, v, absolute=False):
         """``Σ v_i (z_i, 1)`` over all samples, or ``Σ v_i |(z_i, 1)|``."""
@@ -259,3 +283,11 @@ class AugmentedRows(ScaledRows):
     @property
     def rounding(self):
         return 16 * np.finfo(float).eps * np.sqrt(self.X.shape[1] + 1)
+
+
+def _held_part(rows, block, held):
+    """The rows of a block (a slice of all samples) that the mask ``held`` keeps."""
+    if held is None or held[rows].all():
+        return rows, block
+    kept = held[rows]
+    return np.arange(rows.start, rows.stop)[kept], block[kept]

@@ -195,8 +195,12 @@ class InMemoryTwoClassRows(TwoClassRows, Protocol):
     def scores(self, coef, intercept):
         """``w·z_i + b`` of every row."""
 
-    def augmented_gram(self, theta):
-        """The Gram matrix of the active rows augmented by a constant."""
+    def augmented_gram(self, theta, single=False):
+        """The Gram matrix of the active rows augmented by a constant, weighted by
+        ``theta`` (float32 products where ``single``)."""
+
+    def normal_product(self, theta, coef, intercept):
+        """The scores ``s`` of a hyperplane and ``Σ θ_i s_i (z_i, 1)``, in one pass."""
 
     def augmented_sum(self, v, absolute=False):
         """``Σ v_i (z_i, 1)`` over the active rows (of ``|z_i|`` with
