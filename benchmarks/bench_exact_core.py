@@ -30,8 +30,9 @@ Tables (the targets of the exact-core issue in brackets):
   flipped against ``LinearSVC(dual=False, C=1e3)`` [≤ 2×]; 1e5 × 50 (20 flipped
   labels; pure noise) against ``LinearSVC(dual=False)`` [within 10×]; isotropic
   embeddings 5e4 × 768 against ``LinearSVC()`` [≤ 6×, and ≤ 10× one X.T@X]. Each
-  row prints both total hinges and training errors (ours is the least), and
-  |ours / HiGHS's LP on every row - 1| where HiGHS takes under a minute.
+  row prints both total hinges and training errors (ours is the least),
+  |ours / HiGHS's LP on every row - 1| where HiGHS takes under a minute, and
+  the peak extra memory of ours and the peer's (tracemalloc; RSS growth).
 * ``routes``: the soft limit's route, instance by instance: 1e5 × 50 with 20 labels
   flipped, classes apart by a margin or labelled by a hyperplane through the data,
   flips spread out, nearest the boundary, farthest from it or clustered; the cost
@@ -61,6 +62,7 @@ from _harness import (  # noqa: E402
     RSSSampler,
     blas_description,
     machine_line,
+    peak_memory,
     time_round_robin,
 )
 from bench_separability import decide_cvxopt, decide_linprog, flip_labels  # noqa: E402
@@ -288,6 +290,15 @@ def soft_table(args):
               f"{mine / theirs:5.1f}x {gram:7.3f} {mine / gram:7.1f}x  "
               f"{hinge:.6g} ({errors}) / {their_hinge:.6g} ({their_errors}); "
               f"|ours / HiGHS - 1| {check}", flush=True)  # fmt: skip
+        print(f"{'':>34} peak extra memory, MB (traced; RSS growth): ours "
+              f"{memory(ours, X, y)}, peer {memory(peer, X, y)}; X itself "
+              f"{X.nbytes / 2**20:.0f}", flush=True)  # fmt: skip
+
+
+def memory(function, X, y):
+    """``traced; RSS`` of one call, in MB: liblinear's copy of X is not traced."""
+    traced, rss = peak_memory(function, X, y)
+    return f"{traced / 2**20:.0f}; {rss / 2**20:.0f}"
 
 
 def route_cases(n=100_000, p=50, flips=20):
