@@ -65,7 +65,6 @@ def least_hinge_ipm(
             image = products(y)
             return image, combine(theta * image)
 
-    combine, products, normal = map(_on_one_thread, (combine, products, normal))
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
     # s - α is an iterate of its own: formed as a difference it rounds to 0 once α
@@ -202,9 +201,11 @@ class _NewtonSystem:
 
 
 def _on_one_thread(function):
-    """``function`` with BLAS on one thread. Only the Gram pass gains from a second
-    thread: with the default two, on 5e4 × 768 the passes of O(n p) over 4 MB
-    blocks took twice their one-thread time and the factor of order 769 14x."""
+    """``function`` with BLAS on one thread: for the factor and its solves
+    (scipy's BLAS), between the passes over X (numpy's). With two threads each,
+    the two pools contend on two cores: at 5e4 × 768 the factor of order 769 took
+    14x its one-thread time and the interior point 1.75x in all; the passes on
+    one thread too cost 8% at 1e5 × 50."""
 
     def call(*args):
         with one_blas_thread():
