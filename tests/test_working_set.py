@@ -73,7 +73,9 @@ def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, ke
     normal matrix's product at once. Z is kept where the free memory allows,
     beyond CENTRED_CACHE_BYTES."""
     from sklearn_linsep import _working_set
+    from sklearn_linsep._rows import _memory_two_class
 
+    monkeypatch.setattr(_memory_two_class, "chunk_rows", lambda p: 7)  # many blocks
     monkeypatch.setattr(_working_set, "CENTRED_CACHE_BYTES", 0)
     monkeypatch.setattr(_working_set, "_free_memory", lambda: 10**9 if kept else 0)
     X, c, weights = problem(n=90)
@@ -87,6 +89,7 @@ def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, ke
             rows.augmented_gram(theta), Z1.T @ (theta[:, None] * Z1), rtol=1e-10
         )
         assert (rows._centred is not None) == kept
+        np.testing.assert_allclose(rows.augmented_sum(theta), theta @ Z1, rtol=1e-10)
     np.testing.assert_allclose(
         rows.augmented_gram(theta, single=True),
         Z1.T @ (theta[:, None] * Z1),
