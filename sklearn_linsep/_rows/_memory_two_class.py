@@ -19,10 +19,11 @@ from .._working_set import (
 )
 
 
-# The Gram pass reads a kept Z this many chunks at a time (32 MB): at 1e5 × 768 a
-# float32 pass took 0.61 s in blocks of 4 096 rows, 0.74 s in 682. The passes of
-# O(n p) keep one chunk, so that a fused pass reads its block from cache twice.
-GRAM_CHUNKS = 8
+# The Gram pass reads a kept Z in blocks of at least this many rows: at 1e5 × 768
+# a float32 pass took 0.61 s in blocks of 4 096 rows, 0.74 s in one chunk's 682.
+# The passes of O(n p) keep one chunk, so that a fused pass reads its block from
+# cache twice, and narrow rows (a chunk of 10 485 at p = 50) keep their chunks.
+GRAM_ROWS = 4096
 
 
 class ScaledRows(Frame):
@@ -189,7 +190,8 @@ class ScaledRows(Frame):
         out = np.zeros((p + 1, p + 1))
         root = np.sqrt(theta)
         held = theta > 0
-        for rows, block in self._blocks(None if held.all() else held, GRAM_CHUNKS):
+        chunks = -(-GRAM_ROWS // chunk_rows(p))
+        for rows, block in self._blocks(None if held.all() else held, chunks):
             weighted = block * root[rows, None]
             out[:p, p] += root[rows] @ weighted
             if single:
