@@ -733,12 +733,18 @@ def _noisy_soft_limit_rows(n=3000, p=30, seed=0):
     return X, y, rows
 
 
+def _normal_product(rows, theta, y):
+    scores, product = rows.normal_product(theta, y[:-1], y[-1])
+    return rows.c * scores, product
+
+
 def _interior_point_guess(rows):
     c = rows.c
     return least_hinge_ipm(
         gram=rows.augmented_gram,
         combine=lambda v: rows.augmented_sum(v * c),
         products=lambda y: c * rows.scores(y[:-1], y[-1]),
+        normal=lambda t, y: _normal_product(rows, t, y),
         upper=rows.weights,
     )
 

@@ -45,10 +45,15 @@ def _operators(Z, c, singles=None):
         weighted = weighted.astype(np.float32) if single else weighted
         return (weighted.T @ weighted).astype(float)
 
+    def normal(theta, y):
+        image = c * (augmented @ y)
+        return image, (theta * image * c) @ augmented
+
     return {
         "gram": gram,
         "combine": lambda v: (v * c) @ augmented,
         "products": lambda y: c * (augmented @ y),
+        "normal": normal,
     }
 
 

@@ -28,9 +28,7 @@ REFINED = 1e-10
 MAX_REFINEMENTS = 3
 
 
-def least_hinge_ipm(
-    gram, combine, products, upper, normal=None, tol=1e-9, max_iter=80
-):
+def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=80):
     r"""An approximate least-total-hinge Hyperplane of all rows (``(w, b) = -y``,
     ``dual`` α), the guess the exact LP starts from: Mehrotra's predictor-corrector on
     :func:`total_hinge_lp`'s dual, ``min -Σ α_i``, ``A α = 0``, ``0 ≤ α ≤ s``, ``A``'s
@@ -38,11 +36,10 @@ def least_hinge_ipm(
     Gram pass (O(n p²)) an iteration (1e5 × 50: ~30 iterations, 2 s; dual simplex 11 s).
 
     From 256 features on, the Gram pass is float32's while the normal matrix's
-    condition allows: its
-    factor then solves the Newton system with a few steps of iterative refinement
-    against the exact products (one pass of O(n p) a step; float32's Gram is half
-    float64's time). When refinement does not converge, the normal matrix is
-    float64's from then on.
+    condition allows: its factor then solves the Newton system with a few steps of
+    iterative refinement against the exact products (one pass of O(n p) a step;
+    float32's Gram is half float64's time). When refinement does not converge, the
+    normal matrix is float64's from then on.
 
     Parameters
     ----------
@@ -53,18 +50,11 @@ def least_hinge_ipm(
         ``combine(v)`` is ``A v = Σ v_i c_i (z_i, 1)``.
     products : callable
         ``products(y)`` is ``Aᵀ y``, ``c_i (z_i, 1)·y`` for every row.
+    normal : callable
+        ``normal(theta, y)`` is ``(Aᵀ y, A Θ Aᵀ y)``, in one pass.
     upper : ndarray of shape (n,)
         The sample weights ``s > 0``.
-    normal : callable, default=None
-        ``normal(theta, y)`` is ``(Aᵀ y, A Θ Aᵀ y)``, in one pass where the rows
-        can; None computes it by ``products`` then ``combine``.
     """
-    if normal is None:
-
-        def normal(theta, y):
-            image = products(y)
-            return image, combine(theta * image)
-
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
     # s - α is an iterate of its own: formed as a difference it rounds to 0 once α
