@@ -11,6 +11,10 @@ threads than with one. So a fit limits BLAS to one thread:
 * otherwise around each small subproblem only (:func:`threads_for_solve`),
   leaving the large products over all rows (``X @ w``, ``X.T @ X``) threaded.
 
+The soft limit's interior point factors its normal matrix on one thread whatever
+its order (``_margin/_solvers/_ipm.py``): between numpy's threaded Gram passes,
+scipy's second thread made a factor of order 769 14x slower.
+
 A fit whose machine has more than ``SMALL_MATRIX`` unknowns, or a subproblem of
 more rows or pairs, keeps its threads even on small data: K = 10 classes of
 2 000 × 256 factor working sets of 2 000 pairs, whose LU took 93 ms on one

@@ -135,21 +135,44 @@ def equilibrated_copy(scaled):
     return frame
 
 
-def keeps_centred_copy(n_bytes):
-    """Whether a centred copy of X's rows, ``n_bytes`` of them, may stay in memory
-    for a method that makes many passes: up to ``CENTRED_CACHE_BYTES``, or up to a
-    quarter of the memory free now. Re-centring was a fifth of the soft limit's time
-    on 5e4 × 768 embeddings (307 MB); LinearSVC's liblinear copies dense X too, at
-    twice its bytes (16-byte feature nodes)."""
-    return n_bytes <= max(CENTRED_CACHE_BYTES, _free_memory() // 4)
+def keeps_centred_copy(n_bytes, stored_bytes):
+    """Whether a centred copy of X's rows, ``n_bytes`` of float64, may stay in
+    memory for a method that makes many passes: up to ``CENTRED_CACHE_BYTES``;
+    beyond, up to twice the bytes X stores (``stored_bytes``: a sparse X's entries)
+    and a quarter of the memory free now. Re-centring was a fifth of the soft
+    limit's time on 5e4 × 768 embeddings (307 MB); LinearSVC's liblinear copies a
+    dense float64 X at twice its bytes (16-byte feature nodes)."""
+    if n_bytes <= CENTRED_CACHE_BYTES:
+        return True
+    return n_bytes <= 2 * stored_bytes and n_bytes <= _free_memory() // 4
+
+
+# A container's memory limit and use (cgroup v2, then v1): the host's free pages
+# are not the container's.
+_CGROUP_MEMORY = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    (
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+    ),
+)
 
 
 def _free_memory():
-    """Bytes of physical memory free now, or 0 where the platform does not say."""
+    """Bytes of physical memory free now, within the container's limit where one
+    is set; 0 where the platform does not say."""
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
         return 0
+    for limit_file, usage_file in _CGROUP_MEMORY:
+        try:
+            with open(limit_file) as limit, open(usage_file) as usage:
+                free = min(free, int(limit.read()) - int(usage.read()))
+            break
+        except (OSError, ValueError):  # no such cgroup, or no limit ("max")
+            continue
+    return max(free, 0)
 
 
 def chunk_rows(p):

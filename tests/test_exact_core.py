@@ -795,3 +795,26 @@ def test_the_interior_point_on_wide_rows_starts_in_float32_and_still_proves(
     assert singles[0] is True
     assert vertex.total == pytest.approx(least_total_hinge(X, signs(y))[0], rel=1e-9)
     assert alpha.sum() == pytest.approx(vertex.total, rel=1e-9)
+
+
+@pytest.mark.parametrize("case", ["a constant feature", "inactive rows at 1e308"])
+def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_rows(
+    case,
+):
+    """A feature that is 0 on every centred row (its unit in the refinement's
+    check has a floor; no RuntimeWarning) and rows of weight 0 whose scores
+    overflow (left out of the fused pass: 0 × inf) leave the soft limit's answer
+    HiGHS's least total hinge."""
+    X, y, _ = _noisy_soft_limit_rows(n=1500, p=260, seed=2)
+    weights = np.ones(len(y))
+    with warnings.catch_warnings():
+        if case == "a constant feature":
+            X[:, 7] = 3.0
+            warnings.simplefilter("error", RuntimeWarning)
+        else:  # the passes over every row overflow on them, and say so
+            weights[:3], X[:3] = 0.0, 1e308
+            warnings.simplefilter("ignore", RuntimeWarning)
+        model = HardMarginSVM().fit(X, y, sample_weight=weights)
+    active = weights > 0
+    least = least_total_hinge(X[active], signs(y[active]))[0]
+    assert model.hinge_violation_ == pytest.approx(least, rel=1e-9)

@@ -66,8 +66,11 @@ def test_augmented_gram_and_sum_match_numpy_with_or_without_the_kept_copy():
         rows.keep_centred()
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("kept", [False, True])
-def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, kept):
+def test_the_interior_points_passes_read_only_the_rows_they_need(
+    monkeypatch, kept, sparse
+):
     """The Gram pass skips rows of θ = 0 (centring only the others where Z is not
     kept) and is float32's on request; the fused pass gives the scores and the
     normal matrix's product at once. Z is kept where the free memory allows,
@@ -79,7 +82,7 @@ def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, ke
     monkeypatch.setattr(_working_set, "CENTRED_CACHE_BYTES", 0)
     monkeypatch.setattr(_working_set, "_free_memory", lambda: 10**9 if kept else 0)
     X, c, weights = problem(n=90)
-    rows = ScaledRows(X, c, weights)
+    rows = ScaledRows(sp.csr_array(X) if sparse else X, c, weights)
     rows.keep_centred()
     Z1 = np.column_stack([(X - rows.centre) / rows.scale, np.ones(len(c))])
     theta = np.random.RandomState(1).uniform(0, 2, len(c))
@@ -98,15 +101,34 @@ def test_the_interior_points_passes_read_only_the_rows_they_need(monkeypatch, ke
     )
     coef, intercept = np.linspace(-1, 1, X.shape[1]), 0.3
     scores, product = rows.normal_product(theta, coef, intercept)
-    np.testing.assert_allclose(scores, Z1 @ np.r_[coef, intercept], rtol=1e-10)
-    np.testing.assert_allclose(product, (theta * scores) @ Z1, rtol=1e-10)
+    np.testing.assert_allclose(scores, Z1 @ np.r_[coef, intercept], rtol=1e-9)
+    np.testing.assert_allclose(product, (theta * scores) @ Z1, rtol=1e-9)
 
 
-def test_the_free_memory_is_read_or_zero():
-    from sklearn_linsep._working_set import _free_memory, keeps_centred_copy
+def test_the_centred_copy_is_kept_within_twice_what_x_stores_and_the_free_memory(
+    monkeypatch,
+):
+    """Beyond CENTRED_CACHE_BYTES, a centred copy stays only within twice the
+    bytes X stores (a sparse X's entries, not its dense size) and a quarter of
+    the free memory."""
+    from sklearn_linsep import _working_set
+    from sklearn_linsep._working_set import keeps_centred_copy
 
-    assert _free_memory() >= 0
-    assert keeps_centred_copy(1 << 20)  # within CENTRED_CACHE_BYTES, always
+    assert _working_set._free_memory() >= 0
+    assert keeps_centred_copy(1 << 20, 1)  # within CENTRED_CACHE_BYTES, always
+    monkeypatch.setattr(_working_set, "CENTRED_CACHE_BYTES", 0)
+    monkeypatch.setattr(_working_set, "_free_memory", lambda: 4000)
+    assert keeps_centred_copy(1000, 500)
+    assert not keeps_centred_copy(1000, 499)  # a sparse X of few entries
+    assert not keeps_centred_copy(1001, 10**6)  # beyond a quarter of free memory
+    monkeypatch.setattr(_working_set, "_free_memory", lambda: 10**9)
+    X, c, weights = problem(n=90)
+    sparse = sp.random(90, 5, density=0.2, format="csr", random_state=0)
+    for data, kept in ((X, True), (sparse, False)):
+        rows = ScaledRows(data, c, weights)
+        rows.keep_centred()
+        rows.augmented_sum(np.ones(90))
+        assert (rows._centred is not None) == kept
 
 
 def test_augmented_rows_keep_margins_through_the_origin():

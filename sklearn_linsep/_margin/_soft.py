@@ -236,7 +236,8 @@ def _exact_least_hinge(two_class):
 
 def _interior_point_of_all(two_class):
     """:func:`~._solvers.least_hinge_ipm` over every active row, by passes over
-    X (no copy of its rows); ``dual`` on every row, 0 on the inactive."""
+    X (Z kept between them where it fits); ``dual`` on every row, 0 on the
+    inactive."""
     active = np.flatnonzero(two_class.active)
     c, weights = two_class.c[active], two_class.weights[active]
 

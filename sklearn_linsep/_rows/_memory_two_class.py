@@ -28,7 +28,7 @@ GRAM_ROWS = 4096
 
 class ScaledRows(Frame):
     """One two-class problem on X seen as ``Z = (X - centre) / scale``, without
-    copying X.
+    copying X (but for :meth:`keep_centred`).
 
     It holds the labels ``c = ±1`` and the weights (samples of weight 0 are
     inactive: left out of every constraint) and answers every question the
@@ -126,9 +126,9 @@ class ScaledRows(Frame):
         whole = self._all_rows()
         if whole is not None:  # the working set is every row: Z is at hand
             return whole @ coef + intercept
-        out = np.empty(self.n_samples)
         if self._centred is not None:  # Z kept for the interior point's passes
             return self._centred @ coef + intercept
+        out = np.empty(self.n_samples)
         n, p = self.X.shape
         step = chunk_rows(p)
         for start in range(0, n, step):
@@ -138,7 +138,8 @@ class ScaledRows(Frame):
 
     def _blocks(self, held=None, chunks=1):
         """``(rows, Z block)`` over all samples, a few MB at a time, or over the
-        samples of the mask ``held`` only (``rows`` then their indices): the passes
+        samples of the mask ``held`` only (``rows`` a slice where a whole block is
+        held, else the held rows' indices): the passes
         below centre each block as :meth:`scores` does. After :meth:`keep_centred`,
         Z is kept for the next passes where it fits
         (:func:`~.._working_set.keeps_centred_copy`), and read ``chunks`` blocks at
@@ -151,7 +152,9 @@ class ScaledRows(Frame):
                 rows = slice(start, min(start + step, n))
                 yield _held_part(rows, self._centred[rows], held)
             return
-        keep = self._keep_centred and keeps_centred_copy(n * p * 8)
+        keep = self._keep_centred and keeps_centred_copy(
+            n * p * 8, _stored_bytes(self.X)
+        )
         kept = np.empty((n, p)) if keep else None
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
@@ -205,11 +208,16 @@ class ScaledRows(Frame):
         """``(s, Σ θ_i s_i (z_i, 1))`` with ``s_i = z_i·coef + intercept``, in one
         pass (:meth:`scores`, then :meth:`augmented_sum` of ``θ s``, reading each
         block once)."""
-        scores, out = np.empty(self.n_samples), np.zeros(self.n_features)
+        scores, out = np.empty(self.n_samples), np.zeros(self.n_features + 1)
         for rows, block in self._blocks():
             scores[rows] = block @ coef + intercept
-            out += (theta[rows] * scores[rows]) @ block
-        return scores, np.r_[out, theta @ scores]
+            # θ = 0 rows out: an inactive row's score may overflow (its Z is not
+            # bounded by the active rows' extremes), and 0 × inf is nan.
+            weighted = np.zeros(len(block))
+            np.multiply(theta[rows], scores[rows], out=weighted, where=theta[rows] != 0)
+            out[:-1] += weighted @ block
+            out[-1] += weighted.sum()
+        return scores, out
 
     def augmented_sum(self, v, absolute=False):
         """``Σ v_i (z_i, 1)`` over all samples, or ``Σ v_i |(z_i, 1)|``."""
@@ -245,9 +253,10 @@ class ScaledRows(Frame):
         return float(np.min(margins[self.active]))
 
     def total_hinge(self, coef, intercept):
-        """``Σ s_i max(0, 1 - margin_i)``."""
+        """``Σ s_i max(0, 1 - margin_i)`` over the active samples (an inactive
+        sample's margin may overflow, and 0 × inf is nan)."""
         hinge = np.maximum(0.0, 1.0 - self.margins(coef, intercept))
-        return float(np.sum(self.weights * hinge))
+        return float(np.sum(self.weights[self.active] * hinge[self.active]))
 
     def seed(self, size):
         return seed_indices(self, size)
@@ -292,6 +301,11 @@ class AugmentedRows(ScaledRows):
     @property
     def rounding(self):
         return 16 * np.finfo(float).eps * np.sqrt(self.X.shape[1] + 1)
+
+
+def _stored_bytes(X):
+    """The bytes X's values take: its array, or a sparse matrix's entries."""
+    return X.data.nbytes + X.indices.nbytes if sp.issparse(X) else X.nbytes
 
 
 def _held_part(rows, block, held):
