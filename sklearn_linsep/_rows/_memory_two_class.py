@@ -139,11 +139,10 @@ class ScaledRows(Frame):
     def _blocks(self, held=None, chunks=1):
         """``(rows, Z block)`` over all samples, a few MB at a time, or over the
         samples of the mask ``held`` only (``rows`` a slice where a whole block is
-        held, else the held rows' indices): the passes
-        below centre each block as :meth:`scores` does. After :meth:`keep_centred`,
-        Z is kept for the next passes where it fits
-        (:func:`~.._working_set.keeps_centred_copy`), and read ``chunks`` blocks at
-        a time."""
+        held, else the held rows' indices): the passes below centre each block as
+        :meth:`scores` does. After :meth:`keep_centred`, Z is kept for the next
+        passes where it fits (:func:`~.._working_set.keeps_centred_copy`), and
+        read ``chunks`` blocks at a time."""
         n, p = self.X.shape
         step = chunk_rows(p)
         if self._centred is not None:
