@@ -818,3 +818,36 @@ def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_ro
     active = weights > 0
     least = least_total_hinge(X[active], signs(y[active]))[0]
     assert model.hinge_violation_ == pytest.approx(least, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_float32_interior_point_on_real_features_gives_highs_least_hinge(
+    monkeypatch, seed
+):
+    """Real data at p ≥ 256: the digits' 22 principal components and their
+    products (275 features, 1 797 rows), classes 0-4 against 5-9, 5% of the
+    labels flipped. The interior point runs in float32 and the soft limit's
+    total hinge is HiGHS's least, with no RuntimeWarning."""
+    from sklearn.decomposition import PCA
+    from sklearn.preprocessing import PolynomialFeatures
+
+    from sklearn_linsep._margin._solvers import _ipm
+
+    X, digit = load_digits(return_X_y=True)
+    Z = PCA(22, random_state=0).fit_transform(X)
+    Z = PolynomialFeatures(2, include_bias=False).fit_transform(Z)
+    y = (digit >= 5).astype(int)
+    flipped = np.random.default_rng(seed).choice(len(y), len(y) // 20, replace=False)
+    y[flipped] = 1 - y[flipped]
+    refined, solve = [], _ipm._NewtonSystem._solve
+    monkeypatch.setattr(
+        _ipm._NewtonSystem,
+        "_solve",
+        lambda self, rhs: refined.append(self.refine) or solve(self, rhs),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = HardMarginSVM().fit(Z, y)
+    assert refined and refined[0]  # the float32 path ran
+    least = least_total_hinge(Z - Z.mean(axis=0), signs(y))[0]
+    assert model.hinge_violation_ == pytest.approx(least, rel=1e-9)
