@@ -23,8 +23,7 @@ MAX_ROUNDS = 200
 # Samples with a margin above 1 + DROP_ABOVE leave the working set (see grow):
 # measured best of 0.05, 0.2 and 0.5 at n = 1e4-1e5, p = 20-100.
 DROP_ABOVE = 0.2
-# Centred rows kept between passes: 128 MB always, up to a quarter of the free memory
-# beyond (keeps_centred_copy).
+# Centred rows kept between passes: 128 MB always; beyond, see keeps_centred_copy.
 CENTRED_CACHE_BYTES = 1 << 27
 # Sparse X is made dense, for a step that reads every row (the exact decisions) or a
 # route that needs dense rows, up to this many entries (64 MB); beyond, the step gives

@@ -169,9 +169,7 @@ class ScaledRows(Frame):
             self._centred = kept
 
     def _centred_block(self, rows):
-        block = self.X[rows]
-        block = block.toarray() if sp.issparse(block) else block
-        return (block - self.centre) / self.scale
+        return (self.original_rows(rows) - self.centre) / self.scale
 
     def keep_centred(self):
         """Keep Z in memory from the next pass on, where it fits
