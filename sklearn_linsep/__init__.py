@@ -44,6 +44,9 @@ _MODULE_OF = {
         ["make_separability_scorer", "separability_scorer"], "._separability_scorer"
     ),
     "ClassStatistics": "._stats",
+    **dict.fromkeys(
+        ["ComplexityResult", "ErrorRateResult", "linearity_complexity"], ".complexity"
+    ),
     "HardMarginSVM": "._svm",
     **dict.fromkeys(
         [

@@ -255,7 +255,13 @@ def test_other_results_are_the_librarys(row):
 
 
 @pytest.mark.parametrize(
-    "page", ["quickstart.rst", "user_guide/probes.rst", "user_guide/certificates.rst"]
+    "page",
+    [
+        "quickstart.rst",
+        "user_guide/probes.rst",
+        "user_guide/certificates.rst",
+        "user_guide/complexity.rst",
+    ],
 )
 def test_pages_with_examples_run_as_printed(page):
     failed, attempted = doctest.testfile(

@@ -22,6 +22,7 @@ from sklearn_linsep._report._section import Section
 from sklearn_linsep._report.sections import SECTIONS
 from sklearn_linsep._report.sections._angle import Angle
 from sklearn_linsep._report.sections._cover import Cover
+from sklearn_linsep._report.sections._complexity import Complexity
 from sklearn_linsep._report.sections._distance import Distance
 from sklearn_linsep._report.sections._joint import JointVerdict
 from sklearn_linsep._report.sections._validation import CrossValidation
@@ -52,7 +53,7 @@ def test_every_section_is_registered_once_with_its_help():
     keys = [section.key for section in SECTIONS]
     assert len(set(keys)) == len(keys)
     assert {type(s) for s in SECTIONS} == {JointVerdict, Verdict, Distance, Angle,
-                                           Cover, CrossValidation}  # fmt: skip
+                                           Cover, Complexity, CrossValidation}  # fmt: skip
     for section in SECTIONS:
         assert isinstance(section, Section) and section.help
         for word, text in section.help:

@@ -58,6 +58,24 @@ class ReportSettings:
         }
 
 
+@dataclass(frozen=True)
+class PairFindings:
+    """What the verdict found of one class pair, on standardized rows: its
+    ``rows`` (indices into the rows in memory), the least total ``hinge`` on
+    ``hinge_rows`` rows (0 where separable), and the hyperplane of fewest errors
+    ``coef``, ``intercept`` (the maximal-margin one where separable) with its
+    proved ``errors`` on ``rows`` and the search's ``lower`` bound (None where
+    the rows are a sample: they bound nothing of the other rows)."""
+
+    rows: np.ndarray
+    hinge: float | None
+    hinge_rows: int
+    coef: np.ndarray | None
+    intercept: float | None
+    lower: int | None
+    errors: int | None
+
+
 @dataclass
 class ReportData:
     """The rows in memory (all, or a sample), their class statistics (of all
@@ -68,7 +86,10 @@ class ReportData:
     computed (their figures then move with no unit of any feature).
     ``run_settings`` are what the run finds out about its settings (the folds
     the rows allow, the rows cross-validation used): the JSON's ``settings`` says
-    them after :attr:`settings`.
+    them after :attr:`settings`. ``findings`` is what a section found that a later
+    one reuses rather than computes again: the verdict's least total hinge and
+    hyperplane of fewest errors per class pair (a :class:`PairFindings` by the
+    pair's class indices), for the complexity measures.
     """
 
     X: np.ndarray
@@ -80,6 +101,7 @@ class ReportData:
     settings: ReportSettings = field(default_factory=ReportSettings)
     progress: object = None
     run_settings: dict = field(default_factory=dict)
+    findings: dict = field(default_factory=dict)
 
     @property
     def n_classes(self):

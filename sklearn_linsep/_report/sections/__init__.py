@@ -11,10 +11,19 @@ order of the sections' clauses in the headline's verdict and of their steps in i
 """
 
 from ._angle import Angle
+from ._complexity import Complexity
 from ._cover import Cover
 from ._distance import Distance
 from ._joint import JointVerdict
 from ._validation import CrossValidation
 from ._verdict import Verdict
 
-SECTIONS = (JointVerdict(), Verdict(), Distance(), Angle(), Cover(), CrossValidation())
+SECTIONS = (
+    JointVerdict(),
+    Verdict(),
+    Distance(),
+    Angle(),
+    Cover(),
+    Complexity(),
+    CrossValidation(),
+)

@@ -7,15 +7,17 @@ from itertools import combinations
 import numpy as np
 
 from ..._certificates import linear_separability
+from ..._complexity import fewest_misclassified, misclassified
 from ..._margin import minimum_errors, native_stdout_silenced
 from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
+from .._context import PairFindings
 from .._layout import (
     COMPACT_ABOVE,
-    count,
     LISTED_PAIRS,
     certificate_lines,
     columns,
+    count,
     escaped,
     number,
     of_rows,
@@ -199,13 +201,27 @@ def removal_text(verdict):
     upper = removal["upper_bound"]
     of = f"of {count(removal['rows'])} rows"
     if removal["optimal"]:
-        return f"exactly {upper} {of} must be removed (proven)"
+        return f"exactly {upper} {of} must be removed (proven)" + _l2_text(removal)
     why = (
         "the search's --time-limit ran out"
         if removal["stopped_by"] == "time_limit"
         else "the search's --effort ran out"
     )
-    return f"at least {lower} and at most {upper} {of} must be removed ({why})"
+    return (
+        f"at least {lower} and at most {upper} {of} must be removed ({why})"
+        + _l2_text(removal)
+    )
+
+
+def _l2_text(removal):
+    """Ho & Basu's L2 where the removal has it: the least training error rate of
+    any hyperplane, bounded (the upper one a hyperplane's proved errors)."""
+    if "error_rate" not in removal:
+        return ""
+    lower, upper = removal["error_rate"]
+    if lower == upper:
+        return f"; L2 (least error rate) {number(upper)}"
+    return f"; L2 (least error rate) {number(lower)} to {number(upper)}"
 
 
 def hinge_text(verdict):
@@ -244,6 +260,10 @@ def pair_verdict(data, pair):
         "of_rows": int(round(data.statistics.counts[list(pair)].sum())),
     }
     if result.separable:
+        c = (y == pair[1]).astype(np.intp)
+        errors = int(misclassified(Z, c, result.coef, result.intercept).sum())
+        data.findings[pair] = PairFindings(members, 0.0, len(members), result.coef,
+                                           result.intercept, 0, errors)  # fmt: skip
         return (
             verdict
             | _hyperplanes(data, result, names[pair[1]])
@@ -262,11 +282,34 @@ def pair_verdict(data, pair):
         data.fitting_rows(np.searchsorted(pair, y)), result.certificate_indices
     )
     c = np.where(y == y.max(), 1.0, -1.0)
-    return (
-        verdict
-        | _least_hinge(data, Z, y, rows)
-        | fewest_removed(data, Z, c, np.unique(y), rows, members)
+    search = {}
+    verdict |= _least_hinge(data, Z, y, rows) | fewest_removed(
+        data, Z, c, np.unique(y), rows, members, search
     )
+    _error_rates(data, pair, verdict, Z[rows], c[rows] > 0, members[rows], search)
+    return verdict
+
+
+def _error_rates(data, pair, verdict, Z, positive, members, search):
+    """L2 with the fewest rows to remove: its bounds as error rates, the upper one
+    the proved error count of the search's hyperplane (at most the rows it
+    removes); and the pair's :class:`~.._context.PairFindings`."""
+    removal, found = verdict.get("removal"), search.get("result")
+    coef = intercept = lower = errors = None
+    if found is not None and removal is not None and "upper_bound" in removal:
+        c = positive.astype(np.intp)
+        coef, intercept, errors = fewest_misclassified(Z, c, found)
+        lower = min(found.lower_bound, errors)
+        if errors < removal["upper_bound"]:  # its errors out, the rest separate
+            wrong = misclassified(Z, c, coef, intercept)
+            removal["upper_bound"] = errors
+            removal["optimal"] = lower == errors
+            removal["removed"] = [plain(data.row_ids[i]) for i in members[wrong]]
+        removal["misclassified"] = errors
+        removal["error_rate"] = [lower / len(Z), errors / len(Z)]
+    hinge = verdict.get("hinge_violation")
+    data.findings[pair] = PairFindings(members, hinge, verdict["hinge_rows"], coef,
+                                       intercept, lower, errors)  # fmt: skip
 
 
 def _hyperplanes(data, result, positive_class):
@@ -313,12 +356,13 @@ def exact_weights(result):
     return [{"weight_exact": str(value)} for value in exact]
 
 
-def fewest_removed(data, Z, labels, classes, rows, members):
+def fewest_removed(data, Z, labels, classes, rows, members, search=None):
     """The fewest rows to remove of ``rows`` (as the hinge's), with ``labels``
     the signs ±1 of two ``classes`` or the codes of K > 2 (joint): on all rows,
     both bounds; on a sample, only the lower bound holds for all rows (and the
     greedy removal behind the upper bound is skipped). ``members`` are the rows
-    of the data that ``Z`` holds."""
+    of the data that ``Z`` holds; ``search["result"]`` gets the search's
+    :class:`~..._margin.MinimumErrorResult` where a dict is given."""
     whole = len(rows) == len(labels) and not data.sampled
     try:
         with native_stdout_silenced():  # the report owns stdout (see there)
@@ -333,6 +377,8 @@ def fewest_removed(data, Z, labels, classes, rows, members):
             )
     except SolverError as error:
         return {"removal": None, "removal_error": str(error)}
+    if search is not None:
+        search["result"] = result
     removal = {
         "lower_bound": int(result.lower_bound),
         "stopped_by": result.stopped_by,

@@ -1,0 +1,361 @@
+"""The arithmetic of Ho & Basu's complexity measures, kept apart from their public
+face (:mod:`sklearn_linsep.complexity`: validation, results, docstrings).
+
+Two floors of data: the feature measures (F1–F4) read per-class moments and
+extremes of each feature (one pass each, dense or CSR, never densified); the
+linearity measures (F1v, L1–L3) read the library's own machinery: the class
+statistics with the rank decision and its proof on the rows (F1v), the exact core's
+C → ∞ soft limit (L1) and the fewest rows to remove (L2), whose hyperplane L3
+reuses. Errors of a hyperplane are counted exactly: a row's sign is taken from
+float64 where its rounding bound decides it, else in rationals.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.svm import LinearSVC
+
+from ._angle import _range_of, mean_difference_parts
+from ._exact._enclosure import rounding_factor
+from ._exact._numbers import exact_dot, rational, rational_scalar
+from ._margin import maximal_margin_of, minimum_errors
+from ._working_set import DENSE_FALLBACK_ENTRIES
+
+ROWS_PER_CHUNK = 4096  # rows of a dense boolean (rows × features) block at a time
+
+
+@dataclass
+class Pair:
+    """The rows of two classes ``i < j`` of K: ``X`` (dense or CSR), ``c`` (1 for
+    class j, 0 for class i), ``weights`` (None: one each) and the positions of the
+    rows in the data given, ``indices``."""
+
+    i: int
+    j: int
+    X: object
+    c: np.ndarray
+    weights: np.ndarray | None
+    indices: np.ndarray
+
+    @property
+    def total(self):
+        return float(len(self.c) if self.weights is None else self.weights.sum())
+
+    def weight_of(self, mask):
+        """Total weight of the rows where ``mask`` holds."""
+        if self.weights is None:
+            return float(np.count_nonzero(mask))
+        return float(self.weights[mask].sum())
+
+
+def pairs_of(X, codes, n_classes, weights):
+    """Every :class:`Pair` of classes ``i < j``, in order."""
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            indices = np.flatnonzero((codes == i) | (codes == j))
+            yield Pair(
+                i,
+                j,
+                X[indices],
+                (codes[indices] == j).astype(np.intp),
+                None if weights is None else weights[indices],
+                indices,
+            )
+
+
+# ---------------------------------------------------------------------------
+# F1: per-feature moments of every class, two-pass (centred), sparse kept sparse
+
+
+def class_moments(X, codes, n_classes, weights):
+    """``(counts, means, within)``: each class's weight, its weighted mean of every
+    feature and its centred sum of squares ``Σ w (x - m_k)²``, shapes (K,),
+    (K, p), (K, p). Centred in a second pass (no raw sums of squares, which lose
+    every digit far from the origin); sparse X by its stored entries plus the
+    implicit zeros' share ``(c_k - stored weight) m_k²``."""
+    w = np.ones(len(codes)) if weights is None else weights
+    one_hot = sp.csr_array(
+        (w, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
+    )
+    counts = np.bincount(codes, weights=w, minlength=n_classes)
+    sums = one_hot @ X
+    sums = sums.toarray() if sp.issparse(sums) else sums
+    means = np.asarray(sums, dtype=np.float64) / counts[:, None]
+    if not sp.issparse(X):
+        within = np.zeros_like(means)
+        for start in range(0, X.shape[0], ROWS_PER_CHUNK):
+            rows = slice(start, start + ROWS_PER_CHUNK)
+            centred = X[rows] - means[codes[rows]]
+            within += _class_sums(centred * centred, codes[rows], w[rows], n_classes)
+        return counts, means, within
+    X = sp.csr_array(X)
+    entry_rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    entry_codes, entry_w = codes[entry_rows], w[entry_rows]
+    flat = entry_codes * X.shape[1] + X.indices
+    size = n_classes * X.shape[1]
+    deviations = X.data - means.ravel()[flat]
+    stored = np.bincount(flat, entry_w * deviations**2, size).reshape(means.shape)
+    stored_weight = np.bincount(flat, entry_w, size).reshape(means.shape)
+    zeros = np.maximum(counts[:, None] - stored_weight, 0.0)
+    return counts, means, stored + zeros * means**2
+
+
+def _class_sums(values, codes, w, n_classes):
+    """``Σ_{i in k} w_i values_i`` for every class k, shape (K, p)."""
+    out = np.zeros((n_classes, values.shape[1]))
+    np.add.at(out, codes, values * w[:, None])
+    return out
+
+
+def fisher_ratio(counts, means, within):
+    """Lorena et al.'s per-feature ratio ``r_f = Σ_k c_k (m_kf - m_f)² / Σ_k
+    Σ_{i in k} w_i (x_if - m_kf)²``; 0 where the feature is constant over all the
+    rows (0/0: it says nothing), ``inf`` where it is constant within every class
+    while the class means differ."""
+    mean = counts @ means / counts.sum()
+    between = counts @ (means - mean) ** 2
+    within = within.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = between / within
+    ratio[(between <= 0) & (within <= 0)] = 0.0
+    return ratio
+
+
+# ---------------------------------------------------------------------------
+# F2–F4: the overlap of the two classes' ranges, feature by feature
+
+
+def class_extremes(X, c):
+    """``(low, high, lowest, highest)`` per feature: the overlap of the two
+    classes' ranges ``[max of minima, min of maxima]`` (empty where low > high) and
+    the range of both ``[lowest, highest]``."""
+    first, second = X[c == 0], X[c == 1]
+    mins = np.vstack([_column_min(first), _column_min(second)])
+    maxs = np.vstack([_column_max(first), _column_max(second)])
+    return mins.max(axis=0), maxs.min(axis=0), mins.min(axis=0), maxs.max(axis=0)
+
+
+def _column_min(X):
+    if sp.issparse(X):
+        return np.asarray(X.min(axis=0).toarray()).ravel().astype(np.float64)
+    return X.min(axis=0).astype(np.float64)
+
+
+def _column_max(X):
+    if sp.issparse(X):
+        return np.asarray(X.max(axis=0).toarray()).ravel().astype(np.float64)
+    return X.max(axis=0).astype(np.float64)
+
+
+def overlap_volume(low, high, lowest, highest):
+    """F2's ``Π_f max(0, high_f - low_f) / (highest_f - lowest_f)``; a feature
+    constant over both classes (0/0) is left out of the product, as ECoL's
+    ``na.rm`` and problexity's ``nanprod`` leave it: it overlaps whole."""
+    spread = highest - lowest
+    varies = spread > 0
+    overlap = np.maximum(high - low, 0.0)[varies] / spread[varies]
+    return float(np.prod(overlap))
+
+
+def outside_weights(pair, rows, low, high):
+    """For every feature, the weight of the ``rows`` of ``pair`` outside the
+    closed overlap ``[low, high]`` (a value on a bound overlaps, as in ECoL)."""
+    X = pair.X[rows]
+    w = np.ones(len(rows)) if pair.weights is None else pair.weights[rows]
+    if not sp.issparse(X):
+        out = np.zeros(X.shape[1])
+        for start in range(0, X.shape[0], ROWS_PER_CHUNK):
+            block = X[start : start + ROWS_PER_CHUNK]
+            outside = (block < low) | (block > high)
+            out += w[start : start + ROWS_PER_CHUNK] @ outside
+        return out
+    X = sp.csr_array(X)
+    entry_w = np.repeat(w, np.diff(X.indptr))
+    columns = X.indices
+    outside = (X.data < low[columns]) | (X.data > high[columns])
+    p = X.shape[1]
+    stored_outside = np.bincount(columns[outside], entry_w[outside], p)
+    implicit_zeros = w.sum() - np.bincount(columns, entry_w, p)
+    zero_outside = (low > 0) | (high < 0)
+    return stored_outside + np.where(zero_outside, implicit_zeros, 0.0)
+
+
+def feature_efficiency(pair):
+    """F3: the smallest share (by weight) of the pair's rows that any one feature
+    leaves in its overlap."""
+    low, high, _, _ = class_extremes(pair.X, pair.c)
+    every = np.arange(len(pair.c))
+    outside = outside_weights(pair, every, low, high)
+    return float((pair.total - outside.max()) / pair.total)
+
+
+def collective_efficiency(pair):
+    """F4: features taken greedily, each the one whose overlap leaves out the most
+    weight of the rows still in every overlap so far; the share left at the end
+    (when no row is left, every feature is used, or one class only is left, as
+    ECoL's ``removing`` stops: then its rows count as left)."""
+    remaining = np.arange(len(pair.c))
+    used = np.zeros(pair.X.shape[1], dtype=bool)
+    while remaining.size and not used.all():
+        c = pair.c[remaining]
+        if c.min() == c.max():
+            break
+        low, high, _, _ = class_extremes(pair.X[remaining], c)
+        outside = outside_weights(pair, remaining, low, high)
+        outside[used] = -1.0
+        best = int(np.argmax(outside))  # ties: the first feature, as ECoL
+        if outside[best] <= 0:
+            break  # nothing moves: every later round would be this one
+        column = pair.X[remaining][:, [best]]
+        values = column.toarray().ravel() if sp.issparse(column) else column.ravel()
+        remaining = remaining[(values >= low[best]) & (values <= high[best])]
+        used[best] = True
+    return pair.weight_of(np.isin(np.arange(len(pair.c)), remaining)) / pair.total
+
+
+# ---------------------------------------------------------------------------
+# F1v: Fisher's directional ratio, from the library's statistics and rank proof
+
+
+def directional_ratio(stats, rows, i, j, kappa, tol):
+    """``(dF, rank, in_range)``: Fisher's ratio ``(dᵀBd) / (dᵀWd)`` along
+    ``d = W(κ)⁻¹ Δ`` with ``W = scatter / c`` (biased, c the pair's weight) and
+    ``W(κ) = W + κQ`` (Q the projector on W's null space): with a = ΔᵀW⁺Δ and
+    q = ‖QΔ‖², ``dF = (a + q/κ)² / a``; ``inf`` where a = 0 < q/κ (or κ = ∞ and
+    q > 0: its limit), 0 where the means coincide. QΔ is read by the proof on the
+    rows (:func:`~._angle.mean_difference_parts`): zero where Δ is proved in W's
+    range."""
+    reg = stats.regularized_inverse(1.0, tol)
+    parts = mean_difference_parts(stats, reg, _range_of(rows, i, j))
+    delta = stats.mean_difference(1, 0)
+    # W = S · divisor / c, so W⁺ = S⁺ · c / divisor (S the library's covariance).
+    divisor = stats._covariance_divisor()  # None where no row varies: W = 0
+    scale = 0.0 if divisor is None else stats.total_weight / divisor
+    a = scale * max(float(delta @ parts.pinv), 0.0)
+    q = float(parts.null @ parts.null)
+    lifted = q / kappa if np.isfinite(kappa) else 0.0
+    if a <= 0.0:
+        ratio = np.inf if (q > 0 and (lifted > 0 or not np.isfinite(kappa))) else 0.0
+    else:
+        ratio = (a + lifted) ** 2 / a
+    return ratio, parts.rank, parts.in_range
+
+
+# ---------------------------------------------------------------------------
+# L1–L3: the exact core's soft limit and fewest rows to remove
+
+
+def least_total_hinge(problem, tol, classes):
+    """``(hinge, separable, coef, intercept)`` of the C → ∞ soft limit of one
+    two-class problem (:class:`~._rows._protocol.TwoClassRows`): the least total
+    hinge, 0 exactly where the exact core proves the classes separable."""
+    result = maximal_margin_of(problem, tol=tol, soft=True, classes=classes)
+    hinge = 0.0 if result.separable else float(result.hinge_violation)
+    return hinge, bool(result.separable), result.coef, float(result.intercept)
+
+
+def dense_rows(X, name):
+    """X as a dense float64 array for the fewest rows to remove, within the one
+    limit on densifying sparse X."""
+    if not sp.issparse(X):
+        return np.asarray(X, dtype=np.float64)
+    if X.shape[0] * X.shape[1] > DENSE_FALLBACK_ENTRIES:
+        raise ValueError(
+            f"{name}: the fewest rows to remove reads dense rows, and this pair's "
+            f"{X.shape[0]} x {X.shape[1]} sparse rows exceed "
+            f"sklearn_linsep._working_set.DENSE_FALLBACK_ENTRIES = "
+            f"{DENSE_FALLBACK_ENTRIES} entries. Reduce the features (e.g. "
+            "TruncatedSVD) or the rows first."
+        )
+    return X.toarray().astype(np.float64, copy=False)
+
+
+def fewest_errors(pair, classes, *, effort, time_limit, tol, name):
+    """:class:`~._margin.MinimumErrorResult` of one pair (rows counted, not
+    weighted)."""
+    X = dense_rows(pair.X, name)
+    signs = np.where(pair.c == 1, 1.0, -1.0)
+    return minimum_errors(
+        X, signs, classes, time_limit=time_limit, effort=effort, tol=tol
+    )
+
+
+def fewest_misclassified(X, c, search):
+    """``(coef, intercept, errors)``: of the hyperplane of a
+    :class:`~._margin.MinimumErrorResult` ``search`` and ``LinearSVC()``'s on the
+    same rows (the peers' L2: never above theirs, then), the one of fewer proved
+    errors (the search's on a tie)."""
+    best = (search.coef, float(search.intercept))
+    errors = int(misclassified(X, c, *best).sum())
+    if errors == 0 or min(np.bincount(c, minlength=2)) == 0:
+        return *best, errors
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # liblinear's iteration limit: a candidate
+        svm = LinearSVC(random_state=0).fit(X, c)
+    theirs = int(misclassified(X, c, svm.coef_[0], svm.intercept_[0]).sum())
+    if theirs < errors:
+        return svm.coef_[0].astype(np.float64), float(svm.intercept_[0]), theirs
+    return *best, errors
+
+
+def misclassified(X, c, coef, intercept):
+    """Boolean mask of the rows with ``s_i (coef·x_i + intercept) ≤ 0`` (s = ±1
+    from c = 1/0; a score of exactly 0 is an error), each sign proved: from
+    float64 where the score's rounding bound decides it, else in rationals."""
+    coef = np.asarray(coef, dtype=np.float64)
+    intercept = float(intercept)
+    signs = np.where(np.asarray(c) == 1, 1.0, -1.0)
+    with np.errstate(all="ignore"):
+        scores = np.asarray(X @ coef).ravel() + intercept
+        magnitude = np.asarray(abs(X) @ np.abs(coef)).ravel() + abs(intercept)
+        gamma = rounding_factor(X.shape[1] + 2)
+        radius = gamma * magnitude * (1 + gamma) + 2.0**-1070 * (X.shape[1] + 1)
+    decided = np.isfinite(scores) & np.isfinite(radius) & (np.abs(scores) > radius)
+    wrong = decided & (signs * scores < 0)
+    if decided.all():
+        return wrong
+    w, b = rational(coef), rational_scalar(intercept)
+    for row in np.flatnonzero(~decided):
+        score = _exact_score(X, row, w, b)
+        wrong[row] = signs[row] * score <= 0
+    return wrong
+
+
+def _exact_score(X, row, w, b):
+    """``w·x_row + b`` in rationals (w, b Fractions)."""
+    if sp.issparse(X):
+        part = sp.csr_array(X[[row]])
+        values, columns = part.data, part.indices
+        return exact_dot(rational(values), [w[k] for k in columns]) + b
+    return exact_dot(rational(X[row]), w) + b
+
+
+def interpolated(pair, rng):
+    """Lorena et al.'s L3 points: for each class as many points as it has rows,
+    each ``x_a + t (x_b - x_a)`` for two distinct rows a, b of the class drawn
+    uniformly and one ``t ~ U(0, 1)`` for all features (a class of one row
+    gives that row). Returns ``(points, c)``."""
+    firsts, seconds, labels = [], [], []
+    for side in (0, 1):
+        members = np.flatnonzero(pair.c == side)
+        count = len(members)
+        first = rng.randint(count, size=count)
+        second = rng.randint(max(count - 1, 1), size=count)
+        if count > 1:
+            second = second + (second >= first)
+        else:
+            second = first
+        firsts.append(members[first])
+        seconds.append(members[second])
+        labels.append(np.full(count, side, dtype=np.intp))
+    firsts, seconds = np.concatenate(firsts), np.concatenate(seconds)
+    t = rng.uniform(size=len(firsts))
+    start, end = pair.X[firsts], pair.X[seconds]
+    if sp.issparse(start):
+        scale = sp.diags_array(t)
+        points = sp.csr_array(start + scale @ (end - start))
+    else:
+        points = start + t[:, None] * (end - start)
+    return points, np.concatenate(labels)
