@@ -54,19 +54,48 @@ def pairs_of(X, codes, n_classes, weights):
     """Every :class:`Pair` of classes ``i < j``, in order."""
     for i in range(n_classes):
         for j in range(i + 1, n_classes):
-            indices = np.flatnonzero((codes == i) | (codes == j))
-            yield Pair(
-                i,
-                j,
-                X[indices],
-                (codes[indices] == j).astype(np.intp),
-                None if weights is None else weights[indices],
-                indices,
-            )
+            yield pair_of(X, codes, i, j, weights)
+
+
+def pair_of(X, codes, i, j, weights=None):
+    """The :class:`Pair` of classes i < j of rows X with class ``codes``."""
+    indices = np.flatnonzero((codes == i) | (codes == j))
+    return Pair(
+        i,
+        j,
+        X[indices],
+        (codes[indices] == j).astype(np.intp),
+        None if weights is None else weights[indices],
+        indices,
+    )
+
+
+def error_distance(hinge, total):
+    """L1's ``SED / (1 + SED)`` of a least total ``hinge`` over rows weighing
+    ``total``."""
+    distance = hinge / total
+    return distance / (1.0 + distance)
 
 
 # ---------------------------------------------------------------------------
 # F1: per-feature moments of every class, two-pass (centred), sparse kept sparse
+
+
+def maximum_fisher_ratio(X, codes, n_classes, weights):
+    """F1 = 1 / (1 + max_f r_f) of :func:`fisher_ratio`, on X's features each
+    divided by its largest magnitude first (r_f does not move with a feature's
+    scale, and its squares then neither overflow nor underflow)."""
+    largest = _column_max(abs(X))
+    largest[~(largest > 0)] = 1.0
+    if sp.issparse(X):
+        X = sp.csr_array(X) @ sp.diags_array(1.0 / largest)
+    else:
+        X = X / largest
+    counts, means, within = class_moments(X, codes, n_classes, weights)
+    for k in range(n_classes):  # a feature constant within class k: no spread
+        members = X[codes == k]
+        within[k, _column_min(members) == _column_max(members)] = 0.0
+    return 1.0 / (1.0 + float(fisher_ratio(counts, means, within).max()))
 
 
 def class_moments(X, codes, n_classes, weights):
@@ -223,10 +252,10 @@ def directional_ratio(stats, rows, i, j, kappa, tol):
     """``(dF, rank, in_range)``: Fisher's ratio ``(dᵀBd) / (dᵀWd)`` along
     ``d = W(κ)⁻¹ Δ`` with ``W = scatter / c`` (biased, c the pair's weight) and
     ``W(κ) = W + κQ`` (Q the projector on W's null space): with a = ΔᵀW⁺Δ and
-    q = ‖QΔ‖², ``dF = (a + q/κ)² / a``; ``inf`` where a = 0 < q/κ (or κ = ∞ and
-    q > 0: its limit), 0 where the means coincide. QΔ is read by the proof on the
-    rows (:func:`~._angle.mean_difference_parts`): zero where Δ is proved in W's
-    range."""
+    q = ‖QΔ‖², ``dF = (a + q/κ)² / a``; ``inf`` where a = 0 < q/κ (or κ = ∞
+    and q > 0: its limit), 0 where the means coincide. QΔ is read by the proof
+    on the rows (:func:`~._angle.mean_difference_parts`): zero where Δ is proved
+    in W's range."""
     reg = stats.regularized_inverse(1.0, tol)
     parts = mean_difference_parts(stats, reg, _range_of(rows, i, j))
     delta = stats.mean_difference(1, 0)
@@ -282,12 +311,11 @@ def fewest_errors(pair, classes, *, effort, time_limit, tol, name):
     )
 
 
-def fewest_misclassified(X, c, search):
-    """``(coef, intercept, errors)``: of the hyperplane of a
-    :class:`~._margin.MinimumErrorResult` ``search`` and ``LinearSVC()``'s on the
-    same rows (the peers' L2: never above theirs, then), the one of fewer proved
-    errors (the search's on a tie)."""
-    best = (search.coef, float(search.intercept))
+def fewest_misclassified(X, c, coef, intercept):
+    """``(coef, intercept, errors)``: of the hyperplane given (a search's) and
+    ``LinearSVC()``'s on the same rows (the peers' L2: never above theirs, then),
+    the one of fewer proved errors (the one given on a tie)."""
+    best = (np.asarray(coef, dtype=np.float64), float(intercept))
     errors = int(misclassified(X, c, *best).sum())
     if errors == 0 or min(np.bincount(c, minlength=2)) == 0:
         return *best, errors

@@ -35,6 +35,7 @@ complex is your classification problem? A survey on measuring classification
 complexity", ACM Computing Surveys 52(5), 2019.
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -45,6 +46,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 from . import _complexity as kernels
 from ._rows import rows_of
 from ._validation import plain_label, validate_labelled_data
+from .exceptions import SolverError
 
 __all__ = [
     "ComplexityResult",
@@ -230,9 +232,12 @@ class _Data:
             raise ValueError(
                 message if message.startswith(name) else f"{name}: {message}"
             ) from error
-        if weights is not None and np.any(weights == 0):
+        if weights is not None:
             keep = weights > 0
             X, codes, weights = X[keep], codes[keep], weights[keep]
+            # No measure moves with the weights' total; the library's statistics
+            # need it to exceed the classes' count (its covariance's divisor).
+            weights = weights * (len(weights) / weights.sum())
         self.X, self.codes, self.classes, self.weights = X, codes, classes, weights
         self.name = name
         self._rows = self._stats = None
@@ -262,10 +267,22 @@ class _Data:
 
 
 def _native_f1(data):
-    counts, means, within = kernels.class_moments(
+    return kernels.maximum_fisher_ratio(
         data.X, data.codes, data.n_classes, data.weights
     )
-    return 1.0 / (1.0 + float(kernels.fisher_ratio(counts, means, within).max()))
+
+
+@contextmanager
+def _named(name):
+    """The measure's name before the message of an error the library's core
+    raises while computing it (validation names it already)."""
+    try:
+        yield
+    except (ValueError, SolverError) as error:
+        message = str(error)
+        if message.startswith(name):
+            raise
+        raise type(error)(f"{name}: {message}") from error
 
 
 class _PairMeasures:
@@ -280,10 +297,16 @@ class _PairMeasures:
             self.values[name] = getattr(self, "_" + name)()
         return self.values[name]
 
+    def compute_all(self):
+        """Every measure, the soft limit (L1) before L2, which shares it where it
+        proves the pair separable."""
+        for name in ("l1", *MEASURES):
+            self[name]
+        return self
+
     def _f1(self):
         pair = self.pair
-        counts, means, within = kernels.class_moments(pair.X, pair.c, 2, pair.weights)
-        return 1.0 / (1.0 + float(kernels.fisher_ratio(counts, means, within).max()))
+        return kernels.maximum_fisher_ratio(pair.X, pair.c, 2, pair.weights)
 
     def _f1v(self):
         stats = self.data.statistics(self.pair)
@@ -312,28 +335,29 @@ class _PairMeasures:
         return self["soft"][0]
 
     def _l1(self):
-        distance = self["hinge"] / self.pair.total
-        return distance / (1.0 + distance)
+        return kernels.error_distance(self["hinge"], self.pair.total)
 
     def _l2(self):
         pair, data = self.pair, self.data
         classes = data.classes[[pair.i, pair.j]]
         n = len(pair.c)
+        errors = None
         if "soft" in self.values and self["soft"][1]:  # proved separable: share it
             _, _, coef, intercept = self["soft"]
             lower, stopped_by = 0, "optimal"
             errors = int(kernels.misclassified(pair.X, pair.c, coef, intercept).sum())
-        else:
+        if errors != 0:  # inseparable; or separable in rationals only: search
             found = kernels.fewest_errors(
                 pair, classes, effort=self.settings["effort"],
                 time_limit=self.settings["time_limit"], tol=self.settings["tol"],
                 name=data.name,
             )  # fmt: skip
             coef, intercept, errors = kernels.fewest_misclassified(
-                pair.X, pair.c, found
+                pair.X, pair.c, found.coef, found.intercept
             )
             lower, stopped_by = found.lower_bound, found.stopped_by
-        lower = min(lower, errors)
+        # The lower bound is proved, the errors counted exactly: never above them.
+        assert lower <= errors, (lower, errors)
         return ErrorRateResult(
             bounds=(lower / n, errors / n),
             coef=np.asarray(coef, dtype=np.float64),
@@ -367,10 +391,11 @@ def _settings(kappa=np.inf, effort=EFFORT, time_limit=60.0, tol=1e-9, seed=None,
 
 def _per_pair(data, name, settings):
     """``{(a, b): value}`` of one measure over every pair."""
-    return {
-        data.labels(pair): _PairMeasures(data, pair, settings)[name]
-        for pair in data.pairs()
-    }
+    with _named(name):
+        return {
+            data.labels(pair): _PairMeasures(data, pair, settings)[name]
+            for pair in data.pairs()
+        }
 
 
 def _averaged(values, average):
@@ -447,11 +472,14 @@ def f1(X, y, *, sample_weight=None):
     >>> round(f1(X, y), 4)
     0.0586
     """
-    return _native_f1(_Data(X, y, sample_weight, "f1"))
+    data = _Data(X, y, sample_weight, "f1")
+    with _named("f1"):
+        return _native_f1(data)
 
 
 @validate_params(
-    {**_XY, **_KAPPA, **_WEIGHT, **_AVERAGE, "tol": [Interval(Real, 0, None, closed="left"), None]},
+    {**_XY, **_KAPPA, **_WEIGHT, **_AVERAGE,
+     "tol": [Interval(Real, 0, None, closed="left"), None]},  # fmt: skip
     prefer_skip_nested_validation=True,
 )
 def f1v(X, y, *, kappa=np.inf, sample_weight=None, average=True, tol=None):
@@ -639,7 +667,9 @@ def l1(X, y, *, sample_weight=None, average=True, tol=1e-9):
     classes are linearly separable, decided by the exact verdict. The peers take a
     linear SVM at C = 1 or 2 instead and sum its misclassified rows' distances
     (problexity: geometric; ECoL: its decision values), which can be above 0 on
-    separable data. In the units of X, as the peers' (pymfe scales X first).
+    separable data. The least total hinge does not move with any invertible
+    affine map of the features (the LP's hyperplanes map with them), so neither
+    does L1, where the peers' depends on the features' units.
 
     Parameters
     ----------
@@ -680,7 +710,11 @@ def l2(X, y, *, effort=EFFORT, time_limit=60.0, tol=1e-9):
     misclassified), the upper bound the error count of a hyperplane, each row's
     sign proved. 0 exactly on linearly separable data; above 0 (its lower bound)
     on inseparable data. The peers report one LinearSVC's training error, which
-    is an upper bound of L2 at best. Rows are counted, not weighted.
+    is an upper bound of L2 at best; the upper bound here is the fewer errors of
+    the search's hyperplane and ``LinearSVC()``'s (theirs), so never above theirs.
+    Both bounds are proved on X as given; how close they come within ``effort``
+    depends on the features' coordinates and the rows' order (a search), the
+    least error itself on neither. Rows are counted, not weighted.
 
     Parameters
     ----------
@@ -819,22 +853,26 @@ def linearity_complexity(X, y, *, kappa=np.inf, random_state=None,
       L3          0.0000  that hyperplane's error on interpolated points
     """
     data = _Data(X, y, sample_weight, "linearity_complexity")
-    settings = _settings(kappa, effort, time_limit, tol, random_state)
-    pairs = {}
-    for pair in data.pairs():
-        measures = _PairMeasures(data, pair, settings)
-        for name in ("l1", *MEASURES):  # the soft limit first: L2 may share it
-            measures[name]
-        pairs[data.labels(pair)] = _result(measures, data.classes[[pair.i, pair.j]])
-    if len(pairs) == 1:
-        return next(iter(pairs.values()))
+    settings = _settings(kappa=kappa, effort=effort, time_limit=time_limit, tol=tol,
+                         seed=random_state)  # fmt: skip
+    with _named("linearity_complexity"):
+        pairs = {
+            data.labels(pair): _result(
+                _PairMeasures(data, pair, settings).compute_all(),
+                data.classes[[pair.i, pair.j]],
+            )
+            for pair in data.pairs()
+        }
+        if len(pairs) == 1:
+            return next(iter(pairs.values()))
+        f1 = _native_f1(data)
     means = {
         name: float(np.mean([getattr(r, name) for r in pairs.values()]))
         for name in ("f1v", "f2", "f3", "f4", "l1", "l3", "least_total_hinge")
     }
     l2_rates = {label: r.l2 for label, r in pairs.items()}
     return ComplexityResult(
-        f1=_native_f1(data),
+        f1=f1,
         l2=_combined_error_rates(l2_rates, data.classes, len(data.codes)),
         kappa=float(kappa),
         classes=data.classes,

@@ -378,3 +378,41 @@ def test_the_report_prints_the_measures_with_l2_on_the_removal_line():
     lower, upper = removal["error_rate"]
     assert section["measures"]["l2"] == upper and 0 < lower <= upper
     assert removal["upper_bound"] == removal["misclassified"] == round(upper * len(y))
+
+
+def test_f1_at_extreme_scales_and_on_a_feature_constant_within_each_class():
+    """F1 does not move with a feature's scale: its squares neither overflow
+    (1e155) nor underflow (1e-170); a feature constant within each class whose
+    means differ has no spread (r = ∞, F1 = 0), not a rounding residue."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    y = np.repeat([0, 1], 10)
+    value = cx.f1(X, y)
+    assert cx.f1(X * 1e155, y) == pytest.approx(value, rel=1e-12)
+    assert cx.f1(X * 1e-170, y) == pytest.approx(value, rel=1e-12)
+    assert cx.f1(np.c_[X, np.repeat([0.1, 0.3], 10)], y) == 0.0
+
+
+def test_weights_of_any_total_and_errors_that_name_the_measure():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    y = np.repeat([0, 1], 10)
+    assert cx.f1v(X, y, sample_weight=np.full(20, 0.05)) == pytest.approx(cx.f1v(X, y))
+    with pytest.raises(ValueError, match=r"^l1: "):
+        cx.l1(X * 1e150, y)  # beyond the exact core's scales: said, with the measure
+
+
+def test_l1_does_not_move_with_an_affine_map():
+    X, y = SETS["bupa"]
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((X.shape[1], X.shape[1])) + 3 * np.eye(X.shape[1])
+    assert cx.l1(X @ A + 5.0, y) == pytest.approx(cx.l1(X, y), rel=1e-6)
+
+
+def test_the_report_section_of_k_classes_fits_in_80_columns():
+    from sklearn_linsep._report._text import format_report
+
+    X, y = load_iris(return_X_y=True)
+    text = format_report(separability_report(X, y, cv=0), explain=False)
+    section = text[text.index("Complexity"):].split("\n\n")[0].splitlines()
+    assert len(section) == 9 and max(map(len, section)) <= 80

@@ -19,7 +19,7 @@ _MEANINGS = (
     ("f2", "F2", "volume where the classes' ranges overlap (low: little)"),
     ("f3", "F3", "rows in the best feature's overlap (low: it sorts most)"),
     ("f4", "F4", "rows in every feature's overlap in turn (low: few left)"),
-    ("l1", "L1", "least total hinge per row, d/(1+d), standardized (0: separable)"),
+    ("l1", "L1", "least total hinge per row d, as d/(1+d) (0: separable)"),
     ("l2", "L2", "least training error rate of any hyperplane (0: separable)"),
     ("l3", "L3", "that hyperplane's error between rows of a class (low: convex)"),
 )
@@ -27,7 +27,7 @@ _MEANINGS = (
 
 class Complexity(Section):
     key = "complexity"
-    title = "Complexity (Ho & Basu; each in [0, 1], lower is simpler)"
+    title = "Complexity (Ho & Basu; in [0, 1], lower is simpler)"
     help = (
         (
             "F1..L3",
@@ -35,7 +35,8 @@ class Complexity(Section):
             "define them (problexity, pymfe and ECoL compute them too): F1-F4 "
             "from each feature's class ranges and Fisher's ratios, L1-L3 from "
             "hyperplanes. Where those tools fit one linear SVM at a finite C, "
-            "L1 here is the exact least total hinge (the verdict's, per row), "
+            "L1 here is the exact least total hinge (the verdict's, per row; "
+            "no affine map of the features moves it), "
             "L2 the least training error of any hyperplane with proven bounds "
             "(on the 'must be removed' line), L3 that hyperplane's error on "
             "points drawn between two rows of a class. K > 2 classes: the mean "
@@ -56,20 +57,19 @@ class Complexity(Section):
             )
             pairs.append({"classes": names, **values})
         measures = {key: _mean([p.get(key) for p in pairs]) for key, *_ in _MEANINGS}
-        measures["f1"] = self.guarded(errors, lambda: _native_f1(data), part="F1")
-        return {
-            "measures": measures,
-            "pairs": pairs,
-            "rows": int(data.X.shape[0]),
-            "kappa": float("inf"),
-        }
+        measures["f1"] = self.guarded(
+            errors,
+            lambda: kernels.maximum_fisher_ratio(data.X, data.y, data.n_classes, None),
+            part="F1",
+        )
+        return {"measures": measures, "pairs": pairs, "rows": int(data.X.shape[0])}
 
     def section_lines(self, report):
         section = report[self.key]
         measures, pairs = section["measures"], section["pairs"]
         lines = [self.title]
         if len(pairs) > 1:
-            lines[0] += f"; the mean of {len(pairs)} class pairs"
+            lines[0] += f"; mean of {len(pairs)} pairs"
         for key, name, meaning in _MEANINGS:
             value = measures.get(key)
             shown = "n/a" if value is None else f"{value:.4f}"
@@ -87,7 +87,7 @@ def _l2_line(pairs, shown, meaning):
         return "above", "least training error rate of any hyperplane: see 'removed'"
     lower = _mean([pair.get("l2_bounds", [0.0, 0.0])[0] for pair in pairs])
     if lower is not None and f"{lower:.4f}" != shown:
-        meaning = f"at least {lower:.4f}; " + meaning
+        meaning = f"least training error of any hyperplane, at least {lower:.4f}"
     return shown, meaning
 
 
@@ -98,19 +98,10 @@ def _mean(values):
     return float(np.mean(values))
 
 
-def _native_f1(data):
-    counts, means, within = kernels.class_moments(
-        data.X, data.y, data.n_classes, None
-    )
-    return 1.0 / (1.0 + float(kernels.fisher_ratio(counts, means, within).max()))
-
-
 def _pair_measures(data, pair, rng):
     """The measures of one class pair: F1v-F4 on its rows in memory, L1-L3 from
     the verdict's findings (None where the verdict has none)."""
-    keep = np.flatnonzero(np.isin(data.y, pair))
-    rows = kernels.Pair(pair[0], pair[1], data.X[keep],
-                        (data.y[keep] == pair[1]).astype(np.intp), None, keep)  # fmt: skip
+    rows = kernels.pair_of(data.X, data.y, *pair)
     values = {
         "f1v": _f1v(rows),
         "f2": kernels.overlap_volume(*kernels.class_extremes(rows.X, rows.c)),
@@ -136,8 +127,7 @@ def _linearity(data, pair, rng):
         return {"l1": None, "l2": None, "l3": None}
     l1 = None
     if found.hinge is not None:
-        distance = found.hinge / found.hinge_rows
-        l1 = distance / (1.0 + distance)
+        l1 = kernels.error_distance(found.hinge, found.hinge_rows)
     if found.errors is None:
         return {"l1": l1, "l2": None, "l3": None}
     Z = data.standardized[found.rows]
