@@ -32,6 +32,11 @@ def _public_names():
                     value, (property, classmethod, staticmethod)
                 ):
                     yield f"sklearn_linsep.{name}.{member}", value, MEMBERS
+    # The public module of complexity measures, whose functions stay in it.
+    from sklearn_linsep import complexity
+
+    for name in sorted(set(complexity.__all__) - set(sklearn_linsep.__all__)):
+        yield f"sklearn_linsep.complexity.{name}", getattr(complexity, name), TOP_LEVEL
 
 
 def _own_members(klass):
