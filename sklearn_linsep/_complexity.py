@@ -43,6 +43,10 @@ class Pair:
     def total(self):
         return float(len(self.c) if self.weights is None else self.weights.sum())
 
+    def row_weights(self):
+        """Each row's weight (one each without weights)."""
+        return np.ones(len(self.c)) if self.weights is None else self.weights
+
     def weight_of(self, mask):
         """Total weight of the rows where ``mask`` holds."""
         if self.weights is None:
@@ -188,11 +192,9 @@ def overlap_volume(low, high, lowest, highest):
     return float(np.prod(overlap))
 
 
-def outside_weights(pair, rows, low, high):
-    """For every feature, the weight of the ``rows`` of ``pair`` outside the
-    closed overlap ``[low, high]`` (a value on a bound overlaps, as in ECoL)."""
-    X = pair.X[rows]
-    w = np.ones(len(rows)) if pair.weights is None else pair.weights[rows]
+def outside_weights(X, w, low, high):
+    """For every feature, the weight ``w`` of the rows of X outside the closed
+    overlap ``[low, high]`` (a value on a bound overlaps, as in ECoL)."""
     if not sp.issparse(X):
         out = np.zeros(X.shape[1])
         for start in range(0, X.shape[0], ROWS_PER_CHUNK):
@@ -215,8 +217,7 @@ def feature_efficiency(pair):
     """F3: the smallest share (by weight) of the pair's rows that any one feature
     leaves in its overlap."""
     low, high, _, _ = class_extremes(pair.X, pair.c)
-    every = np.arange(len(pair.c))
-    outside = outside_weights(pair, every, low, high)
+    outside = outside_weights(pair.X, pair.row_weights(), low, high)
     return float((pair.total - outside.max()) / pair.total)
 
 
@@ -226,21 +227,25 @@ def collective_efficiency(pair):
     (when no row is left, every feature is used, or one class only is left, as
     ECoL's ``removing`` stops: then its rows count as left)."""
     remaining = np.arange(len(pair.c))
-    used = np.zeros(pair.X.shape[1], dtype=bool)
-    while remaining.size and not used.all():
+    unused = np.arange(pair.X.shape[1])  # in order: ties go to the first feature
+    weights = pair.row_weights()
+    while remaining.size and unused.size:
         c = pair.c[remaining]
         if c.min() == c.max():
             break
-        low, high, _, _ = class_extremes(pair.X[remaining], c)
-        outside = outside_weights(pair, remaining, low, high)
-        outside[used] = -1.0
-        best = int(np.argmax(outside))  # ties: the first feature, as ECoL
+        if sp.issparse(pair.X):
+            X = pair.X[remaining][:, unused]
+        else:  # one copy a round, of the rows left and the features unused
+            X = pair.X[np.ix_(remaining, unused)]
+        low, high, _, _ = class_extremes(X, c)
+        outside = outside_weights(X, weights[remaining], low, high)
+        best = int(np.argmax(outside))
         if outside[best] <= 0:
             break  # nothing moves: every later round would be this one
-        column = pair.X[remaining][:, [best]]
+        column = X[:, [best]]
         values = column.toarray().ravel() if sp.issparse(column) else column.ravel()
         remaining = remaining[(values >= low[best]) & (values <= high[best])]
-        used[best] = True
+        unused = np.delete(unused, best)
     return pair.weight_of(np.isin(np.arange(len(pair.c)), remaining)) / pair.total
 
 
@@ -276,13 +281,18 @@ def directional_ratio(stats, rows, i, j, kappa, tol):
 # L1–L3: the exact core's soft limit and fewest rows to remove
 
 
-def least_total_hinge(problem, tol, classes):
-    """``(hinge, separable, coef, intercept)`` of the C → ∞ soft limit of one
-    two-class problem (:class:`~._rows._protocol.TwoClassRows`): the least total
-    hinge, 0 exactly where the exact core proves the classes separable."""
-    result = maximal_margin_of(problem, tol=tol, soft=True, classes=classes)
-    hinge = 0.0 if result.separable else float(result.hinge_violation)
-    return hinge, bool(result.separable), result.coef, float(result.intercept)
+def exact_verdict(problem, tol, classes, soft):
+    """``(hinge, separable, coef, intercept)`` of one two-class problem
+    (:class:`~._rows._protocol.TwoClassRows`) by the exact core: separable, its
+    maximal-margin hyperplane and hinge 0; else, with ``soft``, the least total
+    hinge of the C → ∞ soft limit and its hyperplane (without, hinge None)."""
+    result = maximal_margin_of(problem, tol=tol, soft=soft, classes=classes)
+    if result.separable:
+        return 0.0, True, result.coef, float(result.intercept)
+    if not soft:
+        return None, False, None, None
+    return (float(result.hinge_violation), False, result.coef,
+            float(result.intercept))  # fmt: skip
 
 
 def dense_rows(X, name):

@@ -298,8 +298,7 @@ class _PairMeasures:
         return self.values[name]
 
     def compute_all(self):
-        """Every measure, the soft limit (L1) before L2, which shares it where it
-        proves the pair separable."""
+        """Every measure, the soft limit (L1) before L2, whose verdict it is."""
         for name in ("l1", *MEASURES):
             self[name]
         return self
@@ -326,10 +325,17 @@ class _PairMeasures:
         return kernels.collective_efficiency(self.pair)
 
     def _soft(self):
-        rows = self.data.rows()
-        problem = rows.two_class([self.pair.j], [self.pair.i])
+        return self._exact(soft=True)
+
+    def _verdict(self):
+        """The soft limit where it was solved (it holds the verdict), else the
+        verdict alone: separable or not, on sparse rows too."""
+        return self.values["soft"] if "soft" in self.values else self._exact(False)
+
+    def _exact(self, soft):
+        problem = self.data.rows().two_class([self.pair.j], [self.pair.i])
         classes = self.data.classes[[self.pair.i, self.pair.j]]
-        return kernels.least_total_hinge(problem, self.settings["tol"], classes)
+        return kernels.exact_verdict(problem, self.settings["tol"], classes, soft)
 
     def _hinge(self):
         return self["soft"][0]
@@ -342,8 +348,8 @@ class _PairMeasures:
         classes = data.classes[[pair.i, pair.j]]
         n = len(pair.c)
         errors = None
-        if "soft" in self.values and self["soft"][1]:  # proved separable: share it
-            _, _, coef, intercept = self["soft"]
+        if self["verdict"][1]:  # proved separable: its maximal-margin hyperplane
+            _, _, coef, intercept = self["verdict"]
             lower, stopped_by = 0, "optimal"
             errors = int(kernels.misclassified(pair.X, pair.c, coef, intercept).sum())
         if errors != 0:  # inseparable; or separable in rationals only: search

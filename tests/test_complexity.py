@@ -365,6 +365,10 @@ def test_sparse_rows_beyond_the_densifying_limit_are_refused(monkeypatch):
     X, y = SETS["iris 1-2"]
     with pytest.raises(ValueError, match="DENSE_FALLBACK_ENTRIES"):
         cx.l2(sp.csr_matrix(X), y)
+    # Separable, the verdict alone answers: nothing is made dense.
+    X, y = SETS["wine 1-2"]
+    separable = cx.l2(sp.csr_matrix(X), y)
+    assert separable.bounds == (0.0, 0.0) and separable.errors == 0
 
 
 def test_the_report_prints_the_measures_with_l2_on_the_removal_line():
