@@ -1,5 +1,6 @@
 """The arithmetic of Ho & Basu's complexity measures, kept apart from their public
-face (:mod:`sklearn_linsep.complexity`: validation, results, docstrings).
+face (:mod:`sklearn_linsep.complexity`: results, docstrings): the data of one call
+validated once (:class:`MeasureData`), its class pairs, and each measure's kernel.
 
 Two floors of data: the feature measures (F1–F4) read per-class moments and
 extremes of each feature (one pass each, dense or CSR, never densified); the
@@ -11,6 +12,7 @@ float64 where its rounding bound decides it, else in rationals.
 """
 
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +23,10 @@ from ._angle import _range_of, mean_difference_parts
 from ._exact._enclosure import rounding_factor
 from ._exact._numbers import exact_dot, rational, rational_scalar
 from ._margin import maximal_margin_of, minimum_errors
+from ._rows import rows_of
+from ._validation import plain_label, validate_labelled_data
 from ._working_set import DENSE_FALLBACK_ENTRIES
+from .exceptions import SolverError
 
 ROWS_PER_CHUNK = 4096  # rows of a dense boolean (rows × features) block at a time
 
@@ -67,7 +72,7 @@ def pair_of(X, codes, i, j, weights=None):
     return Pair(
         i,
         j,
-        X[indices],
+        X if len(indices) == len(codes) else X[indices],  # two classes: no copy
         (codes[indices] == j).astype(np.intp),
         None if weights is None else weights[indices],
         indices,
@@ -81,24 +86,92 @@ def error_distance(hinge, total):
     return distance / (1.0 + distance)
 
 
+class MeasureData:
+    """Validated data of one call: rows of positive weight, class codes, and the
+    library's rows and statistics on first use (F1v)."""
+
+    def __init__(self, X, y, sample_weight, name, weighted=True):
+        try:
+            X, classes, codes, weights = validate_labelled_data(
+                X, y, sample_weight if weighted else None, name, accept_sparse=True
+            )
+        except ValueError as error:
+            message = str(error)
+            raise ValueError(
+                message if message.startswith(name) else f"{name}: {message}"
+            ) from error
+        if weights is not None:
+            keep = weights > 0
+            X, codes, weights = X[keep], codes[keep], weights[keep]
+            # No measure moves with the weights' total; the library's statistics
+            # need it to exceed the classes' count (its covariance's divisor).
+            weights = weights * (len(weights) / weights.sum())
+        self.X, self.codes, self.classes, self.weights = X, codes, classes, weights
+        self.name = name
+        self._rows = self._stats = None
+
+    @property
+    def n_classes(self):
+        return len(self.classes)
+
+    def pairs(self):
+        return pairs_of(self.X, self.codes, self.n_classes, self.weights)
+
+    def labels(self, pair):
+        return plain_label(self.classes[pair.i]), plain_label(self.classes[pair.j])
+
+    def rows(self):
+        if self._rows is None:
+            self._rows = rows_of(self.X, self.codes, self.weights, name=self.name)
+        return self._rows
+
+    def statistics(self, pair):
+        """The class statistics of ``pair`` (all classes' once)."""
+        if self._stats is None:
+            self._stats = self.rows().statistics(per_class=lambda k: k > 2)
+        if self.n_classes == 2:
+            return self._stats
+        return self._stats.pair(pair.i, pair.j)
+
+
+@contextmanager
+def named(name):
+    """The measure's name before the message of an error the library's core
+    raises while computing it (validation names it already)."""
+    try:
+        yield
+    except (ValueError, SolverError) as error:
+        message = str(error)
+        if message.startswith(name):
+            raise
+        raise type(error)(f"{name}: {message}") from error
+
+
 # ---------------------------------------------------------------------------
 # F1: per-feature moments of every class, two-pass (centred), sparse kept sparse
 
 
 def maximum_fisher_ratio(X, codes, n_classes, weights):
-    """F1 = 1 / (1 + max_f r_f) of :func:`fisher_ratio`, on X's features each
-    divided by its largest magnitude first (r_f does not move with a feature's
-    scale, and its squares then neither overflow nor underflow)."""
-    largest = _column_max(abs(X))
-    largest[~(largest > 0)] = 1.0
-    if sp.issparse(X):
-        X = sp.csr_array(X) @ sp.diags_array(1.0 / largest)
-    else:
-        X = X / largest
+    """F1 = 1 / (1 + max_f r_f) of :func:`fisher_ratio`. Features of extreme
+    magnitude are divided by it first (r_f does not move with a feature's scale,
+    and its squares then neither overflow nor underflow)."""
+    largest = np.maximum(np.abs(_column_max(X)), np.abs(_column_min(X)))
+    if np.any((largest > 1e100) | ((largest > 0) & (largest < 1e-100))):
+        largest[~(largest > 0)] = 1.0
+        if sp.issparse(X):
+            X = sp.csr_array(X) @ sp.diags_array(1.0 / largest)
+        else:
+            X = X / largest
+        largest = np.ones_like(largest)
     counts, means, within = class_moments(X, codes, n_classes, weights)
-    for k in range(n_classes):  # a feature constant within class k: no spread
-        members = X[codes == k]
-        within[k, _column_min(members) == _column_max(members)] = 0.0
+    # A feature constant within a class has no spread there, whatever the centred
+    # sum's rounding left: decided exactly where that sum is at rounding level.
+    rounding = (np.finfo(float).eps * largest) ** 2 * counts[:, None] ** 3
+    for k, f in zip(*np.nonzero(within <= rounding)):
+        column = X[codes == k][:, [f]]
+        column = column.toarray() if sp.issparse(column) else column
+        if column.min() == column.max():
+            within[k, f] = 0.0
     return 1.0 / (1.0 + float(fisher_ratio(counts, means, within).max()))
 
 
@@ -136,10 +209,12 @@ def class_moments(X, codes, n_classes, weights):
 
 
 def _class_sums(values, codes, w, n_classes):
-    """``Σ_{i in k} w_i values_i`` for every class k, shape (K, p)."""
-    out = np.zeros((n_classes, values.shape[1]))
-    np.add.at(out, codes, values * w[:, None])
-    return out
+    """``Σ_{i in k} w_i values_i`` for every class k, shape (K, p): one sparse
+    product (``np.add.at`` costs ten times more)."""
+    one_hot = sp.csr_array(
+        (w, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
+    )
+    return np.asarray(one_hot @ values)
 
 
 def fisher_ratio(counts, means, within):
@@ -226,27 +301,34 @@ def collective_efficiency(pair):
     weight of the rows still in every overlap so far; the share left at the end
     (when no row is left, every feature is used, or one class only is left, as
     ECoL's ``removing`` stops: then its rows count as left)."""
-    remaining = np.arange(len(pair.c))
-    unused = np.arange(pair.X.shape[1])  # in order: ties go to the first feature
+    sides = [np.flatnonzero(pair.c == 0), np.flatnonzero(pair.c == 1)]
+    used = np.zeros(pair.X.shape[1], dtype=bool)
     weights = pair.row_weights()
-    while remaining.size and unused.size:
-        c = pair.c[remaining]
-        if c.min() == c.max():
-            break
-        if sp.issparse(pair.X):
-            X = pair.X[remaining][:, unused]
-        else:  # one copy a round, of the rows left and the features unused
-            X = pair.X[np.ix_(remaining, unused)]
-        low, high, _, _ = class_extremes(X, c)
-        outside = outside_weights(X, weights[remaining], low, high)
-        best = int(np.argmax(outside))
+    while len(sides[0]) and len(sides[1]) and not used.all():
+        blocks = [_rows(pair.X, side) for side in sides]  # one copy a round
+        low = np.maximum(_column_min(blocks[0]), _column_min(blocks[1]))
+        high = np.minimum(_column_max(blocks[0]), _column_max(blocks[1]))
+        outside = sum(outside_weights(block, weights[side], low, high)
+                      for block, side in zip(blocks, sides, strict=True))  # fmt: skip
+        outside[used] = -1.0
+        best = int(np.argmax(outside))  # ties: the first feature, as ECoL
         if outside[best] <= 0:
             break  # nothing moves: every later round would be this one
-        column = X[:, [best]]
-        values = column.toarray().ravel() if sp.issparse(column) else column.ravel()
-        remaining = remaining[(values >= low[best]) & (values <= high[best])]
-        unused = np.delete(unused, best)
-    return pair.weight_of(np.isin(np.arange(len(pair.c)), remaining)) / pair.total
+        sides = [side[_inside(block[:, [best]], low[best], high[best])]
+                 for block, side in zip(blocks, sides, strict=True)]  # fmt: skip
+        used[best] = True
+    return float(weights[sides[0]].sum() + weights[sides[1]].sum()) / pair.total
+
+
+def _rows(X, rows):
+    """``X[rows]``, one copy (``take`` is the fast one for dense rows)."""
+    return X[rows] if sp.issparse(X) else X.take(rows, axis=0)
+
+
+def _inside(column, low, high):
+    """Which values of one column (an (n, 1) block) lie in ``[low, high]``."""
+    values = column.toarray().ravel() if sp.issparse(column) else column.ravel()
+    return (values >= low) & (values <= high)
 
 
 # ---------------------------------------------------------------------------

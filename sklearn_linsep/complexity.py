@@ -35,7 +35,6 @@ complex is your classification problem? A survey on measuring classification
 complexity", ACM Computing Surveys 52(5), 2019.
 """
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -44,9 +43,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
 from . import _complexity as kernels
-from ._rows import rows_of
-from ._validation import plain_label, validate_labelled_data
-from .exceptions import SolverError
+from ._validation import plain_label
 
 __all__ = [
     "ComplexityResult",
@@ -218,71 +215,10 @@ class ComplexityResult:
 # ---------------------------------------------------------------------------
 
 
-class _Data:
-    """Validated data of one call: rows of positive weight, class codes, and the
-    library's rows and statistics on first use (F1v)."""
-
-    def __init__(self, X, y, sample_weight, name, weighted=True):
-        try:
-            X, classes, codes, weights = validate_labelled_data(
-                X, y, sample_weight if weighted else None, name, accept_sparse=True
-            )
-        except ValueError as error:
-            message = str(error)
-            raise ValueError(
-                message if message.startswith(name) else f"{name}: {message}"
-            ) from error
-        if weights is not None:
-            keep = weights > 0
-            X, codes, weights = X[keep], codes[keep], weights[keep]
-            # No measure moves with the weights' total; the library's statistics
-            # need it to exceed the classes' count (its covariance's divisor).
-            weights = weights * (len(weights) / weights.sum())
-        self.X, self.codes, self.classes, self.weights = X, codes, classes, weights
-        self.name = name
-        self._rows = self._stats = None
-
-    @property
-    def n_classes(self):
-        return len(self.classes)
-
-    def pairs(self):
-        return kernels.pairs_of(self.X, self.codes, self.n_classes, self.weights)
-
-    def labels(self, pair):
-        return plain_label(self.classes[pair.i]), plain_label(self.classes[pair.j])
-
-    def rows(self):
-        if self._rows is None:
-            self._rows = rows_of(self.X, self.codes, self.weights, name=self.name)
-        return self._rows
-
-    def statistics(self, pair):
-        """The class statistics of ``pair`` (all classes' once)."""
-        if self._stats is None:
-            self._stats = self.rows().statistics(per_class=lambda k: k > 2)
-        if self.n_classes == 2:
-            return self._stats
-        return self._stats.pair(pair.i, pair.j)
-
-
 def _native_f1(data):
     return kernels.maximum_fisher_ratio(
         data.X, data.codes, data.n_classes, data.weights
     )
-
-
-@contextmanager
-def _named(name):
-    """The measure's name before the message of an error the library's core
-    raises while computing it (validation names it already)."""
-    try:
-        yield
-    except (ValueError, SolverError) as error:
-        message = str(error)
-        if message.startswith(name):
-            raise
-        raise type(error)(f"{name}: {message}") from error
 
 
 class _PairMeasures:
@@ -397,7 +333,7 @@ def _settings(kappa=np.inf, effort=EFFORT, time_limit=60.0, tol=1e-9, seed=None,
 
 def _per_pair(data, name, settings):
     """``{(a, b): value}`` of one measure over every pair."""
-    with _named(name):
+    with kernels.named(name):
         return {
             data.labels(pair): _PairMeasures(data, pair, settings)[name]
             for pair in data.pairs()
@@ -478,14 +414,16 @@ def f1(X, y, *, sample_weight=None):
     >>> round(f1(X, y), 4)
     0.0586
     """
-    data = _Data(X, y, sample_weight, "f1")
-    with _named("f1"):
+    data = kernels.MeasureData(X, y, sample_weight, "f1")
+    with kernels.named("f1"):
         return _native_f1(data)
 
 
+_RANK_TOL = {"tol": [Interval(Real, 0, None, closed="left"), None]}
+
+
 @validate_params(
-    {**_XY, **_KAPPA, **_WEIGHT, **_AVERAGE,
-     "tol": [Interval(Real, 0, None, closed="left"), None]},  # fmt: skip
+    {**_XY, **_KAPPA, **_WEIGHT, **_AVERAGE, **_RANK_TOL},
     prefer_skip_nested_validation=True,
 )
 def f1v(X, y, *, kappa=np.inf, sample_weight=None, average=True, tol=None):
@@ -539,7 +477,7 @@ def f1v(X, y, *, kappa=np.inf, sample_weight=None, average=True, tol=None):
     >>> round(f1v(X, y), 4)
     0.0638
     """
-    data = _Data(X, y, sample_weight, "f1v")
+    data = kernels.MeasureData(X, y, sample_weight, "f1v")
     settings = _settings(kappa=kappa, rank_tol=tol)
     return _averaged(_per_pair(data, "f1v", settings), average)
 
@@ -578,7 +516,7 @@ def f2(X, y, *, average=True):
     >>> round(f2(X, y), 4)
     0.0064
     """
-    return _averaged(_per_pair(_Data(X, y, None, "f2"), "f2", _settings()), average)
+    return _averaged(_per_pair(kernels.MeasureData(X, y, None, "f2"), "f2", _settings()), average)
 
 
 @validate_params({**_XY, **_WEIGHT, **_AVERAGE}, prefer_skip_nested_validation=True)
@@ -614,7 +552,7 @@ def f3(X, y, *, sample_weight=None, average=True):
     >>> round(f3(X, y), 4)
     0.1233
     """
-    data = _Data(X, y, sample_weight, "f3")
+    data = kernels.MeasureData(X, y, sample_weight, "f3")
     return _averaged(_per_pair(data, "f3", _settings()), average)
 
 
@@ -654,7 +592,7 @@ def f4(X, y, *, sample_weight=None, average=True):
     >>> round(f4(X, y), 4)
     0.0433
     """
-    data = _Data(X, y, sample_weight, "f4")
+    data = kernels.MeasureData(X, y, sample_weight, "f4")
     return _averaged(_per_pair(data, "f4", _settings()), average)
 
 
@@ -701,7 +639,7 @@ def l1(X, y, *, sample_weight=None, average=True, tol=1e-9):
     >>> l1(X, y, average=False)[0, 1], round(l1(X[y > 0], y[y > 0]), 4)
     (0.0, 0.053)
     """
-    data = _Data(X, y, sample_weight, "l1")
+    data = kernels.MeasureData(X, y, sample_weight, "l1")
     return _averaged(_per_pair(data, "l1", _settings(tol=tol)), average)
 
 
@@ -752,7 +690,7 @@ def l2(X, y, *, effort=EFFORT, time_limit=60.0, tol=1e-9):
     >>> result.errors == round(result.bounds[1] * len(y)), result.bounds[0] > 0
     (True, True)
     """
-    data = _Data(X, y, None, "l2", weighted=False)
+    data = kernels.MeasureData(X, y, None, "l2", weighted=False)
     settings = _settings(effort=effort, time_limit=time_limit, tol=tol)
     return _combined_error_rates(
         _per_pair(data, "l2", settings), data.classes, len(data.codes)
@@ -799,7 +737,7 @@ def l3(X, y, *, random_state=None, average=True, effort=EFFORT, time_limit=60.0,
     >>> l3(X, y, random_state=0, average=False)[0, 1]
     0.0
     """
-    data = _Data(X, y, None, "l3", weighted=False)
+    data = kernels.MeasureData(X, y, None, "l3", weighted=False)
     settings = _settings(effort=effort, time_limit=time_limit, tol=tol,
                          seed=random_state)  # fmt: skip
     return _averaged(_per_pair(data, "l3", settings), average)
@@ -858,10 +796,10 @@ def linearity_complexity(X, y, *, kappa=np.inf, random_state=None,
       L2          0.0100  least training error of any hyperplane
       L3          0.0000  that hyperplane's error on interpolated points
     """
-    data = _Data(X, y, sample_weight, "linearity_complexity")
+    data = kernels.MeasureData(X, y, sample_weight, "linearity_complexity")
     settings = _settings(kappa=kappa, effort=effort, time_limit=time_limit, tol=tol,
                          seed=random_state)  # fmt: skip
-    with _named("linearity_complexity"):
+    with kernels.named("linearity_complexity"):
         pairs = {
             data.labels(pair): _result(
                 _PairMeasures(data, pair, settings).compute_all(),
