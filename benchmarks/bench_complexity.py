@@ -35,7 +35,8 @@ Where the values differ by definition:
   pymfe at C = 2 after StandardScaler).
 * L2: ours is the least training error of any hyperplane (proven bounds; the
   upper printed); theirs is one LinearSVC's training error.
-* L3: ours uses L2's hyperplane; theirs their LinearSVC; the points are random.
+* L3: ours uses L1's hyperplane (the C → ∞ soft limit's); theirs their LinearSVC;
+  the points are random.
 """
 
 import argparse

@@ -11,9 +11,9 @@ harder (further from linearly separable).
 - :func:`l1`, :func:`l2`, :func:`l3`: how well a hyperplane does. The peers fit one
   linear SVM at a finite C and report its errors; here L1 is the exact least total
   hinge (the C → ∞ limit, the linear program Ho & Basu's L1 names), L2 the fewest
-  training errors of *any* hyperplane with proven bounds, and L3 the error of that
-  hyperplane on interpolated points. L1 and L2 are 0 exactly where the exact verdict
-  proves the classes linearly separable.
+  training errors of *any* hyperplane with proven bounds, and L3 the error of L1's
+  hyperplane (the C → ∞ limit's) on interpolated points. L1 and L2 are 0 exactly
+  where the exact verdict proves the classes linearly separable.
 - :func:`linearity_complexity` computes all eight at once, sharing the statistics
   and the exact solve.
 
@@ -138,7 +138,7 @@ _LINES = {
     "f4": "rows left in the overlap by all features in turn",
     "l1": "least total hinge, as an error distance",
     "l2": "least training error of any hyperplane",
-    "l3": "that hyperplane's error on interpolated points",
+    "l3": "L1's hyperplane's error on interpolated points",
 }
 
 
@@ -312,11 +312,9 @@ class _PairMeasures:
         )
 
     def _l3(self):
-        rng = self.settings["rng"]
-        hyperplane = self["l2"]
-        points, c = kernels.interpolated(self.pair, rng)
-        wrong = kernels.misclassified(points, c, hyperplane.coef, hyperplane.intercept)
-        return float(wrong.mean())
+        _, _, coef, intercept = self["soft"]
+        points, c = kernels.interpolated(self.pair, self.settings["rng"])
+        return float(kernels.misclassified(points, c, coef, intercept).mean())
 
 
 def _settings(kappa=np.inf, effort=EFFORT, time_limit=60.0, tol=1e-9, seed=None,
@@ -698,20 +696,21 @@ def l2(X, y, *, effort=EFFORT, time_limit=60.0, tol=1e-9):
 
 
 @validate_params(
-    {**_XY, **_SEED, **_AVERAGE, **_SEARCH}, prefer_skip_nested_validation=True
+    {**_XY, **_SEED, **_AVERAGE, **_TOL}, prefer_skip_nested_validation=True
 )
-def l3(X, y, *, random_state=None, average=True, effort=EFFORT, time_limit=60.0,
-       tol=1e-9):  # fmt: skip
-    r"""L3: the non-linearity of the best hyperplane found.
+def l3(X, y, *, random_state=None, average=True, tol=1e-9):
+    r"""L3: the non-linearity of L1's hyperplane.
 
     .. math:: L3 = \frac{1}{l} \sum_{i=1}^{l} [s'_i (w \cdot x'_i + b) \le 0],
 
     on l = n points interpolated within each class (Lorena et al. 2019): for each
     class as many points as it has rows, each :math:`x_a + t (x_b - x_a)` for two
     distinct rows a, b of the class drawn uniformly and one :math:`t \sim U(0, 1)`
-    for all features, labelled with the class. The hyperplane is **L2's**: the
-    fewest training errors found (on separable data the maximal-margin one), where
-    the peers use one LinearSVC. Rows are counted, not weighted.
+    for all features, labelled with the class. The hyperplane is **L1's**: the
+    C → ∞ limit of the soft-margin SVM (the least total hinge, then the largest
+    margin among the hyperplanes that attain it; on separable data the
+    maximal-margin one, which puts every such point on its side: L3 = 0), where
+    the peers use one LinearSVC at a finite C. Rows are counted, not weighted.
 
     Parameters
     ----------
@@ -721,8 +720,8 @@ def l3(X, y, *, random_state=None, average=True, effort=EFFORT, time_limit=60.0,
         Draws the points.
     average : bool, default=True
         K > 2: the mean over every pair; False: ``{(a, b): value}``.
-    effort, time_limit, tol
-        L2's search, as in :func:`l2`.
+    tol : float, default=1e-9
+        Tolerance of the exact core, as in :class:`~sklearn_linsep.HardMarginSVM`.
 
     Returns
     -------
@@ -738,8 +737,7 @@ def l3(X, y, *, random_state=None, average=True, effort=EFFORT, time_limit=60.0,
     0.0
     """
     data = kernels.MeasureData(X, y, None, "l3", weighted=False)
-    settings = _settings(effort=effort, time_limit=time_limit, tol=tol,
-                         seed=random_state)  # fmt: skip
+    settings = _settings(tol=tol, seed=random_state)
     return _averaged(_per_pair(data, "l3", settings), average)
 
 
@@ -794,7 +792,7 @@ def linearity_complexity(X, y, *, kappa=np.inf, random_state=None,
       F4          0.1300  rows left in the overlap by all features in turn
       L1          0.0530  least total hinge, as an error distance
       L2          0.0100  least training error of any hyperplane
-      L3          0.0000  that hyperplane's error on interpolated points
+      L3          0.0000  L1's hyperplane's error on interpolated points
     """
     data = kernels.MeasureData(X, y, sample_weight, "linearity_complexity")
     settings = _settings(kappa=kappa, effort=effort, time_limit=time_limit, tol=tol,

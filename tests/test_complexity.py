@@ -420,3 +420,15 @@ def test_the_report_section_of_k_classes_fits_in_80_columns():
     text = format_report(separability_report(X, y, cv=0), explain=False)
     section = text[text.index("Complexity"):].split("\n\n")[0].splitlines()
     assert len(section) == 9 and max(map(len, section)) <= 80
+
+
+def test_l3_is_the_soft_limits_error_on_the_interpolated_points():
+    from sklearn_linsep import HardMarginSVM
+    from sklearn_linsep._complexity import interpolated, pair_of
+
+    X, y = SETS["bupa"]
+    points, labels = interpolated(pair_of(X, y, 0, 1), np.random.RandomState(0))
+    assert len(labels) == len(y) and np.array_equal(np.sort(labels), np.sort(y))
+    svm = HardMarginSVM().fit(X, y)
+    wrong = (points @ svm.coef_[0] + svm.intercept_[0] > 0) != (labels == 1)
+    assert cx.l3(X, y, random_state=0) == pytest.approx(wrong.mean())

@@ -62,16 +62,16 @@ class ReportSettings:
 class PairFindings:
     """What the verdict found of one class pair, on standardized rows: its
     ``rows`` (indices into the rows in memory), the least total ``hinge`` on
-    ``hinge_rows`` rows (0 where separable), and the hyperplane of fewest errors
-    ``coef``, ``intercept`` (the maximal-margin one where separable) with its
-    proved ``errors`` on ``rows`` and the search's ``lower`` bound (None where
-    the rows are a sample: they bound nothing of the other rows)."""
+    ``hinge_rows`` rows (0 where separable) and the hyperplane of that soft
+    limit, ``soft`` (``(coef, intercept)``; the maximal-margin one where
+    separable; None where it failed), and the fewest errors of a hyperplane,
+    ``errors``, proved on ``rows``, with the search's ``lower`` bound (both None
+    where the rows are a sample: they bound nothing of the other rows)."""
 
     rows: np.ndarray
     hinge: float | None
     hinge_rows: int
-    coef: np.ndarray | None
-    intercept: float | None
+    soft: tuple | None
     lower: int | None
     errors: int | None
 

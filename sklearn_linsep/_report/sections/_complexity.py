@@ -21,7 +21,7 @@ _MEANINGS = (
     ("f4", "F4", "rows in every feature's overlap in turn (low: few left)"),
     ("l1", "L1", "least total hinge per row d, as d/(1+d) (0: separable)"),
     ("l2", "L2", "least training error rate of any hyperplane (0: separable)"),
-    ("l3", "L3", "that hyperplane's error between rows of a class (low: convex)"),
+    ("l3", "L3", "L1's hyperplane's error between rows of a class (low: convex)"),
 )
 
 
@@ -38,8 +38,9 @@ class Complexity(Section):
             "L1 here is the exact least total hinge (the verdict's, per row; "
             "no affine map of the features moves it), "
             "L2 the least training error of any hyperplane with proven bounds "
-            "(on the 'must be removed' line), L3 that hyperplane's error on "
-            "points drawn between two rows of a class. K > 2 classes: the mean "
+            "(on the 'must be removed' line), and L3 the error of L1's "
+            "hyperplane (the C -> infinity soft margin's) on points drawn "
+            "between two rows of a class. K > 2 classes: the mean "
             "over the class pairs (--json has each pair's).",
         ),
     )
@@ -128,18 +129,15 @@ def _linearity(data, pair, rng):
     l1 = None
     if found.hinge is not None:
         l1 = kernels.error_distance(found.hinge, found.hinge_rows)
-    if found.errors is None:
-        return {"l1": l1, "l2": None, "l3": None}
-    Z = data.standardized[found.rows]
-    c = (data.y[found.rows] == pair[1]).astype(np.intp)
-    rows = kernels.Pair(pair[0], pair[1], Z, c, None, found.rows)
-    points, labels = kernels.interpolated(rows, rng)
-    wrong = kernels.misclassified(points, labels, found.coef, found.intercept)
     n = len(found.rows)
-    return {
-        "l1": l1,
-        "l2": found.errors / n,
-        "l2_bounds": [found.lower / n, found.errors / n],
-        "l3": float(wrong.mean()),
-        "linearity_rows": int(n),
-    }
+    values = {"l1": l1, "l2": None, "l3": None, "linearity_rows": int(n)}
+    if found.errors is not None:
+        values |= {"l2": found.errors / n,
+                   "l2_bounds": [found.lower / n, found.errors / n]}  # fmt: skip
+    if found.soft is not None:
+        Z = data.standardized[found.rows]
+        c = (data.y[found.rows] == pair[1]).astype(np.intp)
+        rows = kernels.Pair(pair[0], pair[1], Z, c, None, found.rows)
+        points, labels = kernels.interpolated(rows, rng)
+        values["l3"] = float(kernels.misclassified(points, labels, *found.soft).mean())
+    return values

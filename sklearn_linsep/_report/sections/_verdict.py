@@ -262,8 +262,9 @@ def pair_verdict(data, pair):
     if result.separable:
         c = (y == pair[1]).astype(np.intp)
         errors = int(misclassified(Z, c, result.coef, result.intercept).sum())
-        data.findings[pair] = PairFindings(members, 0.0, len(members), result.coef,
-                                           result.intercept, 0, errors)  # fmt: skip
+        data.findings[pair] = PairFindings(members, 0.0, len(members),
+                                           (result.coef, result.intercept), 0,
+                                           errors)  # fmt: skip
         return (
             verdict
             | _hyperplanes(data, result, names[pair[1]])
@@ -283,7 +284,7 @@ def pair_verdict(data, pair):
     )
     c = np.where(y == y.max(), 1.0, -1.0)
     search = {}
-    verdict |= _least_hinge(data, Z, y, rows) | fewest_removed(
+    verdict |= _least_hinge(data, Z, y, rows, search) | fewest_removed(
         data, Z, c, np.unique(y), rows, members, search
     )
     _error_rates(data, pair, verdict, Z[rows], c[rows] > 0, members[rows], search)
@@ -295,7 +296,7 @@ def _error_rates(data, pair, verdict, Z, positive, members, search):
     the proved error count of the search's hyperplane (at most the rows it
     removes); and the pair's :class:`~.._context.PairFindings`."""
     removal, found = verdict.get("removal"), search.get("result")
-    coef = intercept = lower = errors = None
+    lower = errors = None
     if found is not None and removal is not None and "upper_bound" in removal:
         c = positive.astype(np.intp)
         coef, intercept, errors = fewest_misclassified(
@@ -309,9 +310,10 @@ def _error_rates(data, pair, verdict, Z, positive, members, search):
             removal["removed"] = [plain(data.row_ids[i]) for i in members[wrong]]
         removal["misclassified"] = errors
         removal["error_rate"] = [lower / len(Z), errors / len(Z)]
-    hinge = verdict.get("hinge_violation")
-    data.findings[pair] = PairFindings(members, hinge, verdict["hinge_rows"], coef,
-                                       intercept, lower, errors)  # fmt: skip
+    data.findings[pair] = PairFindings(
+        members, verdict.get("hinge_violation"), verdict["hinge_rows"],
+        search.get("soft"), lower, errors,
+    )  # fmt: skip
 
 
 def _hyperplanes(data, result, positive_class):
@@ -333,16 +335,17 @@ def _hyperplanes(data, result, positive_class):
     }
 
 
-def _least_hinge(data, Z, y, rows):
+def _least_hinge(data, Z, y, rows, search):
     """The soft limit on ``rows``: the fitting rows and the certificate's (so that
     the rows fitted are inseparable too, and the hinge is positive, as it is on
-    all)."""
+    all); its hyperplane goes to ``search["soft"]``."""
     found = {"hinge_rows": int(len(rows))}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             svm = HardMarginSVM(tol=data.settings.tol).fit(Z[rows], y[rows])
         found["hinge_violation"] = float(svm.hinge_violation_)
+        search["soft"] = (svm.coef_[0], float(svm.intercept_[0]))
     except SolverError as error:
         found["hinge_violation"] = None
         found["hinge_error"] = str(error)
