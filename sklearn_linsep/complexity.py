@@ -514,7 +514,8 @@ def f2(X, y, *, average=True):
     >>> round(f2(X, y), 4)
     0.0064
     """
-    return _averaged(_per_pair(kernels.MeasureData(X, y, None, "f2"), "f2", _settings()), average)
+    data = kernels.MeasureData(X, y, None, "f2")
+    return _averaged(_per_pair(data, "f2", _settings()), average)
 
 
 @validate_params({**_XY, **_WEIGHT, **_AVERAGE}, prefer_skip_nested_validation=True)
