@@ -6,8 +6,8 @@ Two floors of data: the feature measures (F1–F4) read per-class moments and
 extremes of each feature (one pass each, dense or CSR, never densified); the
 linearity measures (F1v, L1–L3) read the library's own machinery: the class
 statistics with the rank decision and its proof on the rows (F1v), the exact core's
-C → ∞ soft limit (L1) and the fewest rows to remove (L2), whose hyperplane L3
-reuses. Errors of a hyperplane are counted exactly: a row's sign is taken from
+C → ∞ soft limit (L1, whose hyperplane L3 reuses) and the fewest rows to remove
+(L2). Errors of a hyperplane are counted exactly: a row's sign is taken from
 float64 where its rounding bound decides it, else in rationals.
 """
 
@@ -154,25 +154,23 @@ def named(name):
 def maximum_fisher_ratio(X, codes, n_classes, weights):
     """F1 = 1 / (1 + max_f r_f) of :func:`fisher_ratio`. Features of extreme
     magnitude are divided by it first (r_f does not move with a feature's scale,
-    and its squares then neither overflow nor underflow)."""
-    largest = np.maximum(np.abs(_column_max(X)), np.abs(_column_min(X)))
+    and its squares then neither overflow nor underflow). Which features are
+    constant, within a class or over all the rows, is read from the rows as given,
+    exactly: no rounding of a mean makes a spread, or a difference of means."""
+    lows = np.vstack([_column_min(X[codes == k]) for k in range(n_classes)])
+    highs = np.vstack([_column_max(X[codes == k]) for k in range(n_classes)])
+    largest = np.maximum(np.abs(highs).max(axis=0), np.abs(lows).max(axis=0))
     if np.any((largest > 1e100) | ((largest > 0) & (largest < 1e-100))):
         largest[~(largest > 0)] = 1.0
         if sp.issparse(X):
             X = sp.csr_array(X) @ sp.diags_array(1.0 / largest)
         else:
             X = X / largest
-        largest = np.ones_like(largest)
     counts, means, within = class_moments(X, codes, n_classes, weights)
-    # A feature constant within a class has no spread there, whatever the centred
-    # sum's rounding left: decided exactly where that sum is at rounding level.
-    rounding = (np.finfo(float).eps * largest) ** 2 * counts[:, None] ** 3
-    for k, f in zip(*np.nonzero(within <= rounding)):
-        column = X[codes == k][:, [f]]
-        column = column.toarray() if sp.issparse(column) else column
-        if column.min() == column.max():
-            within[k, f] = 0.0
-    return 1.0 / (1.0 + float(fisher_ratio(counts, means, within).max()))
+    within[lows == highs] = 0.0
+    ratio = fisher_ratio(counts, means, within)
+    ratio[lows.min(axis=0) == highs.max(axis=0)] = 0.0  # constant over all rows
+    return 1.0 / (1.0 + float(ratio.max()))
 
 
 def class_moments(X, codes, n_classes, weights):
@@ -182,13 +180,8 @@ def class_moments(X, codes, n_classes, weights):
     every digit far from the origin); sparse X by its stored entries plus the
     implicit zeros' share ``(c_k - stored weight) m_k²``."""
     w = np.ones(len(codes)) if weights is None else weights
-    one_hot = sp.csr_array(
-        (w, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
-    )
     counts = np.bincount(codes, weights=w, minlength=n_classes)
-    sums = one_hot @ X
-    sums = sums.toarray() if sp.issparse(sums) else sums
-    means = np.asarray(sums, dtype=np.float64) / counts[:, None]
+    means = _class_sums(X, codes, w, n_classes) / counts[:, None]
     if not sp.issparse(X):
         within = np.zeros_like(means)
         for start in range(0, X.shape[0], ROWS_PER_CHUNK):
@@ -209,12 +202,13 @@ def class_moments(X, codes, n_classes, weights):
 
 
 def _class_sums(values, codes, w, n_classes):
-    """``Σ_{i in k} w_i values_i`` for every class k, shape (K, p): one sparse
-    product (``np.add.at`` costs ten times more)."""
+    """``Σ_{i in k} w_i values_i`` for every class k, shape (K, p), values dense
+    or sparse: one sparse product (``np.add.at`` costs ten times more)."""
     one_hot = sp.csr_array(
         (w, (codes, np.arange(len(codes)))), shape=(n_classes, len(codes))
     )
-    return np.asarray(one_hot @ values)
+    sums = one_hot @ values
+    return np.asarray(sums.toarray() if sp.issparse(sums) else sums, np.float64)
 
 
 def fisher_ratio(counts, means, within):
@@ -311,7 +305,9 @@ def collective_efficiency(pair):
         outside = sum(outside_weights(block, weights[side], low, high)
                       for block, side in zip(blocks, sides, strict=True))  # fmt: skip
         outside[used] = -1.0
-        best = int(np.argmax(outside))  # ties: the first feature, as ECoL
+        # Ties go to the first feature, as in ECoL; weights' sums tie to rounding.
+        tie = len(pair.c) * np.finfo(float).eps * pair.total
+        best = int(np.flatnonzero(outside >= outside.max() - tie)[0])
         if outside[best] <= 0:
             break  # nothing moves: every later round would be this one
         sides = [side[_inside(block[:, [best]], low[best], high[best])]

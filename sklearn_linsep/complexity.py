@@ -22,8 +22,9 @@ the mean over every pair of classes (one-vs-one), the pairs' values kept
 (``average=False``, or :attr:`ComplexityResult.per_pair`).
 
 Rows of zero ``sample_weight`` are left out everywhere; other weights weigh the
-rows of F1, F1v, F3, F4 and L1. F2 (a volume of ranges), L2 (a count of rows)
-and L3 (points drawn between rows) have no weighted meaning and take none.
+rows of F1, F1v, F3, F4 and L1, and L3 through L1's hyperplane (its points are
+not weighted). F2 (a volume of ranges) and L2 (a count of rows) have no weighted
+meaning and take none.
 
 References
 ----------
@@ -697,9 +698,10 @@ def l2(X, y, *, effort=EFFORT, time_limit=60.0, tol=1e-9):
 
 
 @validate_params(
-    {**_XY, **_SEED, **_AVERAGE, **_TOL}, prefer_skip_nested_validation=True
+    {**_XY, **_SEED, **_WEIGHT, **_AVERAGE, **_TOL},
+    prefer_skip_nested_validation=True,
 )
-def l3(X, y, *, random_state=None, average=True, tol=1e-9):
+def l3(X, y, *, random_state=None, sample_weight=None, average=True, tol=1e-9):
     r"""L3: the non-linearity of L1's hyperplane.
 
     .. math:: L3 = \frac{1}{l} \sum_{i=1}^{l} [s'_i (w \cdot x'_i + b) \le 0],
@@ -711,7 +713,9 @@ def l3(X, y, *, random_state=None, average=True, tol=1e-9):
     C → ∞ limit of the soft-margin SVM (the least total hinge, then the largest
     margin among the hyperplanes that attain it; on separable data the
     maximal-margin one, which puts every such point on its side: L3 = 0), where
-    the peers use one LinearSVC at a finite C. Rows are counted, not weighted.
+    the peers use one LinearSVC at a finite C. The points are counted, not
+    weighted; ``sample_weight`` weighs the rows' hinges behind the hyperplane, as
+    in :func:`l1`.
 
     Parameters
     ----------
@@ -719,6 +723,9 @@ def l3(X, y, *, random_state=None, average=True, tol=1e-9):
     y : array-like of shape (n_samples,)
     random_state : int, RandomState instance or None, default=None
         Draws the points.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows' hinges behind L1's hyperplane; rows of weight 0 are
+        left out.
     average : bool, default=True
         K > 2: the mean over every pair; False: ``{(a, b): value}``.
     tol : float, default=1e-9
@@ -737,7 +744,7 @@ def l3(X, y, *, random_state=None, average=True, tol=1e-9):
     >>> l3(X, y, random_state=0, average=False)[0, 1]
     0.0
     """
-    data = kernels.MeasureData(X, y, None, "l3", weighted=False)
+    data = kernels.MeasureData(X, y, sample_weight, "l3")
     settings = _settings(tol=tol, seed=random_state)
     return _averaged(_per_pair(data, "l3", settings), average)
 
@@ -755,8 +762,8 @@ def linearity_complexity(X, y, *, kappa=np.inf, random_state=None,
     :mod:`sklearn_linsep.complexity` define them, sharing one pass of class
     statistics and one exact solve per pair of classes: where the soft limit behind
     L1 proves a pair separable, L2 is 0 with that maximal-margin hyperplane and no
-    search. ``sample_weight`` weighs F1, F1v, F3, F4 and L1; rows of weight 0 are
-    left out of all eight.
+    search. ``sample_weight`` weighs F1, F1v, F3, F4, L1 and L3's hyperplane;
+    rows of weight 0 are left out of all eight.
 
     Parameters
     ----------

@@ -432,3 +432,25 @@ def test_l3_is_the_soft_limits_error_on_the_interpolated_points():
     svm = HardMarginSVM().fit(X, y)
     wrong = (points @ svm.coef_[0] + svm.intercept_[0] > 0) != (labels == 1)
     assert cx.l3(X, y, random_state=0) == pytest.approx(wrong.mean())
+
+
+def test_review_cases_constant_columns_weighted_ties_and_weighted_l3():
+    """A feature constant over every row is no separation (F1 as without it),
+    whatever its class means round to; weights that tie two features' leftovers
+    in exact arithmetic tie in F4 too (the first feature, as on repeated rows);
+    L3 takes the weighted hinge's hyperplane, alone as inside
+    linearity_complexity."""
+    X = np.c_[np.full(5, 0.7), [0, 1, 2, 1, 3.0]]
+    y = [0, 0, 0, 1, 1]
+    assert cx.f1(X, y) == pytest.approx(cx.f1(X[:, 1:], y))
+    X = np.array([[2, 0], [3, 2], [2, 2], [1, 2], [1, 2], [2, 3], [0, 1.0]])
+    y = np.array([0, 1, 0, 1, 1, 1, 0])
+    w = np.array([2, 3, 2, 2, 3, 1, 2])
+    repeated = np.repeat(np.arange(7), w)
+    assert cx.f4(X, y, sample_weight=w) == pytest.approx(
+        cx.f4(X[repeated], y[repeated])
+    )
+    X, y = SETS["bupa"]
+    w = np.tile([1.0, 3.0], len(y))[: len(y)]
+    together = linearity_complexity(X, y, sample_weight=w, random_state=0)
+    assert together.l3 == cx.l3(X, y, sample_weight=w, random_state=0)

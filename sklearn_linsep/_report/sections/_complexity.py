@@ -1,7 +1,7 @@
 """Ho & Basu's complexity measures (Lorena et al. 2019), one line each: the
 feature measures on the rows in memory, the linearity ones from what the verdict
-already found (its least total hinge and its hyperplane of fewest errors), so
-that nothing is solved twice."""
+already found (its least total hinge with that soft limit's hyperplane, and its
+fewest errors of a hyperplane), so that nothing is solved twice."""
 
 from itertools import combinations
 
