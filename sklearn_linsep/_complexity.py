@@ -23,6 +23,7 @@ from ._angle import _range_of, mean_difference_parts
 from ._exact._enclosure import rounding_factor
 from ._exact._numbers import exact_dot, rational, rational_scalar
 from ._margin import maximal_margin_of, minimum_errors
+from ._proofs import column_extremes
 from ._rows import rows_of
 from ._validation import plain_label, validate_labelled_data
 from ._working_set import DENSE_FALLBACK_ENTRIES
@@ -157,8 +158,9 @@ def maximum_fisher_ratio(X, codes, n_classes, weights):
     and its squares then neither overflow nor underflow). Which features are
     constant, within a class or over all the rows, is read from the rows as given,
     exactly: no rounding of a mean makes a spread, or a difference of means."""
-    lows = np.vstack([_column_min(X[codes == k]) for k in range(n_classes)])
-    highs = np.vstack([_column_max(X[codes == k]) for k in range(n_classes)])
+    extremes = [column_extremes(X[codes == k]) for k in range(n_classes)]
+    highs = np.vstack([high for high, _ in extremes])
+    lows = np.vstack([low for _, low in extremes])
     largest = np.maximum(np.abs(highs).max(axis=0), np.abs(lows).max(axis=0))
     if np.any((largest > 1e100) | ((largest > 0) & (largest < 1e-100))):
         largest[~(largest > 0)] = 1.0
@@ -233,22 +235,14 @@ def class_extremes(X, c):
     """``(low, high, lowest, highest)`` per feature: the overlap of the two
     classes' ranges ``[max of minima, min of maxima]`` (empty where low > high) and
     the range of both ``[lowest, highest]``."""
-    first, second = X[c == 0], X[c == 1]
-    mins = np.vstack([_column_min(first), _column_min(second)])
-    maxs = np.vstack([_column_max(first), _column_max(second)])
-    return mins.max(axis=0), maxs.min(axis=0), mins.min(axis=0), maxs.max(axis=0)
+    return _overlap(column_extremes(X[c == 0]), column_extremes(X[c == 1]))
 
 
-def _column_min(X):
-    if sp.issparse(X):
-        return np.asarray(X.min(axis=0).toarray()).ravel().astype(np.float64)
-    return X.min(axis=0).astype(np.float64)
-
-
-def _column_max(X):
-    if sp.issparse(X):
-        return np.asarray(X.max(axis=0).toarray()).ravel().astype(np.float64)
-    return X.max(axis=0).astype(np.float64)
+def _overlap(first, second):
+    """``(low, high, lowest, highest)`` of two classes' ``(high, low)`` extremes."""
+    (high0, low0), (high1, low1) = first, second
+    return (np.maximum(low0, low1), np.minimum(high0, high1),
+            np.minimum(low0, low1), np.maximum(high0, high1))  # fmt: skip
 
 
 def overlap_volume(low, high, lowest, highest):
@@ -300,8 +294,7 @@ def collective_efficiency(pair):
     weights = pair.row_weights()
     while len(sides[0]) and len(sides[1]) and not used.all():
         blocks = [_rows(pair.X, side) for side in sides]  # one copy a round
-        low = np.maximum(_column_min(blocks[0]), _column_min(blocks[1]))
-        high = np.minimum(_column_max(blocks[0]), _column_max(blocks[1]))
+        low, high, _, _ = _overlap(*map(column_extremes, blocks))
         outside = sum(outside_weights(block, weights[side], low, high)
                       for block, side in zip(blocks, sides, strict=True))  # fmt: skip
         outside[used] = -1.0
@@ -399,13 +392,14 @@ def fewest_errors(pair, classes, *, effort, time_limit, tol, name):
     )
 
 
-def fewest_misclassified(X, c, coef, intercept):
+def fewest_misclassified(X, c, coef, intercept, lower=0):
     """``(coef, intercept, errors)``: of the hyperplane given (a search's) and
     ``LinearSVC()``'s on the same rows (the peers' L2: never above theirs, then),
-    the one of fewer proved errors (the one given on a tie)."""
+    the one of fewer proved errors (the one given on a tie, or where its errors
+    meet the ``lower`` bound: none can do better)."""
     best = (np.asarray(coef, dtype=np.float64), float(intercept))
     errors = int(misclassified(X, c, *best).sum())
-    if errors == 0 or min(np.bincount(c, minlength=2)) == 0:
+    if errors <= lower or min(np.bincount(c, minlength=2)) == 0:
         return *best, errors
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # liblinear's iteration limit: a candidate

@@ -296,7 +296,7 @@ class _PairMeasures:
                 name=data.name,
             )  # fmt: skip
             coef, intercept, errors = kernels.fewest_misclassified(
-                pair.X, pair.c, found.coef, found.intercept
+                pair.X, pair.c, found.coef, found.intercept, found.lower_bound
             )
             lower, stopped_by = found.lower_bound, found.stopped_by
         # The lower bound is proved, the errors counted exactly: never above them.

@@ -300,7 +300,7 @@ def _error_rates(data, pair, verdict, Z, positive, members, search):
     if found is not None and removal is not None and "upper_bound" in removal:
         c = positive.astype(np.intp)
         coef, intercept, errors = fewest_misclassified(
-            Z, c, found.coef, found.intercept
+            Z, c, found.coef, found.intercept, found.lower_bound
         )
         lower = min(found.lower_bound, errors)
         if errors < removal["upper_bound"]:  # its errors out, the rest separate
