@@ -30,36 +30,44 @@ ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
 
 
 def proven_margins(X, c, coef, intercept, center=None, intercept_at_center=None):
-    """Lower bounds of ``c_i (w·x_i + b)`` (``c`` ±1) for every row, rounding included.
-    With ``center`` the scores are ``w·(x_i - center) + intercept_at_center``: the
-    subtraction is exact or rounds relative to ``x_i - center``, so a hyperplane far
+    """Lower bounds of ``c_i (w·x_i + b)`` (``c`` ±1) for every row, rounding included:
+    ``γ_{p+3}`` of its :func:`_scores`' terms (p products and the offset, +1 for the
+    subtraction of the centre)."""
+    out = np.empty(X.shape[0])
+    for rows, scores, terms in _scores(X, coef, intercept, center, intercept_at_center):
+        out[rows] = c[rows] * scores - rounding_factor(X.shape[1] + 3) * terms
+    return out
+
+
+def _scores(X, coef, intercept, center, intercept_at_center):
+    """``(rows, scores, terms)`` block by block: each row's ``w·x + b`` (a column per
+    hyperplane of a machine) and ``|w|·|x| + |b|``, which bounds its rounding. With
+    ``center`` the scores are ``w·(x - center) + intercept_at_center``: the
+    subtraction is exact or rounds relative to ``x - center``, so a hyperplane far
     from the origin (an offset float64 cannot add to ``w·x``) keeps its digits."""
     coef = np.asarray(coef, dtype=float)
-    n, p = X.shape
+    n = X.shape[0]
     if center is None:
-        center, offset = None, float(intercept)
+        offset = np.asarray(intercept, dtype=float)
     else:
         center = np.asarray(center, dtype=float)
-        offset = float(intercept_at_center)
-    out = np.empty(n)
+        offset = np.asarray(intercept_at_center, dtype=float)
     for start in range(0, n, ROWS_PER_BLOCK):
         rows = slice(start, min(start + ROWS_PER_BLOCK, n))
         block = X[rows]
         if sp.issparse(block):  # not centred (that would fill it): the shift apart
-            shift = 0.0 if center is None else center @ coef
-            scores = np.asarray(block @ coef).ravel() + (offset - shift)
-            terms = np.asarray(abs(block) @ np.abs(coef)).ravel() + abs(offset)
+            shift = 0.0 if center is None else coef @ center
+            scores = np.asarray(block @ coef.T) + (offset - shift)
+            terms = np.asarray(abs(block) @ np.abs(coef).T) + np.abs(offset)
             if center is not None:
-                terms += np.abs(center) @ np.abs(coef) + abs(shift)
+                terms += np.abs(coef) @ np.abs(center) + np.abs(shift)
         else:
             block = np.asarray(block, dtype=float)
             if center is not None:
                 block = block - center
-            scores = block @ coef + offset
-            terms = np.abs(block) @ np.abs(coef) + abs(offset)
-        # p products and the offset, +1 for the subtraction of the centre
-        out[rows] = c[rows] * scores - rounding_factor(p + 3) * terms
-    return out
+            scores = block @ coef.T + offset
+            terms = np.abs(block) @ np.abs(coef).T + np.abs(offset)
+        yield rows, scores, terms
 
 
 def column_extremes(X):
@@ -101,20 +109,19 @@ def certificate_gap(points, signs, weights, common_point, spread, rtol):
     return np.maximum(np.abs(plus - minus) - allowed, np.abs(plus) - stored)
 
 
-def certificate_holds(points, signs, weights, common_point, spread, rtol,
-                      problem_rows=0, check="proof", exact_weights=None):  # fmt: skip
-    """Whether the certificate agrees as stated and, unless ``check`` is
-    ``"tolerance"``, is proved: by ``exact_weights`` balancing exactly, else
-    :func:`two_class_proof` (in rationals at any size with ``check="exact"``)."""
-    stated = stated_certificate_agrees(
-        points, signs, weights, common_point, spread, rtol
-    )
+def certificate_holds(stated, points, pairs, problem_rows=0, check="proof",
+                      exact_weights=None):  # fmt: skip
+    """Whether a certificate whose float form agrees as stated (``stated``:
+    :func:`stated_certificate_agrees`, :func:`stated_pairs_agree`) is, unless
+    ``check`` is ``"tolerance"``, proved on its ``pairs`` ``(own, others, K)`` (two
+    classes: :func:`~._exact._farkas.side_pairs`, K = 2): by μ ``exact_weights``
+    balancing exactly, else :func:`pairs_proof` (in rationals at any size with
+    ``check="exact"``)."""
     if check == "tolerance" or not stated:
         return stated
     if exact_weights is not None:
-        halves = [value / 2 for value in exact_weights]  # μ = λ / 2
-        return solves_exactly(*pairs_matrix(points, *side_pairs(signs), 2), halves)
-    return bool(two_class_proof(points, signs, problem_rows, check == "exact")[0])
+        return solves_exactly(*pairs_matrix(points, *pairs), exact_weights)
+    return bool(pairs_proof(points, *pairs, problem_rows, check == "exact")[0])
 
 
 def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
@@ -155,41 +162,19 @@ def joint_proven_margins(
     """Lower bounds of each row's least margin ``(w_{y_i} - w_k)·x_i + b_{y_i} -
     b_k`` over the other classes k (Kesler's construction), rounding included. Each
     score ``s_k = w_k·x + b_k`` rounds by at most ``γ_{p+3} T_k``,
-    ``T_k = |w_k|·|x| + |b_k|``, and their difference by its own unit, so a margin
-    is at least ``fl(s_y - s_k) - γ_{p+4} (T_y + T_k + |s_y - s_k|)``. ``center``
-    as in :func:`proven_margins`."""
-    coef = np.asarray(coef, dtype=float)
-    n, p = X.shape
-    if center is None:
-        offset = np.asarray(intercept, dtype=float)
-    else:
-        center = np.asarray(center, dtype=float)
-        offset = np.asarray(intercept_at_center, dtype=float)
-    rows = np.arange(n)
-    out = np.empty(n)
-    factor = rounding_factor(p + 4)
-    for start in range(0, n, ROWS_PER_BLOCK):
-        block_rows = slice(start, min(start + ROWS_PER_BLOCK, n))
-        block = X[block_rows]
-        if sp.issparse(block):  # not centred (that would fill it): the shift apart
-            shift = 0.0 if center is None else coef @ center
-            scores = np.asarray(block @ coef.T) + (offset - shift)
-            terms = np.asarray(abs(block) @ np.abs(coef).T) + np.abs(offset)
-            if center is not None:
-                terms += np.abs(coef) @ np.abs(center) + np.abs(shift)
-        else:
-            block = np.asarray(block, float)
-            if center is not None:
-                block = block - center
-            scores = block @ coef.T + offset
-            terms = np.abs(block) @ np.abs(coef).T + np.abs(offset)
-        own = codes[block_rows]
-        local = rows[: len(own)]
+    ``T_k = |w_k|·|x| + |b_k|`` (:func:`_scores`), and their difference by its own
+    unit, so a margin is at least ``fl(s_y - s_k) - γ_{p+4} (T_y + T_k + |s_y -
+    s_k|)``. ``center`` as in :func:`proven_margins`."""
+    out = np.empty(X.shape[0])
+    factor = rounding_factor(X.shape[1] + 4)
+    for rows, scores, terms in _scores(X, coef, intercept, center, intercept_at_center):
+        own = codes[rows]
+        local = np.arange(len(own))
         margins = scores[local, own][:, None] - scores
         bounds = factor * (terms[local, own][:, None] + terms + np.abs(margins))
         least = margins - bounds
         least[local, own] = np.inf
-        out[block_rows] = least.min(axis=1)
+        out[rows] = least.min(axis=1)
     return out
 
 
@@ -214,23 +199,6 @@ def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol
         + 4 * rounding_factor(len(weights) + 3) * magnitude
     )
     return np.abs(out_sum - in_sum) - allowed
-
-
-def kesler_certificate_holds(points, own, others, weights, n_classes, spread, rtol,
-                             problem_rows=0, check="proof",
-                             exact_weights=None):  # fmt: skip
-    """Whether μ on pairs (row of class ``own``, class ``others``) agrees as stated
-    and, unless ``check`` is ``"tolerance"``, proves that no linear machine
-    separates the classes: ``exact_weights`` balancing exactly, else
-    :func:`pairs_proof`."""
-    stated = stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
-    if check == "tolerance" or not stated:
-        return stated
-    if exact_weights is not None:
-        system = pairs_matrix(points, own, others, n_classes)
-        return solves_exactly(*system, exact_weights)
-    exact = check == "exact"
-    return bool(pairs_proof(points, own, others, n_classes, problem_rows, exact)[0])
 
 
 def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):

@@ -1,15 +1,15 @@
-"""The Farkas certificate of inseparability from a subset of rows that admits no
-separator, verified before it is returned."""
+"""The Farkas certificate of inseparability from a subset of rows (two classes) or
+pairs (K classes) that admits no separator, verified before it is returned."""
 
 import numpy as np
 
-from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable
-from .._working_set import problem_rows
+from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, side_pairs
 from .._exact._simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
-from .._proofs import stated_certificate_agrees, two_class_proof
-from .._working_set import per_feature_rows
+from .._kesler import Pairs, pairs_of
+from .._proofs import pairs_proof
+from .._working_set import per_feature_rows, problem_rows
 from ..exceptions import SolverError
-from ._result import PROOF_RTOL, SeparabilityResult
+from ._result import PROOF_RTOL, JointSeparabilityResult, SeparabilityResult
 from ._solvers import hull_intersection_lp
 
 
@@ -74,45 +74,70 @@ def sparse_certificate(two_class, classes=(0, 1)):
         return None  # the working set decides it
 
 
-def checked_certificate(two_class, indices, weights, classes, proof_only=False,
+def checked_certificate(rows, ids, weights, classes, proof_only=False,
                         exact_weights=None):  # fmt: skip
-    """The SeparabilityResult of ``weights`` on rows, proved on them
-    (:func:`~.._proofs.two_class_proof`, whose rational weights replace the stated
-    ones; or ``exact_weights``, known to balance exactly), its stated form checked
-    against the spreads; else a SolverError. Unproved beyond an exact decision
-    (and not ``proof_only``): ``proven`` False (:func:`without_proof`)."""
-    points = two_class.original_rows(indices)
-    signs = two_class.labels(indices)
-    rows = problem_rows(two_class)
-    proved, exact = (
-        two_class_proof(points, signs, rows)
-        if exact_weights is None
-        else (True, exact_weights)
-    )
-    beyond = not (proof_only or decidable(rows, two_class.n_features))
-    if not (proved or beyond):
-        raise SolverError(unproved_certificate(proved, len(indices), "rows"))
+    """The inseparability result of ``weights`` on ``ids``: rows of two classes (λ,
+    a :class:`SeparabilityResult`) or constraint ids of Kesler's pairs
+    (:class:`~.._kesler.Pairs`; μ, a :class:`JointSeparabilityResult`), two classes
+    being K = 2 pairs, one a row (λ = 2μ). Proved on them
+    (:func:`~.._proofs.pairs_proof`: a float enclosure, else rationals whose
+    weights replace the stated ones; or ``exact_weights``, known to balance
+    exactly), its stated form checked against the spreads; else a SolverError.
+    Unproved beyond an exact decision (and not ``proof_only``): ``proven`` False
+    (:func:`without_proof`)."""
+    if isinstance(rows, Pairs):
+        verdict, n_classes, what = JointSeparabilityResult, rows.n_classes, "pairs"
+        row_ids, others = pairs_of(ids, n_classes)
+        own = rows.codes[row_ids]
+    else:
+        verdict, n_classes, what = SeparabilityResult, 2, "rows"
+        row_ids, (own, others) = ids, side_pairs(rows.labels(ids))
+    points = rows.original_rows(row_ids)
+    active = problem_rows(rows)
+    proved, exact = True, exact_weights
+    if exact_weights is None:
+        proved, exact = pairs_proof(points, own, others, n_classes, active)
+        exact = verdict._from_pair_weights(exact)
+    beyond = not (proof_only or decidable(active, rows.n_features, n_classes))
+    if not (proved or beyond):  # beyond: the stated form's tolerance only
+        raise SolverError(unproved_certificate(proved, len(ids), what))
     if exact is not None:
         keep = np.array([value > 0 for value in exact])
-        indices, points, signs = indices[keep], points[keep], signs[keep]
+        row_ids, others, points, own = (row_ids[keep], others[keep], points[keep],
+                                        own[keep])  # fmt: skip
         exact = [value for value in exact if value > 0]
         weights = np.array([float(value) for value in exact])
-    common = weights[signs > 0] @ points[signs > 0]
-    result = SeparabilityResult(
+    proof = {"certificate_weights_exact": exact, "proven": bool(proved)}
+    result = _inseparable(rows, row_ids, others, points, weights, classes, proof)
+    pairs = own, others, n_classes
+    if not result._stated_agrees(points, pairs, rows.spread, PROOF_RTOL):
+        raise SolverError(unproved_certificate(False, len(ids), what))
+    return result
+
+
+def _inseparable(rows, row_ids, others, points, weights, classes, proof):
+    """The result of a certificate's ``weights`` on pairs of ``rows`` (the rows
+    ``row_ids`` against the classes ``others``), with its ``proof``'s fields."""
+    if isinstance(rows, Pairs):
+        return JointSeparabilityResult(
+            separable=False,
+            classes=classes,
+            certificate_indices=rows.indices_in_X(row_ids),
+            certificate_classes=classes[others],
+            certificate_weights=weights / weights.sum(),
+            n_features=rows.n_features,
+            **proof,
+        )
+    signs = rows.labels(row_ids)
+    return SeparabilityResult(
         separable=False,
         classes=np.asarray(classes),
-        certificate_indices=indices,
+        certificate_indices=row_ids,
         certificate_weights=weights,
-        common_point=common,
+        common_point=weights[signs > 0] @ points[signs > 0],
         certificate_signs=signs,
-        certificate_weights_exact=exact,
-        proven=bool(proved),
+        **proof,
     )
-    if not stated_certificate_agrees(
-        points, signs, weights, common, two_class.spread, PROOF_RTOL
-    ):
-        raise SolverError(unproved_certificate(False, len(indices), "rows"))
-    return result
 
 
 def without_proof(rows, features):

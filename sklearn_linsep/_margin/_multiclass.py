@@ -24,19 +24,17 @@ from .._exact._kkt import (
 from .._exact._numbers import as_fmpq
 from .._exact._simplex import decide_pairs_on_rows
 from .._kesler import class_columns, pair_margins, pairs_of
-from .._proofs import pairs_proof, stated_pairs_agree
 from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
 from .._working_set import grow, problem_rows, rows_in_memory
 from ..exceptions import SolverError
-from ._certificate import unproved_certificate
+from ._certificate import checked_certificate
 from ._driver import Decision, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import (
     PROOF_RTOL,
     JointMarginResult,
-    JointSeparabilityResult,
     warn_if_inexact,
 )
 from ._solvers import (
@@ -194,7 +192,7 @@ class PairsProblem:
             local, weights = answer
             ids = active[local // K] * K + local % K
             try:
-                return Decision.of(kind, checked_joint_certificate(
+                return Decision.of(kind, checked_certificate(
                     rows, ids, weights, self.classes, proof_only=True
                 ))
             except SolverError:  # the frame's certificate is no proof either
@@ -233,7 +231,7 @@ class PairsProblem:
         if kind == "certificate":
             pair_rows, others, exact = answer
             weights = np.array([float(value) for value in exact])
-            return Decision.of(kind, checked_joint_certificate(
+            return Decision.of(kind, checked_certificate(
                 rows, active[pair_rows] * K + others, weights, self.classes,
                 exact_weights=exact,
             ))  # fmt: skip
@@ -377,46 +375,7 @@ def joint_certificate(kesler, working, classes):
             "rescale the features."
         )
     keep = weights > 0
-    return checked_joint_certificate(kesler, working[keep], weights[keep], classes)
-
-
-def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False,
-                              exact_weights=None):  # fmt: skip
-    """The JointSeparabilityResult of weights on the pairs ``ids``, proved on them
-    (:func:`~.._proofs.pairs_proof`: a float enclosure, else rationals whose weights
-    replace the stated ones; or ``exact_weights``, known to balance exactly), its
-    stated form checked; else a SolverError."""
-    row_ids, others = pairs_of(ids, kesler.n_classes)
-    points, own = kesler.original_rows(row_ids), kesler.codes[row_ids]
-    active = problem_rows(kesler)
-    proved, exact = (
-        pairs_proof(points, own, others, kesler.n_classes, active)
-        if exact_weights is None
-        else (True, exact_weights)
-    )
-    beyond = not (proof_only or decidable(active, kesler.n_features, kesler.n_classes))
-    if not (proved or beyond):  # beyond: the stated form's tolerance only
-        raise SolverError(unproved_certificate(proved, len(ids), "pairs"))
-    if exact is not None:
-        keep = np.array([value > 0 for value in exact])
-        row_ids, others, points, own = (row_ids[keep], others[keep], points[keep],
-                                        own[keep])  # fmt: skip
-        exact = [value for value in exact if value > 0]
-        weights = np.array([float(value) for value in exact])
-    result = JointSeparabilityResult(
-        separable=False,
-        classes=classes,
-        certificate_indices=kesler.indices_in_X(row_ids),
-        certificate_classes=classes[others],
-        certificate_weights=weights / weights.sum(),
-        certificate_weights_exact=exact,
-        proven=bool(proved),
-        n_features=kesler.n_features,
-    )
-    if not stated_pairs_agree(points, own, others, result.certificate_weights,
-                              kesler.n_classes, kesler.spread, PROOF_RTOL):  # fmt: skip
-        raise SolverError(unproved_certificate(False, len(ids), "pairs"))
-    return result
+    return checked_certificate(kesler, working[keep], weights[keep], classes)
 
 
 def _row_slacks(kesler, working, coef, intercept):

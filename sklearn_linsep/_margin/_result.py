@@ -33,9 +33,10 @@ from .._proofs import (
     feature_spread,
     hyperplane_forms_agree,
     joint_proven_margins,
-    kesler_certificate_holds,
     pairs_proof,
     proven_margins,
+    stated_certificate_agrees,
+    stated_pairs_agree,
 )
 from .._rows import verify as verify_on_backend
 from .._validation import plain_label
@@ -248,7 +249,26 @@ class _Verdict:
         member, codes = label_codes(y, self.classes)
         if not member.any():
             return np.inf
-        return float(self._proven_margins(X[member], codes[member]).min())
+        hyperplane = self.coef, self.intercept, self.center, self.intercept_at_center
+        return float(self._proven_margins(X[member], codes[member], *hyperplane).min())
+
+    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
+                           check="proof"):  # fmt: skip
+        """The certificate on its own rows (``points``, labelled ``labels``) against
+        the features' ``spread``, of a problem of ``problem_rows`` rows
+        (:func:`~.._proofs.certificate_holds`)."""
+        pairs = self._pairs_of(labels)
+        if pairs is None:
+            return False
+        stored = self.certificate_weights_exact
+        return certificate_holds(
+            self._stated_agrees(points, pairs, spread, rtol),
+            points,
+            pairs,
+            problem_rows,
+            check,
+            None if stored is None else self._pair_weights(stored),
+        )
 
     @staticmethod
     def _pair_weights(weights):
@@ -397,33 +417,19 @@ class SeparabilityResult(_Verdict):
         (w,), (b,) = W, b
         return as_machine(w, b)
 
-    def _proven_margins(self, rows, codes):
-        signs = np.where(codes == 1, 1.0, -1.0)
-        return proven_margins(
-            rows,
-            signs,
-            self.coef,
-            self.intercept,
-            self.center,
-            self.intercept_at_center,
-        )
+    @staticmethod
+    def _proven_margins(rows, codes, *hyperplane):
+        return proven_margins(rows, np.where(codes == 1, 1.0, -1.0), *hyperplane)
 
-    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
-                           check="proof"):  # fmt: skip
-        """The certificate on its own rows (``points``, labelled ``labels``) of
-        a problem of ``problem_rows`` rows (:func:`~.._proofs.certificate_holds`)."""
-        if not np.all(np.isin(labels, self.classes)):
-            return False
-        return certificate_holds(
+    def _stated_agrees(self, points, pairs, spread, rtol):
+        """:func:`~.._proofs.stated_certificate_agrees` of the rows' sides."""
+        return stated_certificate_agrees(
             points,
-            np.where(labels == self.classes[1], 1.0, -1.0),
+            np.where(pairs[0] == 1, 1.0, -1.0),
             np.asarray(self.certificate_weights, dtype=float),
             np.asarray(self.common_point, dtype=float),
             spread,
             rtol,
-            problem_rows,
-            check,
-            self.certificate_weights_exact,
         )
 
     def describe(self, names=None):
@@ -643,36 +649,13 @@ class JointSeparabilityResult(_Verdict):
             return None
         return own, others, len(self.classes)
 
-    def _proven_margins(self, rows, codes):
-        return joint_proven_margins(
-            rows,
-            codes,
-            self.coef,
-            self.intercept,
-            self.center,
-            self.intercept_at_center,
-        )
+    _proven_margins = staticmethod(joint_proven_margins)
 
-    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
-                           check="proof"):  # fmt: skip
-        """The certificate on its own rows (``points``, labelled ``labels``) against the
-        features' ``spread``, of a problem of ``problem_rows`` rows."""
-        pairs = self._pairs_of(labels)
-        if pairs is None:
-            return False
+    def _stated_agrees(self, points, pairs, spread, rtol):
+        """:func:`~.._proofs.stated_pairs_agree` of the certificate's pairs."""
         own, others, n_classes = pairs
-        return kesler_certificate_holds(
-            points,
-            own,
-            others,
-            self.certificate_weights,
-            n_classes,
-            spread,
-            rtol,
-            problem_rows,
-            check,
-            self.certificate_weights_exact,
-        )
+        weights = self.certificate_weights
+        return stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
 
     def describe(self):
         """One line: the verdict and the size of its certificate."""
