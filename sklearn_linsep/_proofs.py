@@ -7,7 +7,7 @@ One rule each, used by the solvers' final check and by
   on its evaluation's rounding, is at least 1 (:func:`proven_margins`);
 * an inseparability certificate holds when positive weights on its rows make its
   two convex combinations coincide exactly over the rationals the float64 inputs
-  are (:func:`two_class_proof`, :func:`pairs_proof`): by a float enclosure of its
+  are (:func:`certificate_holds`, :func:`pairs_proof`): by a float enclosure of its
   square system's solution (:func:`~._exact._enclosure.enclosed_positive`, in X's
   frame or the rows' principal axes', :mod:`._exact._frames`), else in rationals
   (:mod:`._exact`); and its stated weights and common point agree with that in
@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._exact._enclosure import enclosed_positive, rounding_factor, square_system
-from ._exact._farkas import pairs_matrix, side_pairs, solves_exactly
+from ._exact._farkas import pairs_matrix, solves_exactly
 from ._exact._frames import centred, pairs_enclosed_in_axes
 from ._exact._simplex import exact_pair_weights
 
@@ -127,7 +127,7 @@ def certificate_holds(stated, points, pairs, problem_rows=0, check="proof",
 def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
     """Whether the stated ``λ ≥ 0`` sum to 1 per side and put the common point in
     both hulls, to :func:`certificate_gap`'s tolerance: the float form of what
-    :func:`two_class_proof` proves."""
+    :func:`pairs_proof` proves of K = 2 (a pair per row)."""
     weights = np.asarray(weights, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
@@ -136,14 +136,6 @@ def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol
         return False
     gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
     return bool(np.all(gap <= 0))
-
-
-def two_class_proof(points, signs, problem_rows=0, exact=False):
-    """``(proved, λ)``: :func:`pairs_proof` of K = 2, a pair per row (``λ = 2 μ``):
-    whether ``λ > 0`` on these rows, summing to 1 per side, make the two
-    combinations coincide exactly (True, False, None: beyond the limits)."""
-    proved, weights = pairs_proof(points, *side_pairs(signs), 2, problem_rows, exact)
-    return proved, None if weights is None else [2 * value for value in weights]
 
 
 def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):

@@ -451,7 +451,7 @@ def test_two_class_certificates_are_measured_at_their_own_size():
     apart) is solved in rationals on a large problem; a small problem's
     certificate with dependent columns (a repeated row) is decided, not
     refused."""
-    from sklearn_linsep._proofs import two_class_proof
+    from sklearn_linsep._proofs import pairs_proof
 
     rng = np.random.default_rng(1)
     p, k = 34, 18
@@ -461,7 +461,7 @@ def test_two_class_certificates_are_measured_at_their_own_size():
     neg = rng.integers(-50, 50, (k, p)).astype(float)
     neg[-1] = pos.sum(0) - neg[:-1].sum(0)  # equal sums: λ = 1/18 each
     X, signs = np.vstack([pos, neg]), np.r_[np.ones(k), -np.ones(k)]
-    proved, weights = two_class_proof(X, signs, problem_rows=10**6)
+    proved, weights = pairs_proof(X, *side_pairs(signs), 2, problem_rows=10**6)
     assert proved and exactly_balances(X, (signs > 0).astype(int), np.arange(2 * k),
                                        weights)  # fmt: skip
     rng = np.random.default_rng(3)
@@ -471,6 +471,7 @@ def test_two_class_certificates_are_measured_at_their_own_size():
     neg = rng.integers(-20, 20, (13, p)).astype(float)
     neg[-1] = (pos.sum(0) - neg[:-1].sum(0)) / 4
     X, signs = np.vstack([pos, neg]), np.r_[np.ones(16), -np.ones(13)]
-    proved, weights = two_class_proof(X, signs, problem_rows=40)  # 40 (p + 2) ≤ 1 600
+    # 40 (p + 2) ≤ 1 600
+    proved, weights = pairs_proof(X, *side_pairs(signs), 2, problem_rows=40)
     assert proved and exactly_balances(X, (signs > 0).astype(int), np.arange(29),
                                        weights)  # fmt: skip

@@ -161,32 +161,22 @@ def pair_terms(rows, own, others, solution, n_classes):
 
 
 def dual_problems(terms, solution, tol, allowed):
-    """:func:`kkt_problems` of the working set's :class:`DualTerms`."""
-    return kkt_problems(
-        solution.coef,
-        terms.combination,
-        terms.absolute,
-        terms.balance,
-        solution.dual,
-        terms.margins,
-        tol,
-        allowed,
-    )
-
-
-def kkt_problems(coef, combination, absolute, balance, alpha, margins, tol, allowed):
-    """What fails of the dual's rules (two classes or K): ``coef`` equals the
-    ``combination`` per feature, relative to the ``absolute`` terms; the
-    ``balance`` vanishes; the dual is complementary to the ``margins``."""
+    """What fails of the dual's rules (two classes or K) on a working set's
+    :class:`DualTerms`: ``coef`` equals the ``combination`` per feature, relative
+    to the ``absolute`` terms; the ``balance`` vanishes; the dual is complementary
+    to the ``margins``."""
+    coef, alpha, balance = solution.coef, solution.dual, terms.balance
     norm = max(np.linalg.norm(coef), 1e-300)
     scale = max(alpha.sum(), 1.0)
     problems = []
-    allowed_w = 1e3 * tol * (absolute + np.abs(coef)) + 64 * np.finfo(float).eps * norm
-    if np.any(np.abs(coef - combination) > allowed_w):
+    allowed_w = (
+        1e3 * tol * (terms.absolute + np.abs(coef)) + 64 * np.finfo(float).eps * norm
+    )
+    if np.any(np.abs(coef - terms.combination) > allowed_w):
         problems.append("w differs from Σ α c z")
     if balance is not None and np.max(np.abs(balance)) > 1e3 * tol * scale:
         problems.append(f"Σ α c = {np.max(np.abs(balance)):.2e}")
-    slackness = alpha @ np.abs(margins - 1.0)
+    slackness = alpha @ np.abs(terms.margins - 1.0)
     if slackness > (1e3 * tol + allowed) * scale:
         problems.append(f"complementary slackness off by {slackness:.2e}")
     return problems
@@ -202,12 +192,6 @@ def check_optimality(problem, terms, solution, tol):
     if smallest < 1 - allowed:
         problems.append(f"a constraint is violated by {1 - smallest:.2e}")
     problems += dual_problems(terms, solution, tol, allowed)
-    raise_if_not_optimal(problems, solution)
-    return smallest
-
-
-def raise_if_not_optimal(problems, solution):
-    """The SolverError of an answer that fails its optimality conditions."""
     if problems:
         raise SolverError(
             "The margin QP's answer fails the optimality conditions on the data ("
@@ -215,6 +199,7 @@ def raise_if_not_optimal(problems, solution):
             + f"; solver status {solution.status.value}). Standardising the "
             "features (StandardScaler) or loosening tol may help."
         )
+    return smallest
 
 
 def mark_if_far(frame, result):
