@@ -13,9 +13,8 @@ from ._result import PROOF_RTOL, JointSeparabilityResult, SeparabilityResult
 from ._solvers import hull_intersection_lp
 
 
-def certificate_from_subset(
-    two_class, working, classes=(0, 1), fit_intercept=True, weights=None
-):
+def certificate_from_subset(two_class, working, classes=(0, 1), fit_intercept=True,
+                            weights=None, per_feature=False):  # fmt: skip
     """The Farkas certificate of a subset of samples that admits no separator.
 
     ``λ`` of the hull-intersection LP on scaled rows holds on X too
@@ -23,6 +22,9 @@ def certificate_from_subset(
     ``Σ λ_i c_i x_i = 0``); valid for the subset, so for all samples. Two equal
     samples of opposite labels, if any, are the (smallest) certificate. It is
     verified first: a wrong infeasibility gives a SolverError, never a false one.
+    With ``per_feature`` (sparse rows) the LP's rows are only divided by each
+    feature's spread (:func:`~.._working_set.per_feature_rows`: centring would
+    fill them).
     """
     pair = two_class.opposite_duplicates() if fit_intercept else None
     if pair is not None:
@@ -37,10 +39,9 @@ def certificate_from_subset(
             pass  # the LP below finds a basic one, often where rounding hurt λ
     # λ is the same in every affine frame: the LP sees each feature at its own
     # spread, so its tolerances do not hide a gap in a feature of small units.
-    frame = two_class.equilibrated() if fit_intercept else two_class
-    weights = hull_intersection_lp(
-        frame.rows(working), frame.labels(working), fit_intercept
-    )
+    frame = two_class.equilibrated() if fit_intercept and not per_feature else two_class
+    rows = per_feature_rows(two_class, working) if per_feature else frame.rows(working)
+    weights = hull_intersection_lp(rows, frame.labels(working), fit_intercept)
     if weights is None:
         raise SolverError(
             "The classes come too close to touching for float precision to decide "
@@ -58,20 +59,11 @@ def sparse_certificate(two_class, classes=(0, 1)):
     so the rows are only divided by each feature's spread (centring would fill
     them): one sparse dual simplex, the cost of HiGHS's own separating LP, where
     the working set would densify the rows."""
-    pair = two_class.opposite_duplicates()
+    active = np.flatnonzero(two_class.active)
     try:
-        if pair is not None:
-            return checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
-        active = np.flatnonzero(two_class.active)
-        weights = hull_intersection_lp(
-            per_feature_rows(two_class, active), two_class.labels(active)
-        )
-        if weights is None:
-            return None
-        keep = weights > 0
-        return checked_certificate(two_class, active[keep], weights[keep], classes)
+        return certificate_from_subset(two_class, active, classes, per_feature=True)
     except SolverError:
-        return None  # the working set decides it
+        return None  # separable, or the working set decides it
 
 
 def checked_certificate(rows, ids, weights, classes, proof_only=False,
