@@ -10,7 +10,7 @@ frame of their principal axes (an invertible linear map: the verdict is unchange
 :mod:`sklearn_linsep._exact._frames`), each axis at unit spread, the near-null
 coordinates ``(x - t)·v`` correctly rounded (products split exactly by Dekker,
 summed by ``math.fsum``) so the LPs see them at full size. The answer is proved on
-the rows as given: a certificate by :func:`~sklearn_linsep._proofs.two_class_proof`,
+the rows as given: a certificate by :func:`~sklearn_linsep._proofs.pairs_proof`,
 a separator mapped back to X in rationals, its every margin bounded below in
 float64, the frame's rounding included.
 """
