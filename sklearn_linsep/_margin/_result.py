@@ -94,8 +94,9 @@ class _Verdict:
     """What the two public verdicts share. Two classes are the case K = 2 of pairs
     (row, other class), so one check of a hyperplane, machine or certificate serves
     both; a kind says how its labels make pairs (``_pairs_of``), how its weights are
-    the pairs' (two classes' λ is 2μ), its hyperplanes as a machine (``_as_machine``)
-    and its rounding-bounded margins (``_proven_margins``)."""
+    the pairs' (two classes' λ is 2μ), its hyperplanes as a machine (``_as_machine``),
+    its rounding-bounded margins (``_proven_margins``) and whether its certificate's
+    float form agrees as stated (``_stated_agrees``)."""
 
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
