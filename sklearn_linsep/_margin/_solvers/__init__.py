@@ -36,10 +36,8 @@ from typing import Callable
 from ._active_set import (
     as_hull_weights,
     machine_from_feasible,
-    machine_on_support,
     margin_from_feasible,
     on_and_outside_margin,
-    support_hyperplane,
 )
 from ._clarabel import (
     face_dual_qp,
@@ -48,14 +46,8 @@ from ._clarabel import (
     kesler_support_guess,
     margin_qp,
 )
-from ._dense_dual import (
-    HeldSystem,
-    dense_dual_margin,
-    gram_active_set,
-    pair_active_set,
-    pair_held_system,
-)
-from ._cost import dense_dual_suits, pair_dual_suits
+from ._dense_dual import dense_dual_margin, gram_active_set
+from ._cost import dense_dual_suits
 from ._highs import (
     hull_intersection_lp,
     kesler_flow_lp,
@@ -63,13 +55,7 @@ from ._highs import (
     total_hinge_lp,
 )
 from ._ipm import least_hinge_ipm
-from ._nearest import (
-    NearestPoints,
-    gram_coordinates,
-    gram_margin,
-    nearest_points,
-    nearest_points_margin,
-)
+from ._nearest import gram_margin, nearest_points, nearest_points_margin
 
 
 @dataclass(frozen=True)
@@ -123,14 +109,11 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
 __all__ = [
     "as_hull_weights",
     "on_and_outside_margin",
-    "HeldSystem",
-    "NearestPoints",
     "ROUTES",
     "Route",
     "face_dual_qp",
     "face_margin_qp",
     "gram_active_set",
-    "gram_coordinates",
     "gram_margin",
     "hull_intersection_lp",
     "kesler_flow_lp",
@@ -140,15 +123,10 @@ __all__ = [
     "margin_of_rows",
     "least_hinge_ipm",
     "machine_from_feasible",
-    "machine_on_support",
     "margin_from_feasible",
     "margin_qp",
     "nearest_points",
-    "pair_active_set",
-    "pair_dual_suits",
-    "pair_held_system",
     "register",
     "solve_by_routes",
-    "support_hyperplane",
     "total_hinge_lp",
 ]
