@@ -11,11 +11,9 @@ suit, in order of priority. The kinds' signatures:
   ``solve(Z, c, start, tol)``. The dense dual on the Gram matrix, then the
   nearest points, which suit every shape and always answer (a hyperplane, or the
   hulls' meeting with its weights).
-- ``"pairs"`` (K classes; registered in :mod:`._machine`, with the loop's warm
-  subproblem :class:`~._machine.WarmMachine`): ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``,
-  ``subproblem`` the loop's warm subproblem (its frame, tolerance and caches).
-  The pairs' dual on the rows' Gram matrix, then HiGHS's certificate LP on wide
-  working sets, then the primal active set with Clarabel, which always answers.
+- ``"pairs"`` (K classes; registered in :mod:`._machine`, which says in what order):
+  ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``, ``subproblem`` the
+  loop's warm :class:`~._machine.WarmMachine` (its frame, tolerance and caches).
 
 What picks a route is its ``suits``, from the subproblem's size and shape (the
 expected support: at most p + 1 rows on wide data), in one place per route.
