@@ -87,13 +87,12 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
         or np.max(np.abs(margins[held] - 1)) > tol
     ):
         return None
-    answer = coef, float(intercept), dual
     return Hyperplane(
         True,
         coef=coef,
         intercept=float(intercept),
         dual=dual,
-        weights=as_hull_weights(answer, c),
+        weights=as_hull_weights((coef, intercept, dual), c),
         status=Status.OPTIMAL,
     )
 
