@@ -255,9 +255,7 @@ def _two_class_system(gram, c):
     """The two-class held system ``K + 1 1ᵀ``, and its solve for β and b."""
     from sklearn_linsep._margin._solvers import _dense_dual
 
-    system = _dense_dual.HeldSystem(
-        _dense_dual._two_class_block(gram), _dense_dual._two_class_right(c), gram
-    )
+    system = _dense_dual._two_class_system(gram, c)
     system.solve_two_class = lambda held: _dense_dual._two_class_solve(system, held)
     return system
 

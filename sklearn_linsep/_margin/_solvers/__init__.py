@@ -11,11 +11,9 @@ suit, in order of priority. The kinds' signatures:
   ``solve(Z, c, start, tol)``. The dense dual on the Gram matrix, then the
   nearest points, which suit every shape and always answer (a hyperplane, or the
   hulls' meeting with its weights).
-- ``"pairs"`` (K classes; registered in :mod:`._machine`, with the loop's warm
-  subproblem :class:`~._machine.WarmMachine`): ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``,
-  ``subproblem`` the loop's warm subproblem (its frame, tolerance and caches).
-  The pairs' dual on the rows' Gram matrix, then HiGHS's certificate LP on wide
-  working sets, then the primal active set with Clarabel, which always answers.
+- ``"pairs"`` (K classes; registered in :mod:`._machine`, which says in what order):
+  ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``, ``subproblem`` the
+  loop's warm :class:`~._machine.WarmMachine` (its frame, tolerance and caches).
 
 What picks a route is its ``suits``, from the subproblem's size and shape (the
 expected support: at most p + 1 rows on wide data), in one place per route.
@@ -36,10 +34,8 @@ from typing import Callable
 from ._active_set import (
     as_hull_weights,
     machine_from_feasible,
-    machine_on_support,
     margin_from_feasible,
     on_and_outside_margin,
-    support_hyperplane,
 )
 from ._clarabel import (
     face_dual_qp,
@@ -48,14 +44,8 @@ from ._clarabel import (
     kesler_support_guess,
     margin_qp,
 )
-from ._dense_dual import (
-    HeldSystem,
-    dense_dual_margin,
-    gram_active_set,
-    pair_active_set,
-    pair_held_system,
-)
-from ._cost import dense_dual_suits, pair_dual_suits
+from ._dense_dual import dense_dual_margin, gram_active_set
+from ._cost import dense_dual_suits
 from ._highs import (
     hull_intersection_lp,
     kesler_flow_lp,
@@ -63,13 +53,7 @@ from ._highs import (
     total_hinge_lp,
 )
 from ._ipm import least_hinge_ipm
-from ._nearest import (
-    NearestPoints,
-    gram_coordinates,
-    gram_margin,
-    nearest_points,
-    nearest_points_margin,
-)
+from ._nearest import gram_margin, nearest_points, nearest_points_margin
 
 
 @dataclass(frozen=True)
@@ -123,14 +107,11 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
 __all__ = [
     "as_hull_weights",
     "on_and_outside_margin",
-    "HeldSystem",
-    "NearestPoints",
     "ROUTES",
     "Route",
     "face_dual_qp",
     "face_margin_qp",
     "gram_active_set",
-    "gram_coordinates",
     "gram_margin",
     "hull_intersection_lp",
     "kesler_flow_lp",
@@ -140,15 +121,10 @@ __all__ = [
     "margin_of_rows",
     "least_hinge_ipm",
     "machine_from_feasible",
-    "machine_on_support",
     "margin_from_feasible",
     "margin_qp",
     "nearest_points",
-    "pair_active_set",
-    "pair_dual_suits",
-    "pair_held_system",
     "register",
     "solve_by_routes",
-    "support_hyperplane",
     "total_hinge_lp",
 ]

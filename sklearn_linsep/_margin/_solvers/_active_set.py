@@ -41,11 +41,6 @@ def _most_wrong_sign(alpha, sides=None):
     return None
 
 
-def _has_negative(alpha):
-    """α below zero by more than the rounding of the largest entry."""
-    return _most_wrong_sign(alpha) is not None
-
-
 def off_face(margins, sides):
     """How far each row's margin is from its side of the least-hinge face
     (positive: off it): ``≥ 1`` on side +1, ``= 1`` on 0, ``≤ 1`` on -1."""
@@ -71,60 +66,116 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
     moves until a row blocks and takes it in; at the QP's solution a wrong-signed
     multiplier leaves. With ``sides`` (per row ``+1``: ``≥ 1``, ``0``: ``= 1``, ``-1``:
     ``≤ 1``) it runs over the least-hinge LP's optimal face from a point on it."""
-    margins = c * (Z @ coef + intercept)
+
+    def equality(held, right):
+        if _two_sided(c[held]):
+            return _equality_margin(Z[held], c[held])
+        # One class on the margin: w = 0 meets its equalities.
+        return np.zeros(Z.shape[1]), float(c[held[0]]), np.zeros(len(held))
+
+    def margins_of(coef, intercept):
+        return c * (Z @ coef + intercept)
+
+    found = _from_feasible(
+        margins_of, equality, coef, intercept, sides, None, max_steps, Z.shape[1]
+    )
+    if found is None:
+        return None
+    coef, intercept, margins, held, dual, sides, _ = found
+    if (
+        np.max(off_face(margins, sides)) > tol
+        or np.max(np.abs(margins[held] - 1)) > tol
+    ):
+        return None
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=float(intercept),
+        dual=dual,
+        weights=as_hull_weights((coef, intercept, dual), c),
+        status=Status.OPTIMAL,
+    )
+
+
+def _from_feasible(margins_of, equality, coef, intercept, sides, right, max_steps,
+                   unknowns, pairs=None):  # fmt: skip
+    """The primal active set of :func:`margin_from_feasible` and
+    :func:`machine_from_feasible` to its KKT point, ``(coef, intercept, margins, held,
+    dual, sides, right)``, or None: ``margins_of(coef, intercept)`` every constraint's
+    margin, ``equality(held, right[held])`` the held ones' equality QP ``(coef,
+    intercept, α)``. With ``pairs`` ``(Z, own, others, K)`` a pair dependent on the
+    held ones is not taken in, a held set seen again at a full step is a cycle, and a
+    full step lands on the QP's answer itself (two classes: to its own rounding)."""
+    margins = margins_of(coef, intercept)
+    n = len(margins)
     if sides is None:
         least = float(np.min(margins))
         if not least > 0:
             return None
         coef, intercept, margins = coef / least, intercept / least, margins / least
-        sides = np.ones(len(c))
+        sides, right = np.ones(n), np.ones(n)
         held = [int(np.argmin(margins))]
     else:
         sides = np.asarray(sides, dtype=float)
-        held = list(np.flatnonzero(sides == 0))
+        right = np.ones(n) if right is None else right
+        held = np.flatnonzero(sides == 0)
+        if pairs is not None:
+            Z, own, others, n_classes = pairs
+            held = held[
+                _independent_pairs(Z[held], own[held], others[held], n_classes)
+            ]
+        held = list(held)
         if not held:
-            held = [int(np.argmin(np.where(sides != 0, sides * (margins - 1), np.inf)))]
-    direction = np.where(sides == 0, 1.0, sides)  # of each row's slack
-    for _ in range(max_steps or 8 * Z.shape[1] + 50 + len(held)):
-        if _two_sided(c[held]):
-            target_coef, target_intercept, alpha = _equality_margin(Z[held], c[held])
-        else:  # one class on the margin: w = 0 meets its equalities
-            target_coef, target_intercept = np.zeros_like(coef), float(c[held[0]])
-            alpha = np.zeros(len(held))
-        change = c * (Z @ (target_coef - coef) + (target_intercept - intercept))
+            off = np.where(sides != 0, sides * (margins - right), np.inf)
+            held = [int(np.argmin(off))]
+    direction = np.where(sides == 0, 1.0, sides)  # of each constraint's slack
+    visited = set()  # the held sets at a full step: one seen again is a cycle
+    for _ in range(max_steps or 8 * unknowns + 50 + len(held)):
+        target_coef, target_intercept, alpha = equality(held, right[held])
+        change = margins_of(target_coef - coef, target_intercept - intercept)
         change *= direction
-        room = np.full(len(c), np.inf)
-        falling = change < 0
+        room = np.full(n, np.inf)
+        if pairs is None:
+            falling = change < 0
+        else:
+            # A change at the largest's rounding is none: a pair taken in for it would
+            # depend on the held ones (multipliers not unique: the method cycled).
+            falling = change < -1e-12 * np.max(np.abs(change), initial=0.0)
         falling[held] = False
-        room[falling] = direction[falling] * (margins[falling] - 1) / -change[falling]
-        blocking = int(np.argmin(room))
-        step = min(1.0, max(float(room[blocking]), 0.0))
-        coef = coef + step * (target_coef - coef)
-        intercept = intercept + step * (target_intercept - intercept)
-        margins = c * (Z @ coef + intercept)
+        room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
+            -change[falling]
+        )
+        while True:
+            blocking = int(np.argmin(room))
+            step = min(1.0, max(float(room[blocking]), 0.0))
+            if step == 1.0 or pairs is None or _independent_of(*pairs, held, blocking):
+                break
+            room[blocking] = np.inf
+        if step < 1.0 or pairs is None:
+            coef = coef + step * (target_coef - coef)
+            intercept = intercept + step * (target_intercept - intercept)
+            margins = margins_of(coef, intercept)
+        else:
+            coef, intercept = target_coef, target_intercept
         if step < 1.0:
             held.append(blocking)
             continue
         wrong = _most_wrong_sign(alpha, sides[held])
         if wrong is not None:
+            if pairs is not None:
+                # Signs that rounding decides (features ~1e6 apart: multipliers reach
+                # 1e13 and cancel) let a pair leave and rejoin without end (2 000
+                # steps, K = 16).
+                state = frozenset(held)
+                if state in visited:
+                    return None
+                visited.add(state)
+                margins = margins_of(coef, intercept)
             held.pop(wrong)
             continue
-        if (
-            np.max(off_face(margins, sides)) > tol
-            or np.max(np.abs(margins[held] - 1)) > tol
-        ):
-            return None
-        dual = np.zeros(len(c))
+        dual = np.zeros(n)
         dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
-        answer = coef, float(intercept), dual
-        return Hyperplane(
-            True,
-            coef=coef,
-            intercept=float(intercept),
-            dual=dual,
-            weights=as_hull_weights(answer, c),
-            status=Status.OPTIMAL,
-        )
+        return coef, intercept, margins, held, dual, sides, right
     return None
 
 
@@ -185,7 +236,7 @@ def _active_set_finish(Z, c, support, tol, max_steps=None):
             if support is None:
                 return None
             continue
-        if _has_negative(alpha):
+        if _most_wrong_sign(alpha) is not None:
             support.pop(int(np.argmin(alpha)))
             continue
         worst = int(np.argmin(margins))
@@ -207,7 +258,10 @@ def _best_exchange(Z, c, support, tol):
             continue
         coef, intercept, alpha = support_hyperplane(Z[trial], c[trial])
         margins = c * (Z @ coef + intercept)
-        if np.max(np.abs(margins[trial] - 1)) > tol or _has_negative(alpha):
+        if (
+            np.max(np.abs(margins[trial] - 1)) > tol
+            or _most_wrong_sign(alpha) is not None
+        ):
             continue
         key = (np.count_nonzero(margins < 1 - tol), -np.min(margins))
         if best_key is None or key < best_key:
@@ -431,84 +485,31 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
     def margins_of(coef, intercept):
         return pair_margins(Z, own, others, coef, intercept)
 
+    def equality(held, right):
+        return machine_on_support(Z[held], own[held], others[held], n_classes,
+                                  keep_digits=True, right=right)  # fmt: skip
+
+    pairs, unknowns = (Z, own, others, n_classes), Z.shape[1] * n_classes
+    found = _from_feasible(
+        margins_of, equality, coef, intercept, sides, right, None, unknowns, pairs
+    )
+    if found is None:
+        return None
+    coef, intercept, _, held, dual, sides, right = found
+    # Refine the held equalities on their residual (far-apart scales cost digits):
+    # the least-norm machine is linear in the right side, so this keeps it.
+    for _ in range(2):
+        held_margins = margins_of(coef, intercept)[held]
+        more_coef, more_intercept, _ = equality(held, right[held] - held_margins)
+        coef, intercept = coef + more_coef, intercept + more_intercept
     margins = margins_of(coef, intercept)
-    if sides is None:
-        least = float(np.min(margins))
-        if not least > 0:
-            return None
-        coef, intercept, margins = coef / least, intercept / least, margins / least
-        sides, right = np.ones(len(own)), np.ones(len(own))
-        held = [int(np.argmin(margins))]
-    else:
-        sides = np.asarray(sides, dtype=float)
-        equal = np.flatnonzero(sides == 0)
-        held = list(equal[_independent_pairs(Z[equal], own[equal], others[equal],
-                                             n_classes)])  # fmt: skip
-        if not held:
-            held = [int(np.argmin(np.where(sides != 0, sides * (margins - right),
-                                           np.inf)))]  # fmt: skip
-    direction = np.where(sides == 0, 1.0, sides)  # of each pair's slack
-    visited = set()  # the held sets at a full step: one seen again is a cycle
-    for _ in range(8 * Z.shape[1] * n_classes + 50 + len(held)):
-        target_coef, target_intercept, alpha = machine_on_support(
-            Z[held], own[held], others[held], n_classes, keep_digits=True,
-            right=right[held],
-        )  # fmt: skip
-        change = margins_of(target_coef - coef, target_intercept - intercept)
-        change *= direction
-        room = np.full(len(own), np.inf)
-        # A change at the largest's rounding is none: a pair taken in for it would
-        # depend on the held ones (multipliers not unique: the method cycled).
-        falling = change < -1e-12 * np.max(np.abs(change), initial=0.0)
-        falling[held] = False
-        room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
-            -change[falling]
-        )
-        while True:
-            blocking = int(np.argmin(room))
-            step = min(1.0, max(float(room[blocking]), 0.0))
-            if step == 1.0 or _independent_of(Z, own, others, n_classes, held,
-                                              blocking):  # fmt: skip
-                break
-            room[blocking] = np.inf
-        if step < 1.0:
-            coef = coef + step * (target_coef - coef)
-            intercept = intercept + step * (target_intercept - intercept)
-            margins = margins_of(coef, intercept)
-            held.append(blocking)
-            continue
-        coef, intercept = target_coef, target_intercept
-        wrong = _most_wrong_sign(alpha, sides[held])
-        if wrong is not None:
-            # Signs that rounding decides (features ~1e6 apart: multipliers reach 1e13
-            # and cancel) let a pair leave and rejoin without end (2 000 steps, K = 16).
-            state = frozenset(held)
-            if state in visited:
-                return None
-            visited.add(state)
-            margins = margins_of(coef, intercept)
-            held.pop(wrong)
-            continue
-        # Refine the held equalities on their residual (far-apart scales cost digits):
-        # the least-norm machine is linear in the right side, so this keeps it.
-        for _ in range(2):
-            held_margins = margins_of(coef, intercept)[held]
-            more_coef, more_intercept, _ = machine_on_support(
-                Z[held], own[held], others[held], n_classes, keep_digits=True,
-                right=right[held] - held_margins,
-            )  # fmt: skip
-            coef, intercept = coef + more_coef, intercept + more_intercept
-        margins = margins_of(coef, intercept)
-        # tol beyond the margins' terms' rounding (far-apart scales cancel large terms)
-        within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
-        if np.any(off_face(margins - right + 1, sides) > within) or np.any(
-            np.abs(margins[held] - right[held]) > within[held]
-        ):
-            return None
-        dual = np.zeros(len(own))
-        dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
-        return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
-    return None
+    # tol beyond the margins' terms' rounding (far-apart scales cancel large terms)
+    within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
+    if np.any(off_face(margins - right + 1, sides) > within) or np.any(
+        np.abs(margins[held] - right[held]) > within[held]
+    ):
+        return None
+    return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
 
 
 def _margin_terms(Z, own, others, coef, intercept):

@@ -92,7 +92,11 @@ def _feature_scale(Z, scaled):
     return np.where(largest > 0, largest, 1.0)
 
 
-def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
+def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled,
+               sides=None, what="margin QP"):  # fmt: skip
+    """One attempt of :func:`margin_qp`, or with ``sides`` (no slack) of the face QP
+    (:func:`face_margin_qp`): its rows ``c_i (w·z_i + b) ≥ 1`` flipped where side
+    -1, inequalities first, side 0 in Clarabel's zero cone, ``dual`` signed β."""
     n, p = Z.shape
     slack_weights = np.ones(n) if weights is None else weights
     feature_scale = _feature_scale(Z, scaled)
@@ -102,15 +106,20 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
     quadratic = sp.diags(
         np.r_[1 / feature_scale**2, np.zeros(n_intercept + n_slack)], format="csc"
     )
-    rows = -(c[:, None] * Z)
-    blocks = [sp.csc_matrix(rows)]
+    signs = np.ones(n) if sides is None else np.where(sides == 0, 1.0, sides)
+    order = np.arange(n) if sides is None else np.argsort(sides == 0, kind="stable")
+    n_equal = 0 if sides is None else int(np.count_nonzero(sides == 0))
+    signed = (signs * c)[order, None]
+    blocks = [sp.csc_matrix(-(signed * Z[order]))]
     if fit_intercept:
-        blocks.append(sp.csc_matrix(-c[:, None]))
+        blocks.append(sp.csc_matrix(-signed))
     if n_slack:
         blocks.append(-sp.identity(n, format="csc"))
     constraints = sp.hstack(blocks, format="csc")
-    bounds = -np.ones(n)
-    cones = [clarabel.NonnegativeConeT(n)]
+    bounds = -signs[order]
+    cones = [clarabel.NonnegativeConeT(n - n_equal)]
+    if n_equal:
+        cones.append(clarabel.ZeroConeT(n_equal))
     if n_slack:
         slack_rows = sp.hstack(
             [sp.csc_matrix((n, p + n_intercept)), -sp.identity(n, format="csc")],
@@ -128,16 +137,18 @@ def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled):
         bounds,
         cones,
         _clarabel_settings(tol, method),
-        f"margin QP of {n} rows",
+        f"{what} of {n} rows",
     )
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
     x, z = np.asarray(solution.x), np.asarray(solution.z)
+    multipliers = np.empty(n)
+    multipliers[order] = z[:n]
     return Hyperplane(
         True,
         coef=x[:p] / feature_scale,
         intercept=float(x[p]) if fit_intercept else 0.0,
-        dual=np.maximum(z[:n], 0.0),
+        dual=np.maximum(multipliers, 0.0) if sides is None else signs * multipliers,
         status=status,
         budget_multiplier=float(z[2 * n]) if n_slack else None,
     )
@@ -181,7 +192,6 @@ def face_margin_qp(Z, c, sides, feasible=None):
     signed β, ``w = Σ β_i c_i z_i``. Exact by :func:`face_active_set`, else from
     ``feasible`` (the LP's hyperplane) by :func:`margin_from_feasible`; else Clarabel,
     retried until every row keeps its side to ``FACE_TOLERANCE``."""
-    signed = np.where(sides == 0, 1.0, sides)
     exact = face_active_set(Z, c, sides, FACE_TOLERANCE)
     if exact is None and feasible is not None:
         exact = margin_from_feasible(Z, c, *feasible, FACE_TOLERANCE, sides=sides)
@@ -193,43 +203,11 @@ def face_margin_qp(Z, c, sides, feasible=None):
         return bool(np.all(off_face(margins, sides) <= FACE_TOLERANCE))
 
     return _retrying(
-        lambda method, scaled: _face_margin_qp(Z, c, sides, signed, method, scaled),
+        lambda method, scaled: _margin_qp(
+            Z, c, True, None, None, QP_TOLERANCE, method, scaled, sides, "face QP"
+        ),
         on_face,
         f"face QP of {len(c)} rows",
-    )
-
-
-def _face_margin_qp(Z, c, sides, signed, method, scaled):
-    n, p = Z.shape
-    feature_scale = _feature_scale(Z, scaled)
-    order = np.argsort(sides == 0, kind="stable")  # inequalities first
-    inequality, equality = order[sides[order] != 0], order[sides[order] == 0]
-    matrix = -(signed * c)[:, None] * np.column_stack([Z / feature_scale, np.ones(n)])
-    constraints = sp.csc_matrix(np.vstack([matrix[inequality], matrix[equality]]))
-    bounds = np.r_[-signed[inequality], -signed[equality]]
-    cones = [clarabel.NonnegativeConeT(len(inequality))]
-    if len(equality):
-        cones.append(clarabel.ZeroConeT(len(equality)))
-    quadratic = sp.diags(np.r_[1 / feature_scale**2, 0.0], format="csc")
-    solution, status = _solve(
-        quadratic,
-        constraints,
-        bounds,
-        cones,
-        _clarabel_settings(method=method),
-        f"face QP of {n} rows",
-    )
-    if status is Status.INFEASIBLE:
-        return Hyperplane(False, status=status)
-    x = np.asarray(solution.x)
-    multipliers = np.empty(n)
-    multipliers[np.r_[inequality, equality]] = np.asarray(solution.z)
-    return Hyperplane(
-        True,
-        coef=x[:p] / feature_scale,
-        intercept=float(x[p]),
-        dual=signed * multipliers,
-        status=status,
     )
 
 

@@ -246,21 +246,29 @@ def rounds_budget(n, p, violated=None):
     one pass) says whether they converge: then they go on, each round within
     ``GUARD_ROUND_SHARE``, while their whole spend stays within ``ROUNDS_SHARE +
     GUARD_SHARE`` of it (rounds and the interior point after them: at most 2x it)."""
+    affordable = _budget(n, p, ROUNDS_SHARE, ROUND_SHARE, violated)
+    return lambda working: affordable(working.size)
+
+
+def _budget(n, p, share, round_share, violated=None):
+    """``affordable(rows)``: LP rounds of ``rows`` rows within ``share`` of the
+    interior point's modelled price, each within ``round_share`` of it, then the
+    guard's (:func:`rounds_budget`) where ``violated`` is given."""
     price = interior_point_seconds(n, p)
-    left = ROUNDS_SHARE * price
+    left = share * price
     guard = {"left": GUARD_SHARE * price, "converging": False}
 
-    def affordable(working):
+    def affordable(rows):
         nonlocal left
-        cost = round_seconds(n, p, working.size)
-        if cost <= min(left, ROUND_SHARE * price):
+        cost = round_seconds(n, p, rows)
+        if cost <= min(left, round_share * price):
             left -= cost
             return True
         if violated is None or cost > min(left + guard["left"],
                                           GUARD_ROUND_SHARE * price):  # fmt: skip
             return False
         if not guard["converging"]:  # one pass, once: noise never comes near
-            guard["converging"] = violated() <= CONVERGING_VIOLATORS * working.size
+            guard["converging"] = violated() <= CONVERGING_VIOLATORS * rows
             if not guard["converging"]:
                 return False
         spent = min(cost, max(left, 0.0))
@@ -278,14 +286,4 @@ def band_budget(n, p):
     50, labels of a hyperplane through the data, 20 flipped nearest it) widened to
     every row: 18.8 s, where the rounds decide in 0.7 s; a band of 80 rows proved
     another guess (0.01 s)."""
-    left = interior_point_seconds(n, p)
-
-    def affordable(rows):
-        nonlocal left
-        cost = round_seconds(n, p, rows)
-        if cost > left:
-            return False
-        left -= cost
-        return True
-
-    return affordable
+    return _budget(n, p, 1.0, np.inf)

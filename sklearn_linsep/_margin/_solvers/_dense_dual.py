@@ -42,15 +42,10 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
     m = len(c)
     sides = np.ones(m) if sides is None else np.asarray(sides, dtype=float)
     held = np.union1d(held, np.flatnonzero(sides == 0))  # equalities: always
-    seen = set()
     beta = np.zeros(m)
-    system = HeldSystem(_two_class_block(gram), _two_class_right(c), gram)
-    for _ in range(DENSE_DUAL_MAX_ITERATIONS):
-        held = np.sort(held)
-        key = held.tobytes()
-        if key in seen or not _two_sided(c[held]):
-            return None  # cycling, or one class: not for this route
-        seen.add(key)
+    system = _two_class_system(gram, c)
+
+    def step(held):
         solved = _two_class_solve(system, held)
         if solved is None:
             return None
@@ -61,38 +56,53 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         dual = c * beta
         side = sides[held]
         keep = held[(side == 0) | (side * dual[held] > 0)]
-        outside = np.ones(m, bool)
-        outside[held] = False
         # Off its side of 1; an equality row left out as dependent counts too
         # (it joins again, and a held set that repeats ends the loop).
         off = np.where(
             sides == 0, np.abs(margins - 1) > tol, sides * (margins - 1) < -tol
         )
+        return held, keep, off, margins, (dual, intercept)
+
+    return _exchanges(m, held, step, lambda held: _two_sided(c[held]))
+
+
+def _exchanges(m, held, step, takes):
+    """The exchanges of :func:`gram_active_set` and :func:`pair_active_set` over ``m``
+    rows or pairs: ``step(held)`` is ``(held less dependent ones, kept, off their
+    side, margins, answer)`` or None; held not kept leave, others off join, at once,
+    to ``answer``; None where a held set repeats or fails ``takes``."""
+    seen = set()
+    for _ in range(DENSE_DUAL_MAX_ITERATIONS):
+        held = np.sort(held)
+        key = held.tobytes()
+        if key in seen or not takes(held):
+            return None  # cycling, or a held set not for this route
+        seen.add(key)
+        stepped = step(held)
+        if stepped is None:
+            return None
+        held, keep, off, margins, answer = stepped
+        outside = np.ones(m, bool)
+        outside[held] = False
         violated = np.flatnonzero(outside & off)
         if keep.size == held.size and violated.size == 0:
             # A held set singular to rounding solves only roughly (a Schur update raises
             # nothing): the held margins show it. Earlier steps may be rough.
             if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
                 return None
-            return dual, intercept
+            return answer
         held = np.concatenate([keep, violated])
     return None
 
 
-def _two_class_block(gram):
-    """``K_IJ + 1``: the bordered system's block of the rows I and J."""
-
-    def block(rows, columns):
-        return gram[np.ix_(rows, columns)] + 1.0
-
-    return block
-
-
-def _two_class_right(c):
-    def right(held):
-        return np.column_stack([c[held], np.ones(held.size)])
-
-    return right
+def _two_class_system(gram, c):
+    """The :class:`HeldSystem` of two classes: ``M = K + 1 1ᵀ`` (``K_IJ + 1`` a
+    block), right sides ``[c, 1]``."""
+    return HeldSystem(
+        lambda rows, columns: gram[np.ix_(rows, columns)] + 1.0,
+        lambda held: np.column_stack([c[held], np.ones(held.size)]),
+        gram,
+    )
 
 
 def _two_class_solve(system, held):
@@ -308,15 +318,9 @@ def pair_active_set(
         keys, system = np.arange(m), pair_system(gram, position, own, others, n_classes)
     else:
         keys, system = system
-    seen = set()
     alpha = np.zeros(m)
-    held = np.asarray(held, dtype=np.intp)
-    for _ in range(DENSE_DUAL_MAX_ITERATIONS):
-        held = np.sort(held)
-        key = held.tobytes()
-        if key in seen or not held.size:
-            return None  # cycling
-        seen.add(key)
+
+    def step(held):
         solved = system.solve(keys[held])
         if solved is None:
             return None
@@ -336,15 +340,10 @@ def pair_active_set(
         margins = pair_scores(gram, position, own, others, alpha, n_classes)
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
-        outside = np.ones(m, bool)
-        outside[held] = False
-        violated = np.flatnonzero(outside & (margins < 1 - tol))
-        if keep.size == held.size and violated.size == 0:
-            if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
-                return None
-            return alpha, intercept
-        held = np.concatenate([keep, violated])
-    return None
+        return held, keep, margins < 1 - tol, margins, (alpha, intercept)
+
+    held = np.asarray(held, dtype=np.intp)
+    return _exchanges(m, held, step, lambda held: held.size > 0)
 
 
 def pair_scores(gram, position, own, others, alpha, n_classes):

@@ -23,17 +23,21 @@ HIGHS = {0: Status.OPTIMAL, 2: Status.INFEASIBLE}
 LP_FEASIBILITY_TOLERANCE = 1e-10
 
 
-def _highs_options():
-    return {
-        "primal_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
-        "dual_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
-        "time_limit": TIME_LIMIT,
-        "presolve": True,
-    }
-
-
-def _check_lp(result, what):
-    """``True`` when optimal, ``False`` when infeasible, else a SolverError."""
+def _highs_lp(what, objective, **constraints):
+    """HiGHS's dual simplex on ``min objective·x`` under ``constraints`` (linprog's
+    keywords): its result, or None where it proves them infeasible; any other status
+    is a SolverError."""
+    result = linprog(
+        objective,
+        **constraints,
+        method="highs-ds",
+        options={
+            "primal_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
+            "dual_feasibility_tolerance": LP_FEASIBILITY_TOLERANCE,
+            "time_limit": TIME_LIMIT,
+            "presolve": True,
+        },
+    )
     status = read_status(
         "HiGHS",
         HIGHS,
@@ -41,7 +45,20 @@ def _check_lp(result, what):
         f"{what} LP ({result.message})",
         f"{TIME_LIMIT:g} s per call",
     )
-    return status is Status.OPTIMAL
+    return result if status is Status.OPTIMAL else None
+
+
+def _least_hinge(result, coef, intercept):
+    """The Hyperplane of a least-hinge LP's dual: ``(coef, intercept)`` from its
+    equalities' multipliers, its α (clipped at 0) as ``dual``, the least total."""
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=intercept,
+        dual=np.clip(result.x, 0.0, None),
+        status=Status.OPTIMAL,
+        total=float(-result.fun),
+    )
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
@@ -62,27 +79,20 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
     A_eq = _signed_columns(Z, c, [c[None, :]] if fit_intercept else [])
     upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     right = np.zeros(A_eq.shape[0]) if fixed is None else -np.asarray(fixed, float)
-    result = linprog(
+    result = _highs_lp(
+        "total hinge",
         -np.ones(n),
         A_eq=A_eq,
         b_eq=right,
         bounds=np.column_stack([np.zeros(n), upper]),
-        method="highs-ds",
-        options=_highs_options(),
     )
-    if not _check_lp(result, "total hinge"):
+    if result is None:
         if fixed is None:  # pragma: no cover - α = 0 is feasible
             raise SolverError("HiGHS reported the total hinge LP infeasible.")
         return Hyperplane(False, status=Status.INFEASIBLE)
     multipliers = -result.eqlin.marginals
-    return Hyperplane(
-        True,
-        coef=multipliers[:p].copy(),
-        intercept=float(multipliers[p]) if fit_intercept else 0.0,
-        dual=np.clip(result.x, 0.0, None),
-        status=Status.OPTIMAL,
-        total=float(-result.fun),
-    )
+    intercept = float(multipliers[p]) if fit_intercept else 0.0
+    return _least_hinge(result, multipliers[:p].copy(), intercept)
 
 
 def hull_intersection_lp(Z, c, fit_intercept=True):
@@ -98,17 +108,7 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
         sums = [np.ones((1, n))]
         right.append([1.0])
     stacked = _signed_columns(Z, c, sums)
-    result = linprog(
-        np.zeros(n),
-        A_eq=stacked,
-        b_eq=np.concatenate(right),
-        bounds=[(0, None)] * n,
-        method="highs-ds",
-        options=_highs_options(),
-    )
-    if not _check_lp(result, "hull intersection"):
-        return None
-    return _polish(stacked, np.concatenate(right), result.x)
+    return _certificate(stacked, np.concatenate(right), "hull intersection")
 
 
 def kesler_flow_lp(Z, own, others, n_classes):
@@ -121,17 +121,17 @@ def kesler_flow_lp(Z, own, others, n_classes):
         [kesler_matrix(Z, own, others, n_classes).T, np.ones((1, m))], format="csc"
     )
     right = np.r_[np.zeros(equalities.shape[0] - 1), 1.0]
-    result = linprog(
-        np.zeros(m),
-        A_eq=equalities,
-        b_eq=right,
-        bounds=(0, None),
-        method="highs-ds",
-        options=_highs_options(),
+    return _certificate(equalities, right, "multiclass certificate")
+
+
+def _certificate(equalities, right, what):
+    """Weights ``x ≥ 0`` meeting the certificate's ``equalities`` (HiGHS), polished
+    (:func:`_polish`), or None where there are none."""
+    n = equalities.shape[1]
+    result = _highs_lp(
+        what, np.zeros(n), A_eq=equalities, b_eq=right, bounds=[(0, None)] * n
     )
-    if not _check_lp(result, "multiclass certificate"):
-        return None
-    return _polish(equalities, right, result.x)
+    return None if result is None else _polish(equalities, right, result.x)
 
 
 def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
@@ -151,27 +151,19 @@ def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
     carried = sp.csr_matrix(
         (np.ones(m), (row_of, np.arange(m))), shape=(len(weights), m)
     )
-    result = linprog(
+    result = _highs_lp(
+        "multiclass total hinge",
         -np.ones(m),
         A_eq=equalities,
         b_eq=np.zeros(equalities.shape[0]),
         A_ub=carried,
         b_ub=np.asarray(weights, dtype=float),
         bounds=(0, None),
-        method="highs-ds",
-        options=_highs_options(),
     )
-    if not _check_lp(result, "multiclass total hinge"):  # pragma: no cover
+    if result is None:  # pragma: no cover
         raise SolverError("HiGHS reported the multiclass total hinge LP infeasible.")
     coef, intercept = split_machine(-result.eqlin.marginals, n_classes, p)
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=intercept - intercept.mean(),
-        dual=np.clip(result.x, 0.0, None),
-        status=Status.OPTIMAL,
-        total=float(-result.fun),
-    )
+    return _least_hinge(result, coef, intercept - intercept.mean())
 
 
 def _signed_columns(Z, c, below):

@@ -1,6 +1,6 @@
 """The routes of the K-class subproblem, the Crammer–Singer margin of a working set
 of pairs (row, other class), registered here in order (:mod:`.` has the kinds'
-signatures): the pairs' dual on the rows' Gram matrix (:class:`_PairsOnGram`), the
+signatures): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
 certificate's LP on wide working sets, then the primal-dual active set with
 Clarabel (:func:`machine_of_pairs`), which always answers. :class:`WarmMachine` is
 the loop's subproblem (:mod:`.._multiclass`), each call warm from the last support.
@@ -46,71 +46,6 @@ def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=Fals
     return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
 
 
-class _PairsOnGram:
-    """The Crammer–Singer margin of a loop's working sets by the pairs' Gram dual
-    (:func:`~._solvers.pair_active_set`), checked on the rows; the rows' Gram matrix and
-    the held factor persist across rounds (a round changes few pairs: an update)."""
-
-    def __init__(self, frame):
-        self.frame = frame
-        self.gram = RowGram(frame)
-        self.system = None
-
-    def suits(self, ids):
-        """Whether the pairs ``ids`` go by this route (:func:`pair_dual_suits`)."""
-        frame = self.frame
-        return pair_dual_suits(
-            len(ids), self._rows(ids), frame.n_features, frame.n_classes
-        )
-
-    def wide(self, ids):
-        """Whether the rows of the pairs ``ids`` number at most p + 1."""
-        return self._rows(ids) <= self.frame.n_features + 1
-
-    def _rows(self, ids):
-        return np.unique(np.asarray(ids) // self.frame.n_classes).size
-
-    def __call__(self, ids, tol, held=None):
-        """The answer on the sorted pairs ``ids`` from the mask ``held`` (None: all), or
-        None where the route does not suit or settle."""
-        if not self.suits(ids):
-            return None
-        frame, n_classes = self.frame, self.frame.n_classes
-        row_ids, others = pairs_of(ids, n_classes)
-        position, own = self.gram.positions(row_ids), frame.codes[row_ids]
-        if self.system is None:
-            self.system = self._held_system()
-        start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
-        answer = pair_active_set(
-            self.gram.matrix, position, own, others, n_classes, start, tol / 2,
-            system=(ids, self.system),
-        )  # fmt: skip
-        if answer is None:
-            return None
-        alpha, intercept = answer
-        coefficients = row_coefficients(
-            position, own, others, alpha, n_classes, len(self.gram.matrix)
-        )
-        coef = self.gram.combination(coefficients)
-        if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - tol / 2:
-            return None
-        return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
-
-    def _held_system(self):
-        """The held system over constraint ids, whatever the working set."""
-        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
-
-        def classes_of(ids):
-            rows, others = pairs_of(ids, n_classes)
-            return class_columns(frame.codes[rows], others, n_classes)
-
-        def products_of(ids, other_ids):
-            rows, columns = ids // n_classes, other_ids // n_classes
-            return gram.block(gram.positions(rows), gram.positions(columns))
-
-        return pair_held_system(classes_of, products_of)
-
-
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
     """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the pairs:
     ``held`` at margin 1 (:func:`~._solvers.machine_on_support`); negative weights
@@ -137,13 +72,15 @@ def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
 
 
 class WarmMachine:
-    """The working set's subproblem, each call warm from the last support."""
+    """The working set's subproblem, each call warm from the last support. The rows'
+    Gram matrix and the pairs' held factor (:func:`~._solvers.pair_active_set`)
+    persist across rounds (a round changes few pairs: an update)."""
 
     def __init__(self, frame, tol, keep_digits=False):
         """``keep_digits``: equalities in the primal (features' spreads far apart)."""
         self.frame, self.tol, self.keep_digits = frame, tol, keep_digits
         self.support = None  # constraint ids of the last answer's support
-        self.on_gram = _PairsOnGram(frame)
+        self.gram, self.system = RowGram(frame), None
         self.from_gram = False  # whether the last answer came by the Gram route
 
     def __call__(self, ids):
@@ -153,11 +90,59 @@ class WarmMachine:
         self.remember(ids, solution)
         return solution
 
+    def gram_suits(self, ids):
+        """Whether the pairs ``ids`` go by the Gram dual (:func:`pair_dual_suits`)."""
+        frame = self.frame
+        return pair_dual_suits(
+            len(ids), self._rows(ids), frame.n_features, frame.n_classes
+        )
+
+    def wide(self, ids):
+        """Whether the rows of the pairs ``ids`` number at most p + 1."""
+        return self._rows(ids) <= self.frame.n_features + 1
+
+    def _rows(self, ids):
+        return np.unique(np.asarray(ids) // self.frame.n_classes).size
+
     def on_gram_answer(self, ids, held):
-        """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram")."""
-        solution = self.on_gram(ids, self.tol, held)
-        self.from_gram = solution is not None
-        return solution
+        """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram") on the
+        sorted pairs ``ids`` from the mask ``held`` (None: all), checked on the rows;
+        None where it does not settle."""
+        frame, n_classes = self.frame, self.frame.n_classes
+        row_ids, others = pairs_of(ids, n_classes)
+        position, own = self.gram.positions(row_ids), frame.codes[row_ids]
+        if self.system is None:
+            self.system = self._held_system()
+        start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
+        answer = pair_active_set(
+            self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
+            system=(ids, self.system),
+        )  # fmt: skip
+        if answer is None:
+            return None
+        alpha, intercept = answer
+        coefficients = row_coefficients(
+            position, own, others, alpha, n_classes, len(self.gram.matrix)
+        )
+        coef = self.gram.combination(coefficients)
+        if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - self.tol / 2:
+            return None
+        self.from_gram = True
+        return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
+
+    def _held_system(self):
+        """The held system over constraint ids, whatever the working set."""
+        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
+
+        def classes_of(ids):
+            rows, others = pairs_of(ids, n_classes)
+            return class_columns(frame.codes[rows], others, n_classes)
+
+        def products_of(ids, other_ids):
+            rows, columns = ids // n_classes, other_ids // n_classes
+            return gram.block(gram.positions(rows), gram.positions(columns))
+
+        return pair_held_system(classes_of, products_of)
 
     def primal_answer(self, ids, held):
         """The primal active set, with Clarabel where it does not settle; a
@@ -195,12 +180,12 @@ class WarmMachine:
 # The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.
 register(Route(
     "pairs on the Gram", kind="pairs", priority=10,
-    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.suits(ids),
+    suits=lambda sub, ids: not sub.keep_digits and sub.gram_suits(ids),
     solve=WarmMachine.on_gram_answer,
 ))  # fmt: skip
 register(Route(
     "certificate LP of wide pairs", kind="pairs", priority=20,
-    suits=lambda sub, ids: not sub.keep_digits and sub.on_gram.wide(ids),
+    suits=lambda sub, ids: not sub.keep_digits and sub.wide(ids),
     solve=WarmMachine.no_machine_answer,
 ))  # fmt: skip
 register(Route(
