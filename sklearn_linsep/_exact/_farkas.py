@@ -93,6 +93,13 @@ def every_pair(codes, n_classes):
     return rows[keep], others[keep]
 
 
+def class_groups(n_classes, features):
+    """The equations of the pairs' system that sum to zero: per feature (and
+    the constant), its K class rows (each pair adds ``e_own - e_other``)."""
+    width = features + 1
+    return [range(f, n_classes * width, width) for f in range(width)]
+
+
 def equations(features, n_classes=2):
     """The Farkas system's equations as the limits measure them: ``p + 2`` for two
     classes (less the K = 2 system's redundant rows), ``K (p + 1) + 1`` jointly."""
@@ -121,36 +128,32 @@ def tightest_pairs(points, codes, n_classes, W, b, count):
     ``W``, ``b`` (rationals), bounded in float64 first, those that may be least
     ordered exactly (a rational separator's weights may cancel, leaving no
     correct float64 digit). Two classes: K = 2, ``W = (-w/2, w/2)``."""
-    points = np.asarray(points, dtype=float)
-    codes = np.asarray(codes, dtype=np.intp)
-    rows, others = every_pair(codes, n_classes)
-    scores = bounded_scores(points, W, b)
-    if scores is not None and rows.size > count:
-        margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
-        cut = np.partition(margins + spread, count - 1)[count - 1]
-        near = margins - spread <= cut
-        rows, others = rows[near], others[near]
-    margins = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
+    rows, others, margins = _least_pairs(points, codes, n_classes, W, b, count)
     order = sorted(range(len(margins)), key=margins.__getitem__)[:count]
     return rows[order], others[order]
 
 
 def least_pair_margin(points, codes, n_classes, W, b):
     """The least pair margin of the machine ``W``, ``b`` exactly (None without
-    a pair): every pair bounded in float64 first, only those that may be least
-    in rationals. Two classes: :func:`as_machine`'s, ``min c (w·x + b)``."""
+    a pair): :func:`tightest_pairs`' one pair, its margin. Two classes:
+    :func:`as_machine`'s, ``min c (w·x + b)``."""
+    return min(_least_pairs(points, codes, n_classes, W, b, 1)[2], default=None)
+
+
+def _least_pairs(points, codes, n_classes, W, b, count):
+    """``(rows, others, margins)``: the pairs whose margin may be among the
+    ``count`` least (every pair bounded in float64 first), their margins exact."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    if not rows.size:
-        return None
-    scores = bounded_scores(points, W, b)
-    if scores is not None:
+    scores = bounded_scores(points, W, b) if rows.size else None
+    if scores is not None and rows.size > count:
         margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
-        near = margins - spread <= np.min(margins + spread)
+        cut = np.partition(margins + spread, count - 1)[count - 1]
+        near = margins - spread <= cut
         rows, others = rows[near], others[near]
-    exact = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
-    return min(exact, default=None)
+    margins = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
+    return rows, others, margins
 
 
 def bounded_pair_margins(value, radius, rows, own, others):

@@ -35,6 +35,7 @@ from ._farkas import (
     EXACT_ENTRIES,
     EXACT_SOLVE_WORK,
     as_hyperplane,
+    class_groups,
     decidable,
     equations,
     every_pair,
@@ -48,7 +49,7 @@ from ._numbers import (
     as_fraction,
     determinant_nonzero,
     fmpq_matrix,
-    fraction,
+    scattered,
     solve_exactly,
 )
 
@@ -309,7 +310,8 @@ def _pivots(system, basis, columns, max_pivots):
         y = [y[i, 0] for i in range(m)]
         entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
         if entering is None:
-            return "separator", (_full_dual(system, y), [j for j in basis if j > T])
+            dual = scattered(system.equations, system.kept, y)  # 0: left out
+            return "separator", (dual, [j for j in basis if j > T])
         if step == max_pivots:
             return None
         u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
@@ -556,14 +558,6 @@ def _certificate(system, basis, exact_columns):
     return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
 
 
-def _full_dual(system, y):
-    """``y`` as Fractions on every equation of ``A`` (0 on those left out)."""
-    full = [fraction(0)] * system.equations
-    for row, value in zip(system.kept, y, strict=True):
-        full[row] = as_fraction(value)
-    return full
-
-
 def decide_two_class_on_rows(points, signs, start, limited=True):
     """Farkas' alternative for two classes on every row, exactly: the K = 2
     case of :func:`decide_pairs_on_rows`, from the rows ``start``:
@@ -620,15 +614,8 @@ def pairs_columns(points, own, others, n_classes):
     def columns(ids):
         return pairs_matrix(points[ids], own[ids], others[ids], n_classes)[0]
 
-    groups = _class_groups(n_classes, points.shape[1])
+    groups = class_groups(n_classes, points.shape[1])
     return FarkasColumns(columns, len(own), e, groups=groups)
-
-
-def _class_groups(n_classes, features):
-    """The equations of the pairs' system that sum to zero: per feature (and
-    the constant), its K class rows (each pair adds ``e_own - e_other``)."""
-    width = features + 1
-    return [range(f, n_classes * width, width) for f in range(width)]
 
 
 # ------------------------------------------------------- a certificate's weights
@@ -647,7 +634,7 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
     size = equations(features, n_classes)  # what the limits measure
-    return _solved(A, e, _class_groups(n_classes, features), size, small, unlimited)
+    return _solved(A, e, class_groups(n_classes, features), size, small, unlimited)
 
 
 def _quick(unknowns, equations):
@@ -676,7 +663,4 @@ def _solved(A, e, groups, size, small, unlimited):
         return False, None
     if found[0] != "certificate":
         return True, None
-    weights = [fraction(0)] * unknowns
-    for j, value in zip(*found[1], strict=True):
-        weights[j] = value
-    return True, weights
+    return True, scattered(unknowns, *found[1])

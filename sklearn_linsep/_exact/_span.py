@@ -9,7 +9,7 @@ two, its structure read modulo a prime, its answer proved in FLINT's integers.
 import numpy as np
 
 from ._dyadic import integer_rows, integer_shifts, prime_residues, row_chunks
-from ._numbers import echelon_pivots, fmpq, fmpz_matrix, fraction, solve_integers
+from ._numbers import echelon_pivots, fmpz_matrix, fraction, solve_integers
 
 # The primes the structure is read modulo: below 2^31 (products fit 64 bits,
 # so residues are vectorised) and with 2 of multiplicative order above 10 000
@@ -140,7 +140,7 @@ def _decide_modulo(span, e, e_residue, candidates):
                 return "beyond", _beyond_message(rank, system)
             weights = solve_integers(system, [[e[j]] for j in features])
             combined = weights.transpose() * fmpz_matrix(basis)
-            if combined.entries() != [fmpq(value) for value in e]:
+            if combined.entries() != e:  # fmpq equals int
                 return None
             return "inside", rank, rows
         system = [[row[j] for j in features] for row in [*basis, e]]
