@@ -4,7 +4,7 @@ system (:func:`solves_exactly`), a least margin (:func:`least_pair_margin`,
 bounded in float64 first). The decisions are :mod:`._simplex`'s. The systems are
 built once in float64, exact (signs times inputs), for enclosure and rationals:
 
-- **K classes jointly** (:func:`pairs_system`): weights ``μ ≥ 0`` on pairs (row
+- **K classes jointly** (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row
   i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``,
   or else a machine ``W, b`` whose every pair margin is positive;
 - **two classes**, its case K = 2 with a pair per row (:func:`side_pairs`):
@@ -28,11 +28,6 @@ EXACT_ENTRIES = 1_600
 # it, as an elimination's work (equations times unknowns squared): set for
 # Python's integers, kept with FLINT so the certificates decided do not move.
 EXACT_SOLVE_WORK = 42**3
-
-
-def in_rationals(A, e):
-    """A float64 system as lists of exact Fractions."""
-    return [rational(row) for row in A], rational(e)
 
 
 def side_pairs(signs):
@@ -68,11 +63,6 @@ def pairs_matrix(points, own, others, n_classes, constants=True):
     A = (sign[:, None, :] * extended.T[None]).reshape(n_classes * (p + 1), m)
     A = np.vstack([A, np.ones((1, m)) if constants else np.zeros((1, m))])
     return A, np.r_[np.zeros(n_classes * (p + 1)), 1.0]
-
-
-def pairs_system(points, own, others, n_classes):
-    """``(A, e)`` of :func:`pairs_matrix` in rationals."""
-    return in_rationals(*pairs_matrix(points, own, others, n_classes))
 
 
 def pairs_separator(ray, n_classes, p):

@@ -135,10 +135,7 @@ class CentredFrame:
         offsets = np.zeros(points.shape[1])
         if len(points):
             middle = np.sort(points, axis=0)[len(points) // 2]
-            moved = points - middle
-            # Knuth's TwoSum of points + (-middle): exact where its error term is 0.
-            part = moved - points
-            error = (points - (moved - part)) + (-middle - part)
+            moved, error = exact_difference(points, middle)  # exact where 0
             exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
             offsets[exact] = middle[exact]
         moved = points - offsets

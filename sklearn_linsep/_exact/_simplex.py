@@ -214,7 +214,9 @@ def _float_steps(system, trail, max_pivots):
         entering = _entering(system, y, basis, None, bland, shunned)
         if entering is None:
             return not shunned
-        leaving = _float_leaving(basis, solve(system([entering])[:, 0]), bland)
+        u = solve(system([entering])[:, 0])
+        tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)  # 0 to the refined steps
+        leaving = _leaving(basis, u, bland, tol)
         if leaving is None:
             return False
         if basis[leaving] == T:
@@ -279,23 +281,6 @@ def _float_matrix(system, basis):
         elif j < T:
             B[-2 - j, i] = 1.0
     return B
-
-
-def _float_leaving(basis, u, bland):
-    """:func:`_leaving` on a refined float step ``u`` (entries within
-    ``FLOAT_RESOLUTION`` of its largest taken for 0): of the blocking ones (any
-    may leave a degenerate step), the largest pivot, which keeps the next basis
-    best conditioned (with ``bland``, the smallest index); None where none
-    blocks (rounding)."""
-    tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
-    blocking = [i for i, j in enumerate(basis)
-                if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
-    if blocking:
-        if bland:
-            return min(blocking, key=basis.__getitem__)
-        return max(blocking, key=lambda i: abs(u[i]))
-    at = basis.index(T)
-    return at if u[at] > tol else None
 
 
 def _pivots(system, basis, columns, max_pivots):
@@ -531,18 +516,22 @@ def _float_dual(y):
     return np.array([p / (q << -shift) for p, q in fractions])
 
 
-def _leaving(basis, u):
-    """The ratio test of a degenerate step: a unit column the entering one would
-    move (fixed at 0), else a basic λ (at 0) it would make negative, the
-    smallest index (Bland); else ``t``, which then falls to 0."""
+def _leaving(basis, u, bland=True, tol=0):
+    """The ratio test of a degenerate step ``u``: of the blocking entries (a unit
+    column the entering one would move, fixed at 0; a basic λ, at 0, it would
+    make negative), the smallest index (``bland``), else the largest pivot,
+    which keeps the next basis best conditioned; where none blocks, ``t``,
+    which then falls to 0. Entries within ``tol`` are 0 (a refined float step's:
+    ``FLOAT_RESOLUTION`` of its largest); None where even ``t`` does not move
+    (rounding: the Farkas LP is bounded)."""
     blocking = [i for i, j in enumerate(basis)
-                if (j < T and u[i] != 0) or (j > T and u[i] > 0)]  # fmt: skip
+                if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
     if blocking:
-        return min(blocking, key=basis.__getitem__)
+        if bland:
+            return min(blocking, key=basis.__getitem__)
+        return max(blocking, key=lambda i: abs(u[i]))
     at = basis.index(T)
-    if not u[at] > 0:  # an unbounded step: impossible for min t with t ≥ 0
-        raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
-    return at
+    return at if u[at] > tol else None
 
 
 def _certificate(system, basis, exact_columns):
