@@ -428,8 +428,12 @@ def test_a_start_singular_in_rationals_gives_way_to_unit_columns(seed):
 
 
 def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
-    """``_nonsingular`` agrees with FLINT's exact determinant on bases of the
+    """``determinant_nonzero`` modulo ``MODULUS`` of a basis's float64 matrix
+    (the simplex's check) agrees with FLINT's exact determinant on bases of the
     facet case, singular ones (a repeated column) included."""
+    from sklearn_linsep._exact._dyadic import MODULUS
+    from sklearn_linsep._exact._numbers import determinant_nonzero
+
     rng = np.random.default_rng(0)
     X, y = facet_case(True, n=200, p=6)
     signs = np.where(y == 1, 1.0, -1.0)
@@ -441,7 +445,8 @@ def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
         if trial % 4 == 0:
             basis[2] = basis[1]  # singular
         exact = _exact_simplex._matrix(columns(basis)).det() != 0
-        assert _exact_simplex._nonsingular(system, basis) == exact
+        B = _exact_simplex._float_matrix(system, basis)
+        assert determinant_nonzero(B, MODULUS) == exact
         answers.add(exact)
     assert answers == {True, False}
 

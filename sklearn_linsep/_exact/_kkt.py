@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._dyadic import MODULUS
+from ._dyadic import MODULUS, residue_matrix
 from ._farkas import (
     as_hyperplane,
     bounded_pair_margins,
@@ -29,7 +29,6 @@ from ._numbers import (
     echelon_pivots,
     fmpq_matrix,
     fraction,
-    residues,
     scattered,
 )
 
@@ -134,7 +133,7 @@ class _ExactPairs:
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
         self.unique_points = unique
         self.position = self.position.ravel().tolist()
-        self._exact_rows, self._residue_rows, self._unique = {}, {}, None
+        self._exact_rows, self._unique = {}, None
 
     def _row(self, i):
         """Unique row ``i`` as a list of rationals."""
@@ -150,30 +149,22 @@ class _ExactPairs:
             self._unique = fmpq_matrix(*self.unique_points.shape, entries)
         return self._unique
 
-    def _entry(self, j, f):
-        """Feature f of pair j's row, a rational."""
-        return self._row(self.position[j])[f]
-
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are independent modulo
         ``MODULUS``, so over the rationals; one dependent only modulo it (odds
         ~1/MODULUS) is left out, and the exact KKT check decides all the same."""
-        K, p = self.K, self.p
-        columns = np.zeros((K * (p + 1), len(ids)), dtype=np.int64)
-        for c, j in enumerate(ids):
-            row = self._residues(self.position[j])
-            for cls, sign in ((self.own[j], 1), (self.others[j], MODULUS - 1)):
-                columns[cls * (p + 1) : cls * (p + 1) + p, c] = [
-                    sign * value % MODULUS for value in row
-                ]
-                columns[cls * (p + 1) + p, c] = sign
-        return [ids[c] for c in echelon_pivots(columns, MODULUS)[1]]
-
-    def _residues(self, i):
-        """Unique row ``i`` modulo ``MODULUS``."""
-        if i not in self._residue_rows:
-            self._residue_rows[i] = residues(self.unique_points[i])
-        return self._residue_rows[i]
+        K, p, h = self.K, self.p, len(ids)
+        own, others, position = (
+            np.array([part[j] for j in ids], dtype=np.intp)
+            for part in (self.own, self.others, self.position)
+        )
+        row = residue_matrix(self.unique_points[position]).astype(np.int64)
+        columns, at = np.zeros((K, p + 1, h), dtype=np.int64), np.arange(h)
+        columns[own, :p, at], columns[own, p, at] = row, 1
+        columns[others, :p, at] = (MODULUS - row) % MODULUS  # -row
+        columns[others, p, at] = MODULUS - 1  # -1
+        pivots = echelon_pivots(columns.reshape(K * (p + 1), h), MODULUS)[1]
+        return [ids[c] for c in pivots]
 
     def _sign(self, i, j):
         """``B_i · B_j`` of two pairs' class columns."""
@@ -283,7 +274,7 @@ class _ExactPairs:
         return classes * self._rows(held)
 
     def _rows(self, held):
-        entries = [self._entry(j, f) for j in held for f in range(self.p)]
+        entries = [v for j in held for v in self._row(self.position[j])]
         return fmpq_matrix(len(held), self.p, entries)
 
     def scores(self, W):

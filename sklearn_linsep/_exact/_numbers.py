@@ -66,11 +66,6 @@ def scattered(size, positions, values):
     return full
 
 
-def residues(values):
-    """:func:`~._dyadic.residue_matrix` of ``values`` as Python ints in a flat list."""
-    return residue_matrix(np.ravel(values)).tolist()
-
-
 def fmpq_matrix(rows, columns, entries=None):
     """A ``flint.fmpq_mat`` (zeros without ``entries``, a flat row-major list)."""
     if entries is None:
@@ -114,7 +109,8 @@ def _leading_columns(echelon, rank):
 
 def determinant_nonzero(matrix, prime):
     """Whether ``det(matrix) ≢ 0`` modulo ``prime`` (so ≠ 0 over the rationals)."""
-    return nmod_matrix(*matrix.shape, residues(matrix), prime).det() != 0
+    entries = residue_matrix(matrix).ravel().tolist()  # modulo MODULUS
+    return nmod_matrix(*matrix.shape, entries, prime).det() != 0
 
 
 def solve_integers(A, B):

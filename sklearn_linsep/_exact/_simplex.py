@@ -189,9 +189,10 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
         trail = [basis, _starting_basis(system, [])]
         settled = _float_steps(system, trail, max_pivots)
     # Float64 cannot tell singular bases from near-touching ones (both reach
-    # condition 2^50): the exact steps take the last one proved nonsingular.
+    # condition 2^50): the exact steps take the last one proved nonsingular
+    # (its determinant nonzero modulo a prime; a False may, rarely, be wrong).
     for basis in reversed(trail):
-        if _nonsingular(system, basis):
+        if determinant_nonzero(_float_matrix(system, basis), MODULUS):
             return basis, settled
         settled = False
     # Not even the start: t and unit columns, nonsingular by construction.
@@ -232,12 +233,6 @@ def _float_steps(system, trail, max_pivots):
             if len(shunned) > FLOAT_RETRIES:
                 return False
     return False
-
-
-def _nonsingular(system, basis):
-    """Whether the basis's determinant is nonzero modulo ``MODULUS``, so over the
-    rationals (a False may, rarely, be a nonsingular basis)."""
-    return determinant_nonzero(_float_matrix(system, basis), MODULUS)
 
 
 def _refined_solves(B):
