@@ -156,8 +156,7 @@ def bounded_pair_margins(value, radius, rows, own, others):
 
 
 def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
-    """The pairs' margins as Fractions, each row's K scores computed once in
-    FLINT's rationals (Python's Fractions spend their time in gcd)."""
+    """The pairs' margins as Fractions (:func:`exact_pair_margins`)."""
     if not rows.size:
         return []
     unique, position = np.unique(rows, return_inverse=True)
@@ -165,14 +164,22 @@ def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
     X = fmpq_matrix(unique.size, points.shape[1], entries)
     machine = fmpq_matrix(n_classes, points.shape[1],
                              [as_fmpq(v) for w in W for v in w])  # fmt: skip
-    scores = (X * machine.transpose()).tolist()
     intercepts = [as_fmpq(v) for v in b]
-    exact = []
-    for at, i, k in zip(position.tolist(), rows.tolist(), others.tolist()):
-        own = int(codes[i])
-        value = scores[at][own] - scores[at][k] + intercepts[own] - intercepts[k]
-        exact.append(as_fraction(value))
-    return exact
+    at, own = position.tolist(), codes[rows].tolist()
+    margins = exact_pair_margins(X, machine, intercepts, at, own, others.tolist())
+    return [as_fraction(value) for value in margins]
+
+
+def exact_pair_margins(X, W, b, at, own, others):
+    """The margins (``fmpq``) of the pairs (row ``at[j]`` of the ``fmpq_mat``
+    ``X``, class ``own[j]`` against ``others[j]``) under the machine ``W``
+    (``fmpq_mat``), ``b``: each row's K scores computed once in FLINT's
+    rationals (Python's Fractions spend their time in gcd)."""
+    scores = (X * W.transpose()).tolist()
+    return [
+        scores[a][o] - scores[a][k] + b[o] - b[k]
+        for a, o, k in zip(at, own, others, strict=True)
+    ]
 
 
 def bounded_scores(points, W, b):

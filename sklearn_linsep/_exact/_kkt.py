@@ -21,6 +21,7 @@ from ._farkas import (
     bounded_pair_margins,
     bounded_scores,
     every_pair,
+    exact_pair_margins,
     side_pairs,
 )
 from ._numbers import (
@@ -292,18 +293,12 @@ class _ExactPairs:
         if found is not None:
             margins, spread = bounded_pair_margins(*found, position, own, others)
             undecided = np.flatnonzero(margins - spread < 1)
-        rows = np.unique(position[undecided])
+        rows, at = np.unique(position[undecided], return_inverse=True)
         entries = [v for r in rows.tolist() for v in self._row(r)]
-        scores = (fmpq_matrix(rows.size, self.p, entries)
-                  * W.transpose()).tolist()  # fmt: skip
-        at = dict(zip(rows.tolist(), range(rows.size)))
-        below = {}
-        for j in undecided.tolist():
-            row, o, k = scores[at[self.position[j]]], self.own[j], self.others[j]
-            margin = row[o] - row[k] + b[o] - b[k]
-            if margin < 1:
-                below[j] = margin
-        return below
+        X = fmpq_matrix(rows.size, self.p, entries)
+        pairs = at.ravel().tolist(), own[undecided].tolist(), others[undecided].tolist()
+        margins = exact_pair_margins(X, W, b, *pairs)
+        return {j: m for j, m in zip(undecided.tolist(), margins) if m < 1}
 
 
 def _as_fractions(W, b, held, alpha, m):
