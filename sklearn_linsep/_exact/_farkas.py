@@ -132,7 +132,8 @@ def least_pair_margin(points, codes, n_classes, W, b):
 
 def _least_pairs(points, codes, n_classes, W, b, count):
     """``(rows, others, margins)``: the pairs whose margin may be among the
-    ``count`` least (every pair bounded in float64 first), their margins exact."""
+    ``count`` least (every pair bounded in float64 first), their margins as
+    Fractions (:func:`exact_pair_margins`)."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
@@ -142,8 +143,16 @@ def _least_pairs(points, codes, n_classes, W, b, count):
         cut = np.partition(margins + spread, count - 1)[count - 1]
         near = margins - spread <= cut
         rows, others = rows[near], others[near]
-    margins = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
-    return rows, others, margins
+    if not rows.size:
+        return rows, others, []
+    unique, at = np.unique(rows, return_inverse=True)
+    entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
+    X = fmpq_matrix(unique.size, points.shape[1], entries)
+    machine = fmpq_matrix(n_classes, points.shape[1],
+                             [as_fmpq(v) for w in W for v in w])  # fmt: skip
+    pairs = at.tolist(), codes[rows].tolist(), others.tolist()
+    margins = exact_pair_margins(X, machine, [as_fmpq(v) for v in b], *pairs)
+    return rows, others, [as_fraction(value) for value in margins]
 
 
 def bounded_pair_margins(value, radius, rows, own, others):
@@ -153,21 +162,6 @@ def bounded_pair_margins(value, radius, rows, own, others):
     spread = radius[rows, own] + radius[rows, others]
     spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
     return margins, spread
-
-
-def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
-    """The pairs' margins as Fractions (:func:`exact_pair_margins`)."""
-    if not rows.size:
-        return []
-    unique, position = np.unique(rows, return_inverse=True)
-    entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
-    X = fmpq_matrix(unique.size, points.shape[1], entries)
-    machine = fmpq_matrix(n_classes, points.shape[1],
-                             [as_fmpq(v) for w in W for v in w])  # fmt: skip
-    intercepts = [as_fmpq(v) for v in b]
-    at, own = position.tolist(), codes[rows].tolist()
-    margins = exact_pair_margins(X, machine, intercepts, at, own, others.tolist())
-    return [as_fraction(value) for value in margins]
 
 
 def exact_pair_margins(X, W, b, at, own, others):
