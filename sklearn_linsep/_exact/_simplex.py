@@ -613,11 +613,11 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     ``problem_rows`` rows is beyond :func:`~._farkas.decidable` (a small one is
     always decided: its certificate's system is no larger), unless ``unlimited``."""
     pairs, features = np.shape(points)
+    size = equations(features, n_classes)  # what the limits measure
     small = unlimited or decidable(problem_rows, features, n_classes)
-    if not (small or _quick(pairs, equations(features, n_classes))):
+    if not (small or _quick(pairs, size)):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
-    size = equations(features, n_classes)  # what the limits measure
     return _solved(A, e, class_groups(n_classes, features), size, small, unlimited)
 
 
