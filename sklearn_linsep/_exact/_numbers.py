@@ -45,12 +45,10 @@ def exact_dot(w, x):
 
 
 def as_fmpq(value):
-    """A float (numpy's too), int or Fraction as a ``flint.fmpq``, exactly."""
-    flint = _flint()
+    """A float (numpy's too), int, Fraction or ``fmpq`` as a ``flint.fmpq``, exactly."""
     if isinstance(value, (float, np.floating)):
-        return flint.fmpq(*float(value).as_integer_ratio())
-    value = value if isinstance(value, _fraction_type()) else fraction(int(value))
-    return flint.fmpq(value.numerator, value.denominator)
+        return _flint().fmpq(*float(value).as_integer_ratio())
+    return _flint().fmpq(int(value.numerator), int(value.denominator))
 
 
 def as_fraction(value):
