@@ -67,7 +67,7 @@ def pairs_matrix(points, own, others, n_classes, constants=True):
 
 def pairs_separator(ray, n_classes, p):
     """``(W, b)`` in rationals (K rows of p, K) from a ray of
-    :func:`pairs_system`: ``Aᵀ y ≤ 0`` with ``y_last > 0`` gives every pair
+    :func:`pairs_matrix`'s system: ``Aᵀ y ≤ 0`` with ``y_last > 0`` gives every pair
     ``(w_own - w_other)·x + b_own - b_other ≥ y_last > 0`` for ``-y``."""
     width = p + 1
     W = [[-ray[k * width + f] for f in range(p)] for k in range(n_classes)]
