@@ -17,7 +17,7 @@ from sklearn_linsep import (
     SolverError,
     linear_separability,
 )
-from sklearn_linsep._exact._farkas import in_rationals, pairs_system, side_pairs
+from sklearn_linsep._exact._farkas import pairs_matrix, side_pairs
 from sklearn_linsep._exact._kkt import (
     maximal_two_class_on_rows,
     small_problem_budget,
@@ -189,8 +189,8 @@ def test_the_exact_separator_has_every_margin_at_least_one():
         c * (w[0] * Fraction(x) + b) for x, c in zip([0.0, 1.0, 3.0], [-1, -1, 1])
     ]
     assert min(margins) >= 1
-    A, e = pairs_system(X, *side_pairs([-1, -1, 1]), 2)  # K = 2: a pair a row
-    assert len(A) == 5 and len(A[0]) == 3 and e == [0, 0, 0, 0, 1]
+    A, e = pairs_matrix(X, *side_pairs([-1, -1, 1]), 2)  # K = 2: a pair a row
+    assert A.shape == (5, 3) and e.tolist() == [0, 0, 0, 0, 1]
 
 
 def _answer_holds(X, y, n_classes):
@@ -278,7 +278,7 @@ def test_the_enclosure_proves_only_what_holds_in_rationals(seed):
     solution[0] = rng.choice([1.0, 2**-45, -(2**-45), 0.0])
     e = A @ solution  # rounded: the exact solution is near, not equal
     enclosed = enclosed_positive(A, np.zeros_like(A), e)
-    status, exact = solve_exactly(*in_rationals(A, e))
+    status, exact = solve_exactly([rational(row) for row in A], rational(e))
     if enclosed is not None:
         assert status == "unique" and all(value > 0 for value in exact)
         assert np.allclose(enclosed, [float(v) for v in exact], rtol=1e-6)

@@ -307,11 +307,17 @@ def _two_class_columns(X, signs):
     return _exact_simplex.pairs_columns(X, *side_pairs(signs), 2)
 
 
-def _steps_counted(monkeypatch, name):
-    """A list that grows by one at every call of ``_exact_simplex.name``."""
-    calls, wrapped = [], getattr(_exact_simplex, name)
-    monkeypatch.setattr(_exact_simplex, name,
-                        lambda *a: calls.append(1) or wrapped(*a))  # fmt: skip
+def _exact_steps_counted(monkeypatch):
+    """A list that grows by one at every exact step: a call of ``_leaving`` on
+    rationals (a float step's ``u`` is an array)."""
+    calls, wrapped = [], _exact_simplex._leaving
+
+    def counted(basis, u, *rest):
+        if not isinstance(u, np.ndarray):
+            calls.append(1)
+        return wrapped(basis, u, *rest)
+
+    monkeypatch.setattr(_exact_simplex, "_leaving", counted)
     return calls
 
 
@@ -321,7 +327,7 @@ def test_the_float_steps_leave_the_exact_ones_a_check(monkeypatch):
     extended precision and prices near 0 taken again in it
     (``_float_pivots``), settle on the optimal basis; the exact steps then
     only check it."""
-    exact_steps = _steps_counted(monkeypatch, "_leaving")
+    exact_steps = _exact_steps_counted(monkeypatch)
     X, y = facet_case(True, n=300, p=20, n_classes=3)
     with pytest.warns(UserWarning, match="rational"):
         result = linear_separability(X, y, multiclass="joint")
@@ -422,8 +428,12 @@ def test_a_start_singular_in_rationals_gives_way_to_unit_columns(seed):
 
 
 def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
-    """``_nonsingular`` agrees with FLINT's exact determinant on bases of the
+    """``determinant_nonzero`` modulo ``MODULUS`` of a basis's float64 matrix
+    (the simplex's check) agrees with FLINT's exact determinant on bases of the
     facet case, singular ones (a repeated column) included."""
+    from sklearn_linsep._exact._dyadic import MODULUS
+    from sklearn_linsep._exact._numbers import determinant_nonzero
+
     rng = np.random.default_rng(0)
     X, y = facet_case(True, n=200, p=6)
     signs = np.where(y == 1, 1.0, -1.0)
@@ -435,7 +445,8 @@ def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
         if trial % 4 == 0:
             basis[2] = basis[1]  # singular
         exact = _exact_simplex._matrix(columns(basis)).det() != 0
-        assert _exact_simplex._nonsingular(system, basis) == exact
+        B = _exact_simplex._float_matrix(system, basis)
+        assert determinant_nonzero(B, MODULUS) == exact
         answers.add(exact)
     assert answers == {True, False}
 

@@ -4,7 +4,7 @@ system (:func:`solves_exactly`), a least margin (:func:`least_pair_margin`,
 bounded in float64 first). The decisions are :mod:`._simplex`'s. The systems are
 built once in float64, exact (signs times inputs), for enclosure and rationals:
 
-- **K classes jointly** (:func:`pairs_system`): weights ``μ ≥ 0`` on pairs (row
+- **K classes jointly** (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row
   i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``,
   or else a machine ``W, b`` whose every pair margin is positive;
 - **two classes**, its case K = 2 with a pair per row (:func:`side_pairs`):
@@ -28,11 +28,6 @@ EXACT_ENTRIES = 1_600
 # it, as an elimination's work (equations times unknowns squared): set for
 # Python's integers, kept with FLINT so the certificates decided do not move.
 EXACT_SOLVE_WORK = 42**3
-
-
-def in_rationals(A, e):
-    """A float64 system as lists of exact Fractions."""
-    return [rational(row) for row in A], rational(e)
 
 
 def side_pairs(signs):
@@ -70,14 +65,9 @@ def pairs_matrix(points, own, others, n_classes, constants=True):
     return A, np.r_[np.zeros(n_classes * (p + 1)), 1.0]
 
 
-def pairs_system(points, own, others, n_classes):
-    """``(A, e)`` of :func:`pairs_matrix` in rationals."""
-    return in_rationals(*pairs_matrix(points, own, others, n_classes))
-
-
 def pairs_separator(ray, n_classes, p):
     """``(W, b)`` in rationals (K rows of p, K) from a ray of
-    :func:`pairs_system`: ``Aᵀ y ≤ 0`` with ``y_last > 0`` gives every pair
+    :func:`pairs_matrix`'s system: ``Aᵀ y ≤ 0`` with ``y_last > 0`` gives every pair
     ``(w_own - w_other)·x + b_own - b_other ≥ y_last > 0`` for ``-y``."""
     width = p + 1
     W = [[-ray[k * width + f] for f in range(p)] for k in range(n_classes)]
@@ -91,6 +81,13 @@ def every_pair(codes, n_classes):
     others = np.tile(np.arange(n_classes), len(codes))
     keep = others != np.asarray(codes)[rows]
     return rows[keep], others[keep]
+
+
+def class_groups(n_classes, features):
+    """The equations of the pairs' system that sum to zero: per feature (and
+    the constant), its K class rows (each pair adds ``e_own - e_other``)."""
+    width = features + 1
+    return [range(f, n_classes * width, width) for f in range(width)]
 
 
 def equations(features, n_classes=2):
@@ -121,36 +118,41 @@ def tightest_pairs(points, codes, n_classes, W, b, count):
     ``W``, ``b`` (rationals), bounded in float64 first, those that may be least
     ordered exactly (a rational separator's weights may cancel, leaving no
     correct float64 digit). Two classes: K = 2, ``W = (-w/2, w/2)``."""
-    points = np.asarray(points, dtype=float)
-    codes = np.asarray(codes, dtype=np.intp)
-    rows, others = every_pair(codes, n_classes)
-    scores = bounded_scores(points, W, b)
-    if scores is not None and rows.size > count:
-        margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
-        cut = np.partition(margins + spread, count - 1)[count - 1]
-        near = margins - spread <= cut
-        rows, others = rows[near], others[near]
-    margins = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
+    rows, others, margins = _least_pairs(points, codes, n_classes, W, b, count)
     order = sorted(range(len(margins)), key=margins.__getitem__)[:count]
     return rows[order], others[order]
 
 
 def least_pair_margin(points, codes, n_classes, W, b):
     """The least pair margin of the machine ``W``, ``b`` exactly (None without
-    a pair): every pair bounded in float64 first, only those that may be least
-    in rationals. Two classes: :func:`as_machine`'s, ``min c (w·x + b)``."""
+    a pair): :func:`tightest_pairs`' one pair, its margin. Two classes:
+    :func:`as_machine`'s, ``min c (w·x + b)``."""
+    return min(_least_pairs(points, codes, n_classes, W, b, 1)[2], default=None)
+
+
+def _least_pairs(points, codes, n_classes, W, b, count):
+    """``(rows, others, margins)``: the pairs whose margin may be among the
+    ``count`` least (every pair bounded in float64 first), their margins as
+    Fractions (:func:`exact_pair_margins`)."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    if not rows.size:
-        return None
-    scores = bounded_scores(points, W, b)
-    if scores is not None:
+    scores = bounded_scores(points, W, b) if rows.size else None
+    if scores is not None and rows.size > count:
         margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
-        near = margins - spread <= np.min(margins + spread)
+        cut = np.partition(margins + spread, count - 1)[count - 1]
+        near = margins - spread <= cut
         rows, others = rows[near], others[near]
-    exact = _exact_pair_margins(points, codes, n_classes, W, b, rows, others)
-    return min(exact, default=None)
+    if not rows.size:
+        return rows, others, []
+    unique, at = np.unique(rows, return_inverse=True)
+    entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
+    X = fmpq_matrix(unique.size, points.shape[1], entries)
+    machine = fmpq_matrix(n_classes, points.shape[1],
+                             [as_fmpq(v) for w in W for v in w])  # fmt: skip
+    pairs = at.tolist(), codes[rows].tolist(), others.tolist()
+    margins = exact_pair_margins(X, machine, [as_fmpq(v) for v in b], *pairs)
+    return rows, others, [as_fraction(value) for value in margins]
 
 
 def bounded_pair_margins(value, radius, rows, own, others):
@@ -162,24 +164,16 @@ def bounded_pair_margins(value, radius, rows, own, others):
     return margins, spread
 
 
-def _exact_pair_margins(points, codes, n_classes, W, b, rows, others):
-    """The pairs' margins as Fractions, each row's K scores computed once in
-    FLINT's rationals (Python's Fractions spend their time in gcd)."""
-    if not rows.size:
-        return []
-    unique, position = np.unique(rows, return_inverse=True)
-    entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
-    X = fmpq_matrix(unique.size, points.shape[1], entries)
-    machine = fmpq_matrix(n_classes, points.shape[1],
-                             [as_fmpq(v) for w in W for v in w])  # fmt: skip
-    scores = (X * machine.transpose()).tolist()
-    intercepts = [as_fmpq(v) for v in b]
-    exact = []
-    for at, i, k in zip(position.tolist(), rows.tolist(), others.tolist()):
-        own = int(codes[i])
-        value = scores[at][own] - scores[at][k] + intercepts[own] - intercepts[k]
-        exact.append(as_fraction(value))
-    return exact
+def exact_pair_margins(X, W, b, at, own, others):
+    """The margins (``fmpq``) of the pairs (row ``at[j]`` of the ``fmpq_mat``
+    ``X``, class ``own[j]`` against ``others[j]``) under the machine ``W``
+    (``fmpq_mat``), ``b``: each row's K scores computed once in FLINT's
+    rationals (Python's Fractions spend their time in gcd)."""
+    scores = (X * W.transpose()).tolist()
+    return [
+        scores[a][o] - scores[a][k] + b[o] - b[k]
+        for a, o, k in zip(at, own, others, strict=True)
+    ]
 
 
 def bounded_scores(points, W, b):

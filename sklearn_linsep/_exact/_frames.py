@@ -26,7 +26,7 @@ from ._enclosure import (
     rounding_factor,
     square_system,
 )
-from ._farkas import pairs_matrix
+from ._farkas import class_groups, pairs_matrix
 from ._numbers import fraction, rational_scalar
 
 # Near-null axes: singular value below this fraction of the largest.
@@ -102,26 +102,17 @@ def pairs_enclosed_in_axes(points, own, others, n_classes):
     """The weights (rounded) where the enclosure proves, in the rows' principal
     axes, that positive weights on these pairs summing to 1 balance Kesler's
     rows exactly; else None (the coordinates' error bounds are its radius)."""
-    frame = _invertible_frame(points)
-    if frame is None:
+    points = np.asarray(points, dtype=float)
+    frame = principal_frame(points)
+    # As many axes as features, or (fewer rows than features) equations dropped.
+    if frame is None or len(frame[2]) != points.shape[1]:
         return None
     Z, bound = frame[0], frame[4]
     A, e = pairs_matrix(Z, own, others, n_classes)
     radius = np.abs(pairs_matrix(bound, own, others, n_classes, constants=False)[0])
-    width = Z.shape[1] + 1
-    groups = [range(f, n_classes * width, width) for f in range(width)]
+    groups = class_groups(n_classes, Z.shape[1])
     system = square_system(A, radius, e, groups)
     return None if system is None else enclosed_positive(*system, radius=True)
-
-
-def _invertible_frame(points):
-    """:func:`principal_frame` only where it has as many axes as features:
-    with fewer (fewer rows than features), the frame would drop equations."""
-    points = np.asarray(points, dtype=float)
-    frame = principal_frame(points)
-    if frame is None or len(frame[2]) != points.shape[1]:
-        return None
-    return frame
 
 
 class CentredFrame:
@@ -144,10 +135,7 @@ class CentredFrame:
         offsets = np.zeros(points.shape[1])
         if len(points):
             middle = np.sort(points, axis=0)[len(points) // 2]
-            moved = points - middle
-            # Knuth's TwoSum of points + (-middle): exact where its error term is 0.
-            part = moved - points
-            error = (points - (moved - part)) + (-middle - part)
+            moved, error = exact_difference(points, middle)  # exact where 0
             exact = np.all(error == 0, axis=0) & np.all(np.isfinite(moved), axis=0)
             offsets[exact] = middle[exact]
         moved = points - offsets

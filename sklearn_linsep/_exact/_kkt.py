@@ -15,16 +15,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._dyadic import MODULUS
-from ._farkas import bounded_pair_margins, bounded_scores, every_pair
+from ._dyadic import MODULUS, residue_matrix
+from ._farkas import (
+    as_hyperplane,
+    bounded_pair_margins,
+    bounded_scores,
+    every_pair,
+    exact_pair_margins,
+    side_pairs,
+)
 from ._numbers import (
     as_fmpq,
     as_fraction,
-    fmpq,
+    echelon_pivots,
     fmpq_matrix,
     fraction,
-    nmod_matrix,
-    residues,
+    scattered,
 )
 
 # Exchanges after the guess (each an exact solve).
@@ -128,7 +134,7 @@ class _ExactPairs:
         unique, self.position = np.unique(points, axis=0, return_inverse=True)
         self.unique_points = unique
         self.position = self.position.ravel().tolist()
-        self._exact_rows, self._residue_rows, self._unique = {}, {}, None
+        self._exact_rows, self._unique = {}, None
 
     def _row(self, i):
         """Unique row ``i`` as a list of rationals."""
@@ -144,38 +150,22 @@ class _ExactPairs:
             self._unique = fmpq_matrix(*self.unique_points.shape, entries)
         return self._unique
 
-    def _entry(self, j, f):
-        """Feature f of pair j's row, a rational."""
-        return self._row(self.position[j])[f]
-
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are independent modulo
         ``MODULUS``, so over the rationals; one dependent only modulo it (odds
         ~1/MODULUS) is left out, and the exact KKT check decides all the same."""
-        if not ids:
-            return []
-        K, p = self.K, self.p
-        columns = nmod_matrix(K * (p + 1), len(ids), None, MODULUS)
-        for c, j in enumerate(ids):
-            row = self._residues(self.position[j])
-            for cls, sign in ((self.own[j], 1), (self.others[j], MODULUS - 1)):
-                for f in range(p):
-                    columns[cls * (p + 1) + f, c] = sign * row[f] % MODULUS
-                columns[cls * (p + 1) + p, c] = sign
-        echelon, rank = columns.rref()
-        chosen, c = [], 0
-        for r in range(rank):
-            while int(echelon[r, c]) == 0:
-                c += 1
-            chosen.append(ids[c])
-            c += 1
-        return chosen
-
-    def _residues(self, i):
-        """Unique row ``i`` modulo ``MODULUS``."""
-        if i not in self._residue_rows:
-            self._residue_rows[i] = residues(self.unique_points[i])
-        return self._residue_rows[i]
+        K, p, h = self.K, self.p, len(ids)
+        own, others, position = (
+            np.array([part[j] for j in ids], dtype=np.intp)
+            for part in (self.own, self.others, self.position)
+        )
+        row = residue_matrix(self.unique_points[position]).astype(np.int64)
+        columns, at = np.zeros((K, p + 1, h), dtype=np.int64), np.arange(h)
+        columns[own, :p, at], columns[own, p, at] = row, 1
+        columns[others, :p, at] = (MODULUS - row) % MODULUS  # -row
+        columns[others, p, at] = MODULUS - 1  # -1
+        pivots = echelon_pivots(columns.reshape(K * (p + 1), h), MODULUS)[1]
+        return [ids[c] for c in pivots]
 
     def _sign(self, i, j):
         """``B_i · B_j`` of two pairs' class columns."""
@@ -272,8 +262,8 @@ class _ExactPairs:
             high = [scores[j][o] + b[o] - scores[j][cls] - 1
                     for j, (o, k) in enumerate(zip(self.own, self.others))
                     if k == cls and b[o] is not None]  # fmt: skip
-            b[cls] = max(low) if low else min(high) if high else fmpq(0)
-        shift = sum(b, fmpq(0)) / self.K
+            b[cls] = max(low) if low else min(high) if high else as_fmpq(0)
+        shift = sum(b, as_fmpq(0)) / self.K
         return [value - shift for value in b]
 
     def machine(self, held, alpha):
@@ -285,7 +275,7 @@ class _ExactPairs:
         return classes * self._rows(held)
 
     def _rows(self, held):
-        entries = [self._entry(j, f) for j in held for f in range(self.p)]
+        entries = [v for j in held for v in self._row(self.position[j])]
         return fmpq_matrix(len(held), self.p, entries)
 
     def scores(self, W):
@@ -303,27 +293,18 @@ class _ExactPairs:
         if found is not None:
             margins, spread = bounded_pair_margins(*found, position, own, others)
             undecided = np.flatnonzero(margins - spread < 1)
-        rows = np.unique(position[undecided])
+        rows, at = np.unique(position[undecided], return_inverse=True)
         entries = [v for r in rows.tolist() for v in self._row(r)]
-        scores = (fmpq_matrix(rows.size, self.p, entries)
-                  * W.transpose()).tolist()  # fmt: skip
-        at = dict(zip(rows.tolist(), range(rows.size)))
-        below = {}
-        for j in undecided.tolist():
-            row, o, k = scores[at[self.position[j]]], self.own[j], self.others[j]
-            margin = row[o] - row[k] + b[o] - b[k]
-            if margin < 1:
-                below[j] = margin
-        return below
+        X = fmpq_matrix(rows.size, self.p, entries)
+        pairs = at.ravel().tolist(), own[undecided].tolist(), others[undecided].tolist()
+        margins = exact_pair_margins(X, W, b, *pairs)
+        return {j: m for j, m in zip(undecided.tolist(), margins) if m < 1}
 
 
 def _as_fractions(W, b, held, alpha, m):
     K, p = W.nrows(), W.ncols()
-    dual = [fraction(0)] * m
-    for j, value in zip(held, alpha, strict=True):
-        dual[j] = as_fraction(value)
     return ([[as_fraction(W[k, f]) for f in range(p)] for k in range(K)],
-            [as_fraction(value) for value in b], dual)  # fmt: skip
+            [as_fraction(value) for value in b], scattered(m, held, alpha))  # fmt: skip
 
 
 # The rows' entries beyond which the maximal margin is not solved in rationals.
@@ -345,22 +326,17 @@ def separator_budget(unknowns):
 
 def maximal_two_class_on_rows(points, signs, support, budget=Budget()):
     """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals, ``α``
-    one per row (:func:`exact_machine_of_pairs` with a pair per row: ``W = (-w/2,
-    w/2)``, multipliers ``α / 2``), from the rows a separator of
-    :func:`~._simplex.decide_two_class_on_rows` held tight (``support``); None
-    where they do not settle, or beyond ``MAXIMAL_ENTRIES`` entries."""
-    if np.size(points) > MAXIMAL_ENTRIES:
+    one per row: the K = 2 case of :func:`maximal_machine_on_rows`, a pair per
+    row (``W = (-w/2, w/2)``, multipliers ``α / 2``), from the rows a separator
+    of :func:`~._simplex.decide_two_class_on_rows` held tight (``support``)."""
+    own, others = side_pairs(signs)
+    support = np.asarray(support, dtype=np.intp)
+    found = maximal_machine_on_rows(points, own, 2, (support, others[support]), budget)
+    if not found:
         return None
-    signs = np.asarray(signs, dtype=float)
-    own = (signs > 0).astype(np.intp)
-    guess = np.zeros(len(signs))
-    guess[np.asarray(support, dtype=np.intp)] = 1e3  # above every SUPPORT_CUT
-    found = exact_machine_of_pairs(points, own, 1 - own, 2, guess, budget)
-    if found is None:
-        return None
-    W, b, alpha = found
-    w = [high - low for low, high in zip(*W, strict=True)]
-    return w, b[1] - b[0], [2 * value for value in alpha]
+    W, b, pairs = found  # α > 0 by (row, other)
+    alpha = [2 * pairs.get(pair, fraction(0)) for pair in enumerate(others.tolist())]
+    return (*as_hyperplane(W, b), alpha)
 
 
 def maximal_machine_on_rows(points, codes, n_classes, support,
@@ -368,14 +344,14 @@ def maximal_machine_on_rows(points, codes, n_classes, support,
     """``(W, b, {(row, other): α > 0})``: the Crammer–Singer maximal margin of
     every pair of these rows in rationals, from the pairs ``(rows, others)`` a
     separator of :func:`~._simplex.decide_pairs_on_rows` held tight
-    (``support``); None where they do not settle."""
+    (``support``); None where they do not settle, or beyond ``MAXIMAL_ENTRIES``
+    entries."""
     if np.size(points) > MAXIMAL_ENTRIES:
         return None
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    held = set(zip(*(np.asarray(part).tolist() for part in support)))
-    guess = np.array([1e3 if pair in held else 0.0
-                      for pair in zip(rows.tolist(), others.tolist())])  # fmt: skip
+    held = np.asarray(support[0]) * n_classes + np.asarray(support[1])
+    guess = np.where(np.isin(rows * n_classes + others, held), 1e3, 0.0)
     found = exact_machine_of_pairs(points[rows], codes[rows], others, n_classes,
                                    guess, budget)  # fmt: skip
     if found is None:

@@ -45,29 +45,23 @@ def exact_dot(w, x):
 
 
 def as_fmpq(value):
-    """A float (numpy's too), int or Fraction as a ``flint.fmpq``, exactly."""
-    flint = _flint()
+    """A float (numpy's too), int, Fraction or ``fmpq`` as a ``flint.fmpq``, exactly."""
     if isinstance(value, (float, np.floating)):
-        return flint.fmpq(*float(value).as_integer_ratio())
-    value = value if isinstance(value, _fraction_type()) else fraction(int(value))
-    return flint.fmpq(value.numerator, value.denominator)
+        return _flint().fmpq(*float(value).as_integer_ratio())
+    return _flint().fmpq(int(value.numerator), int(value.denominator))
 
 
 def as_fraction(value):
-    """A ``flint.fmpq`` (or ``fmpz``) as a :class:`fractions.Fraction`."""
-    if hasattr(value, "q"):
-        return fraction(int(value.p), int(value.q))
-    return fraction(int(value))
+    """An ``fmpq`` (or ``fmpz``, int, Fraction) as a :class:`fractions.Fraction`."""
+    return fraction(int(value.numerator), int(value.denominator))
 
 
-def residues(values):
-    """:func:`~._dyadic.residue_matrix` of ``values`` as Python ints in a flat list."""
-    return residue_matrix(np.ravel(values)).tolist()
-
-
-def fmpq(numerator=0, denominator=1):
-    """A ``flint.fmpq``."""
-    return _flint().fmpq(numerator, denominator)
+def scattered(size, positions, values):
+    """``size`` Fractions: ``values`` (fmpq or Fractions) at ``positions``, else 0."""
+    full = [fraction(0)] * size
+    for at, value in zip(positions, values, strict=True):
+        full[at] = as_fraction(value)
+    return full
 
 
 def fmpq_matrix(rows, columns, entries=None):
@@ -97,17 +91,24 @@ def echelon_pivots(residues, prime):
     if not (m and p):
         return 0, []
     echelon, rank = nmod_matrix(m, p, residues.ravel().tolist(), prime).rref()
+    return rank, _leading_columns(echelon, rank)
+
+
+def _leading_columns(echelon, rank):
+    """The column of each of a row echelon form's first ``rank`` rows' leading
+    entry, left to right."""
     pivots, column = [], 0
-    for row in range(rank):  # each row's leading 1, left to right
-        while int(echelon[row, column]) == 0:
+    for row in range(rank):
+        while echelon[row, column] == 0:
             column += 1
         pivots.append(column)
-    return rank, pivots
+    return pivots
 
 
 def determinant_nonzero(matrix, prime):
     """Whether ``det(matrix) ≢ 0`` modulo ``prime`` (so ≠ 0 over the rationals)."""
-    return nmod_matrix(*matrix.shape, residues(matrix), prime).det() != 0
+    entries = residue_matrix(matrix).ravel().tolist()  # modulo MODULUS
+    return nmod_matrix(*matrix.shape, entries, prime).det() != 0
 
 
 def solve_integers(A, B):
@@ -129,10 +130,7 @@ def solve_exactly(A, e):
     entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)
                for value in (*row, target)]  # fmt: skip
     echelon, rank = fmpq_matrix(m, k + 1, entries).rref()
-    pivots = []
-    for row in range(rank):
-        column = next(c for c in range(k + 1) if echelon[row, c] != 0)
-        pivots.append(column)
+    pivots = _leading_columns(echelon, rank)
     if k in pivots:  # a row 0 = 1: no solution
         return ("none", None) if len(pivots) == k + 1 else ("dependent", None)
     if len(pivots) < k:

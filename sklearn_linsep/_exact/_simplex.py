@@ -35,6 +35,7 @@ from ._farkas import (
     EXACT_ENTRIES,
     EXACT_SOLVE_WORK,
     as_hyperplane,
+    class_groups,
     decidable,
     equations,
     every_pair,
@@ -48,7 +49,7 @@ from ._numbers import (
     as_fraction,
     determinant_nonzero,
     fmpq_matrix,
-    fraction,
+    scattered,
     solve_exactly,
 )
 
@@ -188,9 +189,10 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
         trail = [basis, _starting_basis(system, [])]
         settled = _float_steps(system, trail, max_pivots)
     # Float64 cannot tell singular bases from near-touching ones (both reach
-    # condition 2^50): the exact steps take the last one proved nonsingular.
+    # condition 2^50): the exact steps take the last one proved nonsingular
+    # (its determinant nonzero modulo a prime; a False may, rarely, be wrong).
     for basis in reversed(trail):
-        if _nonsingular(system, basis):
+        if determinant_nonzero(_float_matrix(system, basis), MODULUS):
             return basis, settled
         settled = False
     # Not even the start: t and unit columns, nonsingular by construction.
@@ -213,7 +215,9 @@ def _float_steps(system, trail, max_pivots):
         entering = _entering(system, y, basis, None, bland, shunned)
         if entering is None:
             return not shunned
-        leaving = _float_leaving(basis, solve(system([entering])[:, 0]), bland)
+        u = solve(system([entering])[:, 0])
+        tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)  # 0 to the refined steps
+        leaving = _leaving(basis, u, bland, tol)
         if leaving is None:
             return False
         if basis[leaving] == T:
@@ -229,12 +233,6 @@ def _float_steps(system, trail, max_pivots):
             if len(shunned) > FLOAT_RETRIES:
                 return False
     return False
-
-
-def _nonsingular(system, basis):
-    """Whether the basis's determinant is nonzero modulo ``MODULUS``, so over the
-    rationals (a False may, rarely, be a nonsingular basis)."""
-    return determinant_nonzero(_float_matrix(system, basis), MODULUS)
 
 
 def _refined_solves(B):
@@ -280,23 +278,6 @@ def _float_matrix(system, basis):
     return B
 
 
-def _float_leaving(basis, u, bland):
-    """:func:`_leaving` on a refined float step ``u`` (entries within
-    ``FLOAT_RESOLUTION`` of its largest taken for 0): of the blocking ones (any
-    may leave a degenerate step), the largest pivot, which keeps the next basis
-    best conditioned (with ``bland``, the smallest index); None where none
-    blocks (rounding)."""
-    tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
-    blocking = [i for i, j in enumerate(basis)
-                if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
-    if blocking:
-        if bland:
-            return min(blocking, key=basis.__getitem__)
-        return max(blocking, key=lambda i: abs(u[i]))
-    at = basis.index(T)
-    return at if u[at] > tol else None
-
-
 def _pivots(system, basis, columns, max_pivots):
     """The simplex steps of :func:`farkas_simplex` from ``basis``."""
     m = system.m
@@ -309,7 +290,8 @@ def _pivots(system, basis, columns, max_pivots):
         y = [y[i, 0] for i in range(m)]
         entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
         if entering is None:
-            return "separator", (_full_dual(system, y), [j for j in basis if j > T])
+            dual = scattered(system.equations, system.kept, y)  # 0: left out
+            return "separator", (dual, [j for j in basis if j > T])
         if step == max_pivots:
             return None
         u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
@@ -529,18 +511,22 @@ def _float_dual(y):
     return np.array([p / (q << -shift) for p, q in fractions])
 
 
-def _leaving(basis, u):
-    """The ratio test of a degenerate step: a unit column the entering one would
-    move (fixed at 0), else a basic λ (at 0) it would make negative, the
-    smallest index (Bland); else ``t``, which then falls to 0."""
+def _leaving(basis, u, bland=True, tol=0):
+    """The ratio test of a degenerate step ``u``: of the blocking entries (a unit
+    column the entering one would move, fixed at 0; a basic λ, at 0, it would
+    make negative), the smallest index (``bland``), else the largest pivot,
+    which keeps the next basis best conditioned; where none blocks, ``t``,
+    which then falls to 0. Entries within ``tol`` are 0 (a refined float step's:
+    ``FLOAT_RESOLUTION`` of its largest); None where even ``t`` does not move
+    (rounding: the Farkas LP is bounded)."""
     blocking = [i for i, j in enumerate(basis)
-                if (j < T and u[i] != 0) or (j > T and u[i] > 0)]  # fmt: skip
+                if (j < T and abs(u[i]) > tol) or (j > T and u[i] > tol)]  # fmt: skip
     if blocking:
-        return min(blocking, key=basis.__getitem__)
+        if bland:
+            return min(blocking, key=basis.__getitem__)
+        return max(blocking, key=lambda i: abs(u[i]))
     at = basis.index(T)
-    if not u[at] > 0:  # an unbounded step: impossible for min t with t ≥ 0
-        raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
-    return at
+    return at if u[at] > tol else None
 
 
 def _certificate(system, basis, exact_columns):
@@ -554,14 +540,6 @@ def _certificate(system, basis, exact_columns):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
     keep = [i for i in range(m) if weights[i] > 0]
     return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
-
-
-def _full_dual(system, y):
-    """``y`` as Fractions on every equation of ``A`` (0 on those left out)."""
-    full = [fraction(0)] * system.equations
-    for row, value in zip(system.kept, y, strict=True):
-        full[row] = as_fraction(value)
-    return full
 
 
 def decide_two_class_on_rows(points, signs, start, limited=True):
@@ -620,15 +598,8 @@ def pairs_columns(points, own, others, n_classes):
     def columns(ids):
         return pairs_matrix(points[ids], own[ids], others[ids], n_classes)[0]
 
-    groups = _class_groups(n_classes, points.shape[1])
+    groups = class_groups(n_classes, points.shape[1])
     return FarkasColumns(columns, len(own), e, groups=groups)
-
-
-def _class_groups(n_classes, features):
-    """The equations of the pairs' system that sum to zero: per feature (and
-    the constant), its K class rows (each pair adds ``e_own - e_other``)."""
-    width = features + 1
-    return [range(f, n_classes * width, width) for f in range(width)]
 
 
 # ------------------------------------------------------- a certificate's weights
@@ -642,12 +613,12 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     ``problem_rows`` rows is beyond :func:`~._farkas.decidable` (a small one is
     always decided: its certificate's system is no larger), unless ``unlimited``."""
     pairs, features = np.shape(points)
+    size = equations(features, n_classes)  # what the limits measure
     small = unlimited or decidable(problem_rows, features, n_classes)
-    if not (small or _quick(pairs, equations(features, n_classes))):
+    if not (small or _quick(pairs, size)):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
-    size = equations(features, n_classes)  # what the limits measure
-    return _solved(A, e, _class_groups(n_classes, features), size, small, unlimited)
+    return _solved(A, e, class_groups(n_classes, features), size, small, unlimited)
 
 
 def _quick(unknowns, equations):
@@ -676,7 +647,4 @@ def _solved(A, e, groups, size, small, unlimited):
         return False, None
     if found[0] != "certificate":
         return True, None
-    weights = [fraction(0)] * unknowns
-    for j, value in zip(*found[1], strict=True):
-        weights[j] = value
-    return True, weights
+    return True, scattered(unknowns, *found[1])

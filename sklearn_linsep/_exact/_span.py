@@ -9,7 +9,7 @@ two, its structure read modulo a prime, its answer proved in FLINT's integers.
 import numpy as np
 
 from ._dyadic import integer_rows, integer_shifts, prime_residues, row_chunks
-from ._numbers import echelon_pivots, fmpq, fmpz_matrix, fraction, solve_integers
+from ._numbers import echelon_pivots, fmpz_matrix, fraction, solve_integers
 
 # The primes the structure is read modulo: below 2^31 (products fit 64 bits,
 # so residues are vectorised) and with 2 of multiplicative order above 10 000
@@ -23,10 +23,17 @@ SPAN_PRIMES = (2_147_483_629, 2_147_483_587)
 EXACT_SPAN_WORK = 6e8
 
 
-def _solve_work(rank, rows, columns=1):
-    """:data:`EXACT_SPAN_WORK`'s measure of a solve of these integer rows."""
+def _beyond(rank, rows, columns=1):
+    """Why a solve of these integer rows is beyond :data:`EXACT_SPAN_WORK` (its
+    measure: rank³ · (bits / 53)^1.6, more for more columns); None within it."""
     bits = max((abs(value).bit_length() for row in rows for value in row), default=1)
-    return rank**3 * max(bits / 53, 1.0) ** 1.6 * max(1.0, columns / 2)
+    if rank**3 * max(bits / 53, 1.0) ** 1.6 * max(1.0, columns / 2) <= EXACT_SPAN_WORK:
+        return None
+    return (
+        f"the exact step would solve a square system of {rank} rows of integers "
+        f"of up to {bits} bits (each feature scaled by a power of two to "
+        "integers), beyond its work limit"
+    )
 
 
 class _Span:
@@ -136,16 +143,16 @@ def _decide_modulo(span, e, e_residue, candidates):
                 return "inside", rank, rows
             _, features = echelon_pivots(residues, span.prime)
             system = [[basis[k][j] for k in range(rank)] for j in features]
-            if _solve_work(rank, system) > EXACT_SPAN_WORK:
-                return "beyond", _beyond_message(rank, system)
+            if why := _beyond(rank, system):
+                return "beyond", why
             weights = solve_integers(system, [[e[j]] for j in features])
             combined = weights.transpose() * fmpz_matrix(basis)
-            if combined.entries() != [fmpq(value) for value in e]:
+            if combined.entries() != e:  # fmpq equals int
                 return None
             return "inside", rank, rows
         system = [[row[j] for j in features] for row in [*basis, e]]
-        if _solve_work(rank + 1, system) > EXACT_SPAN_WORK:
-            return "beyond", _beyond_message(rank + 1, system)
+        if why := _beyond(rank + 1, system):
+            return "beyond", why
         direction = solve_integers(system, [[0]] * rank + [[1]])
         numerators, denominator = direction.numer_denom()
         U = np.zeros((len(e), 1), dtype=object)
@@ -172,7 +179,7 @@ def _exact_rank(span, rows):
             return rank
         basis = span.integers(rows)
         system = [[row[j] for j in features] for row in basis]
-        if _solve_work(rank, system, len(free)) > EXACT_SPAN_WORK:
+        if _beyond(rank, system, len(free)):
             return None
         solved = solve_integers(system, [[row[j] for j in free] for row in basis])
         numerators, denominator = solved.numer_denom()
@@ -186,12 +193,3 @@ def _exact_rank(span, rows):
         if len(grown) <= rank:
             return "misled"
         rows = grown
-
-
-def _beyond_message(rank, system):
-    bits = max(abs(value).bit_length() for row in system for value in row)
-    return (
-        f"the exact step would solve a square system of {rank} rows of integers "
-        f"of up to {bits} bits (each feature scaled by a power of two to "
-        "integers), beyond its work limit"
-    )

@@ -18,6 +18,7 @@ float64, the frame's rounding included.
 import numpy as np
 
 from .._exact._enclosure import rounding_factor
+from .._exact._farkas import every_pair
 from .._exact._frames import principal_frame
 from .._exact._numbers import exact_dot, rational, rational_scalar
 from ._solvers import (
@@ -61,12 +62,10 @@ def decide_jointly_in_principal_frame(points, codes, n_classes):
     if frame is None:
         return None
     Z, bound = frame[0], frame[4]
-    n, K = len(points), n_classes
-    rows, others = np.repeat(np.arange(n), K), np.tile(np.arange(K), n)
-    keep = others != codes[rows]
-    rows, others = rows[keep], others[keep]
+    K = n_classes
+    rows, others = every_pair(codes, K)
     own = codes[rows]
-    hinge = kesler_hinge_lp(Z[rows], own, others, K, rows, np.ones(n))
+    hinge = kesler_hinge_lp(Z[rows], own, others, K, rows, np.ones(len(points)))
     if hinge.total > 1e-6:  # no machine in the frame: its certificate
         weights = kesler_flow_lp(Z[rows], own, others, K)
         if weights is None:
