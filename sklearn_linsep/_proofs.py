@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ._exact._enclosure import enclosed_positive, rounding_factor, square_system
 from ._exact._farkas import pairs_matrix, solves_exactly
-from ._exact._frames import centred, pairs_enclosed_in_axes
+from ._exact._frames import centred, enclosed_pairs, pairs_enclosed_in_axes
 from ._exact._simplex import exact_pair_weights
 
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
@@ -238,15 +238,10 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
 
 def pairs_enclosed(points, own, others, n_classes):
     """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
-    pairs, summing to 1, balance Kesler's rows exactly; else None. Each feature's
-    (and the constant's) K class rows sum to zero, so one is left out."""
+    pairs, summing to 1, balance Kesler's rows exactly, in X's frame about the
+    features' own values (:func:`~._exact._frames.centred`); else None."""
     offsets, remainders, _ = centred(points)
-    A, e = pairs_matrix(offsets, own, others, n_classes)
-    E, _ = pairs_matrix(remainders, own, others, n_classes, constants=False)
-    width = np.shape(points)[1] + 1
-    groups = [range(f, n_classes * width, width) for f in range(width)]
-    system = square_system(A, E, e, groups)
-    return None if system is None else enclosed_positive(*system)
+    return enclosed_pairs(offsets, remainders, own, others, n_classes)
 
 
 def refuse_unverifiable(result, n_features, labels):

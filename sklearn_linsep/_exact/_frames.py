@@ -107,12 +107,19 @@ def pairs_enclosed_in_axes(points, own, others, n_classes):
     # As many axes as features, or (fewer rows than features) equations dropped.
     if frame is None or len(frame[2]) != points.shape[1]:
         return None
-    Z, bound = frame[0], frame[4]
+    return enclosed_pairs(frame[0], frame[4], own, others, n_classes, radius=True)
+
+
+def enclosed_pairs(Z, errors, own, others, n_classes, radius=False):
+    """The enclosure of Kesler's square system on the rows ``Z``, whose entries are
+    off by at most ``errors`` (a bound's ``radius``), else signed remainders: the
+    rounded weights it proves positive, or None. Each feature's (and the
+    constant's) K class rows sum to zero, so one is left out."""
     A, e = pairs_matrix(Z, own, others, n_classes)
-    radius = np.abs(pairs_matrix(bound, own, others, n_classes, constants=False)[0])
+    E = pairs_matrix(errors, own, others, n_classes, constants=False)[0]
     groups = class_groups(n_classes, Z.shape[1])
-    system = square_system(A, radius, e, groups)
-    return None if system is None else enclosed_positive(*system, radius=True)
+    system = square_system(A, np.abs(E) if radius else E, e, groups)
+    return None if system is None else enclosed_positive(*system, radius=radius)
 
 
 class CentredFrame:
