@@ -4,7 +4,7 @@ inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import as_machine, decidable, side_pairs, tightest_pairs
+from .._exact._farkas import as_machine, side_pairs, tightest_pairs
 from .._exact._kkt import (
     MAXIMAL_ENTRIES,
     maximal_two_class_on_rows,
@@ -15,11 +15,12 @@ from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
-from .._working_set import problem_rows, rows_in_memory
+from .._working_set import rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     Decision,
+    ProblemKind,
     check_rows,
     check_scale,
     exact_margin,
@@ -142,7 +143,7 @@ def _maximal_margin_of(
     return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
-class TwoClassProblem:
+class TwoClassProblem(ProblemKind):
     """A :class:`~._driver.ProblemKind`: the constraints are the rows, labelled
     ``c = ±1``; the subproblem the nearest points of the two hulls."""
 
@@ -153,6 +154,7 @@ class TwoClassProblem:
         "(StandardScaler) may help."
     )
     not_in_units = not_finished
+    n_classes = 2
 
     def __init__(self, rows, classes=(0, 1)):
         self.rows, self.classes = rows, classes
@@ -164,22 +166,14 @@ class TwoClassProblem:
     def anchors(self, frame):
         return np.array([], dtype=np.intp)
 
-    def subproblem(self, frame, tol):
+    def warm(self, frame, tol):
         return _WarmHull(frame, tol)
-
-    def in_units(self, tol):
-        return _WarmHull(self.rows, tol)
 
     def misses(self, ids, solution, tol):
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
         return not _on_margin(rows, labels, solution, tol / 2) or bool(
             dual_problems(row_terms(rows, labels, solution), solution, tol / 2, tol)
         )
-
-    def finish_exactly(self):
-        """None: the primal active set finishes X's units in float64 (it keeps
-        each feature's digits, :func:`margin_from_feasible`)."""
-        return None
 
     def from_feasible(self, ids, feasible, tol):
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
@@ -203,12 +197,6 @@ class TwoClassProblem:
     def soft_limit(self, working, tol, batch):
         return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
 
-    def decide_exactly(self):
-        rows = self.rows
-        if not decidable(problem_rows(rows), rows.n_features):
-            return None
-        return self._decide_on_rows([], maximal=True, small=True)
-
     def maximal_from(self, separator):
         """The rational KKT solver from the rows the separator holds nearest its
         margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
@@ -231,46 +219,28 @@ class TwoClassProblem:
         maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
         return Decision.of("maximal", maximal)
 
-    def decide_in_frame(self):
+    def in_principal_frame(self, active):
         rows = self.rows
-        active = rows_in_memory(rows)  # a pass in Python per axis
-        if active is None:
-            return None
-        found = decide_in_principal_frame(
+        return decide_in_principal_frame(
             rows.original_rows(active), rows.labels(active)
         )
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            indices, weights = answer
-            try:
-                return Decision.of(kind, checked_certificate(
-                    rows, active[indices], weights, self.classes, proof_only=True
-                ))
-            except SolverError:  # the frame's certificate is no proof either
-                return None
-        w, b = answer
+
+    def checked(self, active, local, weights, **options):
+        return checked_certificate(
+            self.rows, active[local], weights, self.classes, **options
+        )
+
+    def exact_separator(self, w, b):
         coef = np.array([float(value) for value in w])
-        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
+        return exact_result(coef, b, w, _margin_of(coef))
 
-    def decide_by_simplex(self, certificate, maximal=False):
-        rows = self.rows
-        active = rows_in_memory(rows)  # every row priced every step
-        if active is None:
-            return None
-        start = []
-        if certificate is not None:  # its rows, the heaviest first
-            position = dict(zip(active.tolist(), range(active.size)))
-            heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-            start = [position[i] for i in certificate.certificate_indices[heaviest]
-                     if i in position]  # fmt: skip
-        return self._decide_on_rows(start, maximal)
+    def start_of(self, active, certificate):
+        position = dict(zip(active.tolist(), range(active.size)))
+        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+        return [position[i] for i in certificate.certificate_indices[heaviest]
+                if i in position]  # fmt: skip
 
-    def _decide_on_rows(self, start, maximal, small=False):
-        """The simplex in rationals on every active row from ``start``, then the
-        maximal margin from its separator's tight rows; a ``small`` problem
-        (within ``EXACT_ENTRIES``) without limits, as its answer is owed."""
+    def decide_on_rows(self, start, maximal, small=False):
         rows = self.rows
         active = np.flatnonzero(rows.active)
         points, signs = rows.original_rows(active), rows.labels(active)
@@ -279,11 +249,7 @@ class TwoClassProblem:
             return None
         kind, answer = found
         if kind == "certificate":
-            ids, exact = answer
-            weights = np.array([float(value) for value in exact])
-            return Decision.of(kind, checked_certificate(
-                rows, active[ids], weights, self.classes, exact_weights=exact
-            ))
+            return self.decided_certificate(active, *answer)
         w, b, tight = answer
         budget = {"budget": small_problem_budget(len(signs))} if small else {}
         if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
@@ -291,8 +257,7 @@ class TwoClassProblem:
             w, b, alpha = best
             maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
             return Decision.of("maximal", maximal)
-        coef = np.array([float(value) for value in w])
-        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
+        return Decision.of(kind, self.exact_separator(w, b))
 
 
 def _maximal_result(rows, active, signs, w, b, multipliers):

@@ -30,7 +30,7 @@ from .._threads import threads_for_fit
 from .._working_set import grow, problem_rows, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import unproved_certificate
-from ._driver import Decision, check_rows, exact_margin
+from ._driver import Decision, ProblemKind, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import (
@@ -82,7 +82,7 @@ def joint_margin_of(
                             units_or_verdict, verdict)  # fmt: skip
 
 
-class PairsProblem:
+class PairsProblem(ProblemKind):
     """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`): the
     constraints are Kesler's pairs (row, other class), a pair's id ``row · K + other``;
     the subproblem is their Crammer–Singer margin (:class:`WarmMachine`)."""
@@ -102,8 +102,10 @@ class PairsProblem:
         "the features (StandardScaler) gives a margin in standardised units."
     )
 
+    warm = WarmMachine
+
     def __init__(self, rows, classes=None):
-        self.rows = rows
+        self.rows, self.n_classes = rows, rows.n_classes
         self.classes = (
             np.arange(rows.n_classes) if classes is None else np.asarray(classes)
         )
@@ -116,9 +118,6 @@ class PairsProblem:
     def anchors(self, frame):
         """One pair per ordered pair of classes: they bound the intercepts."""
         return frame.anchors()
-
-    def subproblem(self, frame, tol):
-        return WarmMachine(frame, tol)
 
     def in_units(self, tol):
         return WarmMachine(self.rows, tol, keep_digits=True)
@@ -179,51 +178,39 @@ class PairsProblem:
             [float(dual[j]) for j in on], exact=True,
         )  # fmt: skip
 
-    def decide_in_frame(self):
-        rows, K = self.rows, self.rows.n_classes
-        active = rows_in_memory(rows)  # a pass in Python per axis
-        if active is None:
-            return None
-        found = decide_jointly_in_principal_frame(
-            rows.original_rows(active), rows.codes[active], K
+    def in_principal_frame(self, active):
+        rows = self.rows
+        return decide_jointly_in_principal_frame(
+            rows.original_rows(active), rows.codes[active], self.n_classes
         )
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            local, weights = answer
-            ids = active[local // K] * K + local % K
-            try:
-                return Decision.of(kind, checked_joint_certificate(
-                    rows, ids, weights, self.classes, proof_only=True
-                ))
-            except SolverError:  # the frame's certificate is no proof either
-                return None
-        return Decision.of(kind, _exact_machine(*answer))
 
-    def decide_by_simplex(self, certificate, maximal=False):
+    def checked(self, active, local, weights, **options):
+        K = self.n_classes
+        ids = active[local // K] * K + local % K
+        return checked_joint_certificate(
+            self.rows, ids, weights, self.classes, **options
+        )
+
+    def exact_separator(self, W, b):
+        return _exact_machine(W, b)
+
+    def start_of(self, active, certificate):
+        """The certificate's pairs as ``(position in active, other class code)``."""
+        rows = self.rows
+        position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
+        code = {label: k for k, label in enumerate(np.asarray(self.classes).tolist())}
+        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+        return [
+            (position[i], code[label])
+            for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
+                                certificate.certificate_classes[heaviest].tolist())
+            if i in position
+        ]  # fmt: skip
+
+    def decide_on_rows(self, start, maximal, small=False):
         # ``maximal`` is not taken up: the separator's last basis holds pairs of
         # every class, not the margin's support (a small problem's exchanges fix it).
-        rows = self.rows
-        active = rows_in_memory(rows)  # every pair priced every step
-        if active is None:
-            return None
-        start = [] if certificate is None else _pairs_of_certificate(
-            rows, active, certificate, self.classes
-        )
-        return self._decide_on_rows(start)
-
-    def decide_exactly(self):
-        rows, K = self.rows, self.rows.n_classes
-        if not decidable(problem_rows(rows), rows.n_features, K):
-            return None
-        return self._decide_on_rows([], small=True)
-
-    def _decide_on_rows(self, start, small=False):
-        """The simplex in rationals on every active pair, from ``start``; a
-        ``small`` problem (within ``EXACT_ENTRIES``) without the limits, and
-        its maximal margin from the separator's tight pairs."""
-        rows, K = self.rows, self.rows.n_classes
+        rows, K = self.rows, self.n_classes
         active = np.flatnonzero(rows.active)
         points, codes = rows.original_rows(active), rows.codes[active]
         found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
@@ -232,11 +219,7 @@ class PairsProblem:
         kind, answer = found
         if kind == "certificate":
             pair_rows, others, exact = answer
-            weights = np.array([float(value) for value in exact])
-            return Decision.of(kind, checked_joint_certificate(
-                rows, active[pair_rows] * K + others, weights, self.classes,
-                exact_weights=exact,
-            ))  # fmt: skip
+            return self.decided_certificate(active, pair_rows * K + others, exact)
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_budget(active.size * (K - 1))
@@ -249,7 +232,7 @@ class PairsProblem:
         """As :meth:`TwoClassProblem.maximal_from
         <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`, from the pairs the
         rational machine holds nearest its margin."""
-        rows, K = self.rows, self.rows.n_classes
+        rows, K = self.rows, self.n_classes
         active = rows_in_memory(rows)
         unknowns = K * (rows.n_features + 1)
         if not (active is not None and active.size
@@ -272,20 +255,6 @@ class PairsProblem:
         others = np.array([k for _, k in on], dtype=np.intp)
         dual = np.array([float(multipliers[pair]) for pair in on])
         return _exact_machine(W, b, support, others, dual, exact=True)
-
-
-def _pairs_of_certificate(rows, active, certificate, classes):
-    """The certificate's pairs as ``(position in active, other class code)``,
-    the heaviest first."""
-    position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
-    code = {label: k for k, label in enumerate(np.asarray(classes).tolist())}
-    heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-    return [
-        (position[i], code[label])
-        for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
-                            certificate.certificate_classes[heaviest].tolist())
-        if i in position
-    ]  # fmt: skip
 
 
 def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
