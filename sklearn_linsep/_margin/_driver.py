@@ -162,7 +162,8 @@ class ProblemKind:
         """``(seed size, batch)`` of the working set, defaults filled in."""
 
     def anchors(self, frame):
-        """Constraint ids every working set keeps (may be empty)."""
+        """Constraint ids every working set keeps (rows: none)."""
+        return np.array([], dtype=np.intp)
 
     def subproblem(self, frame, tol):
         """``solve(ids) -> Hyperplane``, warm; ``solve.polished`` the last answer."""

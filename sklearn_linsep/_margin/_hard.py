@@ -43,7 +43,7 @@ from ._solvers import (
     on_and_outside_margin,
 )
 from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
-from ._wide import wide_maximal_margin
+from ._wide import WarmStart, wide_maximal_margin
 
 
 def maximal_margin(
@@ -119,28 +119,21 @@ def maximal_margin_of(
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
-        return _maximal_margin_of(
-            two_class, tol, initial_size, batch, soft, augmented, classes, verdict
-        )
-
-
-def _maximal_margin_of(
-    two_class, tol, initial_size, batch, soft, augmented, classes, verdict
-):
-    check_rows(two_class, TwoClassRows, InMemoryTwoClassRows)
-    check_scale(two_class.scale)
-    if not augmented and wide_suits(two_class):  # text: in the span of the rows
-        try:
-            return wide_maximal_margin(
-                two_class, tol, soft, classes, initial_size, batch
-            )
-        except SolverError:
-            if not dense_fallback_fits(two_class):
-                raise
-    problem = TwoClassProblem(two_class, classes)
-    if augmented:  # through the origin: the margin of Novikoff's bound
-        return _augmented_margin(problem, tol, *problem.sizes(initial_size, batch))
-    return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
+        check_rows(two_class, TwoClassRows, InMemoryTwoClassRows)
+        check_scale(two_class.scale)
+        if not augmented and wide_suits(two_class):  # text: in the rows' span
+            try:
+                return wide_maximal_margin(
+                    two_class, tol, soft, classes, initial_size, batch
+                )
+            except SolverError:
+                if not dense_fallback_fits(two_class):
+                    raise
+        problem = TwoClassProblem(two_class, classes)
+        if augmented:  # through the origin: the margin of Novikoff's bound
+            sizes = problem.sizes(initial_size, batch)
+            return _augmented_margin(problem, tol, *sizes)
+        return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
 class TwoClassProblem(ProblemKind):
@@ -163,15 +156,16 @@ class TwoClassProblem(ProblemKind):
         rows = self.rows
         return two_class_sizes(rows.n_features, rows.n_samples, initial_size, batch)
 
-    def anchors(self, frame):
-        return np.array([], dtype=np.intp)
-
     def warm(self, frame, tol):
         return _WarmHull(frame, tol)
 
     def misses(self, ids, solution, tol):
+        """Off the margin (every row ≥ 1 - tol/2, the support within tol/2 of 1), or
+        the dual conditions missed."""
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
-        return not _on_margin(rows, labels, solution, tol / 2) or bool(
+        margins = labels * (rows @ solution.coef + solution.intercept)
+        on = on_and_outside_margin(margins, solution.dual > 0, tol / 2)
+        return not on or bool(
             dual_problems(row_terms(rows, labels, solution), solution, tol / 2, tol)
         )
 
@@ -301,32 +295,19 @@ def _augmented_margin(problem, tol, initial_size, batch):
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
 
 
-def _on_margin(rows, labels, solution, tol):
-    """Every row at margin ≥ 1 - tol and the support within tol of 1."""
-    margins = labels * (rows @ solution.coef + solution.intercept)
-    return bool(on_and_outside_margin(margins, solution.dual > 0, tol))
-
-
-class _WarmHull:
+class _WarmHull(WarmStart):
     """The hull margin of the rows ``indices``, started from the last call's
     nearest points (their rows stay in the working set: they are on the margin)."""
 
     def __init__(self, two_class, tol):
         self.two_class = two_class
         self.tol = tol / 2  # room for the check on all samples, at 1 - tol
-        self.members = np.array([], dtype=np.intp)  # rows of the last answer
-        self.weights = np.array([])  # and their λ
 
     def __call__(self, indices):
-        start = np.zeros(len(indices))
-        found = np.searchsorted(indices, self.members)  # indices are sorted
-        inside = found < len(indices)
-        inside[inside] = indices[found[inside]] == self.members[inside]
-        start[found[inside]] = self.weights[inside]
         solution = margin_of_rows(
             self.two_class.rows(indices),
             self.two_class.labels(indices),
-            start=start,
+            start=self.start(indices),
             tol=self.tol,
         )
         self.remember(indices, solution)

@@ -39,6 +39,7 @@ from ._result import (
     JointSeparabilityResult,
     warn_if_inexact,
 )
+from ._soft import in_frame
 from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
@@ -123,7 +124,12 @@ class PairsProblem(ProblemKind):
         return WarmMachine(self.rows, tol, keep_digits=True)
 
     def misses(self, ids, solution, tol):
-        return bool(_dual_problems(*self.rows.pairs(ids), solution, tol / 2))
+        """A pair violated past tol/2, or the dual conditions missed."""
+        rows, own, others = self.rows.pairs(ids)
+        terms = pair_terms(rows, own, others, solution, len(solution.coef))
+        return not np.min(terms.margins) >= 1 - tol / 2 or bool(
+            dual_problems(terms, solution, tol / 2, tol / 2)
+        )
 
     def from_feasible(self, ids, feasible, tol):
         rows, own, others = self.rows.pairs(ids)
@@ -131,7 +137,14 @@ class PairsProblem(ProblemKind):
                                      *feasible, tol)  # fmt: skip
 
     def terms(self, frame, working, solution):
-        return working_terms(frame, working, solution)
+        """Each row once (sparse rows stay sparse)."""
+        alpha, K = solution.dual, frame.n_classes
+        combination, absolute = frame.dual_combination(working, alpha)
+        _, others = pairs_of(working, K)
+        own = frame.codes[working // K]
+        balance = np.bincount(own, alpha, K) - np.bincount(others, alpha, K)
+        margins = frame.pair_margins(working, solution.coef, solution.intercept)
+        return DualTerms(combination, absolute, balance, margins)
 
     def result(self, frame, working, solution, rounds):
         return _machine_result(frame, working, solution, rounds, True, 0.0)
@@ -277,26 +290,6 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     return result
 
 
-def _dual_problems(rows, own, others, solution, tol):
-    """The KKT conditions (feasibility included) a machine misses on working pairs."""
-    terms = pair_terms(rows, own, others, solution, len(solution.coef))
-    problems = [] if np.min(terms.margins) >= 1 - tol else ["a pair is violated"]
-    return problems + dual_problems(terms, solution, tol, tol)
-
-
-def working_terms(pairs, working, solution):
-    """The :class:`~._kkt.DualTerms` of a working set of pairs, each row once
-    (sparse rows stay sparse)."""
-    alpha = solution.dual
-    combination, absolute = pairs.dual_combination(working, alpha)
-    _, others = pairs_of(working, pairs.n_classes)
-    own = pairs.codes[working // pairs.n_classes]
-    K = pairs.n_classes
-    balance = np.bincount(own, alpha, K) - np.bincount(others, alpha, K)
-    margins = pairs.pair_margins(working, solution.coef, solution.intercept)
-    return DualTerms(combination, absolute, balance, margins)
-
-
 def machine_margin(coef):
     """``min_{j<k} 1/‖w_j - w_k‖``: a margin-1 row's least distance from the boundary
     between its class and another (nan where every row of W is the same)."""
@@ -388,22 +381,11 @@ def checked_joint_certificate(kesler, ids, weights, classes, proof_only=False,
     return result
 
 
-def _row_slacks(kesler, working, coef, intercept):
-    """``(rows, ξ)`` of the rows with a pair in the working set: each row's
-    ``max(0, 1 - margin)`` over its working pairs (rows with none have ξ = 0)."""
-    pair_rows, _ = pairs_of(working, kesler.n_classes)
-    rows, position = np.unique(pair_rows, return_inverse=True)
-    slack = np.zeros(rows.size)
-    margins = kesler.pair_margins(working, coef, intercept)  # each row once, as stored
-    np.maximum.at(slack, position, 1.0 - margins)
-    return rows, slack
-
-
 def _slack_rows(kesler, ids):
-    """``(row_of, weights)`` of the working slacks: one per distinct row."""
-    index, _ = pairs_of(ids, kesler.n_classes)
-    unique, row_of = np.unique(index, return_inverse=True)
-    return row_of, kesler.row_weights(unique)
+    """``(rows, row_of)``: the distinct rows of the pairs ``ids`` (one slack each)
+    and each pair's position among them."""
+    pair_rows, _ = pairs_of(ids, kesler.n_classes)
+    return np.unique(pair_rows, return_inverse=True)
 
 
 def _soft_limit(kesler, working, tol, batch):
@@ -419,7 +401,8 @@ def _soft_limit(kesler, working, tol, batch):
     unit = {}
 
     def least_hinge(ids):
-        row_of, weights = _slack_rows(lp_frame, ids)
+        rows, row_of = _slack_rows(lp_frame, ids)
+        weights = lp_frame.row_weights(rows)
         unit["weight"] = float(weights.mean())
         solution = kesler_hinge_lp(
             *lp_frame.uncentred_pairs(ids), n_classes, row_of, weights / unit["weight"]
@@ -428,16 +411,28 @@ def _soft_limit(kesler, working, tol, batch):
         solution.feasible = True
         return solution
 
-    def hinge_violators(solution, ids):
-        slack = _row_slacks(lp_frame, ids, solution.coef, solution.intercept)
-        return lp_frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
-        )
+    def violators(frame):
+        """Pairs below ``1 - tol`` beyond their row's hinge ``ξ``: each row's
+        ``max(0, 1 - margin)`` over its working pairs (rows with none: 0)."""
 
-    lp, working, rounds = grow(working, least_hinge, hinge_violators)
+        def of(solution, ids):
+            coef, intercept = solution.coef, solution.intercept
+            rows, position = _slack_rows(frame, ids)
+            slack = np.zeros(rows.size)
+            margins = frame.pair_margins(ids, coef, intercept)  # each row once
+            np.maximum.at(slack, position, 1.0 - margins)
+            return frame.violators(
+                coef, intercept, 1.0 - tol, ids, batch, (rows, slack)
+            )
+
+        return of
+
+    lp, working, rounds = grow(working, least_hinge, violators(lp_frame))
     _check_least_hinge(lp_frame, working, lp, unit["weight"])
     face = _optimal_face(kesler, working, lp.dual, unit["weight"])
-    start = _in_frame(lp, lp_frame, kesler)
+    coef, intercept = in_frame(lp, lp_frame, kesler)
+    intercept = np.asarray(intercept, dtype=float)
+    start = coef, intercept - intercept.mean()  # Σ b = 0: on the face too
 
     def largest_margin(ids):
         # The interior point loses the digits of features far apart in scale, and
@@ -473,13 +468,7 @@ def _soft_limit(kesler, working, tol, batch):
         exact = constraints.margin_from(start)
         return solution if exact is None else exact
 
-    def margin_violators(solution, ids):
-        slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
-        return kesler.violators(
-            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
-        )
-
-    solution, working, more = grow(working, largest_margin, margin_violators)
+    solution, working, more = grow(working, largest_margin, violators(kesler))
     if not solution.feasible:
         raise SolverError(
             "The multiclass margin over the least-hinge face found no machine: the "
@@ -503,14 +492,6 @@ def _soft_limit(kesler, working, tol, batch):
     if share > PROOF_RTOL:
         say_about_centre(result, share)
     return result
-
-
-def _in_frame(lp, lp_frame, kesler):
-    """The LP's machine (found on ``lp_frame``: same centre, each feature at its own
-    spread) on ``kesler``'s pairs: a point of the optimal face, with ``Σ b = 0``."""
-    scale = np.broadcast_to(kesler.scale, (kesler.n_features,))
-    intercept = np.asarray(lp.intercept, dtype=float)
-    return lp.coef * (scale / lp_frame.scale), intercept - intercept.mean()
 
 
 @dataclass
@@ -599,7 +580,8 @@ def _check_least_hinge(frame, working, lp, unit):
     combination = np.asarray((rows.T @ weighted.T).T)
     absolute = np.asarray((abs(rows).T @ np.abs(weighted).T).T)
     balance = weighted.sum(axis=1)
-    row_of, weights = _slack_rows(frame, working)
+    slack_rows, row_of = _slack_rows(frame, working)
+    weights = frame.row_weights(slack_rows)
     carried = np.bincount(row_of, mu, minlength=weights.size)
     scale = max(mu.sum(), 1e-300)
     if (
@@ -621,8 +603,7 @@ def _optimal_face(kesler, working, multipliers, unit):
     complementary slackness a pair of positive μ holds with equality; a row whose μ
     stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
     n_classes = kesler.n_classes
-    pair_rows, _ = pairs_of(working, n_classes)
-    rows, position = np.unique(pair_rows, return_inverse=True)
+    rows, position = _slack_rows(kesler, working)
     carried = np.bincount(position, multipliers, minlength=rows.size)
     at_weight = rows[carried >= kesler.row_weights(rows) / unit * (1 - 1e-9)]
     tight = working[multipliers > 1e-9 * multipliers.max(initial=0.0)]

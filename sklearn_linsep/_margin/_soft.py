@@ -79,7 +79,7 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
             if solution.feasible:
                 return solution
         sides = face_sides(lp.dual, weights)
-        feasible = _in_frame(lp, lp_frame, two_class)
+        feasible = in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
@@ -124,7 +124,7 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
     in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
-    feasible = _in_frame(lp, lp_frame, two_class)
+    feasible = in_frame(lp, lp_frame, two_class)
 
     def solve(indices):
         solution = face_margin_qp(
@@ -337,10 +337,11 @@ def attains(two_class, solution, least):
     return total <= least * (1 + 1e-9) + 1e-9 * two_class.weights.sum()
 
 
-def _in_frame(lp, lp_frame, two_class):
-    """The LP's hyperplane, found on ``lp_frame``'s rows, on ``two_class``'s: a point
-    of the optimal face, the start of the face's primal active set."""
-    return lp.coef * (two_class.scale / lp_frame.scale), lp.intercept
+def in_frame(lp, lp_frame, frame):
+    """The LP's hyperplane (or machine), found on ``lp_frame``'s rows (same centre,
+    each feature at its own spread), on ``frame``'s: a point of the optimal face,
+    the start of the face's primal active set."""
+    return lp.coef * (frame.scale / lp_frame.scale), lp.intercept
 
 
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
