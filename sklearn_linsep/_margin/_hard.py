@@ -226,7 +226,8 @@ class TwoClassProblem(ProblemKind):
 
     def exact_separator(self, w, b):
         coef = np.array([float(value) for value in w])
-        return exact_result(coef, b, w, _margin_of(coef))
+        norm = np.linalg.norm(coef)
+        return exact_result(coef, b, w, 1.0 / norm if norm > 0 else np.inf)
 
     def start_of(self, active, certificate):
         position = dict(zip(active.tolist(), range(active.size)))
@@ -270,11 +271,6 @@ def exact_result(coef, b, w, margin, support=(), dual=()):
     return MarginResult(coef, float(b), True, margin,
                         np.asarray(support, dtype=np.intp), np.asarray(dual, float),
                         0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
-
-
-def _margin_of(coef):
-    norm = np.linalg.norm(coef)
-    return 1.0 / norm if norm > 0 else np.inf
 
 
 def _augmented_margin(problem, tol, initial_size, batch):
