@@ -37,9 +37,8 @@ from ._result import (
     PROOF_RTOL,
     JointMarginResult,
     JointSeparabilityResult,
-    warn_if_inexact,
 )
-from ._soft import in_frame
+from ._soft import in_frame, without_noise
 from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
@@ -480,11 +479,7 @@ def _soft_limit(kesler, working, tol, batch):
             f"The soft limit's machine has total hinge {hinge:.12g} on all rows, "
             f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
-    warn_if_inexact(solution)
-    # Z lies in [-1, 1]: a W moving no score by tol is W = 0 to the QP's precision,
-    # made exactly 0 (the margin is undefined, not 1/‖noise‖) as for two classes.
-    if np.abs(solution.coef).sum() <= tol:
-        solution.coef = np.zeros_like(solution.coef)
+    solution = without_noise(solution, tol)
     result = _machine_result(kesler, working, solution, rounds + more, False, hinge)
     # Far from the origin coef · x + intercept may keep no digits of the hinges
     # (scores of 1e16 at offsets of 2^30 spreads): then given about the centre.

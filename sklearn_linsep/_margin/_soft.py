@@ -51,13 +51,19 @@ def soft_limit(two_class, working, tol, batch):
 
 def soft_result(two_class, working, solution, rounds, tol):
     """The MarginResult of the soft limit's answer on ``two_class``'s rows."""
-    warn_if_inexact(solution)
-    # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
-    # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
-    if np.linalg.norm(solution.coef, 1) <= tol:
-        solution = replace(solution, coef=np.zeros_like(solution.coef))
+    solution = without_noise(solution, tol)
     total = two_class.total_hinge(solution.coef, solution.intercept)
     return margin_result(two_class, working, solution, rounds, False, total)
+
+
+def without_noise(solution, tol):
+    """The soft limit's answer (hyperplane or machine), warned if inexact. Z lies
+    in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision, and then
+    left as exactly 0 (the margin is undefined, not 1/‖noise‖)."""
+    warn_if_inexact(solution)
+    if np.abs(solution.coef).sum() <= tol:
+        return replace(solution, coef=np.zeros_like(solution.coef))
+    return solution
 
 
 def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False):
