@@ -207,11 +207,7 @@ class TwoClassProblem(ProblemKind):
         best = maximal_two_class_on_rows(
             points, signs, near, separator_budget(rows.n_features + 1)
         )
-        if best is None:
-            return None
-        w, b, alpha = best
-        maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
-        return Decision.of("maximal", maximal)
+        return None if best is None else self._maximal(active, signs, *best)
 
     def in_principal_frame(self, active):
         rows = self.rows
@@ -249,21 +245,19 @@ class TwoClassProblem(ProblemKind):
         budget = {"budget": small_problem_budget(len(signs))} if small else {}
         if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
                                                           **budget)):  # fmt: skip
-            w, b, alpha = best
-            maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
-            return Decision.of("maximal", maximal)
+            return self._maximal(active, signs, *best)
         return Decision.of(kind, self.exact_separator(w, b))
 
-
-def _maximal_result(rows, active, signs, w, b, multipliers):
-    """The MarginResult of the maximal margin in rationals (``w``, ``b``) on
-    the rows ``active`` with ``{position: α}``: its support those of α > 0."""
-    on = sorted(i for i, value in multipliers.items() if value > 0)
-    dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
-    norm = float(sum(value * value for value in w)) ** 0.5
-    coef = np.array([float(value) for value in w])
-    support = rows.indices_in_X(active[on])
-    return exact_result(coef, b, w, 1 / norm, support, dual)
+    def _maximal(self, active, signs, w, b, alpha):
+        """The Decision of the maximal margin in rationals (``w``, ``b``) on the
+        rows ``active`` with multipliers ``α``: its support those of α > 0."""
+        multipliers = dict(enumerate(alpha))
+        on = sorted(i for i, value in multipliers.items() if value > 0)
+        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+        norm = float(sum(value * value for value in w)) ** 0.5
+        coef = np.array([float(value) for value in w])
+        support = self.rows.indices_in_X(active[on])
+        return Decision.of("maximal", exact_result(coef, b, w, 1 / norm, support, dual))
 
 
 def exact_result(coef, b, w, margin, support=(), dual=()):
