@@ -142,14 +142,11 @@ class ProblemKind:
 
     The deciders stand on the kind's exact pieces, on the rows ``active`` in
     memory: ``decide_on_rows(start, maximal, small=False)``, the simplex in
-    rationals on every active constraint from ``start`` (``start_of(active,
-    certificate)``: the certificate's constraints, the heaviest first), then
-    the maximal margin from its separator's tight ones (a ``small`` problem,
-    within ``EXACT_ENTRIES``, without limits: its answer is owed);
-    ``in_principal_frame(active)``, :mod:`._principal`'s ``(kind, answer)``;
-    ``exact_separator(w, b)``, the result of a separator in rationals;
-    ``checked(active, local, weights, **options)``, the checked certificate of
-    ``weights`` on the constraints ``local`` (numbered as ``start_of``'s).
+    rationals on every active constraint from ``start_of(active, certificate)``,
+    then the maximal margin from its separator's tight ones (a ``small`` problem
+    without limits: its answer is owed); ``in_principal_frame(active)``;
+    ``exact_separator(w, b)``; ``checked(active, local, weights, **options)``,
+    the certificate of ``weights`` on the constraints ``local``, checked.
     """
 
     rows: object
