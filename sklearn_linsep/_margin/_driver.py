@@ -29,13 +29,14 @@ a row and another class). :func:`exact_margin` does the rest, in this order:
 import warnings
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Protocol
+from typing import Callable
 
 import numpy as np
 
+from .._exact._farkas import decidable
 from .._exact._kkt import MAXIMAL_ENTRIES
 from .._rows._protocol import check_protocol
-from .._working_set import DROP_ABOVE, grow
+from .._working_set import DROP_ABOVE, grow, problem_rows, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import without_proof
 from ._kkt import check_optimality, proven
@@ -130,16 +131,27 @@ def decide(problem, deciders, certificate=None, maximal=False):
     return None, None
 
 
-class ProblemKind(Protocol):
-    """What :func:`exact_margin` asks of a problem kind.
+class ProblemKind:
+    """What :func:`exact_margin` asks of a problem kind, and what the kinds share:
+    the deciders beyond float64 written once over the kind's own exact pieces.
 
     ``rows``, the problem in X's frame, is a
     :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or ``PairRows`` (their
     in-memory extensions where ``cheap_passes``; :func:`check_rows`). ``frame``
     below is ``rows`` or its equilibrated copy.
+
+    The deciders stand on the kind's exact pieces, on the rows ``active`` in
+    memory: ``decide_on_rows(start, maximal, small=False)``, the simplex in
+    rationals on every active constraint from ``start_of(active, certificate)``,
+    then the maximal margin from its separator's tight ones (a ``small`` problem
+    without limits: its answer is owed); ``in_principal_frame(active)``;
+    ``exact_separator(w, b)``; ``checked(active, local, weights, **options)``,
+    the certificate of ``weights`` on the constraints ``local``, checked.
     """
 
     rows: object
+    n_classes: int  # 2 for rows, K for pairs
+    warm: type  # ``warm(frame, tol)``: the working set's warm subproblem
     not_finished: str  # the SolverError where X's units cannot be finished
     not_in_units: str  # the warning of ``units_or_verdict``
 
@@ -147,20 +159,25 @@ class ProblemKind(Protocol):
         """``(seed size, batch)`` of the working set, defaults filled in."""
 
     def anchors(self, frame):
-        """Constraint ids every working set keeps (may be empty)."""
+        """Constraint ids every working set keeps (rows: none)."""
+        return np.array([], dtype=np.intp)
 
     def subproblem(self, frame, tol):
         """``solve(ids) -> Hyperplane``, warm; ``solve.polished`` the last answer."""
+        return self.warm(frame, tol)
 
     def in_units(self, tol):
         """The warm subproblem on ``rows``, in X's units (:class:`EuclideanFinish`)."""
+        return self.warm(self.rows, tol)
 
     def misses(self, ids, solution, tol):
         """Whether an answer misses the KKT conditions (feasibility too) on ``ids``."""
 
     def finish_exactly(self):
         """Where float64 cannot finish X's units: the maximal margin in rationals,
-        proved on every constraint; None where the kind cannot."""
+        proved on every constraint; None where the kind cannot (two classes: the
+        primal active set finishes X's units in float64, keeping each feature's
+        digits, :func:`~._solvers.margin_from_feasible`)."""
 
     def from_feasible(self, ids, feasible, tol):
         """The margin on ``ids`` by the primal active set from ``feasible``, a
@@ -183,12 +200,31 @@ class ProblemKind(Protocol):
 
     def decide_by_simplex(self, certificate, maximal=False):
         """A :class:`Decision` by the simplex in rationals on every row, from the
-        rows of ``certificate`` (None: float64 found none); with ``maximal``, the
-        maximal margin from the separator's tight rows. None beyond its limits."""
+        constraints of ``certificate``, the heaviest first (None: float64 found
+        none); with ``maximal``, the maximal margin from the separator's tight
+        rows. None beyond its limits."""
+        active = rows_in_memory(self.rows)  # every constraint priced every step
+        if active is None:
+            return None
+        start = [] if certificate is None else self.start_of(active, certificate)
+        return self.decide_on_rows(start, maximal)
 
     def decide_in_frame(self):
         """A :class:`Decision` from the LPs in the frame of the rows' principal
         axes (:mod:`._principal`), or None."""
+        active = rows_in_memory(self.rows)  # a pass in Python per axis
+        if active is None:
+            return None
+        found = self.in_principal_frame(active)
+        if found is None:
+            return None
+        kind, answer = found
+        if kind != "certificate":
+            return Decision.of(kind, self.exact_separator(*answer))
+        try:
+            return Decision.of(kind, self.checked(active, *answer, proof_only=True))
+        except SolverError:  # the frame's certificate is no proof either
+            return None
 
     def maximal_from(self, separator):
         """The maximal margin in rationals (a :class:`Decision`) from a separator
@@ -198,6 +234,16 @@ class ProblemKind(Protocol):
         """A :class:`Decision` on the whole problem in rationals, without limits:
         an exact certificate, or the maximal-margin (else a separating) hyperplane;
         None beyond ``EXACT_ENTRIES``."""
+        rows = self.rows
+        if not decidable(problem_rows(rows), rows.n_features, self.n_classes):
+            return None
+        return self.decide_on_rows([], maximal=True, small=True)
+
+    def decided_certificate(self, active, local, exact):
+        """The :class:`Decision` of the simplex's exact weights ``exact``."""
+        weights = np.array([float(value) for value in exact])
+        checked = self.checked(active, local, weights, exact_weights=exact)
+        return Decision.of("certificate", checked)
 
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,

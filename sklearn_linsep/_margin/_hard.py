@@ -4,7 +4,7 @@ inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import as_machine, decidable, side_pairs, tightest_pairs
+from .._exact._farkas import as_machine, side_pairs, tightest_pairs
 from .._exact._kkt import (
     MAXIMAL_ENTRIES,
     maximal_two_class_on_rows,
@@ -15,11 +15,12 @@ from .._exact._simplex import decide_two_class_on_rows
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
-from .._working_set import problem_rows, rows_in_memory
+from .._working_set import rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     Decision,
+    ProblemKind,
     check_rows,
     check_scale,
     exact_margin,
@@ -42,7 +43,7 @@ from ._solvers import (
     on_and_outside_margin,
 )
 from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
-from ._wide import wide_maximal_margin
+from ._wide import WarmStart, wide_maximal_margin
 
 
 def maximal_margin(
@@ -118,31 +119,24 @@ def maximal_margin_of(
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
-        return _maximal_margin_of(
-            two_class, tol, initial_size, batch, soft, augmented, classes, verdict
-        )
+        check_rows(two_class, TwoClassRows, InMemoryTwoClassRows)
+        check_scale(two_class.scale)
+        if not augmented and wide_suits(two_class):  # text: in the rows' span
+            try:
+                return wide_maximal_margin(
+                    two_class, tol, soft, classes, initial_size, batch
+                )
+            except SolverError:
+                if not dense_fallback_fits(two_class):
+                    raise
+        problem = TwoClassProblem(two_class, classes)
+        if augmented:  # through the origin: the margin of Novikoff's bound
+            sizes = problem.sizes(initial_size, batch)
+            return _augmented_margin(problem, tol, *sizes)
+        return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
-def _maximal_margin_of(
-    two_class, tol, initial_size, batch, soft, augmented, classes, verdict
-):
-    check_rows(two_class, TwoClassRows, InMemoryTwoClassRows)
-    check_scale(two_class.scale)
-    if not augmented and wide_suits(two_class):  # text: in the span of the rows
-        try:
-            return wide_maximal_margin(
-                two_class, tol, soft, classes, initial_size, batch
-            )
-        except SolverError:
-            if not dense_fallback_fits(two_class):
-                raise
-    problem = TwoClassProblem(two_class, classes)
-    if augmented:  # through the origin: the margin of Novikoff's bound
-        return _augmented_margin(problem, tol, *problem.sizes(initial_size, batch))
-    return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
-
-
-class TwoClassProblem:
+class TwoClassProblem(ProblemKind):
     """A :class:`~._driver.ProblemKind`: the constraints are the rows, labelled
     ``c = ±1``; the subproblem the nearest points of the two hulls."""
 
@@ -153,6 +147,7 @@ class TwoClassProblem:
         "(StandardScaler) may help."
     )
     not_in_units = not_finished
+    n_classes = 2
 
     def __init__(self, rows, classes=(0, 1)):
         self.rows, self.classes = rows, classes
@@ -161,25 +156,18 @@ class TwoClassProblem:
         rows = self.rows
         return two_class_sizes(rows.n_features, rows.n_samples, initial_size, batch)
 
-    def anchors(self, frame):
-        return np.array([], dtype=np.intp)
-
-    def subproblem(self, frame, tol):
+    def warm(self, frame, tol):
         return _WarmHull(frame, tol)
 
-    def in_units(self, tol):
-        return _WarmHull(self.rows, tol)
-
     def misses(self, ids, solution, tol):
+        """Off the margin (every row ≥ 1 - tol/2, the support within tol/2 of 1), or
+        the dual conditions missed."""
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
-        return not _on_margin(rows, labels, solution, tol / 2) or bool(
+        margins = labels * (rows @ solution.coef + solution.intercept)
+        on = on_and_outside_margin(margins, solution.dual > 0, tol / 2)
+        return not on or bool(
             dual_problems(row_terms(rows, labels, solution), solution, tol / 2, tol)
         )
-
-    def finish_exactly(self):
-        """None: the primal active set finishes X's units in float64 (it keeps
-        each feature's digits, :func:`margin_from_feasible`)."""
-        return None
 
     def from_feasible(self, ids, feasible, tol):
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
@@ -203,12 +191,6 @@ class TwoClassProblem:
     def soft_limit(self, working, tol, batch):
         return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
 
-    def decide_exactly(self):
-        rows = self.rows
-        if not decidable(problem_rows(rows), rows.n_features):
-            return None
-        return self._decide_on_rows([], maximal=True, small=True)
-
     def maximal_from(self, separator):
         """The rational KKT solver from the rows the separator holds nearest its
         margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
@@ -225,52 +207,31 @@ class TwoClassProblem:
         best = maximal_two_class_on_rows(
             points, signs, near, separator_budget(rows.n_features + 1)
         )
-        if best is None:
-            return None
-        w, b, alpha = best
-        maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
-        return Decision.of("maximal", maximal)
+        return None if best is None else self._maximal(active, signs, *best)
 
-    def decide_in_frame(self):
+    def in_principal_frame(self, active):
         rows = self.rows
-        active = rows_in_memory(rows)  # a pass in Python per axis
-        if active is None:
-            return None
-        found = decide_in_principal_frame(
+        return decide_in_principal_frame(
             rows.original_rows(active), rows.labels(active)
         )
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            indices, weights = answer
-            try:
-                return Decision.of(kind, checked_certificate(
-                    rows, active[indices], weights, self.classes, proof_only=True
-                ))
-            except SolverError:  # the frame's certificate is no proof either
-                return None
-        w, b = answer
+
+    def checked(self, active, local, weights, **options):
+        return checked_certificate(
+            self.rows, active[local], weights, self.classes, **options
+        )
+
+    def exact_separator(self, w, b):
         coef = np.array([float(value) for value in w])
-        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
+        norm = np.linalg.norm(coef)
+        return exact_result(coef, b, w, 1.0 / norm if norm > 0 else np.inf)
 
-    def decide_by_simplex(self, certificate, maximal=False):
-        rows = self.rows
-        active = rows_in_memory(rows)  # every row priced every step
-        if active is None:
-            return None
-        start = []
-        if certificate is not None:  # its rows, the heaviest first
-            position = dict(zip(active.tolist(), range(active.size)))
-            heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-            start = [position[i] for i in certificate.certificate_indices[heaviest]
-                     if i in position]  # fmt: skip
-        return self._decide_on_rows(start, maximal)
+    def start_of(self, active, certificate):
+        position = dict(zip(active.tolist(), range(active.size)))
+        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+        return [position[i] for i in certificate.certificate_indices[heaviest]
+                if i in position]  # fmt: skip
 
-    def _decide_on_rows(self, start, maximal, small=False):
-        """The simplex in rationals on every active row from ``start``, then the
-        maximal margin from its separator's tight rows; a ``small`` problem
-        (within ``EXACT_ENTRIES``) without limits, as its answer is owed."""
+    def decide_on_rows(self, start, maximal, small=False):
         rows = self.rows
         active = np.flatnonzero(rows.active)
         points, signs = rows.original_rows(active), rows.labels(active)
@@ -279,31 +240,24 @@ class TwoClassProblem:
             return None
         kind, answer = found
         if kind == "certificate":
-            ids, exact = answer
-            weights = np.array([float(value) for value in exact])
-            return Decision.of(kind, checked_certificate(
-                rows, active[ids], weights, self.classes, exact_weights=exact
-            ))
+            return self.decided_certificate(active, *answer)
         w, b, tight = answer
         budget = {"budget": small_problem_budget(len(signs))} if small else {}
         if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
                                                           **budget)):  # fmt: skip
-            w, b, alpha = best
-            maximal = _maximal_result(rows, active, signs, w, b, dict(enumerate(alpha)))
-            return Decision.of("maximal", maximal)
+            return self._maximal(active, signs, *best)
+        return Decision.of(kind, self.exact_separator(w, b))
+
+    def _maximal(self, active, signs, w, b, alpha):
+        """The Decision of the maximal margin in rationals (``w``, ``b``) on the
+        rows ``active`` with multipliers ``α``: its support those of α > 0."""
+        multipliers = dict(enumerate(alpha))
+        on = sorted(i for i, value in multipliers.items() if value > 0)
+        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+        norm = float(sum(value * value for value in w)) ** 0.5
         coef = np.array([float(value) for value in w])
-        return Decision.of(kind, exact_result(coef, b, w, _margin_of(coef)))
-
-
-def _maximal_result(rows, active, signs, w, b, multipliers):
-    """The MarginResult of the maximal margin in rationals (``w``, ``b``) on
-    the rows ``active`` with ``{position: α}``: its support those of α > 0."""
-    on = sorted(i for i, value in multipliers.items() if value > 0)
-    dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
-    norm = float(sum(value * value for value in w)) ** 0.5
-    coef = np.array([float(value) for value in w])
-    support = rows.indices_in_X(active[on])
-    return exact_result(coef, b, w, 1 / norm, support, dual)
+        support = self.rows.indices_in_X(active[on])
+        return Decision.of("maximal", exact_result(coef, b, w, 1 / norm, support, dual))
 
 
 def exact_result(coef, b, w, margin, support=(), dual=()):
@@ -311,11 +265,6 @@ def exact_result(coef, b, w, margin, support=(), dual=()):
     return MarginResult(coef, float(b), True, margin,
                         np.asarray(support, dtype=np.intp), np.asarray(dual, float),
                         0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
-
-
-def _margin_of(coef):
-    norm = np.linalg.norm(coef)
-    return 1.0 / norm if norm > 0 else np.inf
 
 
 def _augmented_margin(problem, tol, initial_size, batch):
@@ -336,32 +285,19 @@ def _augmented_margin(problem, tol, initial_size, batch):
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
 
 
-def _on_margin(rows, labels, solution, tol):
-    """Every row at margin ≥ 1 - tol and the support within tol of 1."""
-    margins = labels * (rows @ solution.coef + solution.intercept)
-    return bool(on_and_outside_margin(margins, solution.dual > 0, tol))
-
-
-class _WarmHull:
+class _WarmHull(WarmStart):
     """The hull margin of the rows ``indices``, started from the last call's
     nearest points (their rows stay in the working set: they are on the margin)."""
 
     def __init__(self, two_class, tol):
         self.two_class = two_class
         self.tol = tol / 2  # room for the check on all samples, at 1 - tol
-        self.members = np.array([], dtype=np.intp)  # rows of the last answer
-        self.weights = np.array([])  # and their λ
 
     def __call__(self, indices):
-        start = np.zeros(len(indices))
-        found = np.searchsorted(indices, self.members)  # indices are sorted
-        inside = found < len(indices)
-        inside[inside] = indices[found[inside]] == self.members[inside]
-        start[found[inside]] = self.weights[inside]
         solution = margin_of_rows(
             self.two_class.rows(indices),
             self.two_class.labels(indices),
-            start=start,
+            start=self.start(indices),
             tol=self.tol,
         )
         self.remember(indices, solution)

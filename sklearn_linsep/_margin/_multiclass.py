@@ -14,7 +14,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact._farkas import decidable, tightest_pairs
+from .._exact._farkas import tightest_pairs
 from .._exact._kkt import (
     exact_machine_of_pairs,
     maximal_machine_on_rows,
@@ -26,17 +26,17 @@ from .._exact._simplex import decide_pairs_on_rows
 from .._kesler import class_columns, pair_margins, pairs_of
 from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
-from .._working_set import grow, problem_rows, rows_in_memory
+from .._working_set import grow, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import checked_certificate
-from ._driver import Decision, check_rows, exact_margin
+from ._driver import Decision, ProblemKind, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
 from ._principal import decide_jointly_in_principal_frame
 from ._result import (
     PROOF_RTOL,
     JointMarginResult,
-    warn_if_inexact,
 )
+from ._soft import in_frame, without_noise
 from ._solvers import (
     kesler_flow_lp,
     kesler_hinge_lp,
@@ -80,7 +80,7 @@ def joint_margin_of(
                             units_or_verdict, verdict)  # fmt: skip
 
 
-class PairsProblem:
+class PairsProblem(ProblemKind):
     """K classes as a problem kind of the driver (:class:`~._driver.ProblemKind`): the
     constraints are Kesler's pairs (row, other class), a pair's id ``row · K + other``;
     the subproblem is their Crammer–Singer margin (:class:`WarmMachine`)."""
@@ -100,8 +100,10 @@ class PairsProblem:
         "the features (StandardScaler) gives a margin in standardised units."
     )
 
+    warm = WarmMachine
+
     def __init__(self, rows, classes=None):
-        self.rows = rows
+        self.rows, self.n_classes = rows, rows.n_classes
         self.classes = (
             np.arange(rows.n_classes) if classes is None else np.asarray(classes)
         )
@@ -115,14 +117,16 @@ class PairsProblem:
         """One pair per ordered pair of classes: they bound the intercepts."""
         return frame.anchors()
 
-    def subproblem(self, frame, tol):
-        return WarmMachine(frame, tol)
-
     def in_units(self, tol):
         return WarmMachine(self.rows, tol, keep_digits=True)
 
     def misses(self, ids, solution, tol):
-        return bool(_dual_problems(*self.rows.pairs(ids), solution, tol / 2))
+        """A pair violated past tol/2, or the dual conditions missed."""
+        rows, own, others = self.rows.pairs(ids)
+        terms = pair_terms(rows, own, others, solution, len(solution.coef))
+        return not np.min(terms.margins) >= 1 - tol / 2 or bool(
+            dual_problems(terms, solution, tol / 2, tol / 2)
+        )
 
     def from_feasible(self, ids, feasible, tol):
         rows, own, others = self.rows.pairs(ids)
@@ -130,7 +134,14 @@ class PairsProblem:
                                      *feasible, tol)  # fmt: skip
 
     def terms(self, frame, working, solution):
-        return working_terms(frame, working, solution)
+        """Each row once (sparse rows stay sparse)."""
+        alpha, K = solution.dual, frame.n_classes
+        combination, absolute = frame.dual_combination(working, alpha)
+        _, others = pairs_of(working, K)
+        own = frame.codes[working // K]
+        balance = np.bincount(own, alpha, K) - np.bincount(others, alpha, K)
+        margins = frame.pair_margins(working, solution.coef, solution.intercept)
+        return DualTerms(combination, absolute, balance, margins)
 
     def result(self, frame, working, solution, rounds):
         return _machine_result(frame, working, solution, rounds, True, 0.0)
@@ -177,51 +188,39 @@ class PairsProblem:
             [float(dual[j]) for j in on], exact=True,
         )  # fmt: skip
 
-    def decide_in_frame(self):
-        rows, K = self.rows, self.rows.n_classes
-        active = rows_in_memory(rows)  # a pass in Python per axis
-        if active is None:
-            return None
-        found = decide_jointly_in_principal_frame(
-            rows.original_rows(active), rows.codes[active], K
+    def in_principal_frame(self, active):
+        rows = self.rows
+        return decide_jointly_in_principal_frame(
+            rows.original_rows(active), rows.codes[active], self.n_classes
         )
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            local, weights = answer
-            ids = active[local // K] * K + local % K
-            try:
-                return Decision.of(kind, checked_certificate(
-                    rows, ids, weights, self.classes, proof_only=True
-                ))
-            except SolverError:  # the frame's certificate is no proof either
-                return None
-        return Decision.of(kind, _exact_machine(*answer))
 
-    def decide_by_simplex(self, certificate, maximal=False):
+    def checked(self, active, local, weights, **options):
+        K = self.n_classes
+        ids = active[local // K] * K + local % K
+        return checked_certificate(
+            self.rows, ids, weights, self.classes, **options
+        )
+
+    def exact_separator(self, W, b):
+        return _exact_machine(W, b)
+
+    def start_of(self, active, certificate):
+        """The certificate's pairs as ``(position in active, other class code)``."""
+        rows = self.rows
+        position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
+        code = {label: k for k, label in enumerate(np.asarray(self.classes).tolist())}
+        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+        return [
+            (position[i], code[label])
+            for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
+                                certificate.certificate_classes[heaviest].tolist())
+            if i in position
+        ]  # fmt: skip
+
+    def decide_on_rows(self, start, maximal, small=False):
         # ``maximal`` is not taken up: the separator's last basis holds pairs of
         # every class, not the margin's support (a small problem's exchanges fix it).
-        rows = self.rows
-        active = rows_in_memory(rows)  # every pair priced every step
-        if active is None:
-            return None
-        start = [] if certificate is None else _pairs_of_certificate(
-            rows, active, certificate, self.classes
-        )
-        return self._decide_on_rows(start)
-
-    def decide_exactly(self):
-        rows, K = self.rows, self.rows.n_classes
-        if not decidable(problem_rows(rows), rows.n_features, K):
-            return None
-        return self._decide_on_rows([], small=True)
-
-    def _decide_on_rows(self, start, small=False):
-        """The simplex in rationals on every active pair, from ``start``; a
-        ``small`` problem (within ``EXACT_ENTRIES``) without the limits, and
-        its maximal margin from the separator's tight pairs."""
-        rows, K = self.rows, self.rows.n_classes
+        rows, K = self.rows, self.n_classes
         active = np.flatnonzero(rows.active)
         points, codes = rows.original_rows(active), rows.codes[active]
         found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
@@ -230,11 +229,7 @@ class PairsProblem:
         kind, answer = found
         if kind == "certificate":
             pair_rows, others, exact = answer
-            weights = np.array([float(value) for value in exact])
-            return Decision.of(kind, checked_certificate(
-                rows, active[pair_rows] * K + others, weights, self.classes,
-                exact_weights=exact,
-            ))  # fmt: skip
+            return self.decided_certificate(active, pair_rows * K + others, exact)
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_budget(active.size * (K - 1))
@@ -247,7 +242,7 @@ class PairsProblem:
         """As :meth:`TwoClassProblem.maximal_from
         <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`, from the pairs the
         rational machine holds nearest its margin."""
-        rows, K = self.rows, self.rows.n_classes
+        rows, K = self.rows, self.n_classes
         active = rows_in_memory(rows)
         unknowns = K * (rows.n_features + 1)
         if not (active is not None and active.size
@@ -272,20 +267,6 @@ class PairsProblem:
         return _exact_machine(W, b, support, others, dual, exact=True)
 
 
-def _pairs_of_certificate(rows, active, certificate, classes):
-    """The certificate's pairs as ``(position in active, other class code)``,
-    the heaviest first."""
-    position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
-    code = {label: k for k, label in enumerate(np.asarray(classes).tolist())}
-    heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-    return [
-        (position[i], code[label])
-        for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
-                            certificate.certificate_classes[heaviest].tolist())
-        if i in position
-    ]  # fmt: skip
-
-
 def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     """The separable JointMarginResult of a machine decided in rationals, its
     ``coef`` and ``intercept`` the float64 roundings; with ``exact`` (the
@@ -304,26 +285,6 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     )  # fmt: skip
     result.exact_coef, result.exact_intercept = W, b
     return result
-
-
-def _dual_problems(rows, own, others, solution, tol):
-    """The KKT conditions (feasibility included) a machine misses on working pairs."""
-    terms = pair_terms(rows, own, others, solution, len(solution.coef))
-    problems = [] if np.min(terms.margins) >= 1 - tol else ["a pair is violated"]
-    return problems + dual_problems(terms, solution, tol, tol)
-
-
-def working_terms(pairs, working, solution):
-    """The :class:`~._kkt.DualTerms` of a working set of pairs, each row once
-    (sparse rows stay sparse)."""
-    alpha = solution.dual
-    combination, absolute = pairs.dual_combination(working, alpha)
-    _, others = pairs_of(working, pairs.n_classes)
-    own = pairs.codes[working // pairs.n_classes]
-    K = pairs.n_classes
-    balance = np.bincount(own, alpha, K) - np.bincount(others, alpha, K)
-    margins = pairs.pair_margins(working, solution.coef, solution.intercept)
-    return DualTerms(combination, absolute, balance, margins)
 
 
 def machine_margin(coef):
@@ -378,22 +339,11 @@ def joint_certificate(kesler, working, classes):
     return checked_certificate(kesler, working[keep], weights[keep], classes)
 
 
-def _row_slacks(kesler, working, coef, intercept):
-    """``(rows, ξ)`` of the rows with a pair in the working set: each row's
-    ``max(0, 1 - margin)`` over its working pairs (rows with none have ξ = 0)."""
-    pair_rows, _ = pairs_of(working, kesler.n_classes)
-    rows, position = np.unique(pair_rows, return_inverse=True)
-    slack = np.zeros(rows.size)
-    margins = kesler.pair_margins(working, coef, intercept)  # each row once, as stored
-    np.maximum.at(slack, position, 1.0 - margins)
-    return rows, slack
-
-
 def _slack_rows(kesler, ids):
-    """``(row_of, weights)`` of the working slacks: one per distinct row."""
-    index, _ = pairs_of(ids, kesler.n_classes)
-    unique, row_of = np.unique(index, return_inverse=True)
-    return row_of, kesler.row_weights(unique)
+    """``(rows, row_of)``: the distinct rows of the pairs ``ids`` (one slack each)
+    and each pair's position among them."""
+    pair_rows, _ = pairs_of(ids, kesler.n_classes)
+    return np.unique(pair_rows, return_inverse=True)
 
 
 def _soft_limit(kesler, working, tol, batch):
@@ -409,7 +359,8 @@ def _soft_limit(kesler, working, tol, batch):
     unit = {}
 
     def least_hinge(ids):
-        row_of, weights = _slack_rows(lp_frame, ids)
+        rows, row_of = _slack_rows(lp_frame, ids)
+        weights = lp_frame.row_weights(rows)
         unit["weight"] = float(weights.mean())
         solution = kesler_hinge_lp(
             *lp_frame.uncentred_pairs(ids), n_classes, row_of, weights / unit["weight"]
@@ -418,16 +369,28 @@ def _soft_limit(kesler, working, tol, batch):
         solution.feasible = True
         return solution
 
-    def hinge_violators(solution, ids):
-        slack = _row_slacks(lp_frame, ids, solution.coef, solution.intercept)
-        return lp_frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
-        )
+    def violators(frame):
+        """Pairs below ``1 - tol`` beyond their row's hinge ``ξ``: each row's
+        ``max(0, 1 - margin)`` over its working pairs (rows with none: 0)."""
 
-    lp, working, rounds = grow(working, least_hinge, hinge_violators)
+        def of(solution, ids):
+            coef, intercept = solution.coef, solution.intercept
+            rows, position = _slack_rows(frame, ids)
+            slack = np.zeros(rows.size)
+            margins = frame.pair_margins(ids, coef, intercept)  # each row once
+            np.maximum.at(slack, position, 1.0 - margins)
+            return frame.violators(
+                coef, intercept, 1.0 - tol, ids, batch, (rows, slack)
+            )
+
+        return of
+
+    lp, working, rounds = grow(working, least_hinge, violators(lp_frame))
     _check_least_hinge(lp_frame, working, lp, unit["weight"])
     face = _optimal_face(kesler, working, lp.dual, unit["weight"])
-    start = _in_frame(lp, lp_frame, kesler)
+    coef, intercept = in_frame(lp, lp_frame, kesler)
+    intercept = np.asarray(intercept, dtype=float)
+    start = coef, intercept - intercept.mean()  # Σ b = 0: on the face too
 
     def largest_margin(ids):
         # The interior point loses the digits of features far apart in scale, and
@@ -463,13 +426,7 @@ def _soft_limit(kesler, working, tol, batch):
         exact = constraints.margin_from(start)
         return solution if exact is None else exact
 
-    def margin_violators(solution, ids):
-        slack = _row_slacks(kesler, ids, solution.coef, solution.intercept)
-        return kesler.violators(
-            solution.coef, solution.intercept, 1.0 - tol, ids, batch, slack
-        )
-
-    solution, working, more = grow(working, largest_margin, margin_violators)
+    solution, working, more = grow(working, largest_margin, violators(kesler))
     if not solution.feasible:
         raise SolverError(
             "The multiclass margin over the least-hinge face found no machine: the "
@@ -481,11 +438,7 @@ def _soft_limit(kesler, working, tol, batch):
             f"The soft limit's machine has total hinge {hinge:.12g} on all rows, "
             f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
-    warn_if_inexact(solution)
-    # Z lies in [-1, 1]: a W moving no score by tol is W = 0 to the QP's precision,
-    # made exactly 0 (the margin is undefined, not 1/‖noise‖) as for two classes.
-    if np.abs(solution.coef).sum() <= tol:
-        solution.coef = np.zeros_like(solution.coef)
+    solution = without_noise(solution, tol)
     result = _machine_result(kesler, working, solution, rounds + more, False, hinge)
     # Far from the origin coef · x + intercept may keep no digits of the hinges
     # (scores of 1e16 at offsets of 2^30 spreads): then given about the centre.
@@ -493,14 +446,6 @@ def _soft_limit(kesler, working, tol, batch):
     if share > PROOF_RTOL:
         say_about_centre(result, share)
     return result
-
-
-def _in_frame(lp, lp_frame, kesler):
-    """The LP's machine (found on ``lp_frame``: same centre, each feature at its own
-    spread) on ``kesler``'s pairs: a point of the optimal face, with ``Σ b = 0``."""
-    scale = np.broadcast_to(kesler.scale, (kesler.n_features,))
-    intercept = np.asarray(lp.intercept, dtype=float)
-    return lp.coef * (scale / lp_frame.scale), intercept - intercept.mean()
 
 
 @dataclass
@@ -589,7 +534,8 @@ def _check_least_hinge(frame, working, lp, unit):
     combination = np.asarray((rows.T @ weighted.T).T)
     absolute = np.asarray((abs(rows).T @ np.abs(weighted).T).T)
     balance = weighted.sum(axis=1)
-    row_of, weights = _slack_rows(frame, working)
+    slack_rows, row_of = _slack_rows(frame, working)
+    weights = frame.row_weights(slack_rows)
     carried = np.bincount(row_of, mu, minlength=weights.size)
     scale = max(mu.sum(), 1e-300)
     if (
@@ -611,8 +557,7 @@ def _optimal_face(kesler, working, multipliers, unit):
     complementary slackness a pair of positive μ holds with equality; a row whose μ
     stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
     n_classes = kesler.n_classes
-    pair_rows, _ = pairs_of(working, n_classes)
-    rows, position = np.unique(pair_rows, return_inverse=True)
+    rows, position = _slack_rows(kesler, working)
     carried = np.bincount(position, multipliers, minlength=rows.size)
     at_weight = rows[carried >= kesler.row_weights(rows) / unit * (1 - 1e-9)]
     tight = working[multipliers > 1e-9 * multipliers.max(initial=0.0)]

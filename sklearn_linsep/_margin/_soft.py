@@ -51,13 +51,19 @@ def soft_limit(two_class, working, tol, batch):
 
 def soft_result(two_class, working, solution, rounds, tol):
     """The MarginResult of the soft limit's answer on ``two_class``'s rows."""
-    warn_if_inexact(solution)
-    # Z lies in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision,
-    # and then left as exactly 0 (the margin is undefined, not 1/‖noise‖).
-    if np.linalg.norm(solution.coef, 1) <= tol:
-        solution = replace(solution, coef=np.zeros_like(solution.coef))
+    solution = without_noise(solution, tol)
     total = two_class.total_hinge(solution.coef, solution.intercept)
     return margin_result(two_class, working, solution, rounds, False, total)
+
+
+def without_noise(solution, tol):
+    """The soft limit's answer (hyperplane or machine), warned if inexact. Z lies
+    in [-1, 1]: a w moving no score by tol is w = 0 to the QP's precision, and then
+    left as exactly 0 (the margin is undefined, not 1/‖noise‖)."""
+    warn_if_inexact(solution)
+    if np.abs(solution.coef).sum() <= tol:
+        return replace(solution, coef=np.zeros_like(solution.coef))
+    return solution
 
 
 def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False):
@@ -79,7 +85,7 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
             if solution.feasible:
                 return solution
         sides = face_sides(lp.dual, weights)
-        feasible = _in_frame(lp, lp_frame, two_class)
+        feasible = in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
@@ -124,7 +130,7 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
     in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
-    feasible = _in_frame(lp, lp_frame, two_class)
+    feasible = in_frame(lp, lp_frame, two_class)
 
     def solve(indices):
         solution = face_margin_qp(
@@ -337,10 +343,11 @@ def attains(two_class, solution, least):
     return total <= least * (1 + 1e-9) + 1e-9 * two_class.weights.sum()
 
 
-def _in_frame(lp, lp_frame, two_class):
-    """The LP's hyperplane, found on ``lp_frame``'s rows, on ``two_class``'s: a point
-    of the optimal face, the start of the face's primal active set."""
-    return lp.coef * (two_class.scale / lp_frame.scale), lp.intercept
+def in_frame(lp, lp_frame, frame):
+    """The LP's hyperplane (or machine), found on ``lp_frame``'s rows (same centre,
+    each feature at its own spread), on ``frame``'s: a point of the optimal face,
+    the start of the face's primal active set."""
+    return lp.coef * (frame.scale / lp_frame.scale), lp.intercept
 
 
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):

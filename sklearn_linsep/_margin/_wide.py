@@ -143,7 +143,29 @@ def _constant_if_it_attains(two_class, solution, least):
     return solution
 
 
-class _GramSubproblem:
+class WarmStart:
+    """A subproblem started from the last answer's support: its rows (``members``)
+    and their hull weights λ."""
+
+    members = np.array([], dtype=np.intp)  # rows of the last answer
+    weights = np.array([])  # and their λ
+
+    def start(self, indices):
+        """The last answer's λ on the rows ``indices`` (sorted)."""
+        start = np.zeros(len(indices))
+        positions, weights = self.last_support_in(indices)
+        start[positions] = weights
+        return start
+
+    def last_support_in(self, indices):
+        """Positions in ``indices`` (sorted) of the last support's rows, and their λ."""
+        found = np.searchsorted(indices, self.members)
+        inside = found < len(indices)
+        inside[inside] = indices[found[inside]] == self.members[inside]
+        return found[inside], self.weights[inside]
+
+
+class _GramSubproblem(WarmStart):
     """The margin QP on a working set of sparse rows through their Gram matrix, with
     ``Z_W = (X_W - m) / s`` centred implicitly
     (:class:`~sklearn_linsep._scatter.CentredRows`). A call first tries the active set
@@ -165,8 +187,6 @@ class _GramSubproblem:
             (two_class.centre / two_class.scale)[None, :],
         ).without_cancelling()
         self._last = None  # (indices, rows)
-        self.members = np.array([], dtype=np.intp)  # rows of the last answer
-        self.weights = np.array([])  # and their λ
 
     def start_from(self, members):
         """Take the rows ``members`` as the last answer's support."""
@@ -205,7 +225,7 @@ class _GramSubproblem:
         """The active set on the Gram matrix from the last answer's support, or None
         where it does not settle. The hard margin's first call holds every row (wide
         rows: mostly support vectors; in general position any set is nonsingular)."""
-        held, _ = self._last_support_in(indices)
+        held, _ = self.last_support_in(indices)
         if not held.size and sides is None:
             held = np.arange(len(indices))
         if not held.size:
@@ -218,21 +238,7 @@ class _GramSubproblem:
 
     def _hull(self, gram, rows, labels, indices):
         """Nearest points: the maximal margin, or the hulls' meeting (infeasible)."""
-        return gram_margin(gram, rows, labels, self._start(indices), self.tol / 2)
-
-    def _start(self, indices):
-        """The last answer's λ on the rows ``indices`` (sorted)."""
-        start = np.zeros(len(indices))
-        positions, weights = self._last_support_in(indices)
-        start[positions] = weights
-        return start
-
-    def _last_support_in(self, indices):
-        """Positions in ``indices`` (sorted) of the last support's rows, and their λ."""
-        found = np.searchsorted(indices, self.members)
-        inside = found < len(indices)
-        inside[inside] = indices[found[inside]] == self.members[inside]
-        return found[inside], self.weights[inside]
+        return gram_margin(gram, rows, labels, self.start(indices), self.tol / 2)
 
     def _face(self, gram, rows, labels, sides):
         dual, intercept, status = face_dual_qp(gram, labels, sides)
