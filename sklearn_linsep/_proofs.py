@@ -21,7 +21,7 @@ Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive), as the ver
 import numpy as np
 import scipy.sparse as sp
 
-from ._exact._enclosure import enclosed_positive, rounding_factor, square_system
+from ._exact._enclosure import rounding_factor
 from ._exact._farkas import pairs_matrix, solves_exactly
 from ._exact._frames import centred, enclosed_pairs, pairs_enclosed_in_axes
 from ._exact._simplex import exact_pair_weights
