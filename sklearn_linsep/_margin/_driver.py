@@ -399,6 +399,28 @@ def _in_units(problem, frame, solution, working, tol, batch):
         return None
 
 
+class WarmStart:
+    """A subproblem started from the last answer's support: its rows (``members``)
+    and their hull weights λ."""
+
+    members = np.array([], dtype=np.intp)  # rows of the last answer
+    weights = np.array([])  # and their λ
+
+    def start(self, indices):
+        """The last answer's λ on the rows ``indices`` (sorted)."""
+        start = np.zeros(len(indices))
+        positions, weights = self.last_support_in(indices)
+        start[positions] = weights
+        return start
+
+    def last_support_in(self, indices):
+        """Positions in ``indices`` (sorted) of the last support's rows, and their λ."""
+        found = np.searchsorted(indices, self.members)
+        inside = found < len(indices)
+        inside[inside] = indices[found[inside]] == self.members[inside]
+        return found[inside], self.weights[inside]
+
+
 class EuclideanFinish:
     """The Euclidean margin's subproblem once the verdict is known: the kind's
     warm subproblem in X's metric where it meets the KKT conditions on the

@@ -21,6 +21,7 @@ from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     Decision,
     ProblemKind,
+    WarmStart,
     check_rows,
     check_scale,
     exact_margin,
@@ -43,7 +44,7 @@ from ._solvers import (
     on_and_outside_margin,
 )
 from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
-from ._wide import WarmStart, wide_maximal_margin
+from ._wide import wide_maximal_margin
 
 
 def maximal_margin(

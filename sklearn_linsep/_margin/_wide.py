@@ -18,6 +18,7 @@ from .._scatter import CentredRows
 from .._working_set import DROP_ABOVE, duplicate_owners, grow, per_feature_rows
 from ..exceptions import SolverError
 from ._certificate import sparse_certificate
+from ._driver import WarmStart
 from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven, row_terms
 from ._result import Hyperplane, MarginResult, Status, margin_result
 from ._soft import (
@@ -141,28 +142,6 @@ def _constant_if_it_attains(two_class, solution, least):
         if attains(two_class, constant, least):
             return constant
     return solution
-
-
-class WarmStart:
-    """A subproblem started from the last answer's support: its rows (``members``)
-    and their hull weights λ."""
-
-    members = np.array([], dtype=np.intp)  # rows of the last answer
-    weights = np.array([])  # and their λ
-
-    def start(self, indices):
-        """The last answer's λ on the rows ``indices`` (sorted)."""
-        start = np.zeros(len(indices))
-        positions, weights = self.last_support_in(indices)
-        start[positions] = weights
-        return start
-
-    def last_support_in(self, indices):
-        """Positions in ``indices`` (sorted) of the last support's rows, and their λ."""
-        found = np.searchsorted(indices, self.members)
-        inside = found < len(indices)
-        inside[inside] = indices[found[inside]] == self.members[inside]
-        return found[inside], self.weights[inside]
 
 
 class _GramSubproblem(WarmStart):
