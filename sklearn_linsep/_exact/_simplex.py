@@ -295,7 +295,10 @@ def _pivots(system, basis, columns, max_pivots):
         if step == max_pivots:
             return None
         u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
-        basis[_leaving(basis, [u[i, 0] for i in range(m)])] = entering
+        leaving = _leaving(basis, [u[i, 0] for i in range(m)])
+        if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
+            raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
+        basis[leaving] = entering
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
     return None  # pragma: no cover

@@ -157,6 +157,7 @@ class ProblemKind:
 
     def sizes(self, initial_size, batch):
         """``(seed size, batch)`` of the working set, defaults filled in."""
+        raise NotImplementedError
 
     def anchors(self, frame):
         """Constraint ids every working set keeps (rows: none)."""
@@ -172,31 +173,60 @@ class ProblemKind:
 
     def misses(self, ids, solution, tol):
         """Whether an answer misses the KKT conditions (feasibility too) on ``ids``."""
+        raise NotImplementedError
 
     def finish_exactly(self):
         """Where float64 cannot finish X's units: the maximal margin in rationals,
         proved on every constraint; None where the kind cannot (two classes: the
         primal active set finishes X's units in float64, keeping each feature's
         digits, :func:`~._solvers.margin_from_feasible`)."""
+        return None
 
     def from_feasible(self, ids, feasible, tol):
         """The margin on ``ids`` by the primal active set from ``feasible``, a
         ``(coef, intercept)`` satisfying them all; None if unsettled."""
+        raise NotImplementedError
 
     def terms(self, frame, working, solution):
         """The :class:`~._kkt.DualTerms` of the working set."""
+        raise NotImplementedError
 
     def result(self, frame, working, solution, rounds):
         """The separable answer (mapped back to X)."""
+        raise NotImplementedError
 
     def certificate(self, working, solution):
         """The proof that a working set without a hyperplane gives."""
+        raise NotImplementedError
 
     def unseparated(self, rounds, certificate):
         """The inseparable answer without the soft limit."""
+        raise NotImplementedError
 
     def soft_limit(self, working, tol, batch):
         """The C → ∞ limit of the soft margin from the working set."""
+        raise NotImplementedError
+
+    # The kind's exact pieces, on which the deciders below stand.
+    def start_of(self, active, certificate):
+        """A certificate's constraints as the simplex's start on ``active``."""
+        raise NotImplementedError
+
+    def decide_on_rows(self, start, maximal, small=False):
+        """The simplex in rationals on every active constraint from ``start``."""
+        raise NotImplementedError
+
+    def in_principal_frame(self, active):
+        """The LPs' answer in the rows' principal axes: ``(kind, answer)`` or None."""
+        raise NotImplementedError
+
+    def exact_separator(self, coef, intercept):
+        """The Decision's result of a separator proved in rationals."""
+        raise NotImplementedError
+
+    def checked(self, active, local, weights, **options):
+        """The certificate of ``weights`` on the constraints ``local``, checked."""
+        raise NotImplementedError
 
     def decide_by_simplex(self, certificate, maximal=False):
         """A :class:`Decision` by the simplex in rationals on every row, from the
@@ -403,8 +433,12 @@ class WarmStart:
     """A subproblem started from the last answer's support: its rows (``members``)
     and their hull weights λ."""
 
+    # Shared by every instance until one answers: read-only, so that a subproblem
+    # can only replace them, never write into another's.
     members = np.array([], dtype=np.intp)  # rows of the last answer
     weights = np.array([])  # and their λ
+    members.setflags(write=False)
+    weights.setflags(write=False)
 
     def start(self, indices):
         """The last answer's λ on the rows ``indices`` (sorted)."""
