@@ -285,3 +285,34 @@ def test_violators_take_one_signature_and_the_same_slack(dask_sync):
         slack = (everyone, np.full(60, 1e6))  # no row below 1 - 1e6
         none, inside = two_class.violators(coef, intercept, 1.0, plain[:1], slack=slack)
         assert plain.size and not none.size and np.all(inside < 0)
+
+
+def test_a_pairs_backend_is_read_by_its_protocol_not_its_class():
+    """A backend of pairs that gives what ``PairRows`` declares but does not derive
+    from ``_kesler.Pairs`` gets the K-class certificate, as ``KeslerRows`` does."""
+    from sklearn_linsep._kesler import Pairs
+    from sklearn_linsep._margin._multiclass import joint_margin_of
+    from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+    members = {}
+    for klass in reversed(KeslerRows.__mro__[:-1]):
+        members.update(
+            (name, value)
+            for name, value in vars(klass).items()
+            if name not in ("__dict__", "__weakref__")
+        )
+    Independent = type("IndependentPairRows", (), members)
+    assert not issubclass(Independent, Pairs)
+    rng = np.random.default_rng(0)
+    X, codes = rng.normal(size=(30, 2)), rng.integers(0, 3, 30)  # inseparable
+    answers = [
+        joint_margin_of(make(X, codes, 3), soft=False)
+        for make in (KeslerRows, Independent)
+    ]
+    for answer in answers:
+        assert not answer.separable
+        assert type(answer.certificate).__name__ == "JointSeparabilityResult"
+    np.testing.assert_array_equal(
+        answers[0].certificate.certificate_indices,
+        answers[1].certificate.certificate_indices,
+    )

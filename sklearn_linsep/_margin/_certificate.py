@@ -5,7 +5,7 @@ import numpy as np
 
 from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, side_pairs
 from .._exact._simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
-from .._kesler import Pairs, pairs_of
+from .._kesler import pairs_of
 from .._proofs import pairs_proof
 from .._working_set import per_feature_rows, problem_rows
 from ..exceptions import SolverError
@@ -70,14 +70,14 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
                         exact_weights=None):  # fmt: skip
     """The inseparability result of ``weights`` on ``ids``: rows of two classes (λ,
     a :class:`SeparabilityResult`) or constraint ids of Kesler's pairs
-    (:class:`~.._kesler.Pairs`; μ, a :class:`JointSeparabilityResult`), two classes
+    (:class:`~.._rows._protocol.PairRows`; μ, a :class:`JointSeparabilityResult`), two classes
     being K = 2 pairs, one a row (λ = 2μ). Proved on them
     (:func:`~.._proofs.pairs_proof`: a float enclosure, else rationals whose
     weights replace the stated ones; or ``exact_weights``, known to balance
     exactly), its stated form checked against the spreads; else a SolverError.
     Unproved beyond an exact decision (and not ``proof_only``): ``proven`` False
     (:func:`without_proof`)."""
-    if isinstance(rows, Pairs):
+    if _of_pairs(rows):
         verdict, n_classes, what = JointSeparabilityResult, rows.n_classes, "pairs"
         row_ids, others = pairs_of(ids, n_classes)
         own = rows.codes[row_ids]
@@ -107,10 +107,18 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
     return result
 
 
+def _of_pairs(rows):
+    """Whether ``rows`` speak of Kesler's pairs: the protocol's mark, not a class
+    (:class:`~.._rows._protocol.PairRows` declares ``n_classes`` and ``codes``,
+    :class:`~.._rows._protocol.TwoClassRows` neither), so any backend of pairs
+    is read as pairs."""
+    return hasattr(rows, "n_classes") and hasattr(rows, "codes")
+
+
 def _inseparable(rows, row_ids, others, points, weights, classes, proof):
     """The result of a certificate's ``weights`` on pairs of ``rows`` (the rows
     ``row_ids`` against the classes ``others``), with its ``proof``'s fields."""
-    if isinstance(rows, Pairs):
+    if _of_pairs(rows):
         return JointSeparabilityResult(
             separable=False,
             classes=classes,
