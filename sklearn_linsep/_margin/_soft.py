@@ -16,6 +16,7 @@ from ._solvers import (
     margin_qp,
     total_hinge_lp,
 )
+from ._solvers._active_set import off_face
 from ._solvers._cost import band_budget, rounds_budget
 
 
@@ -185,13 +186,8 @@ def face_violators(two_class, sides, tol, batch):
     """The loop's ``violators``: rows off their ``sides`` of the face past ``tol``."""
 
     def violators(solution, working):
-        margins = two_class.margins(solution.coef, solution.intercept)
-        off_face = np.where(
-            sides > 0,
-            1 - margins,
-            np.where(sides < 0, margins - 1, np.abs(margins - 1)),
-        )
-        violation = np.where(two_class.active, off_face - tol, -np.inf)
+        off = off_face(two_class.margins(solution.coef, solution.intercept), sides)
+        violation = np.where(two_class.active, off - tol, -np.inf)
         return worst_violators(violation, working, max(batch, working.size))
 
     return violators
