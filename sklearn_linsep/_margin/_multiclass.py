@@ -373,7 +373,7 @@ def _soft_limit(kesler, working, tol, batch):
         """Pairs below ``1 - tol`` beyond their row's hinge ``ξ``: each row's
         ``max(0, 1 - margin)`` over its working pairs (rows with none: 0)."""
 
-        def of(solution, ids):
+        def beyond_hinge(solution, ids):
             coef, intercept = solution.coef, solution.intercept
             rows, position = _slack_rows(frame, ids)
             slack = np.zeros(rows.size)
@@ -383,7 +383,7 @@ def _soft_limit(kesler, working, tol, batch):
                 coef, intercept, 1.0 - tol, ids, batch, (rows, slack)
             )
 
-        return of
+        return beyond_hinge
 
     lp, working, rounds = grow(working, least_hinge, violators(lp_frame))
     _check_least_hinge(lp_frame, working, lp, unit["weight"])

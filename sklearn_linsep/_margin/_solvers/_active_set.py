@@ -47,6 +47,19 @@ def off_face(margins, sides):
     return np.where(sides == 0, np.abs(margins - 1), -sides * (margins - 1))
 
 
+def optimal_hyperplane(coef, intercept, dual, c):
+    """The optimal Hyperplane of a hard margin's ``(w, b, α)`` on rows of sides
+    ``c``, with its nearest points' λ (the next subproblem's warm start)."""
+    return Hyperplane(
+        True,
+        coef=coef,
+        intercept=float(intercept),
+        dual=dual,
+        weights=as_hull_weights((coef, intercept, dual), c),
+        status=Status.OPTIMAL,
+    )
+
+
 def as_hull_weights(answer, c):
     """The nearest points' λ = α / Σ_side α of a hard margin's α (a warm start)."""
     dual = answer[2]
@@ -87,14 +100,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
         or np.max(np.abs(margins[held] - 1)) > tol
     ):
         return None
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=float(intercept),
-        dual=dual,
-        weights=as_hull_weights((coef, intercept, dual), c),
-        status=Status.OPTIMAL,
-    )
+    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def _from_feasible(margins_of, equality, coef, intercept, sides, right, max_steps,

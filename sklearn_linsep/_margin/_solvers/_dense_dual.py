@@ -5,8 +5,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
 from ..._kesler import class_columns, row_coefficients
-from .._result import Hyperplane, Status
-from ._active_set import _two_sided, as_hull_weights, on_and_outside_margin
+from ._active_set import _two_sided, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
 
@@ -256,14 +255,7 @@ def _dense_dual_answer(Z, c, dual, intercept, tol):
     margins = c * (Z @ coef + intercept)
     if not on_and_outside_margin(margins, dual > 0, tol):
         return None
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=float(intercept),
-        dual=dual,
-        weights=as_hull_weights((coef, intercept, dual), c),
-        status=Status.OPTIMAL,
-    )
+    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def pair_held_system(classes_of, products_of):
