@@ -418,3 +418,37 @@ def test_the_pairs_dual_on_the_gram_matrix_is_the_crammer_singer_machine():
                + intercept[own] - intercept[others])  # fmt: skip
     assert margins.min() >= 1 - 1e-10
     assert np.max(np.abs(margins[alpha > 0] - 1)) <= 1e-10
+
+
+def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
+    monkeypatch,
+):
+    """With q > 2m the nearest points run in m × m coordinates of the rows' span:
+    where the pivoted Cholesky's answer does not hold on Z itself, the R of a QR
+    of Zᵀ gives the same maximal margin as the Gram's coordinates did before."""
+    from sklearn_linsep._margin._solvers import _nearest
+
+    Z, c = _wide(40, 200, seed=7)
+    expected = nearest_points_margin(Z, c)
+    calls = []
+
+    def digits_lost(Z):
+        calls.append("gram")
+        coordinates = _nearest.gram_coordinates(Z @ Z.T)
+        rng = np.random.default_rng(0)
+        return coordinates * (1 + 1e-3 * rng.standard_normal(coordinates.shape))
+
+    def qr(Z):
+        calls.append("qr")
+        return qr_coordinates(Z)
+
+    qr_coordinates = _nearest._qr_coordinates
+    monkeypatch.setattr(_nearest, "_gram_coordinates", digits_lost)
+    monkeypatch.setattr(_nearest, "_qr_coordinates", qr)
+    fallen_back = nearest_points_margin(Z, c)
+    assert calls == ["gram", "qr"]
+    assert fallen_back.feasible
+    margins = c * (Z @ fallen_back.coef + fallen_back.intercept)
+    assert margins.min() >= 1 - 1e-9
+    np.testing.assert_allclose(fallen_back.coef, expected.coef, rtol=1e-7, atol=1e-9)
+    assert fallen_back.intercept == pytest.approx(expected.intercept, abs=1e-8)
