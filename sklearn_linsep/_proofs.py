@@ -78,37 +78,6 @@ def column_extremes(X):
     return np.asarray(high, dtype=float).ravel(), np.asarray(low, dtype=float).ravel()
 
 
-def feature_spread(points):
-    """Each feature's range over the rows (0 for a constant feature)."""
-    if points.shape[0] == 0:
-        return np.zeros(points.shape[1])
-    high, low = column_extremes(points)
-    return high - low
-
-
-def certificate_gap(points, signs, weights, common_point, spread, rtol):
-    """Per feature: how far the certificate's two convex combinations (and the
-    stored common point) are apart, less ``rtol`` of the feature's ``spread`` (over
-    the data the certificate speaks of) and the sums' rounding; positive entries
-    fail. ``weights`` (λ ≥ 0, a positive sum per side) are normalised per side: any
-    λ whose normalised combinations coincide proves inseparability. Combining
-    ``x - common_point`` gives the same difference, free of the rounding of x's own
-    magnitude (which far from the origin outgrows the spread)."""
-    positive, negative = signs > 0, signs < 0
-    weights = np.where(
-        positive, weights / weights[positive].sum(), weights / weights[negative].sum()
-    )
-    offsets = points - common_point  # exact, or rounded relative to the offset
-    plus = weights[positive] @ offsets[positive]
-    minus = weights[negative] @ offsets[negative]
-    magnitude = weights @ np.abs(offsets)
-    allowed = rtol * spread + 4 * rounding_factor(len(weights) + 3) * magnitude
-    # The common point itself is stored to its own magnitude's rounding: that
-    # much more room for it, none for the coincidence (the proof).
-    stored = allowed + 4 * rounding_factor(len(weights) + 3) * np.abs(common_point)
-    return np.maximum(np.abs(plus - minus) - allowed, np.abs(plus) - stored)
-
-
 def certificate_holds(stated, points, pairs, problem_rows=0, check="proof",
                       exact_weights=None):  # fmt: skip
     """Whether a certificate whose float form agrees as stated (``stated``:
@@ -126,15 +95,30 @@ def certificate_holds(stated, points, pairs, problem_rows=0, check="proof",
 
 def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
     """Whether the stated ``λ ≥ 0`` sum to 1 per side and put the common point in
-    both hulls, to :func:`certificate_gap`'s tolerance: the float form of what
-    :func:`pairs_proof` proves of K = 2 (a pair per row)."""
+    both hulls: the float form of what :func:`pairs_proof` proves of K = 2 (a pair
+    per row). Per feature, the two convex combinations (and the stored common point)
+    may be apart by ``rtol`` of the feature's ``spread`` (over the data the
+    certificate speaks of) and the sums' rounding. Combining ``x - common_point``
+    gives the same difference, free of the rounding of x's own magnitude (which far
+    from the origin outgrows the spread)."""
     weights = np.asarray(weights, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
-    sums = np.array([weights[signs > 0].sum(), weights[signs < 0].sum()])
+    positive, negative = signs > 0, signs < 0
+    sums = np.array([weights[positive].sum(), weights[negative].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
-    gap = certificate_gap(points, signs, weights, common_point, spread, rtol)
+    # Any λ whose normalised combinations coincide proves inseparability.
+    weights = np.where(positive, weights / sums[0], weights / sums[1])
+    offsets = points - common_point  # exact, or rounded relative to the offset
+    plus = weights[positive] @ offsets[positive]
+    minus = weights[negative] @ offsets[negative]
+    rounding = 4 * rounding_factor(len(weights) + 3)
+    allowed = rtol * spread + rounding * (weights @ np.abs(offsets))
+    # The common point itself is stored to its own magnitude's rounding: that
+    # much more room for it, none for the coincidence (the proof).
+    stored = allowed + rounding * np.abs(common_point)
+    gap = np.maximum(np.abs(plus - minus) - allowed, np.abs(plus) - stored)
     return bool(np.all(gap <= 0))
 
 
@@ -170,33 +154,13 @@ def joint_proven_margins(
     return out
 
 
-def kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol):
-    """``(K, p)``: per class and feature, how far the pairs (row, other class) are
-    from balancing, less ``rtol`` of the spread and the sums' rounding; positive
-    entries fail. For class k, pairs whose row is of class k carry ``Σ μ (x - t)``
-    out, pairs naming k as the other class carry it in; the two must coincide
-    (``t``, the first point, keeps the data's offset out of the rounding). The
-    weight's own balance is checked by :func:`stated_pairs_agree`."""
-    offsets = points - points[0]
-    out_sum = np.zeros((n_classes, points.shape[1]))
-    in_sum = np.zeros_like(out_sum)
-    magnitude = np.zeros_like(out_sum)
-    np.add.at(out_sum, own, weights[:, None] * offsets)
-    np.add.at(in_sum, others, weights[:, None] * offsets)
-    np.add.at(magnitude, own, weights[:, None] * np.abs(offsets))
-    np.add.at(magnitude, others, weights[:, None] * np.abs(offsets))
-    mass = np.bincount(own, weights, minlength=n_classes)
-    allowed = (
-        rtol * spread * mass[:, None]
-        + 4 * rounding_factor(len(weights) + 3) * magnitude
-    )
-    return np.abs(out_sum - in_sum) - allowed
-
-
 def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
     """Whether the stated μ ≥ 0 sums to 1 on pairs of two classes and balances per
-    class, in weight and, to :func:`kesler_certificate_gap`'s tolerance, in rows
-    (Farkas on Kesler's construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``)."""
+    class, in weight and in rows to ``rtol`` of the spread and the sums' rounding
+    (Farkas on Kesler's construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``). For
+    class k, pairs whose row is of class k carry ``Σ μ (x - t)`` out, pairs naming k
+    as the other class carry it in (``t``, the first point, keeps the data's offset
+    out of the rounding)."""
     weights = np.asarray(weights, dtype=float)
     own, others = np.asarray(own, np.intp), np.asarray(others, np.intp)
     if (
@@ -207,13 +171,22 @@ def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
         or abs(weights.sum() - 1.0) > 1e-9
     ):
         return False
-    balance = np.bincount(own, weights, minlength=n_classes) - np.bincount(
-        others, weights, minlength=n_classes
-    )
-    if np.any(np.abs(balance) > 1e-9):
+    mass = np.bincount(own, weights, minlength=n_classes)
+    if np.any(np.abs(mass - np.bincount(others, weights, minlength=n_classes)) > 1e-9):
         return False
-    gap = kesler_certificate_gap(points, own, others, weights, n_classes, spread, rtol)
-    return bool(np.all(gap <= 0))
+    offsets = points - points[0]
+    out_sum = np.zeros((n_classes, points.shape[1]))
+    in_sum = np.zeros_like(out_sum)
+    magnitude = np.zeros_like(out_sum)
+    np.add.at(out_sum, own, weights[:, None] * offsets)
+    np.add.at(in_sum, others, weights[:, None] * offsets)
+    np.add.at(magnitude, own, weights[:, None] * np.abs(offsets))
+    np.add.at(magnitude, others, weights[:, None] * np.abs(offsets))
+    allowed = (
+        rtol * spread * mass[:, None]
+        + 4 * rounding_factor(len(weights) + 3) * magnitude
+    )
+    return bool(np.all(np.abs(out_sum - in_sum) - allowed <= 0))
 
 
 def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):

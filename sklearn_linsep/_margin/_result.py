@@ -27,10 +27,10 @@ from .._exact._farkas import (
     side_pairs,
     solves_exactly,
 )
-from .._exact._numbers import exact_dot, rational
+from .._exact._numbers import exact_dot, fraction, rational, rational_scalar
 from .._proofs import (
     certificate_holds,
-    feature_spread,
+    column_extremes,
     hyperplane_forms_agree,
     joint_proven_margins,
     pairs_proof,
@@ -45,6 +45,7 @@ from ..exceptions import SolverError
 # The limits of one solver call.
 MAX_ITERATIONS = 500
 TIME_LIMIT = 300.0  # seconds
+CHECKS = ("proof", "exact", "tolerance")  # of verify
 
 
 class Status(enum.Enum):
@@ -93,10 +94,10 @@ class Hyperplane:
 class _Verdict:
     """What the two public verdicts share. Two classes are the case K = 2 of pairs
     (row, other class), so one check of a hyperplane, machine or certificate serves
-    both; a kind says how its labels make pairs (``_pairs_of``), how its weights are
-    the pairs' (two classes' λ is 2μ), its hyperplanes as a machine (``_as_machine``),
-    its rounding-bounded margins (``_proven_margins``) and whether its certificate's
-    float form agrees as stated (``_stated_agrees``)."""
+    both; a kind says how its labels make pairs (``_pairs_of``), its weights per pair's
+    μ (``_per_mu``: two classes' λ is 2μ), its rounding-bounded margins
+    (``_proven_margins``) and whether its certificate's float form agrees as stated
+    (``_stated_agrees``)."""
 
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
@@ -158,7 +159,9 @@ class _Verdict:
         >>> linear_separability(X, y).verify(X, y)
         True
         """
-        return verify_on_backend(self, X, y, rtol, checked(check))
+        if check not in CHECKS:
+            raise ValueError(f"check must be one of {CHECKS}; got {check!r}.")
+        return verify_on_backend(self, X, y, rtol, check)
 
     def exact_weights(self, X, y):
         """The certificate's weights as exact rationals, solved on its rows of X.
@@ -197,7 +200,11 @@ class _Verdict:
         Fraction(1, 1)
         """
         if self.separable:
-            raise ValueError(_NO_CERTIFICATE)
+            raise ValueError(
+                "The classes are separable: the result has no inseparability "
+                "certificate (its proof is the hyperplane; exact_coef where it was "
+                "decided in rationals)."
+            )
         points, labels = certificate_rows(X, y, self.certificate_indices)
         pairs = self._pairs_of(labels)
         if pairs is None:
@@ -219,18 +226,34 @@ class _Verdict:
             return bool(self._least_margin(X, y) >= 1 - rtol)
         member, _ = label_codes(y, self.classes)
         indices = np.asarray(self.certificate_indices)
-        spread = feature_spread(X[member])
+        high, low = column_extremes(X[member])  # rows of every class: refused else
         return self._certificate_holds(
-            _dense(X[indices]), y[indices], spread, rtol, member.sum(), check
+            _dense(X[indices]), y[indices], high - low, rtol, member.sum(), check
         )
 
     def _holds_in_rationals(self, X, y, rtol):
         """Every pair margin of the rows of ``classes`` at least ``1 - tolerance``, in
-        rationals (:func:`rational_hyperplanes`)."""
+        rationals: of ``exact_coef`` with tolerance 0, else of ``coef`` and its
+        intercepts (about ``center`` where given) with ``rtol``."""
+        if self.exact_coef is not None:
+            machine = np.ndim(self.exact_coef) == 2
+            W = self.exact_coef if machine else [self.exact_coef]
+            b = self.exact_intercept if machine else [self.exact_intercept]
+            tolerance = fraction(0)
+        else:
+            W = [rational(row) for row in np.atleast_2d(self.coef)]
+            tolerance = rational_scalar(rtol)
+            if self.center is None:
+                b = rational(self.intercept)
+            else:
+                center = rational(self.center)
+                offsets = rational(self.intercept_at_center)
+                b = [c - exact_dot(w, center) for w, c in zip(W, offsets, strict=True)]
+        if len(W) == 1:  # a hyperplane: K = 2's machine (-w/2, w/2)
+            W, b = as_machine(W[0], b[0])
         member, codes = label_codes(y, self.classes)
-        W, b, tolerance = rational_hyperplanes(self, rtol)
         least = least_pair_margin(
-            _dense(X[member]), codes[member], len(self.classes), *self._as_machine(W, b)
+            _dense(X[member]), codes[member], len(self.classes), W, b
         )
         return bool(least is None or least >= 1 - tolerance)
 
@@ -261,27 +284,22 @@ class _Verdict:
         pairs = self._pairs_of(labels)
         if pairs is None:
             return False
-        stored = self.certificate_weights_exact
         return certificate_holds(
             self._stated_agrees(points, pairs, spread, rtol),
             points,
             pairs,
             problem_rows,
             check,
-            None if stored is None else self._pair_weights(stored),
+            self._pair_weights(self.certificate_weights_exact),
         )
 
-    @staticmethod
-    def _pair_weights(weights):
-        return weights
+    def _pair_weights(self, weights):
+        """The pairs' μ of the certificate's ``weights`` (None stays None)."""
+        return None if weights is None else [value / self._per_mu for value in weights]
 
-    @staticmethod
-    def _from_pair_weights(weights):
-        return weights
-
-    @staticmethod
-    def _as_machine(W, b):
-        return W, b
+    @classmethod
+    def _from_pair_weights(cls, weights):
+        return None if weights is None else [cls._per_mu * value for value in weights]
 
     def __repr__(self):
         """Short: the verdict and its size, no arrays (they are attributes)."""
@@ -295,7 +313,7 @@ class _Verdict:
 
 
 def _dense(rows):
-    return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=float)
+    return np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=float)
 
 
 @dataclass(repr=False)
@@ -396,7 +414,7 @@ class SeparabilityResult(_Verdict):
         found = self.coef if self.separable else self.common_point
         return None if found is None else int(np.shape(found)[-1])
 
-    _unit = "samples"
+    _unit, _per_mu = "samples", 2  # a pair per row: λ = 2μ
 
     def _pairs_of(self, labels):
         """``(own, others, 2)``: the rows' pairs, or None where a row is of no
@@ -404,19 +422,6 @@ class SeparabilityResult(_Verdict):
         if not np.all(np.isin(labels, self.classes)):
             return None
         return (*side_pairs(labels == self.classes[1]), 2)
-
-    @staticmethod
-    def _pair_weights(weights):
-        return [value / 2 for value in weights]  # μ = λ / 2
-
-    @staticmethod
-    def _from_pair_weights(weights):
-        return None if weights is None else [2 * value for value in weights]
-
-    @staticmethod
-    def _as_machine(W, b):
-        (w,), (b,) = W, b
-        return as_machine(w, b)
 
     @staticmethod
     def _proven_margins(rows, codes, *hyperplane):
@@ -463,58 +468,18 @@ class SeparabilityResult(_Verdict):
         )
 
 
-CHECKS = ("proof", "exact", "tolerance")
-
-
-def checked(check):
-    """``check`` of ``verify``, or a ValueError that lists the choices."""
-    if check not in CHECKS:
-        raise ValueError(f"check must be one of {CHECKS}; got {check!r}.")
-    return check
-
-
-def rational_hyperplanes(result, rtol):
-    """``(W, b, tolerance)`` in rationals, a row per hyperplane (one, or K for a
-    machine): ``exact_coef`` with tolerance 0, else ``coef`` and its intercepts, about
-    the centre where the result has one, with ``rtol``."""
-    from fractions import Fraction  # on first use: not at import
-
-    if result.exact_coef is not None:
-        machine = np.ndim(result.exact_coef) == 2
-        W = result.exact_coef if machine else [result.exact_coef]
-        b = result.exact_intercept if machine else [result.exact_intercept]
-        return W, b, Fraction(0)
-    W = [rational(row) for row in np.atleast_2d(result.coef)]
-    if result.center is None:
-        return W, rational(result.intercept), Fraction(float(rtol))
-    center = rational(result.center)
-    b = [
-        offset - exact_dot(w, center)
-        for w, offset in zip(W, rational(result.intercept_at_center), strict=True)
-    ]
-    return W, b, Fraction(float(rtol))  # fmt: skip
-
-
-_NO_CERTIFICATE = (
-    "The classes are separable: the result has no inseparability certificate "
-    "(its proof is the hyperplane; exact_coef where it was decided in rationals)."
-)
-
-
 def certificate_rows(X, y, indices):
     """``(points, labels)``: the certificate's rows of X (in memory or dask) as dense
     float64, and their labels; a ValueError where X and y do not fit together or the
     rows are not finite."""
-    if hasattr(X, "compute"):  # a dask array: only these rows come over
-        labels_of = y[indices].compute if hasattr(y, "compute") else None
-    else:
+    if not hasattr(X, "compute"):  # (a dask array: only these rows come over)
         X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
-        labels_of = None
-    n_labels = len(y) if hasattr(y, "compute") else np.asarray(y).reshape(-1).size
-    if len(X.shape) != 2 or X.shape[0] != n_labels:
+    if not hasattr(y, "compute"):
+        y = np.asarray(y).reshape(-1)
+    if len(X.shape) != 2 or X.shape[0] != len(y):
         raise ValueError(
             f"exact_weights needs X of shape (n_samples, n_features) and y of "
-            f"n_samples labels; got X of shape {X.shape} and {n_labels} labels."
+            f"n_samples labels; got X of shape {X.shape} and {len(y)} labels."
         )
     indices = np.asarray(indices, dtype=np.intp)
     if np.max(indices, initial=-1) >= X.shape[0]:
@@ -522,13 +487,13 @@ def certificate_rows(X, y, indices):
             f"The certificate names row {indices.max()}, beyond the "
             f"{X.shape[0]} rows of X: it is not a certificate of these data."
         )
-    points = X[indices]
-    points = points.toarray() if sp.issparse(points) else points
-    points = np.asarray(points.compute() if hasattr(points, "compute") else points,
-                        dtype=float)  # fmt: skip
+    points, labels = (
+        part.compute() if hasattr(part, "compute") else part
+        for part in (X[indices], y[indices])
+    )
+    points = _dense(points)
     if not np.all(np.isfinite(points)):
         raise ValueError("The certificate's rows of X contain NaN or infinity.")
-    labels = labels_of() if labels_of else np.asarray(y).reshape(-1)[indices]
     return points, np.asarray(labels)
 
 
@@ -639,7 +604,7 @@ class JointSeparabilityResult(_Verdict):
         if self.n_features is None and self.coef is not None:
             self.n_features = int(np.shape(self.coef)[-1])
 
-    _unit = "pairs"
+    _unit, _per_mu = "pairs", 1
 
     def _pairs_of(self, labels):
         """``(own, others, K)`` of the certificate's pairs, or None where a
@@ -704,8 +669,14 @@ def margin_result(frame, working, solution, rounds, separable, hinge, centred=Tr
     support = working[keep]
     labels = frame.labels(support)
     # w on Z is Σ α c z; on X, w = Σ (α / scale²) c x, Σ α c = 0 removing the
-    # centre: so α is balanced on the support itself.
-    alpha = _balanced(dual[keep], labels)
+    # centre: so α is rescaled per class to balance on the support itself to
+    # rounding (the solver meets it only to its tolerance, and X's centre
+    # multiplies what is left).
+    alpha = dual[keep]
+    positive, negative = alpha[labels > 0].sum(), alpha[labels < 0].sum()
+    if positive > 0 and negative > 0:
+        middle = (positive + negative) / 2
+        alpha = alpha * np.where(labels > 0, middle / positive, middle / negative)
     dual_coef = alpha * labels / frame.scale**2
     norm = np.linalg.norm(solution.coef)
     margin = frame.scale / norm if norm > 0 else np.nan
@@ -716,16 +687,6 @@ def margin_result(frame, working, solution, rounds, separable, hinge, centred=Tr
         result.center = frame.centre
         result.intercept_at_center = float(solution.intercept)
     return result
-
-
-def _balanced(dual, c):
-    """α rescaled per class so that Σ α c = 0 to rounding (the solver meets it only to
-    its tolerance, and X's centre multiplies what is left)."""
-    positive, negative = dual[c > 0].sum(), dual[c < 0].sum()
-    if positive <= 0 or negative <= 0:
-        return dual
-    middle = (positive + negative) / 2
-    return np.where(c > 0, dual * (middle / positive), dual * (middle / negative))
 
 
 def external_stacklevel():
