@@ -69,15 +69,17 @@ def sparse_certificate(two_class, classes=(0, 1)):
 def checked_certificate(rows, ids, weights, classes, proof_only=False,
                         exact_weights=None):  # fmt: skip
     """The inseparability result of ``weights`` on ``ids``: rows of two classes (λ,
-    a :class:`SeparabilityResult`) or constraint ids of Kesler's pairs
-    (:class:`~.._rows._protocol.PairRows`; μ, a :class:`JointSeparabilityResult`), two classes
-    being K = 2 pairs, one a row (λ = 2μ). Proved on them
-    (:func:`~.._proofs.pairs_proof`: a float enclosure, else rationals whose
-    weights replace the stated ones; or ``exact_weights``, known to balance
-    exactly), its stated form checked against the spreads; else a SolverError.
-    Unproved beyond an exact decision (and not ``proof_only``): ``proven`` False
-    (:func:`without_proof`)."""
-    if _of_pairs(rows):
+    a :class:`SeparabilityResult`) or constraint ids of Kesler's pairs (μ, a
+    :class:`JointSeparabilityResult`), two classes being K = 2 pairs, one a row
+    (λ = 2μ). Proved on them (:func:`~.._proofs.pairs_proof`: a float enclosure, else
+    rationals whose weights replace the stated ones; or ``exact_weights``, known to
+    balance exactly), its stated form checked against the spreads; else a
+    SolverError. Unproved beyond an exact decision (and not ``proof_only``):
+    ``proven`` False (:func:`without_proof`)."""
+    # Pairs by the protocol's mark, not a class: PairRows declares ``n_classes`` and
+    # ``codes``, TwoClassRows neither, so any backend of pairs is read as pairs.
+    of_pairs = hasattr(rows, "n_classes") and hasattr(rows, "codes")
+    if of_pairs:
         verdict, n_classes, what = JointSeparabilityResult, rows.n_classes, "pairs"
         row_ids, others = pairs_of(ids, n_classes)
         own = rows.codes[row_ids]
@@ -100,26 +102,8 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
         exact = [value for value in exact if value > 0]
         weights = np.array([float(value) for value in exact])
     proof = {"certificate_weights_exact": exact, "proven": bool(proved)}
-    result = _inseparable(rows, row_ids, others, points, weights, classes, proof)
-    pairs = own, others, n_classes
-    if not result._stated_agrees(points, pairs, rows.spread, PROOF_RTOL):
-        raise SolverError(unproved_certificate(False, len(ids), what))
-    return result
-
-
-def _of_pairs(rows):
-    """Whether ``rows`` speak of Kesler's pairs: the protocol's mark, not a class
-    (:class:`~.._rows._protocol.PairRows` declares ``n_classes`` and ``codes``,
-    :class:`~.._rows._protocol.TwoClassRows` neither), so any backend of pairs
-    is read as pairs."""
-    return hasattr(rows, "n_classes") and hasattr(rows, "codes")
-
-
-def _inseparable(rows, row_ids, others, points, weights, classes, proof):
-    """The result of a certificate's ``weights`` on pairs of ``rows`` (the rows
-    ``row_ids`` against the classes ``others``), with its ``proof``'s fields."""
-    if _of_pairs(rows):
-        return JointSeparabilityResult(
+    if of_pairs:
+        result = JointSeparabilityResult(
             separable=False,
             classes=classes,
             certificate_indices=rows.indices_in_X(row_ids),
@@ -128,39 +112,41 @@ def _inseparable(rows, row_ids, others, points, weights, classes, proof):
             n_features=rows.n_features,
             **proof,
         )
-    signs = rows.labels(row_ids)
-    return SeparabilityResult(
-        separable=False,
-        classes=np.asarray(classes),
-        certificate_indices=row_ids,
-        certificate_weights=weights,
-        common_point=weights[signs > 0] @ points[signs > 0],
-        certificate_signs=signs,
-        **proof,
-    )
+    else:
+        signs = rows.labels(row_ids)
+        result = SeparabilityResult(
+            separable=False,
+            classes=np.asarray(classes),
+            certificate_indices=row_ids,
+            certificate_weights=weights,
+            common_point=weights[signs > 0] @ points[signs > 0],
+            certificate_signs=signs,
+            **proof,
+        )
+    pairs = own, others, n_classes
+    if not result._stated_agrees(points, pairs, rows.spread, PROOF_RTOL):
+        raise SolverError(unproved_certificate(False, len(ids), what))
+    return result
 
 
 def without_proof(rows, features):
     """The UserWarning's message for a certificate held to a tolerance only, its
     problem (``rows`` × ``features``) beyond an exact decision."""
     return (
-        f"Float64 finds the classes inseparable to within {PROOF_RTOL:g} of "
-        f"each feature's spread (a certificate holds to that tolerance), but "
-        f"that is not proven in exact arithmetic, and the classes may be "
-        f"separable by a narrower gap: neither the certificate's float "
-        f"enclosure nor rational arithmetic on its rows proves it, and the "
-        f"problem ({rows} rows of {features} features) is "
-        f"beyond an exact decision: beyond "
-        f"sklearn_linsep._exact._farkas.EXACT_ENTRIES = {EXACT_ENTRIES} entries of its "
-        f"Farkas system for a whole rational solve, and beyond the simplex "
-        f"method in rationals from the certificate (its limits "
-        f"sklearn_linsep._exact._simplex.EXACT_PIVOTS = {EXACT_PIVOTS} steps and "
-        f"EXACT_SIMPLEX_EQUATIONS = {EXACT_SIMPLEX_EQUATIONS} equations; "
-        f"the rows in memory only). The result has "
-        f"proven=False, and verify(X, y, check='tolerance') checks what holds. "
-        f"Features that are "
-        f"rounded linear combinations of others cause this: dropping them "
-        f"usually gives a proof."
+        f"Float64 finds the classes inseparable to within {PROOF_RTOL:g} of each "
+        f"feature's spread (a certificate holds to that tolerance), but that is not "
+        f"proven in exact arithmetic, and the classes may be separable by a narrower "
+        f"gap: neither the certificate's float enclosure nor rational arithmetic on "
+        f"its rows proves it, and the problem ({rows} rows of {features} features) is "
+        f"beyond an exact decision: beyond sklearn_linsep._exact._farkas."
+        f"EXACT_ENTRIES = {EXACT_ENTRIES} entries of its Farkas system for a whole "
+        f"rational solve, and beyond the simplex method in rationals from the "
+        f"certificate (its limits sklearn_linsep._exact._simplex.EXACT_PIVOTS = "
+        f"{EXACT_PIVOTS} steps and EXACT_SIMPLEX_EQUATIONS = "
+        f"{EXACT_SIMPLEX_EQUATIONS} equations; the rows in memory only). The result "
+        f"has proven=False, and verify(X, y, check='tolerance') checks what holds. "
+        f"Features that are rounded linear combinations of others cause this: "
+        f"dropping them usually gives a proof."
     )
 
 

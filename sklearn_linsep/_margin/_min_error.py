@@ -15,7 +15,6 @@ of the rows kept, until the rest separate; then the removed rows that can come
 back do) and every candidate removal that separates.
 """
 
-import contextlib
 import time
 import warnings
 from dataclasses import dataclass
@@ -109,29 +108,45 @@ class MinimumErrorResult:
         return f"MinimumErrorResult({how}, classes={self.classes.tolist()})"
 
 
-class _Problem:
-    """X, the codes of K ≥ 2 classes, and the exact verdict on any subset of
-    rows. A rule is a machine ``(W, b)``; two classes are K = 2 with
-    ``W = (-w/2, w/2)`` (exactly: ``w = w_1 - w_0``, :func:`_as_hyperplane`)."""
+def _as_hyperplane(coef, intercept):
+    """The machine of two classes as its hyperplane ``(w_1 - w_0, b_1 - b_0)``."""
+    return coef[1] - coef[0], float(intercept[1] - intercept[0])
 
-    def __init__(self, X, codes, tol, classes):
+
+class _Search:
+    """One search's state: X, the codes of K ≥ 2 classes, the certificates, the best
+    removal, the limits. A rule is a machine ``(W, b)``; two classes are K = 2 with
+    ``W = (-w/2, w/2)`` (exactly: ``w = w_1 - w_0``, :func:`_as_hyperplane`).
+    ``effort`` counts exact verdicts (a working-set solve each), the same on any
+    machine."""
+
+    def __init__(self, X, codes, tol, classes, time_limit, effort):
         self.X, self.codes, self.tol, self.classes = X, codes, tol, classes
         self.n, self.n_classes = len(codes), len(classes)
-
-    def constant_removal(self):
-        """``(removed, W, b)``: every row outside the largest class out (ties:
-        the first, so of two equal classes the positive rows go), and a constant
-        machine (that class's score 1, the others 0)."""
-        largest = int(np.argmax(np.bincount(self.codes, minlength=self.n_classes)))
-        return (
-            np.flatnonzero(self.codes != largest),
-            np.zeros((self.n_classes, self.X.shape[1])),
+        self.deadline = time.perf_counter() + time_limit
+        self.effort = effort
+        self.verdicts = 0
+        self.certificates = []
+        self.lower = 0
+        self.rounds = 0
+        # (removed rows, coef, intercept); to begin with, every row outside the
+        # largest class out (ties: the first, so of two equal classes the positive
+        # rows go) and a constant machine (that class's score 1, the others 0).
+        largest = np.argmax(np.bincount(codes, minlength=self.n_classes))
+        self.best = (
+            np.flatnonzero(codes != largest),
+            np.zeros((self.n_classes, X.shape[1])),
             np.where(np.arange(self.n_classes) == largest, 1.0, 0.0),
         )
 
+    @property
+    def upper(self):
+        return self.best[0].size
+
     def verdict(self, keep):
-        """``(separable, machine or certificate rows)`` of the mask ``keep``; the
-        certificate's rows are X's."""
+        """``(separable, machine or certificate rows)`` of the mask ``keep``, counted;
+        the certificate's rows are X's."""
+        self.verdicts += 1
         rows = np.flatnonzero(keep)
         present = np.unique(self.codes[rows])
         if present.size < 2:  # one class left: a constant rule classifies it
@@ -162,7 +177,13 @@ class _Problem:
     def _machine(self, rows, present, soft):
         """The exact core (two-class, else joint) on ``rows`` of ``present``."""
         codes = np.searchsorted(present, self.codes[rows])
-        with _no_centre_warning():
+        # A search step is not an answer, and a hyperplane about a centre (or a
+        # machine in its own frame) still separates to rounding: no warning.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
+            warnings.filterwarnings(
+                "ignore", "The classes separate jointly", UserWarning
+            )
             if present.size == 2:
                 return maximal_margin_of(
                     ScaledRows(self.X[rows], np.where(codes == 1, 1.0, -1.0)),
@@ -193,40 +214,6 @@ class _Problem:
             intercept[absent] = least - 1.0
         return coef, intercept
 
-
-def _as_hyperplane(coef, intercept):
-    """The machine of two classes as its hyperplane ``(w_1 - w_0, b_1 - b_0)``."""
-    return coef[1] - coef[0], float(intercept[1] - intercept[0])
-
-@contextlib.contextmanager
-def _no_centre_warning():
-    """Silence the warnings of a hyperplane about a centre (or a machine in its
-    own frame): a search step is not an answer, and it still separates to rounding."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
-        warnings.filterwarnings("ignore", "The classes separate jointly", UserWarning)
-        yield
-
-
-class _Search:
-    """One search's state: certificates, the best removal, the limits. ``effort``
-    counts exact verdicts (a working-set solve each), the same on any machine."""
-
-    def __init__(self, problem, time_limit, effort):
-        self.problem = problem
-        self.deadline = time.perf_counter() + time_limit
-        self.effort = effort
-        self.verdicts = 0
-        self.certificates = []
-        self.lower = 0
-        self.rounds = 0
-        # (removed rows, coef, intercept); to begin with, a constant rule's.
-        self.best = problem.constant_removal()
-
-    @property
-    def upper(self):
-        return self.best[0].size
-
     def stopped_by(self):
         """Why the search must stop now (None: it may go on)."""
         if self.lower >= self.upper:
@@ -236,10 +223,6 @@ class _Search:
         if time.perf_counter() >= self.deadline:
             return "time_limit"
         return None
-
-    def verdict(self, keep):
-        self.verdicts += 1
-        return self.problem.verdict(keep)
 
     def offer(self, removed, hyperplane):
         """A removal known to separate the rest, with their hyperplane."""
@@ -251,7 +234,7 @@ class _Search:
         aside before the next verdict) until the rest separate; offers ``removed``
         if they separate at once. Each needs a row of its own out, so with nothing
         removed their number is a lower bound."""
-        keep = np.ones(self.problem.n, bool)
+        keep = np.ones(self.n, bool)
         keep[removed] = False
         found = 0
         while self.stopped_by() is None:
@@ -274,7 +257,7 @@ class _Search:
         wrong-side rows go too (one more verdict). Its certificates are cuts. An
         uncertified step ends it: the bounds never rest on the greedy."""
         limit = None if self.effort is None else self.effort // 2
-        keep = np.ones(self.problem.n, bool)
+        keep = np.ones(self.n, bool)
         wrong_side = None
         try:
             while self.stopped_by() is None and (
@@ -287,7 +270,7 @@ class _Search:
                 self.certificates.append(answer)
                 self.lower = max(self.lower, 1)
                 self.verdicts += 1  # the soft limit costs a verdict or more
-                rows, margins = self.problem.soft_margins(keep)
+                rows, margins = self.soft_margins(keep)
                 wrong_side = rows[margins <= 0]
                 # One row a verdict where few are wrong (the best bounds in
                 # benchmarks/bench_min_error.py); a quarter of them where many are.
@@ -305,7 +288,7 @@ class _Search:
         """``(removed, hyperplane)`` once removed rows came back: at once those the
         hyperplane puts on their side, then one by one the ``ADD_BACK`` nearest."""
         out = np.flatnonzero(~keep)
-        margins = self.problem.margins(out, hyperplane)
+        margins = self.margins(out, hyperplane)
         if np.any(margins > 0):
             keep[out[margins > 0]] = True
             separable, answer = self.verdict(keep)
@@ -338,9 +321,7 @@ class _Search:
                     break  # (no new certificate: the MIP would answer the same)
                 self.rounds += 1
                 remaining = self.deadline - time.perf_counter()
-                chosen, lower, _ = hitting_set_mip(
-                    self.certificates, self.problem.n, remaining
-                )
+                chosen, lower, _ = hitting_set_mip(self.certificates, self.n, remaining)
                 self.lower = max(self.lower, lower)
                 if chosen is None:
                     break
@@ -359,8 +340,7 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
     codes = (np.asarray(c) > 0).astype(np.intp) if two else np.asarray(c, np.intp)
     unknowns = (1 if two else len(classes)) * (X.shape[1] + 1)
     with threads_for_fit(*X.shape, unknowns):
-        search = _Search(_Problem(X, codes, tol, np.asarray(classes)), time_limit,
-                         effort)  # fmt: skip
+        search = _Search(X, codes, tol, np.asarray(classes), time_limit, effort)
         stopped_by = search.run(greedy)
     removed, coef, intercept = search.best
     if two:
