@@ -78,33 +78,41 @@ def column_extremes(X):
     return np.asarray(high, dtype=float).ravel(), np.asarray(low, dtype=float).ravel()
 
 
-def certificate_holds(stated, points, pairs, problem_rows=0, check="proof",
-                      exact_weights=None):  # fmt: skip
-    """Whether a certificate whose float form agrees as stated (``stated``:
-    :func:`stated_certificate_agrees`, :func:`stated_pairs_agree`) is, unless
-    ``check`` is ``"tolerance"``, proved on its ``pairs`` ``(own, others, K)`` (two
-    classes: :func:`~._exact._farkas.side_pairs`, K = 2): by μ ``exact_weights``
+def certificate_holds(result, points, labels, spread, rtol, problem_rows=np.inf,
+                      check="proof"):  # fmt: skip
+    """Whether ``result``'s certificate holds on its own rows ``points`` (labelled
+    ``labels``) of a problem of ``problem_rows`` rows: its float form agrees as
+    stated against the features' ``spread`` (:func:`stated_certificate_agrees`,
+    :func:`stated_pairs_agree`) and, unless ``check`` is ``"tolerance"``, it is
+    proved on its pairs ``(own, others, K)`` (two classes:
+    :func:`~._exact._farkas.side_pairs`, K = 2): by ``certificate_weights_exact``
     balancing exactly, else :func:`pairs_proof` (in rationals at any size with
     ``check="exact"``)."""
-    if check == "tolerance" or not stated:
-        return stated
+    pairs = result._pairs_of(labels)
+    if pairs is None or not result._stated_agrees(points, pairs, spread, rtol):
+        return False
+    if check == "tolerance":
+        return True
+    exact_weights = result._pair_weights(result.certificate_weights_exact)
     if exact_weights is not None:
         return solves_exactly(*pairs_matrix(points, *pairs), exact_weights)
     return bool(pairs_proof(points, *pairs, problem_rows, check == "exact")[0])
 
 
-def stated_certificate_agrees(points, signs, weights, common_point, spread, rtol):
-    """Whether the stated ``λ ≥ 0`` sum to 1 per side and put the common point in
-    both hulls: the float form of what :func:`pairs_proof` proves of K = 2 (a pair
-    per row). Per feature, the two convex combinations (and the stored common point)
-    may be apart by ``rtol`` of the feature's ``spread`` (over the data the
-    certificate speaks of) and the sums' rounding. Combining ``x - common_point``
-    gives the same difference, free of the rounding of x's own magnitude (which far
-    from the origin outgrows the spread)."""
-    weights = np.asarray(weights, dtype=float)
+def stated_certificate_agrees(result, points, pairs, spread, rtol):
+    """Whether a two-class ``result``'s stated ``certificate_weights`` (λ ≥ 0) sum to
+    1 per side and put its ``common_point`` in both hulls: the float form of what
+    :func:`pairs_proof` proves of K = 2 (``pairs``: one per row). Per feature, the two
+    convex combinations (and the stored common point) may be apart by ``rtol`` of the
+    feature's ``spread`` (over the data the certificate speaks of) and the sums'
+    rounding. Combining ``x - common_point`` gives the same difference, free of the
+    rounding of x's own magnitude (which far from the origin outgrows the spread)."""
+    weights = np.asarray(result.certificate_weights, dtype=float)
+    common_point = np.asarray(result.common_point, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
-    positive, negative = signs > 0, signs < 0
+    positive = pairs[0] == 1
+    negative = ~positive
     sums = np.array([weights[positive].sum(), weights[negative].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
@@ -154,14 +162,16 @@ def joint_proven_margins(
     return out
 
 
-def stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol):
-    """Whether the stated μ ≥ 0 sums to 1 on pairs of two classes and balances per
-    class, in weight and in rows to ``rtol`` of the spread and the sums' rounding
-    (Farkas on Kesler's construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``). For
-    class k, pairs whose row is of class k carry ``Σ μ (x - t)`` out, pairs naming k
-    as the other class carry it in (``t``, the first point, keeps the data's offset
-    out of the rounding)."""
-    weights = np.asarray(weights, dtype=float)
+def stated_pairs_agree(result, points, pairs, spread, rtol):
+    """Whether a K-class ``result``'s stated ``certificate_weights`` (μ ≥ 0) sum to 1
+    on ``pairs`` ``(own, others, K)`` of two classes and balance per class, in weight
+    and in rows to ``rtol`` of the spread and the sums' rounding (Farkas on Kesler's
+    construction: ``Σ μ (e_own - e_other) ⊗ (x, 1) = 0``). For class k, pairs whose
+    row is of class k carry ``Σ μ (x - t)`` out, pairs naming k as the other class
+    carry it in (``t``, the first point, keeps the data's offset out of the rounding).
+    """
+    weights = np.asarray(result.certificate_weights, dtype=float)
+    own, others, n_classes = pairs
     own, others = np.asarray(own, np.intp), np.asarray(others, np.intp)
     if (
         weights.size == 0

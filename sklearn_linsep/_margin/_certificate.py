@@ -13,8 +13,8 @@ from ._result import PROOF_RTOL, JointSeparabilityResult, SeparabilityResult
 from ._solvers import hull_intersection_lp
 
 
-def certificate_from_subset(two_class, working, classes=(0, 1), fit_intercept=True,
-                            weights=None, per_feature=False):  # fmt: skip
+def certificate_from_subset(two_class, working, classes=(0, 1), weights=None,
+                            per_feature=False):  # fmt: skip
     """The Farkas certificate of a subset of samples that admits no separator.
 
     ``λ`` of the hull-intersection LP on scaled rows holds on X too
@@ -26,7 +26,7 @@ def certificate_from_subset(two_class, working, classes=(0, 1), fit_intercept=Tr
     feature's spread (:func:`~.._working_set.per_feature_rows`: centring would
     fill them).
     """
-    pair = two_class.opposite_duplicates() if fit_intercept else None
+    pair = two_class.opposite_duplicates()
     if pair is not None:
         return checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
     if weights is not None:  # the nearest points' common point, when it verifies
@@ -39,9 +39,9 @@ def certificate_from_subset(two_class, working, classes=(0, 1), fit_intercept=Tr
             pass  # the LP below finds a basic one, often where rounding hurt λ
     # λ is the same in every affine frame: the LP sees each feature at its own
     # spread, so its tolerances do not hide a gap in a feature of small units.
-    frame = two_class.equilibrated() if fit_intercept and not per_feature else two_class
+    frame = two_class if per_feature else two_class.equilibrated()
     rows = per_feature_rows(two_class, working) if per_feature else frame.rows(working)
-    weights = hull_intersection_lp(rows, frame.labels(working), fit_intercept)
+    weights = hull_intersection_lp(rows, frame.labels(working))
     if weights is None:
         raise SolverError(
             "The classes come too close to touching for float precision to decide "

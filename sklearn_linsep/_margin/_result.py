@@ -210,9 +210,7 @@ class _Verdict:
         if pairs is None:
             return None
         stored = self.certificate_weights_exact
-        if stored is not None and solves_exactly(
-            *pairs_matrix(points, *pairs), self._pair_weights(stored)
-        ):
+        if solves_exactly(*pairs_matrix(points, *pairs), self._pair_weights(stored)):
             return list(stored)
         return self._from_pair_weights(pairs_proof(points, *pairs, exact=True)[1])
 
@@ -276,22 +274,7 @@ class _Verdict:
         hyperplane = self.coef, self.intercept, self.center, self.intercept_at_center
         return float(self._proven_margins(X[member], codes[member], *hyperplane).min())
 
-    def _certificate_holds(self, points, labels, spread, rtol, problem_rows=np.inf,
-                           check="proof"):  # fmt: skip
-        """The certificate on its own rows (``points``, labelled ``labels``) against
-        the features' ``spread``, of a problem of ``problem_rows`` rows
-        (:func:`~.._proofs.certificate_holds`)."""
-        pairs = self._pairs_of(labels)
-        if pairs is None:
-            return False
-        return certificate_holds(
-            self._stated_agrees(points, pairs, spread, rtol),
-            points,
-            pairs,
-            problem_rows,
-            check,
-            self._pair_weights(self.certificate_weights_exact),
-        )
+    _certificate_holds = certificate_holds
 
     def _pair_weights(self, weights):
         """The pairs' μ of the certificate's ``weights`` (None stays None)."""
@@ -427,16 +410,7 @@ class SeparabilityResult(_Verdict):
     def _proven_margins(rows, codes, *hyperplane):
         return proven_margins(rows, np.where(codes == 1, 1.0, -1.0), *hyperplane)
 
-    def _stated_agrees(self, points, pairs, spread, rtol):
-        """:func:`~.._proofs.stated_certificate_agrees` of the rows' sides."""
-        return stated_certificate_agrees(
-            points,
-            np.where(pairs[0] == 1, 1.0, -1.0),
-            np.asarray(self.certificate_weights, dtype=float),
-            np.asarray(self.common_point, dtype=float),
-            spread,
-            rtol,
-        )
+    _stated_agrees = stated_certificate_agrees
 
     def describe(self, names=None):
         """One line: the verdict and the size of its certificate.
@@ -617,11 +591,7 @@ class JointSeparabilityResult(_Verdict):
 
     _proven_margins = staticmethod(joint_proven_margins)
 
-    def _stated_agrees(self, points, pairs, spread, rtol):
-        """:func:`~.._proofs.stated_pairs_agree` of the certificate's pairs."""
-        own, others, n_classes = pairs
-        weights = self.certificate_weights
-        return stated_pairs_agree(points, own, others, weights, n_classes, spread, rtol)
+    _stated_agrees = stated_pairs_agree
 
     def describe(self):
         """One line: the verdict and the size of its certificate."""
