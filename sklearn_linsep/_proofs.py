@@ -47,11 +47,9 @@ def _scores(X, coef, intercept, center, intercept_at_center):
     from the origin (an offset float64 cannot add to ``w·x``) keeps its digits."""
     coef = np.asarray(coef, dtype=float)
     n = X.shape[0]
-    if center is None:
-        offset = np.asarray(intercept, dtype=float)
-    else:
-        center = np.asarray(center, dtype=float)
-        offset = np.asarray(intercept_at_center, dtype=float)
+    if center is not None:
+        center, intercept = np.asarray(center, dtype=float), intercept_at_center
+    offset = np.asarray(intercept, dtype=float)
     for start in range(0, n, ROWS_PER_BLOCK):
         rows = slice(start, min(start + ROWS_PER_BLOCK, n))
         block = X[rows]
@@ -111,8 +109,7 @@ def stated_certificate_agrees(result, points, pairs, spread, rtol):
     common_point = np.asarray(result.common_point, dtype=float)
     if weights.size == 0 or np.any(weights < 0) or not np.all(np.isfinite(weights)):
         return False
-    positive = pairs[0] == 1
-    negative = ~positive
+    positive, negative = pairs[0] == 1, pairs[0] != 1
     sums = np.array([weights[positive].sum(), weights[negative].sum()])
     if not np.all(np.abs(sums - 1.0) <= 1e-9):  # the stated form; then normalised
         return False
@@ -131,13 +128,16 @@ def stated_certificate_agrees(result, points, pairs, spread, rtol):
 
 
 def hyperplane_forms_agree(coef, intercept, center, intercept_at_center):
-    """Whether ``intercept`` is the hyperplane's intercept about the origin when
-    ``intercept_at_center`` is its intercept about ``center``: equal to the
-    rounding of ``intercept_at_center - coef · center``."""
-    shift = np.asarray(coef, dtype=float) @ np.asarray(center, dtype=float)
-    terms = np.abs(coef) @ np.abs(center) + abs(intercept_at_center) + abs(intercept)
-    difference = abs(intercept - (intercept_at_center - shift))
-    return bool(difference <= 4 * rounding_factor(len(coef) + 2) * terms)
+    """Whether ``intercept`` (one per row of a machine's ``coef``) is the hyperplane's
+    intercept about the origin when ``intercept_at_center`` is its intercept about
+    ``center``: equal to the rounding of ``intercept_at_center - coef · center``."""
+    intercepts = np.atleast_1d(intercept), np.atleast_1d(intercept_at_center)
+    for w, b, b_c in zip(np.atleast_2d(coef), *intercepts, strict=True):
+        shift = np.asarray(w, dtype=float) @ np.asarray(center, dtype=float)
+        terms = np.abs(w) @ np.abs(center) + abs(b_c) + abs(b)
+        if not abs(b - (b_c - shift)) <= 4 * rounding_factor(len(w) + 2) * terms:
+            return False
+    return True
 
 
 def joint_proven_margins(
@@ -209,10 +209,9 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     or with ``exact``, in rationals (:func:`~._exact._simplex.exact_pair_weights`:
     within ``EXACT_SOLVE_WORK``, or ``EXACT_ENTRIES`` for a problem of
     ``problem_rows`` rows, or any size with ``exact``)."""
-    if not exact and pairs_enclosed(points, own, others, n_classes) is not None:
-        return True, None
-    if not exact and pairs_enclosed_in_axes(points, own, others, n_classes) is not None:
-        return True, None
+    for enclosed in () if exact else (pairs_enclosed, pairs_enclosed_in_axes):
+        if enclosed(points, own, others, n_classes) is not None:
+            return True, None
     decided, weights = exact_pair_weights(
         points, own, others, n_classes, problem_rows, exact
     )

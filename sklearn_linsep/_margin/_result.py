@@ -258,20 +258,12 @@ class _Verdict:
     def _least_margin(self, X, y):
         """The least proven margin of the rows of ``classes``: -inf where ``intercept``
         and ``intercept_at_center`` disagree (verify evaluates the second)."""
-        if self.center is not None and not all(
-            hyperplane_forms_agree(w, b, self.center, b_c)
-            for w, b, b_c in zip(
-                np.atleast_2d(self.coef),
-                np.atleast_1d(self.intercept),
-                np.atleast_1d(self.intercept_at_center),
-                strict=True,
-            )
-        ):
+        hyperplane = self.coef, self.intercept, self.center, self.intercept_at_center
+        if self.center is not None and not hyperplane_forms_agree(*hyperplane):
             return -np.inf
         member, codes = label_codes(y, self.classes)
         if not member.any():
             return np.inf
-        hyperplane = self.coef, self.intercept, self.center, self.intercept_at_center
         return float(self._proven_margins(X[member], codes[member], *hyperplane).min())
 
     _certificate_holds = certificate_holds
