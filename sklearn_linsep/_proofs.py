@@ -7,13 +7,10 @@ One rule each, used by the solvers' final check and by
   on its evaluation's rounding, is at least 1 (:func:`proven_margins`);
 * an inseparability certificate holds when positive weights on its rows make its
   two convex combinations coincide exactly over the rationals the float64 inputs
-  are (:func:`certificate_holds`, :func:`pairs_proof`): by a float enclosure of its
-  square system's solution (:func:`~._exact._enclosure.enclosed_positive`, in X's
-  frame or the rows' principal axes', :mod:`._exact._frames`), else in rationals
-  (:mod:`._exact`); and its stated weights and common point agree with that in
-  every feature to ``rtol`` of the feature's spread plus the sums' rounding
-  (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`). A certificate
-  that neither proves is not a proof.
+  are (:func:`certificate_holds`, :func:`pairs_proof`: a float enclosure, else
+  rationals), and its stated weights and common point agree with that in every
+  feature to ``rtol`` of the feature's spread plus the sums' rounding
+  (:func:`stated_certificate_agrees`, :func:`stated_pairs_agree`).
 
 Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive), as the verdict is.
 """

@@ -246,23 +246,18 @@ class _Search:
             self.certificates.append(answer)
             keep[answer] = False
             found += 1
-        if len(removed) == 0:
-            self.lower = max(self.lower, found)
-        elif found:
-            self.lower = max(self.lower, 1)
+        self.lower = max(self.lower, found if len(removed) == 0 else min(found, 1))
 
     def greedy(self):
         """Rows of largest hinge out until the rest separate, then those that can
         come back do; at most half the effort, after which the last soft limit's
         wrong-side rows go too (one more verdict). Its certificates are cuts. An
         uncertified step ends it: the bounds never rest on the greedy."""
-        limit = None if self.effort is None else self.effort // 2
+        limit = np.inf if self.effort is None else self.effort // 2
         keep = np.ones(self.n, bool)
         wrong_side = None
         try:
-            while self.stopped_by() is None and (
-                limit is None or self.verdicts + 3 <= limit
-            ):
+            while self.stopped_by() is None and self.verdicts + 3 <= limit:
                 separable, answer = self.verdict(keep)
                 if separable:
                     self.offer(*self._brought_back(keep, answer))

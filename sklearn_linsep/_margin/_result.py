@@ -1,15 +1,9 @@
-"""What the exact core answers, and what a solver's status means.
-
-* :class:`Status`: each solver's module maps its own statuses onto it with one
-  table (``_solvers._clarabel.CLARABEL``, ``_solvers._highs.HIGHS``) read by
-  :func:`read_status`; a status in no table is a SolverError that names it;
-* :class:`Hyperplane`: a solver's answer on a set of rows, its ``dual`` of one
-  meaning on every route;
-* :class:`MarginResult` (two classes, on X's scale), :class:`JointMarginResult`
-  (K classes' machine), and the public :class:`SeparabilityResult` and
-  :class:`JointSeparabilityResult` with their scale-aware ``verify``: the one place
-  where the exact layer's rationals become the public Fractions (``exact_coef``,
-  ``certificate_weights_exact``).
+"""What the exact core answers, and what a solver's status means: :class:`Status`
+(each solver maps its own onto it with one table, read by :func:`read_status`),
+:class:`Hyperplane` (a solver's answer on a set of rows), the margin results of two
+and K classes, and the public verdicts with their scale-aware ``verify``: the one
+place where the exact layer's rationals become the public Fractions
+(``exact_coef``, ``certificate_weights_exact``).
 """
 
 import enum
@@ -104,17 +98,14 @@ class _Verdict:
 
         A hyperplane (two classes) or a linear machine (K classes) holds when
         every row's margin ``c_i (coef · x_i + intercept)``, or its least margin
-        over the other classes, less a proven bound on the rounding of its
-        scores, is at least ``1 - rtol`` (evaluated about ``center`` when the
-        result has one: far from the origin the scores have no digits left);
-        ``exact_coef``, where given, is checked in rationals. An inseparability
-        certificate holds when positive weights exist on its rows (pairs),
-        summing to 1 on each side (to 1), whose two combinations coincide (that
-        balance per class) exactly on the rows as given: proved by a float
-        enclosure of the solution of its system, or where that cannot decide,
-        solved in rationals (see the user guide, "What exact means"); and its
-        stated ``certificate_weights`` (and ``common_point``) agree with that in
-        every feature to ``rtol`` of the feature's spread over the classes.
+        over the other classes, less a proven bound on its rounding, is at least
+        ``1 - rtol`` (about ``center`` where the result has one); ``exact_coef``,
+        where given, is checked in rationals. An inseparability certificate holds
+        when positive weights on its rows (pairs), summing to 1 on each side (to
+        1), make its two combinations coincide (balance per class) exactly on the
+        rows as given (see the user guide, "What exact means"), and its stated
+        ``certificate_weights`` (and ``common_point``) agree with that in every
+        feature to ``rtol`` of the feature's spread over the classes.
 
         Parameters
         ----------
@@ -130,16 +121,14 @@ class _Verdict:
             float form (relative to each feature's spread); neither proof
             depends on it.
         check : {"proof", "exact", "tolerance"}, default="proof"
-            ``"proof"``: as above, the certificate proved by its float
-            enclosure or, where that cannot decide, in rationals within
-            ``_exact._farkas.EXACT_SOLVE_WORK`` (False beyond); where the result
-            holds ``certificate_weights_exact``, by those balancing exactly.
-            ``"exact"``: in rational arithmetic whatever the size: the
-            certificate's weights solved in rationals (:meth:`exact_weights`;
-            growing with the cube of its rows) and, in memory, the margins
-            evaluated in rationals. ``"tolerance"``: only the stated
-            certificate's float form, to ``rtol`` of each feature's spread:
-            not a proof (the check of a result whose ``proven`` is False).
+            ``"proof"``: the certificate proved by ``certificate_weights_exact``
+            balancing exactly, else by its float enclosure or, where that cannot
+            decide, in rationals within ``_exact._farkas.EXACT_SOLVE_WORK``
+            (False beyond). ``"exact"``: in rationals whatever the size (the
+            certificate's weights as :meth:`exact_weights`, at a cost growing
+            with the cube of its rows; in memory, the margins too).
+            ``"tolerance"``: the stated certificate's float form only: not a
+            proof (the check of a result whose ``proven`` is False).
 
         Returns
         -------
@@ -167,15 +156,12 @@ class _Verdict:
         """The certificate's weights as exact rationals, solved on its rows of X.
 
         Weights on the certificate's rows (two classes: ``λ ≥ 0`` on
-        ``certificate_indices``, summing to 1 on each side, whose two
-        combinations coincide exactly) or pairs (K classes: ``μ ≥ 0`` on
-        (``certificate_indices``, ``certificate_classes``), summing to 1, that
-        balance per class exactly), as a list of :class:`fractions.Fraction`
-        aligned with them (the enclosure that proves the certificate by default
-        shows they exist without computing them). Where the result holds
-        ``certificate_weights_exact`` and they balance exactly on this X, those;
-        else solved in rationals, at a cost growing with the cube of the
-        certificate's rows.
+        ``certificate_indices``, summing to 1 on each side) or pairs (K classes:
+        ``μ ≥ 0`` on (``certificate_indices``, ``certificate_classes``), summing
+        to 1) that balance exactly, aligned with them: ``certificate_weights_exact``
+        where they balance on this X, else solved in rationals at a cost growing
+        with the cube of the certificate's rows (the enclosure that proves a
+        certificate shows they exist without computing them).
 
         Parameters
         ----------
@@ -302,8 +288,7 @@ class SeparabilityResult(_Verdict):
     each class and ``certificate_weights`` (λ ≥ 0, summing to 1 within each class)
     whose convex combinations coincide at ``common_point``: a point in both convex
     hulls, so no hyperplane has the two classes on strictly opposite sides (Gordan,
-    Farkas).
-    Either certificate is checked with one matrix product by :meth:`verify`.
+    Farkas). :meth:`verify` checks either.
 
     Attributes
     ----------
@@ -325,34 +310,29 @@ class SeparabilityResult(_Verdict):
     certificate_signs : ndarray
         ``c`` (+1 for ``classes[1]``) of the certificate's samples.
     center, intercept_at_center : ndarray of shape (n_features,), float
-        The same hyperplane about a centre of the data:
-        ``coef · (x - center) + intercept_at_center``. It is what
-        :meth:`verify` evaluates. Given only where the data lie so far from the
-        origin that float64 cannot add ``intercept`` to ``coef · x`` (a
-        ``UserWarning`` then says so); None otherwise.
+        The same hyperplane about a centre of the data,
+        ``coef · (x - center) + intercept_at_center``, which :meth:`verify`
+        evaluates: given only where float64 cannot add ``intercept`` to
+        ``coef · x`` on the data (a ``UserWarning`` says so); None otherwise.
     certificate_weights_exact : list of fractions.Fraction
         The certificate's weights as exact rationals (``certificate_weights``
-        are their float64 roundings): the combinations coincide exactly on the
-        rows as given. Computed only where the float enclosure that proves a
-        certificate could not decide and rational arithmetic did; None
-        otherwise (:meth:`exact_weights` computes them on request).
+        are their float64 roundings), computed only where the float enclosure
+        could not decide and rational arithmetic did; None otherwise
+        (:meth:`exact_weights` computes them on request).
     exact_coef, exact_intercept : list of fractions.Fraction, fractions.Fraction
         Where the classes come within float64's rounding of touching, the
-        verdict is decided in rational arithmetic and the separating hyperplane
-        is given exactly here (with ``c_i (w·x_i + b) ≥ 1`` on every row, as
-        rationals); ``coef`` and ``intercept`` are then its float64 roundings
-        (which may not separate) and ``margin`` its own, not the maximal one. A
-        ``UserWarning`` says so. None otherwise.
+        hyperplane decided in rational arithmetic (``c_i (w·x_i + b) ≥ 1`` on
+        every row, as rationals; a ``UserWarning`` says so); ``coef`` and
+        ``intercept`` are its float64 roundings (which may not separate) and
+        ``margin`` its own, not the maximal one. None otherwise.
     proven : bool
         Whether the answer is a proof in exact arithmetic on the rows as given
-        (see the user guide, "What exact means"). False only for an
-        inseparability certificate that neither its float enclosure nor
-        rational arithmetic could prove, on a problem too large to decide
-        exactly (beyond ``_exact._farkas.EXACT_ENTRIES``): it holds to ``1e-9`` of each
-        feature's spread (``verify(X, y, check="tolerance")``), ``verify(X, y)``
-        is False, and a ``UserWarning`` says so: the classes may be separable
-        by a narrower gap (rounded linear combinations of features often are,
-        in exact arithmetic).
+        (see the user guide, "What exact means"). False only for a certificate
+        that neither its float enclosure nor rational arithmetic could prove, on
+        a problem beyond ``_exact._farkas.EXACT_ENTRIES``: it holds to ``1e-9``
+        of each feature's spread (``verify(X, y, check="tolerance")``),
+        ``verify(X, y)`` is False, and a ``UserWarning`` says so: the classes
+        may be separable by a narrower gap.
 
     Examples
     --------
@@ -466,8 +446,7 @@ def certificate_rows(X, y, indices):
 def label_codes(y, classes):
     """``(member, codes)``: which labels of ``y`` are among ``classes``, and each
     member's position in ``classes`` (0 elsewhere)."""
-    y = np.asarray(y)
-    classes = np.asarray(classes)
+    y, classes = np.asarray(y), np.asarray(classes)
     order = np.argsort(classes, kind="stable")
     ordered = classes[order]
     position = np.clip(np.searchsorted(ordered, y), 0, len(classes) - 1)
@@ -501,10 +480,9 @@ class JointSeparabilityResult(_Verdict):
     intercept : ndarray of shape (n_classes,)
     margin : float
         ``min_{j<k} 1/‖w_j - w_k‖`` (None when inseparable). Where the features'
-        spreads are so far apart (beyond 1e3) that the maximal margin in X's
-        units cannot be certified, a UserWarning says so and the machine is the
-        maximal margin with each feature divided by its spread: it still
-        separates every row, and ``margin`` is its own.
+        spreads lie so far apart (beyond 1e3) that the maximal margin in X's units
+        cannot be certified, a UserWarning says so and the machine (still
+        separating every row) is the maximal one of the features over their spreads.
     certificate_indices : ndarray of shape (n_pairs,)
         The rows of the certificate's pairs (a row may appear more than once),
         by position (0 to n_samples - 1, as ``X[indices]`` takes them).
@@ -517,22 +495,18 @@ class JointSeparabilityResult(_Verdict):
         μ ≥ 0, summing to 1.
     center, intercept_at_center : ndarray of shape (n_features,), (n_classes,)
         The same machine about a centre of the data (scores
-        ``coef @ (x - center) + intercept_at_center``), given only where float64
-        cannot evaluate ``coef @ x + intercept`` on the data (a ``UserWarning``
-        says so); None otherwise.
+        ``coef @ (x - center) + intercept_at_center``), where float64 cannot
+        evaluate ``coef @ x + intercept`` (a ``UserWarning`` says so); else None.
     certificate_weights_exact : list of fractions.Fraction
-        μ as exact rationals: the pairs balance exactly on the rows as given.
-        Computed only where the float enclosure could not decide and rational
-        arithmetic did; None otherwise (:meth:`exact_weights` computes them).
+        μ as exact rationals, where the float enclosure could not decide and
+        rational arithmetic did; else None (:meth:`exact_weights` computes them).
     exact_coef, exact_intercept : list of lists of fractions.Fraction, list
-        Where the classes come within float64's rounding of touching, the
-        machine decided in rational arithmetic (every pair margin ≥ 1 as
-        rationals); ``coef`` and ``intercept`` are its float64 roundings and
-        ``margin`` its own. None otherwise.
+        Where the classes come within float64's rounding of touching, the machine
+        decided in rational arithmetic (every pair margin ≥ 1 as rationals);
+        ``coef`` and ``intercept`` are its roundings, ``margin`` its own; else None.
     proven : bool
         Whether the answer is a proof in exact arithmetic, as
-        :attr:`SeparabilityResult.proven` (False only for a certificate that
-        holds to a tolerance, on a problem too large to decide exactly).
+        :attr:`SeparabilityResult.proven`.
     n_features : int
         The number of features of the data it was found on (:meth:`verify`
         refuses X of another).
