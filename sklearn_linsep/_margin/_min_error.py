@@ -131,13 +131,9 @@ class _Search:
         self.rounds = 0
         # (removed rows, coef, intercept); to begin with, every row outside the
         # largest class out (ties: the first, so of two equal classes the positive
-        # rows go) and a constant machine (that class's score 1, the others 0).
+        # rows go) and a constant machine.
         largest = np.argmax(np.bincount(codes, minlength=self.n_classes))
-        self.best = (
-            np.flatnonzero(codes != largest),
-            np.zeros((self.n_classes, X.shape[1])),
-            np.where(np.arange(self.n_classes) == largest, 1.0, 0.0),
-        )
+        self.best = (np.flatnonzero(codes != largest), *self._constant(largest))
 
     @property
     def upper(self):
@@ -150,13 +146,16 @@ class _Search:
         rows = np.flatnonzero(keep)
         present = np.unique(self.codes[rows])
         if present.size < 2:  # one class left: a constant rule classifies it
-            intercept = np.zeros(self.n_classes)
-            intercept[present] = 1.0
-            return True, (np.zeros((self.n_classes, self.X.shape[1])), intercept)
+            return True, self._constant(present)
         result = self._machine(rows, present, soft=False)
         if result.separable:
             return True, self._all_classes(rows, present, result)
         return False, rows[np.asarray(result.certificate.certificate_indices)]
+
+    def _constant(self, classes):
+        """The constant machine: score 1 for ``classes``, 0 for the others."""
+        scores = np.isin(np.arange(self.n_classes), classes).astype(float)
+        return np.zeros((self.n_classes, self.X.shape[1])), scores
 
     def margins(self, rows, machine):
         """Each row's least ``s_own - s_k`` over the other classes; two

@@ -220,10 +220,7 @@ class _Verdict:
         rationals: of ``exact_coef`` with tolerance 0, else of ``coef`` and its
         intercepts (about ``center`` where given) with ``rtol``."""
         if self.exact_coef is not None:
-            machine = np.ndim(self.exact_coef) == 2
-            W = self.exact_coef if machine else [self.exact_coef]
-            b = self.exact_intercept if machine else [self.exact_intercept]
-            tolerance = fraction(0)
+            W, b, tolerance = self.exact_coef, self.exact_intercept, fraction(0)
         else:
             W = [rational(row) for row in np.atleast_2d(self.coef)]
             tolerance = rational_scalar(rtol)
@@ -233,8 +230,10 @@ class _Verdict:
                 center = rational(self.center)
                 offsets = rational(self.intercept_at_center)
                 b = [c - exact_dot(w, center) for w, c in zip(W, offsets, strict=True)]
-        if len(W) == 1:  # a hyperplane: K = 2's machine (-w/2, w/2)
-            W, b = as_machine(W[0], b[0])
+            if self._per_mu == 2:  # two classes: one hyperplane
+                W, b = W[0], b[0]
+        if self._per_mu == 2:  # a hyperplane as K = 2's machine (-w/2, w/2)
+            W, b = as_machine(W, b)
         member, codes = label_codes(y, self.classes)
         least = least_pair_margin(
             _dense(X[member]), codes[member], len(self.classes), W, b
@@ -400,10 +399,8 @@ class SeparabilityResult(_Verdict):
         """
         if self.separable:
             return f"separable, by a hyperplane of margin {self.margin:.6g}"
-        counts = [
-            int(np.sum(self.certificate_signs < 0)),
-            int(np.sum(self.certificate_signs > 0)),
-        ]
+        signs = self.certificate_signs
+        counts = int(np.sum(signs < 0)), int(np.sum(signs > 0))
         negative, positive = names or (
             f"class {plain_label(label)!r}" for label in self.classes
         )
@@ -433,14 +430,10 @@ def certificate_rows(X, y, indices):
             f"The certificate names row {indices.max()}, beyond the "
             f"{X.shape[0]} rows of X: it is not a certificate of these data."
         )
-    points, labels = (
-        part.compute() if hasattr(part, "compute") else part
-        for part in (X[indices], y[indices])
-    )
-    points = _dense(points)
+    points = _dense(X[indices])
     if not np.all(np.isfinite(points)):
         raise ValueError("The certificate's rows of X contain NaN or infinity.")
-    return points, np.asarray(labels)
+    return points, np.asarray(y[indices])
 
 
 def label_codes(y, classes):
