@@ -24,8 +24,7 @@ def certificate_from_subset(two_class, working, classes=(0, 1), weights=None,
     verified first: a wrong infeasibility gives a SolverError, never a false one.
     With ``per_feature`` (sparse rows) the LP's rows are only divided by each
     feature's spread (:func:`~.._working_set.per_feature_rows`: centring would
-    fill them).
-    """
+    fill them)."""
     pair = two_class.opposite_duplicates()
     if pair is not None:
         return checked_certificate(two_class, np.asarray(pair), np.ones(2), classes)
@@ -54,11 +53,9 @@ def certificate_from_subset(two_class, working, classes=(0, 1), weights=None,
 
 
 def sparse_certificate(two_class, classes=(0, 1)):
-    """The Farkas certificate of sparse rows from one LP over them all; None where
-    they are separable or it does not verify. λ is the same in every affine frame,
-    so the rows are only divided by each feature's spread (centring would fill
-    them): one sparse dual simplex, the cost of HiGHS's own separating LP, where
-    the working set would densify the rows."""
+    """The Farkas certificate of sparse rows from one LP over them all (one sparse
+    dual simplex, the cost of HiGHS's own separating LP, where the working set would
+    densify the rows); None where they are separable or it does not verify."""
     active = np.flatnonzero(two_class.active)
     try:
         return certificate_from_subset(two_class, active, classes, per_feature=True)
@@ -71,13 +68,12 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
     """The inseparability result of ``weights`` on ``ids``: rows of two classes (λ,
     a :class:`SeparabilityResult`) or constraint ids of Kesler's pairs (μ, a
     :class:`JointSeparabilityResult`), two classes being K = 2 pairs, one a row
-    (λ = 2μ). Proved on them (:func:`~.._proofs.pairs_proof`: a float enclosure, else
-    rationals whose weights replace the stated ones; or ``exact_weights``, known to
-    balance exactly), its stated form checked against the spreads; else a
-    SolverError. Unproved beyond an exact decision (and not ``proof_only``):
-    ``proven`` False (:func:`without_proof`)."""
-    # Pairs by the protocol's mark, not a class: PairRows declares ``n_classes`` and
-    # ``codes``, TwoClassRows neither, so any backend of pairs is read as pairs.
+    (λ = 2μ). Proved on them (:func:`~.._proofs.pairs_proof`, whose rational weights
+    replace the stated ones; or ``exact_weights``, known to balance exactly), its
+    stated form checked against the spreads; else a SolverError. Unproved beyond an
+    exact decision (and not ``proof_only``): ``proven`` False."""
+    # Pairs by the protocol's mark (PairRows' ``n_classes`` and ``codes``), not a
+    # class, so any backend of pairs is read as pairs.
     of_pairs = hasattr(rows, "n_classes") and hasattr(rows, "codes")
     if of_pairs:
         verdict, n_classes, what = JointSeparabilityResult, rows.n_classes, "pairs"

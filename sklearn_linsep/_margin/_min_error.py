@@ -55,12 +55,10 @@ class MinimumErrorResult:
     coef, intercept : ndarray of shape (n_features,), float; or (K, n_features), (K,)
         The maximal-margin hyperplane of the rows kept: ``coef · x + intercept``
         is at least 1 on the kept rows of ``classes[1]`` and at most -1 on those
-        of ``classes[0]``. (Where the removal leaves one class only, ``coef`` is 0
-        and ``intercept`` ±1.) For K > 2 classes, a linear machine of shapes
-        (K, n_features) and (K,) that classifies every kept row right
-        (``argmax_k coef_k · x + intercept_k``): the Crammer–Singer maximal
-        margin of the classes kept, a class with no row kept scoring below
-        every kept row's own class.
+        of ``classes[0]`` (where one class is left, ``coef`` is 0 and
+        ``intercept`` ±1). For K > 2 classes, the Crammer–Singer machine of the
+        classes kept (``argmax_k coef_k · x + intercept_k`` right on every kept
+        row), a class with no row kept scoring below every kept row's own class.
     classes : ndarray of shape (n_classes,)
     n_certificates : int
         Certificates of inseparability found (the hitting-set MIP's rows).
@@ -179,10 +177,8 @@ class _Search:
         # A search step is not an answer, and a hyperplane about a centre (or a
         # machine in its own frame) still separates to rounding: no warning.
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "The data lie so far", UserWarning)
-            warnings.filterwarnings(
-                "ignore", "The classes separate jointly", UserWarning
-            )
+            quiet = "The data lie so far|The classes separate jointly"
+            warnings.filterwarnings("ignore", quiet, UserWarning)
             if present.size == 2:
                 return maximal_margin_of(
                     ScaledRows(self.X[rows], np.where(codes == 1, 1.0, -1.0)),

@@ -68,12 +68,10 @@ class Hyperplane:
     """A subproblem's answer on a set of rows: a hyperplane ``(coef, intercept)`` with
     its dual, or infeasibility (no separator of the rows). ``dual`` means the same on
     every route: the Lagrange multiplier ``ν_i`` of row i's margin constraint
-    ``c_i (w·z_i + b) - 1`` (``≥ 0`` for ``≥``, ``≤ 0`` for ``≤``, free on ``=``). On
-    the margin QPs stationarity makes it the dual coefficient, ``w = Σ ν_i c_i z_i``;
-    on the least-hinge LP, ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``. The soft
-    limit's second stage gives it on the LP's optimal face (rows beyond their margin at
-    0) whichever QP solved it. ``weights`` (λ, for warm starts and the certificate) may
-    be left None: :func:`~._solvers.margin_of_rows` fills it from ``dual``."""
+    ``c_i (w·z_i + b) - 1`` (``≥ 0`` for ``≥``, ``≤ 0`` for ``≤``, free on ``=``): on
+    the margin QPs ``w = Σ ν_i c_i z_i``; on the least-hinge LP (and the soft limit's
+    second stage, on its optimal face) ``Σ ν_i c_i (z_i, 1) = 0`` with ``0 ≤ ν ≤ s``.
+    ``weights`` (λ) may be left None: :func:`~._solvers.margin_of_rows` fills it."""
 
     feasible: bool
     coef: np.ndarray = None  # w
@@ -413,8 +411,7 @@ class SeparabilityResult(_Verdict):
 
 def certificate_rows(X, y, indices):
     """``(points, labels)``: the certificate's rows of X (in memory or dask) as dense
-    float64, and their labels; a ValueError where X and y do not fit together or the
-    rows are not finite."""
+    float64, and their labels; else a ValueError."""
     if not hasattr(X, "compute"):  # (a dask array: only these rows come over)
         X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
     if not hasattr(y, "compute"):
@@ -453,17 +450,15 @@ class JointSeparabilityResult(_Verdict):
     classifies every row right), with a certificate either way.
 
     Separable: ``coef`` W (K × p) and ``intercept`` b (K) with
-    ``(w_{y_i} - w_k)·x_i + b_{y_i} - b_k ≥ 1`` for every row i and every other
-    class k, so ``argmax_k (w_k·x + b_k)`` is every row's own class: the
-    Crammer–Singer maximal margin (``min ½ Σ‖w_k‖²``, :class:`HardMarginSVM`
-    with ``multi_class="crammer_singer"``), whose ``margin`` is the least
-    distance of a row to a boundary between its class and another,
-    ``min_{j<k} 1/‖w_j - w_k‖``. Inseparable: Farkas weights μ ≥ 0 (summing to
+    ``(w_{y_i} - w_k)·x_i + b_{y_i} - b_k ≥ 1`` for every row i and every other class
+    k, so ``argmax_k (w_k·x + b_k)`` is every row's own class: the Crammer–Singer
+    maximal margin (``min ½ Σ‖w_k‖²``, :class:`HardMarginSVM` with
+    ``multi_class="crammer_singer"``). Inseparable: Farkas weights μ ≥ 0 (summing to
     1) on pairs (row ``certificate_indices[j]``, other class
-    ``certificate_classes[j]``) that balance per class, in weight and in
-    weighted rows: ``Σ_j μ_j (e_{y_j} - e_{k_j}) ⊗ (x_j, 1) = 0``. Any W, b would
-    give those pairs margins whose μ-weighted sum is 0, so not all ≥ 1 (Kesler's
-    construction; Farkas). :meth:`verify` checks either.
+    ``certificate_classes[j]``) that balance per class, in weight and in weighted
+    rows: ``Σ_j μ_j (e_{y_j} - e_{k_j}) ⊗ (x_j, 1) = 0``. Any W, b would give those
+    pairs margins whose μ-weighted sum is 0, so not all ≥ 1 (Kesler's construction;
+    Farkas). :meth:`verify` checks either.
 
     Attributes
     ----------
@@ -472,7 +467,8 @@ class JointSeparabilityResult(_Verdict):
     coef : ndarray of shape (n_classes, n_features)
     intercept : ndarray of shape (n_classes,)
     margin : float
-        ``min_{j<k} 1/‖w_j - w_k‖`` (None when inseparable). Where the features'
+        ``min_{j<k} 1/‖w_j - w_k‖``, the least distance of a row to a boundary
+        between its class and another (None when inseparable). Where the features'
         spreads lie so far apart (beyond 1e3) that the maximal margin in X's units
         cannot be certified, a UserWarning says so and the machine (still
         separating every row) is the maximal one of the features over their spreads.
