@@ -14,13 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact._farkas import (
-    as_machine,
-    least_pair_margin,
-    pairs_matrix,
-    side_pairs,
-    solves_exactly,
-)
+from .._exact._farkas import as_machine, least_pair_margin, pairs_matrix, solves_exactly
 from .._exact._numbers import exact_dot, fraction, rational, rational_scalar
 from .._proofs import (
     certificate_holds,
@@ -251,6 +245,19 @@ class _Verdict:
 
     _certificate_holds = certificate_holds
 
+    def _pairs_of(self, labels):
+        """``(own, others, K)`` of the certificate's pairs (two classes: a row against
+        the other class), or None where a pair's row or class is of no class of
+        ``classes``, or the same."""
+        member, own = label_codes(labels, self.classes)
+        if self._per_mu == 2:
+            known, others = member, 1 - own
+        else:
+            known, others = label_codes(self.certificate_classes, self.classes)
+        if not (np.all(member) and np.all(known)) or np.any(own == others):
+            return None
+        return own, others, len(self.classes)
+
     def _pair_weights(self, weights):
         """The pairs' μ of the certificate's ``weights`` (None stays None)."""
         return None if weights is None else [value / self._per_mu for value in weights]
@@ -367,13 +374,6 @@ class SeparabilityResult(_Verdict):
         return None if found is None else int(np.shape(found)[-1])
 
     _unit, _per_mu = "samples", 2  # a pair per row: λ = 2μ
-
-    def _pairs_of(self, labels):
-        """``(own, others, 2)``: the rows' pairs, or None where a row is of no
-        class of ``classes``."""
-        if not np.all(np.isin(labels, self.classes)):
-            return None
-        return (*side_pairs(labels == self.classes[1]), 2)
 
     @staticmethod
     def _proven_margins(rows, codes, *hyperplane):
@@ -534,15 +534,6 @@ class JointSeparabilityResult(_Verdict):
             self.n_features = int(np.shape(self.coef)[-1])
 
     _unit, _per_mu = "pairs", 1
-
-    def _pairs_of(self, labels):
-        """``(own, others, K)`` of the certificate's pairs, or None where a
-        pair's row or class is of no class of ``classes``, or the same."""
-        member, own = label_codes(labels, self.classes)
-        known, others = label_codes(self.certificate_classes, self.classes)
-        if not (np.all(member) and np.all(known)) or np.any(own == others):
-            return None
-        return own, others, len(self.classes)
 
     _proven_margins = staticmethod(joint_proven_margins)
 
