@@ -200,12 +200,10 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     """``(proved, μ)``: whether ``μ > 0`` on these pairs, summing to 1, balance
     Kesler's rows exactly (True, False, or None beyond the limits), with the
     rational μ where computed. First the float enclosure (:func:`pairs_enclosed`),
-    then the same in the rows' principal axes
-    (:func:`~._exact._frames.pairs_enclosed_in_axes`: features that are rounded
+    then the same in the rows' principal axes (features that are rounded
     combinations of others make X's system near-singular); where neither decides,
     or with ``exact``, in rationals (:func:`~._exact._simplex.exact_pair_weights`:
-    within ``EXACT_SOLVE_WORK``, or ``EXACT_ENTRIES`` for a problem of
-    ``problem_rows`` rows, or any size with ``exact``)."""
+    within its limits for ``problem_rows`` rows, or any size with ``exact``)."""
     for enclosed in () if exact else (pairs_enclosed, pairs_enclosed_in_axes):
         if enclosed(points, own, others, n_classes) is not None:
             return True, None

@@ -112,11 +112,9 @@ def _as_hyperplane(coef, intercept):
 
 
 class _Search:
-    """One search's state: X, the codes of K ≥ 2 classes, the certificates, the best
-    removal, the limits. A rule is a machine ``(W, b)``; two classes are K = 2 with
-    ``W = (-w/2, w/2)`` (exactly: ``w = w_1 - w_0``, :func:`_as_hyperplane`).
-    ``effort`` counts exact verdicts (a working-set solve each), the same on any
-    machine."""
+    """One search over X with codes of K ≥ 2 classes: its certificates, best removal
+    and limits (``effort`` counts exact verdicts, the same on any machine). A rule is
+    a machine ``(W, b)``; two classes are K = 2 with ``W = (-w/2, w/2)``."""
 
     def __init__(self, X, codes, tol, classes, time_limit, effort):
         self.X, self.codes, self.tol, self.classes = X, codes, tol, classes
@@ -132,10 +130,6 @@ class _Search:
         # rows go) and a constant machine.
         largest = np.argmax(np.bincount(codes, minlength=self.n_classes))
         self.best = (np.flatnonzero(codes != largest), *self._constant(largest))
-
-    @property
-    def upper(self):
-        return self.best[0].size
 
     def verdict(self, keep):
         """``(separable, machine or certificate rows)`` of the mask ``keep``, counted;
@@ -211,7 +205,7 @@ class _Search:
 
     def stopped_by(self):
         """Why the search must stop now (None: it may go on)."""
-        if self.lower >= self.upper:
+        if self.lower >= self.best[0].size:  # the upper bound
             return "optimal"
         if self.effort is not None and self.verdicts >= self.effort:
             return "effort"

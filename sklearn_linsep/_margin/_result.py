@@ -80,10 +80,9 @@ class Hyperplane:
 class _Verdict:
     """What the two public verdicts share. Two classes are the case K = 2 of pairs
     (row, other class), so one check of a hyperplane, machine or certificate serves
-    both; a kind says how its labels make pairs (``_pairs_of``), its weights per pair's
-    μ (``_per_mu``: two classes' λ is 2μ), its rounding-bounded margins
-    (``_proven_margins``) and whether its certificate's float form agrees as stated
-    (``_stated_agrees``)."""
+    both; a kind gives its weights per pair's μ (``_per_mu``: two classes' λ is 2μ),
+    its rounding-bounded margins (``_proven_margins``) and the rule of its stated
+    certificate (``_stated_agrees``)."""
 
     def verify(self, X, y, rtol=1e-9, check="proof"):
         """Re-check the certificate on ``(X, y)``: a proof either way.
@@ -239,9 +238,8 @@ class _Verdict:
         if self.center is not None and not hyperplane_forms_agree(*hyperplane):
             return -np.inf
         member, codes = label_codes(y, self.classes)
-        if not member.any():
-            return np.inf
-        return float(self._proven_margins(X[member], codes[member], *hyperplane).min())
+        margins = self._proven_margins(X[member], codes[member], *hyperplane)
+        return float(margins.min(initial=np.inf))  # inf: no row of theirs here
 
     _certificate_holds = certificate_holds
 
@@ -414,8 +412,7 @@ def certificate_rows(X, y, indices):
     float64, and their labels; else a ValueError."""
     if not hasattr(X, "compute"):  # (a dask array: only these rows come over)
         X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
-    if not hasattr(y, "compute"):
-        y = np.asarray(y).reshape(-1)
+    y = y if hasattr(y, "compute") else np.asarray(y).reshape(-1)
     if len(X.shape) != 2 or X.shape[0] != len(y):
         raise ValueError(
             f"exact_weights needs X of shape (n_samples, n_features) and y of "
