@@ -239,7 +239,7 @@ class _Verdict:
             return -np.inf
         member, codes = label_codes(y, self.classes)
         margins = self._proven_margins(X[member], codes[member], *hyperplane)
-        return float(margins.min(initial=np.inf))  # inf: no row of theirs here
+        return float(margins.min(initial=np.inf))  # inf: a block without their rows
 
     _certificate_holds = certificate_holds
 
