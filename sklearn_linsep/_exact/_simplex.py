@@ -111,14 +111,10 @@ class FarkasColumns:
             if kept:
                 nonzero[kept[-1]] = False
         self.kept = np.flatnonzero(nonzero)
+        self.m = self.kept.size  # a basis is m × m
         self.e = np.asarray(e, dtype=float)[self.kept]
         # One block: the columns kept, not rebuilt at every step.
         self._whole = A[self.kept] if len(blocks) == 1 else None
-
-    @property
-    def m(self):
-        """The equations kept: a basis is m × m."""
-        return self.kept.size
 
     def blocks(self):
         """The column ids in blocks of about ``PRICE_BLOCK_ENTRIES`` entries."""
@@ -301,7 +297,6 @@ def _pivots(system, basis, columns, max_pivots):
         basis[leaving] = entering
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
-    return None  # pragma: no cover
 
 
 class _ExactColumns:

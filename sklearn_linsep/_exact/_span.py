@@ -43,16 +43,13 @@ class _Span:
     def __init__(self, X, pivot, shifts, prime):
         self.X, self.pivot, self.shifts, self.prime = X, pivot, shifts, prime
 
-    def residues(self, rows):
-        rows = np.asarray(rows, dtype=np.intp)
-        difference = prime_residues(self.X[rows], self.prime)
-        difference -= prime_residues(self.X[self.pivot[rows]], self.prime)
-        return difference % self.prime
-
     def independent(self, candidates):
         """``(rows, residues)``: the earliest largest subset of ``candidates``
         whose differences are independent modulo the prime (so over the rationals)."""
-        residues = self.residues(candidates)
+        rows = np.asarray(candidates, dtype=np.intp)
+        residues = prime_residues(self.X[rows], self.prime)
+        residues -= prime_residues(self.X[self.pivot[rows]], self.prime)
+        residues %= self.prime
         _, found = echelon_pivots(np.ascontiguousarray(residues.T), self.prime)
         return [candidates[k] for k in found], residues[found]
 
