@@ -283,15 +283,15 @@ def _pivots(system, basis, columns, max_pivots):
             y = B.transpose().solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
-        y = [y[i, 0] for i in range(m)]
+        y = y.entries()
         entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
         if entering is None:
             dual = scattered(system.equations, system.kept, y)  # 0: left out
             return "separator", (dual, [j for j in basis if j > T])
         if step == max_pivots:
             return None
-        u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
-        leaving = _leaving(basis, [u[i, 0] for i in range(m)])
+        u = B.solve(_matrix(columns([entering])))
+        leaving = _leaving(basis, u.entries())
         if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
             raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
         basis[leaving] = entering
@@ -318,9 +318,9 @@ class _ExactColumns:
 
 
 def _matrix(columns):
-    """The square ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
-    m = len(columns)
-    return fmpq_matrix(m, m, [columns[c][r] for r in range(m) for c in range(m)])
+    """The ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
+    m, n = len(columns[0]), len(columns)
+    return fmpq_matrix(m, n, [column[r] for r in range(m) for column in columns])
 
 
 def _float_start(system):
@@ -432,11 +432,9 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
         positive = outside & (prices > bound)
         undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
         if undecided.size and exact_columns is not None:
-            ids = block[undecided]
-            rows = exact_columns(ids)
-            exact = fmpq_matrix(len(ids), system.m, [v for row in rows for v in row])
-            exact = exact * fmpq_matrix(system.m, 1, y)
-            positive[undecided] = [exact[i, 0] > 0 for i in range(len(ids))]
+            undecided_columns = _matrix(exact_columns(block[undecided]))
+            exact = (fmpq_matrix(1, system.m, y) * undecided_columns).entries()
+            positive[undecided] = [value > 0 for value in exact]
         if not positive.any():
             continue
         if bland:
@@ -530,13 +528,11 @@ def _leaving(basis, u, bland=True, tol=0):
 def _certificate(system, basis, exact_columns):
     """``(ids, λ)``: ``λ = B⁻¹ e`` on the basis without ``t`` (≥ 0, 0 on unit
     columns: the last step kept it feasible), its positive entries."""
-    m = system.m
-    e = fmpq_matrix(m, 1, [as_fmpq(v) for v in system.e])
-    solved = _matrix(exact_columns(basis)).solve(e)
-    weights = [as_fraction(solved[i, 0]) for i in range(m)]
+    solved = _matrix(exact_columns(basis)).solve(_matrix(exact_columns([T])))
+    weights = [as_fraction(value) for value in solved.entries()]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
-    keep = [i for i in range(m) if weights[i] > 0]
+    keep = [i for i, w in enumerate(weights) if w > 0]
     return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
 
 
