@@ -198,9 +198,7 @@ class _ExactPairs:
             solution = system.solve(right)
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
-        b = [None] * self.K
-        for cls, c in column.items():
-            b[cls] = solution[c, 0]
+        b = [solution[column[k], 0] if k in column else None for k in range(self.K)]
         return [solution[a, 0] for a in range(h)], b
 
     def leaving_for(self, held, alpha, joining):
@@ -213,16 +211,11 @@ class _ExactPairs:
         rows = self._rows(ids)
         gram = rows * rows.transpose()
         h = len(held)
-        M, right = fmpq_matrix(h, h), fmpq_matrix(h, 1)
-        for a, i in enumerate(held):
-            for c, j in enumerate(ids):
-                value = self._sign(i, j) * (gram[a, c] + 1)
-                if c < h:
-                    M[a, c] = value
-                else:
-                    right[a, 0] = value
+        values = [[self._sign(i, j) * (gram[a, c] + 1) for c, j in enumerate(ids)]
+                  for a, i in enumerate(held)]  # fmt: skip
+        M = fmpq_matrix(h, h, [value for row in values for value in row[:-1]])
         try:
-            c = M.solve(right)
+            c = M.solve(fmpq_matrix(h, 1, [row[-1] for row in values]))
         except ZeroDivisionError:  # the held rows are independent: not here
             return None
         ratios = [(alpha[a] / c[a, 0], a) for a in range(h) if c[a, 0] > 0]

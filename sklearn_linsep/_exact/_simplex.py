@@ -262,15 +262,11 @@ def _refined_solves(B):
 
 def _float_matrix(system, basis):
     """The basis's columns in float64: ``e`` for ``t``, unit columns, ``A``'s."""
-    m = system.m
-    B = np.zeros((m, m))
-    lam = [i for i, j in enumerate(basis) if j > T]
-    B[:, lam] = system([basis[i] for i in lam])
-    for i, j in enumerate(basis):
-        if j == T:
-            B[:, i] = system.e
-        elif j < T:
-            B[-2 - j, i] = 1.0
+    kinds, B = np.asarray(basis), np.zeros((system.m, system.m))
+    B[:, kinds > T] = system(kinds[kinds > T])
+    B[:, kinds == T] = system.e[:, None]
+    units = np.flatnonzero(kinds < T)
+    B[-2 - kinds[units], units] = 1.0
     return B
 
 
