@@ -138,7 +138,6 @@ def _decide_modulo(span, e, e_residue, candidates):
                 return ("inside", 0, rows) if not any(e) else None
             if rank == len(e):  # independent columns: the span is everything
                 return "inside", rank, rows
-            _, features = echelon_pivots(residues, span.prime)
             system = [[basis[k][j] for k in range(rank)] for j in features]
             if why := _beyond(rank, system):
                 return "beyond", why
