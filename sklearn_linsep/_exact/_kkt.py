@@ -49,12 +49,10 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess, budget=Budget(
     """``(W, b, α)``: the Crammer–Singer maximal margin of the pairs (row
     ``points[j]`` of class ``own[j]`` against ``others[j]``) in rationals
     (``W``: K lists of Fractions, ``b``: K Fractions summing to 0, ``α``:
-    Fractions, one per pair, 0 off the support), with every pair margin
-    ``≥ 1`` and ``α ≥ 0`` checked exactly; None where the support from
-    ``guess`` (one per pair: an interior point's multiplier over its slack,
-    the pairs above each of ``SUPPORT_CUTS`` taken in turn, the largest
-    first) does not settle within ``budget``'s exchanges, or its
-    system is singular.
+    Fractions, one per pair, 0 off the support), checked exactly; None where
+    the support from ``guess`` (one per pair: an interior point's multiplier
+    over its slack, cut at each of ``SUPPORT_CUTS`` in turn) does not settle
+    within ``budget``'s exchanges, or its system is singular.
 
     Examples
     --------

@@ -1,8 +1,7 @@
 """Farkas' alternative decided exactly on every row: the simplex method in
-rationals (FLINT), warm-started from a float certificate, priced in float64 with
-every rounding bounded. Where float64 finds the classes inseparable only to a
-tolerance (a certificate neither its enclosure nor a rational solve on its rows
-proves), the LP
+rationals (FLINT), warm-started from a float certificate (one neither its
+enclosure nor a rational solve on its rows proves), priced in float64 with
+every rounding bounded. The LP
 
     min t  subject to  A λ + t e = e,  λ ≥ 0,  t ≥ 0,
 
@@ -412,13 +411,11 @@ def _extend(span, column, tiny=1e-10):
 
 
 def _entering(system, y, basis, exact_columns, bland, shunned=()):
-    """A column outside ``basis`` and ``shunned`` of positive price ``A_jᵀ y``:
-    priced in float64 with the rounding bounded, in rationals where that bound
-    leaves it undecided (with ``exact_columns`` None, ``y`` is a refined float
-    one and prices within ``FLOAT_RESOLUTION`` count as 0). With ``bland`` the
-    first; else, of the ``LOOKAHEAD`` largest per unit norm, one whose step ends
-    the method, else one moving a unit column out, else the largest: degenerate
-    swaps of λ's make no headway. None where every price is ≤ 0."""
+    """A column outside ``basis`` and ``shunned`` of positive price ``A_jᵀ y``
+    (:func:`_prices`), in rationals where float64's bound leaves it undecided
+    (with ``exact_columns`` None, ``y`` is a refined float one). With ``bland``
+    the first; else :func:`_headway`'s of the ``LOOKAHEAD`` largest per unit
+    norm: degenerate swaps of λ's make no headway. None where every price is ≤ 0."""
     y_float = _float_dual(y) if exact_columns is not None else _scaled(y)
     candidates, scores = [], []
     for block in system.blocks():
