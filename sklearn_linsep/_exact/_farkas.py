@@ -138,12 +138,12 @@ def _least_pairs(points, codes, n_classes, W, b, count):
     rows, others = every_pair(codes, n_classes)
     if not rows.size:
         return rows, others, []
-    least = min(count, rows.size) - 1
 
     def near(margins, spread):
-        return margins - spread <= np.partition(margins + spread, least)[least]
+        return margins - spread <= np.partition(margins + spread, count - 1)[count - 1]
 
-    ids, margins = pair_margins_near(points, W, b, rows, codes[rows], others, near)
+    ids, margins = pair_margins_near(points, W, b, rows, codes[rows], others,
+                                     near if rows.size > count else None)  # fmt: skip
     return rows[ids], others[ids], [as_fraction(value) for value in margins]
 
 
@@ -151,12 +151,12 @@ def pair_margins_near(points, W, b, rows, own, others, near, exact_rows=None):
     """``(ids, margins)``: the pairs (row ``rows[j]`` of ``points``, class
     ``own[j]`` against ``others[j]``) whose margin under the machine ``W``, ``b``
     (rationals), bounded in float64 (:func:`bounded_scores`), may be ``near``
-    (a test of the margins and their spread; every pair where a score
-    overflows), and their margins exactly (``fmpq``), each row's K scores once
+    (a test of the margins and their spread; every pair without it or where a
+    score overflows), and their margins exactly (``fmpq``), each row's K scores once
     in FLINT's rationals (Python's Fractions spend their time in gcd).
     ``exact_rows(unique)``: those rows as an ``fmpq_mat``, if already converted."""
     ids, p = np.arange(len(rows)), points.shape[1]
-    found = bounded_scores(points, W, b)
+    found = bounded_scores(points, W, b) if near else None
     if found is not None:
         value, radius = found
         margins = value[rows, own] - value[rows, others]
