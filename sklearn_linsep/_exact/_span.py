@@ -115,10 +115,7 @@ def decide_span(X, pivot, target, first_rows, prove_rank=False):
             return found
         if found[0] == "inside" and found[1] == X.shape[1]:  # full rank
             return (*found[:-1], found[1])
-        if not prove_rank:
-            return (*found[:-1], None)
-        exact = _exact_rank(span, found[-1])
-        return (*found[:-1], exact) if exact != "misled" else found[:-1] + (None,)
+        return (*found[:-1], _exact_rank(span, found[-1]) if prove_rank else None)
     return None
 
 
@@ -165,8 +162,8 @@ def _decide_modulo(span, e, e_residue, candidates):
 def _exact_rank(span, rows):
     """The exact rank of every difference from a basis of some (``rows``): the
     basis's null space, solved in rationals, is checked on every row, a row it
-    contradicts joins. ``"misled"`` where the prime stops telling independent
-    rows apart, None beyond ``EXACT_SPAN_WORK``."""
+    contradicts joins. None beyond ``EXACT_SPAN_WORK``, or where the prime
+    stops telling independent rows apart."""
     while True:
         rows, residues = span.independent(rows)
         rank, features = echelon_pivots(residues, span.prime)
@@ -187,5 +184,5 @@ def _exact_rank(span, rows):
             return rank
         grown, _ = span.independent(rows + broken[: span.X.shape[1]])
         if len(grown) <= rank:
-            return "misled"
+            return None
         rows = grown
