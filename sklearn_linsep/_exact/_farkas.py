@@ -150,11 +150,11 @@ def _least_pairs(points, codes, n_classes, W, b, count):
 def pair_margins_near(points, W, b, rows, own, others, near, exact_rows=None):
     """``(ids, margins)``: the pairs (row ``rows[j]`` of ``points``, class
     ``own[j]`` against ``others[j]``) whose margin under the machine ``W``, ``b``
-    (rationals), bounded in float64 (:func:`bounded_scores`), may be ``near``
-    (a test of the margins and their spread; every pair without it or where a
-    score overflows), and their margins exactly (``fmpq``), each row's K scores once
-    in FLINT's rationals (Python's Fractions spend their time in gcd).
-    ``exact_rows(unique)``: those rows as an ``fmpq_mat``, if already converted."""
+    (rationals), bounded in float64, may be ``near`` (a test of the margins and
+    their spread; all without it, or where a score overflows), and their margins
+    exactly (``fmpq``), each row's K scores once in FLINT's rationals (Python's
+    Fractions spend their time in gcd). ``exact_rows(unique)``: those rows as an
+    ``fmpq_mat``, if cached."""
     ids, p = np.arange(len(rows)), points.shape[1]
     found = bounded_scores(points, W, b) if near else None
     if found is not None:

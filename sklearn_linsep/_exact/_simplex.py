@@ -173,10 +173,9 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
 def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps in
     floating point until no column prices positive or ``t`` would leave
-    (``settled``), a solve fails, or the steps run out. Dantzig's rule until a
-    basis repeats, then Bland's; a step into a basis of reciprocal condition
-    below ``FLOAT_CONDITION`` is not taken, another column enters. Solves and
-    near-0 prices are refined in extended precision: a hair of 2^-44 keeps its sign."""
+    (``settled``), a solve fails, or the steps run out; Dantzig's rule until a
+    basis repeats, then Bland's. Solves and near-0 prices are refined in
+    extended precision (:func:`_refined_solves`): a hair of 2^-44 keeps its sign."""
     trail = [basis]
     settled = _float_steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
