@@ -1,16 +1,14 @@
 """Farkas' systems of two and K classes, their separators, the limits of what
-is decided in rationals, and the exact checks of an answer: weights solving a
-system (:func:`solves_exactly`), a least margin (:func:`least_pair_margin`,
-bounded in float64 first). The decisions are :mod:`._simplex`'s. The systems are
-built once in float64, exact (signs times inputs), for enclosure and rationals:
-
-- **K classes jointly** (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row
-  i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``,
-  or else a machine ``W, b`` whose every pair margin is positive;
-- **two classes**, its case K = 2 with a pair per row (:func:`side_pairs`):
-  ``λ = 2 μ`` sums to 1 on each side and puts a point in both convex hulls; a
-  machine is the hyperplane ``w = w_1 - w_0`` (:func:`as_machine`,
-  :func:`as_hyperplane`), its pair margins ``c (w·x + b)``.
+is decided in rationals, and the exact checks of an answer (:func:`solves_exactly`,
+:func:`least_pair_margin`); the decisions are :mod:`._simplex`'s. The systems are
+built once in float64, exact (signs times inputs), for enclosure and rationals.
+K classes jointly (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row i,
+other class k) summing to 1 with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``, or else
+a machine ``W, b`` whose every pair margin is positive. Two classes are its case
+K = 2 with a pair per row (:func:`side_pairs`): ``λ = 2 μ`` sums to 1 on each
+side and puts a point in both convex hulls; a machine is the hyperplane
+``w = w_1 - w_0`` (:func:`as_machine`, :func:`as_hyperplane`), its pair margins
+``c (w·x + b)``.
 """
 
 import numpy as np
