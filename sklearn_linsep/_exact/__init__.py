@@ -33,20 +33,9 @@ What is checked, rather than made, is :mod:`sklearn_linsep._proofs`' and the
 results' ``verify``; their exact checks are :mod:`._farkas`'s
 (:func:`~._farkas.solves_exactly`, :func:`~._farkas.least_pair_margin`).
 
-The modules, bottom up:
-
-- :mod:`._dyadic`: float64 arrays as the integers and residues modulo a prime
-  they exactly are (numpy only);
-- :mod:`._numbers`: the number back-end, the only module that imports
-  ``flint`` or ``fractions``: FLINT's matrices inside, Fractions handed out;
-- :mod:`._enclosure`: Rump's enclosure and positive-definiteness proof;
-- :mod:`._farkas`: Farkas' systems of two and K classes, their separators, the
-  limits, and the exact checks of an answer;
-- :mod:`._frames`: the re-framings (centred, exactly offset and scaled, the
-  principal axes), side by side with their reasons;
-- :mod:`._simplex`: the one simplex method in rationals (FLINT, float-guided),
-  for small and large problems alike, and a certificate's exact weights;
-- :mod:`._kkt`: the one rational KKT solver of the maximal margin, two or K
-  classes;
-- :mod:`._span`: the span decision.
+The modules, bottom up (each one method; ARCHITECTURE.md says what each holds):
+:mod:`._dyadic` (numpy only), :mod:`._numbers` (the one module importing
+``flint`` or ``fractions``: FLINT's matrices inside, Fractions handed out),
+:mod:`._enclosure`, :mod:`._farkas`, :mod:`._frames`, :mod:`._simplex`,
+:mod:`._kkt`, :mod:`._span`.
 """

@@ -1,16 +1,14 @@
 """Farkas' systems of two and K classes, their separators, the limits of what
-is decided in rationals, and the exact checks of an answer: weights solving a
-system (:func:`solves_exactly`), a least margin (:func:`least_pair_margin`,
-bounded in float64 first). The decisions are :mod:`._simplex`'s. The systems are
-built once in float64, exact (signs times inputs), for enclosure and rationals:
-
-- **K classes jointly** (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row
-  i, other class k), summing to 1, with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``,
-  or else a machine ``W, b`` whose every pair margin is positive;
-- **two classes**, its case K = 2 with a pair per row (:func:`side_pairs`):
-  ``λ = 2 μ`` sums to 1 on each side and puts a point in both convex hulls; a
-  machine is the hyperplane ``w = w_1 - w_0`` (:func:`as_machine`,
-  :func:`as_hyperplane`), its pair margins ``c (w·x + b)``.
+is decided in rationals, and the exact checks of an answer (:func:`solves_exactly`,
+:func:`least_pair_margin`); the decisions are :mod:`._simplex`'s. The systems are
+built once in float64, exact (signs times inputs), for enclosure and rationals.
+K classes jointly (:func:`pairs_matrix`): weights ``μ ≥ 0`` on pairs (row i,
+other class k) summing to 1 with ``Σ μ (e_{y_i} - e_k) ⊗ (x_i, 1) = 0``, or else
+a machine ``W, b`` whose every pair margin is positive. Two classes are its case
+K = 2 with a pair per row (:func:`side_pairs`): ``λ = 2 μ`` sums to 1 on each
+side and puts a point in both convex hulls; a machine is the hyperplane
+``w = w_1 - w_0`` (:func:`as_machine`, :func:`as_hyperplane`), its pair margins
+``c (w·x + b)``.
 """
 
 import numpy as np
@@ -132,48 +130,48 @@ def least_pair_margin(points, codes, n_classes, W, b):
 
 def _least_pairs(points, codes, n_classes, W, b, count):
     """``(rows, others, margins)``: the pairs whose margin may be among the
-    ``count`` least (every pair bounded in float64 first), their margins as
-    Fractions (:func:`exact_pair_margins`)."""
+    ``count`` least, their margins as Fractions."""
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    scores = bounded_scores(points, W, b) if rows.size else None
-    if scores is not None and rows.size > count:
-        margins, spread = bounded_pair_margins(*scores, rows, codes[rows], others)
-        cut = np.partition(margins + spread, count - 1)[count - 1]
-        near = margins - spread <= cut
-        rows, others = rows[near], others[near]
     if not rows.size:
         return rows, others, []
-    unique, at = np.unique(rows, return_inverse=True)
-    entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
-    X = fmpq_matrix(unique.size, points.shape[1], entries)
-    machine = fmpq_matrix(n_classes, points.shape[1],
-                             [as_fmpq(v) for w in W for v in w])  # fmt: skip
-    pairs = at.tolist(), codes[rows].tolist(), others.tolist()
-    margins = exact_pair_margins(X, machine, [as_fmpq(v) for v in b], *pairs)
-    return rows, others, [as_fraction(value) for value in margins]
+
+    def near(margins, spread):
+        return margins - spread <= np.partition(margins + spread, count - 1)[count - 1]
+
+    ids, margins = pair_margins_near(points, W, b, rows, codes[rows], others,
+                                     near if rows.size > count else None)  # fmt: skip
+    return rows[ids], others[ids], [as_fraction(value) for value in margins]
 
 
-def bounded_pair_margins(value, radius, rows, own, others):
-    """``(margins, spread)`` of the pairs (row ``rows[j]``, class ``own[j]``
-    against ``others[j]``) from :func:`bounded_scores`, each within ``spread``."""
-    margins = value[rows, own] - value[rows, others]
-    spread = radius[rows, own] + radius[rows, others]
-    spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
-    return margins, spread
-
-
-def exact_pair_margins(X, W, b, at, own, others):
-    """The margins (``fmpq``) of the pairs (row ``at[j]`` of the ``fmpq_mat``
-    ``X``, class ``own[j]`` against ``others[j]``) under the machine ``W``
-    (``fmpq_mat``), ``b``: each row's K scores computed once in FLINT's
-    rationals (Python's Fractions spend their time in gcd)."""
-    scores = (X * W.transpose()).tolist()
-    return [
-        scores[a][o] - scores[a][k] + b[o] - b[k]
-        for a, o, k in zip(at, own, others, strict=True)
-    ]
+def pair_margins_near(points, W, b, rows, own, others, near, exact_rows=None):
+    """``(ids, margins)``: the pairs (row ``rows[j]`` of ``points``, class
+    ``own[j]`` against ``others[j]``) whose margin under the machine ``W``, ``b``
+    (rationals), bounded in float64, may be ``near`` (a test of the margins and
+    their spread; all without it, or where a score overflows), and their margins
+    exactly (``fmpq``), each row's K scores once in FLINT's rationals (Python's
+    Fractions spend their time in gcd). ``exact_rows(unique)``: those rows as an
+    ``fmpq_mat``, if cached."""
+    ids, p = np.arange(len(rows)), points.shape[1]
+    found = bounded_scores(points, W, b) if near else None
+    if found is not None:
+        value, radius = found
+        margins = value[rows, own] - value[rows, others]
+        spread = radius[rows, own] + radius[rows, others]
+        spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
+        ids = np.flatnonzero(near(margins, spread))
+    unique, at = np.unique(rows[ids], return_inverse=True)
+    if exact_rows is None:
+        entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
+        X = fmpq_matrix(unique.size, p, entries)
+    else:
+        X = exact_rows(unique.tolist())
+    machine = fmpq_matrix(len(W), p, [as_fmpq(v) for w in W for v in w])
+    scores, b = (X * machine.transpose()).tolist(), [as_fmpq(v) for v in b]
+    pairs = at.ravel().tolist(), own[ids].tolist(), others[ids].tolist()
+    return ids, [scores[a][o] - scores[a][k] + b[o] - b[k]
+                 for a, o, k in zip(*pairs, strict=True)]  # fmt: skip
 
 
 def bounded_scores(points, W, b):

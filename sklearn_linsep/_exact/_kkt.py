@@ -12,18 +12,12 @@ else None: never a machine the rationals did not check. The QP in Gram form
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ._dyadic import MODULUS, residue_matrix
-from ._farkas import (
-    as_hyperplane,
-    bounded_pair_margins,
-    bounded_scores,
-    every_pair,
-    exact_pair_margins,
-    side_pairs,
-)
+from ._farkas import as_hyperplane, every_pair, pair_margins_near, side_pairs
 from ._numbers import (
     as_fmpq,
     as_fraction,
@@ -55,12 +49,10 @@ def exact_machine_of_pairs(points, own, others, n_classes, guess, budget=Budget(
     """``(W, b, α)``: the Crammer–Singer maximal margin of the pairs (row
     ``points[j]`` of class ``own[j]`` against ``others[j]``) in rationals
     (``W``: K lists of Fractions, ``b``: K Fractions summing to 0, ``α``:
-    Fractions, one per pair, 0 off the support), with every pair margin
-    ``≥ 1`` and ``α ≥ 0`` checked exactly; None where the support from
-    ``guess`` (one per pair: an interior point's multiplier over its slack,
-    the pairs above each of ``SUPPORT_CUTS`` taken in turn, the largest
-    first) does not settle within ``budget``'s exchanges, or its
-    system is singular.
+    Fractions, one per pair, 0 off the support), checked exactly; None where
+    the support from ``guess`` (one per pair: an interior point's multiplier
+    over its slack, cut at each of ``SUPPORT_CUTS`` in turn) does not settle
+    within ``budget``'s exchanges, or its system is singular.
 
     Examples
     --------
@@ -110,7 +102,8 @@ def _settled(exact, held, m, budget):
         b = exact.free_intercepts(W, b)
         violated = exact.below_one(W, b)
         if not violated:
-            return _as_fractions(W, b, held, alpha, m)
+            W = [[as_fraction(value) for value in w] for w in W.tolist()]
+            return W, [as_fraction(value) for value in b], scattered(m, held, alpha)
         joining = min(violated, key=violated.__getitem__)
         wider = exact.independent([*held, joining])
         if len(wider) == len(held):  # depends on the held pairs: a swap
@@ -127,28 +120,29 @@ class _ExactPairs:
     (of 10 000 rows, only the support and those near margin 1 are read)."""
 
     def __init__(self, points, own, others, n_classes):
-        self.K = n_classes
+        self.K, self.p = n_classes, points.shape[1]
         self.own, self.others = own.tolist(), others.tolist()
-        self.p = points.shape[1]
         # Pair j's row is unique row position[j] (a row has a pair per other class).
-        unique, self.position = np.unique(points, axis=0, return_inverse=True)
-        self.unique_points = unique
-        self.position = self.position.ravel().tolist()
-        self._exact_rows, self._unique = {}, None
+        self.unique_points, position = np.unique(points, axis=0, return_inverse=True)
+        self.position = position.ravel().tolist()
+        self._exact_rows = {}
 
-    def _row(self, i):
-        """Unique row ``i`` as a list of rationals."""
-        if i not in self._exact_rows:
-            self._exact_rows[i] = [as_fmpq(v) for v in self.unique_points[i].tolist()]
-        return self._exact_rows[i]
+    def _matrix(self, unique_rows):
+        """These unique rows, an ``fmpq_mat``."""
+        exact = self._exact_rows
+        for i in unique_rows:
+            if i not in exact:
+                exact[i] = [as_fmpq(v) for v in self.unique_points[i].tolist()]
+        entries = [v for i in unique_rows for v in exact[i]]
+        return fmpq_matrix(len(unique_rows), self.p, entries)
 
-    @property
+    def _rows(self, pairs):
+        return self._matrix([self.position[j] for j in pairs])
+
+    @cached_property
     def unique(self):
         """Every unique row, an ``fmpq_mat``."""
-        if self._unique is None:
-            entries = [v for i in range(len(self.unique_points)) for v in self._row(i)]
-            self._unique = fmpq_matrix(*self.unique_points.shape, entries)
-        return self._unique
+        return self._matrix(range(len(self.unique_points)))
 
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are independent modulo
@@ -202,9 +196,7 @@ class _ExactPairs:
             solution = system.solve(right)
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
-        b = [None] * self.K
-        for cls, c in column.items():
-            b[cls] = solution[c, 0]
+        b = [solution[column[k], 0] if k in column else None for k in range(self.K)]
         return [solution[a, 0] for a in range(h)], b
 
     def leaving_for(self, held, alpha, joining):
@@ -217,16 +209,11 @@ class _ExactPairs:
         rows = self._rows(ids)
         gram = rows * rows.transpose()
         h = len(held)
-        M, right = fmpq_matrix(h, h), fmpq_matrix(h, 1)
-        for a, i in enumerate(held):
-            for c, j in enumerate(ids):
-                value = self._sign(i, j) * (gram[a, c] + 1)
-                if c < h:
-                    M[a, c] = value
-                else:
-                    right[a, 0] = value
+        values = [[self._sign(i, j) * (gram[a, c] + 1) for c, j in enumerate(ids)]
+                  for a, i in enumerate(held)]  # fmt: skip
+        M = fmpq_matrix(h, h, [value for row in values for value in row[:-1]])
         try:
-            c = M.solve(right)
+            c = M.solve(fmpq_matrix(h, 1, [row[-1] for row in values]))
         except ZeroDivisionError:  # the held rows are independent: not here
             return None
         ratios = [(alpha[a] / c[a, 0], a) for a in range(h) if c[a, 0] > 0]
@@ -274,10 +261,6 @@ class _ExactPairs:
             classes[self.others[j], c] -= value
         return classes * self._rows(held)
 
-    def _rows(self, held):
-        entries = [v for j in held for v in self._row(self.position[j])]
-        return fmpq_matrix(len(held), self.p, entries)
-
     def scores(self, W):
         """``w_k · x_j`` of every pair's row and class, as lists (fast to index)."""
         scores = (self.unique * W.transpose()).tolist()
@@ -285,26 +268,12 @@ class _ExactPairs:
 
     def below_one(self, W, b):
         """``{pair: margin}`` of the pairs of margin below 1, exactly: bounded in
-        float64 first (:func:`~._farkas.bounded_scores`), rationals only near 1."""
-        position = np.asarray(self.position)
-        own, others = np.asarray(self.own), np.asarray(self.others)
-        undecided = np.arange(len(own))
-        found = bounded_scores(self.unique_points, W.tolist(), b)
-        if found is not None:
-            margins, spread = bounded_pair_margins(*found, position, own, others)
-            undecided = np.flatnonzero(margins - spread < 1)
-        rows, at = np.unique(position[undecided], return_inverse=True)
-        entries = [v for r in rows.tolist() for v in self._row(r)]
-        X = fmpq_matrix(rows.size, self.p, entries)
-        pairs = at.ravel().tolist(), own[undecided].tolist(), others[undecided].tolist()
-        margins = exact_pair_margins(X, W, b, *pairs)
-        return {j: m for j, m in zip(undecided.tolist(), margins) if m < 1}
-
-
-def _as_fractions(W, b, held, alpha, m):
-    K, p = W.nrows(), W.ncols()
-    return ([[as_fraction(W[k, f]) for f in range(p)] for k in range(K)],
-            [as_fraction(value) for value in b], scattered(m, held, alpha))  # fmt: skip
+        float64 first, rationals only near 1 (:func:`~._farkas.pair_margins_near`)."""
+        pairs = map(np.asarray, (self.position, self.own, self.others))
+        ids, margins = pair_margins_near(self.unique_points, W.tolist(), b, *pairs,
+                                         lambda low, spread: low - spread < 1,
+                                         self._matrix)  # fmt: skip
+        return {j: m for j, m in zip(ids.tolist(), margins) if m < 1}
 
 
 # The rows' entries beyond which the maximal margin is not solved in rationals.

@@ -64,25 +64,14 @@ def scattered(size, positions, values):
     return full
 
 
-def fmpq_matrix(rows, columns, entries=None):
+def fmpq_matrix(rows, columns, *entries):
     """A ``flint.fmpq_mat`` (zeros without ``entries``, a flat row-major list)."""
-    if entries is None:
-        return _flint().fmpq_mat(rows, columns)
-    return _flint().fmpq_mat(rows, columns, entries)
+    return _flint().fmpq_mat(rows, columns, *entries)
 
 
-def fmpz_matrix(rows, columns=None, entries=None):
-    """A ``flint.fmpz_mat``: of a list of int rows, or of a flat list."""
-    if columns is None:
-        return _flint().fmpz_mat(rows)
-    return _flint().fmpz_mat(rows, columns, entries)
-
-
-def nmod_matrix(rows, columns, entries, modulus):
-    """A ``flint.nmod_mat`` modulo ``modulus`` (``entries`` None: zeros)."""
-    if entries is None:
-        return _flint().nmod_mat(rows, columns, modulus)
-    return _flint().nmod_mat(rows, columns, entries, modulus)
+def fmpz_matrix(*shape_and_entries):
+    """A ``flint.fmpz_mat``: of a list of int rows, or rows, columns, a flat list."""
+    return _flint().fmpz_mat(*shape_and_entries)
 
 
 def echelon_pivots(residues, prime):
@@ -90,7 +79,7 @@ def echelon_pivots(residues, prime):
     m, p = residues.shape
     if not (m and p):
         return 0, []
-    echelon, rank = nmod_matrix(m, p, residues.ravel().tolist(), prime).rref()
+    echelon, rank = _flint().nmod_mat(m, p, residues.ravel().tolist(), prime).rref()
     return rank, _leading_columns(echelon, rank)
 
 
@@ -108,15 +97,13 @@ def _leading_columns(echelon, rank):
 def determinant_nonzero(matrix, prime):
     """Whether ``det(matrix) ≢ 0`` modulo ``prime`` (so ≠ 0 over the rationals)."""
     entries = residue_matrix(matrix).ravel().tolist()  # modulo MODULUS
-    return nmod_matrix(*matrix.shape, entries, prime).det() != 0
+    return _flint().nmod_mat(*matrix.shape, entries, prime).det() != 0
 
 
 def solve_integers(A, B):
     """The rational solution (``fmpq_mat``) of the square integer system ``A X = B``
     (lists of rows), A nonsingular modulo a prime, so over the rationals."""
-    k, columns = len(A), len(B[0])
-    system = fmpz_matrix(k, k, [value for row in A for value in row])
-    return system.solve(fmpz_matrix(k, columns, [v for row in B for v in row]))
+    return fmpz_matrix(A).solve(fmpz_matrix(B))
 
 
 def solve_exactly(A, e):

@@ -1,8 +1,7 @@
 """Farkas' alternative decided exactly on every row: the simplex method in
-rationals (FLINT), warm-started from a float certificate, priced in float64 with
-every rounding bounded. Where float64 finds the classes inseparable only to a
-tolerance (a certificate neither its enclosure nor a rational solve on its rows
-proves), the LP
+rationals (FLINT), warm-started from a float certificate (one neither its
+enclosure nor a rational solve on its rows proves), priced in float64 with
+every rounding bounded. The LP
 
     min t  subject to  A λ + t e = e,  λ ≥ 0,  t ≥ 0,
 
@@ -111,14 +110,10 @@ class FarkasColumns:
             if kept:
                 nonzero[kept[-1]] = False
         self.kept = np.flatnonzero(nonzero)
+        self.m = self.kept.size  # a basis is m × m
         self.e = np.asarray(e, dtype=float)[self.kept]
         # One block: the columns kept, not rebuilt at every step.
         self._whole = A[self.kept] if len(blocks) == 1 else None
-
-    @property
-    def m(self):
-        """The equations kept: a basis is m × m."""
-        return self.kept.size
 
     def blocks(self):
         """The column ids in blocks of about ``PRICE_BLOCK_ENTRIES`` entries."""
@@ -178,10 +173,9 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
 def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps in
     floating point until no column prices positive or ``t`` would leave
-    (``settled``), a solve fails, or the steps run out. Dantzig's rule until a
-    basis repeats, then Bland's; a step into a basis of reciprocal condition
-    below ``FLOAT_CONDITION`` is not taken, another column enters. Solves and
-    near-0 prices are refined in extended precision: a hair of 2^-44 keeps its sign."""
+    (``settled``), a solve fails, or the steps run out; Dantzig's rule until a
+    basis repeats, then Bland's. Solves and near-0 prices are refined in
+    extended precision (:func:`_refined_solves`): a hair of 2^-44 keeps its sign."""
     trail = [basis]
     settled = _float_steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
@@ -266,15 +260,11 @@ def _refined_solves(B):
 
 def _float_matrix(system, basis):
     """The basis's columns in float64: ``e`` for ``t``, unit columns, ``A``'s."""
-    m = system.m
-    B = np.zeros((m, m))
-    lam = [i for i, j in enumerate(basis) if j > T]
-    B[:, lam] = system([basis[i] for i in lam])
-    for i, j in enumerate(basis):
-        if j == T:
-            B[:, i] = system.e
-        elif j < T:
-            B[-2 - j, i] = 1.0
+    kinds, B = np.asarray(basis), np.zeros((system.m, system.m))
+    B[:, kinds > T] = system(kinds[kinds > T])
+    B[:, kinds == T] = system.e[:, None]
+    units = np.flatnonzero(kinds < T)
+    B[-2 - kinds[units], units] = 1.0
     return B
 
 
@@ -287,21 +277,20 @@ def _pivots(system, basis, columns, max_pivots):
             y = B.transpose().solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
-        y = [y[i, 0] for i in range(m)]
+        y = y.entries()
         entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
         if entering is None:
             dual = scattered(system.equations, system.kept, y)  # 0: left out
             return "separator", (dual, [j for j in basis if j > T])
         if step == max_pivots:
             return None
-        u = B.solve(fmpq_matrix(m, 1, columns([entering])[0]))
-        leaving = _leaving(basis, [u[i, 0] for i in range(m)])
+        u = B.solve(_matrix(columns([entering])))
+        leaving = _leaving(basis, u.entries())
         if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
             raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
         basis[leaving] = entering
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
-    return None  # pragma: no cover
 
 
 class _ExactColumns:
@@ -323,9 +312,9 @@ class _ExactColumns:
 
 
 def _matrix(columns):
-    """The square ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
-    m = len(columns)
-    return fmpq_matrix(m, m, [columns[c][r] for r in range(m) for c in range(m)])
+    """The ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
+    m, n = len(columns[0]), len(columns)
+    return fmpq_matrix(m, n, [column[r] for r in range(m) for column in columns])
 
 
 def _float_start(system):
@@ -421,13 +410,11 @@ def _extend(span, column, tiny=1e-10):
 
 
 def _entering(system, y, basis, exact_columns, bland, shunned=()):
-    """A column outside ``basis`` and ``shunned`` of positive price ``A_jᵀ y``:
-    priced in float64 with the rounding bounded, in rationals where that bound
-    leaves it undecided (with ``exact_columns`` None, ``y`` is a refined float
-    one and prices within ``FLOAT_RESOLUTION`` count as 0). With ``bland`` the
-    first; else, of the ``LOOKAHEAD`` largest per unit norm, one whose step ends
-    the method, else one moving a unit column out, else the largest: degenerate
-    swaps of λ's make no headway. None where every price is ≤ 0."""
+    """A column outside ``basis`` and ``shunned`` of positive price ``A_jᵀ y``
+    (:func:`_prices`), in rationals where float64's bound leaves it undecided
+    (with ``exact_columns`` None, ``y`` is a refined float one). With ``bland``
+    the first; else :func:`_headway`'s of the ``LOOKAHEAD`` largest per unit
+    norm: degenerate swaps of λ's make no headway. None where every price is ≤ 0."""
     y_float = _float_dual(y) if exact_columns is not None else _scaled(y)
     candidates, scores = [], []
     for block in system.blocks():
@@ -437,11 +424,9 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
         positive = outside & (prices > bound)
         undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
         if undecided.size and exact_columns is not None:
-            ids = block[undecided]
-            rows = exact_columns(ids)
-            exact = fmpq_matrix(len(ids), system.m, [v for row in rows for v in row])
-            exact = exact * fmpq_matrix(system.m, 1, y)
-            positive[undecided] = [exact[i, 0] > 0 for i in range(len(ids))]
+            undecided_columns = _matrix(exact_columns(block[undecided]))
+            exact = (fmpq_matrix(1, system.m, y) * undecided_columns).entries()
+            positive[undecided] = [value > 0 for value in exact]
         if not positive.any():
             continue
         if bland:
@@ -535,13 +520,11 @@ def _leaving(basis, u, bland=True, tol=0):
 def _certificate(system, basis, exact_columns):
     """``(ids, λ)``: ``λ = B⁻¹ e`` on the basis without ``t`` (≥ 0, 0 on unit
     columns: the last step kept it feasible), its positive entries."""
-    m = system.m
-    e = fmpq_matrix(m, 1, [as_fmpq(v) for v in system.e])
-    solved = _matrix(exact_columns(basis)).solve(e)
-    weights = [as_fraction(solved[i, 0]) for i in range(m)]
+    solved = _matrix(exact_columns(basis)).solve(_matrix(exact_columns([T])))
+    weights = [as_fraction(value) for value in solved.entries()]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
-    keep = [i for i in range(m) if weights[i] > 0]
+    keep = [i for i, w in enumerate(weights) if w > 0]
     return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
 
 

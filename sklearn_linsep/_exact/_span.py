@@ -43,16 +43,13 @@ class _Span:
     def __init__(self, X, pivot, shifts, prime):
         self.X, self.pivot, self.shifts, self.prime = X, pivot, shifts, prime
 
-    def residues(self, rows):
-        rows = np.asarray(rows, dtype=np.intp)
-        difference = prime_residues(self.X[rows], self.prime)
-        difference -= prime_residues(self.X[self.pivot[rows]], self.prime)
-        return difference % self.prime
-
     def independent(self, candidates):
         """``(rows, residues)``: the earliest largest subset of ``candidates``
         whose differences are independent modulo the prime (so over the rationals)."""
-        residues = self.residues(candidates)
+        rows = np.asarray(candidates, dtype=np.intp)
+        residues = prime_residues(self.X[rows], self.prime)
+        residues -= prime_residues(self.X[self.pivot[rows]], self.prime)
+        residues %= self.prime
         _, found = echelon_pivots(np.ascontiguousarray(residues.T), self.prime)
         return [candidates[k] for k in found], residues[found]
 
@@ -118,10 +115,7 @@ def decide_span(X, pivot, target, first_rows, prove_rank=False):
             return found
         if found[0] == "inside" and found[1] == X.shape[1]:  # full rank
             return (*found[:-1], found[1])
-        if not prove_rank:
-            return (*found[:-1], None)
-        exact = _exact_rank(span, found[-1])
-        return (*found[:-1], exact) if exact != "misled" else found[:-1] + (None,)
+        return (*found[:-1], _exact_rank(span, found[-1]) if prove_rank else None)
     return None
 
 
@@ -141,7 +135,6 @@ def _decide_modulo(span, e, e_residue, candidates):
                 return ("inside", 0, rows) if not any(e) else None
             if rank == len(e):  # independent columns: the span is everything
                 return "inside", rank, rows
-            _, features = echelon_pivots(residues, span.prime)
             system = [[basis[k][j] for k in range(rank)] for j in features]
             if why := _beyond(rank, system):
                 return "beyond", why
@@ -169,8 +162,8 @@ def _decide_modulo(span, e, e_residue, candidates):
 def _exact_rank(span, rows):
     """The exact rank of every difference from a basis of some (``rows``): the
     basis's null space, solved in rationals, is checked on every row, a row it
-    contradicts joins. ``"misled"`` where the prime stops telling independent
-    rows apart, None beyond ``EXACT_SPAN_WORK``."""
+    contradicts joins. None beyond ``EXACT_SPAN_WORK``, or where the prime
+    stops telling independent rows apart."""
     while True:
         rows, residues = span.independent(rows)
         rank, features = echelon_pivots(residues, span.prime)
@@ -191,5 +184,5 @@ def _exact_rank(span, rows):
             return rank
         grown, _ = span.independent(rows + broken[: span.X.shape[1]])
         if len(grown) <= rank:
-            return "misled"
+            return None
         rows = grown
