@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._kesler import pair_margins
 from .._proofs import rounding_factor
 from ..exceptions import SolverError
 from ._result import PROOF_RTOL, external_stacklevel
@@ -145,21 +144,6 @@ def row_terms(rows, labels, solution, fit_intercept=True, products=None):
     )
 
 
-def pair_terms(rows, own, others, solution, n_classes):
-    """The :class:`DualTerms` of K classes: the working set's pairs, row ``z``
-    of each of class ``own`` against class ``others``."""
-    alpha = solution.dual
-    combination = np.zeros((n_classes, rows.shape[1]))
-    absolute = np.zeros_like(combination)
-    np.add.at(combination, own, alpha[:, None] * rows)
-    np.add.at(combination, others, -alpha[:, None] * rows)
-    np.add.at(absolute, own, alpha[:, None] * np.abs(rows))
-    np.add.at(absolute, others, alpha[:, None] * np.abs(rows))
-    balance = np.bincount(own, alpha, n_classes) - np.bincount(others, alpha, n_classes)
-    margins = pair_margins(rows, own, others, solution.coef, solution.intercept)
-    return DualTerms(combination, absolute, balance, margins)
-
-
 def dual_problems(terms, solution, tol, allowed):
     """What fails of the dual's rules (two classes or K) on a working set's
     :class:`DualTerms`: ``coef`` equals the ``combination`` per feature, relative
@@ -202,10 +186,11 @@ def check_optimality(problem, terms, solution, tol):
     return smallest
 
 
-def mark_if_far(frame, result):
+def mark_if_far(frame, result, factor=1):
     """A soft limit's result, marked for its centre where float64 cannot evaluate
-    ``coef · x + intercept`` to the proof's precision."""
-    rounding = plain_rounding(frame, result)
+    ``coef · x + intercept`` to the proof's precision (``factor`` times its rounding:
+    scores of 1e16 at offsets of 2^30 spreads keep no digits of a machine's hinges)."""
+    rounding = factor * plain_rounding(frame, result)
     if rounding >= PROOF_RTOL:
         say_about_centre(result, rounding)
     return result

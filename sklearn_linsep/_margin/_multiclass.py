@@ -8,7 +8,6 @@ follows: the least total hinge (a row's is its worst pair's), then the largest
 margin among machines attaining it.
 """
 
-from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -30,12 +29,9 @@ from .._working_set import grow, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import checked_certificate
 from ._driver import Decision, ProblemKind, check_rows, exact_margin
-from ._kkt import DualTerms, dual_problems, pair_terms, plain_rounding, say_about_centre
+from ._kkt import DualTerms, dual_problems, mark_if_far
 from ._principal import decide_jointly_in_principal_frame
-from ._result import (
-    PROOF_RTOL,
-    JointMarginResult,
-)
+from ._result import JointMarginResult
 from ._soft import in_frame, without_noise
 from ._solvers import (
     kesler_flow_lp,
@@ -122,8 +118,7 @@ class PairsProblem(ProblemKind):
 
     def misses(self, ids, solution, tol):
         """A pair violated past tol/2, or the dual conditions missed."""
-        rows, own, others = self.rows.pairs(ids)
-        terms = pair_terms(rows, own, others, solution, len(solution.coef))
+        terms = self.terms(self.rows, ids, solution)
         return not np.min(terms.margins) >= 1 - tol / 2 or bool(
             dual_problems(terms, solution, tol / 2, tol / 2)
         )
@@ -147,7 +142,22 @@ class PairsProblem(ProblemKind):
         return _machine_result(frame, working, solution, rounds, True, 0.0)
 
     def certificate(self, working, solution):
-        return joint_certificate(self.rows, working, self.classes)
+        """The Farkas weights on the pairs of a working set that no machine
+        separates, from one LP where each feature is divided by its own spread (μ
+        is the same in every affine frame), verified on X before it is returned."""
+        kesler = self.rows
+        frame = kesler.equilibrated()
+        weights = kesler_flow_lp(*frame.uncentred_pairs(working), kesler.n_classes)
+        if weights is None:
+            raise SolverError(
+                "The classes come too close to touching for float precision to "
+                "decide whether a linear machine separates them: the margin QP found "
+                "no machine on a subset of the pairs, and the certificate's LP no "
+                "weights either. Check for near-duplicate rows with different "
+                "labels, or rescale the features."
+            )
+        keep = weights > 0
+        return checked_certificate(kesler, working[keep], weights[keep], self.classes)
 
     def unseparated(self, rounds, certificate):
         empty = np.array([], dtype=np.intp)
@@ -155,7 +165,7 @@ class PairsProblem(ProblemKind):
                                  np.array([]), np.inf, rounds, certificate)  # fmt: skip
 
     def soft_limit(self, working, tol, batch):
-        return _soft_limit(self.rows, working, tol, batch)
+        return mark_if_far(self.rows, _soft_limit(self.rows, working, tol, batch), 3)
 
     def finish_exactly(self):
         """Where float64 cannot finish the margin in X's units (no active set settles:
@@ -197,9 +207,7 @@ class PairsProblem(ProblemKind):
     def checked(self, active, local, weights, **options):
         K = self.n_classes
         ids = active[local // K] * K + local % K
-        return checked_certificate(
-            self.rows, ids, weights, self.classes, **options
-        )
+        return checked_certificate(self.rows, ids, weights, self.classes, **options)
 
     def exact_separator(self, W, b):
         return _exact_machine(W, b)
@@ -290,13 +298,8 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
 def machine_margin(coef):
     """``min_{j<k} 1/‖w_j - w_k‖``: a margin-1 row's least distance from the boundary
     between its class and another (nan where every row of W is the same)."""
-    largest = max(
-        (
-            np.linalg.norm(coef[j] - coef[k])
-            for j, k in combinations(range(len(coef)), 2)
-        ),
-        default=0.0,
-    )
+    pairs = combinations(coef, 2)
+    largest = max((np.linalg.norm(w_j - w_k) for w_j, w_k in pairs), default=0.0)
     return 1.0 / largest if largest > 0 else np.nan
 
 
@@ -319,24 +322,6 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
         center=kesler.centre,
         intercept_at_center=np.array(solution.intercept, dtype=float),
     )
-
-
-def joint_certificate(kesler, working, classes):
-    """The Farkas weights on the pairs of a working set that no machine
-    separates, from one LP where each feature is divided by its own spread (μ is
-    the same in every affine frame), verified on X before it is returned."""
-    frame = kesler.equilibrated()
-    weights = kesler_flow_lp(*frame.uncentred_pairs(working), kesler.n_classes)
-    if weights is None:
-        raise SolverError(
-            "The classes come too close to touching for float precision to decide "
-            "whether a linear machine separates them: the margin QP found no "
-            "machine on a subset of the pairs, and the certificate's LP no weights "
-            "either. Check for near-duplicate rows with different labels, or "
-            "rescale the features."
-        )
-    keep = weights > 0
-    return checked_certificate(kesler, working[keep], weights[keep], classes)
 
 
 def _slack_rows(kesler, ids):
@@ -366,7 +351,6 @@ def _soft_limit(kesler, working, tol, batch):
             *lp_frame.uncentred_pairs(ids), n_classes, row_of, weights / unit["weight"]
         )
         solution.intercept += lp_frame.uncentred_offset(solution.coef)
-        solution.feasible = True
         return solution
 
     def violators(frame):
@@ -400,7 +384,7 @@ def _soft_limit(kesler, working, tol, batch):
         if refusal is not None:
             raise SolverError(refusal)
         on_face = face(ids)
-        constraints = _face_as_pairs(kesler, ids, on_face)
+        pairs = _face_as_pairs(kesler, ids, on_face)
 
         def interior_point():
             solution = kesler_margin_qp(*kesler.uncentred_pairs(ids), n_classes,
@@ -409,21 +393,22 @@ def _soft_limit(kesler, working, tol, batch):
                 solution.intercept += kesler.uncentred_offset(solution.coef)
             return solution
 
-        if constraints is None:
+        if pairs is None:
             return interior_point()
+        holds, margin_from = pairs
         if kesler.uneven:
-            exact = constraints.margin_from(start)
+            exact = margin_from(start)
             return interior_point() if exact is None else exact
         try:
             solution = interior_point()
         except SolverError:
-            exact = constraints.margin_from(start)
+            exact = margin_from(start)
             if exact is None:
                 raise
             return exact
-        if solution.feasible and constraints.holds(solution):
+        if solution.feasible and holds(solution):
             return solution
-        exact = constraints.margin_from(start)
+        exact = margin_from(start)
         return solution if exact is None else exact
 
     solution, working, more = grow(working, largest_margin, violators(kesler))
@@ -439,56 +424,18 @@ def _soft_limit(kesler, working, tol, batch):
             f"above the least total hinge {lp.total * unit['weight']:.12g}."
         )
     solution = without_noise(solution, tol)
-    result = _machine_result(kesler, working, solution, rounds + more, False, hinge)
-    # Far from the origin coef · x + intercept may keep no digits of the hinges
-    # (scores of 1e16 at offsets of 2^30 spreads): then given about the centre.
-    share = 3 * plain_rounding(kesler, result)
-    if share > PROOF_RTOL:
-        say_about_centre(result, share)
-    return result
-
-
-@dataclass
-class _FaceAsPairs:
-    """The least-hinge face on a working set's pairs with the hinges eliminated:
-    each constraint is a pair ``(z, own, other)`` whose margin is ``≥``, ``=``
-    or ``≤`` (``sides`` +1, 0, -1) ``right``; ``to_pairs`` maps its
-    multipliers to the working set's pairs (``W = Σ β (e_own - e_other) zᵀ``)."""
-
-    rows: np.ndarray
-    own: np.ndarray
-    others: np.ndarray
-    right: np.ndarray
-    sides: np.ndarray
-    to_pairs: object
-    n_classes: int
-
-    def holds(self, solution):
-        """Whether a machine lies on the face, to ``FACE_TOLERANCE``."""
-        margins = pair_margins(self.rows, self.own, self.others, solution.coef,
-                               solution.intercept)  # fmt: skip
-        return bool(np.all(off_face(margins - self.right + 1, self.sides)
-                           <= FACE_TOLERANCE))  # fmt: skip
-
-    def margin_from(self, start):
-        """The largest margin over the face by the primal active set from ``start`` (a
-        machine on it), multipliers on the working pairs; None if it does not settle."""
-        solution = machine_from_feasible(
-            self.rows, self.own, self.others, self.n_classes, *start,
-            FACE_TOLERANCE, sides=self.sides, right=self.right,
-        )  # fmt: skip
-        if solution is not None:
-            solution.dual = self.to_pairs @ solution.dual
-        return solution
+    return _machine_result(kesler, working, solution, rounds + more, False, hinge)
 
 
 def _face_as_pairs(kesler, ids, face):
     """The face ``(slack_of, n_slack, tight)`` of the pairs ``ids``
-    (:func:`_optimal_face`) as :class:`_FaceAsPairs`, or None where a row keeping a
-    hinge has no tight pair among them. A row's hinge ``ξ`` is fixed by any of its
-    tight pairs ``t`` (``ξ = 1 - m_t``): its other pairs ``j`` keep ``m_j ≥ m_t`` (``=``
-    where tight), the margin of the pair (own = t's other class, other = j's) ``≥ 0``;
-    and ``ξ ≥ 0`` is ``m_t ≤ 1``."""
+    (:func:`_optimal_face`) with the hinges eliminated, as ``(holds, margin_from)``,
+    or None where a row keeping a hinge has no tight pair among them. A row's hinge
+    ``ξ`` is fixed by any of its tight pairs ``t`` (``ξ = 1 - m_t``): its other pairs
+    ``j`` keep ``m_j ≥ m_t`` (``=`` where tight), the margin of the pair (own = t's
+    other class, other = j's) ``≥ 0``; and ``ξ ≥ 0`` is ``m_t ≤ 1``. Each constraint
+    is then a pair whose margin is ``≥``, ``=`` or ``≤`` (``sides`` +1, 0, -1)
+    ``right``; ``to_pairs`` maps its multipliers to the pairs ``ids``."""
     slack_of, n_slack, tight = face
     rows, others = pairs_of(ids, kesler.n_classes)
     own = kesler.codes[rows]
@@ -511,16 +458,28 @@ def _face_as_pairs(kesler, ids, face):
         ),
         shape=(len(ids), columns.size),
     )  # fmt: skip
-    return _FaceAsPairs(
-        rows=kesler.rows(np.r_[rows[plain], rows[anchor], rows[follower]]),
-        own=np.r_[own[plain], own[anchor], others[leader]],
-        others=np.r_[others[plain], others[anchor], others[follower]],
-        right=np.r_[np.ones(n_plain + n_anchor), np.zeros(follower.size)],
-        sides=np.r_[np.where(tight[plain], 0.0, 1.0), -np.ones(n_anchor),
-                    np.where(tight[follower], 0.0, 1.0)],
-        to_pairs=to_pairs,
-        n_classes=kesler.n_classes,
-    )  # fmt: skip
+    pairs = (
+        kesler.rows(np.r_[rows[plain], rows[anchor], rows[follower]]),
+        np.r_[own[plain], own[anchor], others[leader]],
+        np.r_[others[plain], others[anchor], others[follower]],
+    )
+    right = np.r_[np.ones(n_plain + n_anchor), np.zeros(follower.size)]
+    sides = np.r_[np.where(tight[plain], 0.0, 1.0), -np.ones(n_anchor),
+                  np.where(tight[follower], 0.0, 1.0)]  # fmt: skip
+
+    def holds(solution):  # a machine on the face, to FACE_TOLERANCE
+        margins = pair_margins(*pairs, solution.coef, solution.intercept)
+        return bool(np.all(off_face(margins - right + 1, sides) <= FACE_TOLERANCE))
+
+    def margin_from(start):  # by the primal active set from a machine on the face
+        solution = machine_from_feasible(
+            *pairs, kesler.n_classes, *start, FACE_TOLERANCE, sides=sides, right=right
+        )
+        if solution is not None:
+            solution.dual = to_pairs @ solution.dual
+        return solution
+
+    return holds, margin_from
 
 
 def _check_least_hinge(frame, working, lp, unit):
