@@ -9,13 +9,7 @@ import numpy as np
 from .._working_set import DROP_ABOVE, grow, worst_violators
 from ..exceptions import SolverError
 from ._result import Hyperplane, margin_result, warn_if_inexact
-from ._solvers import (
-    face_margin_qp,
-    least_hinge_ipm,
-    margin_of_rows,
-    margin_qp,
-    total_hinge_lp,
-)
+from ._solvers import face_margin_qp, least_hinge_ipm, margin_qp, total_hinge_lp
 from ._solvers._active_set import off_face
 from ._solvers._cost import band_budget, rounds_budget
 
@@ -81,10 +75,6 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         rows, labels = two_class.rows(indices), two_class.labels(indices)
         weights = two_class.sample_weights(indices)
         lp = checked_least_hinge(lp_frame.rows(indices), labels, weights)
-        if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
-            solution = margin_of_rows(rows, labels, tol=tol / 2)
-            if solution.feasible:
-                return solution
         sides = face_sides(lp.dual, weights)
         feasible = in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
@@ -146,22 +136,17 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
         return solution
 
     start = np.flatnonzero(two_class.active & (sides == 0))
-    if start.size == 0:  # every α at a bound (a row repeated with both labels)
-        start = _nearest_the_margin(two_class, *feasible, two_class.n_features + 1)
+    if start.size == 0:  # every α at a bound (a row repeated with both labels):
+        # the p + 1 active rows nearest the LP's margin
+        margins = two_class.margins(*feasible)
+        distance = np.where(two_class.active, np.abs(margins - 1), np.inf)
+        size = min(two_class.n_features + 1, np.count_nonzero(two_class.active))
+        start = np.sort(np.argpartition(distance, size - 1)[:size])
     solution, working, rounds = grow(
         start, solve, face_violators(two_class, sides, tol, batch)
     )
     check_attains(two_class, solution, lp.total)
     return solution, working, rounds
-
-
-def _nearest_the_margin(two_class, coef, intercept, size):
-    """The ``size`` active rows with margin under ``(coef, intercept)`` nearest 1."""
-    distance = np.where(
-        two_class.active, np.abs(two_class.margins(coef, intercept) - 1), np.inf
-    )
-    size = min(size, np.count_nonzero(two_class.active))
-    return np.sort(np.argpartition(distance, size - 1)[:size])
 
 
 def margin_violators(frame, tol, batch, every=True):
@@ -374,11 +359,6 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
             f"{error} Nor did the QP over the LP's optimal face reach the least "
             "total hinge. Standardising the features (StandardScaler) may help."
         ) from error
-    if solution.feasible:
-        # The budget QP's multipliers are μ s on the rows beyond their margin;
-        # less μ α* (the LP's dual: Σ α* c (z, 1) = 0, so w and Σ ν c stay) they
-        # are the face's, 0 there: one meaning of the dual whichever QP solved it.
-        solution.dual = solution.dual - solution.budget_multiplier * lp.dual
     if not solution.feasible:
         raise SolverError(
             f"Clarabel reports the margin QP infeasible ({solution.status.value}) at "
@@ -387,6 +367,10 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
             "beyond the interior point. Standardising the features "
             "(StandardScaler) may help."
         )
+    # The budget QP's multipliers are μ s on the rows beyond their margin; less
+    # μ α* (the LP's dual: Σ α* c (z, 1) = 0, so w and Σ ν c stay) they are the
+    # face's, 0 there: one meaning of the dual whichever QP solved it.
+    solution.dual = solution.dual - solution.budget_multiplier * lp.dual
     return solution
 
 
