@@ -8,6 +8,7 @@ follows: the least total hinge (a row's is its worst pair's), then the largest
 margin among machines attaining it.
 """
 
+from functools import partial
 from itertools import combinations
 
 import numpy as np
@@ -192,11 +193,9 @@ class PairsProblem(ProblemKind):
         if not found:
             return None
         W, b, dual = found
-        on = np.flatnonzero([value > 0 for value in dual])
-        return _exact_machine(
-            W, b, rows.indices_in_X(pair_rows[on]), others[on],
-            [float(dual[j]) for j in on], exact=True,
-        )  # fmt: skip
+        position = np.searchsorted(active, pair_rows)
+        on = {(position[j], others[j]): v for j, v in enumerate(dual) if v > 0}
+        return self._maximal_machine(active, W, b, on)
 
     def in_principal_frame(self, active):
         rows = self.rows
@@ -283,8 +282,8 @@ def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
     margin = machine_margin(coef)
     if exact:
         rows = [[as_fmpq(value) for value in w] for w in W]  # FLINT: no gcd in Python
-        squares = [sum((a - c) ** 2 for a, c in zip(rows[j], rows[k], strict=True))
-                   for j, k in combinations(range(len(W)), 2)]  # fmt: skip
+        pairs = combinations(rows, 2)
+        squares = [sum((a - c) ** 2 for a, c in zip(u, v)) for u, v in pairs]
         margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
     result = JointMarginResult(
         coef, np.array([float(value) for value in b]), True, margin,
@@ -353,27 +352,20 @@ def _soft_limit(kesler, working, tol, batch):
         solution.intercept += lp_frame.uncentred_offset(solution.coef)
         return solution
 
-    def violators(frame):
+    def violators(frame, solution, ids):
         """Pairs below ``1 - tol`` beyond their row's hinge ``ξ``: each row's
         ``max(0, 1 - margin)`` over its working pairs (rows with none: 0)."""
+        coef, intercept = solution.coef, solution.intercept
+        rows, position = _slack_rows(frame, ids)
+        slack = np.zeros(rows.size)
+        margins = frame.pair_margins(ids, coef, intercept)  # each row once
+        np.maximum.at(slack, position, 1.0 - margins)
+        return frame.violators(coef, intercept, 1.0 - tol, ids, batch, (rows, slack))
 
-        def beyond_hinge(solution, ids):
-            coef, intercept = solution.coef, solution.intercept
-            rows, position = _slack_rows(frame, ids)
-            slack = np.zeros(rows.size)
-            margins = frame.pair_margins(ids, coef, intercept)  # each row once
-            np.maximum.at(slack, position, 1.0 - margins)
-            return frame.violators(
-                coef, intercept, 1.0 - tol, ids, batch, (rows, slack)
-            )
-
-        return beyond_hinge
-
-    lp, working, rounds = grow(working, least_hinge, violators(lp_frame))
+    lp, working, rounds = grow(working, least_hinge, partial(violators, lp_frame))
     _check_least_hinge(lp_frame, working, lp, unit["weight"])
     face = _optimal_face(kesler, working, lp.dual, unit["weight"])
     coef, intercept = in_frame(lp, lp_frame, kesler)
-    intercept = np.asarray(intercept, dtype=float)
     start = coef, intercept - intercept.mean()  # Σ b = 0: on the face too
 
     def largest_margin(ids):
@@ -411,7 +403,7 @@ def _soft_limit(kesler, working, tol, batch):
         exact = margin_from(start)
         return solution if exact is None else exact
 
-    solution, working, more = grow(working, largest_margin, violators(kesler))
+    solution, working, more = grow(working, largest_margin, partial(violators, kesler))
     if not solution.feasible:
         raise SolverError(
             "The multiclass margin over the least-hinge face found no machine: the "
