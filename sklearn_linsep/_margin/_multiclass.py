@@ -363,8 +363,7 @@ def _soft_limit(kesler, working, tol, batch):
         return frame.violators(coef, intercept, 1.0 - tol, ids, batch, (rows, slack))
 
     lp, working, rounds = grow(working, least_hinge, partial(violators, lp_frame))
-    _check_least_hinge(lp_frame, working, lp, unit["weight"])
-    face = _optimal_face(kesler, working, lp.dual, unit["weight"])
+    face = _optimal_face(kesler, lp_frame, working, lp, unit["weight"])
     coef, intercept = in_frame(lp, lp_frame, kesler)
     start = coef, intercept - intercept.mean()  # Σ b = 0: on the face too
 
@@ -474,47 +473,39 @@ def _face_as_pairs(kesler, ids, face):
     return holds, margin_from
 
 
-def _check_least_hinge(frame, working, lp, unit):
-    """The LP's multipliers μ checked as a dual certificate: they balance (``Σ μ φ = 0``
-    per class and feature, to the terms' rounding), no row carries more than its
-    weight, and ``Σ μ`` is the LP's total: by weak duality no machine has a smaller
-    total hinge."""
+def _optimal_face(kesler, lp_frame, working, lp, unit):
+    """``face(ids)``: the LP's optimal face on the pairs ``ids`` as
+    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's μ on ``working`` (a dual
+    optimum on all pairs once none violates; rows weighed by weight over ``unit``),
+    once μ is checked as a dual certificate: it balances (``Σ μ φ = 0`` per class and
+    feature, to the terms' rounding), no row carries more than its weight, and ``Σ μ``
+    is the LP's total: by weak duality no machine has a smaller total hinge. By
+    complementary slackness a pair of positive μ holds with equality; a row whose μ
+    stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
     mu = lp.dual
-    rows, own, others = frame.uncentred_pairs(working)  # μ balances in every frame
-    weighted = class_columns(own, others, frame.n_classes) * mu
+    rows, own, others = lp_frame.uncentred_pairs(working)  # μ balances in every frame
+    weighted = class_columns(own, others, kesler.n_classes) * mu
     combination = np.asarray((rows.T @ weighted.T).T)
     absolute = np.asarray((abs(rows).T @ np.abs(weighted).T).T)
-    balance = weighted.sum(axis=1)
-    slack_rows, row_of = _slack_rows(frame, working)
-    weights = frame.row_weights(slack_rows)
+    slack_rows, row_of = _slack_rows(kesler, working)
+    weights = kesler.row_weights(slack_rows) / unit
     carried = np.bincount(row_of, mu, minlength=weights.size)
     scale = max(mu.sum(), 1e-300)
     if (
         np.any(np.abs(combination) > 1e-9 * (absolute + scale))
-        or np.any(np.abs(balance) > 1e-9 * scale)
-        or np.any(carried > weights / unit * (1 + 1e-9) + 1e-12)
+        or np.any(np.abs(weighted.sum(axis=1)) > 1e-9 * scale)
+        or np.any(carried > weights * (1 + 1e-9) + 1e-12)
         or abs(mu.sum() - lp.total) > 1e-9 * max(lp.total, 1.0)
     ):
         raise SolverError(
             "The least-hinge LP's multipliers do not certify its total hinge "
             f"({lp.total:.12g}): the solver's answer is not trusted."
         )
-
-
-def _optimal_face(kesler, working, multipliers, unit):
-    """``face(ids)``: the LP's optimal face on the pairs ``ids`` as
-    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's μ on ``working`` (a dual
-    optimum on all pairs once none violates; rows weighed by weight over ``unit``). By
-    complementary slackness a pair of positive μ holds with equality; a row whose μ
-    stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
-    n_classes = kesler.n_classes
-    rows, position = _slack_rows(kesler, working)
-    carried = np.bincount(position, multipliers, minlength=rows.size)
-    at_weight = rows[carried >= kesler.row_weights(rows) / unit * (1 - 1e-9)]
-    tight = working[multipliers > 1e-9 * multipliers.max(initial=0.0)]
+    at_weight = slack_rows[carried >= weights * (1 - 1e-9)]
+    tight = working[mu > 1e-9 * mu.max(initial=0.0)]
 
     def face(ids):
-        index, _ = pairs_of(ids, n_classes)
+        index, _ = pairs_of(ids, kesler.n_classes)
         free = np.isin(index, at_weight)
         slack_rows = np.unique(index[free])
         slack_of = np.where(free, np.searchsorted(slack_rows, index), -1)
