@@ -80,11 +80,8 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
-        last["lp"] = total_hinge_lp(
-            lp_frame.rows(indices),
-            lp_frame.labels(indices),
-            weights=lp_frame.sample_weights(indices),
-        )
+        rows, weights = lp_frame.rows(indices), lp_frame.sample_weights(indices)
+        last["lp"] = total_hinge_lp(rows, lp_frame.labels(indices), weights=weights)
         return last["lp"]
 
     def violated():  # by the last round's hyperplane, among every active row
@@ -98,18 +95,15 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         active = np.count_nonzero(two_class.active)
         affordable = rounds_budget(active, two_class.n_features, violated)
 
-    violators = margin_violators(two_class, tol, batch)
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
     # the second checks every row, so the first may search a backend's candidates.
+    candidates = margin_violators(lp_frame, tol, batch, every=False)
     lp, working, rounds = grow(
-        working,
-        least_hinge,
-        margin_violators(lp_frame, tol, batch, every=False),
-        drop_above=DROP_ABOVE,
-        affordable=affordable,
+        working, least_hinge, candidates, drop_above=DROP_ABOVE, affordable=affordable
     )
     if lp is None:
         return None, working, rounds
+    violators = margin_violators(two_class, tol, batch)
     solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
     return solution, working, rounds + more
 
@@ -155,14 +149,9 @@ def margin_violators(frame, tol, batch, every=True):
     :meth:`~sklearn_linsep._rows._protocol.TwoClassRows.violators`."""
 
     def violators(solution, working):
-        return frame.violators(
-            solution.coef,
-            solution.intercept,
-            1.0 - tol,
-            working,
-            max(batch, working.size),
-            every=every,
-        )
+        coef, intercept = solution.coef, solution.intercept
+        size = max(batch, working.size)
+        return frame.violators(coef, intercept, 1.0 - tol, working, size, every=every)
 
     return violators
 
@@ -261,9 +250,9 @@ def _vertex_of_guess(two_class, guess):
     candidates = np.flatnonzero(interior > 1e-9)
     if candidates.size == 0:
         return None
-    if candidates.size > two_class.n_features + 1:
-        farthest = np.argpartition(interior[candidates], -(two_class.n_features + 1))
-        candidates = candidates[farthest[-(two_class.n_features + 1) :]]
+    size = two_class.n_features + 1
+    if candidates.size > size:
+        candidates = candidates[np.argpartition(interior[candidates], -size)[-size:]]
     candidates = np.sort(candidates)
     clear = candidates[interior[candidates] > 1e-4]
     bases = [candidates] + ([clear] if 0 < clear.size < candidates.size else [])
@@ -378,13 +367,9 @@ def checked_least_hinge(rows, labels, weights):
     """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
     alpha = solution.dual
-    if not _dual_certificate_holds(
-        alpha,
-        weights,
-        balance=_augmented_sum(rows, alpha * labels),
-        terms=_augmented_sum(abs(rows), alpha),
-        total=solution.total,
-    ):
+    balance = _augmented_sum(rows, alpha * labels)
+    terms = _augmented_sum(abs(rows), alpha)
+    if not _dual_certificate_holds(alpha, weights, balance, terms, solution.total):
         raise SolverError(
             "HiGHS's least total hinge does not come with a valid dual certificate "
             "on these rows. Standardising the features (StandardScaler) may help."
@@ -399,13 +384,9 @@ def _augmented_sum(rows, v):
 
 def _proved_on_every_row(two_class, alpha, total):
     """:func:`_dual_certificate_holds` on every row (two passes: balance and terms)."""
-    return _dual_certificate_holds(
-        alpha,
-        two_class.weights,
-        balance=two_class.augmented_sum(alpha * two_class.c),
-        terms=two_class.augmented_sum(alpha, absolute=True),
-        total=total,
-    )
+    balance = two_class.augmented_sum(alpha * two_class.c)
+    terms = two_class.augmented_sum(alpha, absolute=True)
+    return _dual_certificate_holds(alpha, two_class.weights, balance, terms, total)
 
 
 def _dual_certificate_holds(alpha, weights, balance, terms, total):
