@@ -93,9 +93,8 @@ def say_about_centre(result, share):
         "cannot evaluate coef · x + intercept on them to the margin's precision "
         f"(its rounding may reach {share:.1g} of the margin; the intercept is "
         f"{np.max(np.abs(result.intercept)):.3g}): the hyperplane is also given "
-        "about a centre "
-        "of the data, as coef · (x - center) + intercept_at_center, which "
-        "verify() and decision_function use. Centring the features "
+        "about a centre of the data, as coef · (x - center) + intercept_at_center, "
+        "which verify() and decision_function use. Centring the features "
         "(StandardScaler) avoids this.",
         UserWarning,
         stacklevel=external_stacklevel(),
@@ -136,12 +135,9 @@ def row_terms(rows, labels, solution, fit_intercept=True, products=None):
         products = (rows @ solution.coef, rows.T @ (alpha * labels),
                     np.abs(rows.T) @ alpha)  # fmt: skip
     scores, combination, absolute = products
-    return DualTerms(
-        combination,
-        absolute,
-        alpha @ labels if fit_intercept else None,
-        labels * (scores + solution.intercept),
-    )
+    balance = alpha @ labels if fit_intercept else None
+    margins = labels * (scores + solution.intercept)
+    return DualTerms(combination, absolute, balance, margins)
 
 
 def dual_problems(terms, solution, tol, allowed):

@@ -213,16 +213,12 @@ class PairsProblem(ProblemKind):
 
     def start_of(self, active, certificate):
         """The certificate's pairs as ``(position in active, other class code)``."""
-        rows = self.rows
-        position = dict(zip(rows.indices_in_X(active).tolist(), range(active.size)))
+        position = {i: k for k, i in enumerate(self.rows.indices_in_X(active).tolist())}
         code = {label: k for k, label in enumerate(np.asarray(self.classes).tolist())}
         heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-        return [
-            (position[i], code[label])
-            for i, label in zip(certificate.certificate_indices[heaviest].tolist(),
-                                certificate.certificate_classes[heaviest].tolist())
-            if i in position
-        ]  # fmt: skip
+        rows = certificate.certificate_indices[heaviest].tolist()
+        labels = certificate.certificate_classes[heaviest].tolist()
+        return [(position[i], code[c]) for i, c in zip(rows, labels) if i in position]
 
     def decide_on_rows(self, start, maximal, small=False):
         # ``maximal`` is not taken up: the separator's last basis holds pairs of
@@ -436,27 +432,21 @@ def _face_as_pairs(kesler, ids, face):
     anchor[slack_of[tight_free]] = tight_free  # a tight pair of each such row
     if np.any(anchor < 0):
         return None
-    plain = np.flatnonzero(~free)
     follower = np.flatnonzero(free & ~np.isin(np.arange(len(ids)), anchor))
     leader = anchor[slack_of[follower]]
-    n_plain, n_anchor = plain.size, anchor.size
-    columns = np.arange(n_plain + n_anchor + follower.size)
+    order = np.r_[np.flatnonzero(~free), anchor, follower]
+    held = order.size - follower.size  # the pairs held against 1: plain, anchors
+    columns = np.arange(order.size)
     to_pairs = sp.csr_matrix(
-        (
-            np.r_[np.ones(columns.size), -np.ones(follower.size)],
-            (np.r_[plain, anchor, follower, leader],
-             np.r_[columns, columns[n_plain + n_anchor:]]),
-        ),
-        shape=(len(ids), columns.size),
+        (np.r_[np.ones(order.size), -np.ones(follower.size)],
+         (np.r_[order, leader], np.r_[columns, columns[held:]])),
+        shape=(len(ids), order.size),
     )  # fmt: skip
-    pairs = (
-        kesler.rows(np.r_[rows[plain], rows[anchor], rows[follower]]),
-        np.r_[own[plain], own[anchor], others[leader]],
-        np.r_[others[plain], others[anchor], others[follower]],
-    )
-    right = np.r_[np.ones(n_plain + n_anchor), np.zeros(follower.size)]
-    sides = np.r_[np.where(tight[plain], 0.0, 1.0), -np.ones(n_anchor),
-                  np.where(tight[follower], 0.0, 1.0)]  # fmt: skip
+    own = np.r_[own[order[:held]], others[leader]]
+    pairs = kesler.rows(rows[order]), own, others[order]
+    right = np.r_[np.ones(held), np.zeros(follower.size)]
+    sides = np.where(tight[order], 0.0, 1.0)
+    sides[held - anchor.size : held] = -1.0  # ξ ≥ 0: an anchor's margin ≤ 1
 
     def holds(solution):  # a machine on the face, to FACE_TOLERANCE
         margins = pair_margins(*pairs, solution.coef, solution.intercept)

@@ -197,13 +197,9 @@ def _exact_least_hinge(two_class):
             weights=two_class.sample_weights(near),
             fixed=two_class.augmented_sum(held * two_class.c),
         )
-        if not lp.feasible:
-            continue
-        alpha = held.copy()
-        alpha[near] = lp.dual
-        total = two_class.total_hinge(lp.coef, lp.intercept)
-        if _proved_on_every_row(two_class, alpha, total):
-            return replace(lp, total=total), alpha
+        proved = lp.feasible and _proved_on_every_row(two_class, held, near, lp)
+        if proved:
+            return proved
     raise SolverError(
         "The interior point's guess of the least total hinge was not proved on a "
         "band of rows HiGHS solves at the interior point's price."
@@ -279,14 +275,8 @@ def _vertex_on_basis(two_class, guess, basis, held):
     bound = weights[basis]
     if np.any(basic < -1e-9 * bound) or np.any(basic > bound * (1 + 1e-9)):
         return None
-    alpha = held.copy()
-    alpha[basis] = np.clip(basic, 0.0, bound)
-    total = two_class.total_hinge(plane[:-1], plane[-1])
-    if not _proved_on_every_row(two_class, alpha, total):
-        return None
-    coef, intercept = plane[:-1], float(plane[-1])
-    solution = Hyperplane(True, coef, intercept, dual=alpha[basis], total=total)
-    return solution, alpha
+    vertex = Hyperplane(True, plane[:-1], float(plane[-1]), np.clip(basic, 0.0, bound))
+    return _proved_on_every_row(two_class, held, basis, vertex)
 
 
 def face_sides(alpha, weights):
@@ -382,11 +372,18 @@ def _augmented_sum(rows, v):
     return np.r_[np.asarray(rows.T @ v).ravel(), v.sum()]
 
 
-def _proved_on_every_row(two_class, alpha, total):
-    """:func:`_dual_certificate_holds` on every row (two passes: balance and terms)."""
+def _proved_on_every_row(two_class, held, rows, solution):
+    """``(solution, α)``, ``solution`` with its total hinge, where its dual on ``rows``
+    and ``α = held`` elsewhere pass :func:`_dual_certificate_holds` on every row (two
+    passes: balance and terms); else None."""
+    alpha = held.copy()
+    alpha[rows] = solution.dual
+    total = two_class.total_hinge(solution.coef, solution.intercept)
     balance = two_class.augmented_sum(alpha * two_class.c)
     terms = two_class.augmented_sum(alpha, absolute=True)
-    return _dual_certificate_holds(alpha, two_class.weights, balance, terms, total)
+    if _dual_certificate_holds(alpha, two_class.weights, balance, terms, total):
+        return replace(solution, total=total), alpha
+    return None
 
 
 def _dual_certificate_holds(alpha, weights, balance, terms, total):
