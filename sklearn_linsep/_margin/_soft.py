@@ -14,36 +14,6 @@ from ._solvers._active_set import off_face
 from ._solvers._cost import band_budget, rounds_budget
 
 
-def soft_limit(two_class, working, tol, batch):
-    """Among the hyperplanes of least total hinge, the one of largest margin (w = 0 is
-    left exactly 0: the margin is then undefined). Rounds grow the working set
-    (:func:`_soft_limit_by_rounds`) until their modelled time nears the interior
-    point's (:func:`~._solvers._cost.rounds_budget`), which then guesses the answer
-    (:func:`_soft_limit_of_all`); both routes are exact."""
-    # The least hinge and its face do not depend on the frame: the LP sees features
-    # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
-    lp_frame = two_class.equilibrated() if two_class.uneven else two_class
-    # The interior point's normal equations are (p + 1)²: not for wide rows.
-    priced = two_class.cheap_passes and two_class.n_features < two_class.n_samples
-    solution, working, rounds = _soft_limit_by_rounds(
-        two_class, lp_frame, working, tol, batch, priced
-    )
-    if solution is None:
-        try:
-            solution, working, more = _soft_limit_of_all(
-                two_class, lp_frame, tol, batch
-            )
-        except SolverError:
-            # Unproved when the weights are 1e8+ apart (the small rows' α drown in
-            # the balance's rounding), or by bands within the interior point's
-            # price: the rounds, without a budget, decide.
-            solution, working, more = _soft_limit_by_rounds(
-                two_class, lp_frame, working, tol, batch
-            )
-        rounds += more
-    return soft_result(two_class, working, solution, rounds, tol)
-
-
 def soft_result(two_class, working, solution, rounds, tol):
     """The MarginResult of the soft limit's answer on ``two_class``'s rows."""
     solution = without_noise(solution, tol)
@@ -61,14 +31,18 @@ def without_noise(solution, tol):
     return solution
 
 
-def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False):
-    """The soft limit on the hard margin's loop: each round solves both stages on the
-    working set, takes in the worst violators and drops rows far inside their side.
-    Exact as the hard margin is: with no row outside at positive hinge, the full least
-    total is the working set's, its minimisers among the working set's. Joining rows
-    double with the working set (a few rounds, not one per ``batch``).
-    ``(None, working, rounds)`` when, ``priced``, the cost model refuses a round
-    (:func:`~._solvers._cost.rounds_budget`)."""
+def soft_limit(two_class, working, tol, batch):
+    """Among the hyperplanes of least total hinge, the one of largest margin, on the
+    hard margin's loop: each round solves both stages on the working set, takes in
+    the worst violators and drops rows far inside their side. Exact as the hard margin
+    is: with no row outside at positive hinge, the full least total is the working
+    set's, its minimisers among the working set's. Joining rows double with the
+    working set (a few rounds, not one per ``batch``). Where the rounds' modelled time
+    nears the interior point's (:func:`~._solvers._cost.rounds_budget`), that guesses
+    the answer (:func:`_soft_limit_of_all`), exact too."""
+    # The least hinge and its face do not depend on the frame: the LP sees features
+    # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
+    lp_frame = two_class.equilibrated() if two_class.uneven else two_class
     last = {}
 
     def solve(indices):
@@ -91,10 +65,10 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         return np.count_nonzero(lp_frame.active & (margins < 1.0 - tol))
 
     affordable = None
-    if priced:
+    # The interior point's normal equations are (p + 1)²: not for wide rows.
+    if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
         active = np.count_nonzero(two_class.active)
         affordable = rounds_budget(active, two_class.n_features, violated)
-
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
     # the second checks every row, so the first may search a backend's candidates.
     candidates = margin_violators(lp_frame, tol, batch, every=False)
@@ -102,10 +76,22 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         working, least_hinge, candidates, drop_above=DROP_ABOVE, affordable=affordable
     )
     if lp is None:
-        return None, working, rounds
+        try:
+            solution, working, more = _soft_limit_of_all(
+                two_class, lp_frame, tol, batch
+            )
+            return soft_result(two_class, working, solution, rounds + more, tol)
+        except SolverError:
+            # Unproved when the weights are 1e8+ apart (the small rows' α drown in
+            # the balance's rounding), or by bands within the interior point's
+            # price: the rounds, without a budget, decide.
+            lp, working, more = grow(
+                working, least_hinge, candidates, drop_above=DROP_ABOVE
+            )
+            rounds += more
     violators = margin_violators(two_class, tol, batch)
     solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
-    return solution, working, rounds + more
+    return soft_result(two_class, working, solution, rounds + more, tol)
 
 
 def _soft_limit_of_all(two_class, lp_frame, tol, batch):
