@@ -179,23 +179,20 @@ class PairsProblem(ProblemKind):
         if active is None or not exact_finish_suits(active.size * (K - 1),
                                                     K * (rows.n_features + 1)):
             return None
-        ids = np.setdiff1d(active[:, None] * K + np.arange(K),
-                           active * K + rows.codes[active])  # fmt: skip
-        Z, own, others = rows.pairs(ids)
+        position, others = np.nonzero(rows.codes[active][:, None] != np.arange(K))
+        Z, own, others = rows.pairs(active[position] * K + others)
         try:
             guess = kesler_support_guess(Z, own, others, K)
         except SolverError:
             return None
-        pair_rows, _ = pairs_of(ids, K)
         found = guess.feasible and exact_machine_of_pairs(
-            rows.original_rows(pair_rows), own, others, K, guess.dual
+            rows.original_rows(active[position]), own, others, K, guess.dual
         )
         if not found:
             return None
         W, b, dual = found
-        position = np.searchsorted(active, pair_rows)
         on = {(position[j], others[j]): v for j, v in enumerate(dual) if v > 0}
-        return self._maximal_machine(active, W, b, on)
+        return self._maximal(active, (W, b, on)).answer
 
     def in_principal_frame(self, active):
         rows = self.rows
@@ -236,10 +233,8 @@ class PairsProblem(ProblemKind):
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_budget(active.size * (K - 1))
-        )
-        if not maximal:  # a separating machine, not the maximal one
-            return Decision.of(kind, _exact_machine(W, b))
-        return Decision.of("maximal", self._maximal_machine(active, *maximal))
+        )  # else a separating machine, not the maximal one
+        return self._maximal(active, maximal) or Decision.of(kind, _exact_machine(W, b))
 
     def maximal_from(self, separator):
         """As :meth:`TwoClassProblem.maximal_from
@@ -247,7 +242,6 @@ class PairsProblem(ProblemKind):
         rational machine holds nearest its margin."""
         rows, K = self.rows, self.n_classes
         active = rows_in_memory(rows)
-        unknowns = K * (rows.n_features + 1)
         if not (active is not None and active.size
                 and separator_finish_suits(active.size * (K - 1))):  # fmt: skip
             return None
@@ -255,39 +249,38 @@ class PairsProblem(ProblemKind):
         # As many pairs as a hyperplane's unknowns: a larger guess slows each exchange.
         near = tightest_pairs(points, codes, K, separator.exact_coef,
                               separator.exact_intercept, rows.n_features + 1)  # fmt: skip
-        maximal = maximal_machine_on_rows(points, codes, K, near,
-                                          separator_budget(unknowns))  # fmt: skip
-        if not maximal:
+        budget = separator_budget(K * (rows.n_features + 1))
+        maximal = maximal_machine_on_rows(points, codes, K, near, budget)
+        return self._maximal(active, maximal)
+
+    def _maximal(self, active, found):
+        """The Decision of the maximal machine ``found = (W, b, μ)`` in rationals on
+        rows ``active`` (support: μ > 0; its margin ``min_{j<k} 1/‖w_j - w_k‖`` from
+        the rationals), or None without one."""
+        if not found:
             return None
-        return Decision.of("maximal", self._maximal_machine(active, *maximal))
-
-    def _maximal_machine(self, active, W, b, multipliers):
-        """The rational maximal machine's result on rows ``active``; support: μ > 0."""
+        W, b, multipliers = found
         on = sorted(multipliers)
-        support = self.rows.indices_in_X(active[[i for i, _ in on]])
-        others = np.array([k for _, k in on], dtype=np.intp)
-        dual = np.array([float(multipliers[pair]) for pair in on])
-        return _exact_machine(W, b, support, others, dual, exact=True)
-
-
-def _exact_machine(W, b, support=(), others=(), dual=(), exact=False):
-    """The separable JointMarginResult of a machine decided in rationals, its
-    ``coef`` and ``intercept`` the float64 roundings; with ``exact`` (the
-    maximal one) its margin ``min_{j<k} 1/‖w_j - w_k‖`` from the rationals."""
-    coef = np.array([[float(value) for value in row] for row in W])
-    margin = machine_margin(coef)
-    if exact:
+        result = _exact_machine(W, b)
+        result.support = self.rows.indices_in_X(active[[i for i, _ in on]])
+        result.support_classes = np.array([k for _, k in on], dtype=np.intp)
+        result.dual = np.array([float(multipliers[pair]) for pair in on])
         rows = [[as_fmpq(value) for value in w] for w in W]  # FLINT: no gcd in Python
         pairs = combinations(rows, 2)
         squares = [sum((a - c) ** 2 for a, c in zip(u, v)) for u, v in pairs]
-        margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
-    result = JointMarginResult(
-        coef, np.array([float(value) for value in b]), True, margin,
-        np.asarray(support, dtype=np.intp), np.asarray(others, dtype=np.intp),
-        np.asarray(dual, dtype=float), 0.0, 0,
+        result.margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
+        return Decision.of("maximal", result)
+
+
+def _exact_machine(W, b):
+    """The separable JointMarginResult of a machine decided in rationals, its
+    ``coef`` and ``intercept`` the float64 roundings."""
+    coef = np.array([[float(value) for value in row] for row in W])
+    empty = np.array([], dtype=np.intp)
+    return JointMarginResult(
+        coef, np.array([float(value) for value in b]), True, machine_margin(coef),
+        empty, empty, np.array([]), 0.0, 0, exact_coef=W, exact_intercept=b,
     )  # fmt: skip
-    result.exact_coef, result.exact_intercept = W, b
-    return result
 
 
 def machine_margin(coef):
