@@ -111,7 +111,6 @@ class PairsProblem(ProblemKind):
                           initial_size, batch)  # fmt: skip
 
     def anchors(self, frame):
-        """One pair per ordered pair of classes: they bound the intercepts."""
         return frame.anchors()
 
     def in_units(self, tol):
@@ -206,7 +205,14 @@ class PairsProblem(ProblemKind):
         return checked_certificate(self.rows, ids, weights, self.classes, **options)
 
     def exact_separator(self, W, b):
-        return _exact_machine(W, b)
+        """The separable result of a machine decided in rationals, its ``coef`` and
+        ``intercept`` the float64 roundings."""
+        coef = np.array([[float(value) for value in row] for row in W])
+        empty = np.array([], dtype=np.intp)
+        return JointMarginResult(
+            coef, np.array([float(value) for value in b]), True, machine_margin(coef),
+            empty, empty, np.array([]), 0.0, 0, exact_coef=W, exact_intercept=b,
+        )  # fmt: skip
 
     def start_of(self, active, certificate):
         """The certificate's pairs as ``(position in active, other class code)``."""
@@ -233,8 +239,10 @@ class PairsProblem(ProblemKind):
         W, b, tight = answer
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_budget(active.size * (K - 1))
-        )  # else a separating machine, not the maximal one
-        return self._maximal(active, maximal) or Decision.of(kind, _exact_machine(W, b))
+        )
+        if not maximal:  # a separating machine, not the maximal one
+            return Decision.of(kind, self.exact_separator(W, b))
+        return self._maximal(active, maximal)
 
     def maximal_from(self, separator):
         """As :meth:`TwoClassProblem.maximal_from
@@ -261,7 +269,7 @@ class PairsProblem(ProblemKind):
             return None
         W, b, multipliers = found
         on = sorted(multipliers)
-        result = _exact_machine(W, b)
+        result = self.exact_separator(W, b)
         result.support = self.rows.indices_in_X(active[[i for i, _ in on]])
         result.support_classes = np.array([k for _, k in on], dtype=np.intp)
         result.dual = np.array([float(multipliers[pair]) for pair in on])
@@ -270,17 +278,6 @@ class PairsProblem(ProblemKind):
         squares = [sum((a - c) ** 2 for a, c in zip(u, v)) for u, v in pairs]
         result.margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
         return Decision.of("maximal", result)
-
-
-def _exact_machine(W, b):
-    """The separable JointMarginResult of a machine decided in rationals, its
-    ``coef`` and ``intercept`` the float64 roundings."""
-    coef = np.array([[float(value) for value in row] for row in W])
-    empty = np.array([], dtype=np.intp)
-    return JointMarginResult(
-        coef, np.array([float(value) for value in b]), True, machine_margin(coef),
-        empty, empty, np.array([]), 0.0, 0, exact_coef=W, exact_intercept=b,
-    )  # fmt: skip
 
 
 def machine_margin(coef):
@@ -315,18 +312,16 @@ def _machine_result(kesler, working, solution, rounds, separable, hinge):
 def _slack_rows(kesler, ids):
     """``(rows, row_of)``: the distinct rows of the pairs ``ids`` (one slack each)
     and each pair's position among them."""
-    pair_rows, _ = pairs_of(ids, kesler.n_classes)
-    return np.unique(pair_rows, return_inverse=True)
+    return np.unique(pairs_of(ids, kesler.n_classes)[0], return_inverse=True)
 
 
 def _soft_limit(kesler, working, tol, batch):
     """The C → ∞ limit of the Crammer–Singer soft margin, each stage on a working set
     grown by the pairs its answer violates: the least total hinge (an LP, each feature
     divided by its spread: the optimum's hinges are the same in every affine frame),
-    then the largest margin over its optimal face (a QP: complementary slackness with
-    the LP's dual fixes the tight pairs and the rows keeping a hinge, so no budget row
-    leaves it without an interior). The LP weighs rows over the working set's mean
-    weight (same argmin), so its tolerances and the face's thresholds are scale-free."""
+    then the largest margin over its optimal face (no budget row, which would leave
+    the QP without an interior). The LP weighs rows over the working set's mean weight
+    (same argmin), so its tolerances and the face's thresholds are scale-free."""
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
     unit = {}
@@ -364,7 +359,7 @@ def _soft_limit(kesler, working, tol, batch):
         if refusal is not None:
             raise SolverError(refusal)
         on_face = face(ids)
-        pairs = _face_as_pairs(kesler, ids, on_face)
+        holds, margin_from = _face_as_pairs(kesler, ids, on_face)
 
         def interior_point():
             solution = kesler_margin_qp(*kesler.uncentred_pairs(ids), n_classes,
@@ -373,9 +368,6 @@ def _soft_limit(kesler, working, tol, batch):
                 solution.intercept += kesler.uncentred_offset(solution.coef)
             return solution
 
-        if pairs is None:
-            return interior_point()
-        holds, margin_from = pairs
         if kesler.uneven:
             exact = margin_from(start)
             return interior_point() if exact is None else exact
@@ -408,13 +400,14 @@ def _soft_limit(kesler, working, tol, batch):
 
 
 def _face_as_pairs(kesler, ids, face):
-    """The face ``(slack_of, n_slack, tight)`` of the pairs ``ids``
-    (:func:`_optimal_face`) with the hinges eliminated, as ``(holds, margin_from)``,
-    or None where a row keeping a hinge has no tight pair among them. A row's hinge
-    ``ξ`` is fixed by any of its tight pairs ``t`` (``ξ = 1 - m_t``): its other pairs
-    ``j`` keep ``m_j ≥ m_t`` (``=`` where tight), the margin of the pair (own = t's
-    other class, other = j's) ``≥ 0``; and ``ξ ≥ 0`` is ``m_t ≤ 1``. Each constraint
-    is then a pair whose margin is ``≥``, ``=`` or ``≤`` (``sides`` +1, 0, -1)
+    """``(holds, margin_from)`` of the face ``(slack_of, n_slack, tight)`` of the pairs
+    ``ids`` (:func:`_optimal_face`) with the hinges eliminated: whether a machine is
+    on it, and its largest margin by the primal active set from a machine on it (None
+    where that does not settle, or a row keeping a hinge has no tight pair in ``ids``).
+    A row's hinge ``ξ`` is fixed by any of its tight pairs ``t`` (``ξ = 1 - m_t``): its
+    other pairs ``j`` keep ``m_j ≥ m_t`` (``=`` where tight), the margin of the pair
+    (own = t's other class, other = j's) ``≥ 0``; and ``ξ ≥ 0`` is ``m_t ≤ 1``. Each
+    constraint is a pair whose margin is ``≥``, ``=`` or ``≤`` (``sides`` +1, 0, -1)
     ``right``; ``to_pairs`` maps its multipliers to the pairs ``ids``."""
     slack_of, n_slack, tight = face
     rows, others = pairs_of(ids, kesler.n_classes)
@@ -423,8 +416,8 @@ def _face_as_pairs(kesler, ids, face):
     anchor = np.full(n_slack, -1)
     tight_free = np.flatnonzero(tight & free)
     anchor[slack_of[tight_free]] = tight_free  # a tight pair of each such row
-    if np.any(anchor < 0):
-        return None
+    if np.any(anchor < 0):  # the interior point's answer stands as it is
+        return (lambda solution: True), (lambda start: None)
     follower = np.flatnonzero(free & ~np.isin(np.arange(len(ids)), anchor))
     leader = anchor[slack_of[follower]]
     order = np.r_[np.flatnonzero(~free), anchor, follower]
@@ -441,11 +434,11 @@ def _face_as_pairs(kesler, ids, face):
     sides = np.where(tight[order], 0.0, 1.0)
     sides[held - anchor.size : held] = -1.0  # ξ ≥ 0: an anchor's margin ≤ 1
 
-    def holds(solution):  # a machine on the face, to FACE_TOLERANCE
+    def holds(solution):  # to FACE_TOLERANCE
         margins = pair_margins(*pairs, solution.coef, solution.intercept)
         return bool(np.all(off_face(margins - right + 1, sides) <= FACE_TOLERANCE))
 
-    def margin_from(start):  # by the primal active set from a machine on the face
+    def margin_from(start):
         solution = machine_from_feasible(
             *pairs, kesler.n_classes, *start, FACE_TOLERANCE, sides=sides, right=right
         )

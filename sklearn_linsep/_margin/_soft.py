@@ -34,12 +34,11 @@ def without_noise(solution, tol):
 def soft_limit(two_class, working, tol, batch):
     """Among the hyperplanes of least total hinge, the one of largest margin, on the
     hard margin's loop: each round solves both stages on the working set, takes in
-    the worst violators and drops rows far inside their side. Exact as the hard margin
-    is: with no row outside at positive hinge, the full least total is the working
-    set's, its minimisers among the working set's. Joining rows double with the
-    working set (a few rounds, not one per ``batch``). Where the rounds' modelled time
-    nears the interior point's (:func:`~._solvers._cost.rounds_budget`), that guesses
-    the answer (:func:`_soft_limit_of_all`), exact too."""
+    the worst violators and drops rows far inside their side (exact as the hard margin
+    is: with no row outside at positive hinge, the working set's least total and its
+    minimisers are all rows'). Where the rounds' modelled time nears the interior
+    point's (:func:`~._solvers._cost.rounds_budget`), that answers, exact too
+    (:func:`_soft_limit_of_all`)."""
     # The least hinge and its face do not depend on the frame: the LP sees features
     # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
     lp_frame = two_class.equilibrated() if two_class.uneven else two_class
@@ -95,10 +94,9 @@ def soft_limit(two_class, working, tol, batch):
 
 
 def _soft_limit_of_all(two_class, lp_frame, tol, batch):
-    """The soft limit when many samples violate their margin: the exact least hinge from
-    an interior point (:func:`_exact_least_hinge`), then the largest margin on the LP's
-    optimal face by the hard margin's loop, the face's constraints (:func:`face_sides`)
-    in place of ``≥ 1``."""
+    """The soft limit from every row's exact least hinge (:func:`_exact_least_hinge`):
+    the largest margin on the LP's optimal face by the hard margin's loop, the face's
+    sides (:func:`face_sides`) in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
     feasible = in_frame(lp, lp_frame, two_class)
@@ -290,9 +288,8 @@ def attains(two_class, solution, least):
 
 
 def in_frame(lp, lp_frame, frame):
-    """The LP's hyperplane (or machine), found on ``lp_frame``'s rows (same centre,
-    each feature at its own spread), on ``frame``'s: a point of the optimal face,
-    the start of the face's primal active set."""
+    """The LP's hyperplane (or machine) found on ``lp_frame``'s rows (same centre, each
+    feature at its own spread) on ``frame``'s: a point of the face, a primal start."""
     return lp.coef * (frame.scale / lp_frame.scale), lp.intercept
 
 
