@@ -124,9 +124,8 @@ class PairsProblem(ProblemKind):
         )
 
     def from_feasible(self, ids, feasible, tol):
-        rows, own, others = self.rows.pairs(ids)
-        return machine_from_feasible(rows, own, others, self.rows.n_classes,
-                                     *feasible, tol)  # fmt: skip
+        pairs = self.rows.pairs(ids)
+        return machine_from_feasible(*pairs, self.n_classes, *feasible, tol)
 
     def terms(self, frame, working, solution):
         """Each row once (sparse rows stay sparse)."""
@@ -168,11 +167,9 @@ class PairsProblem(ProblemKind):
         return mark_if_far(self.rows, _soft_limit(self.rows, working, tol, batch), 3)
 
     def finish_exactly(self):
-        """Where float64 cannot finish the margin in X's units (no active set settles:
-        features ~1e6 apart, multipliers cancelling): the maximal margin in rationals on
-        every pair (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`, every
-        pair's margin checked exactly) from Clarabel's support with each feature scaled.
-        None where that does not settle, or beyond its limits."""
+        """From Clarabel's support with each feature scaled, in rationals on every pair
+        (:func:`~sklearn_linsep._exact._kkt.exact_machine_of_pairs`): no active set
+        settles where features ~1e6 apart make the multipliers cancel."""
         rows, K = self.rows, self.rows.n_classes
         active = rows_in_memory(rows)  # every pair in memory
         if active is None or not exact_finish_suits(active.size * (K - 1),
@@ -245,9 +242,7 @@ class PairsProblem(ProblemKind):
         return self._maximal(active, maximal)
 
     def maximal_from(self, separator):
-        """As :meth:`TwoClassProblem.maximal_from
-        <sklearn_linsep._margin._hard.TwoClassProblem.maximal_from>`, from the pairs the
-        rational machine holds nearest its margin."""
+        """From the pairs the rational machine holds nearest its margin."""
         rows, K = self.rows, self.n_classes
         active = rows_in_memory(rows)
         if not (active is not None and active.size
@@ -451,13 +446,13 @@ def _face_as_pairs(kesler, ids, face):
 
 def _optimal_face(kesler, lp_frame, working, lp, unit):
     """``face(ids)``: the LP's optimal face on the pairs ``ids`` as
-    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's μ on ``working`` (a dual
-    optimum on all pairs once none violates; rows weighed by weight over ``unit``),
-    once μ is checked as a dual certificate: it balances (``Σ μ φ = 0`` per class and
-    feature, to the terms' rounding), no row carries more than its weight, and ``Σ μ``
-    is the LP's total: by weak duality no machine has a smaller total hinge. By
-    complementary slackness a pair of positive μ holds with equality; a row whose μ
-    stop short of its weight has no hinge; rows at their weight have free ``ξ ≥ 0``."""
+    :func:`~._solvers.kesler_margin_qp` takes it, from the LP's μ on ``working`` (all
+    pairs' dual optimum: none violates; rows weighed by weight over ``unit``), once μ
+    is a dual certificate: it balances (``Σ μ φ = 0`` per class and feature, to the
+    terms' rounding), no row carries more than its weight, and ``Σ μ`` is the LP's
+    total (weak duality: no machine has less). By complementary slackness a pair of
+    positive μ holds with equality; a row whose μ stop short of its weight has no
+    hinge; rows at their weight have free ``ξ ≥ 0``."""
     mu = lp.dual
     rows, own, others = lp_frame.uncentred_pairs(working)  # μ balances in every frame
     weighted = class_columns(own, others, kesler.n_classes) * mu

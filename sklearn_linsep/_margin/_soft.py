@@ -168,19 +168,16 @@ def _exact_least_hinge(two_class):
     margins = two_class.margins(guess.coef, guess.intercept)
     affordable = band_budget(np.count_nonzero(two_class.active), two_class.n_features)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
-        beyond = two_class.active & (margins < 1 - band)
         near = np.flatnonzero(two_class.active & (np.abs(margins - 1) <= band))
         if near.size == 0:
             continue  # no row at the margin: the guess is off, widen the band
         if not affordable(near.size):
             break  # a poor guess's wide band is an LP of most rows: the rounds decide
-        held = np.where(beyond, two_class.weights, 0.0)
-        lp = total_hinge_lp(
-            two_class.rows(near),
-            two_class.labels(near),
-            weights=two_class.sample_weights(near),
-            fixed=two_class.augmented_sum(held * two_class.c),
-        )
+        held = np.where(two_class.active & (margins < 1 - band), two_class.weights, 0.0)
+        rows, labels = two_class.rows(near), two_class.labels(near)
+        fixed = two_class.augmented_sum(held * two_class.c)
+        weights = two_class.sample_weights(near)
+        lp = total_hinge_lp(rows, labels, weights=weights, fixed=fixed)
         proved = lp.feasible and _proved_on_every_row(two_class, held, near, lp)
         if proved:
             return proved
