@@ -68,20 +68,18 @@ def proven(frame, result, tol, smallest):
 def plain_rounding(frame, result):
     """A bound on the rounding of ``coef · x + intercept`` on every row, from
     each feature's largest ``|x|``."""
-    p = np.shape(result.coef)[-1]
-    return rounding_factor(p + 3) * _score_terms(
-        frame.magnitude, result.coef, result.intercept
-    )
+    return _rounding(frame.magnitude, result.coef, result.intercept, 3)
 
 
-def _score_terms(per_feature, coef, offset):
-    """``Σ_j per_feature_j |w_j| + |b|``, which bounds a score's terms; for a
-    machine (``coef`` of K rows) twice the largest over its rows, since a margin
-    is the difference of two scores."""
+def _rounding(per_feature, coef, offset, steps):
+    """``γ_{p+steps} (Σ_j per_feature_j |w_j| + |b|)``, a score's rounding bound (its
+    terms bounded by ``per_feature``); for a machine (``coef`` of K rows) twice the
+    largest over its rows, since a margin is the difference of two scores."""
     coef = np.asarray(coef, dtype=float)
+    gamma = rounding_factor(coef.shape[-1] + steps)
     if coef.ndim == 1:
-        return per_feature @ np.abs(coef) + abs(offset)
-    return 2 * float(np.max(np.abs(coef) @ per_feature + np.abs(offset)))
+        return gamma * (per_feature @ np.abs(coef) + abs(offset))
+    return gamma * (2 * float(np.max(np.abs(coef) @ per_feature + np.abs(offset))))
 
 
 def say_about_centre(result, share):
@@ -108,8 +106,7 @@ def _a_priori_rounding(frame, coef, at_center):
     rounding. Infinite for sparse X, not centred row by row."""
     if sp.issparse(getattr(frame, "X", None)):
         return np.inf
-    terms = _score_terms(frame.feature_scale, coef, at_center)
-    return 2 * rounding_factor(np.shape(coef)[-1] + 4) * terms
+    return 2 * _rounding(frame.feature_scale, coef, at_center, 4)
 
 
 @dataclass
