@@ -102,9 +102,8 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
     feasible = in_frame(lp, lp_frame, two_class)
 
     def solve(indices):
-        solution = face_margin_qp(
-            two_class.rows(indices), two_class.labels(indices), sides[indices], feasible
-        )
+        rows, labels = two_class.rows(indices), two_class.labels(indices)
+        solution = face_margin_qp(rows, labels, sides[indices], feasible)
         if not solution.feasible:
             raise SolverError(
                 "Clarabel reports the least-hinge face infeasible on a subset of "
@@ -120,9 +119,8 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
         distance = np.where(two_class.active, np.abs(margins - 1), np.inf)
         size = min(two_class.n_features + 1, np.count_nonzero(two_class.active))
         start = np.sort(np.argpartition(distance, size - 1)[:size])
-    solution, working, rounds = grow(
-        start, solve, face_violators(two_class, sides, tol, batch)
-    )
+    violators = face_violators(two_class, sides, tol, batch)
+    solution, working, rounds = grow(start, solve, violators)
     check_attains(two_class, solution, lp.total)
     return solution, working, rounds
 
@@ -293,11 +291,10 @@ def in_frame(lp, lp_frame, frame):
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     """The second stage on a set of rows: the largest margin among hyperplanes of total
     hinge ``lp.total`` (``feasible``: one of them; ``lp.dual`` defines the face)."""
-    least = lp.total
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
-        return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
+        return weights @ hinge <= lp.total * (1 + 1e-9) + 1e-9 * weights.sum()
 
     # The LP's face by complementary slackness: p + 1 variables and no budget row,
     # whose thin interior and dense fill make the budget QP far slower.
@@ -308,7 +305,7 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     except SolverError:
         pass
     # The LP is exact to ~1e-12 relative (a basic solution): the QP gets that room.
-    budget = least * (1 + 1e-11) + 1e-12 * weights.sum()
+    budget = lp.total * (1 + 1e-11) + 1e-12 * weights.sum()
     try:
         solution = margin_qp(
             rows, labels, slack_budget=budget, weights=weights, accept=attains_least
