@@ -1,10 +1,8 @@
-"""The linear machine of K classes, exact: the joint verdict with its certificate and
-the Crammer–Singer maximal margin, on a working set of Kesler's pairs (row, other
-class; :mod:`sklearn_linsep._kesler`) grown by the two-class loop
-(:func:`~sklearn_linsep._working_set.grow`): the margin QP on the working pairs, a
-pass over X for each row's worst other class. A working set without a machine yields
-Farkas weights on its pairs (an LP), checked on X; with ``soft`` the C → ∞ limit
-follows: the least total hinge (a row's is its worst pair's), then the largest
+"""The linear machine of K classes, exact, as a problem kind of the driver
+(:mod:`._driver`) on a working set of Kesler's pairs (row, other class;
+:mod:`sklearn_linsep._kesler`): the joint verdict with its certificate (Farkas weights
+on the pairs, checked on X) and the Crammer–Singer maximal margin; with ``soft`` the
+C → ∞ limit: the least total hinge (a row's is its worst pair's), then the largest
 margin among machines attaining it.
 """
 
