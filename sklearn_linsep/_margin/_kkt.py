@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._kesler import pair_margins
 from .._proofs import rounding_factor
 from ..exceptions import SolverError
 from ._result import PROOF_RTOL, external_stacklevel
@@ -69,20 +68,18 @@ def proven(frame, result, tol, smallest):
 def plain_rounding(frame, result):
     """A bound on the rounding of ``coef · x + intercept`` on every row, from
     each feature's largest ``|x|``."""
-    p = np.shape(result.coef)[-1]
-    return rounding_factor(p + 3) * _score_terms(
-        frame.magnitude, result.coef, result.intercept
-    )
+    return _rounding(frame.magnitude, result.coef, result.intercept, 3)
 
 
-def _score_terms(per_feature, coef, offset):
-    """``Σ_j per_feature_j |w_j| + |b|``, which bounds a score's terms; for a
-    machine (``coef`` of K rows) twice the largest over its rows, since a margin
-    is the difference of two scores."""
+def _rounding(per_feature, coef, offset, steps):
+    """``γ_{p+steps} (Σ_j per_feature_j |w_j| + |b|)``, a score's rounding bound (its
+    terms bounded by ``per_feature``); for a machine (``coef`` of K rows) twice the
+    largest over its rows, since a margin is the difference of two scores."""
     coef = np.asarray(coef, dtype=float)
+    gamma = rounding_factor(coef.shape[-1] + steps)
     if coef.ndim == 1:
-        return per_feature @ np.abs(coef) + abs(offset)
-    return 2 * float(np.max(np.abs(coef) @ per_feature + np.abs(offset)))
+        return gamma * (per_feature @ np.abs(coef) + abs(offset))
+    return gamma * (2 * float(np.max(np.abs(coef) @ per_feature + np.abs(offset))))
 
 
 def say_about_centre(result, share):
@@ -94,9 +91,8 @@ def say_about_centre(result, share):
         "cannot evaluate coef · x + intercept on them to the margin's precision "
         f"(its rounding may reach {share:.1g} of the margin; the intercept is "
         f"{np.max(np.abs(result.intercept)):.3g}): the hyperplane is also given "
-        "about a centre "
-        "of the data, as coef · (x - center) + intercept_at_center, which "
-        "verify() and decision_function use. Centring the features "
+        "about a centre of the data, as coef · (x - center) + intercept_at_center, "
+        "which verify() and decision_function use. Centring the features "
         "(StandardScaler) avoids this.",
         UserWarning,
         stacklevel=external_stacklevel(),
@@ -110,8 +106,7 @@ def _a_priori_rounding(frame, coef, at_center):
     rounding. Infinite for sparse X, not centred row by row."""
     if sp.issparse(getattr(frame, "X", None)):
         return np.inf
-    terms = _score_terms(frame.feature_scale, coef, at_center)
-    return 2 * rounding_factor(np.shape(coef)[-1] + 4) * terms
+    return 2 * _rounding(frame.feature_scale, coef, at_center, 4)
 
 
 @dataclass
@@ -137,26 +132,8 @@ def row_terms(rows, labels, solution, fit_intercept=True, products=None):
         products = (rows @ solution.coef, rows.T @ (alpha * labels),
                     np.abs(rows.T) @ alpha)  # fmt: skip
     scores, combination, absolute = products
-    return DualTerms(
-        combination,
-        absolute,
-        alpha @ labels if fit_intercept else None,
-        labels * (scores + solution.intercept),
-    )
-
-
-def pair_terms(rows, own, others, solution, n_classes):
-    """The :class:`DualTerms` of K classes: the working set's pairs, row ``z``
-    of each of class ``own`` against class ``others``."""
-    alpha = solution.dual
-    combination = np.zeros((n_classes, rows.shape[1]))
-    absolute = np.zeros_like(combination)
-    np.add.at(combination, own, alpha[:, None] * rows)
-    np.add.at(combination, others, -alpha[:, None] * rows)
-    np.add.at(absolute, own, alpha[:, None] * np.abs(rows))
-    np.add.at(absolute, others, alpha[:, None] * np.abs(rows))
-    balance = np.bincount(own, alpha, n_classes) - np.bincount(others, alpha, n_classes)
-    margins = pair_margins(rows, own, others, solution.coef, solution.intercept)
+    balance = alpha @ labels if fit_intercept else None
+    margins = labels * (scores + solution.intercept)
     return DualTerms(combination, absolute, balance, margins)
 
 
@@ -202,10 +179,11 @@ def check_optimality(problem, terms, solution, tol):
     return smallest
 
 
-def mark_if_far(frame, result):
+def mark_if_far(frame, result, factor=1):
     """A soft limit's result, marked for its centre where float64 cannot evaluate
-    ``coef · x + intercept`` to the proof's precision."""
-    rounding = plain_rounding(frame, result)
+    ``coef · x + intercept`` to the proof's precision (``factor`` times its rounding:
+    scores of 1e16 at offsets of 2^30 spreads keep no digits of a machine's hinges)."""
+    rounding = factor * plain_rounding(frame, result)
     if rounding >= PROOF_RTOL:
         say_about_centre(result, rounding)
     return result

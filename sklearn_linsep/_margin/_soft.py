@@ -9,45 +9,9 @@ import numpy as np
 from .._working_set import DROP_ABOVE, grow, worst_violators
 from ..exceptions import SolverError
 from ._result import Hyperplane, margin_result, warn_if_inexact
-from ._solvers import (
-    face_margin_qp,
-    least_hinge_ipm,
-    margin_of_rows,
-    margin_qp,
-    total_hinge_lp,
-)
+from ._solvers import face_margin_qp, least_hinge_ipm, margin_qp, total_hinge_lp
 from ._solvers._active_set import off_face
 from ._solvers._cost import band_budget, rounds_budget
-
-
-def soft_limit(two_class, working, tol, batch):
-    """Among the hyperplanes of least total hinge, the one of largest margin (w = 0 is
-    left exactly 0: the margin is then undefined). Rounds grow the working set
-    (:func:`_soft_limit_by_rounds`) until their modelled time nears the interior
-    point's (:func:`~._solvers._cost.rounds_budget`), which then guesses the answer
-    (:func:`_soft_limit_of_all`); both routes are exact."""
-    # The least hinge and its face do not depend on the frame: the LP sees features
-    # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
-    lp_frame = two_class.equilibrated() if two_class.uneven else two_class
-    # The interior point's normal equations are (p + 1)²: not for wide rows.
-    priced = two_class.cheap_passes and two_class.n_features < two_class.n_samples
-    solution, working, rounds = _soft_limit_by_rounds(
-        two_class, lp_frame, working, tol, batch, priced
-    )
-    if solution is None:
-        try:
-            solution, working, more = _soft_limit_of_all(
-                two_class, lp_frame, tol, batch
-            )
-        except SolverError:
-            # Unproved when the weights are 1e8+ apart (the small rows' α drown in
-            # the balance's rounding), or by bands within the interior point's
-            # price: the rounds, without a budget, decide.
-            solution, working, more = _soft_limit_by_rounds(
-                two_class, lp_frame, working, tol, batch
-            )
-        rounds += more
-    return soft_result(two_class, working, solution, rounds, tol)
 
 
 def soft_result(two_class, working, solution, rounds, tol):
@@ -67,34 +31,30 @@ def without_noise(solution, tol):
     return solution
 
 
-def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False):
-    """The soft limit on the hard margin's loop: each round solves both stages on the
-    working set, takes in the worst violators and drops rows far inside their side.
-    Exact as the hard margin is: with no row outside at positive hinge, the full least
-    total is the working set's, its minimisers among the working set's. Joining rows
-    double with the working set (a few rounds, not one per ``batch``).
-    ``(None, working, rounds)`` when, ``priced``, the cost model refuses a round
-    (:func:`~._solvers._cost.rounds_budget`)."""
+def soft_limit(two_class, working, tol, batch):
+    """Among the hyperplanes of least total hinge, the one of largest margin, on the
+    hard margin's loop: each round solves both stages on the working set, takes in
+    the worst violators and drops rows far inside their side (exact as the hard margin
+    is: with no row outside at positive hinge, the working set's least total and its
+    minimisers are all rows'). Where the rounds' modelled time nears the interior
+    point's (:func:`~._solvers._cost.rounds_budget`), that answers, exact too
+    (:func:`_soft_limit_of_all`)."""
+    # The least hinge and its face do not depend on the frame: the LP sees features
+    # equilibrated if far apart (its certificate failed at 1e8); margins stay X's.
+    lp_frame = two_class.equilibrated() if two_class.uneven else two_class
     last = {}
 
     def solve(indices):
         rows, labels = two_class.rows(indices), two_class.labels(indices)
         weights = two_class.sample_weights(indices)
         lp = checked_least_hinge(lp_frame.rows(indices), labels, weights)
-        if lp.total <= 1e-12 * weights.sum():  # these rows separate: the hard margin
-            solution = margin_of_rows(rows, labels, tol=tol / 2)
-            if solution.feasible:
-                return solution
         sides = face_sides(lp.dual, weights)
         feasible = in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
 
     def least_hinge(indices):
-        last["lp"] = total_hinge_lp(
-            lp_frame.rows(indices),
-            lp_frame.labels(indices),
-            weights=lp_frame.sample_weights(indices),
-        )
+        rows, weights = lp_frame.rows(indices), lp_frame.sample_weights(indices)
+        last["lp"] = total_hinge_lp(rows, lp_frame.labels(indices), weights=weights)
         return last["lp"]
 
     def violated():  # by the last round's hyperplane, among every active row
@@ -104,39 +64,46 @@ def _soft_limit_by_rounds(two_class, lp_frame, working, tol, batch, priced=False
         return np.count_nonzero(lp_frame.active & (margins < 1.0 - tol))
 
     affordable = None
-    if priced:
+    # The interior point's normal equations are (p + 1)²: not for wide rows.
+    if two_class.cheap_passes and two_class.n_features < two_class.n_samples:
         active = np.count_nonzero(two_class.active)
         affordable = rounds_budget(active, two_class.n_features, violated)
-
-    violators = margin_violators(two_class, tol, batch)
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
     # the second checks every row, so the first may search a backend's candidates.
+    candidates = margin_violators(lp_frame, tol, batch, every=False)
     lp, working, rounds = grow(
-        working,
-        least_hinge,
-        margin_violators(lp_frame, tol, batch, every=False),
-        drop_above=DROP_ABOVE,
-        affordable=affordable,
+        working, least_hinge, candidates, drop_above=DROP_ABOVE, affordable=affordable
     )
     if lp is None:
-        return None, working, rounds
+        try:
+            solution, working, more = _soft_limit_of_all(
+                two_class, lp_frame, tol, batch
+            )
+            return soft_result(two_class, working, solution, rounds + more, tol)
+        except SolverError:
+            # Unproved when the weights are 1e8+ apart (the small rows' α drown in
+            # the balance's rounding), or by bands within the interior point's
+            # price: the rounds, without a budget, decide.
+            lp, working, more = grow(
+                working, least_hinge, candidates, drop_above=DROP_ABOVE
+            )
+            rounds += more
+    violators = margin_violators(two_class, tol, batch)
     solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
-    return solution, working, rounds + more
+    return soft_result(two_class, working, solution, rounds + more, tol)
 
 
 def _soft_limit_of_all(two_class, lp_frame, tol, batch):
-    """The soft limit when many samples violate their margin: the exact least hinge from
-    an interior point (:func:`_exact_least_hinge`), then the largest margin on the LP's
-    optimal face by the hard margin's loop, the face's constraints (:func:`face_sides`)
-    in place of ``≥ 1``."""
+    """The soft limit from every row's exact least hinge (:func:`_exact_least_hinge`):
+    the largest margin on the LP's optimal face by the hard margin's loop, the face's
+    sides (:func:`face_sides`) in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
     feasible = in_frame(lp, lp_frame, two_class)
 
     def solve(indices):
-        solution = face_margin_qp(
-            two_class.rows(indices), two_class.labels(indices), sides[indices], feasible
-        )
+        rows, labels = two_class.rows(indices), two_class.labels(indices)
+        solution = face_margin_qp(rows, labels, sides[indices], feasible)
         if not solution.feasible:
             raise SolverError(
                 "Clarabel reports the least-hinge face infeasible on a subset of "
@@ -146,22 +113,16 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
         return solution
 
     start = np.flatnonzero(two_class.active & (sides == 0))
-    if start.size == 0:  # every α at a bound (a row repeated with both labels)
-        start = _nearest_the_margin(two_class, *feasible, two_class.n_features + 1)
-    solution, working, rounds = grow(
-        start, solve, face_violators(two_class, sides, tol, batch)
-    )
+    if start.size == 0:  # every α at a bound (a row repeated with both labels):
+        # the p + 1 active rows nearest the LP's margin
+        margins = two_class.margins(*feasible)
+        distance = np.where(two_class.active, np.abs(margins - 1), np.inf)
+        size = min(two_class.n_features + 1, np.count_nonzero(two_class.active))
+        start = np.sort(np.argpartition(distance, size - 1)[:size])
+    violators = face_violators(two_class, sides, tol, batch)
+    solution, working, rounds = grow(start, solve, violators)
     check_attains(two_class, solution, lp.total)
     return solution, working, rounds
-
-
-def _nearest_the_margin(two_class, coef, intercept, size):
-    """The ``size`` active rows with margin under ``(coef, intercept)`` nearest 1."""
-    distance = np.where(
-        two_class.active, np.abs(two_class.margins(coef, intercept) - 1), np.inf
-    )
-    size = min(size, np.count_nonzero(two_class.active))
-    return np.sort(np.argpartition(distance, size - 1)[:size])
 
 
 def margin_violators(frame, tol, batch, every=True):
@@ -170,14 +131,9 @@ def margin_violators(frame, tol, batch, every=True):
     :meth:`~sklearn_linsep._rows._protocol.TwoClassRows.violators`."""
 
     def violators(solution, working):
-        return frame.violators(
-            solution.coef,
-            solution.intercept,
-            1.0 - tol,
-            working,
-            max(batch, working.size),
-            every=every,
-        )
+        coef, intercept = solution.coef, solution.intercept
+        size = max(batch, working.size)
+        return frame.violators(coef, intercept, 1.0 - tol, working, size, every=every)
 
     return violators
 
@@ -210,26 +166,19 @@ def _exact_least_hinge(two_class):
     margins = two_class.margins(guess.coef, guess.intercept)
     affordable = band_budget(np.count_nonzero(two_class.active), two_class.n_features)
     for band in (1e-6, 1e-4, 1e-2, 1e-1, np.inf):
-        beyond = two_class.active & (margins < 1 - band)
         near = np.flatnonzero(two_class.active & (np.abs(margins - 1) <= band))
         if near.size == 0:
             continue  # no row at the margin: the guess is off, widen the band
         if not affordable(near.size):
             break  # a poor guess's wide band is an LP of most rows: the rounds decide
-        held = np.where(beyond, two_class.weights, 0.0)
-        lp = total_hinge_lp(
-            two_class.rows(near),
-            two_class.labels(near),
-            weights=two_class.sample_weights(near),
-            fixed=two_class.augmented_sum(held * two_class.c),
-        )
-        if not lp.feasible:
-            continue
-        alpha = held.copy()
-        alpha[near] = lp.dual
-        total = two_class.total_hinge(lp.coef, lp.intercept)
-        if _proved_on_every_row(two_class, alpha, total):
-            return replace(lp, total=total), alpha
+        held = np.where(two_class.active & (margins < 1 - band), two_class.weights, 0.0)
+        rows, labels = two_class.rows(near), two_class.labels(near)
+        fixed = two_class.augmented_sum(held * two_class.c)
+        weights = two_class.sample_weights(near)
+        lp = total_hinge_lp(rows, labels, weights=weights, fixed=fixed)
+        proved = lp.feasible and _proved_on_every_row(two_class, held, near, lp)
+        if proved:
+            return proved
     raise SolverError(
         "The interior point's guess of the least total hinge was not proved on a "
         "band of rows HiGHS solves at the interior point's price."
@@ -276,9 +225,9 @@ def _vertex_of_guess(two_class, guess):
     candidates = np.flatnonzero(interior > 1e-9)
     if candidates.size == 0:
         return None
-    if candidates.size > two_class.n_features + 1:
-        farthest = np.argpartition(interior[candidates], -(two_class.n_features + 1))
-        candidates = candidates[farthest[-(two_class.n_features + 1) :]]
+    size = two_class.n_features + 1
+    if candidates.size > size:
+        candidates = candidates[np.argpartition(interior[candidates], -size)[-size:]]
     candidates = np.sort(candidates)
     clear = candidates[interior[candidates] > 1e-4]
     bases = [candidates] + ([clear] if 0 < clear.size < candidates.size else [])
@@ -305,14 +254,8 @@ def _vertex_on_basis(two_class, guess, basis, held):
     bound = weights[basis]
     if np.any(basic < -1e-9 * bound) or np.any(basic > bound * (1 + 1e-9)):
         return None
-    alpha = held.copy()
-    alpha[basis] = np.clip(basic, 0.0, bound)
-    total = two_class.total_hinge(plane[:-1], plane[-1])
-    if not _proved_on_every_row(two_class, alpha, total):
-        return None
-    coef, intercept = plane[:-1], float(plane[-1])
-    solution = Hyperplane(True, coef, intercept, dual=alpha[basis], total=total)
-    return solution, alpha
+    vertex = Hyperplane(True, plane[:-1], float(plane[-1]), np.clip(basic, 0.0, bound))
+    return _proved_on_every_row(two_class, held, basis, vertex)
 
 
 def face_sides(alpha, weights):
@@ -340,20 +283,18 @@ def attains(two_class, solution, least):
 
 
 def in_frame(lp, lp_frame, frame):
-    """The LP's hyperplane (or machine), found on ``lp_frame``'s rows (same centre,
-    each feature at its own spread), on ``frame``'s: a point of the optimal face,
-    the start of the face's primal active set."""
+    """The LP's hyperplane (or machine) found on ``lp_frame``'s rows (same centre, each
+    feature at its own spread) on ``frame``'s: a point of the face, a primal start."""
     return lp.coef * (frame.scale / lp_frame.scale), lp.intercept
 
 
 def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     """The second stage on a set of rows: the largest margin among hyperplanes of total
     hinge ``lp.total`` (``feasible``: one of them; ``lp.dual`` defines the face)."""
-    least = lp.total
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
-        return weights @ hinge <= least * (1 + 1e-9) + 1e-9 * weights.sum()
+        return weights @ hinge <= lp.total * (1 + 1e-9) + 1e-9 * weights.sum()
 
     # The LP's face by complementary slackness: p + 1 variables and no budget row,
     # whose thin interior and dense fill make the budget QP far slower.
@@ -364,7 +305,7 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     except SolverError:
         pass
     # The LP is exact to ~1e-12 relative (a basic solution): the QP gets that room.
-    budget = least * (1 + 1e-11) + 1e-12 * weights.sum()
+    budget = lp.total * (1 + 1e-11) + 1e-12 * weights.sum()
     try:
         solution = margin_qp(
             rows, labels, slack_budget=budget, weights=weights, accept=attains_least
@@ -374,11 +315,6 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
             f"{error} Nor did the QP over the LP's optimal face reach the least "
             "total hinge. Standardising the features (StandardScaler) may help."
         ) from error
-    if solution.feasible:
-        # The budget QP's multipliers are μ s on the rows beyond their margin;
-        # less μ α* (the LP's dual: Σ α* c (z, 1) = 0, so w and Σ ν c stay) they
-        # are the face's, 0 there: one meaning of the dual whichever QP solved it.
-        solution.dual = solution.dual - solution.budget_multiplier * lp.dual
     if not solution.feasible:
         raise SolverError(
             f"Clarabel reports the margin QP infeasible ({solution.status.value}) at "
@@ -387,6 +323,10 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
             "beyond the interior point. Standardising the features "
             "(StandardScaler) may help."
         )
+    # The budget QP's multipliers are μ s on the rows beyond their margin; less
+    # μ α* (the LP's dual: Σ α* c (z, 1) = 0, so w and Σ ν c stay) they are the
+    # face's, 0 there: one meaning of the dual whichever QP solved it.
+    solution.dual = solution.dual - solution.budget_multiplier * lp.dual
     return solution
 
 
@@ -394,13 +334,9 @@ def checked_least_hinge(rows, labels, weights):
     """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
     alpha = solution.dual
-    if not _dual_certificate_holds(
-        alpha,
-        weights,
-        balance=_augmented_sum(rows, alpha * labels),
-        terms=_augmented_sum(abs(rows), alpha),
-        total=solution.total,
-    ):
+    balance = _augmented_sum(rows, alpha * labels)
+    terms = _augmented_sum(abs(rows), alpha)
+    if not _dual_certificate_holds(alpha, weights, balance, terms, solution.total):
         raise SolverError(
             "HiGHS's least total hinge does not come with a valid dual certificate "
             "on these rows. Standardising the features (StandardScaler) may help."
@@ -413,15 +349,18 @@ def _augmented_sum(rows, v):
     return np.r_[np.asarray(rows.T @ v).ravel(), v.sum()]
 
 
-def _proved_on_every_row(two_class, alpha, total):
-    """:func:`_dual_certificate_holds` on every row (two passes: balance and terms)."""
-    return _dual_certificate_holds(
-        alpha,
-        two_class.weights,
-        balance=two_class.augmented_sum(alpha * two_class.c),
-        terms=two_class.augmented_sum(alpha, absolute=True),
-        total=total,
-    )
+def _proved_on_every_row(two_class, held, rows, solution):
+    """``(solution, α)``, ``solution`` with its total hinge, where its dual on ``rows``
+    and ``α = held`` elsewhere pass :func:`_dual_certificate_holds` on every row (two
+    passes: balance and terms); else None."""
+    alpha = held.copy()
+    alpha[rows] = solution.dual
+    total = two_class.total_hinge(solution.coef, solution.intercept)
+    balance = two_class.augmented_sum(alpha * two_class.c)
+    terms = two_class.augmented_sum(alpha, absolute=True)
+    if _dual_certificate_holds(alpha, two_class.weights, balance, terms, total):
+        return replace(solution, total=total), alpha
+    return None
 
 
 def _dual_certificate_holds(alpha, weights, balance, terms, total):
