@@ -25,7 +25,10 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
     if answer is None:
         return None
     dual, intercept = answer
-    return _dense_dual_answer(Z, c, dual, intercept, tol)
+    coef = (dual * c) @ Z
+    if not on_and_outside_margin(c * (Z @ coef + intercept), dual > 0, tol):
+        return None
+    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def gram_active_set(gram, c, held, sides=None, tol=1e-12):
@@ -247,15 +250,6 @@ def _independent_rows(matrix):
     # In place on the Fortran-ordered transpose (the same symmetric matrix).
     _, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1, overwrite_a=1)
     return np.sort(pivots[:rank] - 1)
-
-
-def _dense_dual_answer(Z, c, dual, intercept, tol):
-    """The Hyperplane of the dense dual's answer, if it holds on ``Z`` itself."""
-    coef = (dual * c) @ Z
-    margins = c * (Z @ coef + intercept)
-    if not on_and_outside_margin(margins, dual > 0, tol):
-        return None
-    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def pair_held_system(classes_of, products_of):
