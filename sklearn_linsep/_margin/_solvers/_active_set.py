@@ -217,32 +217,37 @@ def _equality_margin(Z, c):
 MAX_EXCHANGES = 3
 
 
-def _active_set_finish(Z, c, support, tol, max_steps=None):
+def _active_set_finish(Z, c, support, tol, max_steps=None, sides=None):
     """``(w, b, α)`` meeting the KKT conditions on ``Z`` to rounding, from the nearest
-    points' support by a primal active set on :func:`support_hyperplane` (negative α
-    leaves, the most violated row joins); None if it does not settle in a few steps."""
-    support, exchanges = list(support), 0
+    points' support by a primal active set on :func:`support_hyperplane` (a multiplier
+    of the wrong sign for its side leaves, the row furthest off its side joins); None
+    if it does not settle in a few steps. ``sides``: the least-hinge face's
+    (:func:`face_active_set`; no exchanges, ``α`` signed)."""
+    face, support, exchanges = sides is not None, list(support), 0
+    sides = np.ones(len(c)) if sides is None else sides
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
-        if not _two_sided(c[support]):
+        if len(support) < 2 or not (face or _two_sided(c[support])):
             return None
         coef, intercept, alpha = support_hyperplane(Z[support], c[support])
         margins = c * (Z @ coef + intercept)
-        on_margin = np.max(np.abs(margins[support] - 1)) <= tol
-        if not on_margin:  # too many rows for one hyperplane: the best subset
-            if max_steps is not None or exchanges == MAX_EXCHANGES:
+        off = off_face(margins, sides)
+        if np.max(off[support] if face else np.abs(margins[support] - 1)) > tol:
+            # Too many rows for one hyperplane (dependent equalities): the best subset
+            if face or max_steps is not None or exchanges == MAX_EXCHANGES:
                 return None  # a bounded try: the nearest points do it better
             exchanges += 1
             support = _best_exchange(Z, c, support, tol)
             if support is None:
                 return None
             continue
-        if _most_wrong_sign(alpha) is not None:
-            support.pop(int(np.argmin(alpha)))
+        wrong = _most_wrong_sign(alpha, sides[support])
+        if wrong is not None:
+            support.pop(wrong)
             continue
-        worst = int(np.argmin(margins))
-        if margins[worst] >= 1 - tol:
+        worst = int(np.argmax(off))
+        if off[worst] <= tol:
             dual = np.zeros(len(c))
-            dual[support] = np.maximum(alpha, 0.0)
+            dual[support] = alpha if face else np.maximum(alpha, 0.0)
             return coef, intercept, dual
         support.append(worst)
     return None
@@ -376,28 +381,9 @@ def _full_rank(triangle):
 
 
 def face_active_set(Z, c, sides, tol):
-    """The face QP by a primal active set on :func:`support_hyperplane`: a multiplier
-    of the wrong sign for its side leaves, the row furthest off its side joins, to the
-    KKT conditions at rounding. None if it does not settle or has under two rows."""
-    support = list(np.flatnonzero(sides == 0))
-    for _ in range(2 * Z.shape[1] + 10):
-        if len(support) < 2:
-            return None
-        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
-        off = off_face(c * (Z @ coef + intercept), sides)
-        if np.max(off[support]) > tol:
-            return None  # dependent equalities: not one hyperplane
-        wrong = _most_wrong_sign(alpha, sides[support])
-        if wrong is not None:
-            support.pop(wrong)
-            continue
-        worst = int(np.argmax(off))
-        if off[worst] <= tol:
-            dual = np.zeros(len(c))
-            dual[support] = alpha
-            return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
-        support.append(worst)
-    return None
+    """The face QP by :func:`_active_set_finish` from the rows on the face, or None."""
+    found = _active_set_finish(Z, c, np.flatnonzero(sides == 0), tol, sides=sides)
+    return None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
 
 
 def machine_on_support(Z, own, others, n_classes, keep_digits=False):

@@ -209,8 +209,7 @@ def native_stdout_silenced():
     options. Every thread's fd 1 output is then lost: never from a library call alone.
     Nested and concurrent uses count in, the last out restores; no valid fd 1: no-op."""
     with _SILENCE_LOCK:
-        first = _SILENCED["depth"] == 0
-        if first:
+        if _SILENCED["depth"] == 0:
             try:
                 if sys.stdout is not None:
                     sys.stdout.flush()
@@ -228,18 +227,13 @@ def native_stdout_silenced():
         with _SILENCE_LOCK:
             _SILENCED["depth"] -= 1
             if _SILENCED["depth"] == 0 and _SILENCED["saved"] is not None:
-                _flush_c_stdout()
+                try:  # C's stdio (HiGHS prints with printf), before fd 1 returns
+                    ctypes.CDLL(None).fflush(None)
+                except (OSError, AttributeError, TypeError):  # pragma: no cover
+                    pass
                 os.dup2(_SILENCED["saved"], 1)
                 os.close(_SILENCED["saved"])
                 _SILENCED["saved"] = None
-
-
-def _flush_c_stdout():
-    """Flush C's stdio (HiGHS prints with printf) before fd 1 is restored."""
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library
-        pass
 
 
 # scipy's milp statuses: 0 optimal, 1 a limit reached (a bound, maybe a solution).
