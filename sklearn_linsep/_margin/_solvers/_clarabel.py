@@ -123,7 +123,11 @@ def _margin_program(Z, method, scaled, constrain, what, classes, sides=None,
     pairs for 78, centred it solved), a stalled last iterate taken, ``dual`` each
     row's multiplier over its slack (complementarity: z ≫ s on the support, s ≫ z
     off it, whatever the multipliers' decades)."""
-    p, feature_scale = Z.shape[1], _feature_scale(Z, scaled)
+    p, feature_scale = Z.shape[1], np.ones(Z.shape[1])
+    if scaled and Z.shape[0]:  # each column's largest magnitude, 1 where it is 0
+        largest = abs(Z).max(axis=0)
+        largest = largest.toarray().ravel() if sp.issparse(largest) else largest
+        feature_scale = np.where(largest > 0, largest, 1.0)
     if sp.issparse(Z):
         rows = constrain(Z @ sp.diags(1 / feature_scale))
     else:
@@ -283,15 +287,6 @@ def kesler_support_guess(Z, own, others, n_classes):
         f"multiclass margin QP of {len(own)} pairs (a support's guess)",
         scalings=(True,),
     )  # fmt: skip
-
-
-def _feature_scale(Z, scaled):
-    """Each column's largest magnitude (1 where it is 0, or when not ``scaled``)."""
-    if not scaled or not Z.shape[0]:
-        return np.ones(Z.shape[1])
-    largest = abs(Z).max(axis=0)
-    largest = largest.toarray().ravel() if sp.issparse(largest) else largest
-    return np.where(largest > 0, largest, 1.0)
 
 
 def _solve(quadratic, constraints, bounds, cones, method, what, linear=None,

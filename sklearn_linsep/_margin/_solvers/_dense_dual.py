@@ -323,18 +323,14 @@ def pair_active_set(
             return None
         alpha[:] = 0.0
         alpha[held] = held_alpha
-        margins = pair_scores(gram, position, own, others, alpha, n_classes)
+        # Every pair's (w_own - w_other)·z_j + b_own - b_other from the rows' Gram
+        # matrix (A K: K scores a row, no copy of K).
+        rows = row_coefficients(position, own, others, alpha, n_classes, len(gram))
+        scores = rows @ gram
+        margins = scores[own, position] - scores[others, position]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
         return held, keep, margins < 1 - tol, margins, (alpha, intercept)
 
     held = np.asarray(held, dtype=np.intp)
     return _exchanges(m, held, step, lambda held: held.size > 0)
-
-
-def pair_scores(gram, position, own, others, alpha, n_classes):
-    """``(w_own - w_other)·z_j`` of every pair, with W of the pairs' dual α,
-    from the rows' Gram matrix (``A K``: K scores a row, no copy of K)."""
-    coefficients = row_coefficients(position, own, others, alpha, n_classes, len(gram))
-    scores = coefficients @ gram
-    return scores[own, position] - scores[others, position]

@@ -111,8 +111,18 @@ class WarmMachine:
         frame, n_classes = self.frame, self.frame.n_classes
         row_ids, others = pairs_of(ids, n_classes)
         position, own = self.gram.positions(row_ids), frame.codes[row_ids]
-        if self.system is None:
-            self.system = self._held_system()
+        if self.system is None:  # over constraint ids, whatever the working set
+
+            def classes_of(ids):
+                rows, others = pairs_of(ids, n_classes)
+                return class_columns(frame.codes[rows], others, n_classes)
+
+            def products_of(ids, other_ids):
+                rows, columns = ids // n_classes, other_ids // n_classes
+                positions = self.gram.positions
+                return self.gram.block(positions(rows), positions(columns))
+
+            self.system = pair_held_system(classes_of, products_of)
         start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
         answer = pair_active_set(
             self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
@@ -129,20 +139,6 @@ class WarmMachine:
             return None
         self.from_gram = True
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
-
-    def _held_system(self):
-        """The held system over constraint ids, whatever the working set."""
-        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
-
-        def classes_of(ids):
-            rows, others = pairs_of(ids, n_classes)
-            return class_columns(frame.codes[rows], others, n_classes)
-
-        def products_of(ids, other_ids):
-            rows, columns = ids // n_classes, other_ids // n_classes
-            return gram.block(gram.positions(rows), gram.positions(columns))
-
-        return pair_held_system(classes_of, products_of)
 
     def primal_answer(self, ids, held):
         """The primal active set, with Clarabel where it does not settle; a
