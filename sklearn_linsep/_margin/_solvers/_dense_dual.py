@@ -176,20 +176,19 @@ class HeldSystem:
         factored keys, a leaving position's unit column; each solved once per factor
         (steps from one factor share most changes)."""
         columns = self._columns
-        new_keys = [key for key in joining if ("joins", key) not in columns]
-        new_positions = [at for at in leaving if ("leaves", at) not in columns]
-        if new_keys or new_positions:
-            border = np.zeros((base.size, len(new_keys) + len(new_positions)))
-            if new_keys:
-                border[:, : len(new_keys)] = self.block(base, np.array(new_keys))
-            border[new_positions, len(new_keys) + np.arange(len(new_positions))] = 1
+        names = [("joins", key) for key in joining] + [("leaves", at) for at in leaving]
+        new = [name for name in names if name not in columns]  # joining keys first
+        if new:
+            border = np.zeros((base.size, len(new)))
+            keys = [key for kind, key in new if kind == "joins"]
+            if keys:
+                border[:, : len(keys)] = self.block(base, np.array(keys))
+            leaves = [at for _, at in new[len(keys) :]]
+            border[leaves, len(keys) + np.arange(len(leaves))] = 1
             through = cho_solve(self.factor, border, check_finite=False)
-            names = [("joins", key) for key in new_keys]
-            names += [("leaves", at) for at in new_positions]
-            for j, name in enumerate(names):
+            for j, name in enumerate(new):
                 columns[name] = (border[:, j], through[:, j])
-        chosen = [columns["joins", key] for key in joining]
-        chosen += [columns["leaves", at] for at in leaving]
+        chosen = [columns[name] for name in names]
         if not chosen:
             empty = np.zeros((base.size, 0))
             return empty, empty

@@ -99,16 +99,10 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     """Weights ``λ ≥ 0``, ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1``, ``Σ λ_i c_i z_i = 0``
     (a point in both hulls), or ``None``; without an intercept ``Σ λ_i = 1`` (the cone
     condition). A basic solution: at most ``p + 2`` positive weights (Carathéodory)."""
-    n, p = Z.shape
-    right = [np.zeros(p)]
-    if fit_intercept:
-        sums = [(c > 0)[None, :].astype(float), (c < 0)[None, :].astype(float)]
-        right.append([1.0, 1.0])
-    else:
-        sums = [np.ones((1, n))]
-        right.append([1.0])
-    stacked = _signed_columns(Z, c, sums)
-    return _certificate(stacked, np.concatenate(right), "hull intersection")
+    sides = [c > 0, c < 0] if fit_intercept else [np.ones(len(c), dtype=bool)]
+    sums = [side[None, :].astype(float) for side in sides]
+    right = np.r_[np.zeros(Z.shape[1]), np.ones(len(sums))]
+    return _certificate(_signed_columns(Z, c, sums), right, "hull intersection")
 
 
 def kesler_flow_lp(Z, own, others, n_classes):
