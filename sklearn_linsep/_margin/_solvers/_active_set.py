@@ -388,9 +388,9 @@ def face_active_set(Z, c, sides, tol):
 
 def machine_on_support(Z, own, others, n_classes, keep_digits=False):
     r"""The machine of least ``½ Σ‖w_k‖²`` with every pair (row ``z_j``, class
-    ``own_j``, other class ``others_j``) at margin 1: ``(W, b, α)``, ``W = Σ_j α_j (e_own - e_other) z_jᵀ``,
-    ``Σ_j α_j (e_own - e_other) = 0``, ``Σ b = 0``; α < 0 marks non-support pairs. By
-    default from ``G = (Z Zᵀ) ∘ (Bᵀ B)`` (``B``: columns ``e_own - e_other``; margins
+    ``own_j``, other class ``others_j``) at margin 1: ``(W, b, α)``,
+    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, ``Σ_j α_j (e_own - e_other) = 0``,
+    ``Σ b = 0``; α < 0 marks non-support pairs. By default from ``G = (Z Zᵀ) ∘ (Bᵀ B)`` (``B``: columns ``e_own - e_other``; margins
     ``G α + Bᵀ b``) by one LU refined on its residual (ν of ``Σ b = 0`` is 0), least
     squares where pairs depend (α of least norm, W unique). ``keep_digits`` (features
     far apart: α grows as the inverse square of the small scale, whose digits the Gram
@@ -423,9 +423,10 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False):
 
 def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
     """:func:`machine_on_support` in the primal, never via the Gram matrix, at margins
-    ``right`` (default 1): the pairs' ``A_w W + A_b b = right``; ``Q_⊥`` (complement of ``A_b``'s range, by QR) removes b,
-    leaving ``C W = d``, ``C = Q_⊥ᵀ A_w``; W is its least-norm solution
-    (:func:`_least_norm`), ``α = Q_⊥ α'`` with ``W = Cᵀ α'``; b from ``A_b``."""
+    ``right`` (default 1): the pairs' ``A_w W + A_b b = right``; ``Q_⊥`` (complement
+    of ``A_b``'s range, by QR) removes b, leaving ``C W = d``, ``C = Q_⊥ᵀ A_w``; W is
+    its least-norm solution (:func:`_least_norm`), ``α = Q_⊥ α'`` with ``W = Cᵀ α'``;
+    b from ``A_b``."""
     m, p = Z.shape
     margins = np.ones(m) if right is None else right
     pairs = kesler_matrix(Z, own, others, n_classes).toarray()

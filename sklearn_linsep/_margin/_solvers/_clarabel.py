@@ -90,7 +90,8 @@ def _rows_qp(Z, c, sides, method, scaled, what, fit_intercept=True, **slack):
     solution = _margin_program(Z, method, scaled, constrain, f"{what} of {len(c)} rows",
                                1, sides, fit_intercept, **slack)  # fmt: skip
     if solution.feasible:
-        solution.coef, solution.intercept = solution.coef[0], float(solution.intercept[0])
+        solution.coef = solution.coef[0]
+        solution.intercept = float(solution.intercept[0])
     return solution
 
 

@@ -7,6 +7,7 @@ corral's (positive weights') affine hull by least squares on an updated QR, neve
 Gram matrix: the conditioning is the points', not its square."""
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.linalg import lapack, qr
@@ -79,7 +80,7 @@ def nearest_points_margin(Z, c, start=None, tol=1e-12):
     needs; most rows then being support vectors, the exact finish from all goes
     first."""
     m, q = Z.shape
-    dense = DenseRows(Z)
+    dense = SimpleNamespace(Z=Z, dot=Z.__matmul__, tdot=Z.__rmatmul__)  # rows' products
     if q <= 2 * m:
         return _hull_margin(dense, Z, c, start, tol, wide=False)
     for coordinates in (_gram_coordinates, _qr_coordinates):
@@ -98,19 +99,6 @@ def gram_margin(gram, original, c, start=None, tol=1e-12):
     ``original.dot(w)``, ``original.tdot(v)`` (too wide or sparse to hand over): in the
     pivoted Cholesky's coordinates, ``coef = Zᵀ (α c)`` (the caller checks margins)."""
     return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
-
-
-@dataclass(frozen=True)
-class DenseRows:
-    """Dense rows Z through the two products the hull's answer needs of them."""
-
-    Z: np.ndarray
-
-    def dot(self, w):
-        return self.Z @ w
-
-    def tdot(self, v):
-        return v @ self.Z
 
 
 def _gram_coordinates(Z):
@@ -134,8 +122,8 @@ def _qr_coordinates(Z):
 
 
 def _hull_margin(original, rows, c, start, tol, wide):
-    """:func:`nearest_points_margin` on ``rows``: those of ``original`` (a
-    :class:`DenseRows`) or coordinates with the same inner products."""
+    """:func:`nearest_points_margin` on ``rows``: those of ``original`` (``Z``, the
+    products ``dot`` and ``tdot``) or coordinates with the same inner products."""
     m, q = rows.shape
     answer, hull = None, None
     if wide:  # the finish from all rows: done at once when most are on the margin
