@@ -55,7 +55,6 @@ EXACT_FINISH_UNKNOWNS = 200
 # next. 2 000 x 100, K = 5: 8.3 s (440 a round) vs 1.7 s (50); digits 0.32 vs 0.20 s;
 # tall 2e4 x 20, K = 5 (105 unknowns): 1.0 s with 120, 1.7 s with 50.
 SMALL_MACHINE = 256
-
 WIDE_MACHINE_BATCH = 50
 
 # Where K (p + 1) reaches the rows, sets go by the pairs' Gram dual (a factor update
@@ -180,24 +179,16 @@ def separator_finish_suits(pairs):
 # 1e5 x 100, 5e4 x 768; IPM iterations at 200 x 5 to 2e4 x 768; HiGHS on 300-10 000
 # rows, p = 10-768 (within 0.5-2x, but 2 000 x 768: 42 s against 15).
 PASS_SECONDS = 1.4e-9  # one pass over the rows (every margin), per entry n·p
-
 GRAM_SECONDS = 2.1e-11  # the interior point's weighted Gram, per entry n·(p + 1)²
-
 # its other passes (centring where Z is not kept, products), per n·p and iteration
 IPM_PASS_SECONDS = 1.6e-8
-
 IPM_STEP_SECONDS = 6.4e-4  # its Python, per iteration
-
 IPM_ITERATIONS = 30  # measured 20 (2e4 x 768) to 51 (1e6 x 20, 10 labels flipped)
-
 # HiGHS's dual simplex on w rows of the least-hinge LP: per w·(p + 1)², per
 # w²·(p + 1) (more rows, more steps), per w·(p + 1) and per call.
 LP_SECONDS = 1.2e-8
-
 LP_SQUARE_SECONDS = 9.6e-11
-
 LP_ROW_SECONDS = 7.1e-7
-
 LP_CALL_SECONDS = 4.3e-3
 
 # The rounds' share of the interior point's price, in all and per round. Rounds that
@@ -206,7 +197,6 @@ LP_CALL_SECONDS = 4.3e-3
 # price without end (1e5 x 50 noise: 0.05, 0.09, 0.15, 0.22, 0.33 s, ...); a round of
 # thousands of dense rows is a gamble (HiGHS, 2 000 x 768: 42 s, modelled 15).
 ROUNDS_SHARE = 0.5
-
 ROUND_SHARE = 0.125
 
 def interior_point_seconds(n, p):
@@ -233,9 +223,7 @@ def round_seconds(n, p, working):
 # the 20 rounds it needed (3.3 s, rounds alone 1.6 s, the interior point 2.3 s);
 # flips near the boundary: stopped before the last of 20 (2.2 s against 0.8 s).
 CONVERGING_VIOLATORS = 8
-
 GUARD_SHARE = 0.5
-
 GUARD_ROUND_SHARE = 2 * ROUND_SHARE
 
 def rounds_budget(n, p, violated=None):
@@ -255,25 +243,22 @@ def _budget(n, p, share, round_share, violated=None):
     interior point's modelled price, each within ``round_share`` of it, then the
     guard's (:func:`rounds_budget`) where ``violated`` is given."""
     price = interior_point_seconds(n, p)
-    left = share * price
-    guard = {"left": GUARD_SHARE * price, "converging": False}
+    left, guard_left, converging = share * price, GUARD_SHARE * price, False
 
     def affordable(rows):
-        nonlocal left
+        nonlocal left, guard_left, converging
         cost = round_seconds(n, p, rows)
         if cost <= min(left, round_share * price):
             left -= cost
             return True
-        if violated is None or cost > min(left + guard["left"],
-                                          GUARD_ROUND_SHARE * price):  # fmt: skip
+        if violated is None or cost > min(left + guard_left, GUARD_ROUND_SHARE * price):
             return False
-        if not guard["converging"]:  # one pass, once: noise never comes near
-            guard["converging"] = violated() <= CONVERGING_VIOLATORS * rows
-            if not guard["converging"]:
+        if not converging:  # one pass, once: noise never comes near
+            converging = violated() <= CONVERGING_VIOLATORS * rows
+            if not converging:
                 return False
         spent = min(cost, max(left, 0.0))
-        left -= spent
-        guard["left"] -= cost - spent
+        left, guard_left = left - spent, guard_left - (cost - spent)
         return True
 
     return affordable
