@@ -5,7 +5,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
 from ..._kesler import class_columns, row_coefficients
-from ._active_set import _two_sided, on_and_outside_margin, optimal_hyperplane
+from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
 
@@ -60,9 +60,7 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         keep = held[(side == 0) | (side * dual[held] > 0)]
         # Off its side of 1; an equality row left out as dependent counts too
         # (it joins again, and a held set that repeats ends the loop).
-        off = np.where(
-            sides == 0, np.abs(margins - 1) > tol, sides * (margins - 1) < -tol
-        )
+        off = off_face(margins, sides) > tol
         return held, keep, off, margins, (dual, intercept)
 
     return _exchanges(m, held, step, lambda held: _two_sided(c[held]))
