@@ -5,6 +5,7 @@ and the primal method from a feasible point (:func:`margin_from_feasible`,
 :func:`machine_from_feasible`)."""
 
 import warnings
+from functools import partial
 
 import numpy as np
 from scipy.linalg import (
@@ -94,10 +95,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
     if found is None:
         return None
     coef, intercept, margins, held, dual, sides, _ = found
-    if (
-        np.max(off_face(margins, sides)) > tol
-        or np.max(np.abs(margins[held] - 1)) > tol
-    ):
+    if max(np.max(off_face(margins, sides)), np.max(np.abs(margins[held] - 1))) > tol:
         return None
     return optimal_hyperplane(coef, intercept, dual, c)
 
@@ -452,13 +450,12 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
 def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
                           sides=None, right=None):  # fmt: skip
     """The Crammer–Singer margin of the pairs as :func:`margin_from_feasible`, from a
-    separating ``(coef, intercept)``, equality QPs in the primal (``keep_digits``); or
-    None. With ``sides``, ``right`` (per pair ``+1``, ``0``, ``-1``: margin ``≥``,
-    ``=``, ``≤`` ``right``) it runs over the soft limit's face with the hinges
-    eliminated (``_multiclass._face_as_pairs``) from the least-hinge LP's machine."""
-
-    def margins_of(coef, intercept):
-        return pair_margins(Z, own, others, coef, intercept)
+    separating ``(coef, intercept)``, equality QPs in the primal
+    (:func:`_machine_by_qr`); or None. With ``sides``, ``right`` (per pair ``+1``,
+    ``0``, ``-1``: margin ``≥``, ``=``, ``≤`` ``right``) it runs over the soft limit's
+    face with the hinges eliminated (``_multiclass._face_as_pairs``) from the
+    least-hinge LP's machine."""
+    margins_of = partial(pair_margins, Z, own, others)
 
     def equality(held, right):
         return _machine_by_qr(Z[held], own[held], others[held], n_classes, right)
