@@ -223,13 +223,8 @@ def face_dual_qp(gram, c, sides):
     m = len(c)
     signed = c[:, None] * gram * c[None, :]
     bounded = np.flatnonzero(sides != 0)
-    constraints = sp.vstack(
-        [
-            sp.csc_matrix(c[None, :]),
-            sp.diags(-np.asarray(sides, float)).tocsr()[bounded],
-        ],
-        format="csc",
-    )
+    signs = sp.diags(-np.asarray(sides, float)).tocsr()[bounded]
+    constraints = sp.vstack([sp.csc_matrix(c[None, :]), signs], format="csc")
     cones = [clarabel.ZeroConeT(1)]
     if bounded.size:
         cones.append(clarabel.NonnegativeConeT(bounded.size))
@@ -259,9 +254,6 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None):
     Clarabel proves the pairs inseparable; retried as :func:`margin_qp` on stalls."""
 
     def keeps_the_pairs(solution):
-        # the face's pairs may keep a hinge: their QP is checked by its caller
-        if face is not None:
-            return True
         # Rough (gross failures only): the finishing active set gives the digits; an
         # almost-solved answer missed pairs by 2e-6.
         margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
@@ -270,7 +262,8 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None):
     return _retrying(
         lambda method, scaled: _pairs_qp(Z, own, others, n_classes, face, method,
                                          scaled),
-        keeps_the_pairs,
+        # the face's pairs may keep a hinge: their QP is checked by its caller
+        keeps_the_pairs if face is None else None,
         f"multiclass margin QP of {len(own)} pairs",
     )  # fmt: skip
 
