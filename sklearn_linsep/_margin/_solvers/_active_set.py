@@ -50,14 +50,8 @@ def off_face(margins, sides):
 def optimal_hyperplane(coef, intercept, dual, c):
     """The optimal Hyperplane of a hard margin's ``(w, b, α)`` on rows of sides
     ``c``, with its nearest points' λ (the next subproblem's warm start)."""
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=float(intercept),
-        dual=dual,
-        weights=as_hull_weights((coef, intercept, dual), c),
-        status=Status.OPTIMAL,
-    )
+    weights = as_hull_weights((coef, intercept, dual), c)
+    return Hyperplane(True, coef, float(intercept), dual, Status.OPTIMAL, weights)
 
 
 def as_hull_weights(answer, c):
@@ -104,11 +98,10 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
                    pairs=None):  # fmt: skip
     """The primal active set of :func:`margin_from_feasible` and
     :func:`machine_from_feasible` to its KKT point, ``(coef, intercept, margins, held,
-    dual, sides, right)``, or None: ``margins_of(coef, intercept)`` every constraint's
-    margin, ``equality(held, right[held])`` the held ones' equality QP ``(coef,
-    intercept, α)``. With ``pairs`` ``(Z, own, others, K)`` a pair dependent on the
-    held ones is not taken in, a held set seen again at a full step is a cycle, and a
-    full step lands on the QP's answer itself (two classes: to its own rounding)."""
+    dual, sides, right)``, or None, by ``margins_of(coef, intercept)`` and the held
+    constraints' equality QP ``equality(held, right[held])``. ``pairs``: ``(Z, own,
+    others, K)``, whose dependent pairs are not taken in, whose held sets seen again
+    at a full step are a cycle, and whose full step lands on the QP's answer itself."""
     margins = margins_of(coef, intercept)
     n = len(margins)
     if sides is None:

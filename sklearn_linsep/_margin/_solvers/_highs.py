@@ -51,14 +51,8 @@ def _highs_lp(what, objective, **constraints):
 def _least_hinge(result, coef, intercept):
     """The Hyperplane of a least-hinge LP's dual: ``(coef, intercept)`` from its
     equalities' multipliers, its α (clipped at 0) as ``dual``, the least total."""
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=intercept,
-        dual=np.clip(result.x, 0.0, None),
-        status=Status.OPTIMAL,
-        total=float(-result.fun),
-    )
+    dual, total = np.clip(result.x, 0.0, None), float(-result.fun)
+    return Hyperplane(True, coef, intercept, dual, Status.OPTIMAL, total=total)
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):

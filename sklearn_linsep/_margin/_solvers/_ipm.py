@@ -86,13 +86,7 @@ def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=8
         y = y + 0.995 * dual * d_y
         lower_dual = lower_dual + 0.995 * dual * d_lower
         upper_dual = upper_dual + 0.995 * dual * d_upper
-    return Hyperplane(
-        True,
-        coef=-y[:-1],
-        intercept=float(-y[-1]),
-        dual=alpha,
-        status=Status.APPROXIMATE,
-    )
+    return Hyperplane(True, -y[:-1], float(-y[-1]), alpha, Status.APPROXIMATE)
 
 
 def _mehrotra(newton, mu):
@@ -148,12 +142,11 @@ class _NewtonSystem:
         return d_alpha, d_y, d_lower, d_upper
 
     def _solve(self, rhs):
-        """``dy`` with ``A Θ Aᵀ dy = rhs`` (without the rows left out of the
-        factor, unless refined), and ``Aᵀ dy``; refined against the exact
-        products where the factor is float32's (raises _Unrefined). The residual
-        is measured in the units of the normal matrix's diagonal, so a feature of
-        small scale converges as one of large; a feature that is 0 on every row
-        of the factor has a floor for its unit."""
+        """``dy`` with ``A Θ Aᵀ dy = rhs`` (without the rows left out of the factor,
+        unless refined), and ``Aᵀ dy``; refined against the exact products where the
+        factor is float32's (raises _Unrefined), the residual in the units of the
+        diagonal (a feature of small scale converges as one of large; one 0 on every
+        row of the factor has a floor for its unit)."""
         solve = _on_one_thread(cho_solve)
         d_y = solve(self.factor, rhs)
         if not self.refine:
