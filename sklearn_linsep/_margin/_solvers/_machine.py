@@ -2,7 +2,7 @@
 of pairs (row, other class), registered here in order (:mod:`.` has the kinds'
 signatures): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
 certificate's LP on wide working sets, then the primal-dual active set with
-Clarabel (:func:`machine_of_pairs`), which always answers. :class:`WarmMachine` is
+Clarabel (:meth:`WarmMachine.primal_answer`), which always answers. :class:`WarmMachine` is
 the loop's subproblem (:mod:`.._multiclass`), each call warm from the last support.
 """
 
@@ -17,33 +17,6 @@ from ._clarabel import kesler_margin_qp
 from ._cost import dense_pairs_refusal, pair_dual_suits
 from ._dense_dual import pair_active_set, pair_held_system
 from ._highs import kesler_flow_lp
-
-
-def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
-    """The Crammer–Singer margin of the pairs, exact: by :func:`_settle` from ``held``
-    (pairs thought at margin 1: the last support), else from Clarabel's support (on
-    degenerate pairs an interior point's W is off by about the root of its tolerance,
-    2e-6 on four rows; the finish, by rounding), Clarabel's answer standing where that
-    does not settle. ``keep_digits``: equalities in the primal."""
-    if held is not None:
-        settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
-        if settled is not None:
-            return settled
-    try:
-        solution = kesler_margin_qp(Z, own, others, n_classes)
-    except SolverError:
-        # Clarabel stalls on some working sets with no machine (their hulls
-        # touch to rounding): the certificate's LP decides those.
-        if kesler_flow_lp(Z, own, others, n_classes) is None:
-            raise
-        return Hyperplane(False, status=Status.INFEASIBLE)
-    if not solution.feasible:
-        return solution
-    margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
-    held = (solution.dual > 1e-8 * solution.dual.max(initial=0.0)) | (
-        margins < 1 + 1e-6
-    )
-    return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
 
 
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
@@ -141,14 +114,35 @@ class WarmMachine:
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
 
     def primal_answer(self, ids, held):
-        """The primal active set, with Clarabel where it does not settle; a
-        SolverError where that would make sparse rows dense beyond a limit."""
+        """The Crammer–Singer margin of the pairs, exact: by :func:`_settle` from
+        ``held`` (pairs thought at margin 1: the last support), else from Clarabel's
+        support (on degenerate pairs an interior point's W is off by about the root
+        of its tolerance, 2e-6 on four rows; the finish, by rounding), Clarabel's
+        answer standing where that does not settle. A SolverError where that would
+        make sparse rows dense beyond a limit."""
         refusal = dense_pairs_refusal(self.frame, ids)
         if refusal is not None:
             raise SolverError(refusal)
-        rows, own, others = self.frame.pairs(ids)
-        return machine_of_pairs(rows, own, others, self.frame.n_classes, self.tol,
-                                held, self.keep_digits)  # fmt: skip
+        Z, own, others = pairs = self.frame.pairs(ids)
+        K, tol, keep_digits = self.frame.n_classes, self.tol, self.keep_digits
+        if held is not None:
+            settled = _settle(*pairs, K, tol, held, keep_digits)
+            if settled is not None:
+                return settled
+        try:
+            solution = kesler_margin_qp(*pairs, K)
+        except SolverError:
+            # Clarabel stalls on some working sets with no machine (their hulls
+            # touch to rounding): the certificate's LP decides those.
+            if kesler_flow_lp(*pairs, K) is None:
+                raise
+            return Hyperplane(False, status=Status.INFEASIBLE)
+        if not solution.feasible:
+            return solution
+        margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
+        held = solution.dual > 1e-8 * solution.dual.max(initial=0.0)
+        held |= margins < 1 + 1e-6
+        return _settle(*pairs, K, tol, held, keep_digits) or solution
 
     def polished(self, ids, solution):
         """The Gram route's last answer on dense rows refined by :func:`_settle`, to
