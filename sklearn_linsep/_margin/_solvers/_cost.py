@@ -100,6 +100,12 @@ def pair_dual_suits(m, rows, features, n_classes):
     return m <= PAIR_DUAL_MAX_PAIRS and (wide or n_classes * (features + 1) >= m)
 
 
+def wide_pairs_suits(m, rows, features, n_classes):
+    """Whether the certificate's LP is tried on ``m`` pairs over at most p + 1 rows
+    (:meth:`~._machine.WarmMachine.no_machine_answer`)."""
+    return rows <= features + 1
+
+
 # The wide route's first working set, rows per class nearest the mid-hyperplane of
 # the class means. TF-IDF text: SVC has 990 SVs of 3 013 documents, 1 935 of 8 543.
 WIDE_SEED = 1000

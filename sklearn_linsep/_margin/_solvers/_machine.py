@@ -1,9 +1,10 @@
 """The routes of the K-class subproblem, the Crammer–Singer margin of a working set
 of pairs (row, other class), registered here in order (:mod:`.` has the kinds'
-signatures): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
-certificate's LP on wide working sets, then the primal-dual active set with
-Clarabel (:meth:`WarmMachine.primal_answer`), which always answers. :class:`WarmMachine` is
-the loop's subproblem (:mod:`.._multiclass`), each call warm from the last support.
+signatures; :func:`~._cost.pair_dual_suits` and :func:`~._cost.wide_pairs_suits`
+pick them): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
+certificate's LP on wide working sets, then the primal-dual active set with Clarabel,
+which always answers. :class:`WarmMachine` is the loop's subproblem
+(:mod:`.._multiclass`), each call warm from the last support.
 """
 
 import numpy as np
@@ -14,7 +15,7 @@ from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
 from ._active_set import machine_on_support
 from ._clarabel import kesler_margin_qp
-from ._cost import dense_pairs_refusal, pair_dual_suits
+from ._cost import dense_pairs_refusal, pair_dual_suits, wide_pairs_suits
 from ._dense_dual import pair_active_set, pair_held_system
 from ._highs import kesler_flow_lp
 
@@ -63,19 +64,10 @@ class WarmMachine:
         self.remember(ids, solution)
         return solution
 
-    def gram_suits(self, ids):
-        """Whether the pairs ``ids`` go by the Gram dual (:func:`pair_dual_suits`)."""
-        frame = self.frame
-        return pair_dual_suits(
-            len(ids), self._rows(ids), frame.n_features, frame.n_classes
-        )
-
-    def wide(self, ids):
-        """Whether the rows of the pairs ``ids`` number at most p + 1."""
-        return self._rows(ids) <= self.frame.n_features + 1
-
-    def _rows(self, ids):
-        return np.unique(np.asarray(ids) // self.frame.n_classes).size
+    def shape(self, ids):
+        """``(pairs, rows, features, K)`` of the pairs ``ids``, as the routes see it."""
+        rows = np.unique(np.asarray(ids) // self.frame.n_classes).size
+        return len(ids), rows, self.frame.n_features, self.frame.n_classes
 
     def on_gram_answer(self, ids, held):
         """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram") on the
@@ -170,12 +162,12 @@ class WarmMachine:
 # The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.
 register(Route(
     "pairs on the Gram", kind="pairs", priority=10,
-    suits=lambda sub, ids: not sub.keep_digits and sub.gram_suits(ids),
+    suits=lambda sub, ids: not sub.keep_digits and pair_dual_suits(*sub.shape(ids)),
     solve=WarmMachine.on_gram_answer,
 ))  # fmt: skip
 register(Route(
     "certificate LP of wide pairs", kind="pairs", priority=20,
-    suits=lambda sub, ids: not sub.keep_digits and sub.wide(ids),
+    suits=lambda sub, ids: not sub.keep_digits and wide_pairs_suits(*sub.shape(ids)),
     solve=WarmMachine.no_machine_answer,
 ))  # fmt: skip
 register(Route(
