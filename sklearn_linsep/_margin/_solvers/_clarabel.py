@@ -109,21 +109,15 @@ def _pairs_qp(Z, own, others, n_classes, face, method, scaled, guess=False):
 def _margin_program(Z, method, scaled, constrain, what, classes, sides=None,
                     fit_intercept=True, slack=None, budget=None,
                     guess=False):  # fmt: skip
-    r"""One attempt (Clarabel) at the margin QP of a machine of ``classes`` (one: a
-    hyperplane, intercept 0 without ``fit_intercept``; more: ``Σ b = 0``),
-
-    .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
-              \varphi_j \cdot x + \xi_{s_j} \ge 1,\ \xi \ge 0,
-
-    over ``x``, each class's weights (scaled, :func:`_retrying`) then intercept, the
-    rows ``φ = constrain(Z / scale)``: ``≥`` where ``sides`` is +1 (default), ``=``
-    where 0 (Clarabel's zero cone, first), ``≤`` where -1 (``dual`` then signed);
-    ``slack = (s, number of slacks)`` (``s_j < 0``: none), ``budget = (weights,
-    total)``: ``Σ weights ξ ≤ total``. ``guess``: the weights 1/s² centred on 1 in
-    their decades (same argmin; from 1 to 1e25 Clarabel stalled on a support of 166
-    pairs for 78, centred it solved), a stalled last iterate taken, ``dual`` each
-    row's multiplier over its slack (complementarity: z ≫ s on the support, s ≫ z
-    off it, whatever the multipliers' decades)."""
+    """One attempt at ``min ½ Σ_k ‖w_k‖²`` s.t. ``φ_j·x + ξ_{s_j} ≥ 1``, ``ξ ≥ 0``, for
+    a machine of ``classes`` (one: a hyperplane; more: ``Σ b = 0``), ``x`` each class's
+    weights (scaled: :func:`_retrying`) then intercept, ``φ = constrain(Z / scale)``:
+    ``≥``, ``=`` (first, in the zero cone) or ``≤`` by ``sides`` (``dual`` then
+    signed); ``slack = (s, number of slacks)`` (``s_j < 0``: none); ``budget =
+    (weights, total)``: ``Σ weights ξ ≤ total``. ``guess``: the weights 1/s² centred
+    on 1 in their decades (same argmin; from 1 to 1e25 Clarabel stalled on a support
+    of 166 pairs for 78, centred it solved), a stalled last iterate taken, ``dual``
+    each row's multiplier over its slack (complementarity: z ≫ s on the support)."""
     p, feature_scale = Z.shape[1], np.ones(Z.shape[1])
     if scaled and Z.shape[0]:  # each column's largest magnitude, 1 where it is 0
         largest = abs(Z).max(axis=0)

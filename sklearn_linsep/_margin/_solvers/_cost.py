@@ -1,13 +1,8 @@
-"""The exact core's cost model: each choice of a route, a size or a limit, made from
-the problem's shape and a measured price cited where it is set: working sets' seed
-and batch (:func:`two_class_sizes`, :func:`pair_sizes`, :func:`capped`); a working
-set's route (:func:`dense_dual_suits`, :func:`pair_dual_suits`: the Gram dual;
-sparse text in the rows' span: :func:`wide_suits`, :func:`dense_fallback_fits`);
-the soft limit's rounds against an interior point over every row
-(:func:`rounds_budget`; the bands of its guess, :func:`band_budget`); the K-class
-exact finish (:func:`exact_finish_suits`, :func:`separator_finish_suits`). A wrong
-price costs time, never the answer: every route's answer is checked and proved the
-same way.
+"""The exact core's cost model: each choice of a route, a size or a limit (working
+sets' seed and batch, a working set's route, the soft limit's rounds against an
+interior point over every row, the K-class exact finish), made from the problem's
+shape and a measured price cited where it is set. A wrong price costs time, never the
+answer: every route's answer is checked and proved the same way.
 """
 
 import numpy as np
