@@ -159,17 +159,13 @@ def dense_pairs_refusal(frame, ids, reason=SUBPROBLEM_DENSE):
     )
 
 
-def exact_finish_suits(pairs, unknowns):
-    """Whether the K-class maximal margin is finished in rationals on every pair."""
-    return pairs <= EXACT_FINISH_PAIRS and unknowns <= EXACT_FINISH_UNKNOWNS
-
-
-def separator_finish_suits(pairs):
-    """Whether the K-class margin is sought in rationals from a machine decided in
+def exact_finish_suits(pairs, unknowns=0):
+    """Whether the K-class maximal margin is finished in rationals on every pair of a
+    machine of K (p + 1) ``unknowns``, or (none given) sought from a machine decided in
     rationals: each exchange checks every pair float64 cannot bound (95 000 pairs,
     K = 20: 3 s each, 107 s to refuse); a guess of p + 1 pairs needs no limit on
     unknowns (K = 3, 303 unknowns of rank-4 rows: 0.25 s)."""
-    return pairs <= EXACT_FINISH_PAIRS
+    return pairs <= EXACT_FINISH_PAIRS and unknowns <= EXACT_FINISH_UNKNOWNS
 
 
 # --------------------------------------------------------------- the soft limit
