@@ -46,7 +46,6 @@ from ._solvers._cost import (
     dense_pairs_refusal,
     exact_finish_suits,
     pair_sizes,
-    separator_finish_suits,
 )
 from ._solvers._machine import WarmMachine
 
@@ -244,7 +243,7 @@ class PairsProblem(ProblemKind):
         rows, K = self.rows, self.n_classes
         active = rows_in_memory(rows)
         if not (active is not None and active.size
-                and separator_finish_suits(active.size * (K - 1))):  # fmt: skip
+                and exact_finish_suits(active.size * (K - 1))):  # fmt: skip
             return None
         points, codes = rows.original_rows(active), rows.codes[active]
         # As many pairs as a hyperplane's unknowns: a larger guess slows each exchange.

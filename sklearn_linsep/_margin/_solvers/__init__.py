@@ -2,29 +2,21 @@
 set's subproblem, for each problem kind of the driver (:mod:`.._driver`).
 
 A route is one module here and one :func:`register` call: a name, the problem
-kind it serves, what it suits and how it solves, each with the kind's one
-signature, returning a :class:`~sklearn_linsep._margin._result.Hyperplane`, or
-None to give way to the next route; :func:`solve_by_routes` tries the routes that
-suit, in order of priority. The kinds' signatures:
+kind it serves, what it suits (from the subproblem's size and shape, in one place
+per route) and how it solves, returning a
+:class:`~sklearn_linsep._margin._result.Hyperplane` or None to give way;
+:func:`solve_by_routes` tries the routes that suit, in order of priority. The kinds:
 
 - ``"rows"`` (two classes; :func:`margin_of_rows`): ``suits(rows, features)``,
   ``solve(Z, c, start, tol)``. The dense dual on the Gram matrix, then the
-  nearest points, which suit every shape and always answer (a hyperplane, or the
-  hulls' meeting with its weights).
-- ``"pairs"`` (K classes; registered in :mod:`._machine`, which says in what order):
-  ``suits(subproblem, ids)``, ``solve(subproblem, ids, held)``, ``subproblem`` the
-  loop's warm :class:`~._machine.WarmMachine` (its frame, tolerance and caches).
+  nearest points, which suit every shape and always answer.
+- ``"pairs"`` (K classes; registered in :mod:`._machine`): ``suits(subproblem,
+  ids)``, ``solve(subproblem, ids, held)``, ``subproblem`` the loop's warm
+  :class:`~._machine.WarmMachine`.
 
-What picks a route is its ``suits``, from the subproblem's size and shape (the
-expected support: at most p + 1 rows on wide data), in one place per route.
-
-Every solver takes plain arrays (rows ``Z`` already centred and scaled by the
-caller, labels ``c = ±1``), reads its own status through one table in its own
-module (``_clarabel.CLARABEL``, ``_highs.HIGHS``) and never sees an estimator.
-
-The registry covers the hard margin of a set of rows, the subproblem of the
-working set (the verdict, the maximal margin, the soft limit's separable subsets).
-The soft limit's stages (the least-hinge LP, the QP over its optimal face), the
+Every solver takes plain arrays (rows ``Z`` centred and scaled by the caller,
+labels ``c = ±1``) and reads its own status through one table in its own module
+(``_clarabel.CLARABEL``, ``_highs.HIGHS``). The soft limit's stages, the
 certificate's LP and the augmented margin each have one solver, called by name.
 """
 

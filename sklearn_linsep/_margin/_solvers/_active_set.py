@@ -5,7 +5,7 @@ and the primal method from a feasible point (:func:`margin_from_feasible`,
 :func:`machine_from_feasible`)."""
 
 import warnings
-from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from scipy.linalg import (
@@ -17,7 +17,7 @@ from scipy.linalg import (
     solve_triangular,
 )
 
-from ..._kesler import kesler_matrix, pair_margins
+from ..._kesler import class_columns, kesler_matrix, pair_margins
 from .._result import Hyperplane, Status
 
 
@@ -50,14 +50,8 @@ def off_face(margins, sides):
 def optimal_hyperplane(coef, intercept, dual, c):
     """The optimal Hyperplane of a hard margin's ``(w, b, α)`` on rows of sides
     ``c``, with its nearest points' λ (the next subproblem's warm start)."""
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=float(intercept),
-        dual=dual,
-        weights=as_hull_weights((coef, intercept, dual), c),
-        status=Status.OPTIMAL,
-    )
+    weights = as_hull_weights((coef, intercept, dual), c)
+    return Hyperplane(True, coef, float(intercept), dual, Status.OPTIMAL, weights)
 
 
 def as_hull_weights(answer, c):
@@ -71,7 +65,7 @@ def as_hull_weights(answer, c):
     return weights
 
 
-def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None):
+def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
     """The maximal margin of ``Z`` by the primal active-set method (Nocedal & Wright,
     Alg. 16.3) from a separating ``(coef, intercept)``, or None: each step solves the
     held rows' equality QP (:func:`_equality_margin`, keeping every feature's digits;
@@ -90,28 +84,24 @@ def margin_from_feasible(Z, c, coef, intercept, tol, max_steps=None, sides=None)
         return c * (Z @ coef + intercept)
 
     found = _from_feasible(
-        margins_of, equality, coef, intercept, sides, None, max_steps, Z.shape[1]
+        margins_of, equality, coef, intercept, sides, None, Z.shape[1]
     )
     if found is None:
         return None
     coef, intercept, margins, held, dual, sides, _ = found
-    if (
-        np.max(off_face(margins, sides)) > tol
-        or np.max(np.abs(margins[held] - 1)) > tol
-    ):
+    if max(np.max(off_face(margins, sides)), np.max(np.abs(margins[held] - 1))) > tol:
         return None
     return optimal_hyperplane(coef, intercept, dual, c)
 
 
-def _from_feasible(margins_of, equality, coef, intercept, sides, right, max_steps,
-                   unknowns, pairs=None):  # fmt: skip
+def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns,
+                   pairs=None):  # fmt: skip
     """The primal active set of :func:`margin_from_feasible` and
     :func:`machine_from_feasible` to its KKT point, ``(coef, intercept, margins, held,
-    dual, sides, right)``, or None: ``margins_of(coef, intercept)`` every constraint's
-    margin, ``equality(held, right[held])`` the held ones' equality QP ``(coef,
-    intercept, α)``. With ``pairs`` ``(Z, own, others, K)`` a pair dependent on the
-    held ones is not taken in, a held set seen again at a full step is a cycle, and a
-    full step lands on the QP's answer itself (two classes: to its own rounding)."""
+    dual, sides, right)``, or None, by ``margins_of(coef, intercept)`` and the held
+    constraints' equality QP ``equality(held, right[held])``. ``pairs``: ``(Z, own,
+    others, K)``, whose dependent pairs are not taken in, whose held sets seen again
+    at a full step are a cycle, and whose full step lands on the QP's answer itself."""
     margins = margins_of(coef, intercept)
     n = len(margins)
     if sides is None:
@@ -125,28 +115,21 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, max_step
         sides = np.asarray(sides, dtype=float)
         right = np.ones(n) if right is None else right
         held = np.flatnonzero(sides == 0)
-        if pairs is not None:
-            Z, own, others, n_classes = pairs
-            held = held[
-                _independent_pairs(Z[held], own[held], others[held], n_classes)
-            ]
-        held = list(held)
+        held = list(held if pairs is None else held[_independent(pairs, held)])
         if not held:
             off = np.where(sides != 0, sides * (margins - right), np.inf)
             held = [int(np.argmin(off))]
     direction = np.where(sides == 0, 1.0, sides)  # of each constraint's slack
     visited = set()  # the held sets at a full step: one seen again is a cycle
-    for _ in range(max_steps or 8 * unknowns + 50 + len(held)):
+    for _ in range(8 * unknowns + 50 + len(held)):
         target_coef, target_intercept, alpha = equality(held, right[held])
         change = margins_of(target_coef - coef, target_intercept - intercept)
         change *= direction
         room = np.full(n, np.inf)
-        if pairs is None:
-            falling = change < 0
-        else:
-            # A change at the largest's rounding is none: a pair taken in for it would
-            # depend on the held ones (multipliers not unique: the method cycled).
-            falling = change < -1e-12 * np.max(np.abs(change), initial=0.0)
+        # Pairs: a change at the largest's rounding is none (a pair taken in for it
+        # would depend on the held ones: multipliers not unique, the method cycled).
+        rounding = 0.0 if pairs is None else np.max(np.abs(change), initial=0.0)
+        falling = change < -1e-12 * rounding
         falling[held] = False
         room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
             -change[falling]
@@ -154,7 +137,9 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, max_step
         while True:
             blocking = int(np.argmin(room))
             step = min(1.0, max(float(room[blocking]), 0.0))
-            if step == 1.0 or pairs is None or _independent_of(*pairs, held, blocking):
+            if step == 1.0 or pairs is None:
+                break
+            if _independent(pairs, np.r_[held, blocking]).size > len(held):
                 break
             room[blocking] = np.inf
         if step < 1.0 or pairs is None:
@@ -223,32 +208,37 @@ def _equality_margin(Z, c):
 MAX_EXCHANGES = 3
 
 
-def _active_set_finish(Z, c, support, tol, max_steps=None):
+def _active_set_finish(Z, c, support, tol, max_steps=None, sides=None):
     """``(w, b, α)`` meeting the KKT conditions on ``Z`` to rounding, from the nearest
-    points' support by a primal active set on :func:`support_hyperplane` (negative α
-    leaves, the most violated row joins); None if it does not settle in a few steps."""
-    support, exchanges = list(support), 0
+    points' support by a primal active set on :func:`support_hyperplane` (a multiplier
+    of the wrong sign for its side leaves, the row furthest off its side joins); None
+    if it does not settle in a few steps. ``sides``: the least-hinge face's
+    (:func:`face_active_set`; no exchanges, ``α`` signed)."""
+    face, support, exchanges = sides is not None, list(support), 0
+    sides = np.ones(len(c)) if sides is None else sides
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
-        if not _two_sided(c[support]):
+        if len(support) < 2 or not (face or _two_sided(c[support])):
             return None
         coef, intercept, alpha = support_hyperplane(Z[support], c[support])
         margins = c * (Z @ coef + intercept)
-        on_margin = np.max(np.abs(margins[support] - 1)) <= tol
-        if not on_margin:  # too many rows for one hyperplane: the best subset
-            if max_steps is not None or exchanges == MAX_EXCHANGES:
+        off = off_face(margins, sides)
+        if np.max(off[support] if face else np.abs(margins[support] - 1)) > tol:
+            # Too many rows for one hyperplane (dependent equalities): the best subset
+            if face or max_steps is not None or exchanges == MAX_EXCHANGES:
                 return None  # a bounded try: the nearest points do it better
             exchanges += 1
             support = _best_exchange(Z, c, support, tol)
             if support is None:
                 return None
             continue
-        if _most_wrong_sign(alpha) is not None:
-            support.pop(int(np.argmin(alpha)))
+        wrong = _most_wrong_sign(alpha, sides[support])
+        if wrong is not None:
+            support.pop(wrong)
             continue
-        worst = int(np.argmin(margins))
-        if margins[worst] >= 1 - tol:
+        worst = int(np.argmax(off))
+        if off[worst] <= tol:
             dual = np.zeros(len(c))
-            dual[support] = np.maximum(alpha, 0.0)
+            dual[support] = alpha if face else np.maximum(alpha, 0.0)
             return coef, intercept, dual
         support.append(worst)
     return None
@@ -329,7 +319,9 @@ def support_hyperplane(Z, c, refinements=3):
                     triangle, solve_triangular(triangle, residual, trans="T")
                 )
             spanned = gamma @ differences
-            if _equalities_error(differences, right, spanned) <= 1e-12:
+            terms = np.abs(differences) @ np.abs(spanned) + np.abs(right)
+            error = np.abs(differences @ spanned - right) / np.maximum(terms, 1e-300)
+            if np.max(error) <= 1e-12:
                 return _with_dual(Z, c, a, others, spanned, gamma)
 
             # Too ill-conditioned for that: a QR of Dᵀ, features sorted largest first,
@@ -365,12 +357,6 @@ def support_hyperplane(Z, c, refinements=3):
     return _with_dual(Z, c, a, others, coef, gamma)
 
 
-def _equalities_error(differences, right, coef):
-    """Largest ``|D w - r|`` relative to the terms of ``D w``."""
-    terms = np.abs(differences) @ np.abs(coef) + np.abs(right)
-    return np.max(np.abs(differences @ coef - right) / np.maximum(terms, 1e-300))
-
-
 def _with_dual(Z, c, a, others, coef, gamma):
     """``(w, b, α)`` from ``w = Σ_{i≠a} γ_i (z_i - z_a)``: β = α c is γ on the
     other rows and ``-Σ γ`` on row a; b makes the mean margin of the rows 1."""
@@ -386,49 +372,24 @@ def _full_rank(triangle):
 
 
 def face_active_set(Z, c, sides, tol):
-    """The face QP by a primal active set on :func:`support_hyperplane`: a multiplier
-    of the wrong sign for its side leaves, the row furthest off its side joins, to the
-    KKT conditions at rounding. None if it does not settle or has under two rows."""
-    support = list(np.flatnonzero(sides == 0))
-    for _ in range(2 * Z.shape[1] + 10):
-        if len(support) < 2:
-            return None
-        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
-        solution = Hyperplane(
-            True, coef=coef, intercept=intercept, status=Status.OPTIMAL
-        )
-        off = off_face(c * (Z @ coef + intercept), sides)
-        if np.max(off[support]) > tol:
-            return None  # dependent equalities: not one hyperplane
-        wrong = _most_wrong_sign(alpha, sides[support])
-        if wrong is not None:
-            support.pop(wrong)
-            continue
-        worst = int(np.argmax(off))
-        if off[worst] <= tol:
-            dual = np.zeros(len(c))
-            dual[support] = alpha
-            return replace(solution, dual=dual)
-        support.append(worst)
-    return None
+    """The face QP by :func:`_active_set_finish` from the rows on the face, or None."""
+    found = _active_set_finish(Z, c, np.flatnonzero(sides == 0), tol, sides=sides)
+    return None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
 
 
-def machine_on_support(Z, own, others, n_classes, keep_digits=False, right=None):
+def machine_on_support(Z, own, others, n_classes, keep_digits=False):
     r"""The machine of least ``½ Σ‖w_k‖²`` with every pair (row ``z_j``, class
-    ``own_j``, other class ``others_j``) at margin 1 (or ``right[j]``, ``keep_digits``
-    only): ``(W, b, α)``, ``W = Σ_j α_j (e_own - e_other) z_jᵀ``,
-    ``Σ_j α_j (e_own - e_other) = 0``, ``Σ b = 0``; α < 0 marks non-support pairs. By
-    default from ``G = (Z Zᵀ) ∘ (Bᵀ B)`` (``B``: columns ``e_own - e_other``; margins
-    ``G α + Bᵀ b``) by one LU refined on its residual (ν of ``Σ b = 0`` is 0), least
-    squares where pairs depend (α of least norm, W unique). ``keep_digits`` (features
-    far apart: α grows as the inverse square of the small scale, whose digits the Gram
-    loses): by :func:`_machine_by_qr`."""
+    ``own_j``, other class ``others_j``) at margin 1: ``(W, b, α)``,
+    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, ``Σ_j α_j (e_own - e_other) = 0``,
+    ``Σ b = 0``; α < 0 marks non-support pairs. By default from ``G = (Z Zᵀ) ∘ (Bᵀ
+    B)`` (``B``: columns ``e_own - e_other``; margins ``G α + Bᵀ b``) by one LU
+    refined on its residual (ν of ``Σ b = 0`` is 0), least squares where pairs depend
+    (α of least norm, W unique). ``keep_digits`` (features far apart: α grows as the
+    inverse square of the small scale, whose digits the Gram loses): by
+    :func:`_machine_by_qr`."""
     if keep_digits:
-        return _machine_by_qr(Z, own, others, n_classes, right)
-    m = len(own)
-    classes = np.zeros((n_classes, m))
-    classes[own, np.arange(m)] = 1.0
-    classes[others, np.arange(m)] -= 1.0
+        return _machine_by_qr(Z, own, others, n_classes)
+    m, classes = len(own), class_columns(own, others, n_classes)
     gram = (Z @ Z.T) * (classes.T @ classes)
     ones = np.ones((n_classes, 1))
     system = np.block(
@@ -453,10 +414,11 @@ def machine_on_support(Z, own, others, n_classes, keep_digits=False, right=None)
 
 
 def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
-    """:func:`machine_on_support` in the primal, never via the Gram matrix: the pairs'
-    ``A_w W + A_b b = 1``; ``Q_⊥`` (complement of ``A_b``'s range, by QR) removes b,
-    leaving ``C W = d``, ``C = Q_⊥ᵀ A_w``; W is its least-norm solution
-    (:func:`_least_norm`), ``α = Q_⊥ α'`` with ``W = Cᵀ α'``; b from ``A_b``."""
+    """:func:`machine_on_support` in the primal, never via the Gram matrix, at margins
+    ``right`` (default 1): the pairs' ``A_w W + A_b b = right``; ``Q_⊥`` (complement
+    of ``A_b``'s range, by QR) removes b, leaving ``C W = d``, ``C = Q_⊥ᵀ A_w``; W is
+    its least-norm solution (:func:`_least_norm`), ``α = Q_⊥ α'`` with ``W = Cᵀ α'``;
+    b from ``A_b``."""
     m, p = Z.shape
     margins = np.ones(m) if right is None else right
     pairs = kesler_matrix(Z, own, others, n_classes).toarray()
@@ -464,9 +426,7 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
     is_intercept[np.arange(n_classes) * (p + 1) + p] = True
     weights_part, intercept_part = pairs[:, ~is_intercept], pairs[:, is_intercept]
     basis, triangle, _ = qr(intercept_part, pivoting=True)
-    diagonal = np.abs(np.diag(triangle))
-    rank = int(np.sum(diagonal > 1e-12 * max(diagonal.max(initial=0.0), 1.0)))
-    complement = basis[:, rank:]
+    complement = basis[:, _rank(triangle) :]
     equations = complement.T @ weights_part
     flat, coordinates = _least_norm(equations, complement.T @ margins, refinements)
     # No margin sees a vector added to every w_k, and the least-norm W sums to 0 over
@@ -483,21 +443,19 @@ def _machine_by_qr(Z, own, others, n_classes, right=None, refinements=2):
 def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
                           sides=None, right=None):  # fmt: skip
     """The Crammer–Singer margin of the pairs as :func:`margin_from_feasible`, from a
-    separating ``(coef, intercept)``, equality QPs in the primal (``keep_digits``); or
-    None. With ``sides``, ``right`` (per pair ``+1``, ``0``, ``-1``: margin ``≥``,
-    ``=``, ``≤`` ``right``) it runs over the soft limit's face with the hinges
-    eliminated (``_multiclass._face_as_pairs``) from the least-hinge LP's machine."""
-
-    def margins_of(coef, intercept):
-        return pair_margins(Z, own, others, coef, intercept)
+    separating ``(coef, intercept)``, equality QPs in the primal
+    (:func:`_machine_by_qr`); or None. With ``sides``, ``right`` (per pair ``+1``,
+    ``0``, ``-1``: margin ``≥``, ``=``, ``≤`` ``right``) it runs over the soft limit's
+    face with the hinges eliminated (``_multiclass._face_as_pairs``) from the
+    least-hinge LP's machine."""
+    margins_of = partial(pair_margins, Z, own, others)
 
     def equality(held, right):
-        return machine_on_support(Z[held], own[held], others[held], n_classes,
-                                  keep_digits=True, right=right)  # fmt: skip
+        return _machine_by_qr(Z[held], own[held], others[held], n_classes, right)
 
     pairs, unknowns = (Z, own, others, n_classes), Z.shape[1] * n_classes
     found = _from_feasible(
-        margins_of, equality, coef, intercept, sides, right, None, unknowns, pairs
+        margins_of, equality, coef, intercept, sides, right, unknowns, pairs
     )
     if found is None:
         return None
@@ -509,8 +467,11 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
         more_coef, more_intercept, _ = equality(held, right[held] - held_margins)
         coef, intercept = coef + more_coef, intercept + more_intercept
     margins = margins_of(coef, intercept)
-    # tol beyond the margins' terms' rounding (far-apart scales cancel large terms)
-    within = tol + 1e-13 * _margin_terms(Z, own, others, coef, intercept)
+    # tol beyond the rounding of the margins' terms, |z|·(|w_own| + |w_other|) +
+    # |b_own| + |b_other| (far-apart scales cancel large terms)
+    size, offset = np.abs(coef), np.abs(intercept)
+    terms = np.einsum("ij,ij->i", np.abs(Z), size[own] + size[others])
+    within = tol + 1e-13 * (terms + offset[own] + offset[others])
     if np.any(off_face(margins - right + 1, sides) > within) or np.any(
         np.abs(margins[held] - right[held]) > within[held]
     ):
@@ -518,39 +479,19 @@ def machine_from_feasible(Z, own, others, n_classes, coef, intercept, tol,
     return Hyperplane(True, coef, intercept, dual, status=Status.OPTIMAL)
 
 
-def _margin_terms(Z, own, others, coef, intercept):
-    """``|z|·(|w_own| + |w_other|) + |b_own| + |b_other|`` of each pair: the
-    size its margin's rounding is relative to."""
-    coef, intercept = np.abs(coef), np.abs(intercept)
-    return np.einsum("ij,ij->i", np.abs(Z), coef[own] + coef[others]) + (
-        intercept[own] + intercept[others]
-    )
-
-
-def _independent_pairs(Z, own, others, n_classes):
-    """Positions of a largest independent subset of the pairs' constraints (pivoted
-    QR); the others follow where the pairs' margins are consistent."""
-    if not len(own):
+def _independent(pairs, ids):
+    """Sorted positions in ``ids`` of a largest independent subset of those pairs'
+    constraints (pivoted QR; each column, then each row, at unit largest entry:
+    features on scales far apart count alike in a rank); the others follow where the
+    pairs' margins are consistent. ``pairs``: ``(Z, own, others, K)``."""
+    Z, own, others, n_classes = pairs
+    if not len(ids):
         return np.array([], dtype=np.intp)
-    rows = _equilibrated(kesler_matrix(Z, own, others, n_classes).toarray())
-    _, triangle, order = qr(rows.T, mode="economic", pivoting=True)
-    return np.sort(order[: _rank(triangle)])
-
-
-def _independent_of(Z, own, others, n_classes, held, candidate):
-    """Whether pair ``candidate``'s constraint is independent of the ``held`` ones."""
-    chosen = np.r_[held, candidate]
-    rows = _equilibrated(
-        kesler_matrix(Z[chosen], own[chosen], others[chosen], n_classes).toarray()
-    )
-    return _rank(qr(rows.T, mode="r", pivoting=True)[0]) > len(held)
-
-
-def _equilibrated(rows):
-    """Constraint rows with each column, then each row, at unit largest entry:
-    features on scales far apart count alike in a rank."""
+    rows = kesler_matrix(Z[ids], own[ids], others[ids], n_classes).toarray()
     rows = rows / np.maximum(np.max(np.abs(rows), axis=0), 1e-300)
-    return rows / np.maximum(np.max(np.abs(rows), axis=1, keepdims=True), 1e-300)
+    rows = rows / np.maximum(np.max(np.abs(rows), axis=1, keepdims=True), 1e-300)
+    triangle, order = qr(rows.T, mode="r", pivoting=True)
+    return np.sort(order[: _rank(triangle)])
 
 
 def _rank(triangle):

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._compat import lazy_import
-from ..._kesler import kesler_matrix, pair_margins, split_machine
+from ..._kesler import kesler_matrix, pair_margins
 from ...exceptions import SolverError
 from .._result import (
     MAX_ITERATIONS,
@@ -29,7 +29,6 @@ CLARABEL = {
     "PrimalInfeasible": Status.INFEASIBLE,
     "AlmostPrimalInfeasible": Status.INFEASIBLE,
 }
-CLARABEL_LIMITS = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
 # A support's guess (checked in rationals) may come from a stalled interior point.
 CLARABEL_GUESS = {**CLARABEL, "InsufficientProgress": Status.ALMOST_OPTIMAL}
 
@@ -38,26 +37,22 @@ clarabel = lazy_import("clarabel")
 FACE_TOLERANCE = 1e-9  # how far a row may be off its side of the least-hinge face
 
 
-def margin_qp(
-    Z,
-    c,
-    fit_intercept=True,
-    slack_budget=None,
-    weights=None,
-    tol=QP_TOLERANCE,
-    accept=None,
-):
+def margin_qp(Z, c, fit_intercept=True, slack_budget=None, weights=None, accept=None):
     """``min ½‖w‖²`` subject to ``c_i (w·z_i + b) ≥ 1`` (Clarabel); ``feasible`` False
     where Clarabel proves no hyperplane separates. ``slack_budget``:
     ``c_i (w·z_i + b) + ξ_i ≥ 1``, ``ξ ≥ 0``, ``Σ s_i ξ_i ≤ slack_budget`` (``s`` the
     ``weights``, default 1), the soft margin's C → ∞ limit; with almost no interior
     Clarabel can stall: retried (:func:`_retrying`) until ``accept`` (default: any)."""
+    n, slack = len(c), {}
+    if slack_budget is not None:
+        weights = np.ones(n) if weights is None else weights
+        slack = {"slack": (np.arange(n), n), "budget": (weights, slack_budget)}
     return _retrying(
-        lambda method, scaled: _margin_qp(
-            Z, c, fit_intercept, slack_budget, weights, tol, method, scaled
+        lambda method, scaled: _rows_qp(
+            Z, c, None, method, scaled, "margin QP", fit_intercept, **slack
         ),
         accept,
-        f"margin QP of {len(c)} rows",
+        f"margin QP of {n} rows",
     )
 
 
@@ -83,105 +78,105 @@ def _retrying(attempt, accept, what, scalings=(False, True)):
     raise failure
 
 
-def _feature_scale(Z, scaled):
-    """Each column's largest magnitude (1 where it is 0, or when not ``scaled``)."""
-    if not scaled or not Z.shape[0]:
-        return np.ones(Z.shape[1])
-    largest = abs(Z).max(axis=0)
-    largest = largest.toarray().ravel() if sp.issparse(largest) else largest
-    return np.where(largest > 0, largest, 1.0)
+def _rows_qp(Z, c, sides, method, scaled, what, fit_intercept=True, **slack):
+    """One attempt of :func:`margin_qp`, or with ``sides`` of the face QP
+    (:func:`face_margin_qp`): a machine of one class, its rows flipped where side -1."""
+    signed = c if sides is None else np.where(sides == 0, 1.0, sides) * c
+
+    def constrain(Z):
+        rows = signed[:, None] * Z
+        return np.column_stack([rows, signed]) if fit_intercept else rows
+
+    solution = _margin_program(Z, method, scaled, constrain, f"{what} of {len(c)} rows",
+                               1, sides, fit_intercept, **slack)  # fmt: skip
+    if solution.feasible:
+        solution.coef = solution.coef[0]
+        solution.intercept = float(solution.intercept[0])
+    return solution
 
 
-def _margin_qp(Z, c, fit_intercept, slack_budget, weights, tol, method, scaled,
-               sides=None, what="margin QP"):  # fmt: skip
-    """One attempt of :func:`margin_qp`, or with ``sides`` (no slack) of the face QP
-    (:func:`face_margin_qp`): its rows ``c_i (w·z_i + b) ≥ 1`` flipped where side
-    -1, inequalities first, side 0 in Clarabel's zero cone, ``dual`` signed β."""
-    n, p = Z.shape
-    slack_weights = np.ones(n) if weights is None else weights
-    feature_scale = _feature_scale(Z, scaled)
-    Z = Z / feature_scale
-    n_intercept = 1 if fit_intercept else 0
-    n_slack = n if slack_budget is not None else 0
-    quadratic = sp.diags(
-        np.r_[1 / feature_scale**2, np.zeros(n_intercept + n_slack)], format="csc"
+def _pairs_qp(Z, own, others, n_classes, face, method, scaled, guess=False):
+    """One attempt of :func:`kesler_margin_qp` (``face``: its slacks and equalities)."""
+    slack_of, n_slack, tight = face or (None, 0, None)
+    return _margin_program(
+        Z, method, scaled, lambda Z: kesler_matrix(Z, own, others, n_classes),
+        f"multiclass margin QP of {len(own)} pairs", n_classes,
+        None if face is None else np.where(tight, 0.0, 1.0),
+        slack=None if face is None else (slack_of, n_slack), guess=guess,
+    )  # fmt: skip
+
+
+def _margin_program(Z, method, scaled, constrain, what, classes, sides=None,
+                    fit_intercept=True, slack=None, budget=None,
+                    guess=False):  # fmt: skip
+    """One attempt at ``min ½ Σ_k ‖w_k‖²`` s.t. ``φ_j·x + ξ_{s_j} ≥ 1``, ``ξ ≥ 0``, for
+    a machine of ``classes`` (one: a hyperplane; more: ``Σ b = 0``), ``x`` each class's
+    weights (scaled: :func:`_retrying`) then intercept, ``φ = constrain(Z / scale)``:
+    ``≥``, ``=`` (first, in the zero cone) or ``≤`` by ``sides`` (``dual`` then
+    signed); ``slack = (s, number of slacks)`` (``s_j < 0``: none); ``budget =
+    (weights, total)``: ``Σ weights ξ ≤ total``. ``guess``: the weights 1/s² centred
+    on 1 in their decades (same argmin; from 1 to 1e25 Clarabel stalled on a support
+    of 166 pairs for 78, centred it solved), a stalled last iterate taken, ``dual``
+    each row's multiplier over its slack (complementarity: z ≫ s on the support)."""
+    p, feature_scale = Z.shape[1], np.ones(Z.shape[1])
+    if scaled and Z.shape[0]:  # each column's largest magnitude, 1 where it is 0
+        largest = abs(Z).max(axis=0)
+        largest = largest.toarray().ravel() if sp.issparse(largest) else largest
+        feature_scale = np.where(largest > 0, largest, 1.0)
+    if sp.issparse(Z):
+        rows = constrain(Z @ sp.diags(1 / feature_scale))
+    else:
+        rows = constrain(Z / feature_scale)
+    m, width = rows.shape
+    signs = np.ones(m) if sides is None else np.where(sides == 0, 1.0, sides)
+    slack_of, n_slack = (np.full(m, -1), 0) if slack is None else slack
+    weight = feature_scale.max() * feature_scale.min() if guess else 1.0
+    block = np.r_[weight / feature_scale**2, np.zeros(int(fit_intercept))]
+    quadratic = sp.diags(np.r_[np.tile(block, classes), np.zeros(n_slack)]).tocsc()
+    has_slack = slack_of >= 0
+    slacks = sp.csr_matrix(
+        (-np.ones(has_slack.sum()), (np.flatnonzero(has_slack), slack_of[has_slack])),
+        shape=(m, n_slack),
     )
-    signs = np.ones(n) if sides is None else np.where(sides == 0, 1.0, sides)
-    order = np.arange(n) if sides is None else np.argsort(sides == 0, kind="stable")
-    n_equal = 0 if sides is None else int(np.count_nonzero(sides == 0))
-    signed = (signs * c)[order, None]
-    blocks = [sp.csc_matrix(-(signed * Z[order]))]
-    if fit_intercept:
-        blocks.append(sp.csc_matrix(-signed))
-    if n_slack:
-        blocks.append(-sp.identity(n, format="csc"))
-    constraints = sp.hstack(blocks, format="csc")
-    bounds = -signs[order]
-    cones = [clarabel.NonnegativeConeT(n - n_equal)]
-    if n_equal:
-        cones.append(clarabel.ZeroConeT(n_equal))
-    if n_slack:
-        slack_rows = sp.hstack(
-            [sp.csc_matrix((n, p + n_intercept)), -sp.identity(n, format="csc")],
-            format="csc",
-        )
-        budget_row = sp.csc_matrix(
-            np.r_[np.zeros(p + n_intercept), slack_weights][None, :]
-        )
-        constraints = sp.vstack([constraints, slack_rows, budget_row], format="csc")
-        bounds = np.r_[bounds, np.zeros(n), slack_budget]
-        cones = [clarabel.NonnegativeConeT(2 * n + 1)]
-    solution, status = _solve(
-        quadratic,
-        constraints,
-        bounds,
-        cones,
-        _clarabel_settings(tol, method),
-        f"{what} of {n} rows",
-    )
+    equal = np.zeros(m, bool) if sides is None else sides == 0
+    order = np.r_[np.flatnonzero(equal), np.flatnonzero(~equal)]
+    head = []  # a machine's Σ b = 0
+    if classes > 1:
+        intercepts = np.arange(classes) * (p + 1) + p
+        head = [sp.csr_matrix((np.ones(classes), (np.zeros(classes, int), intercepts)),
+                              shape=(1, width + n_slack))]  # fmt: skip
+    blocks = head + [
+        sp.hstack([sp.csr_matrix(-rows), slacks], format="csr")[order],
+        sp.hstack([sp.csr_matrix((n_slack, width)), -sp.identity(n_slack)]),
+    ]
+    bounds = [np.zeros(len(head)), -signs[order], np.zeros(n_slack)]
+    if budget is not None:
+        blocks.append(sp.csr_matrix(np.r_[np.zeros(width), budget[0]][None, :]))
+        bounds.append([budget[1]])
+    constraints = sp.vstack(blocks, format="csc")
+    n_equal = len(head) + int(equal.sum())
+    cones = [clarabel.ZeroConeT(n_equal)] if n_equal else []
+    cones.append(clarabel.NonnegativeConeT(constraints.shape[0] - n_equal))
+    statuses = CLARABEL_GUESS if guess else CLARABEL
+    solution, status = _solve(quadratic, constraints, np.concatenate(bounds), cones,
+                              method, what, statuses=statuses)  # fmt: skip
     if status is Status.INFEASIBLE:
         return Hyperplane(False, status=status)
-    x, z = np.asarray(solution.x), np.asarray(solution.z)
-    multipliers = np.empty(n)
-    multipliers[order] = z[:n]
+    x, z, on_rows = np.asarray(solution.x), np.asarray(solution.z), np.empty(m, int)
+    on_rows[order] = len(head) + np.arange(m)
+    dual = z[on_rows]
+    if guess:
+        slack = np.asarray(solution.s)[on_rows]
+        dual = np.maximum(dual, 0.0) / np.maximum(slack, 1e-300)
+    layout = x[:width].reshape(classes, -1)
     return Hyperplane(
         True,
-        coef=x[:p] / feature_scale,
-        intercept=float(x[p]) if fit_intercept else 0.0,
-        dual=np.maximum(multipliers, 0.0) if sides is None else signs * multipliers,
+        coef=layout[:, :p] / feature_scale,
+        intercept=layout[:, p] if fit_intercept else np.zeros(classes),
+        dual=np.maximum(dual, 0.0) if sides is None else signs * dual,
         status=status,
-        budget_multiplier=float(z[2 * n]) if n_slack else None,
+        budget_multiplier=None if budget is None else float(z[-1]),
     )
-
-
-def _solve(quadratic, constraints, bounds, cones, settings, what, linear=None,
-           statuses=CLARABEL):  # fmt: skip
-    """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0) over
-    the cones; a status outside ``statuses`` is a SolverError."""
-    solution = clarabel.DefaultSolver(
-        quadratic,
-        np.zeros(quadratic.shape[0]) if linear is None else linear,
-        constraints,
-        bounds,
-        cones,
-        settings,
-    ).solve()
-    return solution, read_status(
-        "Clarabel", statuses, str(solution.status), what, CLARABEL_LIMITS
-    )
-
-
-def _clarabel_settings(tol=QP_TOLERANCE, method="qdldl"):
-    """Quiet, at ``tol``, within the limits. qdldl first: on 400 × 100 dense working
-    sets "auto" took 0.19-0.35 s, qdldl 0.05-0.06 s, with as many iterations."""
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = tol
-    settings.tol_feas = settings.tol_ktratio = tol
-    settings.direct_solve_method = method
-    settings.max_iter = MAX_ITERATIONS
-    settings.time_limit = TIME_LIMIT
-    return settings
 
 
 def face_margin_qp(Z, c, sides, feasible=None):
@@ -203,9 +198,7 @@ def face_margin_qp(Z, c, sides, feasible=None):
         return bool(np.all(off_face(margins, sides) <= FACE_TOLERANCE))
 
     return _retrying(
-        lambda method, scaled: _margin_qp(
-            Z, c, True, None, None, QP_TOLERANCE, method, scaled, sides, "face QP"
-        ),
+        lambda method, scaled: _rows_qp(Z, c, sides, method, scaled, "face QP"),
         on_face,
         f"face QP of {len(c)} rows",
     )
@@ -224,13 +217,8 @@ def face_dual_qp(gram, c, sides):
     m = len(c)
     signed = c[:, None] * gram * c[None, :]
     bounded = np.flatnonzero(sides != 0)
-    constraints = sp.vstack(
-        [
-            sp.csc_matrix(c[None, :]),
-            sp.diags(-np.asarray(sides, float)).tocsr()[bounded],
-        ],
-        format="csc",
-    )
+    signs = sp.diags(-np.asarray(sides, float)).tocsr()[bounded]
+    constraints = sp.vstack([sp.csc_matrix(c[None, :]), signs], format="csc")
     cones = [clarabel.ZeroConeT(1)]
     if bounded.size:
         cones.append(clarabel.NonnegativeConeT(bounded.size))
@@ -239,14 +227,14 @@ def face_dual_qp(gram, c, sides):
         constraints,
         np.zeros(1 + bounded.size),
         cones,
-        _clarabel_settings(method="faer"),
+        "faer",
         f"face QP's dual of {m} rows",
         linear=-np.ones(m),
     )
     return np.asarray(solution.x), float(solution.z[0]), status
 
 
-def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
+def kesler_margin_qp(Z, own, others, n_classes, face=None):
     r"""The Crammer–Singer hard margin of the pairs (row, other class) (Clarabel):
 
     .. math:: \min \tfrac12 \textstyle\sum_k \|w_k\|^2 \quad\text{s.t.}\quad
@@ -260,21 +248,18 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None, tol=QP_TOLERANCE):
     Clarabel proves the pairs inseparable; retried as :func:`margin_qp` on stalls."""
 
     def keeps_the_pairs(solution):
-        # the face's pairs may keep a hinge: their QP is checked by its caller
-        if face is not None:
-            return True
         # Rough (gross failures only): the finishing active set gives the digits; an
         # almost-solved answer missed pairs by 2e-6.
         margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
         return bool(np.min(margins) >= 1 - 1e-3)
 
     return _retrying(
-        lambda method, scaled: _kesler_margin_qp(
-            Z, own, others, n_classes, face, tol, method, scaled
-        ),
-        keeps_the_pairs,
+        lambda method, scaled: _pairs_qp(Z, own, others, n_classes, face, method,
+                                         scaled),
+        # the face's pairs may keep a hinge: their QP is checked by its caller
+        keeps_the_pairs if face is None else None,
         f"multiclass margin QP of {len(own)} pairs",
-    )
+    )  # fmt: skip
 
 
 def kesler_support_guess(Z, own, others, n_classes):
@@ -284,84 +269,36 @@ def kesler_support_guess(Z, own, others, n_classes):
     iterate taken; ``dual`` each pair's multiplier over its slack, ``z / s``: large on
     the support."""
     return _retrying(
-        lambda method, scaled: _kesler_margin_qp(
-            Z, own, others, n_classes, None, QP_TOLERANCE, method, scaled,
-            guess=True,
-        ),
+        lambda method, scaled: _pairs_qp(Z, own, others, n_classes, None, method,
+                                         scaled, guess=True),
         None,
         f"multiclass margin QP of {len(own)} pairs (a support's guess)",
         scalings=(True,),
     )  # fmt: skip
 
 
-def _kesler_margin_qp(Z, own, others, n_classes, face, tol, method, scaled,
-                      guess=False):  # fmt: skip
-    m, p = Z.shape
-    feature_scale = _feature_scale(Z, scaled)
-    # ``guess``: the weights 1/s² centred on 1 in their decades (same argmin); from 1
-    # to 1e25 Clarabel stalled on a support of 166 pairs for 78, centred it solved.
-    weight = feature_scale.max() * feature_scale.min() if guess else 1.0
-    if sp.issparse(Z):
-        pairs = -kesler_matrix(Z @ sp.diags(1 / feature_scale), own, others, n_classes)
-    else:
-        pairs = -kesler_matrix(Z / feature_scale, own, others, n_classes)
-    width = n_classes * (p + 1)
-    slack_of, n_slack, tight = (
-        (np.full(m, -1), 0, np.zeros(m, bool)) if face is None else face
-    )
-    quadratic = sp.diags(
-        np.r_[np.tile(np.r_[weight / feature_scale**2, 0.0], n_classes),
-              np.zeros(n_slack)],  # fmt: skip
-        format="csc",
-    )
-    has_slack = slack_of >= 0
-    slacks = sp.csr_matrix(
-        (-np.ones(has_slack.sum()), (np.flatnonzero(has_slack), slack_of[has_slack])),
-        shape=(m, n_slack),
-    )
-    pairs = sp.hstack([pairs, slacks], format="csr")
-    intercepts = sp.csr_matrix(
-        (
-            np.ones(n_classes),
-            (np.zeros(n_classes, int), np.arange(n_classes) * (p + 1) + p),
-        ),
-        shape=(1, width + n_slack),
-    )
-    # The equalities first (the intercepts' and the tight pairs'), then the rest.
-    order = np.r_[np.flatnonzero(tight), np.flatnonzero(~tight)]
-    nonnegative = sp.hstack(
-        [sp.csr_matrix((n_slack, width)), -sp.identity(n_slack)], format="csr"
-    )
-    constraints = sp.vstack([intercepts, pairs[order], nonnegative], format="csc")
-    n_equal = 1 + int(tight.sum())
-    solution, status = _solve(
+def _solve(quadratic, constraints, bounds, cones, method, what, linear=None,
+           statuses=CLARABEL):  # fmt: skip
+    """``(solution, Status)`` of ``min ½ xᵀPx + qᵀx`` (``q = linear``, default 0) over
+    the cones by ``method``'s factorisation, quiet, at ``QP_TOLERANCE``, within the
+    limits; a status outside ``statuses`` is a SolverError. qdldl first: on 400 × 100
+    dense working sets "auto" took 0.19-0.35 s, qdldl 0.05-0.06 s, as many steps."""
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = QP_TOLERANCE
+    settings.tol_feas = settings.tol_ktratio = QP_TOLERANCE
+    settings.direct_solve_method = method
+    settings.max_iter = MAX_ITERATIONS
+    settings.time_limit = TIME_LIMIT
+    solution = clarabel.DefaultSolver(
         quadratic,
+        np.zeros(quadratic.shape[0]) if linear is None else linear,
         constraints,
-        np.r_[0.0, -np.ones(m), np.zeros(n_slack)],
-        [
-            clarabel.ZeroConeT(n_equal),
-            clarabel.NonnegativeConeT(constraints.shape[0] - n_equal),
-        ],
-        _clarabel_settings(tol, method),
-        f"multiclass margin QP of {m} pairs",
-        statuses=CLARABEL_GUESS if guess else CLARABEL,
-    )
-    if status is Status.INFEASIBLE:
-        return Hyperplane(False, status=status)
-    x, z = np.asarray(solution.x), np.asarray(solution.z)
-    coef, intercept = split_machine(x, n_classes, p)
-    dual = np.empty(m)
-    dual[order] = z[1 : m + 1]
-    if guess:
-        # Complementarity: z ≫ s on the support, s ≫ z off it, whatever the
-        # multipliers' decades (1e-12 of the largest on pairs only large features need).
-        slack = np.empty(m)
-        slack[order] = np.asarray(solution.s)[1 : m + 1]
-        dual = np.maximum(dual, 0.0) / np.maximum(slack, 1e-300)
-    return Hyperplane(
-        True,
-        coef=coef / feature_scale,
-        intercept=intercept,
-        dual=dual if face is not None else np.maximum(dual, 0.0),
-        status=status,
+        bounds,
+        cones,
+        settings,
+    ).solve()
+    limits = f"{MAX_ITERATIONS} iterations, {TIME_LIMIT:g} s per call"
+    return solution, read_status(
+        "Clarabel", statuses, str(solution.status), what, limits
     )

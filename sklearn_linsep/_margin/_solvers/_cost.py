@@ -1,13 +1,8 @@
-"""The exact core's cost model: each choice of a route, a size or a limit, made from
-the problem's shape and a measured price cited where it is set: working sets' seed
-and batch (:func:`two_class_sizes`, :func:`pair_sizes`, :func:`capped`); a working
-set's route (:func:`dense_dual_suits`, :func:`pair_dual_suits`: the Gram dual;
-sparse text in the rows' span: :func:`wide_suits`, :func:`dense_fallback_fits`);
-the soft limit's rounds against an interior point over every row
-(:func:`rounds_budget`; the bands of its guess, :func:`band_budget`); the K-class
-exact finish (:func:`exact_finish_suits`, :func:`separator_finish_suits`). A wrong
-price costs time, never the answer: every route's answer is checked and proved the
-same way.
+"""The exact core's cost model: each choice of a route, a size or a limit (working
+sets' seed and batch, a working set's route, the soft limit's rounds against an
+interior point over every row, the K-class exact finish), made from the problem's
+shape and a measured price cited where it is set. A wrong price costs time, never the
+answer: every route's answer is checked and proved the same way.
 """
 
 import numpy as np
@@ -55,7 +50,6 @@ EXACT_FINISH_UNKNOWNS = 200
 # next. 2 000 x 100, K = 5: 8.3 s (440 a round) vs 1.7 s (50); digits 0.32 vs 0.20 s;
 # tall 2e4 x 20, K = 5 (105 unknowns): 1.0 s with 120, 1.7 s with 50.
 SMALL_MACHINE = 256
-
 WIDE_MACHINE_BATCH = 50
 
 # Where K (p + 1) reaches the rows, sets go by the pairs' Gram dual (a factor update
@@ -99,6 +93,12 @@ def pair_dual_suits(m, rows, features, n_classes):
     2 000 x 256, K = 10: 23.7 vs 4.0 s; 600 x 5 000 text, K = 4: 90 vs 0.3 s."""
     wide = features + 1 >= rows
     return m <= PAIR_DUAL_MAX_PAIRS and (wide or n_classes * (features + 1) >= m)
+
+
+def wide_pairs_suits(m, rows, features, n_classes):
+    """Whether the certificate's LP is tried on ``m`` pairs over at most p + 1 rows
+    (:meth:`~._machine.WarmMachine.no_machine_answer`)."""
+    return rows <= features + 1
 
 
 # The wide route's first working set, rows per class nearest the mid-hyperplane of
@@ -159,17 +159,13 @@ def dense_pairs_refusal(frame, ids, reason=SUBPROBLEM_DENSE):
     )
 
 
-def exact_finish_suits(pairs, unknowns):
-    """Whether the K-class maximal margin is finished in rationals on every pair."""
-    return pairs <= EXACT_FINISH_PAIRS and unknowns <= EXACT_FINISH_UNKNOWNS
-
-
-def separator_finish_suits(pairs):
-    """Whether the K-class margin is sought in rationals from a machine decided in
+def exact_finish_suits(pairs, unknowns=0):
+    """Whether the K-class maximal margin is finished in rationals on every pair of a
+    machine of K (p + 1) ``unknowns``, or (none given) sought from a machine decided in
     rationals: each exchange checks every pair float64 cannot bound (95 000 pairs,
     K = 20: 3 s each, 107 s to refuse); a guess of p + 1 pairs needs no limit on
     unknowns (K = 3, 303 unknowns of rank-4 rows: 0.25 s)."""
-    return pairs <= EXACT_FINISH_PAIRS
+    return pairs <= EXACT_FINISH_PAIRS and unknowns <= EXACT_FINISH_UNKNOWNS
 
 
 # --------------------------------------------------------------- the soft limit
@@ -180,24 +176,16 @@ def separator_finish_suits(pairs):
 # 1e5 x 100, 5e4 x 768; IPM iterations at 200 x 5 to 2e4 x 768; HiGHS on 300-10 000
 # rows, p = 10-768 (within 0.5-2x, but 2 000 x 768: 42 s against 15).
 PASS_SECONDS = 1.4e-9  # one pass over the rows (every margin), per entry n·p
-
 GRAM_SECONDS = 2.1e-11  # the interior point's weighted Gram, per entry n·(p + 1)²
-
 # its other passes (centring where Z is not kept, products), per n·p and iteration
 IPM_PASS_SECONDS = 1.6e-8
-
 IPM_STEP_SECONDS = 6.4e-4  # its Python, per iteration
-
 IPM_ITERATIONS = 30  # measured 20 (2e4 x 768) to 51 (1e6 x 20, 10 labels flipped)
-
 # HiGHS's dual simplex on w rows of the least-hinge LP: per w·(p + 1)², per
 # w²·(p + 1) (more rows, more steps), per w·(p + 1) and per call.
 LP_SECONDS = 1.2e-8
-
 LP_SQUARE_SECONDS = 9.6e-11
-
 LP_ROW_SECONDS = 7.1e-7
-
 LP_CALL_SECONDS = 4.3e-3
 
 # The rounds' share of the interior point's price, in all and per round. Rounds that
@@ -206,7 +194,6 @@ LP_CALL_SECONDS = 4.3e-3
 # price without end (1e5 x 50 noise: 0.05, 0.09, 0.15, 0.22, 0.33 s, ...); a round of
 # thousands of dense rows is a gamble (HiGHS, 2 000 x 768: 42 s, modelled 15).
 ROUNDS_SHARE = 0.5
-
 ROUND_SHARE = 0.125
 
 def interior_point_seconds(n, p):
@@ -233,9 +220,7 @@ def round_seconds(n, p, working):
 # the 20 rounds it needed (3.3 s, rounds alone 1.6 s, the interior point 2.3 s);
 # flips near the boundary: stopped before the last of 20 (2.2 s against 0.8 s).
 CONVERGING_VIOLATORS = 8
-
 GUARD_SHARE = 0.5
-
 GUARD_ROUND_SHARE = 2 * ROUND_SHARE
 
 def rounds_budget(n, p, violated=None):
@@ -255,25 +240,22 @@ def _budget(n, p, share, round_share, violated=None):
     interior point's modelled price, each within ``round_share`` of it, then the
     guard's (:func:`rounds_budget`) where ``violated`` is given."""
     price = interior_point_seconds(n, p)
-    left = share * price
-    guard = {"left": GUARD_SHARE * price, "converging": False}
+    left, guard_left, converging = share * price, GUARD_SHARE * price, False
 
     def affordable(rows):
-        nonlocal left
+        nonlocal left, guard_left, converging
         cost = round_seconds(n, p, rows)
         if cost <= min(left, round_share * price):
             left -= cost
             return True
-        if violated is None or cost > min(left + guard["left"],
-                                          GUARD_ROUND_SHARE * price):  # fmt: skip
+        if violated is None or cost > min(left + guard_left, GUARD_ROUND_SHARE * price):
             return False
-        if not guard["converging"]:  # one pass, once: noise never comes near
-            guard["converging"] = violated() <= CONVERGING_VIOLATORS * rows
-            if not guard["converging"]:
+        if not converging:  # one pass, once: noise never comes near
+            converging = violated() <= CONVERGING_VIOLATORS * rows
+            if not converging:
                 return False
         spent = min(cost, max(left, 0.0))
-        left -= spent
-        guard["left"] -= cost - spent
+        left, guard_left = left - spent, guard_left - (cost - spent)
         return True
 
     return affordable

@@ -5,7 +5,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
 from ..._kesler import class_columns, row_coefficients
-from ._active_set import _two_sided, on_and_outside_margin, optimal_hyperplane
+from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
 
@@ -25,7 +25,10 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
     if answer is None:
         return None
     dual, intercept = answer
-    return _dense_dual_answer(Z, c, dual, intercept, tol)
+    coef = (dual * c) @ Z
+    if not on_and_outside_margin(c * (Z @ coef + intercept), dual > 0, tol):
+        return None
+    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def gram_active_set(gram, c, held, sides=None, tol=1e-12):
@@ -57,9 +60,7 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         keep = held[(side == 0) | (side * dual[held] > 0)]
         # Off its side of 1; an equality row left out as dependent counts too
         # (it joins again, and a held set that repeats ends the loop).
-        off = np.where(
-            sides == 0, np.abs(margins - 1) > tol, sides * (margins - 1) < -tol
-        )
+        off = off_face(margins, sides) > tol
         return held, keep, off, margins, (dual, intercept)
 
     return _exchanges(m, held, step, lambda held: _two_sided(c[held]))
@@ -173,20 +174,19 @@ class HeldSystem:
         factored keys, a leaving position's unit column; each solved once per factor
         (steps from one factor share most changes)."""
         columns = self._columns
-        new_keys = [key for key in joining if ("joins", key) not in columns]
-        new_positions = [at for at in leaving if ("leaves", at) not in columns]
-        if new_keys or new_positions:
-            border = np.zeros((base.size, len(new_keys) + len(new_positions)))
-            if new_keys:
-                border[:, : len(new_keys)] = self.block(base, np.array(new_keys))
-            border[new_positions, len(new_keys) + np.arange(len(new_positions))] = 1
+        names = [("joins", key) for key in joining] + [("leaves", at) for at in leaving]
+        new = [name for name in names if name not in columns]  # joining keys first
+        if new:
+            border = np.zeros((base.size, len(new)))
+            keys = [key for kind, key in new if kind == "joins"]
+            if keys:
+                border[:, : len(keys)] = self.block(base, np.array(keys))
+            leaves = [at for _, at in new[len(keys) :]]
+            border[leaves, len(keys) + np.arange(len(leaves))] = 1
             through = cho_solve(self.factor, border, check_finite=False)
-            names = [("joins", key) for key in new_keys]
-            names += [("leaves", at) for at in new_positions]
-            for j, name in enumerate(names):
+            for j, name in enumerate(new):
                 columns[name] = (border[:, j], through[:, j])
-        chosen = [columns["joins", key] for key in joining]
-        chosen += [columns["leaves", at] for at in leaving]
+        chosen = [columns[name] for name in names]
         if not chosen:
             empty = np.zeros((base.size, 0))
             return empty, empty
@@ -247,15 +247,6 @@ def _independent_rows(matrix):
     # In place on the Fortran-ordered transpose (the same symmetric matrix).
     _, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1, overwrite_a=1)
     return np.sort(pivots[:rank] - 1)
-
-
-def _dense_dual_answer(Z, c, dual, intercept, tol):
-    """The Hyperplane of the dense dual's answer, if it holds on ``Z`` itself."""
-    coef = (dual * c) @ Z
-    margins = c * (Z @ coef + intercept)
-    if not on_and_outside_margin(margins, dual > 0, tol):
-        return None
-    return optimal_hyperplane(coef, intercept, dual, c)
 
 
 def pair_held_system(classes_of, products_of):
@@ -329,18 +320,14 @@ def pair_active_set(
             return None
         alpha[:] = 0.0
         alpha[held] = held_alpha
-        margins = pair_scores(gram, position, own, others, alpha, n_classes)
+        # Every pair's (w_own - w_other)·z_j + b_own - b_other from the rows' Gram
+        # matrix (A K: K scores a row, no copy of K).
+        rows = row_coefficients(position, own, others, alpha, n_classes, len(gram))
+        scores = rows @ gram
+        margins = scores[own, position] - scores[others, position]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
         return held, keep, margins < 1 - tol, margins, (alpha, intercept)
 
     held = np.asarray(held, dtype=np.intp)
     return _exchanges(m, held, step, lambda held: held.size > 0)
-
-
-def pair_scores(gram, position, own, others, alpha, n_classes):
-    """``(w_own - w_other)·z_j`` of every pair, with W of the pairs' dual α,
-    from the rows' Gram matrix (``A K``: K scores a row, no copy of K)."""
-    coefficients = row_coefficients(position, own, others, alpha, n_classes, len(gram))
-    scores = coefficients @ gram
-    return scores[own, position] - scores[others, position]

@@ -51,14 +51,8 @@ def _highs_lp(what, objective, **constraints):
 def _least_hinge(result, coef, intercept):
     """The Hyperplane of a least-hinge LP's dual: ``(coef, intercept)`` from its
     equalities' multipliers, its α (clipped at 0) as ``dual``, the least total."""
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=intercept,
-        dual=np.clip(result.x, 0.0, None),
-        status=Status.OPTIMAL,
-        total=float(-result.fun),
-    )
+    dual, total = np.clip(result.x, 0.0, None), float(-result.fun)
+    return Hyperplane(True, coef, intercept, dual, Status.OPTIMAL, total=total)
 
 
 def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
@@ -99,16 +93,10 @@ def hull_intersection_lp(Z, c, fit_intercept=True):
     """Weights ``λ ≥ 0``, ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1``, ``Σ λ_i c_i z_i = 0``
     (a point in both hulls), or ``None``; without an intercept ``Σ λ_i = 1`` (the cone
     condition). A basic solution: at most ``p + 2`` positive weights (Carathéodory)."""
-    n, p = Z.shape
-    right = [np.zeros(p)]
-    if fit_intercept:
-        sums = [(c > 0)[None, :].astype(float), (c < 0)[None, :].astype(float)]
-        right.append([1.0, 1.0])
-    else:
-        sums = [np.ones((1, n))]
-        right.append([1.0])
-    stacked = _signed_columns(Z, c, sums)
-    return _certificate(stacked, np.concatenate(right), "hull intersection")
+    sides = [c > 0, c < 0] if fit_intercept else [np.ones(len(c), dtype=bool)]
+    sums = [side[None, :].astype(float) for side in sides]
+    right = np.r_[np.zeros(Z.shape[1]), np.ones(len(sums))]
+    return _certificate(_signed_columns(Z, c, sums), right, "hull intersection")
 
 
 def kesler_flow_lp(Z, own, others, n_classes):
@@ -209,8 +197,7 @@ def native_stdout_silenced():
     options. Every thread's fd 1 output is then lost: never from a library call alone.
     Nested and concurrent uses count in, the last out restores; no valid fd 1: no-op."""
     with _SILENCE_LOCK:
-        first = _SILENCED["depth"] == 0
-        if first:
+        if _SILENCED["depth"] == 0:
             try:
                 if sys.stdout is not None:
                     sys.stdout.flush()
@@ -228,18 +215,13 @@ def native_stdout_silenced():
         with _SILENCE_LOCK:
             _SILENCED["depth"] -= 1
             if _SILENCED["depth"] == 0 and _SILENCED["saved"] is not None:
-                _flush_c_stdout()
+                try:  # C's stdio (HiGHS prints with printf), before fd 1 returns
+                    ctypes.CDLL(None).fflush(None)
+                except (OSError, AttributeError, TypeError):  # pragma: no cover
+                    pass
                 os.dup2(_SILENCED["saved"], 1)
                 os.close(_SILENCED["saved"])
                 _SILENCED["saved"] = None
-
-
-def _flush_c_stdout():
-    """Flush C's stdio (HiGHS prints with printf) before fd 1 is restored."""
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library
-        pass
 
 
 # scipy's milp statuses: 0 optimal, 1 a limit reached (a bound, maybe a solution).

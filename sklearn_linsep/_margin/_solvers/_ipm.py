@@ -34,28 +34,12 @@ def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=8
     ``dual`` α), the guess the exact LP starts from: Mehrotra's predictor-corrector on
     :func:`total_hinge_lp`'s dual, ``min -Σ α_i``, ``A α = 0``, ``0 ≤ α ≤ s``, ``A``'s
     columns ``c_i (z_i, 1)``. Normal matrix ``A Θ Aᵀ`` of order p + 1: one weighted
-    Gram pass (O(n p²)) an iteration (1e5 × 50: ~30 iterations, 2 s; dual simplex 11 s).
-
-    From 256 features on, the Gram pass is float32's while the normal matrix's
-    condition allows: its factor then solves the Newton system with a few steps of
-    iterative refinement against the exact products (one pass of O(n p) a step;
-    float32's Gram is half float64's time). When refinement does not converge, the
-    normal matrix is float64's from then on.
-
-    Parameters
-    ----------
-    gram : callable
-        ``gram(theta, single)`` is ``Σ θ_i (z_i, 1)(z_i, 1)ᵀ``, accumulated in
-        float32 where ``single``; rows of ``θ_i = 0`` need not be read.
-    combine : callable
-        ``combine(v)`` is ``A v = Σ v_i c_i (z_i, 1)``.
-    products : callable
-        ``products(y)`` is ``Aᵀ y``, ``c_i (z_i, 1)·y`` for every row.
-    normal : callable
-        ``normal(theta, y)`` is ``(Aᵀ y, A Θ Aᵀ y)``, in one pass.
-    upper : ndarray of shape (n,)
-        The sample weights ``s > 0``.
-    """
+    Gram pass (O(n p²)) an iteration (1e5 × 50: ~30 iterations, 2 s; dual simplex 11 s),
+    float32's from ``SINGLE_FROM_FEATURES`` while refinement converges. The rows come
+    as operators: ``gram(θ, single)`` is ``Σ θ_i (z_i, 1)(z_i, 1)ᵀ`` (in float32 where
+    ``single``; rows of ``θ_i = 0`` need not be read), ``combine(v)`` is ``A v``,
+    ``products(y)`` is ``Aᵀ y``, ``normal(θ, y)`` is ``(Aᵀ y, A Θ Aᵀ y)`` in one pass;
+    ``upper``: the sample weights ``s > 0``."""
     n = len(upper)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
     # s - α is an iterate of its own: formed as a difference it rounds to 0 once α
@@ -102,13 +86,7 @@ def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=8
         y = y + 0.995 * dual * d_y
         lower_dual = lower_dual + 0.995 * dual * d_lower
         upper_dual = upper_dual + 0.995 * dual * d_upper
-    return Hyperplane(
-        True,
-        coef=-y[:-1],
-        intercept=float(-y[-1]),
-        dual=alpha,
-        status=Status.APPROXIMATE,
-    )
+    return Hyperplane(True, -y[:-1], float(-y[-1]), alpha, Status.APPROXIMATE)
 
 
 def _mehrotra(newton, mu):
@@ -164,12 +142,11 @@ class _NewtonSystem:
         return d_alpha, d_y, d_lower, d_upper
 
     def _solve(self, rhs):
-        """``dy`` with ``A Θ Aᵀ dy = rhs`` (without the rows left out of the
-        factor, unless refined), and ``Aᵀ dy``; refined against the exact
-        products where the factor is float32's (raises _Unrefined). The residual
-        is measured in the units of the normal matrix's diagonal, so a feature of
-        small scale converges as one of large; a feature that is 0 on every row
-        of the factor has a floor for its unit."""
+        """``dy`` with ``A Θ Aᵀ dy = rhs`` (without the rows left out of the factor,
+        unless refined), and ``Aᵀ dy``; refined against the exact products where the
+        factor is float32's (raises _Unrefined), the residual in the units of the
+        diagonal (a feature of small scale converges as one of large; one 0 on every
+        row of the factor has a floor for its unit)."""
         solve = _on_one_thread(cho_solve)
         d_y = solve(self.factor, rhs)
         if not self.refine:

@@ -1,9 +1,10 @@
 """The routes of the K-class subproblem, the Crammer–Singer margin of a working set
 of pairs (row, other class), registered here in order (:mod:`.` has the kinds'
-signatures): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
-certificate's LP on wide working sets, then the primal-dual active set with
-Clarabel (:func:`machine_of_pairs`), which always answers. :class:`WarmMachine` is
-the loop's subproblem (:mod:`.._multiclass`), each call warm from the last support.
+signatures; :func:`~._cost.pair_dual_suits` and :func:`~._cost.wide_pairs_suits`
+pick them): the pairs' dual on the rows' Gram matrix (:func:`pair_active_set`), the
+certificate's LP on wide working sets, then the primal-dual active set with Clarabel,
+which always answers. :class:`WarmMachine` is the loop's subproblem
+(:mod:`.._multiclass`), each call warm from the last support.
 """
 
 import numpy as np
@@ -14,36 +15,9 @@ from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
 from ._active_set import machine_on_support
 from ._clarabel import kesler_margin_qp
-from ._cost import dense_pairs_refusal, pair_dual_suits
+from ._cost import dense_pairs_refusal, pair_dual_suits, wide_pairs_suits
 from ._dense_dual import pair_active_set, pair_held_system
 from ._highs import kesler_flow_lp
-
-
-def machine_of_pairs(Z, own, others, n_classes, tol, held=None, keep_digits=False):
-    """The Crammer–Singer margin of the pairs, exact: by :func:`_settle` from ``held``
-    (pairs thought at margin 1: the last support), else from Clarabel's support (on
-    degenerate pairs an interior point's W is off by about the root of its tolerance,
-    2e-6 on four rows; the finish, by rounding), Clarabel's answer standing where that
-    does not settle. ``keep_digits``: equalities in the primal."""
-    if held is not None:
-        settled = _settle(Z, own, others, n_classes, tol, held, keep_digits)
-        if settled is not None:
-            return settled
-    try:
-        solution = kesler_margin_qp(Z, own, others, n_classes)
-    except SolverError:
-        # Clarabel stalls on some working sets with no machine (their hulls
-        # touch to rounding): the certificate's LP decides those.
-        if kesler_flow_lp(Z, own, others, n_classes) is None:
-            raise
-        return Hyperplane(False, status=Status.INFEASIBLE)
-    if not solution.feasible:
-        return solution
-    margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
-    held = (solution.dual > 1e-8 * solution.dual.max(initial=0.0)) | (
-        margins < 1 + 1e-6
-    )
-    return _settle(Z, own, others, n_classes, tol, held, keep_digits) or solution
 
 
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
@@ -90,19 +64,10 @@ class WarmMachine:
         self.remember(ids, solution)
         return solution
 
-    def gram_suits(self, ids):
-        """Whether the pairs ``ids`` go by the Gram dual (:func:`pair_dual_suits`)."""
-        frame = self.frame
-        return pair_dual_suits(
-            len(ids), self._rows(ids), frame.n_features, frame.n_classes
-        )
-
-    def wide(self, ids):
-        """Whether the rows of the pairs ``ids`` number at most p + 1."""
-        return self._rows(ids) <= self.frame.n_features + 1
-
-    def _rows(self, ids):
-        return np.unique(np.asarray(ids) // self.frame.n_classes).size
+    def shape(self, ids):
+        """``(pairs, rows, features, K)`` of the pairs ``ids``, as the routes see it."""
+        rows = np.unique(np.asarray(ids) // self.frame.n_classes).size
+        return len(ids), rows, self.frame.n_features, self.frame.n_classes
 
     def on_gram_answer(self, ids, held):
         """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram") on the
@@ -111,8 +76,18 @@ class WarmMachine:
         frame, n_classes = self.frame, self.frame.n_classes
         row_ids, others = pairs_of(ids, n_classes)
         position, own = self.gram.positions(row_ids), frame.codes[row_ids]
-        if self.system is None:
-            self.system = self._held_system()
+        if self.system is None:  # over constraint ids, whatever the working set
+
+            def classes_of(ids):
+                rows, others = pairs_of(ids, n_classes)
+                return class_columns(frame.codes[rows], others, n_classes)
+
+            def products_of(ids, other_ids):
+                rows, columns = ids // n_classes, other_ids // n_classes
+                positions = self.gram.positions
+                return self.gram.block(positions(rows), positions(columns))
+
+            self.system = pair_held_system(classes_of, products_of)
         start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
         answer = pair_active_set(
             self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
@@ -130,29 +105,36 @@ class WarmMachine:
         self.from_gram = True
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)
 
-    def _held_system(self):
-        """The held system over constraint ids, whatever the working set."""
-        frame, gram, n_classes = self.frame, self.gram, self.frame.n_classes
-
-        def classes_of(ids):
-            rows, others = pairs_of(ids, n_classes)
-            return class_columns(frame.codes[rows], others, n_classes)
-
-        def products_of(ids, other_ids):
-            rows, columns = ids // n_classes, other_ids // n_classes
-            return gram.block(gram.positions(rows), gram.positions(columns))
-
-        return pair_held_system(classes_of, products_of)
-
     def primal_answer(self, ids, held):
-        """The primal active set, with Clarabel where it does not settle; a
-        SolverError where that would make sparse rows dense beyond a limit."""
+        """The Crammer–Singer margin of the pairs, exact: by :func:`_settle` from
+        ``held`` (pairs thought at margin 1: the last support), else from Clarabel's
+        support (on degenerate pairs an interior point's W is off by about the root
+        of its tolerance, 2e-6 on four rows; the finish, by rounding), Clarabel's
+        answer standing where that does not settle. A SolverError where that would
+        make sparse rows dense beyond a limit."""
         refusal = dense_pairs_refusal(self.frame, ids)
         if refusal is not None:
             raise SolverError(refusal)
-        rows, own, others = self.frame.pairs(ids)
-        return machine_of_pairs(rows, own, others, self.frame.n_classes, self.tol,
-                                held, self.keep_digits)  # fmt: skip
+        Z, own, others = pairs = self.frame.pairs(ids)
+        K, tol, keep_digits = self.frame.n_classes, self.tol, self.keep_digits
+        if held is not None:
+            settled = _settle(*pairs, K, tol, held, keep_digits)
+            if settled is not None:
+                return settled
+        try:
+            solution = kesler_margin_qp(*pairs, K)
+        except SolverError:
+            # Clarabel stalls on some working sets with no machine (their hulls
+            # touch to rounding): the certificate's LP decides those.
+            if kesler_flow_lp(*pairs, K) is None:
+                raise
+            return Hyperplane(False, status=Status.INFEASIBLE)
+        if not solution.feasible:
+            return solution
+        margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
+        held = solution.dual > 1e-8 * solution.dual.max(initial=0.0)
+        held |= margins < 1 + 1e-6
+        return _settle(*pairs, K, tol, held, keep_digits) or solution
 
     def polished(self, ids, solution):
         """The Gram route's last answer on dense rows refined by :func:`_settle`, to
@@ -180,12 +162,12 @@ class WarmMachine:
 # The routes of the pairs' subproblem (see :mod:`._solvers`), in their order.
 register(Route(
     "pairs on the Gram", kind="pairs", priority=10,
-    suits=lambda sub, ids: not sub.keep_digits and sub.gram_suits(ids),
+    suits=lambda sub, ids: not sub.keep_digits and pair_dual_suits(*sub.shape(ids)),
     solve=WarmMachine.on_gram_answer,
 ))  # fmt: skip
 register(Route(
     "certificate LP of wide pairs", kind="pairs", priority=20,
-    suits=lambda sub, ids: not sub.keep_digits and sub.wide(ids),
+    suits=lambda sub, ids: not sub.keep_digits and wide_pairs_suits(*sub.shape(ids)),
     solve=WarmMachine.no_machine_answer,
 ))  # fmt: skip
 register(Route(

@@ -7,6 +7,7 @@ corral's (positive weights') affine hull by least squares on an updated QR, neve
 Gram matrix: the conditioning is the points', not its square."""
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.linalg import lapack, qr
@@ -28,36 +29,19 @@ class NearestPoints:
     weights: np.ndarray  # λ, one per row, zero off the corral
     direction: np.ndarray
     levels: tuple
-    iterations: int
 
     @property
     def support(self):
         return np.flatnonzero(self.weights > 0)
 
-    def hyperplane(self):
-        """``(w, b)`` of the maximal margin, ``c_i (w·z_i + b) ≥ 1`` at the optimum."""
-        squared = float(self.direction @ self.direction)
-        return 2 * self.direction / squared, -(
-            self.levels[0] + self.levels[1]
-        ) / squared
 
-
-def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
-    """The :class:`NearestPoints` of the hulls of ``Z[c > 0]``, ``Z[c < 0]`` (compiled).
-
-    Parameters
-    ----------
-    Z : ndarray of shape (m, q)
-        Rows, best centred and scaled to about unit size.
-    c : ndarray of shape (m,)
-        ±1, both present.
-    start : ndarray of shape (m,), default=None
-        λ of a previous answer (rows of weight 0 are out); without it, or one-sided,
-        each class's row nearest the other along the difference of the class means.
-    tol : float, default=1e-12
-        Stop when no row lies more than ``tol ‖v‖²`` (plus the products' rounding)
-        beyond its class's level.
-    """
+def nearest_points(Z, c, start=None, tol=1e-12):
+    """The :class:`NearestPoints` of the hulls of ``Z[c > 0]``, ``Z[c < 0]`` (compiled;
+    ``Z`` best centred and scaled to about unit size, ``c`` ±1, both present), from
+    ``start`` (λ of a previous answer: rows of weight 0 are out) or, one-sided or
+    without it, each class's row nearest the other along the class means' difference;
+    done when no row lies more than ``tol ‖v‖²`` (plus the products' rounding) beyond
+    its class's level."""
     Z = np.ascontiguousarray(Z, dtype=float)
     c = np.ascontiguousarray(c, dtype=float)
     m, q = Z.shape
@@ -70,8 +54,8 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
         weights[negative[np.argmax(scores[negative])]] = 1.0
     for side in (c > 0, c < 0):
         weights[side] /= weights[side].sum()
-    max_iter = max_iter or 50 * (m + q) + 100
-    direction, level_positive, level_negative, iterations, status = (
+    max_iter = 50 * (m + q) + 100
+    direction, level_positive, level_negative, _, status = (
         _kernels.nearest_points_kernel(
             Z, c, weights, tol, max_iter, _kernels.nearest_workspace(m, q)
         )
@@ -81,9 +65,7 @@ def nearest_points(Z, c, start=None, tol=1e-12, max_iter=None):
             f"The nearest-points iteration did not converge in {max_iter} steps "
             f"({np.count_nonzero(weights)} points in its corral)."
         )
-    return NearestPoints(
-        weights, direction, (level_positive, level_negative), iterations
-    )
+    return NearestPoints(weights, direction, (level_positive, level_negative))
 
 
 def nearest_points_margin(Z, c, start=None, tol=1e-12):
@@ -98,12 +80,16 @@ def nearest_points_margin(Z, c, start=None, tol=1e-12):
     needs; most rows then being support vectors, the exact finish from all goes
     first."""
     m, q = Z.shape
-    dense = DenseRows(Z)
+    dense = SimpleNamespace(Z=Z, dot=Z.__matmul__, tdot=Z.__rmatmul__)  # rows' products
     if q <= 2 * m:
         return _hull_margin(dense, Z, c, start, tol, wide=False)
     for coordinates in (_gram_coordinates, _qr_coordinates):
         solution = _hull_margin(dense, coordinates(Z), c, start, tol, wide=True)
-        if not solution.feasible or _holds_on(dense, c, solution, tol):
+        if not solution.feasible:
+            return solution
+        # found in other coordinates: does it hold on the rows themselves?
+        margins = c * (Z @ solution.coef + solution.intercept)
+        if on_and_outside_margin(margins, solution.dual > 0, tol):
             return solution
     return solution  # checked again, and refused, by the caller
 
@@ -113,19 +99,6 @@ def gram_margin(gram, original, c, start=None, tol=1e-12):
     ``original.dot(w)``, ``original.tdot(v)`` (too wide or sparse to hand over): in the
     pivoted Cholesky's coordinates, ``coef = Zᵀ (α c)`` (the caller checks margins)."""
     return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
-
-
-@dataclass(frozen=True)
-class DenseRows:
-    """Dense rows Z through the two products the hull's answer needs of them."""
-
-    Z: np.ndarray
-
-    def dot(self, w):
-        return self.Z @ w
-
-    def tdot(self, v):
-        return v @ self.Z
 
 
 def _gram_coordinates(Z):
@@ -148,15 +121,9 @@ def _qr_coordinates(Z):
     return np.ascontiguousarray(qr(Z.T, mode="r", check_finite=False)[0][:m].T)
 
 
-def _holds_on(original, c, solution, tol):
-    """Whether a solution found in other coordinates holds on the rows themselves."""
-    margins = c * (original.dot(solution.coef) + solution.intercept)
-    return on_and_outside_margin(margins, solution.dual > 0, tol)
-
-
 def _hull_margin(original, rows, c, start, tol, wide):
-    """:func:`nearest_points_margin` on ``rows``: those of ``original`` (a
-    :class:`DenseRows`) or coordinates with the same inner products."""
+    """:func:`nearest_points_margin` on ``rows``: those of ``original`` (``Z``, the
+    products ``dot`` and ``tdot``) or coordinates with the same inner products."""
     m, q = rows.shape
     answer, hull = None, None
     if wide:  # the finish from all rows: done at once when most are on the margin
@@ -165,7 +132,8 @@ def _hull_margin(original, rows, c, start, tol, wide):
         hull = nearest_points(rows, c, start=start, tol=tol / 4)
         squared = float(hull.direction @ hull.direction)
         if squared > 0:
-            coef, intercept = hull.hyperplane()
+            coef = 2 * hull.direction / squared
+            intercept = -(hull.levels[0] + hull.levels[1]) / squared
             margins = c * (rows @ coef + intercept)
             if on_and_outside_margin(margins, hull.support, tol):
                 answer = coef, intercept, 2 * hull.weights / squared
@@ -186,11 +154,4 @@ def _hull_margin(original, rows, c, start, tol, wide):
         # Meeting to rounding: a separator that separates nothing here. (Where it
         # does separate, however closely, that is the verdict: it is checked.)
         return Hyperplane(False, weights=weights, status=Status.TOUCHING)
-    return Hyperplane(
-        True,
-        coef=coef,
-        intercept=float(intercept),
-        dual=dual,
-        weights=weights,
-        status=Status.OPTIMAL,
-    )
+    return Hyperplane(True, coef, float(intercept), dual, Status.OPTIMAL, weights)
