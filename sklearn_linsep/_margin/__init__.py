@@ -27,32 +27,18 @@ The estimator (``_svm``) and the separability functions (``_certificates``) both
 stand on :func:`maximal_margin_of`.
 """
 
-from ._certificate import certificate_from_subset, sparse_certificate
-from ._driver import check_scale
 from ._hard import maximal_margin, maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
 from ._multiclass import joint_margin_of
-from ._result import (
-    Hyperplane,
-    JointMarginResult,
-    JointSeparabilityResult,
-    MarginResult,
-    SeparabilityResult,
-    Status,
-)
+from ._result import Hyperplane, JointSeparabilityResult, SeparabilityResult, Status
 from ._solvers._highs import native_stdout_silenced
 
 __all__ = [
     "Hyperplane",
-    "JointMarginResult",
     "JointSeparabilityResult",
-    "MarginResult",
     "MinimumErrorResult",
     "SeparabilityResult",
     "Status",
-    "certificate_from_subset",
-    "sparse_certificate",
-    "check_scale",
     "joint_margin_of",
     "maximal_margin",
     "maximal_margin_of",
