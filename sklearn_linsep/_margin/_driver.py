@@ -114,6 +114,7 @@ class ProblemKind:
     warm: type  # ``warm(frame, tol)``: the working set's warm subproblem
     not_finished: str  # the SolverError where X's units cannot be finished
     not_in_units: str  # the warning of ``units_or_verdict``
+    equilibrates = True  # False: decided in X's frame only, else a SolverError
     maximal_refused = False  # ``maximal_from`` is tried once (_hyperplane_decided)
     sizes: Callable  # (initial_size, batch): the working set's, defaults filled in
     misses: Callable  # (ids, solution, tol): the KKT conditions (feasibility) missed?
@@ -141,6 +142,10 @@ class ProblemKind:
     def anchors(self, frame):
         """Constraint ids every working set keeps (rows: none)."""
         return np.array([], dtype=np.intp)
+
+    def per_round(self, batch, working):
+        """How many violators join ``working`` in a round."""
+        return batch
 
     def subproblem(self, frame, tol):
         """``solve(ids) -> Hyperplane``, warm; ``solve.polished`` the last answer."""
@@ -214,8 +219,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
     touching), ``decide_whole`` decides in rationals; a separator, not the maximal
     one, stands only with ``verdict`` (the verdict is asked, not the margin)."""
     try:
-        return _float_route(problem, tol, soft, initial_size, batch,
-                            units_or_verdict, verdict=verdict)  # fmt: skip
+        return float_route(problem, tol, soft, initial_size, batch,
+                           units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
         decision = problem.decide_whole(maximal=not verdict)
@@ -229,8 +234,8 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
     # The soft limit stands on its own proof, whatever the certificate's; where
     # it fails too, float64's own reason is the error.
     try:
-        return _float_route(problem, tol, soft, initial_size, batch,
-                            units_or_verdict, certificate=decision.answer)  # fmt: skip
+        return float_route(problem, tol, soft, initial_size, batch,
+                           units_or_verdict, certificate=decision.answer)  # fmt: skip
     except SolverError:
         raise failure from None
 
@@ -252,8 +257,8 @@ def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
     return decision.answer
 
 
-def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
-                 certificate=None, verdict=False):  # fmt: skip
+def float_route(problem, tol, soft, initial_size, batch, units_or_verdict=False,
+                certificate=None, verdict=False):  # fmt: skip
     """:func:`exact_margin` in float64, every answer proved (or a SolverError);
     ``certificate``, given by the exact decision, stands for the route's own. A
     certificate that holds to a tolerance only is decided again
@@ -310,7 +315,7 @@ def _deciding_frame(problem, tol, size, batch):
     where that fails (a solver stalls or the checks fail), with each feature
     divided by its own spread (``smallest`` None: not the answer yet)."""
     rows = problem.rows
-    if not rows.uneven:
+    if not (rows.uneven and problem.equilibrates):
         try:
             found = _decide(problem, rows, tol, size, batch)
             solution, working, _ = found
@@ -318,7 +323,8 @@ def _deciding_frame(problem, tol, size, batch):
                 return rows, found, None
             return rows, found, _checked(problem, rows, working, solution, tol)
         except SolverError:
-            pass
+            if not problem.equilibrates:
+                raise
     frame = rows.equilibrated()
     return frame, _decide(problem, frame, tol, size, batch), None
 
@@ -355,6 +361,10 @@ class WarmStart:
     weights = np.array([])  # and their λ
     members.setflags(write=False)
     weights.setflags(write=False)
+
+    def polished(self, indices, solution):
+        """The last answer as it is (a subproblem that polishes overrides this)."""
+        return solution
 
     def start(self, indices):
         """The last answer's λ on the rows ``indices`` (sorted)."""
@@ -409,8 +419,9 @@ def grow_working_set(problem, frame, solve, start, tol, batch):
     anchors = problem.anchors(frame)
 
     def violators(solution, working):
+        joining = problem.per_round(batch, working)
         violated, inside = frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working, batch
+            solution.coef, solution.intercept, 1.0 - tol, working, joining
         )
         if anchors.size:
             inside = np.where(np.isin(working, anchors), 0.0, inside)

@@ -17,7 +17,11 @@ from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
 from .._working_set import rows_in_memory
 from ..exceptions import SolverError
-from ._certificate import certificate_from_subset, checked_certificate
+from ._certificate import (
+    certificate_from_subset,
+    checked_certificate,
+    sparse_certificate,
+)
 from ._driver import (
     Decision,
     ProblemKind,
@@ -25,6 +29,7 @@ from ._driver import (
     check_rows,
     check_scale,
     exact_margin,
+    float_route,
     grow_working_set,
 )
 from ._kkt import (
@@ -43,8 +48,8 @@ from ._solvers import (
     margin_qp,
     on_and_outside_margin,
 )
-from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
-from ._wide import wide_maximal_margin
+from ._solvers._cost import WIDE_SEED, dense_fallback_fits, two_class_sizes, wide_suits
+from ._wide import GramSubproblem, wide_soft_limit, without_duplicates
 
 
 def maximal_margin(
@@ -124,9 +129,9 @@ def maximal_margin_of(
         check_scale(two_class.scale)
         if not augmented and wide_suits(two_class):  # text: in the rows' span
             try:
-                return wide_maximal_margin(
-                    two_class, tol, soft, classes, initial_size, batch
-                )
+                problem = WideProblem(two_class, classes)
+                return float_route(problem, tol, soft, initial_size, batch,
+                                   verdict=verdict)  # fmt: skip
             except SolverError:
                 if not dense_fallback_fits(two_class):
                     raise
@@ -261,6 +266,51 @@ class TwoClassProblem(ProblemKind):
         return Decision.of("maximal", exact_result(coef, b, w, 1 / norm, support, dual))
 
 
+class WideProblem(TwoClassProblem):
+    """Two classes of sparse rows with at least as many features as rows (text),
+    never made dense (:mod:`._wide`): the Gram dual on a working set, decided in
+    X's frame only (else a SolverError: the dense route follows). Later copies of
+    equal rows of one class count once, weights summed (copies would make every
+    held set holding them singular); where a working set's hulls meet, one sparse
+    LP over every row gives the certificate."""
+
+    equilibrates = False
+
+    def __init__(self, two_class, classes):
+        super().__init__(without_duplicates(two_class), classes)
+        self.two_class = two_class
+
+    def sizes(self, initial_size, batch):
+        size = initial_size or WIDE_SEED
+        return size, batch or size
+
+    def per_round(self, batch, working):
+        return max(batch, working.size)
+
+    def subproblem(self, frame, tol):
+        self.gram = GramSubproblem(frame, tol)
+        return self.gram
+
+    def terms(self, frame, working, solution):
+        products = self.gram.products(working, solution)
+        return row_terms(None, frame.labels(working), solution, products=products)
+
+    def certificate(self, working, solution):
+        certificate = sparse_certificate(self.two_class, self.classes)
+        if certificate is None:
+            raise SolverError(
+                "The classes come too close to touching for float precision to "
+                "decide: the separating LP found no point in both convex hulls, but "
+                "the nearest points of a subset of the rows meet to rounding. Check "
+                "for near-duplicate rows with different labels."
+            )
+        return certificate
+
+    def soft_limit(self, working, tol, batch):
+        result = wide_soft_limit(self.two_class, self.rows, tol, batch)
+        return mark_if_far(self.two_class, result)
+
+
 def exact_result(coef, b, w, margin, support=(), dual=()):
     """The MarginResult of ``w``, ``b`` in rationals; ``coef``, ``b`` rounded."""
     return MarginResult(coef, float(b), True, margin,
@@ -302,10 +352,6 @@ class _WarmHull(WarmStart):
             tol=self.tol,
         )
         self.remember(indices, solution)
-        return solution
-
-    def polished(self, indices, solution):
-        """The last answer as it is: the nearest points need no polish."""
         return solution
 
     def remember(self, indices, solution):

@@ -1,5 +1,6 @@
-"""The exact core on wide sparse rows (p ≥ n, TF-IDF text), never densifying X: the
-memory is X's plus one Gram matrix of the working set. The hard margin and the soft
+"""The pieces of :class:`~._hard.WideProblem`, the exact core on wide sparse rows
+(p ≥ n, TF-IDF text), never densifying X: the memory is X's plus one Gram matrix of
+the working set. The hard margin and the soft
 limit's second stage are QPs in ``w``, which lies in the rows' span: their duals
 need only ``K = Z Zᵀ`` (:func:`~._solvers.gram_margin`,
 :func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`), and
@@ -16,54 +17,20 @@ import scipy.sparse as sp
 
 from .._scatter import CentredRows
 from .._working_set import DROP_ABOVE, duplicate_owners, grow, per_feature_rows
-from ..exceptions import SolverError
-from ._certificate import sparse_certificate
 from ._driver import WarmStart
-from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven, row_terms
-from ._result import Hyperplane, MarginResult, Status, margin_result
+from ._result import Hyperplane, Status
 from ._soft import (
     attains,
     check_attains,
     checked_least_hinge,
     face_sides,
     face_violators,
-    margin_violators,
     soft_result,
 )
 from ._solvers import as_hull_weights, face_dual_qp, gram_active_set, gram_margin
-from ._solvers._cost import WIDE_SEED
 
 
-def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
-    """:func:`~._hard.maximal_margin_of` of wide sparse rows: the Gram dual on a working
-    set; where its hulls meet, one sparse LP gives the certificate
-    (:func:`~._certificate.sparse_certificate`), then with ``soft`` the C → ∞ limit.
-    Equal rows of one class count once, weights summed (copies would make every held
-    set holding them singular). Checked and proved on X as the dense route's answers.
-    """
-    unique = _without_duplicates(two_class)
-    size = initial_size or WIDE_SEED
-    batch = batch or size
-    # The Gram dual first: wide rows are separable as a rule, the sparse LP dear.
-    result = _separable(two_class, unique, tol, size, batch)
-    if result is not None:
-        return result
-    certificate = sparse_certificate(two_class, classes)
-    if certificate is None:
-        raise SolverError(
-            "The classes come too close to touching for float precision to "
-            "decide: the separating LP found no point in both convex hulls, but "
-            "the nearest points of a subset of the rows meet to rounding. Check "
-            "for near-duplicate rows with different labels."
-        )
-    if not soft:
-        return MarginResult(**no_hyperplane(0), certificate=certificate)
-    result = _soft_limit(two_class, unique, tol, batch)
-    result.certificate = certificate
-    return mark_if_far(two_class, result)
-
-
-def _without_duplicates(two_class):
+def without_duplicates(two_class):
     """The same problem, later copies of equal rows of one class made inactive and
     their weights added to the first copy's."""
     owners = duplicate_owners(two_class.X, two_class.c, two_class.active)
@@ -79,26 +46,7 @@ def _without_duplicates(two_class):
     return unique
 
 
-def _separable(two_class, unique, tol, size, batch):
-    """The maximal margin of the rows, or None where the hulls of a working set
-    meet (the rows are then not separable, to rounding: the LP decides)."""
-    subproblem = _GramSubproblem(unique, tol)
-    solution, working, rounds = grow(
-        unique.seed(size),
-        subproblem,
-        margin_violators(unique, tol, batch),
-        drop_above=DROP_ABOVE,
-    )
-    if not solution.feasible:
-        return None
-    products = subproblem.products(working, solution)
-    terms = row_terms(None, two_class.labels(working), solution, products=products)
-    smallest = check_optimality(two_class, terms, solution, tol)
-    result = margin_result(two_class, working, solution, rounds, True, 0.0)
-    return proven(two_class, result, tol, smallest)
-
-
-def _soft_limit(two_class, unique, tol, batch):
+def wide_soft_limit(two_class, unique, tol, batch):
     """The soft limit: the least total hinge by one sparse LP over every row, then the
     largest margin on its optimal face on a working set in the Gram dual."""
     active = np.flatnonzero(unique.active)
@@ -111,7 +59,7 @@ def _soft_limit(two_class, unique, tol, batch):
     coef, intercept = unique.scale * on_x, lp.intercept + on_x @ unique.centre
     margins = unique.margins(coef, intercept)
     start = np.flatnonzero(unique.active & ((sides <= 0) | (margins < 1 + DROP_ABOVE)))
-    subproblem = _GramSubproblem(unique, tol, sides)
+    subproblem = GramSubproblem(unique, tol, sides)
     # The active set's first guess: the rows on the LP's margin, where its
     # hyperplane may stay (the interior point answers where it does not settle).
     subproblem.start_from(
@@ -144,7 +92,7 @@ def _constant_if_it_attains(two_class, solution, least):
     return solution
 
 
-class _GramSubproblem(WarmStart):
+class GramSubproblem(WarmStart):
     """The margin QP on a working set of sparse rows through their Gram matrix, with
     ``Z_W = (X_W - m) / s`` centred implicitly
     (:class:`~sklearn_linsep._scatter.CentredRows`). A call first tries the active set
