@@ -62,14 +62,12 @@ def wide_soft_limit(two_class, unique, tol, batch):
     subproblem = GramSubproblem(unique, tol, sides)
     # The active set's first guess: the rows on the LP's margin, where its
     # hyperplane may stay (the interior point answers where it does not settle).
-    subproblem.start_from(
-        np.flatnonzero(unique.active & (sides >= 0) & (np.abs(margins - 1) <= 1e-9))
-    )
+    on_margin = unique.active & (sides >= 0) & (np.abs(margins - 1) <= 1e-9)
+    subproblem.members = np.flatnonzero(on_margin)
+    subproblem.weights = np.zeros(subproblem.members.size)
+    violators = face_violators(unique, sides, tol, batch)
     solution, working, rounds = grow(
-        start,
-        subproblem,
-        face_violators(unique, sides, tol, batch),
-        drop_above=DROP_ABOVE,
+        start, subproblem, violators, drop_above=DROP_ABOVE
     )
     solution = _constant_if_it_attains(unique, solution, lp.total)
     check_attains(unique, solution, lp.total)
@@ -115,10 +113,6 @@ class GramSubproblem(WarmStart):
         ).without_cancelling()
         self._last = None  # (indices, rows)
 
-    def start_from(self, members):
-        """Take the rows ``members`` as the last answer's support."""
-        self.members, self.weights = members, np.zeros(len(members))
-
     def rows(self, indices):
         """Z_W as a :class:`CentredRows` (the last is kept: the checks ask again)."""
         if self._last is not None and np.array_equal(self._last[0], indices):
@@ -133,13 +127,17 @@ class GramSubproblem(WarmStart):
         rows, labels = self.rows(indices), self.two_class.labels(indices)
         gram = rows.gram()
         sides = None if self.sides is None else self.sides[indices]
-        solution = self._from_last_support(gram, rows, labels, sides, indices)
-        if solution is None and sides is None:
-            solution = self._hull(gram, rows, labels, indices)
+        answer = self._from_last_support(gram, labels, sides, indices)
+        if answer is None and sides is None:  # the nearest points from the last λ
+            solution = gram_margin(
+                gram, rows, labels, self.start(indices), self.tol / 2
+            )
             if not solution.feasible:
                 return solution  # the hulls meet: the loop ends
-        elif solution is None:
-            solution = self._face(gram, rows, labels, sides)
+        else:
+            dual, intercept, status = answer or face_dual_qp(gram, labels, sides)
+            coef = rows.tdot(dual * labels)  # w = Zᵀ (ν c)
+            solution = Hyperplane(True, coef, float(intercept), dual, status)
         # An interior point's multipliers are nowhere exactly 0 (a support of
         # every row would hold both copies of a document of two labels).
         magnitude = np.abs(solution.dual)
@@ -148,28 +146,18 @@ class GramSubproblem(WarmStart):
         self.weights = as_hull_weights((None, None, solution.dual), labels)[kept]
         return solution
 
-    def _from_last_support(self, gram, rows, labels, sides, indices):
-        """The active set on the Gram matrix from the last answer's support, or None
-        where it does not settle. The hard margin's first call holds every row (wide
-        rows: mostly support vectors; in general position any set is nonsingular)."""
+    def _from_last_support(self, gram, labels, sides, indices):
+        """``(dual, intercept, status)`` of the active set on the Gram matrix from the
+        last answer's support, or None where it does not settle. The hard margin's
+        first call holds every row (wide rows: mostly support vectors; in general
+        position any set is nonsingular)."""
         held, _ = self.last_support_in(indices)
         if not held.size and sides is None:
             held = np.arange(len(indices))
         if not held.size:
             return None
         answer = gram_active_set(gram, labels, held, sides, self.tol / 2)
-        if answer is None:
-            return None
-        dual, intercept = answer
-        return _on_rows(rows, labels, dual, intercept, Status.OPTIMAL)
-
-    def _hull(self, gram, rows, labels, indices):
-        """Nearest points: the maximal margin, or the hulls' meeting (infeasible)."""
-        return gram_margin(gram, rows, labels, self.start(indices), self.tol / 2)
-
-    def _face(self, gram, rows, labels, sides):
-        dual, intercept, status = face_dual_qp(gram, labels, sides)
-        return _on_rows(rows, labels, dual, intercept, status)
+        return None if answer is None else (*answer, Status.OPTIMAL)
 
     def products(self, indices, solution):
         """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
@@ -181,14 +169,3 @@ class GramSubproblem(WarmStart):
         absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
         absolute += np.abs(rows.centres[0]) * magnitude.sum()
         return rows.dot(solution.coef), rows.tdot(dual * labels), absolute
-
-
-def _on_rows(rows, labels, dual, intercept, status):
-    """The Hyperplane of a dual on the Gram matrix of ``rows``: ``w = Zᵀ (ν c)``."""
-    return Hyperplane(
-        True,
-        coef=rows.tdot(dual * labels),
-        intercept=float(intercept),
-        dual=dual,
-        status=status,
-    )
