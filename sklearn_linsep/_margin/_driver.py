@@ -152,7 +152,7 @@ class ProblemKind:
         return self.warm(frame, tol)
 
     def in_units(self, tol):
-        """The warm subproblem on ``rows``, in X's units (:class:`EuclideanFinish`)."""
+        """The warm subproblem on ``rows``, in X's units (:func:`_in_units`)."""
         return self.warm(self.rows, tol)
 
     def finish_exactly(self):
@@ -340,11 +340,29 @@ def _decide(problem, frame, tol, size, batch):
 
 def _in_units(problem, frame, solution, working, tol, batch):
     """``((solution, working, rounds), smallest)`` in X's units from the
-    equilibrated frame's working set and hyperplane; None if not certified."""
+    equilibrated frame's working set and hyperplane; None if not certified. Each
+    working set is solved by the kind's warm subproblem in X's metric where that
+    meets the KKT conditions on it; else (a small feature's gap below the rounding
+    of the large ones) by the primal active set from the equilibrated frame's
+    hyperplane, which separates every constraint."""
     rows = problem.rows
     feasible = (solution.coef * (rows.scale / frame.scale), solution.intercept)
+    warm = problem.in_units(tol)
+
+    def finish(ids):
+        try:
+            solution = warm(ids)
+            if solution.feasible and not problem.misses(ids, solution, tol):
+                return solution
+        except SolverError:
+            pass
+        solution = problem.from_feasible(ids, feasible, tol / 2)
+        if solution is None:
+            raise SolverError(problem.not_finished)
+        warm.remember(ids, solution)
+        return solution
+
     try:
-        finish = EuclideanFinish(problem, tol, feasible)
         finished = grow_working_set(problem, rows, finish, working, tol, batch)
         return finished, _checked(problem, rows, finished[1], finished[0], tol)
     except SolverError:
@@ -379,31 +397,6 @@ class WarmStart:
         inside = found < len(indices)
         inside[inside] = indices[found[inside]] == self.members[inside]
         return found[inside], self.weights[inside]
-
-
-class EuclideanFinish:
-    """The Euclidean margin's subproblem once the verdict is known: the kind's
-    warm subproblem in X's metric where it meets the KKT conditions on the
-    working set; else (a small feature's gap below the rounding of the large ones)
-    the primal active set from the equilibrated frame's hyperplane, which
-    separates every constraint."""
-
-    def __init__(self, problem, tol, feasible):
-        self.problem, self.tol, self.feasible = problem, tol, feasible
-        self.warm = problem.in_units(tol)
-
-    def __call__(self, ids):
-        try:
-            solution = self.warm(ids)
-            if solution.feasible and not self.problem.misses(ids, solution, self.tol):
-                return solution
-        except SolverError:
-            pass
-        solution = self.problem.from_feasible(ids, self.feasible, self.tol / 2)
-        if solution is None:
-            raise SolverError(self.problem.not_finished)
-        self.warm.remember(ids, solution)
-        return solution
 
 
 def _checked(problem, frame, working, solution, tol):

@@ -202,9 +202,7 @@ class TwoClassProblem(ProblemKind):
         margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
         rows = self.rows
         active = rows_in_memory(rows)
-        if active is None or not active.size or (
-            active.size * rows.n_features > MAXIMAL_ENTRIES
-        ):
+        if active is None or not 0 < active.size * rows.n_features <= MAXIMAL_ENTRIES:
             return None
         points, signs = rows.original_rows(active), rows.labels(active)
         machine = as_machine(separator.exact_coef, separator.exact_intercept)
@@ -227,9 +225,8 @@ class TwoClassProblem(ProblemKind):
         )
 
     def exact_separator(self, w, b):
-        coef = np.array([float(value) for value in w])
-        norm = np.linalg.norm(coef)
-        return exact_result(coef, b, w, 1.0 / norm if norm > 0 else np.inf)
+        norm = np.linalg.norm([float(value) for value in w])
+        return exact_result(w, b, 1.0 / norm if norm > 0 else np.inf)
 
     def start_of(self, active, certificate):
         position = dict(zip(active.tolist(), range(active.size)))
@@ -257,13 +254,11 @@ class TwoClassProblem(ProblemKind):
     def _maximal(self, active, signs, w, b, alpha):
         """The Decision of the maximal margin in rationals (``w``, ``b``) on the
         rows ``active`` with multipliers ``α``: its support those of α > 0."""
-        multipliers = dict(enumerate(alpha))
-        on = sorted(i for i, value in multipliers.items() if value > 0)
-        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+        on = [i for i, value in enumerate(alpha) if value > 0]
+        dual = np.array([float(alpha[i]) for i in on]) * signs[on]
         norm = float(sum(value * value for value in w)) ** 0.5
-        coef = np.array([float(value) for value in w])
         support = self.rows.indices_in_X(active[on])
-        return Decision.of("maximal", exact_result(coef, b, w, 1 / norm, support, dual))
+        return Decision.of("maximal", exact_result(w, b, 1 / norm, support, dual))
 
 
 class WideProblem(TwoClassProblem):
@@ -311,8 +306,9 @@ class WideProblem(TwoClassProblem):
         return mark_if_far(self.two_class, result)
 
 
-def exact_result(coef, b, w, margin, support=(), dual=()):
+def exact_result(w, b, margin, support=(), dual=()):
     """The MarginResult of ``w``, ``b`` in rationals; ``coef``, ``b`` rounded."""
+    coef = np.array([float(value) for value in w])
     return MarginResult(coef, float(b), True, margin,
                         np.asarray(support, dtype=np.intp), np.asarray(dual, float),
                         0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
@@ -345,12 +341,8 @@ class _WarmHull(WarmStart):
         self.tol = tol / 2  # room for the check on all samples, at 1 - tol
 
     def __call__(self, indices):
-        solution = margin_of_rows(
-            self.two_class.rows(indices),
-            self.two_class.labels(indices),
-            start=self.start(indices),
-            tol=self.tol,
-        )
+        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
+        solution = margin_of_rows(rows, labels, start=self.start(indices), tol=self.tol)
         self.remember(indices, solution)
         return solution
 
