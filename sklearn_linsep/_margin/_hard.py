@@ -39,7 +39,7 @@ from ._kkt import (
     no_hyperplane,
     row_terms,
 )
-from ._principal import decide_in_principal_frame
+from ._principal import decide_jointly_in_principal_frame
 from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import (
@@ -137,8 +137,7 @@ def maximal_margin_of(
                     raise
         problem = TwoClassProblem(two_class, classes)
         if augmented:  # through the origin: the margin of Novikoff's bound
-            sizes = problem.sizes(initial_size, batch)
-            return _augmented_margin(problem, tol, *sizes)
+            return _augmented_margin(problem, tol, initial_size, batch)
         return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
@@ -214,10 +213,18 @@ class TwoClassProblem(ProblemKind):
         return None if best is None else self._maximal(active, signs, *best)
 
     def in_principal_frame(self, active):
+        """The K = 2 case of the pairs': a row is its one pair (row, the other side),
+        id ``2 row + other`` and weight μ = λ / 2; the hyperplane ``w_1 - w_0``."""
         rows = self.rows
-        return decide_in_principal_frame(
-            rows.original_rows(active), rows.labels(active)
-        )
+        sides = (rows.labels(active) > 0).astype(np.intp)
+        found = decide_jointly_in_principal_frame(rows.original_rows(active), sides, 2)
+        if found is None:
+            return None
+        kind, (first, second) = found
+        if kind == "certificate":
+            return kind, (first // 2, 2 * second)
+        (w0, w1), (b0, b1) = first, second
+        return kind, ([a - c for a, c in zip(w1, w0, strict=True)], b1 - b0)
 
     def checked(self, active, local, weights, **options):
         return checked_certificate(
@@ -317,6 +324,7 @@ def exact_result(w, b, margin, support=(), dual=()):
 def _augmented_margin(problem, tol, initial_size, batch):
     """The margin through the origin of the augmented samples (Novikoff's)."""
     rows = problem.rows
+    initial_size, batch = problem.sizes(initial_size, batch)
 
     def solve(indices):
         return margin_qp(rows.rows(indices), rows.labels(indices), False)
