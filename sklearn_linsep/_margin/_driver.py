@@ -118,26 +118,19 @@ class ProblemKind:
     maximal_refused = False  # ``maximal_from`` is tried once (_hyperplane_decided)
     sizes: Callable  # (initial_size, batch): the working set's, defaults filled in
     misses: Callable  # (ids, solution, tol): the KKT conditions (feasibility) missed?
-    # (ids, feasible, tol): the margin on ``ids`` by the primal active set from
-    # ``feasible = (coef, intercept)``, which satisfies them all; None if unsettled
-    from_feasible: Callable
+    from_feasible: Callable  # (ids, feasible, tol): the primal active set (_in_units)
     terms: Callable  # (frame, working, solution): the working set's ._kkt.DualTerms
     result: Callable  # (frame, working, solution, rounds): the answer, mapped to X
     certificate: Callable  # (working, solution): a hull-less working set's proof
     unseparated: Callable  # (rounds, certificate): the answer without the soft limit
     soft_limit: Callable  # (working, tol, batch): the C → ∞ limit from the working set
-    # The exact pieces the deciders stand on. ``decide_on_rows(start, maximal,
-    # small=False)``: the simplex in rationals on every active constraint from
-    # ``start``, then the maximal margin from its separator's tight ones (a
-    # ``small`` problem without limits: its answer is owed).
-    decide_on_rows: Callable
+    # The exact pieces the deciders stand on (a ``small`` problem has no limits).
+    decide_on_rows: Callable  # (start, maximal, small=False): the simplex, rationals
     start_of: Callable  # (active, certificate): its constraints, the simplex's start
     in_principal_frame: Callable  # (active): the LPs' ``(kind, answer)`` or None
     exact_separator: Callable  # (coef, intercept): a separator in rationals' result
     checked: Callable  # (active, local, weights, **options): their certificate
-    # (separator): the maximal margin in rationals (a Decision) from a separator in
-    # rationals, where the margin is asked; None where it cannot
-    maximal_from: Callable
+    maximal_from: Callable  # (separator): the maximal margin's Decision, or None
 
     def anchors(self, frame):
         """Constraint ids every working set keeps (rows: none)."""
@@ -208,11 +201,8 @@ class ProblemKind:
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                  units_or_verdict=False, verdict=False):  # fmt: skip
-    """The maximal margin of ``problem`` (a :class:`ProblemKind`): decided,
-    finished in X's units, checked and proved; or the certificate (and with
-    ``soft`` the soft limit) where there is no hyperplane.
-
-    With ``units_or_verdict``, where X's units cannot be finished and certified
+    """The module's steps on ``problem`` (a :class:`ProblemKind`). With
+    ``units_or_verdict``, where X's units cannot be finished and certified
     (features on scales ~1e6 apart whose optimum turns on the small ones), the
     deciding frame's hyperplane, which separates every row, comes with a
     UserWarning. Where float64 cannot decide (classes within its rounding of
