@@ -18,12 +18,10 @@ a row and another class). :func:`exact_margin` does the rest, in this order:
    C → ∞ limit of the soft margin.
 5. **Where float64 cannot decide** (its answer fails its proof), the deciders give
    a typed :class:`Decision`: :meth:`~ProblemKind.decide_whole` where float64's
-   route raised (a small problem whole in rationals, else the simplex on every
-   row), :meth:`~ProblemKind.decide_beyond` where its certificate holds to a
-   tolerance only (the frame of the rows' principal axes, :mod:`._principal`, else
-   the simplex in rationals from that certificate). A separator in rationals, where the margin is
-   asked, starts the rational KKT solver (``maximal_from``).
-   :mod:`sklearn_linsep._exact` maps the methods.
+   route raised, :meth:`~ProblemKind.decide_beyond` where its certificate holds to
+   a tolerance only. A separator in rationals, where the margin is asked, starts
+   the rational KKT solver (``maximal_from``). :mod:`sklearn_linsep._exact` maps
+   the methods.
 """
 
 import warnings
@@ -163,10 +161,9 @@ class ProblemKind:
         active = rows_in_memory(self.rows)
         if active is None:
             return None
-        if decidable(active.size, self.rows.n_features, self.n_classes):
-            decision = self.decide_on_rows([], maximal=True, small=True)
-            if decision is not None:
-                return decision
+        small = decidable(active.size, self.rows.n_features, self.n_classes)
+        if small and (decision := self.decide_on_rows([], True, small=True)):
+            return decision
         return self.decide_on_rows([], maximal)
 
     def decide_beyond(self, certificate, maximal):
@@ -174,9 +171,7 @@ class ProblemKind:
         only (``why``: what float64 could not do), or ``(None, None)``. The frame
         of the rows' principal axes first (:mod:`._principal`): features that are
         rounded combinations of others cost the simplex many steps. Else the
-        simplex in rationals on every row from the certificate's constraints, the
-        heaviest first; with ``maximal``, the maximal margin from its separator's
-        tight rows."""
+        simplex in rationals on every row from the certificate's constraints."""
         active = rows_in_memory(self.rows)  # every constraint priced every step
         if active is None:
             return None, None

@@ -141,6 +141,27 @@ def maximal_margin_of(
         return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
 
 
+class _WarmHull(WarmStart):
+    """The hull margin of the rows ``indices``, started from the last call's
+    nearest points (their rows stay in the working set: they are on the margin)."""
+
+    def __init__(self, two_class, tol):
+        self.two_class = two_class
+        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
+
+    def __call__(self, indices):
+        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
+        solution = margin_of_rows(rows, labels, start=self.start(indices), tol=self.tol)
+        self.remember(indices, solution)
+        return solution
+
+    def remember(self, indices, solution):
+        """Start the next call from the answer's weights λ on ``indices``."""
+        weights = solution.weights
+        kept = np.flatnonzero(weights)
+        self.members, self.weights = indices[kept], weights[kept]
+
+
 class TwoClassProblem(ProblemKind):
     """A :class:`~._driver.ProblemKind`: the constraints are the rows, labelled
     ``c = ±1``; the subproblem the nearest points of the two hulls."""
@@ -153,6 +174,7 @@ class TwoClassProblem(ProblemKind):
     )
     not_in_units = not_finished
     n_classes = 2
+    warm = _WarmHull
 
     def __init__(self, rows, classes=(0, 1)):
         self.rows, self.classes = rows, classes
@@ -160,9 +182,6 @@ class TwoClassProblem(ProblemKind):
     def sizes(self, initial_size, batch):
         rows = self.rows
         return two_class_sizes(rows.n_features, rows.n_samples, initial_size, batch)
-
-    def warm(self, frame, tol):
-        return _WarmHull(frame, tol)
 
     def misses(self, ids, solution, tol):
         """Off the margin (every row ≥ 1 - tol/2, the support within tol/2 of 1), or
@@ -269,12 +288,10 @@ class TwoClassProblem(ProblemKind):
 
 
 class WideProblem(TwoClassProblem):
-    """Two classes of sparse rows with at least as many features as rows (text),
-    never made dense (:mod:`._wide`): the Gram dual on a working set, decided in
-    X's frame only (else a SolverError: the dense route follows). Later copies of
-    equal rows of one class count once, weights summed (copies would make every
-    held set holding them singular); where a working set's hulls meet, one sparse
-    LP over every row gives the certificate."""
+    """Two classes of wide sparse rows (:mod:`._wide`), decided in X's frame only
+    (else a SolverError: the dense route follows). Later copies of equal rows of
+    one class count once, weights summed (copies would make every held set holding
+    them singular)."""
 
     equilibrates = False
 
@@ -298,6 +315,8 @@ class WideProblem(TwoClassProblem):
         return row_terms(None, frame.labels(working), solution, products=products)
 
     def certificate(self, working, solution):
+        # Asked only where the Gram dual's hulls meet: wide rows are separable as a
+        # rule, and the sparse LP over every row is dear.
         certificate = sparse_certificate(self.two_class, self.classes)
         if certificate is None:
             raise SolverError(
@@ -338,24 +357,3 @@ def _augmented_margin(problem, tol, initial_size, batch):
     check_optimality(rows, terms, solution, tol)
     warn_if_inexact(solution)
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
-
-
-class _WarmHull(WarmStart):
-    """The hull margin of the rows ``indices``, started from the last call's
-    nearest points (their rows stay in the working set: they are on the margin)."""
-
-    def __init__(self, two_class, tol):
-        self.two_class = two_class
-        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
-
-    def __call__(self, indices):
-        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
-        solution = margin_of_rows(rows, labels, start=self.start(indices), tol=self.tol)
-        self.remember(indices, solution)
-        return solution
-
-    def remember(self, indices, solution):
-        """Start the next call from the answer's weights λ on ``indices``."""
-        weights = solution.weights
-        kept = np.flatnonzero(weights)
-        self.members, self.weights = indices[kept], weights[kept]
