@@ -98,14 +98,10 @@ class Decision:
 class ProblemKind:
     """What :func:`exact_margin` asks of a problem kind, and what the kinds share:
     the deciders beyond float64 written once over the kind's own exact pieces.
-
-    ``rows``, the problem in X's frame, is a
-    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or ``PairRows`` (their
-    in-memory extensions where ``cheap_passes``; :func:`check_rows`). ``frame``
-    below is ``rows`` or its equilibrated copy; ``active``, the rows in memory
+    ``rows`` is the problem in X's frame (:func:`check_rows`), ``frame`` it or its
+    equilibrated copy, ``active`` the rows in memory
     (:func:`~sklearn_linsep._working_set.rows_in_memory`). A piece a kind lacks
-    fails where it is asked (AttributeError).
-    """
+    fails where it is asked (AttributeError)."""
 
     rows: object
     n_classes: int  # 2 for rows, K for pairs
