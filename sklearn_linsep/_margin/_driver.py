@@ -223,11 +223,10 @@ def exact_margin(problem, tol, soft, initial_size=None, batch=None,
 
 def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
     """A hyperplane decided in rationals, with its warning. A separator stands
-    only with ``verdict``; else the maximal margin from it (``maximal_from``), or
-    the SolverError ``refusal``."""
+    only with ``verdict``; else the maximal margin from it (``maximal_from``, tried
+    once a problem: after a refusal exact_margin decides again, and its separator
+    would start the same search), or the SolverError ``refusal``."""
     if decision.kind is Decided.SEPARATOR and not verdict:
-        # Tried once a problem: after a refusal exact_margin decides again, and its
-        # separator would start the same search.
         if not problem.maximal_refused:
             decision = problem.maximal_from(decision.answer)
             problem.maximal_refused = decision is None
@@ -321,11 +320,10 @@ def _decide(problem, frame, tol, size, batch):
 
 def _in_units(problem, frame, solution, working, tol, batch):
     """``((solution, working, rounds), smallest)`` in X's units from the
-    equilibrated frame's working set and hyperplane; None if not certified. Each
-    working set is solved by the kind's warm subproblem in X's metric where that
-    meets the KKT conditions on it; else (a small feature's gap below the rounding
-    of the large ones) by the primal active set from the equilibrated frame's
-    hyperplane, which separates every constraint."""
+    equilibrated frame's working set and hyperplane (None if not certified): each
+    working set by the kind's warm subproblem in X's metric where that meets the
+    KKT conditions, else (a small feature's gap below the rounding of the large
+    ones) by the primal active set from that hyperplane, which separates all."""
     rows = problem.rows
     feasible = (solution.coef * (rows.scale / frame.scale), solution.intercept)
     warm = problem.in_units(tol)

@@ -43,16 +43,11 @@ def decide_jointly_in_principal_frame(points, codes, n_classes):
         keep = np.flatnonzero(weights > 0)
         return "certificate", (rows[keep] * K + others[keep], weights[keep])
     W, b = hinge.coef, hinge.intercept
-    difference = W[own] - W[others]
+    difference, offsets = W[own] - W[others], np.abs(b[own]) + np.abs(b[others])
     margins = np.sum(difference * Z[rows], axis=1) + b[own] - b[others]
-    terms = np.sum(np.abs(difference) * np.abs(Z[rows]), axis=1) + (
-        np.abs(b[own]) + np.abs(b[others])
-    )
-    least = (
-        margins
-        - np.sum(np.abs(difference) * bound[rows], axis=1)
-        - 2 * rounding_factor(Z.shape[1] + 4) * (terms + np.abs(margins))
-    )
+    terms = np.sum(np.abs(difference) * np.abs(Z[rows]), axis=1) + offsets
+    rounding = 2 * rounding_factor(Z.shape[1] + 4) * (terms + np.abs(margins))
+    least = margins - np.sum(np.abs(difference) * bound[rows], axis=1) - rounding
     if not least.min() > 0:
         return None
     return "separator", _on_x(W, b, frame, float(least.min()))

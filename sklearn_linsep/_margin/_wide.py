@@ -147,10 +147,9 @@ class GramSubproblem(WarmStart):
         return solution
 
     def _from_last_support(self, gram, labels, sides, indices):
-        """``(dual, intercept, status)`` of the active set on the Gram matrix from the
-        last answer's support, or None where it does not settle. The hard margin's
-        first call holds every row (wide rows: mostly support vectors; in general
-        position any set is nonsingular)."""
+        """The active set's ``(dual, intercept, status)``, or None where it does not
+        settle. The hard margin's first call holds every row (wide rows: mostly
+        support vectors; in general position any set is nonsingular)."""
         held, _ = self.last_support_in(indices)
         if not held.size and sides is None:
             held = np.arange(len(indices))
@@ -164,8 +163,7 @@ class GramSubproblem(WarmStart):
         :func:`~._kkt.row_terms`: ``|z| ≤ |x'| + |m'|`` entrywise, with
         ``x' - m'`` the rows as centred (:attr:`all_rows`)."""
         rows, labels = self.rows(indices), self.two_class.labels(indices)
-        dual = solution.dual
-        magnitude = np.abs(dual)
+        magnitude = np.abs(solution.dual)
         absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
         absolute += np.abs(rows.centres[0]) * magnitude.sum()
-        return rows.dot(solution.coef), rows.tdot(dual * labels), absolute
+        return rows.dot(solution.coef), rows.tdot(solution.dual * labels), absolute
