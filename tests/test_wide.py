@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_linsep import HardMarginSVM, linear_separability
-from sklearn_linsep._margin import _wide
+from sklearn_linsep._margin import _hard
 from sklearn_linsep._margin._solvers._cost import wide_suits
 from sklearn_linsep._rows._memory_two_class import ScaledRows
 
@@ -124,9 +124,9 @@ def test_the_sparse_lp_runs_only_where_the_gram_dual_finds_the_hulls_meeting(
     vectors); the sparse LP is asked for the certificate only where a working
     set's hulls meet."""
     calls = []
-    spied = _wide.sparse_certificate
+    spied = _hard.sparse_certificate
     monkeypatch.setattr(
-        _wide,
+        _hard,
         "sparse_certificate",
         lambda *args: calls.append(1) or spied(*args),
     )

@@ -17,31 +17,28 @@ a row and another class). :func:`exact_margin` does the rest, in this order:
 4. **Inseparable**: the certificate of the last working set, and with ``soft`` the
    C → ∞ limit of the soft margin.
 5. **Where float64 cannot decide** (its answer fails its proof), the deciders give
-   a typed :class:`Decision`, in order: :data:`WHOLE` where float64's route raised
-   (a small problem whole in rationals, else the simplex on every row),
-   :data:`BEYOND_CERTIFICATE` where its certificate holds to a tolerance only (the
-   frame of the rows' principal axes, :mod:`._principal`, else the simplex in
-   rationals from that certificate). A separator in rationals, where the margin is
-   asked, starts the rational KKT solver (``maximal_from``).
-   :mod:`sklearn_linsep._exact` maps the methods.
+   a typed :class:`Decision`: :meth:`~ProblemKind.decide_whole` where float64's
+   route raised, :meth:`~ProblemKind.decide_beyond` where its certificate holds to
+   a tolerance only. A separator in rationals, where the margin is asked, starts
+   the rational KKT solver (``maximal_from``). :mod:`sklearn_linsep._exact` maps
+   the methods.
 """
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable
 
 import numpy as np
 
 from .._exact._farkas import decidable
 from .._exact._kkt import MAXIMAL_ENTRIES
 from .._rows._protocol import check_protocol
-from .._working_set import DROP_ABOVE, grow, problem_rows, rows_in_memory
+from .._working_set import DROP_ABOVE, grow, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import without_proof
 from ._kkt import check_optimality, proven
 from ._result import external_stacklevel, warn_if_inexact
-
 
 SEPARABLE_EXACTLY = (
     "The classes are separable, decided in exact rational arithmetic where "
@@ -98,82 +95,52 @@ class Decision:
         return cls(Decided(kind), answer)
 
 
-@dataclass(frozen=True)
-class Decider:
-    """A way to decide beyond float64; ``why``, what float64 could not do (None:
-    the error float64 itself raised)."""
-
-    name: str
-    decide: Callable  # (problem, certificate, maximal) -> Decision or None
-    why: str = None
-
-
-# Where float64's route raised (no certificate to start from).
-WHOLE = (
-    Decider("small problem in rationals", lambda p, c, m: p.decide_exactly()),
-    Decider("simplex from no start", lambda p, c, m: p.decide_by_simplex(None, m)),
-)
-# Where float64's certificate holds to a tolerance only. The principal frame
-# first: features that are rounded combinations of others cost the simplex many steps.
-BEYOND_CERTIFICATE = (
-    Decider("principal frame", lambda p, c, m: p.decide_in_frame(), BY_ROUNDING),
-    Decider("simplex from the certificate",
-            lambda p, c, m: p.decide_by_simplex(c, m), NEAR_TOUCHING),  # fmt: skip
-)
-
-
-def decide(problem, deciders, certificate=None, maximal=False):
-    """``(decision, why)`` of the first decider that decides, else ``(None, None)``."""
-    for decider in deciders:
-        decision = decider.decide(problem, certificate, maximal)
-        if decision is not None:
-            return decision, decider.why
-    return None, None
-
-
 class ProblemKind:
     """What :func:`exact_margin` asks of a problem kind, and what the kinds share:
     the deciders beyond float64 written once over the kind's own exact pieces.
-
-    ``rows``, the problem in X's frame, is a
-    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` or ``PairRows`` (their
-    in-memory extensions where ``cheap_passes``; :func:`check_rows`). ``frame``
-    below is ``rows`` or its equilibrated copy.
-
-    The deciders stand on the kind's exact pieces, on the rows ``active`` in
-    memory: ``decide_on_rows(start, maximal, small=False)``, the simplex in
-    rationals on every active constraint from ``start_of(active, certificate)``,
-    then the maximal margin from its separator's tight ones (a ``small`` problem
-    without limits: its answer is owed); ``in_principal_frame(active)``;
-    ``exact_separator(w, b)``; ``checked(active, local, weights, **options)``,
-    the certificate of ``weights`` on the constraints ``local``, checked.
-    """
+    ``rows`` is the problem in X's frame (:func:`check_rows`), ``frame`` it or its
+    equilibrated copy, ``active`` the rows in memory
+    (:func:`~sklearn_linsep._working_set.rows_in_memory`). A piece a kind lacks
+    fails where it is asked (AttributeError)."""
 
     rows: object
     n_classes: int  # 2 for rows, K for pairs
     warm: type  # ``warm(frame, tol)``: the working set's warm subproblem
     not_finished: str  # the SolverError where X's units cannot be finished
     not_in_units: str  # the warning of ``units_or_verdict``
-
-    def sizes(self, initial_size, batch):
-        """``(seed size, batch)`` of the working set, defaults filled in."""
-        raise NotImplementedError
+    equilibrates = True  # False: decided in X's frame only, else a SolverError
+    maximal_refused = False  # ``maximal_from`` is tried once (_hyperplane_decided)
+    sizes: Callable  # (initial_size, batch): the working set's, defaults filled in
+    misses: Callable  # (ids, solution, tol): the KKT conditions (feasibility) missed?
+    from_feasible: Callable  # (ids, feasible, tol): the primal active set (_in_units)
+    terms: Callable  # (frame, working, solution): the working set's ._kkt.DualTerms
+    result: Callable  # (frame, working, solution, rounds): the answer, mapped to X
+    certificate: Callable  # (working, solution): a hull-less working set's proof
+    unseparated: Callable  # (rounds, certificate): the answer without the soft limit
+    soft_limit: Callable  # (working, tol, batch): the C → ∞ limit from the working set
+    # The exact pieces the deciders stand on (a ``small`` problem has no limits).
+    decide_on_rows: Callable  # (start, maximal, small=False): the simplex, rationals
+    start_of: Callable  # (active, certificate): its constraints, the simplex's start
+    in_principal_frame: Callable  # (active): the LPs' ``(kind, answer)`` or None
+    exact_separator: Callable  # (coef, intercept): a separator in rationals' result
+    checked: Callable  # (active, local, weights, **options): their certificate
+    maximal_from: Callable  # (separator): the maximal margin's Decision, or None
 
     def anchors(self, frame):
         """Constraint ids every working set keeps (rows: none)."""
         return np.array([], dtype=np.intp)
+
+    def per_round(self, batch, working):
+        """How many violators join ``working`` in a round."""
+        return batch
 
     def subproblem(self, frame, tol):
         """``solve(ids) -> Hyperplane``, warm; ``solve.polished`` the last answer."""
         return self.warm(frame, tol)
 
     def in_units(self, tol):
-        """The warm subproblem on ``rows``, in X's units (:class:`EuclideanFinish`)."""
+        """The warm subproblem on ``rows``, in X's units (:func:`_in_units`)."""
         return self.warm(self.rows, tol)
-
-    def misses(self, ids, solution, tol):
-        """Whether an answer misses the KKT conditions (feasibility too) on ``ids``."""
-        raise NotImplementedError
 
     def finish_exactly(self):
         """Where float64 cannot finish X's units: the maximal margin in rationals,
@@ -182,92 +149,39 @@ class ProblemKind:
         digits, :func:`~._solvers.margin_from_feasible`)."""
         return None
 
-    def from_feasible(self, ids, feasible, tol):
-        """The margin on ``ids`` by the primal active set from ``feasible``, a
-        ``(coef, intercept)`` satisfying them all; None if unsettled."""
-        raise NotImplementedError
+    def decide_whole(self, maximal):
+        """Where float64's route raised (no certificate to start from): a
+        :class:`Decision` on the whole problem in rationals without limits where
+        it is small (``EXACT_ENTRIES``: an exact certificate, or the maximal-margin
+        else a separating hyperplane), else by the simplex on every row; None."""
+        active = rows_in_memory(self.rows)
+        if active is None:
+            return None
+        small = decidable(active.size, self.rows.n_features, self.n_classes)
+        if small and (decision := self.decide_on_rows([], True, small=True)):
+            return decision
+        return self.decide_on_rows([], maximal)
 
-    def terms(self, frame, working, solution):
-        """The :class:`~._kkt.DualTerms` of the working set."""
-        raise NotImplementedError
-
-    def result(self, frame, working, solution, rounds):
-        """The separable answer (mapped back to X)."""
-        raise NotImplementedError
-
-    def certificate(self, working, solution):
-        """The proof that a working set without a hyperplane gives."""
-        raise NotImplementedError
-
-    def unseparated(self, rounds, certificate):
-        """The inseparable answer without the soft limit."""
-        raise NotImplementedError
-
-    def soft_limit(self, working, tol, batch):
-        """The C → ∞ limit of the soft margin from the working set."""
-        raise NotImplementedError
-
-    # The kind's exact pieces, on which the deciders below stand.
-    def start_of(self, active, certificate):
-        """A certificate's constraints as the simplex's start on ``active``."""
-        raise NotImplementedError
-
-    def decide_on_rows(self, start, maximal, small=False):
-        """The simplex in rationals on every active constraint from ``start``."""
-        raise NotImplementedError
-
-    def in_principal_frame(self, active):
-        """The LPs' answer in the rows' principal axes: ``(kind, answer)`` or None."""
-        raise NotImplementedError
-
-    def exact_separator(self, coef, intercept):
-        """The Decision's result of a separator proved in rationals."""
-        raise NotImplementedError
-
-    def checked(self, active, local, weights, **options):
-        """The certificate of ``weights`` on the constraints ``local``, checked."""
-        raise NotImplementedError
-
-    def decide_by_simplex(self, certificate, maximal=False):
-        """A :class:`Decision` by the simplex in rationals on every row, from the
-        constraints of ``certificate``, the heaviest first (None: float64 found
-        none); with ``maximal``, the maximal margin from the separator's tight
-        rows. None beyond its limits."""
+    def decide_beyond(self, certificate, maximal):
+        """``(decision, why)`` where float64's ``certificate`` holds to a tolerance
+        only (``why``: what float64 could not do), or ``(None, None)``. The frame
+        of the rows' principal axes first (:mod:`._principal`): features that are
+        rounded combinations of others cost the simplex many steps. Else the
+        simplex in rationals on every row from the certificate's constraints."""
         active = rows_in_memory(self.rows)  # every constraint priced every step
         if active is None:
-            return None
-        start = [] if certificate is None else self.start_of(active, certificate)
-        return self.decide_on_rows(start, maximal)
-
-    def decide_in_frame(self):
-        """A :class:`Decision` from the LPs in the frame of the rows' principal
-        axes (:mod:`._principal`), or None."""
-        active = rows_in_memory(self.rows)  # a pass in Python per axis
-        if active is None:
-            return None
-        found = self.in_principal_frame(active)
-        if found is None:
-            return None
-        kind, answer = found
-        if kind != "certificate":
-            return Decision.of(kind, self.exact_separator(*answer))
-        try:
-            return Decision.of(kind, self.checked(active, *answer, proof_only=True))
-        except SolverError:  # the frame's certificate is no proof either
-            return None
-
-    def maximal_from(self, separator):
-        """The maximal margin in rationals (a :class:`Decision`) from a separator
-        in rationals, where the margin is asked; None where it cannot."""
-
-    def decide_exactly(self):
-        """A :class:`Decision` on the whole problem in rationals, without limits:
-        an exact certificate, or the maximal-margin (else a separating) hyperplane;
-        None beyond ``EXACT_ENTRIES``."""
-        rows = self.rows
-        if not decidable(problem_rows(rows), rows.n_features, self.n_classes):
-            return None
-        return self.decide_on_rows([], maximal=True, small=True)
+            return None, None
+        kind, answer = self.in_principal_frame(active) or (None, None)
+        if kind == "certificate":
+            try:
+                checked = self.checked(active, *answer, proof_only=True)
+                return Decision.of(kind, checked), BY_ROUNDING
+            except SolverError:  # the frame's certificate is no proof either
+                pass
+        elif kind is not None:
+            return Decision.of(kind, self.exact_separator(*answer)), BY_ROUNDING
+        start = self.start_of(active, certificate)
+        return self.decide_on_rows(start, maximal), NEAR_TOUCHING
 
     def decided_certificate(self, active, local, exact):
         """The :class:`Decision` of the simplex's exact weights ``exact``."""
@@ -278,69 +192,57 @@ class ProblemKind:
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,
                  units_or_verdict=False, verdict=False):  # fmt: skip
-    """The maximal margin of ``problem`` (a :class:`ProblemKind`): decided,
-    finished in X's units, checked and proved; or the certificate (and with
-    ``soft`` the soft limit) where there is no hyperplane.
-
-    With ``units_or_verdict``, where X's units cannot be finished and certified
+    """The module's steps on ``problem`` (a :class:`ProblemKind`). With
+    ``units_or_verdict``, where X's units cannot be finished and certified
     (features on scales ~1e6 apart whose optimum turns on the small ones), the
     deciding frame's hyperplane, which separates every row, comes with a
     UserWarning. Where float64 cannot decide (classes within its rounding of
-    touching), :data:`WHOLE` decides in rationals; a separator, not the maximal
+    touching), ``decide_whole`` decides in rationals; a separator, not the maximal
     one, stands only with ``verdict`` (the verdict is asked, not the margin)."""
     try:
-        return _float_route(problem, tol, soft, initial_size, batch,
-                            units_or_verdict, verdict=verdict)  # fmt: skip
+        return float_route(problem, tol, soft, initial_size, batch,
+                           units_or_verdict, verdict=verdict)  # fmt: skip
     except SolverError as error:
         failure = error  # what float64 could not do, said with the answer
-        decision, _ = decide(problem, WHOLE, maximal=not verdict)
+        decision = problem.decide_whole(maximal=not verdict)
         if decision is None:
             raise
     if decision.kind is not Decided.CERTIFICATE:
-        why = f"float64: {failure}"
-        return _hyperplane_decided(problem, decision, why, verdict,
+        return _hyperplane_decided(problem, decision, f"float64: {failure}", verdict,
                                    f"{failure} {NO_FLOAT_MARGIN}", failure)  # fmt: skip
     if not soft:
         return problem.unseparated(0, decision.answer)
     # The soft limit stands on its own proof, whatever the certificate's; where
     # it fails too, float64's own reason is the error.
     try:
-        return _float_route(problem, tol, soft, initial_size, batch,
-                            units_or_verdict, certificate=decision.answer)  # fmt: skip
+        return float_route(problem, tol, soft, initial_size, batch,
+                           units_or_verdict, certificate=decision.answer)  # fmt: skip
     except SolverError:
         raise failure from None
 
 
 def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
     """A hyperplane decided in rationals, with its warning. A separator stands
-    only with ``verdict``; else the maximal margin from it (``maximal_from``), or
-    the SolverError ``refusal``."""
+    only with ``verdict``; else the maximal margin from it (``maximal_from``, tried
+    once a problem: after a refusal exact_margin decides again, and its separator
+    would start the same search), or the SolverError ``refusal``."""
     if decision.kind is Decided.SEPARATOR and not verdict:
-        decision = _maximal_from(problem, decision.answer)
-        if decision is None:
+        if not problem.maximal_refused:
+            decision = problem.maximal_from(decision.answer)
+            problem.maximal_refused = decision is None
+        if problem.maximal_refused:
             raise SolverError(refusal) from cause
     said = MAXIMAL_EXACTLY if decision.kind is Decided.MAXIMAL else SEPARABLE_EXACTLY
     warnings.warn(f"{said} ({why})", UserWarning, stacklevel=external_stacklevel())
     return decision.answer
 
 
-def _maximal_from(problem, separator):
-    """``problem.maximal_from(separator)``, tried once a problem: after a refusal
-    :func:`exact_margin` decides again, and its separator would start the same
-    search."""
-    if getattr(problem, "maximal_refused", False):
-        return None
-    decision = problem.maximal_from(separator)
-    problem.maximal_refused = decision is None
-    return decision
-
-
-def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
-                 certificate=None, verdict=False):  # fmt: skip
+def float_route(problem, tol, soft, initial_size, batch, units_or_verdict=False,
+                certificate=None, verdict=False):  # fmt: skip
     """:func:`exact_margin` in float64, every answer proved (or a SolverError);
     ``certificate``, given by the exact decision, stands for the route's own. A
     certificate that holds to a tolerance only is decided again
-    (:data:`BEYOND_CERTIFICATE`); where that fails it stands, with a warning."""
+    (``decide_beyond``); where that fails it stands, with a warning."""
     rows = problem.rows
     check_scale(rows.scale)
     size, batch = problem.sizes(initial_size, batch)
@@ -370,8 +272,7 @@ def _float_route(problem, tol, soft, initial_size, batch, units_or_verdict,
     if certificate is None:
         certificate = problem.certificate(working, solution)
     if not certificate.proven:
-        decision, why = decide(problem, BEYOND_CERTIFICATE, certificate,
-                               maximal=not verdict)  # fmt: skip
+        decision, why = problem.decide_beyond(certificate, maximal=not verdict)
         if decision is not None and decision.kind is Decided.CERTIFICATE:
             certificate = decision.answer
         elif decision is not None:  # the certificate is false: never returned
@@ -394,7 +295,7 @@ def _deciding_frame(problem, tol, size, batch):
     where that fails (a solver stalls or the checks fail), with each feature
     divided by its own spread (``smallest`` None: not the answer yet)."""
     rows = problem.rows
-    if not rows.uneven:
+    if not (rows.uneven and problem.equilibrates):
         try:
             found = _decide(problem, rows, tol, size, batch)
             solution, working, _ = found
@@ -402,7 +303,8 @@ def _deciding_frame(problem, tol, size, batch):
                 return rows, found, None
             return rows, found, _checked(problem, rows, working, solution, tol)
         except SolverError:
-            pass
+            if not problem.equilibrates:
+                raise
     frame = rows.equilibrated()
     return frame, _decide(problem, frame, tol, size, batch), None
 
@@ -418,11 +320,28 @@ def _decide(problem, frame, tol, size, batch):
 
 def _in_units(problem, frame, solution, working, tol, batch):
     """``((solution, working, rounds), smallest)`` in X's units from the
-    equilibrated frame's working set and hyperplane; None if not certified."""
+    equilibrated frame's working set and hyperplane (None if not certified): each
+    working set by the kind's warm subproblem in X's metric where that meets the
+    KKT conditions, else (a small feature's gap below the rounding of the large
+    ones) by the primal active set from that hyperplane, which separates all."""
     rows = problem.rows
     feasible = (solution.coef * (rows.scale / frame.scale), solution.intercept)
+    warm = problem.in_units(tol)
+
+    def finish(ids):
+        try:
+            solution = warm(ids)
+            if solution.feasible and not problem.misses(ids, solution, tol):
+                return solution
+        except SolverError:
+            pass
+        solution = problem.from_feasible(ids, feasible, tol / 2)
+        if solution is None:
+            raise SolverError(problem.not_finished)
+        warm.remember(ids, solution)
+        return solution
+
     try:
-        finish = EuclideanFinish(problem, tol, feasible)
         finished = grow_working_set(problem, rows, finish, working, tol, batch)
         return finished, _checked(problem, rows, finished[1], finished[0], tol)
     except SolverError:
@@ -440,6 +359,10 @@ class WarmStart:
     members.setflags(write=False)
     weights.setflags(write=False)
 
+    def polished(self, indices, solution):
+        """The last answer as it is (a subproblem that polishes overrides this)."""
+        return solution
+
     def start(self, indices):
         """The last answer's λ on the rows ``indices`` (sorted)."""
         start = np.zeros(len(indices))
@@ -455,31 +378,6 @@ class WarmStart:
         return found[inside], self.weights[inside]
 
 
-class EuclideanFinish:
-    """The Euclidean margin's subproblem once the verdict is known: the kind's
-    warm subproblem in X's metric where it meets the KKT conditions on the
-    working set; else (a small feature's gap below the rounding of the large ones)
-    the primal active set from the equilibrated frame's hyperplane, which
-    separates every constraint."""
-
-    def __init__(self, problem, tol, feasible):
-        self.problem, self.tol, self.feasible = problem, tol, feasible
-        self.warm = problem.in_units(tol)
-
-    def __call__(self, ids):
-        try:
-            solution = self.warm(ids)
-            if solution.feasible and not self.problem.misses(ids, solution, self.tol):
-                return solution
-        except SolverError:
-            pass
-        solution = self.problem.from_feasible(ids, self.feasible, self.tol / 2)
-        if solution is None:
-            raise SolverError(self.problem.not_finished)
-        self.warm.remember(ids, solution)
-        return solution
-
-
 def _checked(problem, frame, working, solution, tol):
     """The KKT conditions on every constraint (or a SolverError); the least margin."""
     terms = problem.terms(frame, working, solution)
@@ -493,8 +391,9 @@ def grow_working_set(problem, frame, solve, start, tol, batch):
     anchors = problem.anchors(frame)
 
     def violators(solution, working):
+        joining = problem.per_round(batch, working)
         violated, inside = frame.violators(
-            solution.coef, solution.intercept, 1.0 - tol, working, batch
+            solution.coef, solution.intercept, 1.0 - tol, working, joining
         )
         if anchors.size:
             inside = np.where(np.isin(working, anchors), 0.0, inside)

@@ -17,7 +17,11 @@ from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
 from .._working_set import rows_in_memory
 from ..exceptions import SolverError
-from ._certificate import certificate_from_subset, checked_certificate
+from ._certificate import (
+    certificate_from_subset,
+    checked_certificate,
+    sparse_certificate,
+)
 from ._driver import (
     Decision,
     ProblemKind,
@@ -25,6 +29,7 @@ from ._driver import (
     check_rows,
     check_scale,
     exact_margin,
+    float_route,
     grow_working_set,
 )
 from ._kkt import (
@@ -34,7 +39,7 @@ from ._kkt import (
     no_hyperplane,
     row_terms,
 )
-from ._principal import decide_in_principal_frame
+from ._principal import decide_jointly_in_principal_frame
 from ._result import MarginResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import (
@@ -43,8 +48,8 @@ from ._solvers import (
     margin_qp,
     on_and_outside_margin,
 )
-from ._solvers._cost import dense_fallback_fits, two_class_sizes, wide_suits
-from ._wide import wide_maximal_margin
+from ._solvers._cost import WIDE_SEED, dense_fallback_fits, two_class_sizes, wide_suits
+from ._wide import GramSubproblem, wide_soft_limit, without_duplicates
 
 
 def maximal_margin(
@@ -124,17 +129,37 @@ def maximal_margin_of(
         check_scale(two_class.scale)
         if not augmented and wide_suits(two_class):  # text: in the rows' span
             try:
-                return wide_maximal_margin(
-                    two_class, tol, soft, classes, initial_size, batch
-                )
+                problem = WideProblem(two_class, classes)
+                return float_route(problem, tol, soft, initial_size, batch,
+                                   verdict=verdict)  # fmt: skip
             except SolverError:
                 if not dense_fallback_fits(two_class):
                     raise
         problem = TwoClassProblem(two_class, classes)
         if augmented:  # through the origin: the margin of Novikoff's bound
-            sizes = problem.sizes(initial_size, batch)
-            return _augmented_margin(problem, tol, *sizes)
+            return _augmented_margin(problem, tol, initial_size, batch)
         return exact_margin(problem, tol, soft, initial_size, batch, verdict=verdict)
+
+
+class _WarmHull(WarmStart):
+    """The hull margin of the rows ``indices``, started from the last call's
+    nearest points (their rows stay in the working set: they are on the margin)."""
+
+    def __init__(self, two_class, tol):
+        self.two_class = two_class
+        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
+
+    def __call__(self, indices):
+        rows, labels = self.two_class.rows(indices), self.two_class.labels(indices)
+        solution = margin_of_rows(rows, labels, start=self.start(indices), tol=self.tol)
+        self.remember(indices, solution)
+        return solution
+
+    def remember(self, indices, solution):
+        """Start the next call from the answer's weights λ on ``indices``."""
+        weights = solution.weights
+        kept = np.flatnonzero(weights)
+        self.members, self.weights = indices[kept], weights[kept]
 
 
 class TwoClassProblem(ProblemKind):
@@ -149,6 +174,7 @@ class TwoClassProblem(ProblemKind):
     )
     not_in_units = not_finished
     n_classes = 2
+    warm = _WarmHull
 
     def __init__(self, rows, classes=(0, 1)):
         self.rows, self.classes = rows, classes
@@ -156,9 +182,6 @@ class TwoClassProblem(ProblemKind):
     def sizes(self, initial_size, batch):
         rows = self.rows
         return two_class_sizes(rows.n_features, rows.n_samples, initial_size, batch)
-
-    def warm(self, frame, tol):
-        return _WarmHull(frame, tol)
 
     def misses(self, ids, solution, tol):
         """Off the margin (every row ≥ 1 - tol/2, the support within tol/2 of 1), or
@@ -197,9 +220,7 @@ class TwoClassProblem(ProblemKind):
         margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
         rows = self.rows
         active = rows_in_memory(rows)
-        if active is None or not active.size or (
-            active.size * rows.n_features > MAXIMAL_ENTRIES
-        ):
+        if active is None or not 0 < active.size * rows.n_features <= MAXIMAL_ENTRIES:
             return None
         points, signs = rows.original_rows(active), rows.labels(active)
         machine = as_machine(separator.exact_coef, separator.exact_intercept)
@@ -211,10 +232,18 @@ class TwoClassProblem(ProblemKind):
         return None if best is None else self._maximal(active, signs, *best)
 
     def in_principal_frame(self, active):
+        """The K = 2 case of the pairs': a row is its one pair (row, the other side),
+        id ``2 row + other`` and weight μ = λ / 2; the hyperplane ``w_1 - w_0``."""
         rows = self.rows
-        return decide_in_principal_frame(
-            rows.original_rows(active), rows.labels(active)
-        )
+        sides = (rows.labels(active) > 0).astype(np.intp)
+        found = decide_jointly_in_principal_frame(rows.original_rows(active), sides, 2)
+        if found is None:
+            return None
+        kind, (first, second) = found
+        if kind == "certificate":
+            return kind, (first // 2, 2 * second)
+        (w0, w1), (b0, b1) = first, second
+        return kind, ([a - c for a, c in zip(w1, w0, strict=True)], b1 - b0)
 
     def checked(self, active, local, weights, **options):
         return checked_certificate(
@@ -222,9 +251,8 @@ class TwoClassProblem(ProblemKind):
         )
 
     def exact_separator(self, w, b):
-        coef = np.array([float(value) for value in w])
-        norm = np.linalg.norm(coef)
-        return exact_result(coef, b, w, 1.0 / norm if norm > 0 else np.inf)
+        norm = np.linalg.norm([float(value) for value in w])
+        return exact_result(w, b, 1.0 / norm if norm > 0 else np.inf)
 
     def start_of(self, active, certificate):
         position = dict(zip(active.tolist(), range(active.size)))
@@ -252,17 +280,61 @@ class TwoClassProblem(ProblemKind):
     def _maximal(self, active, signs, w, b, alpha):
         """The Decision of the maximal margin in rationals (``w``, ``b``) on the
         rows ``active`` with multipliers ``α``: its support those of α > 0."""
-        multipliers = dict(enumerate(alpha))
-        on = sorted(i for i, value in multipliers.items() if value > 0)
-        dual = np.array([float(multipliers[i]) for i in on]) * signs[on]
+        on = [i for i, value in enumerate(alpha) if value > 0]
+        dual = np.array([float(alpha[i]) for i in on]) * signs[on]
         norm = float(sum(value * value for value in w)) ** 0.5
-        coef = np.array([float(value) for value in w])
         support = self.rows.indices_in_X(active[on])
-        return Decision.of("maximal", exact_result(coef, b, w, 1 / norm, support, dual))
+        return Decision.of("maximal", exact_result(w, b, 1 / norm, support, dual))
 
 
-def exact_result(coef, b, w, margin, support=(), dual=()):
+class WideProblem(TwoClassProblem):
+    """Two classes of wide sparse rows (:mod:`._wide`), decided in X's frame only
+    (else a SolverError: the dense route follows). Later copies of equal rows of
+    one class count once, weights summed (copies would make every held set holding
+    them singular)."""
+
+    equilibrates = False
+
+    def __init__(self, two_class, classes):
+        super().__init__(without_duplicates(two_class), classes)
+        self.two_class = two_class
+
+    def sizes(self, initial_size, batch):
+        size = initial_size or WIDE_SEED
+        return size, batch or size
+
+    def per_round(self, batch, working):
+        return max(batch, working.size)
+
+    def subproblem(self, frame, tol):
+        self.gram = GramSubproblem(frame, tol)
+        return self.gram
+
+    def terms(self, frame, working, solution):
+        products = self.gram.products(working, solution)
+        return row_terms(None, frame.labels(working), solution, products=products)
+
+    def certificate(self, working, solution):
+        # Asked only where the Gram dual's hulls meet: wide rows are separable as a
+        # rule, and the sparse LP over every row is dear.
+        certificate = sparse_certificate(self.two_class, self.classes)
+        if certificate is None:
+            raise SolverError(
+                "The classes come too close to touching for float precision to "
+                "decide: the separating LP found no point in both convex hulls, but "
+                "the nearest points of a subset of the rows meet to rounding. Check "
+                "for near-duplicate rows with different labels."
+            )
+        return certificate
+
+    def soft_limit(self, working, tol, batch):
+        result = wide_soft_limit(self.two_class, self.rows, tol, batch)
+        return mark_if_far(self.two_class, result)
+
+
+def exact_result(w, b, margin, support=(), dual=()):
     """The MarginResult of ``w``, ``b`` in rationals; ``coef``, ``b`` rounded."""
+    coef = np.array([float(value) for value in w])
     return MarginResult(coef, float(b), True, margin,
                         np.asarray(support, dtype=np.intp), np.asarray(dual, float),
                         0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
@@ -271,6 +343,7 @@ def exact_result(coef, b, w, margin, support=(), dual=()):
 def _augmented_margin(problem, tol, initial_size, batch):
     """The margin through the origin of the augmented samples (Novikoff's)."""
     rows = problem.rows
+    initial_size, batch = problem.sizes(initial_size, batch)
 
     def solve(indices):
         return margin_qp(rows.rows(indices), rows.labels(indices), False)
@@ -284,32 +357,3 @@ def _augmented_margin(problem, tol, initial_size, batch):
     check_optimality(rows, terms, solution, tol)
     warn_if_inexact(solution)
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
-
-
-class _WarmHull(WarmStart):
-    """The hull margin of the rows ``indices``, started from the last call's
-    nearest points (their rows stay in the working set: they are on the margin)."""
-
-    def __init__(self, two_class, tol):
-        self.two_class = two_class
-        self.tol = tol / 2  # room for the check on all samples, at 1 - tol
-
-    def __call__(self, indices):
-        solution = margin_of_rows(
-            self.two_class.rows(indices),
-            self.two_class.labels(indices),
-            start=self.start(indices),
-            tol=self.tol,
-        )
-        self.remember(indices, solution)
-        return solution
-
-    def polished(self, indices, solution):
-        """The last answer as it is: the nearest points need no polish."""
-        return solution
-
-    def remember(self, indices, solution):
-        """Start the next call from the answer's weights λ on ``indices``."""
-        weights = solution.weights
-        kept = np.flatnonzero(weights)
-        self.members, self.weights = indices[kept], weights[kept]

@@ -1,4 +1,4 @@
-"""Two classes, and K jointly, decided where features are rounded linear
+"""K classes jointly, and two as K = 2, decided where features are rounded linear
 combinations of others (``make_classification``'s redundant features, sums of
 columns, a reconstruction from a few components).
 
@@ -21,37 +21,7 @@ from .._exact._enclosure import rounding_factor
 from .._exact._farkas import every_pair
 from .._exact._frames import principal_frame
 from .._exact._numbers import exact_dot, rational, rational_scalar
-from ._solvers import (
-    hull_intersection_lp,
-    kesler_flow_lp,
-    kesler_hinge_lp,
-    total_hinge_lp,
-)
-
-
-def decide_in_principal_frame(points, signs):
-    """``("certificate", (indices, weights))`` from the frame's hull LP (the
-    caller proves it on X), ``("separator", (w, b))`` in rationals with
-    ``c_i (w·x_i + b) ≥ 1`` on every row (proved here), or None."""
-    frame = principal_frame(points)
-    if frame is None:
-        return None
-    Z, bound = frame[0], frame[4]
-    hinge = total_hinge_lp(Z, signs)
-    if hinge.total > 1e-6:  # inseparable in the frame: its certificate
-        weights = hull_intersection_lp(Z, signs)
-        if weights is None:
-            return None
-        keep = np.flatnonzero(weights > 0)
-        return "certificate", (keep, weights[keep])
-    w, b = hinge.coef, hinge.intercept
-    margins = signs * (Z @ w + b)
-    terms = np.abs(Z) @ np.abs(w) + abs(b)
-    least = margins - bound @ np.abs(w) - 2 * rounding_factor(len(w) + 2) * terms
-    if not least.min() > 0:
-        return None
-    (coef,), (intercept,) = _on_x([w], [b], frame, float(least.min()))
-    return "separator", (coef, intercept)
+from ._solvers import kesler_flow_lp, kesler_hinge_lp
 
 
 def decide_jointly_in_principal_frame(points, codes, n_classes):
@@ -73,16 +43,11 @@ def decide_jointly_in_principal_frame(points, codes, n_classes):
         keep = np.flatnonzero(weights > 0)
         return "certificate", (rows[keep] * K + others[keep], weights[keep])
     W, b = hinge.coef, hinge.intercept
-    difference = W[own] - W[others]
+    difference, offsets = W[own] - W[others], np.abs(b[own]) + np.abs(b[others])
     margins = np.sum(difference * Z[rows], axis=1) + b[own] - b[others]
-    terms = np.sum(np.abs(difference) * np.abs(Z[rows]), axis=1) + (
-        np.abs(b[own]) + np.abs(b[others])
-    )
-    least = (
-        margins
-        - np.sum(np.abs(difference) * bound[rows], axis=1)
-        - 2 * rounding_factor(Z.shape[1] + 4) * (terms + np.abs(margins))
-    )
+    terms = np.sum(np.abs(difference) * np.abs(Z[rows]), axis=1) + offsets
+    rounding = 2 * rounding_factor(Z.shape[1] + 4) * (terms + np.abs(margins))
+    least = margins - np.sum(np.abs(difference) * bound[rows], axis=1) - rounding
     if not least.min() > 0:
         return None
     return "separator", _on_x(W, b, frame, float(least.min()))

@@ -1,5 +1,6 @@
-"""The exact core on wide sparse rows (p ≥ n, TF-IDF text), never densifying X: the
-memory is X's plus one Gram matrix of the working set. The hard margin and the soft
+"""The pieces of :class:`~._hard.WideProblem`, the exact core on wide sparse rows
+(p ≥ n, TF-IDF text), never densifying X: the memory is X's plus one Gram matrix of
+the working set. The hard margin and the soft
 limit's second stage are QPs in ``w``, which lies in the rows' span: their duals
 need only ``K = Z Zᵀ`` (:func:`~._solvers.gram_margin`,
 :func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`), and
@@ -16,54 +17,20 @@ import scipy.sparse as sp
 
 from .._scatter import CentredRows
 from .._working_set import DROP_ABOVE, duplicate_owners, grow, per_feature_rows
-from ..exceptions import SolverError
-from ._certificate import sparse_certificate
 from ._driver import WarmStart
-from ._kkt import check_optimality, mark_if_far, no_hyperplane, proven, row_terms
-from ._result import Hyperplane, MarginResult, Status, margin_result
+from ._result import Hyperplane, Status
 from ._soft import (
     attains,
     check_attains,
     checked_least_hinge,
     face_sides,
     face_violators,
-    margin_violators,
     soft_result,
 )
 from ._solvers import as_hull_weights, face_dual_qp, gram_active_set, gram_margin
-from ._solvers._cost import WIDE_SEED
 
 
-def wide_maximal_margin(two_class, tol, soft, classes, initial_size=None, batch=None):
-    """:func:`~._hard.maximal_margin_of` of wide sparse rows: the Gram dual on a working
-    set; where its hulls meet, one sparse LP gives the certificate
-    (:func:`~._certificate.sparse_certificate`), then with ``soft`` the C → ∞ limit.
-    Equal rows of one class count once, weights summed (copies would make every held
-    set holding them singular). Checked and proved on X as the dense route's answers.
-    """
-    unique = _without_duplicates(two_class)
-    size = initial_size or WIDE_SEED
-    batch = batch or size
-    # The Gram dual first: wide rows are separable as a rule, the sparse LP dear.
-    result = _separable(two_class, unique, tol, size, batch)
-    if result is not None:
-        return result
-    certificate = sparse_certificate(two_class, classes)
-    if certificate is None:
-        raise SolverError(
-            "The classes come too close to touching for float precision to "
-            "decide: the separating LP found no point in both convex hulls, but "
-            "the nearest points of a subset of the rows meet to rounding. Check "
-            "for near-duplicate rows with different labels."
-        )
-    if not soft:
-        return MarginResult(**no_hyperplane(0), certificate=certificate)
-    result = _soft_limit(two_class, unique, tol, batch)
-    result.certificate = certificate
-    return mark_if_far(two_class, result)
-
-
-def _without_duplicates(two_class):
+def without_duplicates(two_class):
     """The same problem, later copies of equal rows of one class made inactive and
     their weights added to the first copy's."""
     owners = duplicate_owners(two_class.X, two_class.c, two_class.active)
@@ -79,26 +46,7 @@ def _without_duplicates(two_class):
     return unique
 
 
-def _separable(two_class, unique, tol, size, batch):
-    """The maximal margin of the rows, or None where the hulls of a working set
-    meet (the rows are then not separable, to rounding: the LP decides)."""
-    subproblem = _GramSubproblem(unique, tol)
-    solution, working, rounds = grow(
-        unique.seed(size),
-        subproblem,
-        margin_violators(unique, tol, batch),
-        drop_above=DROP_ABOVE,
-    )
-    if not solution.feasible:
-        return None
-    products = subproblem.products(working, solution)
-    terms = row_terms(None, two_class.labels(working), solution, products=products)
-    smallest = check_optimality(two_class, terms, solution, tol)
-    result = margin_result(two_class, working, solution, rounds, True, 0.0)
-    return proven(two_class, result, tol, smallest)
-
-
-def _soft_limit(two_class, unique, tol, batch):
+def wide_soft_limit(two_class, unique, tol, batch):
     """The soft limit: the least total hinge by one sparse LP over every row, then the
     largest margin on its optimal face on a working set in the Gram dual."""
     active = np.flatnonzero(unique.active)
@@ -111,17 +59,15 @@ def _soft_limit(two_class, unique, tol, batch):
     coef, intercept = unique.scale * on_x, lp.intercept + on_x @ unique.centre
     margins = unique.margins(coef, intercept)
     start = np.flatnonzero(unique.active & ((sides <= 0) | (margins < 1 + DROP_ABOVE)))
-    subproblem = _GramSubproblem(unique, tol, sides)
+    subproblem = GramSubproblem(unique, tol, sides)
     # The active set's first guess: the rows on the LP's margin, where its
     # hyperplane may stay (the interior point answers where it does not settle).
-    subproblem.start_from(
-        np.flatnonzero(unique.active & (sides >= 0) & (np.abs(margins - 1) <= 1e-9))
-    )
+    on_margin = unique.active & (sides >= 0) & (np.abs(margins - 1) <= 1e-9)
+    subproblem.members = np.flatnonzero(on_margin)
+    subproblem.weights = np.zeros(subproblem.members.size)
+    violators = face_violators(unique, sides, tol, batch)
     solution, working, rounds = grow(
-        start,
-        subproblem,
-        face_violators(unique, sides, tol, batch),
-        drop_above=DROP_ABOVE,
+        start, subproblem, violators, drop_above=DROP_ABOVE
     )
     solution = _constant_if_it_attains(unique, solution, lp.total)
     check_attains(unique, solution, lp.total)
@@ -144,7 +90,7 @@ def _constant_if_it_attains(two_class, solution, least):
     return solution
 
 
-class _GramSubproblem(WarmStart):
+class GramSubproblem(WarmStart):
     """The margin QP on a working set of sparse rows through their Gram matrix, with
     ``Z_W = (X_W - m) / s`` centred implicitly
     (:class:`~sklearn_linsep._scatter.CentredRows`). A call first tries the active set
@@ -167,10 +113,6 @@ class _GramSubproblem(WarmStart):
         ).without_cancelling()
         self._last = None  # (indices, rows)
 
-    def start_from(self, members):
-        """Take the rows ``members`` as the last answer's support."""
-        self.members, self.weights = members, np.zeros(len(members))
-
     def rows(self, indices):
         """Z_W as a :class:`CentredRows` (the last is kept: the checks ask again)."""
         if self._last is not None and np.array_equal(self._last[0], indices):
@@ -185,13 +127,17 @@ class _GramSubproblem(WarmStart):
         rows, labels = self.rows(indices), self.two_class.labels(indices)
         gram = rows.gram()
         sides = None if self.sides is None else self.sides[indices]
-        solution = self._from_last_support(gram, rows, labels, sides, indices)
-        if solution is None and sides is None:
-            solution = self._hull(gram, rows, labels, indices)
+        answer = self._from_last_support(gram, labels, sides, indices)
+        if answer is None and sides is None:  # the nearest points from the last λ
+            solution = gram_margin(
+                gram, rows, labels, self.start(indices), self.tol / 2
+            )
             if not solution.feasible:
                 return solution  # the hulls meet: the loop ends
-        elif solution is None:
-            solution = self._face(gram, rows, labels, sides)
+        else:
+            dual, intercept, status = answer or face_dual_qp(gram, labels, sides)
+            coef = rows.tdot(dual * labels)  # w = Zᵀ (ν c)
+            solution = Hyperplane(True, coef, float(intercept), dual, status)
         # An interior point's multipliers are nowhere exactly 0 (a support of
         # every row would hold both copies of a document of two labels).
         magnitude = np.abs(solution.dual)
@@ -200,47 +146,24 @@ class _GramSubproblem(WarmStart):
         self.weights = as_hull_weights((None, None, solution.dual), labels)[kept]
         return solution
 
-    def _from_last_support(self, gram, rows, labels, sides, indices):
-        """The active set on the Gram matrix from the last answer's support, or None
-        where it does not settle. The hard margin's first call holds every row (wide
-        rows: mostly support vectors; in general position any set is nonsingular)."""
+    def _from_last_support(self, gram, labels, sides, indices):
+        """The active set's ``(dual, intercept, status)``, or None where it does not
+        settle. The hard margin's first call holds every row (wide rows: mostly
+        support vectors; in general position any set is nonsingular)."""
         held, _ = self.last_support_in(indices)
         if not held.size and sides is None:
             held = np.arange(len(indices))
         if not held.size:
             return None
         answer = gram_active_set(gram, labels, held, sides, self.tol / 2)
-        if answer is None:
-            return None
-        dual, intercept = answer
-        return _on_rows(rows, labels, dual, intercept, Status.OPTIMAL)
-
-    def _hull(self, gram, rows, labels, indices):
-        """Nearest points: the maximal margin, or the hulls' meeting (infeasible)."""
-        return gram_margin(gram, rows, labels, self.start(indices), self.tol / 2)
-
-    def _face(self, gram, rows, labels, sides):
-        dual, intercept, status = face_dual_qp(gram, labels, sides)
-        return _on_rows(rows, labels, dual, intercept, status)
+        return None if answer is None else (*answer, Status.OPTIMAL)
 
     def products(self, indices, solution):
         """``(Z w, Zᵀ (ν c), a bound on |Z|ᵀ |ν|)`` of the working set, for
         :func:`~._kkt.row_terms`: ``|z| ≤ |x'| + |m'|`` entrywise, with
         ``x' - m'`` the rows as centred (:attr:`all_rows`)."""
         rows, labels = self.rows(indices), self.two_class.labels(indices)
-        dual = solution.dual
-        magnitude = np.abs(dual)
+        magnitude = np.abs(solution.dual)
         absolute = np.asarray(abs(rows.sparse).T @ magnitude).ravel()
         absolute += np.abs(rows.centres[0]) * magnitude.sum()
-        return rows.dot(solution.coef), rows.tdot(dual * labels), absolute
-
-
-def _on_rows(rows, labels, dual, intercept, status):
-    """The Hyperplane of a dual on the Gram matrix of ``rows``: ``w = Zᵀ (ν c)``."""
-    return Hyperplane(
-        True,
-        coef=rows.tdot(dual * labels),
-        intercept=float(intercept),
-        dual=dual,
-        status=status,
-    )
+        return rows.dot(solution.coef), rows.tdot(solution.dual * labels), absolute

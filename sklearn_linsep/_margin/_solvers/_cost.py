@@ -107,7 +107,7 @@ WIDE_SEED = 1000
 
 
 def wide_suits(two_class):
-    """Whether :func:`~.._wide.wide_maximal_margin` takes it: sparse X in memory,
+    """Whether :class:`~.._hard.WideProblem` takes it: sparse X in memory,
     features >= active rows (every held set of the Gram dual can be nonsingular)."""
     X = getattr(two_class, "X", None)
     return (
