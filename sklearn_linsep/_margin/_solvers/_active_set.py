@@ -1,8 +1,7 @@
 """Exact active-set methods: KKT systems of a support solved to rounding
 (:func:`support_hyperplane`, :func:`machine_on_support`), the nearest points'
-finish (:func:`_active_set_finish`), the least-hinge face (:func:`face_active_set`)
-and the primal method from a feasible point (:func:`margin_from_feasible`,
-:func:`machine_from_feasible`)."""
+finish and the least-hinge face (:func:`_active_set_finish`) and the primal method
+from a feasible point (:func:`margin_from_feasible`, :func:`machine_from_feasible`)."""
 
 import warnings
 from functools import partial
@@ -213,7 +212,7 @@ def _active_set_finish(Z, c, support, tol, max_steps=None, sides=None):
     points' support by a primal active set on :func:`support_hyperplane` (a multiplier
     of the wrong sign for its side leaves, the row furthest off its side joins); None
     if it does not settle in a few steps. ``sides``: the least-hinge face's
-    (:func:`face_active_set`; no exchanges, ``α`` signed)."""
+    (:func:`~._clarabel.face_margin_qp`; no exchanges, ``α`` signed)."""
     face, support, exchanges = sides is not None, list(support), 0
     sides = np.ones(len(c)) if sides is None else sides
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
@@ -369,12 +368,6 @@ def _with_dual(Z, c, a, others, coef, gamma):
 def _full_rank(triangle):
     diagonal = np.abs(np.diag(triangle))
     return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()
-
-
-def face_active_set(Z, c, sides, tol):
-    """The face QP by :func:`_active_set_finish` from the rows on the face, or None."""
-    found = _active_set_finish(Z, c, np.flatnonzero(sides == 0), tol, sides=sides)
-    return None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
 
 
 def machine_on_support(Z, own, others, n_classes, keep_digits=False):
