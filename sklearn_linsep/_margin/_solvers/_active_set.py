@@ -49,13 +49,12 @@ def off_face(margins, sides):
 def optimal_hyperplane(coef, intercept, dual, c):
     """The optimal Hyperplane of a hard margin's ``(w, b, α)`` on rows of sides
     ``c``, with its nearest points' λ (the next subproblem's warm start)."""
-    weights = as_hull_weights((coef, intercept, dual), c)
+    weights = as_hull_weights(dual, c)
     return Hyperplane(True, coef, float(intercept), dual, Status.OPTIMAL, weights)
 
 
-def as_hull_weights(answer, c):
+def as_hull_weights(dual, c):
     """The nearest points' λ = α / Σ_side α of a hard margin's α (a warm start)."""
-    dual = answer[2]
     weights = np.zeros(len(c))
     for side in (c > 0, c < 0):
         total = dual[side].sum()
