@@ -365,8 +365,7 @@ def _with_dual(Z, c, a, others, coef, gamma):
 
 
 def _full_rank(triangle):
-    diagonal = np.abs(np.diag(triangle))
-    return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()
+    return 0 < _rank(triangle) == min(triangle.shape)
 
 
 def machine_on_support(Z, own, others, n_classes, keep_digits=False):
