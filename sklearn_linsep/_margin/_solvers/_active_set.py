@@ -368,18 +368,14 @@ def _full_rank(triangle):
     return 0 < _rank(triangle) == min(triangle.shape)
 
 
-def machine_on_support(Z, own, others, n_classes, keep_digits=False):
+def machine_on_support(Z, own, others, n_classes):
     r"""The machine of least ``½ Σ‖w_k‖²`` with every pair (row ``z_j``, class
     ``own_j``, other class ``others_j``) at margin 1: ``(W, b, α)``,
     ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, ``Σ_j α_j (e_own - e_other) = 0``,
     ``Σ b = 0``; α < 0 marks non-support pairs. By default from ``G = (Z Zᵀ) ∘ (Bᵀ
     B)`` (``B``: columns ``e_own - e_other``; margins ``G α + Bᵀ b``) by one LU
     refined on its residual (ν of ``Σ b = 0`` is 0), least squares where pairs depend
-    (α of least norm, W unique). ``keep_digits`` (features far apart: α grows as the
-    inverse square of the small scale, whose digits the Gram loses): by
-    :func:`_machine_by_qr`."""
-    if keep_digits:
-        return _machine_by_qr(Z, own, others, n_classes)
+    (α of least norm, W unique)."""
     m, classes = len(own), class_columns(own, others, n_classes)
     gram = (Z @ Z.T) * (classes.T @ classes)
     ones = np.ones((n_classes, 1))
