@@ -32,10 +32,8 @@ def _two_sided(labels):
 def _most_wrong_sign(alpha, sides=None):
     """Position of the multiplier furthest on the wrong side (``< 0`` on side +1,
     ``> 0`` on side -1, none on 0) beyond the largest's rounding; or None."""
-    if not alpha.size:
-        return None
     wrong = -alpha if sides is None else -sides * alpha
-    if np.max(wrong) > 1e-9 * max(np.max(np.abs(alpha)), 1e-300):
+    if np.max(wrong, initial=0) > 1e-9 * max(np.abs(alpha).max(initial=0), 1e-300):
         return int(np.argmax(wrong))
     return None
 
