@@ -143,7 +143,7 @@ class GramSubproblem(WarmStart):
         magnitude = np.abs(solution.dual)
         kept = np.flatnonzero(magnitude > 1e-8 * magnitude.max(initial=0.0))
         self.members = indices[kept]
-        self.weights = as_hull_weights((None, None, solution.dual), labels)[kept]
+        self.weights = as_hull_weights(solution.dual, labels)[kept]
         return solution
 
     def _from_last_support(self, gram, labels, sides, indices):

@@ -91,8 +91,7 @@ def margin_of_rows(Z, c, start=None, tol=1e-12):
     ``weights`` the candidate certificate's λ). ``start``: a previous answer's λ."""
     solution = solve_by_routes("rows", Z.shape, (Z, c, start, tol))
     if solution.weights is None and solution.dual is not None:
-        answer = (solution.coef, solution.intercept, solution.dual)
-        solution.weights = as_hull_weights(answer, c)
+        solution.weights = as_hull_weights(solution.dual, c)
     return solution
 
 

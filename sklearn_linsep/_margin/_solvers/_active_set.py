@@ -1,8 +1,7 @@
 """Exact active-set methods: KKT systems of a support solved to rounding
 (:func:`support_hyperplane`, :func:`machine_on_support`), the nearest points'
-finish (:func:`_active_set_finish`), the least-hinge face (:func:`face_active_set`)
-and the primal method from a feasible point (:func:`margin_from_feasible`,
-:func:`machine_from_feasible`)."""
+finish and the least-hinge face (:func:`_active_set_finish`) and the primal method
+from a feasible point (:func:`margin_from_feasible`, :func:`machine_from_feasible`)."""
 
 import warnings
 from functools import partial
@@ -33,10 +32,8 @@ def _two_sided(labels):
 def _most_wrong_sign(alpha, sides=None):
     """Position of the multiplier furthest on the wrong side (``< 0`` on side +1,
     ``> 0`` on side -1, none on 0) beyond the largest's rounding; or None."""
-    if not alpha.size:
-        return None
     wrong = -alpha if sides is None else -sides * alpha
-    if np.max(wrong) > 1e-9 * max(np.max(np.abs(alpha)), 1e-300):
+    if np.max(wrong, initial=0) > 1e-9 * max(np.abs(alpha).max(initial=0), 1e-300):
         return int(np.argmax(wrong))
     return None
 
@@ -50,13 +47,12 @@ def off_face(margins, sides):
 def optimal_hyperplane(coef, intercept, dual, c):
     """The optimal Hyperplane of a hard margin's ``(w, b, α)`` on rows of sides
     ``c``, with its nearest points' λ (the next subproblem's warm start)."""
-    weights = as_hull_weights((coef, intercept, dual), c)
+    weights = as_hull_weights(dual, c)
     return Hyperplane(True, coef, float(intercept), dual, Status.OPTIMAL, weights)
 
 
-def as_hull_weights(answer, c):
+def as_hull_weights(dual, c):
     """The nearest points' λ = α / Σ_side α of a hard margin's α (a warm start)."""
-    dual = answer[2]
     weights = np.zeros(len(c))
     for side in (c > 0, c < 0):
         total = dual[side].sum()
@@ -213,7 +209,7 @@ def _active_set_finish(Z, c, support, tol, max_steps=None, sides=None):
     points' support by a primal active set on :func:`support_hyperplane` (a multiplier
     of the wrong sign for its side leaves, the row furthest off its side joins); None
     if it does not settle in a few steps. ``sides``: the least-hinge face's
-    (:func:`face_active_set`; no exchanges, ``α`` signed)."""
+    (:func:`~._clarabel.face_margin_qp`; no exchanges, ``α`` signed)."""
     face, support, exchanges = sides is not None, list(support), 0
     sides = np.ones(len(c)) if sides is None else sides
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
@@ -367,28 +363,17 @@ def _with_dual(Z, c, a, others, coef, gamma):
 
 
 def _full_rank(triangle):
-    diagonal = np.abs(np.diag(triangle))
-    return diagonal.size > 0 and diagonal.min() > 1e-12 * diagonal.max()
+    return 0 < _rank(triangle) == min(triangle.shape)
 
 
-def face_active_set(Z, c, sides, tol):
-    """The face QP by :func:`_active_set_finish` from the rows on the face, or None."""
-    found = _active_set_finish(Z, c, np.flatnonzero(sides == 0), tol, sides=sides)
-    return None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
-
-
-def machine_on_support(Z, own, others, n_classes, keep_digits=False):
+def machine_on_support(Z, own, others, n_classes):
     r"""The machine of least ``½ Σ‖w_k‖²`` with every pair (row ``z_j``, class
     ``own_j``, other class ``others_j``) at margin 1: ``(W, b, α)``,
     ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, ``Σ_j α_j (e_own - e_other) = 0``,
     ``Σ b = 0``; α < 0 marks non-support pairs. By default from ``G = (Z Zᵀ) ∘ (Bᵀ
     B)`` (``B``: columns ``e_own - e_other``; margins ``G α + Bᵀ b``) by one LU
     refined on its residual (ν of ``Σ b = 0`` is 0), least squares where pairs depend
-    (α of least norm, W unique). ``keep_digits`` (features far apart: α grows as the
-    inverse square of the small scale, whose digits the Gram loses): by
-    :func:`_machine_by_qr`."""
-    if keep_digits:
-        return _machine_by_qr(Z, own, others, n_classes)
+    (α of least norm, W unique)."""
     m, classes = len(own), class_columns(own, others, n_classes)
     gram = (Z @ Z.T) * (classes.T @ classes)
     ones = np.ones((n_classes, 1))

@@ -16,7 +16,7 @@ from .._result import (
     Status,
     read_status,
 )
-from ._active_set import face_active_set, margin_from_feasible, off_face
+from ._active_set import _active_set_finish, margin_from_feasible, off_face
 
 # Tolerances at which Clarabel returns answers accurate to ~1e-10 on data scaled
 # into [-1, 1]; the callers verify the answers on all the data afterwards.
@@ -184,10 +184,13 @@ def face_margin_qp(Z, c, sides, feasible=None):
     ``sides`` (per row, by complementary slackness with the LP's dual α*): ``+1`` where
     α* = 0 (``c (w·z + b) ≥ 1``), ``0`` where 0 < α* < s (``= 1``), ``-1`` where α* = s
     (``≤ 1``, hinge free): least total hinge iff these hold (LP duality). ``dual``:
-    signed β, ``w = Σ β_i c_i z_i``. Exact by :func:`face_active_set`, else from
-    ``feasible`` (the LP's hyperplane) by :func:`margin_from_feasible`; else Clarabel,
-    retried until every row keeps its side to ``FACE_TOLERANCE``."""
-    exact = face_active_set(Z, c, sides, FACE_TOLERANCE)
+    signed β, ``w = Σ β_i c_i z_i``. Exact by :func:`~._active_set._active_set_finish`
+    from the rows on the face, else from ``feasible`` (the LP's hyperplane) by
+    :func:`margin_from_feasible`; else Clarabel, retried until every row keeps its side
+    to ``FACE_TOLERANCE``."""
+    on_face = np.flatnonzero(sides == 0)
+    found = _active_set_finish(Z, c, on_face, FACE_TOLERANCE, sides=sides)
+    exact = None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
     if exact is None and feasible is not None:
         exact = margin_from_feasible(Z, c, *feasible, FACE_TOLERANCE, sides=sides)
     if exact is not None:

@@ -63,12 +63,12 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         off = off_face(margins, sides) > tol
         return held, keep, off, margins, (dual, intercept)
 
-    return _exchanges(m, held, step, lambda held: _two_sided(c[held]))
+    return _exchanges(held, step, lambda held: _two_sided(c[held]))
 
 
-def _exchanges(m, held, step, takes):
-    """The exchanges of :func:`gram_active_set` and :func:`pair_active_set` over ``m``
-    rows or pairs: ``step(held)`` is ``(held less dependent ones, kept, off their
+def _exchanges(held, step, takes):
+    """The exchanges of :func:`gram_active_set` and :func:`pair_active_set` over rows
+    or pairs: ``step(held)`` is ``(held less dependent ones, kept, off their
     side, margins, answer)`` or None; held not kept leave, others off join, at once,
     to ``answer``; None where a held set repeats or fails ``takes``."""
     seen = set()
@@ -82,9 +82,8 @@ def _exchanges(m, held, step, takes):
         if stepped is None:
             return None
         held, keep, off, margins, answer = stepped
-        outside = np.ones(m, bool)
-        outside[held] = False
-        violated = np.flatnonzero(outside & off)
+        off[held] = False  # only rows outside the held set join
+        violated = np.flatnonzero(off)
         if keep.size == held.size and violated.size == 0:
             # A held set singular to rounding solves only roughly (a Schur update raises
             # nothing): the held margins show it. Earlier steps may be rough.
@@ -142,12 +141,11 @@ class HeldSystem:
         """``(held, X)``, or None if singular. A new factorisation drops from ``held``
         the rows dependent on the others (``DEPENDENT_BELOW``); an update does not see
         them (its solve is then rough; the caller checks its answer)."""
-        solved = None
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held)
-        if solved is None:
-            solved = self._factorise(held)
-        return solved
+            if solved is not None:
+                return solved
+        return self._factorise(held)
 
     def _factorise(self, held):
         # One k x k array at a time: the last factor goes before the new block is
@@ -330,4 +328,4 @@ def pair_active_set(
         return held, keep, margins < 1 - tol, margins, (alpha, intercept)
 
     held = np.asarray(held, dtype=np.intp)
-    return _exchanges(m, held, step, lambda held: held.size > 0)
+    return _exchanges(held, step, lambda held: held.size > 0)

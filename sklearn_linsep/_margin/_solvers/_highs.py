@@ -89,13 +89,12 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
     return _least_hinge(result, multipliers[:p].copy(), intercept)
 
 
-def hull_intersection_lp(Z, c, fit_intercept=True):
+def hull_intersection_lp(Z, c):
     """Weights ``λ ≥ 0``, ``Σ_{c=+1} λ_i = Σ_{c=-1} λ_i = 1``, ``Σ λ_i c_i z_i = 0``
-    (a point in both hulls), or ``None``; without an intercept ``Σ λ_i = 1`` (the cone
-    condition). A basic solution: at most ``p + 2`` positive weights (Carathéodory)."""
-    sides = [c > 0, c < 0] if fit_intercept else [np.ones(len(c), dtype=bool)]
-    sums = [side[None, :].astype(float) for side in sides]
-    right = np.r_[np.zeros(Z.shape[1]), np.ones(len(sums))]
+    (a point in both hulls), or ``None``. A basic solution: at most ``p + 2`` positive
+    weights (Carathéodory)."""
+    sums = [side[None, :].astype(float) for side in (c > 0, c < 0)]
+    right = np.r_[np.zeros(Z.shape[1]), 1.0, 1.0]
     return _certificate(_signed_columns(Z, c, sums), right, "hull intersection")
 
 

@@ -13,7 +13,7 @@ from ..._kesler import RowGram, class_columns, pair_margins, pairs_of, row_coeff
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
-from ._active_set import machine_on_support
+from ._active_set import _machine_by_qr, machine_on_support
 from ._clarabel import kesler_margin_qp
 from ._cost import dense_pairs_refusal, pair_dual_suits, wide_pairs_suits
 from ._dense_dual import pair_active_set, pair_held_system
@@ -22,8 +22,11 @@ from ._highs import kesler_flow_lp
 
 def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
     """The primal-dual active set (Hintermüller, Ito & Kunisch 2002) on the pairs:
-    ``held`` at margin 1 (:func:`~._solvers.machine_on_support`); negative weights
-    leave, pairs below margin join, at once, to a KKT point (the optimum) or None."""
+    ``held`` at margin 1 (:func:`~._solvers.machine_on_support`; ``keep_digits``,
+    features far apart: α grows as the inverse square of the small scale, whose digits
+    the Gram loses: :func:`~._active_set._machine_by_qr`); negative weights leave,
+    pairs below margin join, at once, to a KKT point (the optimum) or None."""
+    on_support = _machine_by_qr if keep_digits else machine_on_support
     held = np.array(held, dtype=bool)
     dimension = n_classes * (Z.shape[1] + 1)
     for _ in range(attempts):
@@ -31,9 +34,7 @@ def _settle(Z, own, others, n_classes, tol, held, keep_digits, attempts=30):
         # active set would cycle on least-squares solutions (tall data).
         if not held.any() or held.sum() > dimension:
             return None
-        coef, intercept, alpha = machine_on_support(
-            Z[held], own[held], others[held], n_classes, keep_digits
-        )
+        coef, intercept, alpha = on_support(Z[held], own[held], others[held], n_classes)
         negative = alpha < -1e-12 * max(np.abs(alpha).max(), 1e-300)
         low = pair_margins(Z, own, others, coef, intercept) < 1 - tol / 2
         if not negative.any() and not low.any():

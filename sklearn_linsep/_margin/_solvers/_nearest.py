@@ -144,7 +144,7 @@ def _hull_margin(original, rows, c, start, tol, wide):
             answer = _active_set_finish(rows, c, hull.support, tol)
         if answer is None and squared > 0:
             answer = coef, intercept, 2 * hull.weights / squared  # checked later
-    weights = hull.weights if hull is not None else as_hull_weights(answer, c)
+    weights = hull.weights if hull is not None else as_hull_weights(answer[2], c)
     if answer is None:
         return Hyperplane(False, weights=weights, status=Status.TOUCHING)
     coef, intercept, dual = answer
