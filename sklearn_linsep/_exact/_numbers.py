@@ -100,12 +100,6 @@ def determinant_nonzero(matrix, prime):
     return _flint().nmod_mat(*matrix.shape, entries, prime).det() != 0
 
 
-def solve_integers(A, B):
-    """The rational solution (``fmpq_mat``) of the square integer system ``A X = B``
-    (lists of rows), A nonsingular modulo a prime, so over the rationals."""
-    return fmpz_matrix(A).solve(fmpz_matrix(B))
-
-
 def solve_exactly(A, e):
     """``("unique", λ)`` where ``A λ = e`` has exactly one solution, ``("none",
     None)`` where it has none and A's columns are independent, ``("dependent",

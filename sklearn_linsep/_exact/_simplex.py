@@ -305,10 +305,9 @@ class _ExactColumns:
         if missing:
             for j, column in zip(missing, self.system(missing).T, strict=True):
                 self.cache[j] = [as_fmpq(value) for value in column]
-        return [self.cache[j] if j >= T else self._unit(-2 - j) for j in ids]
-
-    def _unit(self, row):
-        return [as_fmpq(float(r == row)) for r in range(self.system.m)]
+        m = self.system.m  # -2 - j: equation j's unit column
+        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in range(m)]
+                for j in ids]  # fmt: skip
 
 
 def _matrix(columns):
