@@ -164,8 +164,11 @@ def _exact_rank(span, rows):
     basis's null space, solved in rationals, is checked on every row, a row it
     contradicts joins. None beyond ``EXACT_SPAN_WORK``, or where the prime
     stops telling independent rows apart."""
+    rank = -1
     while True:
         rows, residues = span.independent(rows)
+        if len(rows) <= rank:  # no new rank
+            return None
         rank, features = echelon_pivots(residues, span.prime)
         free = [j for j in range(span.X.shape[1]) if j not in set(features)]
         if not free:
@@ -183,7 +186,4 @@ def _exact_rank(span, rows):
         broken = span.contradicting(U)
         if not broken:
             return rank
-        grown, _ = span.independent(rows + broken[: span.X.shape[1]])
-        if len(grown) <= rank:
-            return None
-        rows = grown
+        rows = rows + broken[: span.X.shape[1]]
