@@ -106,8 +106,7 @@ class FarkasColumns:
             A = columns(block)
             nonzero |= np.any(A != 0, axis=1)
         for group in groups or ():
-            kept = [row for row in group if nonzero[row]]
-            if kept:
+            if kept := [row for row in group if nonzero[row]]:
                 nonzero[kept[-1]] = False
         self.kept = np.flatnonzero(nonzero)
         self.m = self.kept.size  # a basis is m × m
@@ -481,9 +480,7 @@ def _headway(system, basis, candidates):
 
 def _scaled(y):
     """``y`` scaled by a power of two to a largest entry in [1, 2)."""
-    largest = np.abs(y).max(initial=0)
-    if not largest:
-        return y
+    largest = np.abs(y).max(initial=0)  # 0: frexp's exponent 0, y stays 0
     return y * np.longdouble(2.0) ** (1 - int(np.frexp(largest)[1]))
 
 
