@@ -304,8 +304,8 @@ class _ExactColumns:
         if missing:
             for j, column in zip(missing, self.system(missing).T, strict=True):
                 self.cache[j] = [as_fmpq(value) for value in column]
-        m = self.system.m  # -2 - j: equation j's unit column
-        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in range(m)]
+        rows = range(self.system.m)  # j < T: equation -2 - j's unit column
+        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in rows]
                 for j in ids]  # fmt: skip
 
 
