@@ -132,8 +132,6 @@ def _least_pairs(points, codes, n_classes, W, b, count):
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    if not rows.size:
-        return rows, others, []
 
     def near(margins, spread):
         return margins - spread <= np.partition(margins + spread, count - 1)[count - 1]

@@ -106,8 +106,6 @@ def solve_exactly(A, e):
     None)`` otherwise. ``A`` (m × k, as a rule m ≥ k) and ``e`` float64 (exact) or
     rationals; ``λ`` Fractions. One rref of ``[A | e]`` in FLINT's rationals."""
     m, k = len(A), len(A[0]) if len(A) else 0
-    if not k:
-        return ("unique", []) if not any(e) else ("none", None)
     entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)
                for value in (*row, target)]  # fmt: skip
     echelon, rank = fmpq_matrix(m, k + 1, entries).rref()
