@@ -74,8 +74,7 @@ def square_system(A, E, e, groups=None):
     scaling is inexact (a remainder underflowing)."""
     keep = np.any(A != 0, axis=1) | np.any(E != 0, axis=1) | (e != 0)
     for group in groups or ():
-        kept = [row for row in group if keep[row]]
-        if kept:
+        if kept := [row for row in group if keep[row]]:
             keep[kept[-1]] = False
     A, E, e = A[keep], E[keep], e[keep]
     _, exponent = np.frexp(np.abs(A).max(axis=1, initial=0.0))

@@ -103,9 +103,7 @@ def decidable(rows, features, n_classes=2):
 def solves_exactly(A, e, weights):
     """Whether rational ``weights ≥ 0`` solve ``A λ = e`` exactly (``A``, ``e``
     float64, exact entries): a stored certificate checked without solving for it."""
-    if weights is None or len(weights) != np.shape(A)[1]:
-        return False
-    if any(value < 0 for value in weights):
+    if weights is None or len(weights) != np.shape(A)[1] or min(weights, default=0) < 0:
         return False
     return all(exact_dot(rational(row), weights) == rational(target)[0]
                for row, target in zip(A, e, strict=True))  # fmt: skip
@@ -134,8 +132,6 @@ def _least_pairs(points, codes, n_classes, W, b, count):
     points = np.asarray(points, dtype=float)
     codes = np.asarray(codes, dtype=np.intp)
     rows, others = every_pair(codes, n_classes)
-    if not rows.size:
-        return rows, others, []
 
     def near(margins, spread):
         return margins - spread <= np.partition(margins + spread, count - 1)[count - 1]

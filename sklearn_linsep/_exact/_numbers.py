@@ -100,20 +100,12 @@ def determinant_nonzero(matrix, prime):
     return _flint().nmod_mat(*matrix.shape, entries, prime).det() != 0
 
 
-def solve_integers(A, B):
-    """The rational solution (``fmpq_mat``) of the square integer system ``A X = B``
-    (lists of rows), A nonsingular modulo a prime, so over the rationals."""
-    return fmpz_matrix(A).solve(fmpz_matrix(B))
-
-
 def solve_exactly(A, e):
     """``("unique", λ)`` where ``A λ = e`` has exactly one solution, ``("none",
     None)`` where it has none and A's columns are independent, ``("dependent",
     None)`` otherwise. ``A`` (m × k, as a rule m ≥ k) and ``e`` float64 (exact) or
     rationals; ``λ`` Fractions. One rref of ``[A | e]`` in FLINT's rationals."""
     m, k = len(A), len(A[0]) if len(A) else 0
-    if not k:
-        return ("unique", []) if not any(e) else ("none", None)
     entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)
                for value in (*row, target)]  # fmt: skip
     echelon, rank = fmpq_matrix(m, k + 1, entries).rref()

@@ -106,8 +106,7 @@ class FarkasColumns:
             A = columns(block)
             nonzero |= np.any(A != 0, axis=1)
         for group in groups or ():
-            kept = [row for row in group if nonzero[row]]
-            if kept:
+            if kept := [row for row in group if nonzero[row]]:
                 nonzero[kept[-1]] = False
         self.kept = np.flatnonzero(nonzero)
         self.m = self.kept.size  # a basis is m × m
@@ -305,10 +304,9 @@ class _ExactColumns:
         if missing:
             for j, column in zip(missing, self.system(missing).T, strict=True):
                 self.cache[j] = [as_fmpq(value) for value in column]
-        return [self.cache[j] if j >= T else self._unit(-2 - j) for j in ids]
-
-    def _unit(self, row):
-        return [as_fmpq(float(r == row)) for r in range(self.system.m)]
+        rows = range(self.system.m)  # j < T: equation -2 - j's unit column
+        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in rows]
+                for j in ids]  # fmt: skip
 
 
 def _matrix(columns):
@@ -482,9 +480,7 @@ def _headway(system, basis, candidates):
 
 def _scaled(y):
     """``y`` scaled by a power of two to a largest entry in [1, 2)."""
-    largest = np.abs(y).max(initial=0)
-    if not largest:
-        return y
+    largest = np.abs(y).max(initial=0)  # 0: frexp's exponent 0, y stays 0
     return y * np.longdouble(2.0) ** (1 - int(np.frexp(largest)[1]))
 
 

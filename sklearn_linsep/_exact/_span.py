@@ -9,7 +9,7 @@ two, its structure read modulo a prime, its answer proved in FLINT's integers.
 import numpy as np
 
 from ._dyadic import integer_rows, integer_shifts, prime_residues, row_chunks
-from ._numbers import echelon_pivots, fmpz_matrix, fraction, solve_integers
+from ._numbers import echelon_pivots, fmpz_matrix, fraction
 
 # The primes the structure is read modulo: below 2^31 (products fit 64 bits,
 # so residues are vectorised) and with 2 of multiplicative order above 10 000
@@ -138,7 +138,7 @@ def _decide_modulo(span, e, e_residue, candidates):
             system = [[basis[k][j] for k in range(rank)] for j in features]
             if why := _beyond(rank, system):
                 return "beyond", why
-            weights = solve_integers(system, [[e[j]] for j in features])
+            weights = fmpz_matrix(system).solve(fmpz_matrix([[e[j]] for j in features]))
             combined = weights.transpose() * fmpz_matrix(basis)
             if combined.entries() != e:  # fmpq equals int
                 return None
@@ -146,7 +146,7 @@ def _decide_modulo(span, e, e_residue, candidates):
         system = [[row[j] for j in features] for row in [*basis, e]]
         if why := _beyond(rank + 1, system):
             return "beyond", why
-        direction = solve_integers(system, [[0]] * rank + [[1]])
+        direction = fmpz_matrix(system).solve(fmpz_matrix([[0]] * rank + [[1]]))
         numerators, denominator = direction.numer_denom()
         U = np.zeros((len(e), 1), dtype=object)
         U[features, 0] = [int(value) for value in numerators.entries()]
@@ -164,8 +164,11 @@ def _exact_rank(span, rows):
     basis's null space, solved in rationals, is checked on every row, a row it
     contradicts joins. None beyond ``EXACT_SPAN_WORK``, or where the prime
     stops telling independent rows apart."""
+    rank = -1
     while True:
         rows, residues = span.independent(rows)
+        if len(rows) <= rank:  # no new rank
+            return None
         rank, features = echelon_pivots(residues, span.prime)
         free = [j for j in range(span.X.shape[1]) if j not in set(features)]
         if not free:
@@ -174,7 +177,8 @@ def _exact_rank(span, rows):
         system = [[row[j] for j in features] for row in basis]
         if _beyond(rank, system, len(free)):
             return None
-        solved = solve_integers(system, [[row[j] for j in free] for row in basis])
+        free_columns = fmpz_matrix([[row[j] for j in free] for row in basis])
+        solved = fmpz_matrix(system).solve(free_columns)
         numerators, denominator = solved.numer_denom()
         U = np.zeros((span.X.shape[1], len(free)), dtype=object)
         U[features] = -np.array(numerators.tolist(), dtype=object)
@@ -182,7 +186,4 @@ def _exact_rank(span, rows):
         broken = span.contradicting(U)
         if not broken:
             return rank
-        grown, _ = span.independent(rows + broken[: span.X.shape[1]])
-        if len(grown) <= rank:
-            return None
-        rows = grown
+        rows = rows + broken[: span.X.shape[1]]
