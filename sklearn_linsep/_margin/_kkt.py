@@ -39,7 +39,13 @@ def proven(frame, result, tol, smallest):
     says so (``needs_center``, and a UserWarning to evaluate it about ``center``).
     """
     center, at_center = frame.centre, result.intercept_at_center
-    least = smallest - _a_priori_rounding(frame, result.coef, at_center)
+    # The rounding of every active row's w·(x - centre) + b as the checks compute it
+    # (subtraction, division by the scale, sum): γ_{p+4} (Σ_j max|x_j - centre_j|
+    # |w_j| + |b|), doubled for the bound's own; sparse X is not centred row by row.
+    if sp.issparse(getattr(frame, "X", None)):
+        least = -np.inf
+    else:
+        least = smallest - 2 * _rounding(frame.feature_scale, result.coef, at_center, 4)
     if not least > 1 - 1e3 * tol:
         least = frame.proven_min_margin(result.coef, 0.0, center, at_center)
     if not least > 1 - 1e3 * tol:
@@ -97,16 +103,6 @@ def say_about_centre(result, share):
         UserWarning,
         stacklevel=external_stacklevel(),
     )
-
-
-def _a_priori_rounding(frame, coef, at_center):
-    """A bound on the rounding of every active row's ``w·(x - centre) + b`` as the
-    checks compute it (subtraction, division by the scale, sum):
-    ``γ_{p+4} (Σ_j max|x_j - centre_j| |w_j| + |b|)``, doubled for the bound's own
-    rounding. Infinite for sparse X, not centred row by row."""
-    if sp.issparse(getattr(frame, "X", None)):
-        return np.inf
-    return 2 * _rounding(frame.feature_scale, coef, at_center, 4)
 
 
 @dataclass

@@ -234,9 +234,8 @@ class PairsProblem(ProblemKind):
         maximal = small and maximal_machine_on_rows(
             points, codes, K, tight, small_problem_budget(active.size * (K - 1))
         )
-        if not maximal:  # a separating machine, not the maximal one
-            return Decision.of(kind, self.exact_separator(W, b))
-        return self._maximal(active, maximal)
+        found = self._maximal(active, maximal)  # None: a separator, not the maximal
+        return found or Decision.of(kind, self.exact_separator(W, b))
 
     def maximal_from(self, separator):
         """From the pairs the rational machine holds nearest its margin."""

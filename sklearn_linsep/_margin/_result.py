@@ -202,8 +202,8 @@ class _Verdict:
         member, _ = label_codes(y, self.classes)
         indices = np.asarray(self.certificate_indices)
         high, low = column_extremes(X[member])  # rows of every class: refused else
-        return self._certificate_holds(
-            _dense(X[indices]), y[indices], high - low, rtol, member.sum(), check
+        return certificate_holds(
+            self, _dense(X[indices]), y[indices], high - low, rtol, member.sum(), check
         )
 
     def _holds_in_rationals(self, X, y, rtol):
@@ -240,8 +240,6 @@ class _Verdict:
         member, codes = label_codes(y, self.classes)
         margins = self._proven_margins(X[member], codes[member], *hyperplane)
         return float(margins.min(initial=np.inf))  # inf: a block without their rows
-
-    _certificate_holds = certificate_holds
 
     def _pairs_of(self, labels):
         """``(own, others, K)`` of the certificate's pairs (two classes: a row against

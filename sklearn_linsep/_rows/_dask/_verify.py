@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..._proofs import refuse_unverifiable
+from ..._proofs import certificate_holds, refuse_unverifiable
 from ._blocks import DaskRows
 
 
@@ -57,4 +57,4 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
         np.asarray(points, dtype=float)[restore],
         np.asarray(labels)[restore],
     )
-    return result._certificate_holds(points, labels, high - low, rtol, check=check)
+    return certificate_holds(result, points, labels, high - low, rtol, check=check)
