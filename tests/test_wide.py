@@ -270,3 +270,27 @@ def test_the_verdict_of_sparse_rows_runs_no_lp_over_every_row(monkeypatch):
         result = linear_separability(X, np.r_[y, 1 - y[0]])
         assert not result.separable and result.verify(X, np.r_[y, 1 - y[0]])
         assert sorted(result.certificate_indices) == [0, n]
+
+
+def test_a_wide_certificate_that_holds_to_a_tolerance_only_is_decided_again(
+    monkeypatch,
+):
+    """The wide route's certificate goes through the driver's one rule: where its
+    proof fails, the deciders beyond float64 decide again; an unproved certificate
+    is never returned as if it were one."""
+    import dataclasses
+
+    calls, spied = [], _hard.sparse_certificate
+    monkeypatch.setattr(
+        _hard,
+        "sparse_certificate",
+        lambda *args: calls.append(1)
+        or dataclasses.replace(spied(*args), proven=False),
+    )
+    X, y = _documents(60, 300, 0)
+    X = sp.vstack([X, X[:3]]).tocsr()
+    y = np.concatenate([y, 1 - y[:3]])  # three documents under both labels
+    assert wide_suits(ScaledRows(X, 2.0 * y - 1))
+    result = linear_separability(X, y)
+    assert calls and not result.separable and result.proven
+    assert result.verify(X, y)
