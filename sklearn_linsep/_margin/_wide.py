@@ -1,12 +1,13 @@
-"""The pieces of :class:`~._hard.WideProblem`, the exact core on wide sparse rows
-(p ≥ n, TF-IDF text), never densifying X: the memory is X's plus one Gram matrix of
-the working set. The hard margin and the soft
-limit's second stage are QPs in ``w``, which lies in the rows' span: their duals
-need only ``K = Z Zᵀ`` (:func:`~._solvers.gram_margin`,
-:func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`), and
-``w = Zᵀ (ν c)`` is one sparse product. The certificate of inseparable rows is one
-sparse LP; so is the least total hinge, which no invertible affine map of X changes:
-it runs on the sparse rows, each feature divided by its spread, not centred.
+"""The pieces of :class:`~._hard.WideProblem`, the exact core on wide sparse rows (p ≥
+n, TF-IDF text), never densifying X: the memory is X's plus one Gram matrix of the
+working set (except where the sparse certificate holds to a tolerance only and the
+driver decides again in rationals, on rows within ``DENSE_FALLBACK_ENTRIES``). The
+hard margin and the soft limit's second stage are QPs in ``w``, which lies in the
+rows' span: their duals need only ``K = Z Zᵀ`` (:func:`~._solvers.gram_margin`,
+:func:`~._solvers.gram_active_set`, :func:`~._solvers.face_dual_qp`), and ``w = Zᵀ
+(ν c)`` is one sparse product. The certificate of inseparable rows is one sparse LP;
+so is the least total hinge, which no invertible affine map of X changes: it runs on
+the sparse rows, each feature divided by its spread, not centred.
 """
 
 import copy
