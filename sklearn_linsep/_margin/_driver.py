@@ -31,13 +31,20 @@ from enum import Enum
 
 import numpy as np
 
-from .._exact._farkas import decidable
-from .._exact._kkt import MAXIMAL_ENTRIES
+from .._exact._farkas import decidable, tightest_pairs
+from .._exact._kkt import (
+    MAXIMAL_ENTRIES,
+    Budget,
+    maximal_machine_on_rows,
+    small_problem_budget,
+)
+from .._exact._simplex import decide_pairs_on_rows
 from .._rows._protocol import check_protocol
 from .._working_set import DROP_ABOVE, grow, rows_in_memory
 from ..exceptions import SolverError
-from ._certificate import without_proof
+from ._certificate import checked_certificate, without_proof
 from ._kkt import check_optimality, proven
+from ._principal import decide_jointly_in_principal_frame
 from ._result import external_stacklevel, warn_if_inexact
 
 SEPARABLE_EXACTLY = (
@@ -104,12 +111,14 @@ class ProblemKind:
     fails where it is asked (AttributeError)."""
 
     rows: object
+    classes: object  # the labels, for the certificate
     n_classes: int  # 2 for rows, K for pairs
     warm: type  # ``warm(frame, tol)``: the working set's warm subproblem
     not_finished: str  # the SolverError where X's units cannot be finished
     not_in_units: str  # the warning of ``units_or_verdict``
     equilibrates = True  # False: decided in X's frame only, else a SolverError
     maximal_refused = False  # ``maximal_from`` is tried once (_hyperplane_decided)
+    basis_is_support = False  # the simplex's last basis guesses the maximal support
     sizes: Callable  # (initial_size, batch): the working set's, defaults filled in
     misses: Callable  # (ids, solution, tol): the KKT conditions (feasibility) missed?
     from_feasible: Callable  # (ids, feasible, tol): the primal active set (_in_units)
@@ -118,13 +127,12 @@ class ProblemKind:
     certificate: Callable  # (working, solution): a hull-less working set's proof
     unseparated: Callable  # (rounds, certificate): the answer without the soft limit
     soft_limit: Callable  # (working, tol, batch): the C → ∞ limit from the working set
-    # The exact pieces the deciders stand on (a ``small`` problem has no limits).
-    decide_on_rows: Callable  # (start, maximal, small=False): the simplex, rationals
-    start_of: Callable  # (active, certificate): its constraints, the simplex's start
-    in_principal_frame: Callable  # (active): the LPs' ``(kind, answer)`` or None
-    exact_separator: Callable  # (coef, intercept): a separator in rationals' result
-    checked: Callable  # (active, local, weights, **options): their certificate
-    maximal_from: Callable  # (separator): the maximal margin's Decision, or None
+    # The exact pieces, on the rows' pairs (two classes: K = 2, a pair per row), that
+    # the deciders below map to the kind's answers.
+    certified_pairs: Callable  # (certificate): its rows (X's) and other class codes
+    exact_separator: Callable  # (W, b): a separating machine in rationals' result
+    exact_maximal: Callable  # (W, b, rows, others, μ): the maximal one's, its support
+    separator_budget: Callable  # (n_rows): the KKT solver's from a separator, or None
 
     def anchors(self, frame):
         """Constraint ids every working set keeps (rows: none)."""
@@ -171,7 +179,10 @@ class ProblemKind:
         active = rows_in_memory(self.rows)  # every constraint priced every step
         if active is None:
             return None, None
-        kind, answer = self.in_principal_frame(active) or (None, None)
+        found = decide_jointly_in_principal_frame(
+            self.rows.original_rows(active), self.codes(active), self.n_classes
+        )
+        kind, answer = found or (None, None)
         if kind == "certificate":
             try:
                 checked = self.checked(active, *answer, proof_only=True)
@@ -180,14 +191,87 @@ class ProblemKind:
                 pass
         elif kind is not None:
             return Decision.of(kind, self.exact_separator(*answer)), BY_ROUNDING
-        start = self.start_of(active, certificate)
+        # The start: the certificate's pairs, heaviest first, (position, other code).
+        position = {i: k for k, i in enumerate(self.rows.indices_in_X(active).tolist())}
+        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
+        rows, others = (part[heaviest].tolist()
+                        for part in self.certified_pairs(certificate))  # fmt: skip
+        start = [(position[i], k) for i, k in zip(rows, others) if i in position]
         return self.decide_on_rows(start, maximal), NEAR_TOUCHING
 
-    def decided_certificate(self, active, local, exact):
-        """The :class:`Decision` of the simplex's exact weights ``exact``."""
-        weights = np.array([float(value) for value in exact])
-        checked = self.checked(active, local, weights, exact_weights=exact)
-        return Decision.of("certificate", checked)
+    def codes(self, active):
+        """The class codes (0 to K - 1) of the rows ``active``."""
+        return self.rows.codes[active]
+
+    def machine(self, separator):
+        """The machine ``(W, b)`` in rationals of a separator's result."""
+        return separator.exact_coef, separator.exact_intercept
+
+    def checked(self, active, local, weights, **options):
+        """The checked certificate (:func:`~._certificate.checked_certificate`) of
+        the weights μ on the pairs ``local`` (``row * K + other``, of the rows
+        ``active``)."""
+        K = self.n_classes
+        ids = active[local // K] * K + local % K
+        return checked_certificate(self.rows, ids, weights, self.classes, **options)
+
+    def decide_on_rows(self, start, maximal, small=False):
+        """Farkas' alternative on every pair in rationals from the pairs ``start``
+        (:func:`~.._exact._simplex.decide_pairs_on_rows`; a ``small`` problem
+        without limits): a :class:`Decision`, or None. With ``maximal``, the
+        maximal margin from the separator's last basis where that is as a rule its
+        support (``basis_is_support``) or the problem is small (K classes: the basis
+        holds pairs of every class, and a small problem's exchanges fix it)."""
+        rows, K = self.rows, self.n_classes
+        active = np.flatnonzero(rows.active)
+        points, codes = rows.original_rows(active), self.codes(active)
+        found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
+        if found is None:
+            return None
+        kind, answer = found
+        if kind == "certificate":
+            pair_rows, others, exact = answer
+            weights = np.array([float(value) for value in exact])
+            checked = self.checked(active, pair_rows * K + others, weights,
+                                   exact_weights=exact)  # fmt: skip
+            return Decision.of(kind, checked)
+        W, b, tight = answer
+        if maximal and (small or self.basis_is_support):
+            budget = small_problem_budget(active.size * (K - 1)) if small else Budget()
+            maximal = maximal_machine_on_rows(points, codes, K, tight, budget)
+            if decision := self.maximal_of(active, maximal):
+                return decision
+        return Decision.of(kind, self.exact_separator(W, b))
+
+    def maximal_from(self, separator):
+        """The maximal margin's :class:`Decision` by the rational KKT solver from the
+        pairs the rational ``separator`` holds nearest its margin (exactly: its
+        weights may cancel), as many as a hyperplane's unknowns (a larger guess slows
+        each exchange); None off memory, beyond the kind's ``separator_budget``, or
+        where it does not settle."""
+        rows, K = self.rows, self.n_classes
+        active = rows_in_memory(rows)
+        budget = None if active is None else self.separator_budget(active.size)
+        if budget is None or not active.size:
+            return None
+        points, codes = rows.original_rows(active), self.codes(active)
+        near = tightest_pairs(points, codes, K, *self.machine(separator),
+                              rows.n_features + 1)  # fmt: skip
+        maximal = maximal_machine_on_rows(points, codes, K, near, budget)
+        return self.maximal_of(active, maximal)
+
+    def maximal_of(self, active, found):
+        """The :class:`Decision` of the maximal machine ``found = (W, b, μ)`` in
+        rationals on the rows ``active`` (``μ > 0`` by ``(row, other)``: its
+        support), or None without one."""
+        if not found:
+            return None
+        W, b, multipliers = found
+        on = sorted(multipliers)
+        rows = active[[i for i, _ in on]]
+        others = np.array([k for _, k in on], dtype=np.intp)
+        mu = np.array([float(multipliers[pair]) for pair in on])
+        return Decision.of("maximal", self.exact_maximal(W, b, rows, others, mu))
 
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,

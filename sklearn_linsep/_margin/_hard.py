@@ -4,18 +4,11 @@ inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
 
-from .._exact._farkas import as_machine, side_pairs, tightest_pairs
-from .._exact._kkt import (
-    MAXIMAL_ENTRIES,
-    maximal_two_class_on_rows,
-    separator_budget,
-    small_problem_budget,
-)
-from .._exact._simplex import decide_two_class_on_rows
+from .._exact._farkas import as_hyperplane, as_machine, side_pairs
+from .._exact._kkt import MAXIMAL_ENTRIES, separator_budget
 from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
-from .._working_set import rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import (
     certificate_from_subset,
@@ -23,7 +16,6 @@ from ._certificate import (
     sparse_certificate,
 )
 from ._driver import (
-    Decision,
     ProblemKind,
     WarmStart,
     check_rows,
@@ -36,11 +28,9 @@ from ._kkt import (
     check_optimality,
     dual_problems,
     mark_if_far,
-    no_hyperplane,
     row_terms,
 )
-from ._principal import decide_jointly_in_principal_frame
-from ._result import MarginResult, margin_result, warn_if_inexact
+from ._result import MarginResult, SeparabilityResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import (
     margin_from_feasible,
@@ -175,6 +165,7 @@ class TwoClassProblem(ProblemKind):
     not_in_units = not_finished
     n_classes = 2
     warm = _WarmHull
+    basis_is_support = True
 
     def __init__(self, rows, classes=(0, 1)):
         self.rows, self.classes = rows, classes
@@ -210,81 +201,52 @@ class TwoClassProblem(ProblemKind):
         )
 
     def unseparated(self, rounds, certificate):
-        return MarginResult(**no_hyperplane(rounds), certificate=certificate)
+        empty = np.array([], dtype=np.intp)
+        return MarginResult(None, 0.0, False, 0.0, empty, np.array([]), np.inf, rounds,
+                            certificate)  # fmt: skip
 
     def soft_limit(self, working, tol, batch):
         return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
 
-    def maximal_from(self, separator):
-        """The rational KKT solver from the rows the separator holds nearest its
-        margin (exactly); None off memory, beyond ``MAXIMAL_ENTRIES``, unsettled."""
-        rows = self.rows
-        active = rows_in_memory(rows)
-        if active is None or not 0 < active.size * rows.n_features <= MAXIMAL_ENTRIES:
-            return None
-        points, signs = rows.original_rows(active), rows.labels(active)
-        machine = as_machine(separator.exact_coef, separator.exact_intercept)
-        near, _ = tightest_pairs(points, side_pairs(signs)[0], 2, *machine,
-                                 rows.n_features + 1)  # fmt: skip
-        best = maximal_two_class_on_rows(
-            points, signs, near, separator_budget(rows.n_features + 1)
-        )
-        return None if best is None else self._maximal(active, signs, *best)
+    # The exact pieces: K = 2 pairs, a pair per row (row, the other side), weights
+    # μ = λ / 2 (:func:`~.._exact._farkas.side_pairs`); a machine ``(W, b)`` is the
+    # hyperplane ``(w_1 - w_0, b_1 - b_0)`` (:func:`~.._exact._farkas.as_hyperplane`).
 
-    def in_principal_frame(self, active):
-        """The K = 2 case of the pairs': a row is its one pair (row, the other side),
-        id ``2 row + other`` and weight μ = λ / 2; the hyperplane ``w_1 - w_0``."""
-        rows = self.rows
-        sides = (rows.labels(active) > 0).astype(np.intp)
-        found = decide_jointly_in_principal_frame(rows.original_rows(active), sides, 2)
-        if found is None:
-            return None
-        kind, (first, second) = found
-        if kind == "certificate":
-            return kind, (first // 2, 2 * second)
-        (w0, w1), (b0, b1) = first, second
-        return kind, ([a - c for a, c in zip(w1, w0, strict=True)], b1 - b0)
+    def codes(self, active):
+        return side_pairs(self.rows.labels(active))[0]
 
-    def checked(self, active, local, weights, **options):
-        return checked_certificate(
-            self.rows, active[local], weights, self.classes, **options
-        )
+    def machine(self, separator):
+        return as_machine(separator.exact_coef, separator.exact_intercept)
 
-    def exact_separator(self, w, b):
-        norm = np.linalg.norm([float(value) for value in w])
-        return exact_result(w, b, 1.0 / norm if norm > 0 else np.inf)
+    def certified_pairs(self, certificate):
+        rows = self.rows.indices_in_X(certificate.certificate_indices)
+        return rows, (certificate.certificate_signs < 0).astype(np.intp)
 
-    def start_of(self, active, certificate):
-        position = dict(zip(active.tolist(), range(active.size)))
-        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-        return [position[i] for i in certificate.certificate_indices[heaviest]
-                if i in position]  # fmt: skip
+    def checked(self, active, local, weights, exact_weights=None, **options):
+        exact = SeparabilityResult._from_pair_weights(exact_weights)
+        return checked_certificate(self.rows, active[local // 2], 2 * weights,
+                                   self.classes, exact_weights=exact,
+                                   **options)  # fmt: skip
 
-    def decide_on_rows(self, start, maximal, small=False):
-        rows = self.rows
-        active = np.flatnonzero(rows.active)
-        points, signs = rows.original_rows(active), rows.labels(active)
-        found = decide_two_class_on_rows(points, signs, start, limited=not small)
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            return self.decided_certificate(active, *answer)
-        w, b, tight = answer
-        budget = {"budget": small_problem_budget(len(signs))} if small else {}
-        if maximal and (best := maximal_two_class_on_rows(points, signs, tight,
-                                                          **budget)):  # fmt: skip
-            return self._maximal(active, signs, *best)
-        return Decision.of(kind, self.exact_separator(w, b))
+    def separator_budget(self, n_rows):
+        p = self.rows.n_features
+        return separator_budget(p + 1) if n_rows * p <= MAXIMAL_ENTRIES else None
 
-    def _maximal(self, active, signs, w, b, alpha):
-        """The Decision of the maximal margin in rationals (``w``, ``b``) on the
-        rows ``active`` with multipliers ``α``: its support those of α > 0."""
-        on = [i for i, value in enumerate(alpha) if value > 0]
-        dual = np.array([float(alpha[i]) for i in on]) * signs[on]
-        norm = float(sum(value * value for value in w)) ** 0.5
-        support = self.rows.indices_in_X(active[on])
-        return Decision.of("maximal", exact_result(w, b, 1 / norm, support, dual))
+    def exact_separator(self, W, b):
+        w, b = as_hyperplane(W, b)
+        coef = np.array([float(value) for value in w])
+        norm = np.linalg.norm(coef)
+        return MarginResult(coef, float(b), True, 1.0 / norm if norm > 0 else np.inf,
+                            np.array([], dtype=np.intp), np.array([]), 0.0, 0,
+                            exact_coef=w, exact_intercept=b)  # fmt: skip
+
+    def exact_maximal(self, W, b, rows, others, mu):
+        result = self.exact_separator(W, b)
+        result.support = self.rows.indices_in_X(rows)
+        result.dual = 2 * mu * self.rows.labels(rows)  # α c, α = 2μ
+        squares = sum(value * value for value in result.exact_coef)
+        result.margin = 1 / float(squares) ** 0.5
+        return result
 
 
 class WideProblem(TwoClassProblem):
@@ -332,14 +294,6 @@ class WideProblem(TwoClassProblem):
         return mark_if_far(self.two_class, result)
 
 
-def exact_result(w, b, margin, support=(), dual=()):
-    """The MarginResult of ``w``, ``b`` in rationals; ``coef``, ``b`` rounded."""
-    coef = np.array([float(value) for value in w])
-    return MarginResult(coef, float(b), True, margin,
-                        np.asarray(support, dtype=np.intp), np.asarray(dual, float),
-                        0.0, 0, exact_coef=w, exact_intercept=b)  # fmt: skip
-
-
 def _augmented_margin(problem, tol, initial_size, batch):
     """The margin through the origin of the augmented samples (Novikoff's)."""
     rows = problem.rows
@@ -352,7 +306,7 @@ def _augmented_margin(problem, tol, initial_size, batch):
         problem, rows, solve, rows.seed(initial_size), tol, batch
     )
     if not solution.feasible:
-        return MarginResult(**no_hyperplane(rounds))
+        return problem.unseparated(rounds, None)
     terms = problem.terms(rows, working, solution, fit_intercept=False)
     check_optimality(rows, terms, solution, tol)
     warn_if_inexact(solution)

@@ -12,25 +12,17 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from .._exact._farkas import tightest_pairs
-from .._exact._kkt import (
-    exact_machine_of_pairs,
-    maximal_machine_on_rows,
-    separator_budget,
-    small_problem_budget,
-)
+from .._exact._kkt import exact_machine_of_pairs, separator_budget
 from .._exact._numbers import as_fmpq
-from .._exact._simplex import decide_pairs_on_rows
 from .._kesler import class_columns, pair_margins, pairs_of
 from .._rows._protocol import InMemoryPairRows, PairRows
 from .._threads import threads_for_fit
 from .._working_set import grow, rows_in_memory
 from ..exceptions import SolverError
 from ._certificate import checked_certificate
-from ._driver import Decision, ProblemKind, check_rows, exact_margin
+from ._driver import ProblemKind, check_rows, exact_margin
 from ._kkt import DualTerms, dual_problems, mark_if_far
-from ._principal import decide_jointly_in_principal_frame
-from ._result import JointMarginResult
+from ._result import JointMarginResult, label_codes
 from ._soft import in_frame, without_noise
 from ._solvers import (
     kesler_flow_lp,
@@ -185,18 +177,16 @@ class PairsProblem(ProblemKind):
             return None
         W, b, dual = found
         on = {(position[j], others[j]): v for j, v in enumerate(dual) if v > 0}
-        return self._maximal(active, (W, b, on)).answer
+        return self.maximal_of(active, (W, b, on)).answer
 
-    def in_principal_frame(self, active):
-        rows = self.rows
-        return decide_jointly_in_principal_frame(
-            rows.original_rows(active), rows.codes[active], self.n_classes
-        )
+    def certified_pairs(self, certificate):
+        others = label_codes(certificate.certificate_classes, self.classes)[1]
+        return certificate.certificate_indices, others
 
-    def checked(self, active, local, weights, **options):
-        K = self.n_classes
-        ids = active[local // K] * K + local % K
-        return checked_certificate(self.rows, ids, weights, self.classes, **options)
+    def separator_budget(self, n_rows):
+        K, p = self.n_classes, self.rows.n_features
+        suits = exact_finish_suits(n_rows * (K - 1))
+        return separator_budget(K * (p + 1)) if suits else None
 
     def exact_separator(self, W, b):
         """The separable result of a machine decided in rationals, its ``coef`` and
@@ -208,67 +198,16 @@ class PairsProblem(ProblemKind):
             empty, empty, np.array([]), 0.0, 0, exact_coef=W, exact_intercept=b,
         )  # fmt: skip
 
-    def start_of(self, active, certificate):
-        """The certificate's pairs as ``(position in active, other class code)``."""
-        position = {i: k for k, i in enumerate(self.rows.indices_in_X(active).tolist())}
-        code = {label: k for k, label in enumerate(np.asarray(self.classes).tolist())}
-        heaviest = np.argsort(-certificate.certificate_weights, kind="stable")
-        rows = certificate.certificate_indices[heaviest].tolist()
-        labels = certificate.certificate_classes[heaviest].tolist()
-        return [(position[i], code[c]) for i, c in zip(rows, labels) if i in position]
-
-    def decide_on_rows(self, start, maximal, small=False):
-        # ``maximal`` is not taken up: the separator's last basis holds pairs of
-        # every class, not the margin's support (a small problem's exchanges fix it).
-        rows, K = self.rows, self.n_classes
-        active = np.flatnonzero(rows.active)
-        points, codes = rows.original_rows(active), rows.codes[active]
-        found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
-        if found is None:
-            return None
-        kind, answer = found
-        if kind == "certificate":
-            pair_rows, others, exact = answer
-            return self.decided_certificate(active, pair_rows * K + others, exact)
-        W, b, tight = answer
-        maximal = small and maximal_machine_on_rows(
-            points, codes, K, tight, small_problem_budget(active.size * (K - 1))
-        )
-        found = self._maximal(active, maximal)  # None: a separator, not the maximal
-        return found or Decision.of(kind, self.exact_separator(W, b))
-
-    def maximal_from(self, separator):
-        """From the pairs the rational machine holds nearest its margin."""
-        rows, K = self.rows, self.n_classes
-        active = rows_in_memory(rows)
-        if not (active is not None and active.size
-                and exact_finish_suits(active.size * (K - 1))):  # fmt: skip
-            return None
-        points, codes = rows.original_rows(active), rows.codes[active]
-        # As many pairs as a hyperplane's unknowns: a larger guess slows each exchange.
-        near = tightest_pairs(points, codes, K, separator.exact_coef,
-                              separator.exact_intercept, rows.n_features + 1)  # fmt: skip
-        budget = separator_budget(K * (rows.n_features + 1))
-        maximal = maximal_machine_on_rows(points, codes, K, near, budget)
-        return self._maximal(active, maximal)
-
-    def _maximal(self, active, found):
-        """The Decision of the maximal machine ``found = (W, b, μ)`` in rationals on
-        rows ``active`` (support: μ > 0; its margin ``min_{j<k} 1/‖w_j - w_k‖`` from
-        the rationals), or None without one."""
-        if not found:
-            return None
-        W, b, multipliers = found
-        on = sorted(multipliers)
+    def exact_maximal(self, W, b, rows, others, mu):
+        """Its margin ``min_{j<k} 1/‖w_j - w_k‖`` from the rationals."""
         result = self.exact_separator(W, b)
-        result.support = self.rows.indices_in_X(active[[i for i, _ in on]])
-        result.support_classes = np.array([k for _, k in on], dtype=np.intp)
-        result.dual = np.array([float(multipliers[pair]) for pair in on])
-        rows = [[as_fmpq(value) for value in w] for w in W]  # FLINT: no gcd in Python
-        pairs = combinations(rows, 2)
+        result.support = self.rows.indices_in_X(rows)
+        result.support_classes, result.dual = others, mu
+        exact = [[as_fmpq(value) for value in w] for w in W]  # FLINT: no gcd in Python
+        pairs = combinations(exact, 2)
         squares = [sum((a - c) ** 2 for a, c in zip(u, v)) for u, v in pairs]
         result.margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
-        return Decision.of("maximal", result)
+        return result
 
 
 def machine_margin(coef):
