@@ -13,19 +13,6 @@ from ..exceptions import SolverError
 from ._result import PROOF_RTOL, external_stacklevel
 
 
-def no_hyperplane(rounds):
-    return dict(
-        coef=None,
-        intercept=0.0,
-        separable=False,
-        margin=0.0,
-        support=np.array([], int),
-        dual=np.array([]),
-        hinge_violation=np.inf,
-        rounds=rounds,
-    )
-
-
 def proven(frame, result, tol, smallest):
     """The separating hyperplane, proved on every row with its rounding bounded.
 
