@@ -17,15 +17,15 @@ from sklearn_linsep import (
     SolverError,
     linear_separability,
 )
-from sklearn_linsep._exact._farkas import pairs_matrix, side_pairs
+from sklearn_linsep._exact._farkas import as_hyperplane, pairs_matrix, side_pairs
 from sklearn_linsep._exact._kkt import (
-    maximal_two_class_on_rows,
+    maximal_machine_on_rows,
     small_problem_budget,
 )
 from sklearn_linsep._exact._numbers import rational, solve_exactly
 from sklearn_linsep._exact._simplex import (
     FarkasColumns,
-    decide_two_class_on_rows,
+    decide_pairs_on_rows,
     farkas_simplex,
 )
 from sklearn_linsep._exact._enclosure import enclosed_positive, exact_difference
@@ -171,11 +171,12 @@ def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
     float_route = linear_separability(X, y)
     assert float_route.separable
     signs = np.where(y == 1, 1.0, -1.0)
-    found, (w, b, tight) = decide_two_class_on_rows(X, signs, [], limited=False)
-    exact_w, exact_b, multipliers = maximal_two_class_on_rows(
-        X, signs, tight, small_problem_budget(n)
-    )
-    assert all(value >= 0 for value in multipliers)
+    own = side_pairs(signs)[0]  # two classes: K = 2 pairs, a pair per row
+    found, (_, _, tight) = decide_pairs_on_rows(X, own, 2, [], limited=False)
+    budget = small_problem_budget(n)
+    W, b, multipliers = maximal_machine_on_rows(X, own, 2, tight, budget)
+    assert all(value >= 0 for value in multipliers.values())
+    exact_w, exact_b = as_hyperplane(W, b)
     np.testing.assert_allclose([float(v) for v in exact_w], float_route.coef,
                                rtol=1e-7, atol=1e-9)  # fmt: skip
     assert float(exact_b) == pytest.approx(float_route.intercept, rel=1e-7, abs=1e-9)
@@ -183,7 +184,9 @@ def test_the_exact_maximal_margin_agrees_with_the_float_route(seed):
 
 def test_the_exact_separator_has_every_margin_at_least_one():
     X = np.array([[0.0], [1.0], [3.0]])
-    found, (w, b, _) = decide_two_class_on_rows(X, [-1, -1, 1], [], limited=False)
+    own = side_pairs([-1, -1, 1])[0]  # two classes: K = 2 pairs, a pair per row
+    found, (W, b, _) = decide_pairs_on_rows(X, own, 2, [], limited=False)
+    w, b = as_hyperplane(W, b)
     assert found == "separator"
     margins = [
         c * (w[0] * Fraction(x) + b) for x, c in zip([0.0, 1.0, 3.0], [-1, -1, 1])

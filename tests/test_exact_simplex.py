@@ -16,17 +16,22 @@ import pytest
 from sklearn_linsep import HardMarginSVM, SolverError, linear_separability
 from sklearn_linsep._exact import _frames, _kkt
 from sklearn_linsep._exact import _simplex as _exact_simplex
-from sklearn_linsep._exact._farkas import side_pairs
-from sklearn_linsep._exact._simplex import (
-    decide_pairs_on_rows,
-    decide_two_class_on_rows,
-)
+from sklearn_linsep._exact._farkas import as_hyperplane, side_pairs
+from sklearn_linsep._exact._simplex import decide_pairs_on_rows
 from sklearn_linsep._testing import (
     exactly_balances,
     exactly_separates,
     facet_case,
     near_touching_case,
 )
+
+
+def decide_two_class_on_rows(X, signs, start, limited=True):
+    """Two classes as the package decides them: K = 2 pairs, a pair per row (row,
+    the other side), from the rows ``start``."""
+    own, others = side_pairs(signs)
+    start = [(int(i), int(others[i])) for i in start]
+    return decide_pairs_on_rows(X, own, 2, start, limited)
 
 
 def decide_two_class(X, signs):
@@ -60,10 +65,10 @@ def test_two_classes_agree_from_any_start_and_hold_exactly(seed):
         kind, answer = decide_two_class_on_rows(X, signs, start)
         assert kind == truth
         if kind == "certificate":
-            ids, weights = answer
-            assert exactly_balances(X, y, ids, weights)
+            rows, others, weights = answer
+            assert exactly_balances(X, y, rows, weights, others)
         else:
-            w, b, _ = answer
+            w, b = as_hyperplane(*answer[:2])
             assert all(s * (sum(Fraction(float(a)) * c for a, c in zip(x, w)) + b) >= 1
                        for x, s in zip(X, signs))  # fmt: skip
 
@@ -94,12 +99,12 @@ def test_dependent_equations_and_columns_are_covered_by_unit_columns():
     y = np.array([0, 0, 1, 1])
     X = np.hstack([X, X[:, :1], np.zeros((4, 1))])
     signs = np.where(y == 1, 1.0, -1.0)
-    kind, (w, b, _) = decide_two_class_on_rows(X, signs, [2, 2, 0, 0, 1])
+    kind, (W, b, _) = decide_two_class_on_rows(X, signs, [2, 2, 0, 0, 1])
     assert kind == "separator"
-    assert exactly_separates(X, y, w, b)
+    assert exactly_separates(X, y, *as_hyperplane(W, b))
     X[2, 1] = 1.0 - 2**-40  # now the point lies inside the other hull
-    kind, (ids, weights) = decide_two_class_on_rows(X, signs, [3, 3])
-    assert kind == "certificate" and exactly_balances(X, y, ids, weights)
+    kind, (rows, others, weights) = decide_two_class_on_rows(X, signs, [3, 3])
+    assert kind == "certificate" and exactly_balances(X, y, rows, weights, others)
 
 
 @pytest.mark.parametrize("separable", [True, False])
@@ -296,9 +301,10 @@ def _assert_the_rational_verdict_holds(X, y, signs, found):
     kind, answer = found
     assert kind == decide_two_class(X, signs)[0]
     if kind == "certificate":
-        assert exactly_balances(X, y, *answer)
+        rows, others, weights = answer
+        assert exactly_balances(X, y, rows, weights, others)
     else:
-        assert exactly_separates(X, y, *answer[:2])
+        assert exactly_separates(X, y, *as_hyperplane(*answer[:2]))
 
 
 def _two_class_columns(X, signs):

@@ -17,13 +17,12 @@ from functools import cached_property
 import numpy as np
 
 from ._dyadic import MODULUS, residue_matrix
-from ._farkas import as_hyperplane, every_pair, pair_margins_near, side_pairs
+from ._farkas import every_pair, pair_margins_near
 from ._numbers import (
     as_fmpq,
     as_fraction,
     echelon_pivots,
     fmpq_matrix,
-    fraction,
     scattered,
 )
 
@@ -291,21 +290,6 @@ def separator_budget(unknowns):
     the support: its weights may cancel), growing with the ``unknowns`` (p + 1,
     or K (p + 1)), within ``SEPARATOR_WORK``."""
     return Budget(EXACT_EXCHANGES + unknowns // 8, SEPARATOR_WORK)
-
-
-def maximal_two_class_on_rows(points, signs, support, budget=Budget()):
-    """``(w, b, α)``: the maximal-margin hyperplane of the rows in rationals, ``α``
-    one per row: the K = 2 case of :func:`maximal_machine_on_rows`, a pair per
-    row (``W = (-w/2, w/2)``, multipliers ``α / 2``), from the rows a separator
-    of :func:`~._simplex.decide_two_class_on_rows` held tight (``support``)."""
-    own, others = side_pairs(signs)
-    support = np.asarray(support, dtype=np.intp)
-    found = maximal_machine_on_rows(points, own, 2, (support, others[support]), budget)
-    if not found:
-        return None
-    W, b, pairs = found  # α > 0 by (row, other)
-    alpha = [2 * pairs.get(pair, fraction(0)) for pair in enumerate(others.tolist())]
-    return (*as_hyperplane(W, b), alpha)
 
 
 def maximal_machine_on_rows(points, codes, n_classes, support,

@@ -33,14 +33,12 @@ from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._farkas import (
     EXACT_ENTRIES,
     EXACT_SOLVE_WORK,
-    as_hyperplane,
     class_groups,
     decidable,
     equations,
     every_pair,
     pairs_matrix,
     pairs_separator,
-    side_pairs,
 )
 from ._frames import CentredFrame
 from ._numbers import (
@@ -522,26 +520,6 @@ def _certificate(system, basis, exact_columns):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
     keep = [i for i, w in enumerate(weights) if w > 0]
     return np.array([basis[i] for i in keep], dtype=np.intp), [weights[i] for i in keep]
-
-
-def decide_two_class_on_rows(points, signs, start, limited=True):
-    """Farkas' alternative for two classes on every row, exactly: the K = 2
-    case of :func:`decide_pairs_on_rows`, from the rows ``start``:
-    ``("certificate", (ids, λ))``, ``λ = 2 μ``; ``("separator", (w, b, tight))``,
-    ``c_i (w·x_i + b) ≥ 1`` on every row, ``tight`` the last basis's rows (as a
-    rule the maximal margin's support, :func:`~._kkt.maximal_two_class_on_rows`);
-    or None."""
-    own, others = side_pairs(signs)
-    start = [(int(i), int(others[i])) for i in start]
-    found = decide_pairs_on_rows(points, own, 2, start, limited)
-    if found is None:
-        return None
-    kind, answer = found
-    if kind == "certificate":
-        rows, _, weights = answer
-        return kind, (rows, [2 * value for value in weights])
-    W, b, (tight, _) = answer
-    return kind, (*as_hyperplane(W, b), tight)
 
 
 def decide_pairs_on_rows(points, codes, n_classes, start, limited=True):
