@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._exact._farkas import as_hyperplane
 from .._kesler import worst_others
 from .._rows._memory_pairs import KeslerRows
 from .._rows._memory_two_class import ScaledRows
@@ -106,11 +107,6 @@ class MinimumErrorResult:
         return f"MinimumErrorResult({how}, classes={self.classes.tolist()})"
 
 
-def _as_hyperplane(coef, intercept):
-    """The machine of two classes as its hyperplane ``(w_1 - w_0, b_1 - b_0)``."""
-    return coef[1] - coef[0], float(intercept[1] - intercept[0])
-
-
 class _Search:
     """One search over X with codes of K ≥ 2 classes: its certificates, best removal
     and limits (``effort`` counts exact verdicts, the same on any machine). A rule is
@@ -153,7 +149,7 @@ class _Search:
         """Each row's least ``s_own - s_k`` over the other classes; two
         classes: ``c (w·x + b)`` of the hyperplane, evaluated as such."""
         if self.n_classes == 2:
-            coef, intercept = _as_hyperplane(*machine)
+            coef, intercept = as_hyperplane(*machine)
             return (2.0 * self.codes[rows] - 1) * (self.X[rows] @ coef + intercept)
         coef, intercept = machine
         return worst_others(self.X[rows] @ coef.T + intercept, self.codes[rows])[0]
@@ -328,7 +324,8 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
         stopped_by = search.run(greedy)
     removed, coef, intercept = search.best
     if two:
-        coef, intercept = _as_hyperplane(coef, intercept)
+        coef, intercept = as_hyperplane(coef, intercept)
+        intercept = float(intercept)
     optimal = search.lower >= removed.size
     return MinimumErrorResult(
         lower_bound=min(search.lower, removed.size),
