@@ -131,7 +131,7 @@ class ProblemKind:
     # the deciders below map to the kind's answers.
     certified_pairs: Callable  # (certificate): its rows (X's) and other class codes
     exact_separator: Callable  # (W, b): a separating machine in rationals' result
-    exact_maximal: Callable  # (W, b, rows, others, μ): the maximal one's, its support
+    exact_maximal: Callable  # (result, rows, others, μ): its dual and exact margin
     separator_budget: Callable  # (n_rows): the KKT solver's from a separator, or None
 
     def anchors(self, frame):
@@ -271,7 +271,10 @@ class ProblemKind:
         rows = active[[i for i, _ in on]]
         others = np.array([k for _, k in on], dtype=np.intp)
         mu = np.array([float(multipliers[pair]) for pair in on])
-        return Decision.of("maximal", self.exact_maximal(W, b, rows, others, mu))
+        result = self.exact_separator(W, b)
+        result.support = self.rows.indices_in_X(rows)
+        self.exact_maximal(result, rows, others, mu)
+        return Decision.of("maximal", result)
 
 
 def exact_margin(problem, tol, soft, initial_size=None, batch=None,

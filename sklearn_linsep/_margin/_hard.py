@@ -240,13 +240,10 @@ class TwoClassProblem(ProblemKind):
                             np.array([], dtype=np.intp), np.array([]), 0.0, 0,
                             exact_coef=w, exact_intercept=b)  # fmt: skip
 
-    def exact_maximal(self, W, b, rows, others, mu):
-        result = self.exact_separator(W, b)
-        result.support = self.rows.indices_in_X(rows)
+    def exact_maximal(self, result, rows, others, mu):
         result.dual = 2 * mu * self.rows.labels(rows)  # α c, α = 2μ
         squares = sum(value * value for value in result.exact_coef)
         result.margin = 1 / float(squares) ** 0.5
-        return result
 
 
 class WideProblem(TwoClassProblem):

@@ -198,16 +198,13 @@ class PairsProblem(ProblemKind):
             empty, empty, np.array([]), 0.0, 0, exact_coef=W, exact_intercept=b,
         )  # fmt: skip
 
-    def exact_maximal(self, W, b, rows, others, mu):
+    def exact_maximal(self, result, rows, others, mu):
         """Its margin ``min_{j<k} 1/‖w_j - w_k‖`` from the rationals."""
-        result = self.exact_separator(W, b)
-        result.support = self.rows.indices_in_X(rows)
         result.support_classes, result.dual = others, mu
-        exact = [[as_fmpq(value) for value in w] for w in W]  # FLINT: no gcd in Python
-        pairs = combinations(exact, 2)
+        W = result.exact_coef  # FLINT below: no gcd in Python
+        pairs = combinations([[as_fmpq(value) for value in w] for w in W], 2)
         squares = [sum((a - c) ** 2 for a, c in zip(u, v)) for u, v in pairs]
         result.margin = 1 / float(max(squares)) ** 0.5 if any(squares) else np.nan
-        return result
 
 
 def machine_margin(coef):
