@@ -44,7 +44,7 @@ from ._farkas import (
 )
 from ._frames import CentredFrame
 from ._numbers import (
-    as_fmpq,
+    ExactRows,
     as_fraction,
     determinant_nonzero,
     fmpq_matrix,
@@ -156,7 +156,8 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
         return None
     else:
         max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
-    columns = _ExactColumns(system)
+    # columns(ids): the columns of _float_matrix as rows, in rationals (B's: Bᵀ).
+    columns = ExactRows(lambda ids: _float_matrix(system, ids).T, m)
     found = None
     if len(start):
         basis, settled = _float_pivots(system, _starting_basis(system, start),
@@ -259,7 +260,8 @@ def _refined_solves(B):
 
 def _float_matrix(system, basis):
     """The basis's columns in float64: ``e`` for ``t``, unit columns, ``A``'s."""
-    kinds, B = np.asarray(basis), np.zeros((system.m, system.m))
+    kinds = np.asarray(basis, dtype=np.intp)
+    B = np.zeros((system.m, kinds.size))
     B[:, kinds > T] = system(kinds[kinds > T])
     B[:, kinds == T] = system.e[:, None]
     units = np.flatnonzero(kinds < T)
@@ -271,9 +273,9 @@ def _pivots(system, basis, columns, max_pivots):
     """The simplex steps of :func:`farkas_simplex` from ``basis``."""
     m = system.m
     for step in range(max_pivots + 1):
-        B = _matrix(columns(basis))
+        B_T = columns(basis)
         try:
-            y = B.transpose().solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
+            y = B_T.solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
         except ZeroDivisionError:  # singular in exact arithmetic
             return None
         y = y.entries()
@@ -283,36 +285,13 @@ def _pivots(system, basis, columns, max_pivots):
             return "separator", (dual, [j for j in basis if j > T])
         if step == max_pivots:
             return None
-        u = B.solve(_matrix(columns([entering])))
+        u = B_T.transpose().solve(columns([entering]).transpose())
         leaving = _leaving(basis, u.entries())
         if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
             raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
         basis[leaving] = entering
         if T not in basis:  # t left: t = 0, λ = B⁻¹ e
             return "certificate", _certificate(system, basis, columns)
-
-
-class _ExactColumns:
-    """The basis's columns as lists of fmpq, each column converted once."""
-
-    def __init__(self, system):
-        self.system, self.cache = system, {}
-        self.cache[T] = [as_fmpq(value) for value in system.e]
-
-    def __call__(self, ids):
-        missing = [j for j in ids if j not in self.cache and j >= 0]
-        if missing:
-            for j, column in zip(missing, self.system(missing).T, strict=True):
-                self.cache[j] = [as_fmpq(value) for value in column]
-        rows = range(self.system.m)  # j < T: equation -2 - j's unit column
-        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in rows]
-                for j in ids]  # fmt: skip
-
-
-def _matrix(columns):
-    """The ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
-    m, n = len(columns[0]), len(columns)
-    return fmpq_matrix(m, n, [column[r] for r in range(m) for column in columns])
 
 
 def _float_start(system):
@@ -422,8 +401,8 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
         positive = outside & (prices > bound)
         undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
         if undecided.size and exact_columns is not None:
-            undecided_columns = _matrix(exact_columns(block[undecided]))
-            exact = (fmpq_matrix(1, system.m, y) * undecided_columns).entries()
+            undecided_rows = exact_columns(block[undecided])  # their transpose
+            exact = (undecided_rows * fmpq_matrix(system.m, 1, y)).entries()
             positive[undecided] = [value > 0 for value in exact]
         if not positive.any():
             continue
@@ -516,7 +495,7 @@ def _leaving(basis, u, bland=True, tol=0):
 def _certificate(system, basis, exact_columns):
     """``(ids, λ)``: ``λ = B⁻¹ e`` on the basis without ``t`` (≥ 0, 0 on unit
     columns: the last step kept it feasible), its positive entries."""
-    solved = _matrix(exact_columns(basis)).solve(_matrix(exact_columns([T])))
+    solved = exact_columns(basis).transpose().solve(exact_columns([T]).transpose())
     weights = [as_fraction(value) for value in solved.entries()]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
