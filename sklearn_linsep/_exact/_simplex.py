@@ -163,25 +163,26 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
         basis, settled = _float_pivots(system, _starting_basis(system, start),
                                        CERTIFICATE_FLOAT_PIVOTS)  # fmt: skip
         if settled:
-            found = _pivots(system, basis, columns, min(max_pivots, CERTIFICATE_PIVOTS))
+            limit = min(max_pivots, CERTIFICATE_PIVOTS)
+            found = _steps(system, [basis], limit, columns)
     if found is None:
         basis, _ = _float_pivots(system, _starting_basis(system, _float_start(system)))
-        found = _pivots(system, basis, columns, max_pivots)
+        found = _steps(system, [basis], max_pivots, columns)
     return found
 
 
 def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
-    """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps in
+    """``(basis, settled)``: ``basis`` moved by :func:`_steps` in
     floating point until no column prices positive or ``t`` would leave
     (``settled``), a solve fails, or the steps run out; Dantzig's rule until a
     basis repeats, then Bland's. Solves and near-0 prices are refined in
     extended precision (:func:`_refined_solves`): a hair of 2^-44 keeps its sign."""
     trail = [basis]
-    settled = _float_steps(system, trail, max_pivots)
+    settled = _steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
         # A start too ill-conditioned for float steps (cond 1e17): t and unit columns.
         trail = [basis, _starting_basis(system, [])]
-        settled = _float_steps(system, trail, max_pivots)
+        settled = _steps(system, trail, max_pivots)
     # Float64 cannot tell singular bases from near-touching ones (both reach
     # condition 2^50): the exact steps take the last one proved nonsingular
     # (its determinant nonzero modulo a prime; a False may, rarely, be wrong).
@@ -193,40 +194,63 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     return _starting_basis(system, []), False
 
 
-def _float_steps(system, trail, max_pivots):
-    """:func:`_float_pivots`' steps, each basis appended to ``trail``;
-    whether they settled."""
-    basis = trail[-1]
-    try:
-        solve = _refined_solves(_float_matrix(system, basis))
-    except (np.linalg.LinAlgError, ValueError):  # near singular, not finite
-        return False
+def _steps(system, trail, max_pivots, columns=None):
+    """The simplex steps of :func:`farkas_simplex` from ``trail[-1]``, each basis
+    appended to ``trail``: in rationals with ``columns``, its answer (None out of
+    steps, or on a basis singular exactly), Bland's rule after ``BLAND_AFTER``
+    steps; else :func:`_float_pivots`', whether they settled."""
+    basis, exact = trail[-1], columns is not None
     seen, bland, shunned = set(), False, []
-    for _ in range(max_pivots):
-        bland = bland or frozenset(basis) in seen
+    singular = ZeroDivisionError if exact else (np.linalg.LinAlgError, ValueError)
+    try:
+        y, direction = _solves(system, basis, columns)
+    except singular:  # ValueError: not finite
+        return None if exact else False
+    for step in range(max_pivots + exact):  # the exact steps' last only prices
+        bland = step >= BLAND_AFTER if exact else bland or frozenset(basis) in seen
         seen.add(frozenset(basis))
-        y = solve((np.asarray(basis) == T).astype(float), transposed=True)
-        entering = _entering(system, y, basis, None, bland, shunned)
-        if entering is None:
-            return not shunned
-        u = solve(system([entering])[:, 0])
-        tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)  # 0 to the refined steps
-        leaving = _leaving(basis, u, bland, tol)
-        if leaving is None:
-            return False
-        if basis[leaving] == T:
-            return True
+        entering = _entering(system, y, basis, columns, bland, shunned)
+        if entering is None and exact:
+            dual = scattered(system.equations, system.kept, y)  # 0: left out
+            return "separator", (dual, [j for j in basis if j > T])
+        if entering is None or step == max_pivots:
+            return None if exact else not shunned
+        u = direction(entering)
+        tol = 0 if exact else FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
+        leaving = _leaving(basis, u, exact or bland, tol)  # exact: Bland's always
+        if leaving is None and exact:  # t always moves: the Farkas LP is bounded
+            raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
+        if not exact and (leaving is None or basis[leaving] == T):
+            return leaving is not None  # t would leave: settled
         stepped = [*basis[:leaving], entering, *basis[leaving + 1:]]
+        if T not in stepped:  # t left: t = 0, λ = B⁻¹ e
+            return "certificate", _certificate(system, stepped, columns)
         try:
-            solve = _refined_solves(_float_matrix(system, stepped))
-            basis, shunned = stepped, []
-            trail.append(basis)
-        except (np.linalg.LinAlgError, ValueError):
-            # Float64 cannot tell it from singular: another column enters instead.
-            shunned.append(entering)
+            y, direction = _solves(system, stepped, columns)
+        except singular:  # in floats: another column enters instead
+            if exact:
+                return None
+            shunned.append(entering)  # float64 cannot tell it from singular
             if len(shunned) > FLOAT_RETRIES:
                 return False
+            continue
+        basis, shunned = stepped, []
+        trail.append(basis)
     return False
+
+
+def _solves(system, basis, columns=None):
+    """``(y, direction)``: ``y = B⁻ᵀ e_t`` and ``direction(j) = B⁻¹ A_j`` of
+    ``basis``, in rationals with ``columns`` (:class:`~._numbers.ExactRows` of
+    its columns), else in refined floating point (:func:`_refined_solves`)."""
+    unit = [int(j == T) for j in basis]
+    if columns is None:
+        solve = _refined_solves(_float_matrix(system, basis))
+        y = solve(np.array(unit, dtype=float), transposed=True)
+        return y, lambda j: solve(system([j])[:, 0])
+    B_T = columns(basis)
+    y = B_T.solve(fmpq_matrix(len(basis), 1, unit)).entries()
+    return y, lambda j: B_T.transpose().solve(columns([j]).transpose()).entries()
 
 
 def _refined_solves(B):
@@ -267,31 +291,6 @@ def _float_matrix(system, basis):
     units = np.flatnonzero(kinds < T)
     B[-2 - kinds[units], units] = 1.0
     return B
-
-
-def _pivots(system, basis, columns, max_pivots):
-    """The simplex steps of :func:`farkas_simplex` from ``basis``."""
-    m = system.m
-    for step in range(max_pivots + 1):
-        B_T = columns(basis)
-        try:
-            y = B_T.solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
-        except ZeroDivisionError:  # singular in exact arithmetic
-            return None
-        y = y.entries()
-        entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
-        if entering is None:
-            dual = scattered(system.equations, system.kept, y)  # 0: left out
-            return "separator", (dual, [j for j in basis if j > T])
-        if step == max_pivots:
-            return None
-        u = B_T.transpose().solve(columns([entering]).transpose())
-        leaving = _leaving(basis, u.entries())
-        if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
-            raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
-        basis[leaving] = entering
-        if T not in basis:  # t left: t = 0, λ = B⁻¹ e
-            return "certificate", _certificate(system, basis, columns)
 
 
 def _float_start(system):
