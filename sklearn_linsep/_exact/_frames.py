@@ -2,7 +2,7 @@
 error-bounded changes of coordinates that keep Farkas' alternative (an affine
 map keeps a certificate's weights, a separator maps back).
 
-- :func:`centred` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
+- :func:`pairs_enclosed` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
   from 0 taken about one of their values, so the system's feature rows stop
   repeating its constant ones (a near-dependence that costs every digit);
 - :class:`CentredFrame` (the rational simplex's, :mod:`._simplex`): exactly
@@ -98,6 +98,19 @@ def principal_frame(points):
     return Z, center, axes, spread, bound
 
 
+def pairs_enclosed(points, own, others, n_classes):
+    """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
+    pairs, summing to 1, balance Kesler's rows exactly, in X's frame about the
+    features' own values; else None. Each feature far from 0 against its spread
+    (a constant one too) is taken about its first value, ``x - t = offsets +
+    remainders`` exactly; the others about 0. The constant rows absorb ``t``."""
+    points = np.asarray(points, dtype=float)
+    spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
+    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
+    offsets, remainders = exact_difference(points, center)
+    return enclosed_pairs(offsets, remainders, own, others, n_classes)
+
+
 def pairs_enclosed_in_axes(points, own, others, n_classes):
     """The weights (rounded) where the enclosure proves, in the rows' principal
     axes, that positive weights on these pairs summing to 1 balance Kesler's
@@ -164,14 +177,3 @@ class CentredFrame:
         shift = sum((value * rational_scalar(o) for value, o in zip(w, self.offsets)
                      if o), fraction(0))  # fmt: skip
         return w, b - shift
-
-
-def centred(points):
-    """``(offsets, remainders, center)``: each feature far from 0 against its
-    spread (a constant one too) taken about its first value, ``x - t = offsets +
-    remainders`` exactly; the others about 0. The constant rows absorb ``t``."""
-    points = np.asarray(points, dtype=float)
-    spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
-    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
-    offsets, remainders = exact_difference(points, center)
-    return offsets, remainders, center
