@@ -575,31 +575,28 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     pairs, features = np.shape(points)
     size = equations(features, n_classes)  # what the limits measure
     small = unlimited or decidable(problem_rows, features, n_classes)
-    if not (small or _quick(pairs, size)):
+    quick = unlimited or pairs * pairs * size <= EXACT_SOLVE_WORK  # the solve's work
+    if not (small or quick):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
-    return _solved(A, e, class_groups(n_classes, features), size, small, unlimited)
+    fits = unlimited or (small and pairs * size <= EXACT_ENTRIES)
+    return _solved(A, e, class_groups(n_classes, features), quick, fits)
 
 
-def _quick(unknowns, equations):
-    """Whether a certificate's solve is within ``EXACT_SOLVE_WORK``."""
-    return unknowns * unknowns * equations <= EXACT_SOLVE_WORK
-
-
-def _solved(A, e, groups, size, small, unlimited):
-    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact; ``size`` its
-    equations as the limits measure them). Independent columns, the rule: the one
-    solution decides (:func:`~._numbers.solve_exactly`). Dependent ones, or a
-    ``small`` problem's solve beyond ``EXACT_SOLVE_WORK``, go to the simplex
-    where the system fits ``EXACT_ENTRIES`` (any size if ``unlimited``)."""
+def _solved(A, e, groups, quick, fits):
+    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact). Independent
+    columns, the rule: the one solution decides (:func:`~._numbers.solve_exactly`,
+    if ``quick``: within ``EXACT_SOLVE_WORK``). Dependent ones, or a small
+    problem's solve beyond it, go to the simplex where the system ``fits``
+    (``EXACT_ENTRIES``, or any size unlimited)."""
     unknowns = A.shape[1]
-    if unlimited or _quick(unknowns, size):
+    if quick:
         status, found = solve_exactly(A, e)  # each entry made an fmpq once
         if status == "unique":
             return True, (found if all(value >= 0 for value in found) else None)
         if status == "none":
             return True, None
-    if not (unlimited or (small and unknowns * size <= EXACT_ENTRIES)):
+    if not fits:
         return False, None
     system = FarkasColumns(lambda ids: A[:, ids], unknowns, e, groups=groups)
     found = farkas_simplex(system, range(unknowns), limited=False)
