@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from ._exact._enclosure import rounding_factor
 from ._exact._farkas import pairs_matrix, solves_exactly
-from ._exact._frames import pairs_enclosed, pairs_enclosed_in_axes
+from ._exact._frames import pairs_enclosed
 from ._exact._simplex import exact_pair_weights
 
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
@@ -205,8 +205,8 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     near-singular); where neither decides, or with ``exact``, in rationals
     (:func:`~._exact._simplex.exact_pair_weights`: within its limits for
     ``problem_rows`` rows, or any size with ``exact``)."""
-    for enclosed in () if exact else (pairs_enclosed, pairs_enclosed_in_axes):
-        if enclosed(points, own, others, n_classes) is not None:
+    for axes in () if exact else (False, True):
+        if pairs_enclosed(points, own, others, n_classes, axes) is not None:
             return True, None
     decided, weights = exact_pair_weights(
         points, own, others, n_classes, problem_rows, exact

@@ -98,29 +98,25 @@ def principal_frame(points):
     return Z, center, axes, spread, bound
 
 
-def pairs_enclosed(points, own, others, n_classes):
+def pairs_enclosed(points, own, others, n_classes, axes=False):
     """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
-    pairs, summing to 1, balance Kesler's rows exactly, in X's frame about the
-    features' own values; else None. Each feature far from 0 against its spread
-    (a constant one too) is taken about its first value, ``x - t = offsets +
-    remainders`` exactly; the others about 0. The constant rows absorb ``t``."""
+    pairs, summing to 1, balance Kesler's rows exactly; else None. In X's frame
+    about the features' own values: each feature far from 0 against its spread
+    (a constant one too) taken about its first value, ``x - t = offsets +
+    remainders`` exactly, the others about 0 (the constant rows absorb ``t``).
+    With ``axes``, in the rows' principal axes (:func:`principal_frame`), the
+    coordinates' error bounds the enclosure's radius."""
     points = np.asarray(points, dtype=float)
+    if axes:
+        frame = principal_frame(points)
+        # As many axes as features, or (fewer rows than features) equations dropped.
+        if frame is None or len(frame[2]) != points.shape[1]:
+            return None
+        return enclosed_pairs(frame[0], frame[4], own, others, n_classes, radius=True)
     spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
     center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
     offsets, remainders = exact_difference(points, center)
     return enclosed_pairs(offsets, remainders, own, others, n_classes)
-
-
-def pairs_enclosed_in_axes(points, own, others, n_classes):
-    """The weights (rounded) where the enclosure proves, in the rows' principal
-    axes, that positive weights on these pairs summing to 1 balance Kesler's
-    rows exactly; else None (the coordinates' error bounds are its radius)."""
-    points = np.asarray(points, dtype=float)
-    frame = principal_frame(points)
-    # As many axes as features, or (fewer rows than features) equations dropped.
-    if frame is None or len(frame[2]) != points.shape[1]:
-        return None
-    return enclosed_pairs(frame[0], frame[4], own, others, n_classes, radius=True)
 
 
 def enclosed_pairs(Z, errors, own, others, n_classes, radius=False):
