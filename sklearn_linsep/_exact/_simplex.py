@@ -28,7 +28,7 @@ spreads leave bases too ill-conditioned for float steps.
 
 import numpy as np
 
-from ._dyadic import MODULUS
+from ._dyadic import MODULUS, row_chunks
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._farkas import (
     EXACT_ENTRIES,
@@ -116,9 +116,8 @@ class FarkasColumns:
 
     def blocks(self):
         """The column ids in blocks of about ``PRICE_BLOCK_ENTRIES`` entries."""
-        size = max(1, PRICE_BLOCK_ENTRIES // max(self.equations, 1))
-        return (np.arange(start, min(start + size, self.n_columns))
-                for start in range(0, self.n_columns, size))  # fmt: skip
+        chunks = row_chunks(self.n_columns, self.equations, PRICE_BLOCK_ENTRIES)
+        return (np.arange(c.start, min(c.stop, self.n_columns)) for c in chunks)
 
     def __call__(self, ids):
         ids = np.asarray(ids, dtype=np.intp)
