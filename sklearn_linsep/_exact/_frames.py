@@ -99,36 +99,30 @@ def principal_frame(points):
 
 
 def pairs_enclosed(points, own, others, n_classes, axes=False):
-    """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
-    pairs, summing to 1, balance Kesler's rows exactly; else None. In X's frame
-    about the features' own values: each feature far from 0 against its spread
-    (a constant one too) taken about its first value, ``x - t = offsets +
-    remainders`` exactly, the others about 0 (the constant rows absorb ``t``).
-    With ``axes``, in the rows' principal axes (:func:`principal_frame`), the
-    coordinates' error bounds the enclosure's radius."""
+    """The (rounded) weights where the enclosure of Kesler's square system proves
+    that ``μ > 0`` on these pairs, summing to 1, balance its rows exactly; else
+    None. In X's frame about the features' own values: each feature far from 0
+    against its spread (a constant one too) taken about its first value, ``x - t
+    = offsets + remainders`` exactly (signed remainders), the others about 0 (the
+    constant rows absorb ``t``). With ``axes``, in the rows' principal axes
+    (:func:`principal_frame`), the coordinates' error bounds its radius."""
     points = np.asarray(points, dtype=float)
     if axes:
         frame = principal_frame(points)
         # As many axes as features, or (fewer rows than features) equations dropped.
         if frame is None or len(frame[2]) != points.shape[1]:
             return None
-        return enclosed_pairs(frame[0], frame[4], own, others, n_classes, radius=True)
-    spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
-    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
-    offsets, remainders = exact_difference(points, center)
-    return enclosed_pairs(offsets, remainders, own, others, n_classes)
-
-
-def enclosed_pairs(Z, errors, own, others, n_classes, radius=False):
-    """The enclosure of Kesler's square system on the rows ``Z``, whose entries are
-    off by at most ``errors`` (a bound's ``radius``), else signed remainders: the
-    rounded weights it proves positive, or None. Each feature's (and the
-    constant's) K class rows sum to zero, so one is left out."""
+        Z, errors = frame[0], frame[4]
+    else:
+        spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
+        center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
+        Z, errors = exact_difference(points, center)
     A, e = pairs_matrix(Z, own, others, n_classes)
     E = pairs_matrix(errors, own, others, n_classes, constants=False)[0]
+    # Each feature's (and the constant's) K class rows sum to zero: one left out.
     groups = class_groups(n_classes, Z.shape[1])
-    system = square_system(A, np.abs(E) if radius else E, e, groups)
-    return None if system is None else enclosed_positive(*system, radius=radius)
+    system = square_system(A, np.abs(E) if axes else E, e, groups)
+    return None if system is None else enclosed_positive(*system, radius=axes)
 
 
 class CentredFrame:
