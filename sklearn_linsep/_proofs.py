@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from ._exact._enclosure import rounding_factor
 from ._exact._farkas import pairs_matrix, solves_exactly
-from ._exact._frames import centred, enclosed_pairs, pairs_enclosed_in_axes
+from ._exact._frames import pairs_enclosed
 from ._exact._simplex import exact_pair_weights
 
 ROWS_PER_BLOCK = 1 << 16  # rows of |X| formed at a time (a few MB at p = 10)
@@ -199,26 +199,19 @@ def stated_pairs_agree(result, points, pairs, spread, rtol):
 def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     """``(proved, μ)``: whether ``μ > 0`` on these pairs, summing to 1, balance
     Kesler's rows exactly (True, False, or None beyond the limits), with the
-    rational μ where computed. First the float enclosure (:func:`pairs_enclosed`),
-    then the same in the rows' principal axes (features that are rounded
-    combinations of others make X's system near-singular); where neither decides,
-    or with ``exact``, in rationals (:func:`~._exact._simplex.exact_pair_weights`:
-    within its limits for ``problem_rows`` rows, or any size with ``exact``)."""
-    for enclosed in () if exact else (pairs_enclosed, pairs_enclosed_in_axes):
-        if enclosed(points, own, others, n_classes) is not None:
+    rational μ where computed. First the float enclosure
+    (:func:`~._exact._frames.pairs_enclosed`), then the same in the rows' principal
+    axes (features that are rounded combinations of others make X's system
+    near-singular); where neither decides, or with ``exact``, in rationals
+    (:func:`~._exact._simplex.exact_pair_weights`: within its limits for
+    ``problem_rows`` rows, or any size with ``exact``)."""
+    for axes in () if exact else (False, True):
+        if pairs_enclosed(points, own, others, n_classes, axes) is not None:
             return True, None
     decided, weights = exact_pair_weights(
         points, own, others, n_classes, problem_rows, exact
     )
     return (weights is not None if decided else None), weights
-
-
-def pairs_enclosed(points, own, others, n_classes):
-    """The (rounded) weights where the enclosure proves that ``μ > 0`` on these
-    pairs, summing to 1, balance Kesler's rows exactly, in X's frame about the
-    features' own values (:func:`~._exact._frames.centred`); else None."""
-    offsets, remainders, _ = centred(points)
-    return enclosed_pairs(offsets, remainders, own, others, n_classes)
 
 
 def refuse_unverifiable(result, n_features, labels):

@@ -313,6 +313,14 @@ def _two_class_columns(X, signs):
     return _exact_simplex.pairs_columns(X, *side_pairs(signs), 2)
 
 
+def _exact_columns(system):
+    """``columns(basis)``: the basis's matrix transposed, in rationals, as the
+    exact steps build it."""
+    from sklearn_linsep._exact._numbers import ExactRows
+
+    return ExactRows(lambda ids: _exact_simplex._float_matrix(system, ids).T, system.m)
+
+
 def _exact_steps_counted(monkeypatch):
     """A list that grows by one at every exact step: a call of ``_leaving`` on
     rationals (a float step's ``u`` is an array)."""
@@ -379,8 +387,7 @@ def test_the_float_steps_stop_short_of_a_basis_they_cannot_tell_from_singular():
     basis, _ = _exact_simplex._float_pivots(
         system, _exact_simplex._starting_basis(system, [])
     )
-    exact = _exact_simplex._matrix(_exact_simplex._ExactColumns(system)(basis))
-    assert exact.det() != 0
+    assert _exact_columns(system)(basis).det() != 0  # det(Bᵀ) = det(B)
     kind, answer = decide_two_class_on_rows(X, signs, [])
     assert kind == decide_two_class(X, signs)[0]
 
@@ -444,13 +451,13 @@ def test_a_nonzero_determinant_modulo_the_prime_is_nonzero():
     X, y = facet_case(True, n=200, p=6)
     signs = np.where(y == 1, 1.0, -1.0)
     system = _two_class_columns(X, signs)
-    columns = _exact_simplex._ExactColumns(system)
+    columns = _exact_columns(system)
     answers = set()
     for trial in range(20):
         basis = [_exact_simplex.T, *map(int, rng.choice(len(X), system.m - 1))]
         if trial % 4 == 0:
             basis[2] = basis[1]  # singular
-        exact = _exact_simplex._matrix(columns(basis)).det() != 0
+        exact = columns(basis).det() != 0  # det(Bᵀ) = det(B)
         B = _exact_simplex._float_matrix(system, basis)
         assert determinant_nonzero(B, MODULUS) == exact
         answers.add(exact)

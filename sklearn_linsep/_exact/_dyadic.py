@@ -35,9 +35,9 @@ def _dyadic_parts(X):
     return mantissa >> trailing, np.where(zero, np.iinfo(np.int64).max, power)
 
 
-def row_chunks(n_rows, n_columns):
-    """Slices of rows of about ``CHUNK_ENTRIES`` entries."""
-    step = max(1, CHUNK_ENTRIES // max(n_columns, 1))
+def row_chunks(n_rows, n_columns, entries=CHUNK_ENTRIES):
+    """Slices of rows of about ``entries`` entries (the last may reach past)."""
+    step = max(1, entries // max(n_columns, 1))
     return (slice(start, start + step) for start in range(0, n_rows, step))
 
 

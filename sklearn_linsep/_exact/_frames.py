@@ -2,7 +2,7 @@
 error-bounded changes of coordinates that keep Farkas' alternative (an affine
 map keeps a certificate's weights, a separator maps back).
 
-- :func:`centred` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
+- :func:`pairs_enclosed` (the enclosure's, :mod:`sklearn_linsep._proofs`): features far
   from 0 taken about one of their values, so the system's feature rows stop
   repeating its constant ones (a near-dependence that costs every digit);
 - :class:`CentredFrame` (the rational simplex's, :mod:`._simplex`): exactly
@@ -98,28 +98,31 @@ def principal_frame(points):
     return Z, center, axes, spread, bound
 
 
-def pairs_enclosed_in_axes(points, own, others, n_classes):
-    """The weights (rounded) where the enclosure proves, in the rows' principal
-    axes, that positive weights on these pairs summing to 1 balance Kesler's
-    rows exactly; else None (the coordinates' error bounds are its radius)."""
+def pairs_enclosed(points, own, others, n_classes, axes=False):
+    """The (rounded) weights where the enclosure of Kesler's square system proves
+    that ``μ > 0`` on these pairs, summing to 1, balance its rows exactly; else
+    None. In X's frame about the features' own values: each feature far from 0
+    against its spread (a constant one too) taken about its first value, ``x - t
+    = offsets + remainders`` exactly (signed remainders), the others about 0 (the
+    constant rows absorb ``t``). With ``axes``, in the rows' principal axes
+    (:func:`principal_frame`), the coordinates' error bounds its radius."""
     points = np.asarray(points, dtype=float)
-    frame = principal_frame(points)
-    # As many axes as features, or (fewer rows than features) equations dropped.
-    if frame is None or len(frame[2]) != points.shape[1]:
-        return None
-    return enclosed_pairs(frame[0], frame[4], own, others, n_classes, radius=True)
-
-
-def enclosed_pairs(Z, errors, own, others, n_classes, radius=False):
-    """The enclosure of Kesler's square system on the rows ``Z``, whose entries are
-    off by at most ``errors`` (a bound's ``radius``), else signed remainders: the
-    rounded weights it proves positive, or None. Each feature's (and the
-    constant's) K class rows sum to zero, so one is left out."""
+    if axes:
+        frame = principal_frame(points)
+        # As many axes as features, or (fewer rows than features) equations dropped.
+        if frame is None or len(frame[2]) != points.shape[1]:
+            return None
+        Z, errors = frame[0], frame[4]
+    else:
+        spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
+        center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
+        Z, errors = exact_difference(points, center)
     A, e = pairs_matrix(Z, own, others, n_classes)
     E = pairs_matrix(errors, own, others, n_classes, constants=False)[0]
+    # Each feature's (and the constant's) K class rows sum to zero: one left out.
     groups = class_groups(n_classes, Z.shape[1])
-    system = square_system(A, np.abs(E) if radius else E, e, groups)
-    return None if system is None else enclosed_positive(*system, radius=radius)
+    system = square_system(A, np.abs(E) if axes else E, e, groups)
+    return None if system is None else enclosed_positive(*system, radius=axes)
 
 
 class CentredFrame:
@@ -164,14 +167,3 @@ class CentredFrame:
         shift = sum((value * rational_scalar(o) for value, o in zip(w, self.offsets)
                      if o), fraction(0))  # fmt: skip
         return w, b - shift
-
-
-def centred(points):
-    """``(offsets, remainders, center)``: each feature far from 0 against its
-    spread (a constant one too) taken about its first value, ``x - t = offsets +
-    remainders`` exactly; the others about 0. The constant rows absorb ``t``."""
-    points = np.asarray(points, dtype=float)
-    spread = np.ptp(points, axis=0) if len(points) else np.zeros(points.shape[1])
-    center = np.where(np.abs(points[0]) > spread, points[0], 0.0)
-    offsets, remainders = exact_difference(points, center)
-    return offsets, remainders, center

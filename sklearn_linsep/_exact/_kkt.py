@@ -19,6 +19,7 @@ import numpy as np
 from ._dyadic import MODULUS, residue_matrix
 from ._farkas import every_pair, pair_margins_near
 from ._numbers import (
+    ExactRows,
     as_fmpq,
     as_fraction,
     echelon_pivots,
@@ -124,16 +125,7 @@ class _ExactPairs:
         # Pair j's row is unique row position[j] (a row has a pair per other class).
         self.unique_points, position = np.unique(points, axis=0, return_inverse=True)
         self.position = position.ravel().tolist()
-        self._exact_rows = {}
-
-    def _matrix(self, unique_rows):
-        """These unique rows, an ``fmpq_mat``."""
-        exact = self._exact_rows
-        for i in unique_rows:
-            if i not in exact:
-                exact[i] = [as_fmpq(v) for v in self.unique_points[i].tolist()]
-        entries = [v for i in unique_rows for v in exact[i]]
-        return fmpq_matrix(len(unique_rows), self.p, entries)
+        self._matrix = ExactRows(lambda rows: self.unique_points[rows], self.p)
 
     def _rows(self, pairs):
         return self._matrix([self.position[j] for j in pairs])

@@ -69,6 +69,21 @@ def fmpq_matrix(rows, columns, *entries):
     return _flint().fmpq_mat(rows, columns, *entries)
 
 
+class ExactRows:
+    """``self(ids)``: the float64 rows ``source(ids)`` (``width`` entries each) as
+    an ``fmpq_mat`` of FLINT's rationals, each row converted once, on first need."""
+
+    def __init__(self, source, width):
+        self.source, self.width, self.cache = source, width, {}
+
+    def __call__(self, ids):
+        if missing := list(dict.fromkeys(i for i in ids if i not in self.cache)):
+            for i, row in zip(missing, self.source(missing).tolist(), strict=True):
+                self.cache[i] = [as_fmpq(value) for value in row]
+        entries = [value for i in ids for value in self.cache[i]]
+        return fmpq_matrix(len(ids), self.width, entries)
+
+
 def fmpz_matrix(*shape_and_entries):
     """A ``flint.fmpz_mat``: of a list of int rows, or rows, columns, a flat list."""
     return _flint().fmpz_mat(*shape_and_entries)

@@ -28,7 +28,7 @@ spreads leave bases too ill-conditioned for float steps.
 
 import numpy as np
 
-from ._dyadic import MODULUS
+from ._dyadic import MODULUS, row_chunks
 from ._enclosure import ROUNDING_UNIT, rounding_factor
 from ._farkas import (
     EXACT_ENTRIES,
@@ -42,7 +42,7 @@ from ._farkas import (
 )
 from ._frames import CentredFrame
 from ._numbers import (
-    as_fmpq,
+    ExactRows,
     as_fraction,
     determinant_nonzero,
     fmpq_matrix,
@@ -114,9 +114,8 @@ class FarkasColumns:
 
     def blocks(self):
         """The column ids in blocks of about ``PRICE_BLOCK_ENTRIES`` entries."""
-        size = max(1, PRICE_BLOCK_ENTRIES // max(self.equations, 1))
-        return (np.arange(start, min(start + size, self.n_columns))
-                for start in range(0, self.n_columns, size))  # fmt: skip
+        chunks = row_chunks(self.n_columns, self.equations, PRICE_BLOCK_ENTRIES)
+        return (np.arange(c.start, min(c.stop, self.n_columns)) for c in chunks)
 
     def __call__(self, ids):
         ids = np.asarray(ids, dtype=np.intp)
@@ -154,31 +153,33 @@ def farkas_simplex(system, start, max_pivots=EXACT_PIVOTS, limited=True):
         return None
     else:
         max_pivots = min(max_pivots, EXACT_SIMPLEX_WORK // m**3)
-    columns = _ExactColumns(system)
+    # columns(ids): the columns of _float_matrix as rows, in rationals (B's: Bᵀ).
+    columns = ExactRows(lambda ids: _float_matrix(system, ids).T, m)
     found = None
     if len(start):
         basis, settled = _float_pivots(system, _starting_basis(system, start),
                                        CERTIFICATE_FLOAT_PIVOTS)  # fmt: skip
         if settled:
-            found = _pivots(system, basis, columns, min(max_pivots, CERTIFICATE_PIVOTS))
+            limit = min(max_pivots, CERTIFICATE_PIVOTS)
+            found = _steps(system, [basis], limit, columns)
     if found is None:
         basis, _ = _float_pivots(system, _starting_basis(system, _float_start(system)))
-        found = _pivots(system, basis, columns, max_pivots)
+        found = _steps(system, [basis], max_pivots, columns)
     return found
 
 
 def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
-    """``(basis, settled)``: ``basis`` moved by :func:`_pivots`' steps in
+    """``(basis, settled)``: ``basis`` moved by :func:`_steps` in
     floating point until no column prices positive or ``t`` would leave
     (``settled``), a solve fails, or the steps run out; Dantzig's rule until a
     basis repeats, then Bland's. Solves and near-0 prices are refined in
     extended precision (:func:`_refined_solves`): a hair of 2^-44 keeps its sign."""
     trail = [basis]
-    settled = _float_steps(system, trail, max_pivots)
+    settled = _steps(system, trail, max_pivots)
     if len(trail) == 1 and not settled and max_pivots:
         # A start too ill-conditioned for float steps (cond 1e17): t and unit columns.
         trail = [basis, _starting_basis(system, [])]
-        settled = _float_steps(system, trail, max_pivots)
+        settled = _steps(system, trail, max_pivots)
     # Float64 cannot tell singular bases from near-touching ones (both reach
     # condition 2^50): the exact steps take the last one proved nonsingular
     # (its determinant nonzero modulo a prime; a False may, rarely, be wrong).
@@ -190,40 +191,63 @@ def _float_pivots(system, basis, max_pivots=FLOAT_PIVOTS):
     return _starting_basis(system, []), False
 
 
-def _float_steps(system, trail, max_pivots):
-    """:func:`_float_pivots`' steps, each basis appended to ``trail``;
-    whether they settled."""
-    basis = trail[-1]
-    try:
-        solve = _refined_solves(_float_matrix(system, basis))
-    except (np.linalg.LinAlgError, ValueError):  # near singular, not finite
-        return False
+def _steps(system, trail, max_pivots, columns=None):
+    """The simplex steps of :func:`farkas_simplex` from ``trail[-1]``, each basis
+    appended to ``trail``: in rationals with ``columns``, its answer (None out of
+    steps, or on a basis singular exactly), Bland's rule after ``BLAND_AFTER``
+    steps; else :func:`_float_pivots`', whether they settled."""
+    basis, exact = trail[-1], columns is not None
     seen, bland, shunned = set(), False, []
-    for _ in range(max_pivots):
-        bland = bland or frozenset(basis) in seen
+    singular = ZeroDivisionError if exact else (np.linalg.LinAlgError, ValueError)
+    try:
+        y, direction = _solves(system, basis, columns)
+    except singular:  # ValueError: not finite
+        return None if exact else False
+    for step in range(max_pivots + exact):  # the exact steps' last only prices
+        bland = step >= BLAND_AFTER if exact else bland or frozenset(basis) in seen
         seen.add(frozenset(basis))
-        y = solve((np.asarray(basis) == T).astype(float), transposed=True)
-        entering = _entering(system, y, basis, None, bland, shunned)
-        if entering is None:
-            return not shunned
-        u = solve(system([entering])[:, 0])
-        tol = FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)  # 0 to the refined steps
-        leaving = _leaving(basis, u, bland, tol)
-        if leaving is None:
-            return False
-        if basis[leaving] == T:
-            return True
+        entering = _entering(system, y, basis, columns, bland, shunned)
+        if entering is None and exact:
+            dual = scattered(system.equations, system.kept, y)  # 0: left out
+            return "separator", (dual, [j for j in basis if j > T])
+        if entering is None or step == max_pivots:
+            return None if exact else not shunned
+        u = direction(entering)
+        tol = 0 if exact else FLOAT_RESOLUTION * np.abs(u).max(initial=0.0)
+        leaving = _leaving(basis, u, exact or bland, tol)  # exact: Bland's always
+        if leaving is None and exact:  # t always moves: the Farkas LP is bounded
+            raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
+        if not exact and (leaving is None or basis[leaving] == T):
+            return leaving is not None  # t would leave: settled
         stepped = [*basis[:leaving], entering, *basis[leaving + 1:]]
+        if T not in stepped:  # t left: t = 0, λ = B⁻¹ e
+            return "certificate", _certificate(system, stepped, columns)
         try:
-            solve = _refined_solves(_float_matrix(system, stepped))
-            basis, shunned = stepped, []
-            trail.append(basis)
-        except (np.linalg.LinAlgError, ValueError):
-            # Float64 cannot tell it from singular: another column enters instead.
-            shunned.append(entering)
+            y, direction = _solves(system, stepped, columns)
+        except singular:  # in floats: another column enters instead
+            if exact:
+                return None
+            shunned.append(entering)  # float64 cannot tell it from singular
             if len(shunned) > FLOAT_RETRIES:
                 return False
+            continue
+        basis, shunned = stepped, []
+        trail.append(basis)
     return False
+
+
+def _solves(system, basis, columns=None):
+    """``(y, direction)``: ``y = B⁻ᵀ e_t`` and ``direction(j) = B⁻¹ A_j`` of
+    ``basis``, in rationals with ``columns`` (:class:`~._numbers.ExactRows` of
+    its columns), else in refined floating point (:func:`_refined_solves`)."""
+    unit = [int(j == T) for j in basis]
+    if columns is None:
+        solve = _refined_solves(_float_matrix(system, basis))
+        y = solve(np.array(unit, dtype=float), transposed=True)
+        return y, lambda j: solve(system([j])[:, 0])
+    B_T = columns(basis)
+    y = B_T.solve(fmpq_matrix(len(basis), 1, unit)).entries()
+    return y, lambda j: B_T.transpose().solve(columns([j]).transpose()).entries()
 
 
 def _refined_solves(B):
@@ -257,60 +281,13 @@ def _refined_solves(B):
 
 def _float_matrix(system, basis):
     """The basis's columns in float64: ``e`` for ``t``, unit columns, ``A``'s."""
-    kinds, B = np.asarray(basis), np.zeros((system.m, system.m))
+    kinds = np.asarray(basis, dtype=np.intp)
+    B = np.zeros((system.m, kinds.size))
     B[:, kinds > T] = system(kinds[kinds > T])
     B[:, kinds == T] = system.e[:, None]
     units = np.flatnonzero(kinds < T)
     B[-2 - kinds[units], units] = 1.0
     return B
-
-
-def _pivots(system, basis, columns, max_pivots):
-    """The simplex steps of :func:`farkas_simplex` from ``basis``."""
-    m = system.m
-    for step in range(max_pivots + 1):
-        B = _matrix(columns(basis))
-        try:
-            y = B.transpose().solve(fmpq_matrix(m, 1, [int(j == T) for j in basis]))
-        except ZeroDivisionError:  # singular in exact arithmetic
-            return None
-        y = y.entries()
-        entering = _entering(system, y, basis, columns, bland=step >= BLAND_AFTER)
-        if entering is None:
-            dual = scattered(system.equations, system.kept, y)  # 0: left out
-            return "separator", (dual, [j for j in basis if j > T])
-        if step == max_pivots:
-            return None
-        u = B.solve(_matrix(columns([entering])))
-        leaving = _leaving(basis, u.entries())
-        if leaving is None:  # exact: t always moves, since the Farkas LP is bounded
-            raise AssertionError("the Farkas LP is bounded")  # pragma: no cover
-        basis[leaving] = entering
-        if T not in basis:  # t left: t = 0, λ = B⁻¹ e
-            return "certificate", _certificate(system, basis, columns)
-
-
-class _ExactColumns:
-    """The basis's columns as lists of fmpq, each column converted once."""
-
-    def __init__(self, system):
-        self.system, self.cache = system, {}
-        self.cache[T] = [as_fmpq(value) for value in system.e]
-
-    def __call__(self, ids):
-        missing = [j for j in ids if j not in self.cache and j >= 0]
-        if missing:
-            for j, column in zip(missing, self.system(missing).T, strict=True):
-                self.cache[j] = [as_fmpq(value) for value in column]
-        rows = range(self.system.m)  # j < T: equation -2 - j's unit column
-        return [self.cache[j] if j >= T else [as_fmpq(int(r == -2 - j)) for r in rows]
-                for j in ids]  # fmt: skip
-
-
-def _matrix(columns):
-    """The ``flint.fmpq_mat`` of these columns (lists of fmpq)."""
-    m, n = len(columns[0]), len(columns)
-    return fmpq_matrix(m, n, [column[r] for r in range(m) for column in columns])
 
 
 def _float_start(system):
@@ -420,8 +397,8 @@ def _entering(system, y, basis, exact_columns, bland, shunned=()):
         positive = outside & (prices > bound)
         undecided = np.flatnonzero(outside & ~positive & (prices >= -bound))
         if undecided.size and exact_columns is not None:
-            undecided_columns = _matrix(exact_columns(block[undecided]))
-            exact = (fmpq_matrix(1, system.m, y) * undecided_columns).entries()
+            undecided_rows = exact_columns(block[undecided])  # their transpose
+            exact = (undecided_rows * fmpq_matrix(system.m, 1, y)).entries()
             positive[undecided] = [value > 0 for value in exact]
         if not positive.any():
             continue
@@ -514,7 +491,7 @@ def _leaving(basis, u, bland=True, tol=0):
 def _certificate(system, basis, exact_columns):
     """``(ids, λ)``: ``λ = B⁻¹ e`` on the basis without ``t`` (≥ 0, 0 on unit
     columns: the last step kept it feasible), its positive entries."""
-    solved = _matrix(exact_columns(basis)).solve(_matrix(exact_columns([T])))
+    solved = exact_columns(basis).transpose().solve(exact_columns([T]).transpose())
     weights = [as_fraction(value) for value in solved.entries()]
     if any(w < 0 or (w and j < T) for w, j in zip(weights, basis)):
         raise AssertionError("the certificate is feasible")  # pragma: no cover
@@ -575,31 +552,28 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     pairs, features = np.shape(points)
     size = equations(features, n_classes)  # what the limits measure
     small = unlimited or decidable(problem_rows, features, n_classes)
-    if not (small or _quick(pairs, size)):
+    quick = unlimited or pairs * pairs * size <= EXACT_SOLVE_WORK  # the solve's work
+    if not (small or quick):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
-    return _solved(A, e, class_groups(n_classes, features), size, small, unlimited)
+    fits = unlimited or (small and pairs * size <= EXACT_ENTRIES)
+    return _solved(A, e, class_groups(n_classes, features), quick, fits)
 
 
-def _quick(unknowns, equations):
-    """Whether a certificate's solve is within ``EXACT_SOLVE_WORK``."""
-    return unknowns * unknowns * equations <= EXACT_SOLVE_WORK
-
-
-def _solved(A, e, groups, size, small, unlimited):
-    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact; ``size`` its
-    equations as the limits measure them). Independent columns, the rule: the one
-    solution decides (:func:`~._numbers.solve_exactly`). Dependent ones, or a
-    ``small`` problem's solve beyond ``EXACT_SOLVE_WORK``, go to the simplex
-    where the system fits ``EXACT_ENTRIES`` (any size if ``unlimited``)."""
+def _solved(A, e, groups, quick, fits):
+    """``(decided, λ ≥ 0 or None)`` of ``A λ = e`` (float64, exact). Independent
+    columns, the rule: the one solution decides (:func:`~._numbers.solve_exactly`,
+    if ``quick``: within ``EXACT_SOLVE_WORK``). Dependent ones, or a small
+    problem's solve beyond it, go to the simplex where the system ``fits``
+    (``EXACT_ENTRIES``, or any size unlimited)."""
     unknowns = A.shape[1]
-    if unlimited or _quick(unknowns, size):
+    if quick:
         status, found = solve_exactly(A, e)  # each entry made an fmpq once
         if status == "unique":
             return True, (found if all(value >= 0 for value in found) else None)
         if status == "none":
             return True, None
-    if not (unlimited or (small and unknowns * size <= EXACT_ENTRIES)):
+    if not fits:
         return False, None
     system = FarkasColumns(lambda ids: A[:, ids], unknowns, e, groups=groups)
     found = farkas_simplex(system, range(unknowns), limited=False)
