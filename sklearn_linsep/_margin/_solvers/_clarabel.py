@@ -47,24 +47,22 @@ def margin_qp(Z, c, fit_intercept=True, slack_budget=None, weights=None, accept=
     if slack_budget is not None:
         weights = np.ones(n) if weights is None else weights
         slack = {"slack": (np.arange(n), n), "budget": (weights, slack_budget)}
-    return _retrying(
-        lambda method, scaled: _rows_qp(
-            Z, c, None, method, scaled, "margin QP", fit_intercept, **slack
-        ),
-        accept,
-        f"margin QP of {n} rows",
-    )
+    constrain = _signed_rows(c, None, fit_intercept)
+    return _retrying(accept, f"margin QP of {n} rows", Z, constrain, 1,
+                     fit_intercept=fit_intercept, **slack)  # fmt: skip
 
 
-def _retrying(attempt, accept, what, scalings=(False, True)):
-    """The first of Clarabel's answers, over its two factorisations and ``scalings``
-    (without, then with features scaled to unit size ``s_j``: ``u_j = w_j s_j``,
-    objective ``½ Σ u_j² / s_j²``), that passes ``accept``; else the last failure."""
+def _retrying(accept, what, Z, constrain, classes, scalings=(False, True), **program):
+    """The first of Clarabel's answers to :func:`_margin_program`, over its two
+    factorisations and ``scalings`` (without, then with features scaled to unit size
+    ``s_j``: ``u_j = w_j s_j``, objective ``½ Σ u_j² / s_j²``), that passes
+    ``accept``; else the last failure."""
     failure = None
     for method in ("qdldl", "faer"):
         for scaled in scalings:
             try:
-                solution = attempt(method, scaled)
+                solution = _margin_program(Z, method, scaled, constrain, what, classes,
+                                           **program)  # fmt: skip
             except SolverError as error:
                 failure = error
                 continue
@@ -78,8 +76,8 @@ def _retrying(attempt, accept, what, scalings=(False, True)):
     raise failure
 
 
-def _rows_qp(Z, c, sides, method, scaled, what, fit_intercept=True, **slack):
-    """One attempt of :func:`margin_qp`, or with ``sides`` of the face QP
+def _signed_rows(c, sides, fit_intercept=True):
+    """The ``constrain`` of :func:`margin_qp` and, with ``sides``, of the face QP
     (:func:`face_margin_qp`): a machine of one class, its rows flipped where side -1."""
     signed = c if sides is None else np.where(sides == 0, 1.0, sides) * c
 
@@ -87,37 +85,22 @@ def _rows_qp(Z, c, sides, method, scaled, what, fit_intercept=True, **slack):
         rows = signed[:, None] * Z
         return np.column_stack([rows, signed]) if fit_intercept else rows
 
-    solution = _margin_program(Z, method, scaled, constrain, f"{what} of {len(c)} rows",
-                               1, sides, fit_intercept, **slack)  # fmt: skip
-    if solution.feasible:
-        solution.coef = solution.coef[0]
-        solution.intercept = float(solution.intercept[0])
-    return solution
-
-
-def _pairs_qp(Z, own, others, n_classes, face, method, scaled, guess=False):
-    """One attempt of :func:`kesler_margin_qp` (``face``: its slacks and equalities)."""
-    slack_of, n_slack, tight = face or (None, 0, None)
-    return _margin_program(
-        Z, method, scaled, lambda Z: kesler_matrix(Z, own, others, n_classes),
-        f"multiclass margin QP of {len(own)} pairs", n_classes,
-        None if face is None else np.where(tight, 0.0, 1.0),
-        slack=None if face is None else (slack_of, n_slack), guess=guess,
-    )  # fmt: skip
+    return constrain
 
 
 def _margin_program(Z, method, scaled, constrain, what, classes, sides=None,
                     fit_intercept=True, slack=None, budget=None,
                     guess=False):  # fmt: skip
     """One attempt at ``min ½ Σ_k ‖w_k‖²`` s.t. ``φ_j·x + ξ_{s_j} ≥ 1``, ``ξ ≥ 0``, for
-    a machine of ``classes`` (one: a hyperplane; more: ``Σ b = 0``), ``x`` each class's
-    weights (scaled: :func:`_retrying`) then intercept, ``φ = constrain(Z / scale)``:
-    ``≥``, ``=`` (first, in the zero cone) or ``≤`` by ``sides`` (``dual`` then
-    signed); ``slack = (s, number of slacks)`` (``s_j < 0``: none); ``budget =
-    (weights, total)``: ``Σ weights ξ ≤ total``. ``guess``: the weights 1/s² centred
-    on 1 in their decades (same argmin; from 1 to 1e25 Clarabel stalled on a support
-    of 166 pairs for 78, centred it solved), a stalled last iterate taken, ``dual``
-    each row's multiplier over its slack (complementarity: z ≫ s on the support)."""
+    a machine of ``classes`` (one: a hyperplane, ``coef`` a vector; more: ``Σ b = 0``),
+    ``x`` each class's weights (scaled: :func:`_retrying`) then intercept,
+    ``φ = constrain(Z / scale)``: ``≥``, ``=`` (first, in the zero cone) or ``≤`` by
+    ``sides`` (``dual`` then signed); ``slack = (s, number of slacks)`` (``s_j < 0``:
+    none); ``budget = (weights, total)``: ``Σ weights ξ ≤ total``. ``guess``: the
+    weights 1/s² centred on 1 in their decades (same argmin; from 1 to 1e25 Clarabel
+    stalled on a support of 166 pairs for 78, centred it solved), a stalled last
+    iterate taken, ``dual`` each row's multiplier over its slack (complementarity:
+    z ≫ s on the support)."""
     p, feature_scale = Z.shape[1], np.ones(Z.shape[1])
     if scaled and Z.shape[0]:  # each column's largest magnitude, 1 where it is 0
         largest = abs(Z).max(axis=0)
@@ -169,10 +152,14 @@ def _margin_program(Z, method, scaled, constrain, what, classes, sides=None,
         slack = np.asarray(solution.s)[on_rows]
         dual = np.maximum(dual, 0.0) / np.maximum(slack, 1e-300)
     layout = x[:width].reshape(classes, -1)
+    coef = layout[:, :p] / feature_scale
+    intercept = layout[:, p] if fit_intercept else np.zeros(classes)
+    if classes == 1:  # a hyperplane
+        coef, intercept = coef[0], float(intercept[0])
     return Hyperplane(
         True,
-        coef=layout[:, :p] / feature_scale,
-        intercept=layout[:, p] if fit_intercept else np.zeros(classes),
+        coef=coef,
+        intercept=intercept,
         dual=np.maximum(dual, 0.0) if sides is None else signs * dual,
         status=status,
         budget_multiplier=None if budget is None else float(z[-1]),
@@ -200,11 +187,8 @@ def face_margin_qp(Z, c, sides, feasible=None):
         margins = c * (Z @ solution.coef + solution.intercept)
         return bool(np.all(off_face(margins, sides) <= FACE_TOLERANCE))
 
-    return _retrying(
-        lambda method, scaled: _rows_qp(Z, c, sides, method, scaled, "face QP"),
-        on_face,
-        f"face QP of {len(c)} rows",
-    )
+    return _retrying(on_face, f"face QP of {len(c)} rows", Z, _signed_rows(c, sides), 1,
+                     sides=sides)  # fmt: skip
 
 
 def face_dual_qp(gram, c, sides):
@@ -256,12 +240,13 @@ def kesler_margin_qp(Z, own, others, n_classes, face=None):
         margins = pair_margins(Z, own, others, solution.coef, solution.intercept)
         return bool(np.min(margins) >= 1 - 1e-3)
 
+    on_face = {} if face is None else {"sides": np.where(face[2], 0.0, 1.0),
+                                        "slack": face[:2]}  # fmt: skip
     return _retrying(
-        lambda method, scaled: _pairs_qp(Z, own, others, n_classes, face, method,
-                                         scaled),
         # the face's pairs may keep a hinge: their QP is checked by its caller
         keeps_the_pairs if face is None else None,
         f"multiclass margin QP of {len(own)} pairs",
+        Z, lambda Z: kesler_matrix(Z, own, others, n_classes), n_classes, **on_face,
     )  # fmt: skip
 
 
@@ -272,11 +257,9 @@ def kesler_support_guess(Z, own, others, n_classes):
     iterate taken; ``dual`` each pair's multiplier over its slack, ``z / s``: large on
     the support."""
     return _retrying(
-        lambda method, scaled: _pairs_qp(Z, own, others, n_classes, None, method,
-                                         scaled, guess=True),
-        None,
-        f"multiclass margin QP of {len(own)} pairs (a support's guess)",
-        scalings=(True,),
+        None, f"multiclass margin QP of {len(own)} pairs", Z,
+        lambda Z: kesler_matrix(Z, own, others, n_classes), n_classes,
+        scalings=(True,), guess=True,
     )  # fmt: skip
 
 
