@@ -3,6 +3,7 @@
 hyperplanes that attain it (a QP over the LP's optimal face)."""
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -76,10 +77,7 @@ def soft_limit(two_class, working, tol, batch):
     )
     if lp is None:
         try:
-            solution, working, more = _soft_limit_of_all(
-                two_class, lp_frame, tol, batch
-            )
-            return soft_result(two_class, working, solution, rounds + more, tol)
+            return _soft_limit_of_all(two_class, lp_frame, tol, batch, rounds)
         except SolverError:
             # Unproved when the weights are 1e8+ apart (the small rows' α drown in
             # the balance's rounding), or by bands within the interior point's
@@ -93,10 +91,11 @@ def soft_limit(two_class, working, tol, batch):
     return soft_result(two_class, working, solution, rounds + more, tol)
 
 
-def _soft_limit_of_all(two_class, lp_frame, tol, batch):
-    """The soft limit from every row's exact least hinge (:func:`_exact_least_hinge`):
-    the largest margin on the LP's optimal face by the hard margin's loop, the face's
-    sides (:func:`face_sides`) in place of ``≥ 1``."""
+def _soft_limit_of_all(two_class, lp_frame, tol, batch, rounds):
+    """The soft limit's result from every row's exact least hinge
+    (:func:`_exact_least_hinge`), after ``rounds`` of the LP: the largest margin on
+    the LP's optimal face by the hard margin's loop, the face's sides
+    (:func:`face_sides`) in place of ``≥ 1``."""
     lp, alpha = _exact_least_hinge(lp_frame)
     sides = face_sides(alpha, two_class.weights)
     feasible = in_frame(lp, lp_frame, two_class)
@@ -120,9 +119,9 @@ def _soft_limit_of_all(two_class, lp_frame, tol, batch):
         size = min(two_class.n_features + 1, np.count_nonzero(two_class.active))
         start = np.sort(np.argpartition(distance, size - 1)[:size])
     violators = face_violators(two_class, sides, tol, batch)
-    solution, working, rounds = grow(start, solve, violators)
+    solution, working, more = grow(start, solve, violators)
     check_attains(two_class, solution, lp.total)
-    return solution, working, rounds
+    return soft_result(two_class, working, solution, rounds + more, tol)
 
 
 def margin_violators(frame, tol, batch, every=True):
@@ -268,7 +267,8 @@ def face_sides(alpha, weights):
 
 def check_attains(two_class, solution, least):
     """A SolverError unless the face's answer attains the least total hinge."""
-    if not attains(two_class, solution, least):
+    total = two_class.total_hinge(solution.coef, solution.intercept)
+    if not attains(total, least, two_class.weights):
         raise SolverError(
             "The largest margin on the least-hinge face does not attain the least "
             "total hinge on all samples. Standardising the features (StandardScaler) "
@@ -276,10 +276,9 @@ def check_attains(two_class, solution, least):
         )
 
 
-def attains(two_class, solution, least):
-    """Whether ``solution``'s total hinge on all samples is the least one."""
-    total = two_class.total_hinge(solution.coef, solution.intercept)
-    return total <= least * (1 + 1e-9) + 1e-9 * two_class.weights.sum()
+def attains(total, least, weights):
+    """Whether ``total``, a total hinge on rows of ``weights``, is the least one."""
+    return total <= least * (1 + 1e-9) + 1e-9 * weights.sum()
 
 
 def in_frame(lp, lp_frame, frame):
@@ -294,7 +293,7 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
 
     def attains_least(solution):
         hinge = np.maximum(0, 1 - labels * (rows @ solution.coef + solution.intercept))
-        return weights @ hinge <= lp.total * (1 + 1e-9) + 1e-9 * weights.sum()
+        return attains(weights @ hinge, lp.total, weights)
 
     # The LP's face by complementary slackness: p + 1 variables and no budget row,
     # whose thin interior and dense fill make the budget QP far slower.
@@ -333,10 +332,8 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
 def checked_least_hinge(rows, labels, weights):
     """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
-    alpha = solution.dual
-    balance = _augmented_sum(rows, alpha * labels)
-    terms = _augmented_sum(abs(rows), alpha)
-    if not _dual_certificate_holds(alpha, weights, balance, terms, solution.total):
+    sums = partial(_augmented_sum, rows)
+    if not _dual_certificate_holds(solution.dual, weights, labels, sums, solution.total):
         raise SolverError(
             "HiGHS's least total hinge does not come with a valid dual certificate "
             "on these rows. Standardising the features (StandardScaler) may help."
@@ -344,8 +341,9 @@ def checked_least_hinge(rows, labels, weights):
     return solution
 
 
-def _augmented_sum(rows, v):
-    """``Σ v_i (z_i, 1)`` of dense or sparse rows."""
+def _augmented_sum(rows, v, absolute=False):
+    """``Σ v_i (z_i, 1)`` of dense or sparse rows (of ``|z_i|`` with ``absolute``)."""
+    rows = abs(rows) if absolute else rows
     return np.r_[np.asarray(rows.T @ v).ravel(), v.sum()]
 
 
@@ -356,17 +354,19 @@ def _proved_on_every_row(two_class, held, rows, solution):
     alpha = held.copy()
     alpha[rows] = solution.dual
     total = two_class.total_hinge(solution.coef, solution.intercept)
-    balance = two_class.augmented_sum(alpha * two_class.c)
-    terms = two_class.augmented_sum(alpha, absolute=True)
-    if _dual_certificate_holds(alpha, two_class.weights, balance, terms, total):
+    sums = two_class.augmented_sum
+    if _dual_certificate_holds(alpha, two_class.weights, two_class.c, sums, total):
         return replace(solution, total=total), alpha
     return None
 
 
-def _dual_certificate_holds(alpha, weights, balance, terms, total):
-    """Weak duality: weights ``0 ≤ α ≤ s`` with ``Σ α c (z, 1) = 0`` (``balance``,
-    to rounding relative to ``terms = Σ α |(z, 1)|``) give ``Σ s ξ ≥ Σ α`` for every
-    hyperplane, so a hyperplane of total hinge ``total ≤ Σ α`` is a least one."""
+def _dual_certificate_holds(alpha, weights, c, augmented_sum, total):
+    """Weak duality: weights ``0 ≤ α ≤ s`` with ``Σ α c (z, 1) = 0`` (to rounding
+    relative to ``Σ α |(z, 1)|``; ``augmented_sum(v, absolute)`` gives ``Σ v (z, 1)``
+    and ``Σ v |(z, 1)|``) give ``Σ s ξ ≥ Σ α`` for every hyperplane, so a hyperplane
+    of total hinge ``total ≤ Σ α`` is a least one."""
+    balance = augmented_sum(alpha * c)
+    terms = augmented_sum(alpha, absolute=True)
     return bool(
         np.all(alpha >= 0)
         and np.all(alpha <= weights * (1 + 1e-9))

@@ -79,15 +79,11 @@ def _constant_if_it_attains(two_class, solution, least):
     """``w = 0`` where a constant decision function attains the least total hinge: the
     face's smallest ``‖w‖`` is then exactly 0, which an interior point only approaches
     (``b`` alone has its least hinge at ``b = ±1`` or between)."""
+    zero = np.zeros_like(solution.coef)
     for intercept in (solution.intercept, 1.0, -1.0):
-        constant = replace(
-            solution,
-            coef=np.zeros_like(solution.coef),
-            intercept=intercept,
-            dual=np.zeros_like(solution.dual),
-        )
-        if attains(two_class, constant, least):
-            return constant
+        if attains(two_class.total_hinge(zero, intercept), least, two_class.weights):
+            dual = np.zeros_like(solution.dual)
+            return replace(solution, coef=zero, intercept=intercept, dual=dual)
     return solution
 
 
