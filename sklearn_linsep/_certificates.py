@@ -18,11 +18,11 @@ from ._margin import (
     JointSeparabilityResult,
     SeparabilityResult,
     joint_margin_of,
-    maximal_margin,
     maximal_margin_of,
     minimum_errors,
 )
 from ._rows import class_pairs, rows_of
+from ._rows._memory_two_class import AugmentedRows, ScaledRows
 from ._validation import plain_label, validate_labelled_data
 from .exceptions import SolverError
 
@@ -339,14 +339,14 @@ def perceptron_mistake_bound(X, y, *, bound="guaranteed"):
     ).ravel()
     # Decide separability on the centred problem, whose numerics do not depend on
     # where the data sit; the augmented one is separable exactly when it is.
-    if not maximal_margin(X, c, soft=False, classes=classes).separable:
+    if not maximal_margin_of(ScaledRows(X, c), soft=False, classes=classes).separable:
         return np.inf
     augmented = bound == "guaranteed"
     if not augmented:
-        result = maximal_margin(X, c, soft=False)
+        result = maximal_margin_of(ScaledRows(X, c), soft=False)
     else:
         try:
-            result = maximal_margin(X, c, soft=False, augmented=True)
+            result = maximal_margin_of(AugmentedRows(X, c), soft=False, augmented=True)
         except SolverError as error:
             raise SolverError(_AUGMENTED_TOO_SMALL + f" ({error})") from error
         if not result.separable:

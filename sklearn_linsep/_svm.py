@@ -1,6 +1,6 @@
 """HardMarginSVM: the maximal-margin separating hyperplane, exact.
 
-The mathematics is in ``_margin.maximal_margin``; the estimator asks for its rows
+The mathematics is in ``_margin.maximal_margin_of``; the estimator asks for its rows
 (``_rows.rows_of``, any backend), runs it one-vs-rest and publishes the support
 vectors.
 """

@@ -23,7 +23,8 @@ from sklearn_linsep import (
     NotLinearlySeparableWarning,
 )
 from sklearn_linsep import SolverError
-from sklearn_linsep._margin import maximal_margin
+from sklearn_linsep._margin import maximal_margin_of
+from sklearn_linsep._rows._memory_two_class import ScaledRows
 from sklearn_linsep._testing import (
     iris_setosa,
     reference_margin_qp,
@@ -220,7 +221,7 @@ def test_maximal_margin_without_soft_limit_returns_the_certificate():
     c = np.array([-1.0, 1.0, -1.0, 1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = maximal_margin(X, c, soft=False)
+        result = maximal_margin_of(ScaledRows(X, c), soft=False)
     assert not result.separable and result.coef is None
     assert result.certificate.verify(X, (c > 0).astype(int))
 

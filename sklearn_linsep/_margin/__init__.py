@@ -9,7 +9,7 @@ The estimator (``_svm``) and the separability functions (``_certificates``) both
 stand on :func:`maximal_margin_of`.
 """
 
-from ._hard import maximal_margin, maximal_margin_of
+from ._hard import maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
 from ._multiclass import joint_margin_of
 from ._result import Hyperplane, JointSeparabilityResult, SeparabilityResult, Status
@@ -22,7 +22,6 @@ __all__ = [
     "SeparabilityResult",
     "Status",
     "joint_margin_of",
-    "maximal_margin",
     "maximal_margin_of",
     "minimum_errors",
     "native_stdout_silenced",

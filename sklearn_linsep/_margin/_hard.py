@@ -6,7 +6,6 @@ import numpy as np
 
 from .._exact._farkas import as_hyperplane, as_machine, side_pairs
 from .._exact._kkt import MAXIMAL_ENTRIES, separator_budget
-from .._rows._memory_two_class import AugmentedRows, ScaledRows
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
@@ -42,18 +41,17 @@ from ._solvers._cost import WIDE_SEED, dense_fallback_fits, two_class_sizes, wid
 from ._wide import GramSubproblem, wide_soft_limit, without_duplicates
 
 
-def maximal_margin(
-    X,
-    c,
-    sample_weight=None,
+def maximal_margin_of(
+    two_class,
     tol=1e-9,
     initial_size=None,
     batch=None,
     soft=True,
     augmented=False,
     classes=(0, 1),
+    verdict=False,
 ):
-    """The maximal-margin hyperplane of the samples ``X`` labelled ``c = ±1``.
+    """The maximal-margin hyperplane of the rows ``two_class`` labelled ``c = ±1``.
 
     ``min ½‖w‖²`` subject to ``c_i (w·x_i + b) ≥ 1`` on the samples of positive
     weight, by :func:`~._driver.exact_margin`. X is centred and divided by its
@@ -68,50 +66,26 @@ def maximal_margin(
 
     Parameters
     ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    c : ndarray of shape (n_samples,) of labels ±1
-    sample_weight : ndarray of shape (n_samples,), default=None
-        Weight 0 leaves a sample out; positive weights only weigh the hinge of
-        the inseparable case.
+    two_class : TwoClassRows
+        The rows, in memory or dask (:mod:`sklearn_linsep._rows._protocol`): X,
+        ``c`` and the sample weights (weight 0 leaves a sample out; positive
+        weights only weigh the hinge of the inseparable case).
     initial_size, batch : int, default=None
         Seed samples per class (default ``max(4 p + 20, 50)``) and violators
         added per round (default ``max(4 p + 40, 100)``); each ≤ 1 000 on tall data.
     augmented : bool, default=False
-        Separate ``(x, 1)`` by a hyperplane through the origin (the margin of
-        Novikoff's bound): ``coef`` has ``n_features + 1`` entries; no
-        certificate, no soft limit.
+        With ``two_class`` an ``AugmentedRows``: separate ``(x, 1)`` by a
+        hyperplane through the origin (the margin of Novikoff's bound): ``coef``
+        has ``n_features + 1`` entries; no certificate, no soft limit.
     classes : sequence of 2 labels, default=(0, 1)
         The labels of ``c = -1`` and ``c = +1``, for the certificate.
+    verdict : bool, default=False
+        A separator decided in rationals stands for the answer.
 
     Returns
     -------
     result : MarginResult
     """
-    rows_type = AugmentedRows if augmented else ScaledRows
-    return maximal_margin_of(
-        rows_type(X, c, sample_weight),
-        tol=tol,
-        initial_size=initial_size,
-        batch=batch,
-        soft=soft,
-        augmented=augmented,
-        classes=classes,
-    )
-
-
-def maximal_margin_of(
-    two_class,
-    tol=1e-9,
-    initial_size=None,
-    batch=None,
-    soft=True,
-    augmented=False,
-    classes=(0, 1),
-    verdict=False,
-):
-    """:func:`maximal_margin` of rows already wrapped as
-    :class:`~sklearn_linsep._rows._protocol.TwoClassRows` (in memory or dask).
-    With ``verdict``, a separator decided in rationals stands for the answer."""
     with threads_for_fit(
         two_class.n_samples, two_class.n_features, two_class.n_features + 1
     ):
