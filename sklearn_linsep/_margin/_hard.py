@@ -23,12 +23,7 @@ from ._driver import (
     float_route,
     grow_working_set,
 )
-from ._kkt import (
-    check_optimality,
-    dual_problems,
-    mark_if_far,
-    row_terms,
-)
+from ._kkt import check_optimality, dual_problems, row_terms
 from ._result import MarginResult, SeparabilityResult, margin_result, warn_if_inexact
 from ._soft import soft_limit
 from ._solvers import (
@@ -136,7 +131,6 @@ class TwoClassProblem(ProblemKind):
         "features' scales are too far apart. Standardising the features "
         "(StandardScaler) may help."
     )
-    not_in_units = not_finished
     n_classes = 2
     warm = _WarmHull
     basis_is_support = True
@@ -180,7 +174,7 @@ class TwoClassProblem(ProblemKind):
                             certificate)  # fmt: skip
 
     def soft_limit(self, working, tol, batch):
-        return mark_if_far(self.rows, soft_limit(self.rows, working, tol, batch))
+        return soft_limit(self.rows, working, tol, batch)
 
     # The exact pieces: K = 2 pairs, a pair per row (row, the other side), weights
     # μ = λ / 2 (:func:`~.._exact._farkas.side_pairs`); a machine ``(W, b)`` is the
@@ -261,8 +255,7 @@ class WideProblem(TwoClassProblem):
         return certificate
 
     def soft_limit(self, working, tol, batch):
-        result = wide_soft_limit(self.two_class, self.rows, tol, batch)
-        return mark_if_far(self.two_class, result)
+        return wide_soft_limit(self.two_class, self.rows, tol, batch)
 
 
 def _augmented_margin(problem, tol, initial_size, batch):

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._working_set import DROP_ABOVE, grow, worst_violators
 from ..exceptions import SolverError
+from ._kkt import mark_if_far
 from ._result import Hyperplane, margin_result, warn_if_inexact
 from ._solvers import face_margin_qp, least_hinge_ipm, margin_qp, total_hinge_lp
 from ._solvers._active_set import off_face
@@ -16,10 +17,12 @@ from ._solvers._cost import band_budget, rounds_budget
 
 
 def soft_result(two_class, working, solution, rounds, tol):
-    """The MarginResult of the soft limit's answer on ``two_class``'s rows."""
+    """The MarginResult of the soft limit's answer on ``two_class``'s rows, marked
+    for its centre where float64 cannot evaluate it (:func:`~._kkt.mark_if_far`)."""
     solution = without_noise(solution, tol)
     total = two_class.total_hinge(solution.coef, solution.intercept)
-    return margin_result(two_class, working, solution, rounds, False, total)
+    result = margin_result(two_class, working, solution, rounds, False, total)
+    return mark_if_far(two_class, result)
 
 
 def without_noise(solution, tol):
