@@ -166,9 +166,9 @@ class ProblemKind:
         if active is None:
             return None
         small = decidable(active.size, self.rows.n_features, self.n_classes)
-        if small and (decision := self.decide_on_rows([], True, small=True)):
+        if small and (decision := self.decide_on_rows(active, [], True, small=True)):
             return decision
-        return self.decide_on_rows([], maximal)
+        return self.decide_on_rows(active, [], maximal)
 
     def decide_beyond(self, certificate, maximal):
         """``(decision, why)`` where float64's ``certificate`` holds to a tolerance
@@ -197,7 +197,7 @@ class ProblemKind:
         rows, others = (part[heaviest].tolist()
                         for part in self.certified_pairs(certificate))  # fmt: skip
         start = [(position[i], k) for i, k in zip(rows, others) if i in position]
-        return self.decide_on_rows(start, maximal), NEAR_TOUCHING
+        return self.decide_on_rows(active, start, maximal), NEAR_TOUCHING
 
     def codes(self, active):
         """The class codes (0 to K - 1) of the rows ``active``."""
@@ -215,16 +215,15 @@ class ProblemKind:
         ids = active[local // K] * K + local % K
         return checked_certificate(self.rows, ids, weights, self.classes, **options)
 
-    def decide_on_rows(self, start, maximal, small=False):
-        """Farkas' alternative on every pair in rationals from the pairs ``start``
-        (:func:`~.._exact._simplex.decide_pairs_on_rows`; a ``small`` problem
-        without limits): a :class:`Decision`, or None. With ``maximal``, the
+    def decide_on_rows(self, active, start, maximal, small=False):
+        """Farkas' alternative on every pair of the rows ``active`` in rationals from
+        the pairs ``start`` (:func:`~.._exact._simplex.decide_pairs_on_rows`; a
+        ``small`` problem without limits): a :class:`Decision`, or None. With ``maximal``, the
         maximal margin from the separator's last basis where that is as a rule its
         support (``basis_is_support``) or the problem is small (K classes: the basis
         holds pairs of every class, and a small problem's exchanges fix it)."""
-        rows, K = self.rows, self.n_classes
-        active = np.flatnonzero(rows.active)
-        points, codes = rows.original_rows(active), self.codes(active)
+        K = self.n_classes
+        points, codes = self.rows.original_rows(active), self.codes(active)
         found = decide_pairs_on_rows(points, codes, K, start, limited=not small)
         if found is None:
             return None
