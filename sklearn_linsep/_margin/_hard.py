@@ -156,9 +156,8 @@ class TwoClassProblem(ProblemKind):
         rows, labels = self.rows.rows(ids), self.rows.labels(ids)
         return margin_from_feasible(rows, labels, *feasible, tol)
 
-    def terms(self, frame, working, solution, fit_intercept=True):
-        return row_terms(frame.rows(working), frame.labels(working), solution,
-                         fit_intercept)  # fmt: skip
+    def terms(self, frame, working, solution):
+        return row_terms(frame.rows(working), frame.labels(working), solution)
 
     def result(self, frame, working, solution, rounds):
         return margin_result(frame, working, solution, rounds, True, 0.0)
@@ -271,7 +270,7 @@ def _augmented_margin(problem, tol, initial_size, batch):
     )
     if not solution.feasible:
         return problem.unseparated(rounds, None)
-    terms = problem.terms(rows, working, solution, fit_intercept=False)
+    terms = row_terms(rows.rows(working), rows.labels(working), solution, False)
     check_optimality(rows, terms, solution, tol)
     warn_if_inexact(solution)
     return margin_result(rows, working, solution, rounds, True, 0.0, centred=False)
