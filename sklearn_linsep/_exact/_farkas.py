@@ -14,8 +14,7 @@ side and puts a point in both convex hulls; a machine is the hyperplane
 import numpy as np
 
 from ._enclosure import ROUNDING_UNIT, rounding_factor
-from ._numbers import (ExactRows, as_fmpq, as_fraction, exact_dot, fmpq_matrix,
-                       fraction, rational)  # fmt: skip
+from ._numbers import as_fmpq, as_fraction, exact_dot, fmpq_matrix, fraction, rational
 
 # The largest problems decided in rationals whatever a float certificate says,
 # as their Farkas system's entries (equations times unknowns): a Fraction
@@ -148,8 +147,8 @@ def pair_margins_near(points, W, b, rows, own, others, near, exact_rows=None):
     (rationals), bounded in float64, may be ``near`` (a test of the margins and
     their spread; all without it, or where a score overflows), and their margins
     exactly (``fmpq``), each row's K scores once in FLINT's rationals (Python's
-    Fractions spend their time in gcd). ``exact_rows``: the
-    :class:`~._numbers.ExactRows` of ``points``, if cached."""
+    Fractions spend their time in gcd). ``exact_rows(unique)``: those rows as an
+    ``fmpq_mat``, if cached."""
     ids, p = np.arange(len(rows)), points.shape[1]
     found = bounded_scores(points, W, b) if near else None
     if found is not None:
@@ -159,7 +158,11 @@ def pair_margins_near(points, W, b, rows, own, others, near, exact_rows=None):
         spread += 2 * ROUNDING_UNIT * np.abs(margins)  # the subtraction's own
         ids = np.flatnonzero(near(margins, spread))
     unique, at = np.unique(rows[ids], return_inverse=True)
-    X = (exact_rows or ExactRows(points.__getitem__, p))(unique.tolist())
+    if exact_rows is None:
+        entries = [as_fmpq(v) for v in points[unique].ravel().tolist()]
+        X = fmpq_matrix(unique.size, p, entries)
+    else:
+        X = exact_rows(unique.tolist())
     machine = fmpq_matrix(len(W), p, [as_fmpq(v) for w in W for v in w])
     scores, b = (X * machine.transpose()).tolist(), [as_fmpq(v) for v in b]
     pairs = at.ravel().tolist(), own[ids].tolist(), others[ids].tolist()
