@@ -399,10 +399,13 @@ def test_the_pairs_dual_on_the_gram_matrix_is_the_crammer_singer_machine():
     keep = others != codes[rows]
     rows, others = rows[keep], others[keep]
     own = codes[rows]
-    alpha, intercept = pair_active_set(
+    alpha, intercept, coefficients = pair_active_set(
         Z @ Z.T, rows, own, others, K, np.arange(rows.size), tol=1e-12
     )
-    W = row_coefficients(rows, own, others, alpha, K, n) @ Z
+    np.testing.assert_array_equal(
+        coefficients, row_coefficients(rows, own, others, alpha, K, n)
+    )
+    W = coefficients @ Z
     Wv, bv = cp.Variable((K, p)), cp.Variable(K)
     constraints = [cp.sum(bv) == 0] + [
         (Wv[own[j]] - Wv[others[j]]) @ Z[rows[j]] + bv[own[j]] - bv[others[j]] >= 1

@@ -281,18 +281,18 @@ def pair_active_set(
     gram, position, own, others, n_classes, held, tol=1e-12, system=None
 ):
     r"""The Crammer–Singer dual of the pairs on their rows' Gram matrix by the
-    primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
-    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle. Pair j is
-    row ``position[j]`` of ``gram`` (a row once, however many pairs), classes ``own[j]``
-    and ``others[j]``. With ``B`` the class columns (:func:`class_columns`) the pairs'
-    Gram matrix is ``C ∘ K``, ``C = Bᵀ B`` (entries in {-2, …, 2}), formed only in held
-    blocks. Held pairs solve ``(C ∘ K)_II α + B_Iᵀ b = 1``, ``B_I α = 0``:
-    ``M = C ∘ (K + 1 1ᵀ)`` acts as ``C ∘ K`` where ``B α = 0`` and is positive definite
-    on independent Kesler rows, so one factor solves ``M X = [1, B_Iᵀ]`` and
-    ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (``Σ b = 0``; K - 1 equations independent:
-    ``1ᵀ B = 0``) gives b. K = 2 is two classes (``C = 2 c cᵀ``). ``system``:
-    ``(keys, held system)``, sorted keys outliving this call (its factor serves the
-    next round)."""
+    primal-dual active set of :func:`gram_active_set`: ``(α, b, A)``, ``W = Σ_j α_j
+    (e_own - e_other) z_jᵀ = A Z`` (:func:`row_coefficients`), or None where it does
+    not settle. Pair j is row ``position[j]`` of ``gram`` (a row once, however many
+    pairs), classes ``own[j]`` and ``others[j]``. With ``B`` the class columns
+    (:func:`class_columns`) the pairs' Gram matrix is ``C ∘ K``, ``C = Bᵀ B`` (entries
+    in {-2, …, 2}), formed only in held blocks. Held pairs solve ``(C ∘ K)_II α +
+    B_Iᵀ b = 1``, ``B_I α = 0``: ``M = C ∘ (K + 1 1ᵀ)`` acts as ``C ∘ K`` where ``B α
+    = 0`` and is positive definite on independent Kesler rows, so one factor solves
+    ``M X = [1, B_Iᵀ]`` and ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (``Σ b = 0``; K - 1
+    equations independent: ``1ᵀ B = 0``) gives b. K = 2 is two classes (``C = 2 c
+    cᵀ``). ``system``: ``(keys, held system)``, sorted keys outliving this call (its
+    factor serves the next round)."""
     m = len(own)
     classes = class_columns(own, others, n_classes)
     if system is None:
@@ -325,7 +325,7 @@ def pair_active_set(
         margins = scores[own, position] - scores[others, position]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
-        return held, keep, margins < 1 - tol, margins, (alpha, intercept)
+        return held, keep, margins < 1 - tol, margins, (alpha, intercept, rows)
 
     held = np.asarray(held, dtype=np.intp)
     return _exchanges(held, step, lambda held: held.size > 0)

@@ -9,7 +9,7 @@ which always answers. :class:`WarmMachine` is the loop's subproblem
 
 import numpy as np
 
-from ..._kesler import RowGram, class_columns, pair_margins, pairs_of, row_coefficients
+from ..._kesler import RowGram, class_columns, pair_margins, pairs_of
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
@@ -96,10 +96,7 @@ class WarmMachine:
         )  # fmt: skip
         if answer is None:
             return None
-        alpha, intercept = answer
-        coefficients = row_coefficients(
-            position, own, others, alpha, n_classes, len(self.gram.matrix)
-        )
+        alpha, intercept, coefficients = answer
         coef = self.gram.combination(coefficients)
         if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - self.tol / 2:
             return None
