@@ -247,34 +247,34 @@ def _independent_rows(matrix):
     return np.sort(pivots[:rank] - 1)
 
 
-def pair_held_system(classes_of, products_of):
+def pair_held_system(pairs_of_keys, products, n_classes):
     """The :class:`HeldSystem` of pairs, ``M = C ∘ (K + 1 1ᵀ)``, right sides
-    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``B = classes_of(keys)``, the rows' Gram
-    block ``products_of(keys, other_keys)``."""
+    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``pairs_of_keys(keys)`` is the keys' pairs
+    ``(rows, own, others)``, ``products(rows, other_rows)`` their rows' Gram block."""
 
     def block(keys, other_keys):
         # In place, the coupling a band of rows at a time: one k x k array.
-        block = products_of(keys, other_keys)
+        (rows, *pairs), (columns, *others) = map(pairs_of_keys, (keys, other_keys))
+        block = products(rows, columns)
         block += 1.0
-        rows, columns = classes_of(keys), classes_of(other_keys)
+        rows, columns = (class_columns(*pair, n_classes) for pair in (pairs, others))
         for start in range(0, block.shape[0], COUPLING_BAND):
             band = slice(start, start + COUPLING_BAND)
             block[band] *= rows[:, band].T @ columns  # small integers
         return block
 
     def right(keys):
-        return np.column_stack([np.ones(keys.size), classes_of(keys).T])
+        classes = class_columns(*pairs_of_keys(keys)[1:], n_classes)
+        return np.column_stack([np.ones(keys.size), classes.T])
 
     return HeldSystem(block, right)
 
 
 def pair_system(gram, position, own, others, n_classes):
     """The :func:`pair_held_system` of these pairs, keyed by position in ``own``."""
-    classes = class_columns(own, others, n_classes)
-    return pair_held_system(
-        lambda keys: classes[:, keys],
-        lambda keys, other_keys: gram[np.ix_(position[keys], position[other_keys])],
-    )
+    return pair_held_system(lambda keys: (position[keys], own[keys], others[keys]),
+                            lambda rows, columns: gram[np.ix_(rows, columns)],
+                            n_classes)  # fmt: skip
 
 
 def pair_active_set(
