@@ -435,9 +435,9 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
     expected = nearest_points_margin(Z, c)
     calls = []
 
-    def digits_lost(Z):
+    def digits_lost(gram):
         calls.append("gram")
-        coordinates = _nearest.gram_coordinates(Z @ Z.T)
+        coordinates = gram_coordinates(gram)
         rng = np.random.default_rng(0)
         return coordinates * (1 + 1e-3 * rng.standard_normal(coordinates.shape))
 
@@ -445,8 +445,8 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
         calls.append("qr")
         return qr_coordinates(Z)
 
-    qr_coordinates = _nearest._qr_coordinates
-    monkeypatch.setattr(_nearest, "_gram_coordinates", digits_lost)
+    gram_coordinates, qr_coordinates = _nearest.gram_coordinates, _nearest._qr_coordinates
+    monkeypatch.setattr(_nearest, "gram_coordinates", digits_lost)
     monkeypatch.setattr(_nearest, "_qr_coordinates", qr)
     fallen_back = nearest_points_margin(Z, c)
     assert calls == ["gram", "qr"]
