@@ -445,7 +445,8 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
         calls.append("qr")
         return qr_coordinates(Z)
 
-    gram_coordinates, qr_coordinates = _nearest.gram_coordinates, _nearest._qr_coordinates
+    gram_coordinates = _nearest.gram_coordinates
+    qr_coordinates = _nearest._qr_coordinates
     monkeypatch.setattr(_nearest, "gram_coordinates", digits_lost)
     monkeypatch.setattr(_nearest, "_qr_coordinates", qr)
     fallen_back = nearest_points_margin(Z, c)
