@@ -399,10 +399,13 @@ def test_the_pairs_dual_on_the_gram_matrix_is_the_crammer_singer_machine():
     keep = others != codes[rows]
     rows, others = rows[keep], others[keep]
     own = codes[rows]
-    alpha, intercept = pair_active_set(
+    alpha, intercept, coefficients = pair_active_set(
         Z @ Z.T, rows, own, others, K, np.arange(rows.size), tol=1e-12
     )
-    W = row_coefficients(rows, own, others, alpha, K, n) @ Z
+    np.testing.assert_array_equal(
+        coefficients, row_coefficients(rows, own, others, alpha, K, n)
+    )
+    W = coefficients @ Z
     Wv, bv = cp.Variable((K, p)), cp.Variable(K)
     constraints = [cp.sum(bv) == 0] + [
         (Wv[own[j]] - Wv[others[j]]) @ Z[rows[j]] + bv[own[j]] - bv[others[j]] >= 1
@@ -432,9 +435,9 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
     expected = nearest_points_margin(Z, c)
     calls = []
 
-    def digits_lost(Z):
+    def digits_lost(gram):
         calls.append("gram")
-        coordinates = _nearest.gram_coordinates(Z @ Z.T)
+        coordinates = gram_coordinates(gram)
         rng = np.random.default_rng(0)
         return coordinates * (1 + 1e-3 * rng.standard_normal(coordinates.shape))
 
@@ -442,8 +445,9 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
         calls.append("qr")
         return qr_coordinates(Z)
 
+    gram_coordinates = _nearest.gram_coordinates
     qr_coordinates = _nearest._qr_coordinates
-    monkeypatch.setattr(_nearest, "_gram_coordinates", digits_lost)
+    monkeypatch.setattr(_nearest, "gram_coordinates", digits_lost)
     monkeypatch.setattr(_nearest, "_qr_coordinates", qr)
     fallen_back = nearest_points_margin(Z, c)
     assert calls == ["gram", "qr"]

@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from ._dyadic import MODULUS, residue_matrix
-from ._farkas import every_pair, pair_margins_near
+from ._farkas import every_pair, pair_margins_near, pairs_matrix
 from ._numbers import (
     ExactRows,
     as_fmpq,
@@ -25,6 +25,7 @@ from ._numbers import (
     echelon_pivots,
     fmpq_matrix,
     scattered,
+    solve_exactly,
 )
 
 # Exchanges after the guess (each an exact solve).
@@ -135,22 +136,19 @@ class _ExactPairs:
         """Every unique row, an ``fmpq_mat``."""
         return self._matrix(range(len(self.unique_points)))
 
+    def _constraints(self, pairs):
+        """The pairs' constraint rows ``(B ⊗ x, B)`` as float64 columns (exact):
+        :func:`~._farkas.pairs_matrix` less its row of ones."""
+        points = self.unique_points[[self.position[j] for j in pairs]]
+        own, others = ([part[j] for j in pairs] for part in (self.own, self.others))
+        return pairs_matrix(points, own, others, self.K)[0][:-1]
+
     def independent(self, ids):
         """The first pairs of ``ids`` whose constraint rows are independent modulo
         ``MODULUS``, so over the rationals; one dependent only modulo it (odds
         ~1/MODULUS) is left out, and the exact KKT check decides all the same."""
-        K, p, h = self.K, self.p, len(ids)
-        own, others, position = (
-            np.array([part[j] for j in ids], dtype=np.intp)
-            for part in (self.own, self.others, self.position)
-        )
-        row = residue_matrix(self.unique_points[position]).astype(np.int64)
-        columns, at = np.zeros((K, p + 1, h), dtype=np.int64), np.arange(h)
-        columns[own, :p, at], columns[own, p, at] = row, 1
-        columns[others, :p, at] = (MODULUS - row) % MODULUS  # -row
-        columns[others, p, at] = MODULUS - 1  # -1
-        pivots = echelon_pivots(columns.reshape(K * (p + 1), h), MODULUS)[1]
-        return [ids[c] for c in pivots]
+        residues = residue_matrix(self._constraints(ids))
+        return [ids[c] for c in echelon_pivots(residues, MODULUS)[1]]
 
     def _sign(self, i, j):
         """``B_i · B_j`` of two pairs' class columns."""
@@ -195,19 +193,13 @@ class _ExactPairs:
         combination ``Σ c_i a_i`` of the held ones (Goldfarb and Idnani's
         dependent step: the multipliers move as ``α - t c``, the first to reach
         0 leaves): of ``c_i > 0``, the least ``α_i / c_i``; None where there is
-        none. The rows ``a = (B ⊗ x, B)`` have Gram ``(B_i·B_k)(x_i·x_k + 1)``."""
-        ids = [*held, joining]
-        rows = self._rows(ids)
-        gram = rows * rows.transpose()
-        h = len(held)
-        values = [[self._sign(i, j) * (gram[a, c] + 1) for c, j in enumerate(ids)]
-                  for a, i in enumerate(held)]  # fmt: skip
-        M = fmpq_matrix(h, h, [value for row in values for value in row[:-1]])
-        try:
-            c = M.solve(fmpq_matrix(h, 1, [row[-1] for row in values]))
-        except ZeroDivisionError:  # the held rows are independent: not here
+        none, or no such combination (:func:`~._numbers.solve_exactly`)."""
+        rows = self._constraints([*held, joining])
+        status, c = solve_exactly(rows[:, :-1], rows[:, -1])
+        if status != "unique":
             return None
-        ratios = [(alpha[a] / c[a, 0], a) for a in range(h) if c[a, 0] > 0]
+        ratios = [(alpha[a] / as_fmpq(value), a)
+                  for a, value in enumerate(c) if value > 0]  # fmt: skip
         return held[min(ratios)[1]] if ratios else None
 
     def _groups(self, held):

@@ -247,52 +247,52 @@ def _independent_rows(matrix):
     return np.sort(pivots[:rank] - 1)
 
 
-def pair_held_system(classes_of, products_of):
+def pair_held_system(pairs_of_keys, products, n_classes):
     """The :class:`HeldSystem` of pairs, ``M = C ∘ (K + 1 1ᵀ)``, right sides
-    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``B = classes_of(keys)``, the rows' Gram
-    block ``products_of(keys, other_keys)``."""
+    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``pairs_of_keys(keys)`` is the keys' pairs
+    ``(rows, own, others)``, ``products(rows, other_rows)`` their rows' Gram block."""
 
     def block(keys, other_keys):
         # In place, the coupling a band of rows at a time: one k x k array.
-        block = products_of(keys, other_keys)
+        (rows, *pairs), (columns, *others) = map(pairs_of_keys, (keys, other_keys))
+        block = products(rows, columns)
         block += 1.0
-        rows, columns = classes_of(keys), classes_of(other_keys)
+        rows, columns = (class_columns(*pair, n_classes) for pair in (pairs, others))
         for start in range(0, block.shape[0], COUPLING_BAND):
             band = slice(start, start + COUPLING_BAND)
             block[band] *= rows[:, band].T @ columns  # small integers
         return block
 
     def right(keys):
-        return np.column_stack([np.ones(keys.size), classes_of(keys).T])
+        classes = class_columns(*pairs_of_keys(keys)[1:], n_classes)
+        return np.column_stack([np.ones(keys.size), classes.T])
 
     return HeldSystem(block, right)
 
 
 def pair_system(gram, position, own, others, n_classes):
     """The :func:`pair_held_system` of these pairs, keyed by position in ``own``."""
-    classes = class_columns(own, others, n_classes)
-    return pair_held_system(
-        lambda keys: classes[:, keys],
-        lambda keys, other_keys: gram[np.ix_(position[keys], position[other_keys])],
-    )
+    return pair_held_system(lambda keys: (position[keys], own[keys], others[keys]),
+                            lambda rows, columns: gram[np.ix_(rows, columns)],
+                            n_classes)  # fmt: skip
 
 
 def pair_active_set(
     gram, position, own, others, n_classes, held, tol=1e-12, system=None
 ):
     r"""The Crammer–Singer dual of the pairs on their rows' Gram matrix by the
-    primal-dual active set of :func:`gram_active_set`: ``(α, b)`` with
-    ``W = Σ_j α_j (e_own - e_other) z_jᵀ``, or None where it does not settle. Pair j is
-    row ``position[j]`` of ``gram`` (a row once, however many pairs), classes ``own[j]``
-    and ``others[j]``. With ``B`` the class columns (:func:`class_columns`) the pairs'
-    Gram matrix is ``C ∘ K``, ``C = Bᵀ B`` (entries in {-2, …, 2}), formed only in held
-    blocks. Held pairs solve ``(C ∘ K)_II α + B_Iᵀ b = 1``, ``B_I α = 0``:
-    ``M = C ∘ (K + 1 1ᵀ)`` acts as ``C ∘ K`` where ``B α = 0`` and is positive definite
-    on independent Kesler rows, so one factor solves ``M X = [1, B_Iᵀ]`` and
-    ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (``Σ b = 0``; K - 1 equations independent:
-    ``1ᵀ B = 0``) gives b. K = 2 is two classes (``C = 2 c cᵀ``). ``system``:
-    ``(keys, held system)``, sorted keys outliving this call (its factor serves the
-    next round)."""
+    primal-dual active set of :func:`gram_active_set`: ``(α, b, A)``, ``W = Σ_j α_j
+    (e_own - e_other) z_jᵀ = A Z`` (:func:`row_coefficients`), or None where it does
+    not settle. Pair j is row ``position[j]`` of ``gram`` (a row once, however many
+    pairs), classes ``own[j]`` and ``others[j]``. With ``B`` the class columns
+    (:func:`class_columns`) the pairs' Gram matrix is ``C ∘ K``, ``C = Bᵀ B`` (entries
+    in {-2, …, 2}), formed only in held blocks. Held pairs solve ``(C ∘ K)_II α +
+    B_Iᵀ b = 1``, ``B_I α = 0``: ``M = C ∘ (K + 1 1ᵀ)`` acts as ``C ∘ K`` where ``B α
+    = 0`` and is positive definite on independent Kesler rows, so one factor solves
+    ``M X = [1, B_Iᵀ]`` and ``B_I M⁻¹ B_Iᵀ b = B_I M⁻¹ 1`` (``Σ b = 0``; K - 1
+    equations independent: ``1ᵀ B = 0``) gives b. K = 2 is two classes (``C = 2 c
+    cᵀ``). ``system``: ``(keys, held system)``, sorted keys outliving this call (its
+    factor serves the next round)."""
     m = len(own)
     classes = class_columns(own, others, n_classes)
     if system is None:
@@ -325,7 +325,7 @@ def pair_active_set(
         margins = scores[own, position] - scores[others, position]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
-        return held, keep, margins < 1 - tol, margins, (alpha, intercept)
+        return held, keep, margins < 1 - tol, margins, (alpha, intercept, rows)
 
     held = np.asarray(held, dtype=np.intp)
     return _exchanges(held, step, lambda held: held.size > 0)

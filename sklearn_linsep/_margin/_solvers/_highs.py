@@ -48,9 +48,17 @@ def _highs_lp(what, objective, **constraints):
     return result if status is Status.OPTIMAL else None
 
 
-def _least_hinge(result, coef, intercept):
-    """The Hyperplane of a least-hinge LP's dual: ``(coef, intercept)`` from its
-    equalities' multipliers, its α (clipped at 0) as ``dual``, the least total."""
+def _least_hinge(what, split, fixed=None, **constraints):
+    """The Hyperplane of a least-hinge LP's dual, ``max Σ α`` under ``constraints``
+    (HiGHS): ``(coef, intercept) = split(y)`` of its equalities' multipliers ``y``,
+    its α (clipped at 0) as ``dual``, the least total. Infeasible only with ``fixed``
+    (:func:`total_hinge_lp`): else α = 0 is feasible, and a SolverError."""
+    result = _highs_lp(what, -np.ones(constraints["A_eq"].shape[1]), **constraints)
+    if result is None:
+        if fixed is None:  # pragma: no cover - α = 0 is feasible
+            raise SolverError(f"HiGHS reported the {what} LP infeasible.")
+        return Hyperplane(False, status=Status.INFEASIBLE)
+    coef, intercept = split(-result.eqlin.marginals)
     dual, total = np.clip(result.x, 0.0, None), float(-result.fun)
     return Hyperplane(True, coef, intercept, dual, Status.OPTIMAL, total=total)
 
@@ -73,20 +81,12 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
     A_eq = _signed_columns(Z, c, [c[None, :]] if fit_intercept else [])
     upper = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     right = np.zeros(A_eq.shape[0]) if fixed is None else -np.asarray(fixed, float)
-    result = _highs_lp(
-        "total hinge",
-        -np.ones(n),
-        A_eq=A_eq,
-        b_eq=right,
-        bounds=np.column_stack([np.zeros(n), upper]),
-    )
-    if result is None:
-        if fixed is None:  # pragma: no cover - α = 0 is feasible
-            raise SolverError("HiGHS reported the total hinge LP infeasible.")
-        return Hyperplane(False, status=Status.INFEASIBLE)
-    multipliers = -result.eqlin.marginals
-    intercept = float(multipliers[p]) if fit_intercept else 0.0
-    return _least_hinge(result, multipliers[:p].copy(), intercept)
+
+    def split(y):  # (w, b) = -y
+        return y[:p].copy(), float(y[p]) if fit_intercept else 0.0
+
+    return _least_hinge("total hinge", split, fixed, A_eq=A_eq, b_eq=right,
+                        bounds=np.column_stack([np.zeros(n), upper]))  # fmt: skip
 
 
 def hull_intersection_lp(Z, c):
@@ -138,19 +138,14 @@ def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
     carried = sp.csr_matrix(
         (np.ones(m), (row_of, np.arange(m))), shape=(len(weights), m)
     )
-    result = _highs_lp(
-        "multiclass total hinge",
-        -np.ones(m),
-        A_eq=equalities,
-        b_eq=np.zeros(equalities.shape[0]),
-        A_ub=carried,
-        b_ub=np.asarray(weights, dtype=float),
-        bounds=(0, None),
-    )
-    if result is None:  # pragma: no cover
-        raise SolverError("HiGHS reported the multiclass total hinge LP infeasible.")
-    coef, intercept = split_machine(-result.eqlin.marginals, n_classes, p)
-    return _least_hinge(result, coef, intercept - intercept.mean())
+
+    def split(y):  # intercepts shifted to Σ b = 0
+        coef, intercept = split_machine(y, n_classes, p)
+        return coef, intercept - intercept.mean()
+
+    return _least_hinge("multiclass total hinge", split, A_eq=equalities,
+                        b_eq=np.zeros(equalities.shape[0]), A_ub=carried,
+                        b_ub=np.asarray(weights, dtype=float), bounds=(0, None))  # fmt: skip
 
 
 def _signed_columns(Z, c, below):

@@ -9,7 +9,7 @@ which always answers. :class:`WarmMachine` is the loop's subproblem
 
 import numpy as np
 
-from ..._kesler import RowGram, class_columns, pair_margins, pairs_of, row_coefficients
+from ..._kesler import RowGram, pair_margins, pairs_of
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
@@ -79,16 +79,11 @@ class WarmMachine:
         position, own = self.gram.positions(row_ids), frame.codes[row_ids]
         if self.system is None:  # over constraint ids, whatever the working set
 
-            def classes_of(ids):
+            def pairs_of_ids(ids):
                 rows, others = pairs_of(ids, n_classes)
-                return class_columns(frame.codes[rows], others, n_classes)
+                return self.gram.positions(rows), frame.codes[rows], others
 
-            def products_of(ids, other_ids):
-                rows, columns = ids // n_classes, other_ids // n_classes
-                positions = self.gram.positions
-                return self.gram.block(positions(rows), positions(columns))
-
-            self.system = pair_held_system(classes_of, products_of)
+            self.system = pair_held_system(pairs_of_ids, self.gram.block, n_classes)
         start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
         answer = pair_active_set(
             self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
@@ -96,10 +91,7 @@ class WarmMachine:
         )  # fmt: skip
         if answer is None:
             return None
-        alpha, intercept = answer
-        coefficients = row_coefficients(
-            position, own, others, alpha, n_classes, len(self.gram.matrix)
-        )
+        alpha, intercept, coefficients = answer
         coef = self.gram.combination(coefficients)
         if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - self.tol / 2:
             return None

@@ -83,7 +83,7 @@ def nearest_points_margin(Z, c, start=None, tol=1e-12):
     dense = SimpleNamespace(Z=Z, dot=Z.__matmul__, tdot=Z.__rmatmul__)  # rows' products
     if q <= 2 * m:
         return _hull_margin(dense, Z, c, start, tol, wide=False)
-    for coordinates in (_gram_coordinates, _qr_coordinates):
+    for coordinates in (lambda Z: gram_coordinates(Z @ Z.T), _qr_coordinates):
         solution = _hull_margin(dense, coordinates(Z), c, start, tol, wide=True)
         if not solution.feasible:
             return solution
@@ -99,11 +99,6 @@ def gram_margin(gram, original, c, start=None, tol=1e-12):
     ``original.dot(w)``, ``original.tdot(v)`` (too wide or sparse to hand over): in the
     pivoted Cholesky's coordinates, ``coef = Zᵀ (α c)`` (the caller checks margins)."""
     return _hull_margin(original, gram_coordinates(gram), c, start, tol, wide=False)
-
-
-def _gram_coordinates(Z):
-    """Rows ``Y`` with ``Y Yᵀ = Z Zᵀ``."""
-    return gram_coordinates(Z @ Z.T)
 
 
 def gram_coordinates(gram):
