@@ -76,13 +76,11 @@ def column_extremes(X):
 def certificate_holds(result, points, labels, spread, rtol, problem_rows=np.inf,
                       check="proof"):  # fmt: skip
     """Whether ``result``'s certificate holds on its own rows ``points`` (labelled
-    ``labels``) of a problem of ``problem_rows`` rows: its float form agrees as
-    stated against the features' ``spread`` (:func:`stated_certificate_agrees`,
-    :func:`stated_pairs_agree`) and, unless ``check`` is ``"tolerance"``, it is
-    proved on its pairs ``(own, others, K)`` (two classes:
-    :func:`~._exact._farkas.side_pairs`, K = 2): by ``certificate_weights_exact``
-    balancing exactly, else :func:`pairs_proof` (in rationals at any size with
-    ``check="exact"``)."""
+    ``labels``) of a problem of ``problem_rows`` rows, as the module says: stated
+    (the kind's rule, against the features' ``spread``) and, unless ``check`` is
+    ``"tolerance"``, proved on its pairs (``result._pairs_of``):
+    ``certificate_weights_exact`` balancing exactly, else :func:`pairs_proof` (in
+    rationals at any size with ``check="exact"``)."""
     pairs = result._pairs_of(labels)
     if pairs is None or not result._stated_agrees(points, pairs, spread, rtol):
         return False

@@ -91,11 +91,10 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
     beyond = not (proof_only or decidable(active, rows.n_features, n_classes))
     if not (proved or beyond):  # beyond: the stated form's tolerance only
         raise SolverError(unproved_certificate(proved, len(ids), what))
-    if exact is not None:
-        keep = np.array([value > 0 for value in exact])
-        row_ids, others, points, own = (row_ids[keep], others[keep], points[keep],
-                                        own[keep])  # fmt: skip
-        exact = [value for value in exact if value > 0]
+    if exact is not None:  # the pairs of positive exact weight, rounded
+        keep = np.flatnonzero([value > 0 for value in exact])
+        row_ids, others, points, own = (a[keep] for a in (row_ids, others, points, own))
+        exact = [exact[j] for j in keep]
         weights = np.array([float(value) for value in exact])
     proof = {"certificate_weights_exact": exact, "proven": bool(proved)}
     if of_pairs:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._exact._farkas import as_hyperplane
+from .._exact._farkas import as_hyperplane, as_machine, side_pairs
 from .._kesler import worst_others
 from .._rows._memory_pairs import KeslerRows
 from .._rows._memory_two_class import ScaledRows
@@ -187,11 +187,10 @@ class _Search:
         w = 0 and an intercept 1 below every kept row's own score (never wins)."""
         coef = np.zeros((self.n_classes, self.X.shape[1]))
         intercept = np.zeros(self.n_classes)
-        if present.size == 2:  # the hyperplane w·x + b as scores (-w/2, w/2)
-            coef[present] = np.vstack([-result.coef, result.coef]) / 2
-            intercept[present] = np.array([-result.intercept, result.intercept]) / 2
-        else:
-            coef[present], intercept[present] = result.coef, result.intercept
+        machine = result.coef, result.intercept
+        if present.size == 2:  # the hyperplane w·x + b as K = 2's scores (-w/2, w/2)
+            machine = as_machine(*machine)
+        coef[present], intercept[present] = machine
         absent = np.setdiff1d(np.arange(self.n_classes), present)
         if absent.size:
             scores = self.X[rows] @ coef.T + intercept
@@ -269,24 +268,24 @@ class _Search:
         hyperplane puts on their side, then one by one the ``ADD_BACK`` nearest."""
         out = np.flatnonzero(~keep)
         margins = self.margins(out, hyperplane)
-        if np.any(margins > 0):
-            keep[out[margins > 0]] = True
-            separable, answer = self.verdict(keep)
-            if separable:
-                hyperplane = answer
-            else:  # pragma: no cover - w separates them strictly
-                keep[out[margins > 0]] = False
+        if np.any(margins > 0):  # (w separates them strictly)
+            hyperplane = self._back(keep, out[margins > 0], hyperplane)
         out = out[margins <= 0]
         for row in out[np.argsort(-margins[margins <= 0], kind="stable")][:ADD_BACK]:
             if self.stopped_by() is not None:
                 break
-            keep[row] = True
-            separable, answer = self.verdict(keep)
-            if separable:
-                hyperplane = answer
-            else:
-                keep[row] = False
+            hyperplane = self._back(keep, row, hyperplane)
         return np.flatnonzero(~keep), hyperplane
+
+    def _back(self, keep, rows, hyperplane):
+        """The machine of the kept rows with ``rows`` back, where they separate;
+        else ``hyperplane``, and ``rows`` stay out."""
+        keep[rows] = True
+        separable, answer = self.verdict(keep)
+        if separable:
+            return answer
+        keep[rows] = False
+        return hyperplane
 
     def run(self, greedy=True):
         """The bounds, as far as the limits let them go; why it stopped."""
@@ -317,7 +316,7 @@ def minimum_errors(X, c, classes, *, time_limit, effort, tol, greedy=True):
     K > 2 ``classes``; without ``greedy``, the upper bound is the candidates' only
     (for a caller that needs the lower bound)."""
     two = len(classes) == 2
-    codes = (np.asarray(c) > 0).astype(np.intp) if two else np.asarray(c, np.intp)
+    codes = side_pairs(c)[0] if two else np.asarray(c, np.intp)
     unknowns = (1 if two else len(classes)) * (X.shape[1] + 1)
     with threads_for_fit(*X.shape, unknowns):
         search = _Search(X, codes, tol, np.asarray(classes), time_limit, effort)

@@ -591,13 +591,11 @@ def margin_result(frame, working, solution, rounds, separable, hinge, centred=Tr
     dual_coef = alpha * labels / frame.scale**2
     norm = np.linalg.norm(solution.coef)
     margin = frame.scale / norm if norm > 0 else np.nan
-    result = MarginResult(
-        coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds
+    return MarginResult(
+        coef, float(intercept), separable, margin, support, dual_coef, hinge, rounds,
+        center=frame.centre if centred else None,
+        intercept_at_center=float(solution.intercept) if centred else None,
     )
-    if centred:
-        result.center = frame.centre
-        result.intercept_at_center = float(solution.intercept)
-    return result
 
 
 def external_stacklevel():
