@@ -218,10 +218,11 @@ class ProblemKind:
     def decide_on_rows(self, active, start, maximal, small=False):
         """Farkas' alternative on every pair of the rows ``active`` in rationals from
         the pairs ``start`` (:func:`~.._exact._simplex.decide_pairs_on_rows`; a
-        ``small`` problem without limits): a :class:`Decision`, or None. With ``maximal``, the
-        maximal margin from the separator's last basis where that is as a rule its
-        support (``basis_is_support``) or the problem is small (K classes: the basis
-        holds pairs of every class, and a small problem's exchanges fix it)."""
+        ``small`` problem without limits): a :class:`Decision`, or None. With
+        ``maximal``, the maximal margin from the separator's last basis where that
+        is as a rule its support (``basis_is_support``) or the problem is small (K
+        classes: the basis holds pairs of every class, and a small problem's
+        exchanges fix it)."""
         K = self.n_classes
         points, codes = self.rows.original_rows(active), self.codes(active)
         found = decide_pairs_on_rows(points, codes, K, start, limited=not small)

@@ -335,8 +335,8 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
 def checked_least_hinge(rows, labels, weights):
     """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
     solution = total_hinge_lp(rows, labels, weights=weights)
-    sums = partial(_augmented_sum, rows)
-    if not _dual_certificate_holds(solution.dual, weights, labels, sums, solution.total):
+    sums, total = partial(_augmented_sum, rows), solution.total
+    if not _dual_certificate_holds(solution.dual, weights, labels, sums, total):
         raise SolverError(
             "HiGHS's least total hinge does not come with a valid dual certificate "
             "on these rows. Standardising the features (StandardScaler) may help."

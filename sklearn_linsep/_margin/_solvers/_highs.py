@@ -145,7 +145,8 @@ def kesler_hinge_lp(Z, own, others, n_classes, row_of, weights):
 
     return _least_hinge("multiclass total hinge", split, A_eq=equalities,
                         b_eq=np.zeros(equalities.shape[0]), A_ub=carried,
-                        b_ub=np.asarray(weights, dtype=float), bounds=(0, None))  # fmt: skip
+                        b_ub=np.asarray(weights, dtype=float),
+                        bounds=(0, None))  # fmt: skip
 
 
 def _signed_columns(Z, c, below):
