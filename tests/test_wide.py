@@ -124,11 +124,11 @@ def test_the_sparse_lp_runs_only_where_the_gram_dual_finds_the_hulls_meeting(
     vectors); the sparse LP is asked for the certificate only where a working
     set's hulls meet."""
     calls = []
-    spied = _hard.sparse_certificate
+    spied = _hard.certificate_from_subset
     monkeypatch.setattr(
         _hard,
-        "sparse_certificate",
-        lambda *args: calls.append(1) or spied(*args),
+        "certificate_from_subset",
+        lambda *args, **kwargs: calls.append(1) or spied(*args, **kwargs),
     )
     X, y = _documents(120, 600, 4)
     separable = HardMarginSVM().fit(X, y)
@@ -280,12 +280,12 @@ def test_a_wide_certificate_that_holds_to_a_tolerance_only_is_decided_again(
     is never returned as if it were one."""
     import dataclasses
 
-    calls, spied = [], _hard.sparse_certificate
+    calls, spied = [], _hard.certificate_from_subset
     monkeypatch.setattr(
         _hard,
-        "sparse_certificate",
-        lambda *args: calls.append(1)
-        or dataclasses.replace(spied(*args), proven=False),
+        "certificate_from_subset",
+        lambda *args, **kwargs: calls.append(1)
+        or dataclasses.replace(spied(*args, **kwargs), proven=False),
     )
     X, y = _documents(60, 300, 0)
     X = sp.vstack([X, X[:3]]).tocsr()

@@ -52,17 +52,6 @@ def certificate_from_subset(two_class, working, classes=(0, 1), weights=None,
     return checked_certificate(two_class, working[keep], weights[keep], classes)
 
 
-def sparse_certificate(two_class, classes=(0, 1)):
-    """The Farkas certificate of sparse rows from one LP over them all (one sparse
-    dual simplex, the cost of HiGHS's own separating LP, where the working set would
-    densify the rows); None where they are separable or it does not verify."""
-    active = np.flatnonzero(two_class.active)
-    try:
-        return certificate_from_subset(two_class, active, classes, per_feature=True)
-    except SolverError:
-        return None  # separable, or the working set decides it
-
-
 def checked_certificate(rows, ids, weights, classes, proof_only=False,
                         exact_weights=None):  # fmt: skip
     """The inseparability result of ``weights`` on ``ids``: rows of two classes (λ,

@@ -9,11 +9,7 @@ from .._exact._kkt import MAXIMAL_ENTRIES, separator_budget
 from .._rows._protocol import InMemoryTwoClassRows, TwoClassRows
 from .._threads import threads_for_fit
 from ..exceptions import SolverError
-from ._certificate import (
-    certificate_from_subset,
-    checked_certificate,
-    sparse_certificate,
-)
+from ._certificate import certificate_from_subset, checked_certificate
 from ._driver import (
     ProblemKind,
     WarmStart,
@@ -242,16 +238,11 @@ class WideProblem(TwoClassProblem):
 
     def certificate(self, working, solution):
         # Asked only where the Gram dual's hulls meet: wide rows are separable as a
-        # rule, and the sparse LP over every row is dear.
-        certificate = sparse_certificate(self.two_class, self.classes)
-        if certificate is None:
-            raise SolverError(
-                "The classes come too close to touching for float precision to "
-                "decide: the separating LP found no point in both convex hulls, but "
-                "the nearest points of a subset of the rows meet to rounding. Check "
-                "for near-duplicate rows with different labels."
-            )
-        return certificate
+        # rule, and the LP over every row (one sparse dual simplex, each feature at
+        # its own spread: a working set would densify the rows) is dear.
+        active = np.flatnonzero(self.two_class.active)
+        return certificate_from_subset(self.two_class, active, self.classes,
+                                       per_feature=True)  # fmt: skip
 
     def soft_limit(self, working, tol, batch):
         return wide_soft_limit(self.two_class, self.rows, tol, batch)
