@@ -317,11 +317,20 @@ def support_hyperplane(Z, c, refinements=3):
             spanned = gamma @ differences
             terms = np.abs(differences) @ np.abs(spanned) + np.abs(right)
             error = np.abs(differences @ spanned - right) / np.maximum(terms, 1e-300)
-            if not np.max(error) <= 1e-12:
-                # Too ill-conditioned for that: a QR of Dᵀ, features sorted largest
-                # first, keeps the small ones' digits (:func:`_least_norm`).
-                spanned, gamma = _least_norm(differences, right, refinements)
-            return _with_dual(Z, c, a, others, spanned, gamma)
+            if np.max(error) <= 1e-12:
+                return _with_dual(Z, c, a, others, spanned, gamma)
+
+            # Too ill-conditioned for that: a QR of Dᵀ, features sorted largest first,
+            # keeps the small ones' digits (Powell & Reid 1969; Cox & Higham 1998).
+            order = np.argsort(-column_scale, kind="stable")
+            basis, triangle = qr(differences.T[order], mode="economic")
+            restore = np.argsort(order)
+
+            def solve(rhs):
+                return (basis @ solve_triangular(triangle, rhs, trans="T"))[restore]
+
+            def gamma_of(coef):
+                return solve_triangular(triangle, basis.T @ coef[order])
 
     if solve is None:  # dependent rows: least squares of least norm by the SVD
 
@@ -334,7 +343,13 @@ def support_hyperplane(Z, c, refinements=3):
     coef = solve(right)
     for _ in range(refinements):
         coef = coef + solve(right - differences @ coef)
-    gamma = _dual_of(differences, coef, gamma_of(coef))
+    gamma = gamma_of(coef)
+    terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
+    if np.any(np.abs(differences.T @ gamma - coef) > 1e-12 * terms):
+        # Features far apart: scaling each (consistent) equation keeps their digits.
+        gamma = np.linalg.lstsq(
+            differences.T / column_scale[:, None], coef / column_scale, rcond=None
+        )[0]
     return _with_dual(Z, c, a, others, coef, gamma)
 
 
@@ -489,22 +504,17 @@ def _least_norm(equations, right, refinements):
                 lifted += step
                 solution = (basis @ lifted)[restore]
             coordinates = solve_triangular(triangle, lifted)
-            return solution, _dual_of(equations, solution, coordinates)
+            terms = np.abs(equations.T) @ np.abs(coordinates) + np.abs(solution)
+            if np.any(np.abs(equations.T @ coordinates - solution) > 1e-12 * terms):
+                # Weights far apart: Eᵀ y = x is consistent, scaling each row keeps y.
+                size = np.max(np.abs(equations), axis=0)
+                size = np.where(size > 0, size, 1.0)
+                coordinates = _least_squares(
+                    equations.T / size[:, None], solution / size
+                )
+            return solution, coordinates
     coordinates = _least_squares(equations @ equations.T, right)
     return _least_squares(equations, right), coordinates
-
-
-def _dual_of(equations, solution, coordinates):
-    """``y`` with ``Eᵀ y = x``, ``x`` the least-norm solution of ``E x = r``:
-    ``coordinates`` where each equation holds to 1e-12 of its terms, else least squares
-    with each equation scaled by its largest entry (it is consistent: features or
-    weights far apart keep their digits)."""
-    terms = np.abs(equations.T) @ np.abs(coordinates) + np.abs(solution)
-    if not np.any(np.abs(equations.T @ coordinates - solution) > 1e-12 * terms):
-        return coordinates
-    size = np.max(np.abs(equations), axis=0)
-    size = np.where(size > 0, size, 1.0)
-    return _least_squares(equations.T / size[:, None], solution / size)
 
 
 def _least_squares(matrix, right):
