@@ -5,6 +5,7 @@ Machines are shared and noisy: every script quotes medians, and candidates compa
 in one table take turns so that a burst of load from elsewhere hits all of them.
 """
 
+import ctypes
 import gc
 import os
 import platform
@@ -206,6 +207,16 @@ def traced_peak(function, *args):
         tracemalloc.stop()
 
 
+def _return_freed_memory():
+    """Hand the heap's freed pages back to the system (glibc's malloc_trim), so
+    that an RSS growth starts from what is in use, not from what an earlier call
+    freed and the allocator kept."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def peak_memory(function, *args):
     """``(traced peak, RSS peak growth)`` in bytes of two untimed calls: the data
     already exist, so both count only what the call allocates beyond them."""
@@ -213,6 +224,7 @@ def peak_memory(function, *args):
     rss = float("nan")
     if psutil is not None:
         gc.collect()
+        _return_freed_memory()
         with RSSSampler() as sampler:
             function(*args)
         rss = sampler.extra
