@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _harness import peak_memory, print_machine, timed  # noqa: E402
+from _harness import RSSSampler, peak_memory, print_machine, timed  # noqa: E402
 
 
 def kesler_lp(X, y, method, time_limit=None):
