@@ -384,7 +384,8 @@ def part_peers(args):
         result = figures["joint"][1]
         # libsvm's and liblinear's buffers are not traced: RSS growth compares them.
         memory = {label: peak_memory(function) for label, function in (
-            ("joint", lambda: joint(X, y)), ("cs", crammer_singer), ("svc", svc),
+            ("joint", lambda X=X, y=y: joint(X, y)), ("cs", crammer_singer),
+            ("svc", svc),
             ("lsvc", linear_svc))}  # fmt: skip
         verified = result.verify(X, y) and np.allclose(
             figures["cs"][1].coef_, result.coef, rtol=1e-7,
