@@ -453,11 +453,13 @@ class RowsInverse:
     The held pairs I are these less the left-out pairs L, and ``M_II⁻¹ = (M⁻¹)_II
     - (M⁻¹)_IL S⁻¹ (M⁻¹)_LI`` with ``S = (M⁻¹)_LL``: one factor of L x L where L
     is the smaller (most pairs of most rows held: 3 000 documents, K = 4, 8 100
-    of 8 900 held), then products with ``G⁻¹``. Refined once against ``M`` itself
-    (:func:`pair_products`) and refused (None) beyond ``RESIDUAL_BELOW``."""
+    of 8 900 held), then products with ``G⁻¹``. ``G⁻¹`` and S are held in float32
+    (half the memory): the answer is refined against ``M`` itself in float64
+    (:func:`pair_products`), and refused (None) where ``REFINEMENTS`` steps leave
+    its residual beyond ``RESIDUAL_BELOW`` of the right sides."""
 
     RESIDUAL_BELOW = 1e-11
-    REFINEMENTS = 4  # steps of refinement: S is factored in float32
+    REFINEMENTS = 4
 
     def __init__(self):
         self.size, self.inverse = -1, None
@@ -495,7 +497,8 @@ class RowsInverse:
         free[position, others] = False
         left = np.nonzero(free)  # L: (rows, other classes)
         distinct = np.count_nonzero(~free) == n + m
-        if not distinct or left[0].size >= m:
+        refused = self.size == n and self.inverse is None  # before, on this Gram
+        if not distinct or left[0].size >= m or refused:
             return None
         release()  # what the caller held for this solve goes first
         inverse, (left_position, left_other) = self._inverse_of(gram), left
@@ -533,6 +536,7 @@ class RowsInverse:
             if np.max(np.abs(residual)) <= self.RESIDUAL_BELOW * np.max(np.abs(right)):
                 return solution
             solution += solve_held(residual)
+        self.inverse = None  # too far from M's solve: not tried again on this Gram
         return None
 
 
