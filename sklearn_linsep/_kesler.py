@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, lapack
 
+from ._threads import one_blas_thread
 from ._working_set import (
     Frame,
     chunk_rows,
@@ -397,10 +398,20 @@ def class_sums(position, classes, values, n_classes, n_rows):
 def pair_products(gram, position, own, others, values, n_classes):
     """``(C ∘ K) V`` for the pairs' values ``V`` (``(m, c)``; pair j on row
     ``position[j]`` of the rows' Gram ``K``, classes own and other): each column
-    as its rows' coefficients ``A`` (:func:`row_coefficients`) scored by K, ``A K``,
-    read at each pair's two classes; never a pairs x pairs array."""
-    scores = row_coefficients(position, own, others, values, n_classes, len(gram))
-    scores = (scores @ gram).reshape(values.shape[1], n_classes, len(gram))
+    as its rows' coefficients ``A`` (:func:`row_coefficients`) scored by K
+    (:func:`pair_scores`); never a pairs x pairs array."""
+    coefficients = row_coefficients(position, own, others, values, n_classes,
+                                    len(gram))  # fmt: skip
+    return pair_scores(coefficients, gram, position, own, others, n_classes)
+
+
+def pair_scores(coefficients, gram, position, own, others, n_classes):
+    """``(A K)[own_j, r_j] - (A K)[other_j, r_j]`` of each pair j on row ``r_j =
+    position[j]``, for c rows' coefficients ``A`` stacked (c K x rows): ``(m, c)``.
+    ``A K`` on one BLAS thread (a skinny product: :meth:`RowsInverse.solve`)."""
+    with one_blas_thread():
+        scores = coefficients @ gram
+    scores = scores.reshape(-1, n_classes, len(gram))
     return (scores[:, own, position] - scores[:, others, position]).T
 
 
@@ -489,6 +500,14 @@ class RowsInverse:
         """``X`` with ``M_II X = right`` for the pairs given, or None where this way
         does not serve (dependent rows, a pair twice, L no smaller than I);
         ``release()`` is called where it serves, before its arrays are made."""
+        # On one BLAS thread: its products are skinny (c K x rows by rows x rows,
+        # bound by memory) and its factors of a few thousand. On 2 cores beside a
+        # busy one, a second thread made a (20 x 3 000) x (3 000 x 3 000) product
+        # 9x slower and spotrf of 3 000 2.6x (medians of 7).
+        with one_blas_thread():
+            return self._solve(gram, position, own, others, right, n_classes, release)
+
+    def _solve(self, gram, position, own, others, right, n_classes, release):
         n, m = len(gram), len(own)
         row_class = np.zeros(n, dtype=np.intp)  # a row with no pair: any class
         row_class[position] = own

@@ -4,7 +4,7 @@ route for rows that may all be support vectors (p ≫ n)."""
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
-from ..._kesler import class_columns, pair_blocks, row_coefficients
+from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
 from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
@@ -311,8 +311,7 @@ def pair_active_set(
         # Every pair's (w_own - w_other)·z_j + b_own - b_other from the rows' Gram
         # matrix (A K: K scores a row, no copy of K).
         rows = row_coefficients(position, own, others, alpha, n_classes, len(gram))
-        scores = rows @ gram
-        margins = scores[own, position] - scores[others, position]
+        margins = pair_scores(rows, gram, position, own, others, n_classes)[:, 0]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
         return held, keep, margins < 1 - tol, margins, (alpha, intercept, rows)
