@@ -17,7 +17,9 @@ memory) derive from it.
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve, lapack
 
+from ._threads import one_blas_thread
 from ._working_set import (
     Frame,
     chunk_rows,
@@ -48,11 +50,11 @@ def class_columns(own, others, n_classes):
 
 def row_coefficients(position, own, others, alpha, n_classes, n_rows):
     """``A``, of shape (K, rows): ``W = A Z`` for ``W = Σ_j α_j (e_own - e_other)
-    z_jᵀ`` where pair j is row ``position[j]`` of Z."""
-    coefficients = np.zeros((n_classes, n_rows))
-    np.add.at(coefficients, (own, position), alpha)
-    np.add.at(coefficients, (others, position), -alpha)
-    return coefficients
+    z_jᵀ`` where pair j is row ``position[j]`` of Z; for the c columns of ``α``
+    (``(m, c)``), the c such A stacked, (c K, rows)."""
+    values = np.asarray(alpha, dtype=np.float64).reshape(len(own), -1)
+    return (class_sums(position, own, values, n_classes, n_rows)
+            - class_sums(position, others, values, n_classes, n_rows))  # fmt: skip
 
 
 def worst_others(scores, codes):
@@ -324,13 +326,14 @@ class RowGram:
         cross, square = (self._sparse_products if sparse
                          else self._dense_products)(new)  # fmt: skip
         seen = len(self.matrix)
-        grown = np.empty((seen + new.size, seen + new.size))
-        grown[:seen, :seen] = self.matrix
-        if seen:
+        if seen:  # (the first rows' products are the matrix itself: no copy)
+            grown = np.empty((seen + new.size, seen + new.size))
+            grown[:seen, :seen] = self.matrix
             grown[seen:, :seen] = cross
             grown[:seen, seen:] = cross.T
-        grown[seen:, seen:] = square
-        self.matrix = grown
+            grown[seen:, seen:] = square
+            square = grown
+        self.matrix = square
         self.position_of[new] = seen + np.arange(new.size)
         self.seen = np.concatenate([self.seen, new])
 
@@ -352,8 +355,15 @@ class RowGram:
         level = float(shift @ shift)
 
         def products(first, first_offsets, second, second_offsets):
-            raw = np.asarray((first @ second.T).todense())
-            return raw - first_offsets[:, None] - second_offsets[None, :] + level
+            # A band of rows at a time: the sparse product of text is nearly
+            # dense, and larger than the dense array it fills.
+            raw = np.empty((first.shape[0], second.shape[0]))
+            for start in range(0, len(raw), 256):
+                band = slice(start, start + 256)
+                raw[band] = (first[band] @ second.T).toarray()
+            raw -= first_offsets[:, None]
+            raw -= second_offsets[None, :] - level
+            return raw
 
         cross = None
         if self._sparse is not None:
@@ -366,9 +376,6 @@ class RowGram:
         self._offsets = np.concatenate([self._offsets, offsets])
         return cross, products(added, offsets, added, offsets)
 
-    def block(self, rows, columns):
-        return self.matrix[np.ix_(rows, columns)]
-
     def combination(self, coefficients):
         """``A Z`` of the rows seen, for ``A`` of shape (K, rows seen)."""
         if self._dense is not None:
@@ -376,3 +383,188 @@ class RowGram:
         shift = self.frame.centre / self.frame.scale
         product = np.asarray((self._sparse.T @ coefficients.T).T)
         return product - coefficients.sum(axis=1)[:, None] * shift[None, :]
+
+
+def class_sums(position, classes, values, n_classes, n_rows):
+    """``(c K, rows)``: for each column of ``values`` (``(m, c)``), its sums per
+    (class, row) over the pairs, pair j adding at ``(classes[j], position[j])``."""
+    columns = values.shape[1]
+    at = (np.arange(columns) * n_classes)[None, :] + np.asarray(classes)[:, None]
+    at = at * n_rows + np.asarray(position)[:, None]
+    size = columns * n_classes * n_rows
+    return np.bincount(at.ravel(), values.ravel(), size).reshape(-1, n_rows)
+
+
+def pair_products(gram, position, own, others, values, n_classes):
+    """``(C ∘ K) V`` for the pairs' values ``V`` (``(m, c)``; pair j on row
+    ``position[j]`` of the rows' Gram ``K``, classes own and other): each column
+    as its rows' coefficients ``A`` (:func:`row_coefficients`) scored by K
+    (:func:`pair_scores`); never a pairs x pairs array."""
+    coefficients = row_coefficients(position, own, others, values, n_classes,
+                                    len(gram))  # fmt: skip
+    return pair_scores(coefficients, gram, position, own, others, n_classes)
+
+
+def pair_scores(coefficients, gram, position, own, others, n_classes):
+    """``(A K)[own_j, r_j] - (A K)[other_j, r_j]`` of each pair j on row ``r_j =
+    position[j]``, for c rows' coefficients ``A`` stacked (c K x rows): ``(m, c)``.
+    ``A K`` on one BLAS thread (a skinny product: :meth:`RowsInverse.solve`)."""
+    with one_blas_thread():
+        scores = coefficients @ gram
+    scores = scores.reshape(-1, n_classes, len(gram))
+    return (scores[:, own, position] - scores[:, others, position]).T
+
+
+# Rows of the pairs' coupling formed at once (a band of 512 x k, not k x k).
+COUPLING_BAND = 512
+
+
+def pair_blocks(pairs_of_keys, gram, n_classes):
+    """``(block, right, whole)`` of the pairs' held system ``M = C ∘ (K + 1 1ᵀ)``
+    (:func:`~sklearn_linsep._margin._solvers.pair_active_set`):
+    ``pairs_of_keys(keys)`` is the keys' pairs ``(rows, own, others)``, ``gram()``
+    the Gram matrix of every row they may name; ``block(keys, other_keys)`` a block
+    of M, ``right(keys)`` the right sides ``[1, Bᵀ]``, ``whole(keys, release)``
+    their solve by :class:`RowsInverse` (None where it does not serve)."""
+    rows_inverse = RowsInverse()
+
+    def whole(keys, release):
+        return rows_inverse.solve(gram(), *pairs_of_keys(keys), right(keys), n_classes,
+                                  release)  # fmt: skip
+
+    def block(keys, other_keys):
+        # In place, the coupling a band of rows at a time: one k x k array.
+        (rows, *pairs), (columns, *others) = map(pairs_of_keys, (keys, other_keys))
+        block = gram()[np.ix_(rows, columns)]
+        block += 1.0
+        rows, columns = (class_columns(*pair, n_classes) for pair in (pairs, others))
+        for start in range(0, block.shape[0], COUPLING_BAND):
+            band = slice(start, start + COUPLING_BAND)
+            block[band] *= rows[:, band].T @ columns  # small integers
+        return block
+
+    def right(keys):
+        classes = class_columns(*pairs_of_keys(keys)[1:], n_classes)
+        return np.column_stack([np.ones(keys.size), classes.T])
+
+    return block, right, whole
+
+
+class RowsInverse:
+    r"""Solves the pairs' held system ``M_II X = R``, ``M = C ∘ (K + 1 1ᵀ)``
+    (:func:`~sklearn_linsep._margin._solvers.pair_active_set`), from the inverse
+    of the rows' Gram matrix ``G = K + 1 1ᵀ`` (rows x rows), with no pairs x pairs
+    array of the held pairs.
+
+    Over every pair of the rows (each row with each class but its own, K - 1 a
+    row), ``M = D (G ⊗ I_K) Dᵀ``, ``D`` the rows' class columns
+    ``e_own - e_other``; each row's span ``1⊥``, so ``M⁻¹ = R (G⁻¹ ⊗ I_K) Rᵀ``
+    with ``R_r = D_r (D_rᵀ D_r)⁻¹``: entry ``(j, l)`` is ``G⁻¹_{r_j r_l}
+    (δ_{k_j k_l} - 1/K)`` (k the other classes), whatever the rows' own classes.
+    The held pairs I are these less the left-out pairs L, and ``M_II⁻¹ = (M⁻¹)_II
+    - (M⁻¹)_IL S⁻¹ (M⁻¹)_LI`` with ``S = (M⁻¹)_LL``: one factor of L x L where L
+    is the smaller (most pairs of most rows held: 3 000 documents, K = 4, 8 100
+    of 8 900 held), then products with ``G⁻¹``. ``G⁻¹`` and S are held in float32
+    (half the memory): the answer is refined against ``M`` itself in float64
+    (:func:`pair_products`), and refused (None) where ``REFINEMENTS`` steps leave
+    its residual beyond ``RESIDUAL_BELOW`` of the right sides."""
+
+    RESIDUAL_BELOW = 1e-11
+    REFINEMENTS = 4
+
+    def __init__(self):
+        self.size, self.inverse = -1, None
+
+    def _inverse_of(self, gram):
+        """``G⁻¹``, kept while the Gram keeps its size (it only grows); None where
+        ``G`` is not positive definite (dependent rows)."""
+        if len(gram) != self.size:
+            self.size, self.inverse = len(gram), None  # one n x n array at a time
+            # In place on the Fortran-ordered transpose (the same symmetric
+            # matrix): LAPACK's upper triangle is the array's lower one.
+            inverse = gram.astype(np.float32)
+            inverse += 1.0
+            factor, info = lapack.spotrf(inverse.T, lower=0, overwrite_a=1, clean=0)
+            if info == 0:
+                _, info = lapack.spotri(factor, lower=0, overwrite_c=1)
+            if info == 0:  # the lower triangle mirrored, a band at a time
+                for start in range(0, len(inverse), 512):
+                    stop = start + 512
+                    inverse[start:stop, stop:] = inverse[stop:, start:stop].T
+                    square = inverse[start:stop, start:stop]
+                    square[:] = np.tril(square) + np.tril(square, -1).T
+                self.inverse = inverse
+        return self.inverse
+
+    def solve(self, gram, position, own, others, right, n_classes, release):
+        """``X`` with ``M_II X = right`` for the pairs given, or None where this way
+        does not serve (dependent rows, a pair twice, L no smaller than I);
+        ``release()`` is called where it serves, before its arrays are made."""
+        # On one BLAS thread: its products are skinny (c K x rows by rows x rows,
+        # bound by memory) and its factors of a few thousand. On 2 cores beside a
+        # busy one, a second thread made a (20 x 3 000) x (3 000 x 3 000) product
+        # 9x slower and spotrf of 3 000 2.6x (medians of 7).
+        with one_blas_thread():
+            return self._solve(gram, position, own, others, right, n_classes, release)
+
+    def _solve(self, gram, position, own, others, right, n_classes, release):
+        n, m = len(gram), len(own)
+        row_class = np.zeros(n, dtype=np.intp)  # a row with no pair: any class
+        row_class[position] = own
+        free = np.ones((n, n_classes), dtype=bool)  # the pairs of every row
+        free[np.arange(n), row_class] = False
+        free[position, others] = False
+        left = np.nonzero(free)  # L: (rows, other classes)
+        distinct = np.count_nonzero(~free) == n + m
+        refused = self.size == n and self.inverse is None  # before, on this Gram
+        if not distinct or left[0].size >= m or refused:
+            return None
+        release()  # what the caller held for this solve goes first
+        inverse, (left_position, left_other) = self._inverse_of(gram), left
+        if inverse is None:
+            return None
+        coupling = np.empty((left_position.size,) * 2, dtype=np.float32)
+        for start in range(0, left_position.size, 128):  # S, a band at a time
+            band = slice(start, start + 128)
+            coupling[band] = inverse[np.ix_(left_position[band], left_position)]
+            coupling[band] *= (left_other[band, None] == left_other) - 1.0 / n_classes
+        try:  # in float32, refined below (an empty L: (M⁻¹)_II is M_II⁻¹)
+            factor = left_position.size and cho_factor(coupling.T, overwrite_a=True,
+                                                       check_finite=False)
+        except np.linalg.LinAlgError:
+            return None
+        del coupling
+        held = (position, others)
+        both = tuple(map(np.concatenate, zip(held, left)))
+
+        def solve_held(right):
+            through = _inverse_product(inverse, held, both, right, n_classes)
+            if not factor:
+                return through
+            weights = cho_solve(factor, through[m:].astype(np.float32),
+                                check_finite=False).astype(np.float64)
+            return through[:m] - _inverse_product(inverse, left, held, weights,
+                                                  n_classes)
+
+        solution = solve_held(right)
+        classes = class_columns(own, others, n_classes)
+        for _ in range(self.REFINEMENTS + 1):
+            residual = right - pair_products(gram, position, own, others, solution,
+                                             n_classes)
+            residual -= classes.T @ (classes @ solution)  # the 1 1ᵀ part
+            if np.max(np.abs(residual)) <= self.RESIDUAL_BELOW * np.max(np.abs(right)):
+                return solution
+            solution += solve_held(residual)
+        self.inverse = None  # too far from M's solve: not tried again on this Gram
+        return None
+
+
+def _inverse_product(inverse, pairs, outputs, values, n_classes):
+    """``(M⁻¹)_{outputs, pairs} V`` of :class:`RowsInverse` (pairs as ``(rows,
+    other classes)``), by the class sums' product with ``G⁻¹``."""
+    position, others = pairs
+    sums = -class_sums(position, others, values, n_classes, len(inverse))
+    through = (sums.astype(np.float32) @ inverse).astype(np.float64)
+    through = through.reshape(values.shape[1], n_classes, len(inverse))
+    position, others = outputs
+    return (through.mean(axis=1)[:, position] - through[:, others, position]).T

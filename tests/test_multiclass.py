@@ -784,6 +784,101 @@ def test_the_pairs_held_factor_is_the_one_large_array():
     assert peak < 1.5 * 8 * keys.size**2, peak / (8 * keys.size**2)
 
 
+def held_pairs(n, K, seed, dropped=0.2):
+    """Pairs of n rows (each row with every other class), some dropped, and the
+    explicit held block ``M_II = C ∘ (K + 1 1ᵀ)`` with its right sides."""
+    from sklearn_linsep._kesler import class_columns
+
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(n, n + 20))
+    gram = rows @ rows.T
+    classes = rng.integers(0, K, n)
+    position, others = np.nonzero(classes[:, None] != np.arange(K))
+    kept = rng.random(position.size) >= dropped
+    position, others = position[kept], others[kept]
+    own = classes[position]
+    B = class_columns(own, others, K)
+    block = (B.T @ B) * (gram[np.ix_(position, position)] + 1.0)
+    return gram, position, own, others, block, np.column_stack([np.ones(own.size), B.T])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_rows_inverse_solves_the_held_pairs_as_their_block(seed):
+    """Most pairs of most rows held, the held system is solved from the inverse
+    of the rows' Gram matrix (rows x rows) and the left-out pairs: the same
+    solution as the explicit block's (numpy), and its products with the pairs'
+    Gram ``C ∘ K`` are the explicit ones; where it does not serve (a pair held
+    twice, more pairs left out than held), None, before its caller's factor is
+    released."""
+    from sklearn_linsep._kesler import RowsInverse, pair_products
+
+    K = 3 + seed
+    gram, position, own, others, block, right = held_pairs(60, K, seed)
+    released = []
+    solved = RowsInverse().solve(gram, position, own, others, right, K,
+                                 lambda: released.append(True))  # fmt: skip
+    np.testing.assert_allclose(solved, np.linalg.solve(block, right), atol=1e-10)
+    assert released
+    values = np.random.default_rng(seed).normal(size=right.shape)
+    B = right[:, 1:].T
+    np.testing.assert_allclose(
+        pair_products(gram, position, own, others, values, K),
+        (block - (B.T @ B)) @ values, rtol=1e-10, atol=1e-9,
+    )  # fmt: skip
+    twice = np.r_[np.arange(own.size), 0]
+    released.clear()
+    for pairs in [(p[twice] for p in (position, own, others)),
+                  (p[::3] for p in (position, own, others))]:  # fmt: skip
+        pairs = tuple(pairs)
+        refused = RowsInverse().solve(gram, *pairs, right[: len(pairs[0])], K,
+                                      lambda: released.append(True))  # fmt: skip
+        assert refused is None and not released
+
+
+def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
+    """The held system of k pairs on n rows, k ≫ n, by the rows' inverse: its
+    peak memory is a fraction of the k x k factor the held block would take."""
+    import tracemalloc
+
+    from sklearn_linsep._margin._solvers._dense_dual import pair_system
+
+    K = 6
+    gram, position, own, others, block, right = held_pairs(200, K, 7, dropped=0.1)
+    del block
+    system = pair_system(gram, position, own, others, K)
+    tracemalloc.start()
+    held, solved = system.solve(np.arange(own.size))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert held.size == own.size and system.factor is None  # the rows' inverse
+    assert peak < 0.25 * 8 * own.size**2, peak / (8 * own.size**2)
+
+
+def test_the_joint_machine_by_the_rows_inverse_is_the_held_factors(monkeypatch):
+    """Text where most pairs are held: the joint machine found through the rows'
+    inverse is the one the held block's factor finds (the old route), and
+    verified."""
+    from sklearn_linsep import _kesler
+
+    X, y = text_like(100, 1000, 5)
+    solve = _kesler.RowsInverse.solve
+    served = []
+
+    def counted(*args):
+        solved = None if refuse else solve(*args)
+        served.append(solved is not None)
+        return solved
+
+    monkeypatch.setattr(_kesler.RowsInverse, "solve", counted)
+    refuse = False
+    new = linear_separability(X, y, multiclass="joint")
+    refuse = True
+    old = linear_separability(X, y, multiclass="joint")
+    assert any(served) and new.verify(X, y)
+    np.testing.assert_allclose(new.coef, old.coef, atol=1e-9 * np.abs(old.coef).max())
+    np.testing.assert_allclose(new.margin, old.margin, rtol=1e-9)
+
+
 def test_beyond_the_pairs_dual_sparse_rows_are_refused_not_made_dense(monkeypatch):
     """Where the pairs' Gram dual does not take a working set of sparse rows,
     the dense route would densify them: past a stated limit, a SolverError

@@ -4,7 +4,7 @@ route for rows that may all be support vectors (p ≫ n)."""
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
-from ..._kesler import class_columns, row_coefficients
+from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
 from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
@@ -14,8 +14,6 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 DEPENDENT_BELOW = 1e-11
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
-# Rows of the pairs' coupling formed at once (a band of 512 x k, not k x k).
-COUPLING_BAND = 512
 
 
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
@@ -125,22 +123,29 @@ class HeldSystem:
     """Solves ``M_II X = R_I`` for an active set's held set I, ``M`` PSD given by
     ``block(rows, columns)``, ``R`` by ``right(held)``: two classes
     (``M = K + 1 1ᵀ``, ``full`` its K whole if the caller has it) or K-class pairs
-    (``M = C ∘ (K + 1 1ᵀ)``). Later steps exchange a few percent of rows: a held set
-    within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM`` rows is
-    solved from that factor, joined and left rows (held at 0 by a multiplier) in a
-    Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``."""
+    (``M = C ∘ (K + 1 1ᵀ)``; ``whole(held, release)`` their solve with no k x k
+    array, None where it does not serve). Later steps exchange a few percent of rows:
+    a held set within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM``
+    rows is solved from that factor, joined and left rows (held at 0 by a multiplier)
+    in a Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``."""
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
 
-    def __init__(self, block, right, full=None):
-        self.block, self.right, self.full = block, right, full
+    def __init__(self, block, right, full=None, whole=None):
+        self.block, self.right, self.full, self.whole = block, right, full, whole
+        self._release()
+
+    def _release(self):
         self.factored, self.factor, self._columns = None, None, {}
 
     def solve(self, held):
         """``(held, X)``, or None if singular. A new factorisation drops from ``held``
         the rows dependent on the others (``DEPENDENT_BELOW``); an update does not see
         them (its solve is then rough; the caller checks its answer)."""
+        solution = None if self.whole is None else self.whole(held, self._release)
+        if solution is not None:
+            return held, solution
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held)
             if solved is not None:
@@ -150,7 +155,7 @@ class HeldSystem:
     def _factorise(self, held):
         # One k x k array at a time: the last factor goes before the new block is
         # made, and the block is factored in its own memory (rebuilt where that fails).
-        self.factored, self.factor, self._columns = None, None, {}
+        self._release()
         factor = _cholesky_in_place(self._held_block(held))
         if factor is None:
             # Dependent rows (short documents: a few in a thousand; pairs beyond the
@@ -247,34 +252,19 @@ def _independent_rows(matrix):
     return np.sort(pivots[:rank] - 1)
 
 
-def pair_held_system(pairs_of_keys, products, n_classes):
+def pair_held_system(pairs_of_keys, gram, n_classes):
     """The :class:`HeldSystem` of pairs, ``M = C ∘ (K + 1 1ᵀ)``, right sides
-    ``[1, Bᵀ]`` (:func:`pair_active_set`): ``pairs_of_keys(keys)`` is the keys' pairs
-    ``(rows, own, others)``, ``products(rows, other_rows)`` their rows' Gram block."""
-
-    def block(keys, other_keys):
-        # In place, the coupling a band of rows at a time: one k x k array.
-        (rows, *pairs), (columns, *others) = map(pairs_of_keys, (keys, other_keys))
-        block = products(rows, columns)
-        block += 1.0
-        rows, columns = (class_columns(*pair, n_classes) for pair in (pairs, others))
-        for start in range(0, block.shape[0], COUPLING_BAND):
-            band = slice(start, start + COUPLING_BAND)
-            block[band] *= rows[:, band].T @ columns  # small integers
-        return block
-
-    def right(keys):
-        classes = class_columns(*pairs_of_keys(keys)[1:], n_classes)
-        return np.column_stack([np.ones(keys.size), classes.T])
-
-    return HeldSystem(block, right)
+    ``[1, Bᵀ]`` (:func:`pair_active_set`; the blocks and the right sides are
+    :func:`~sklearn_linsep._kesler.pair_blocks`): most pairs of most rows held,
+    they are solved by the rows' inverse (rows x rows), else by a held factor."""
+    block, right, whole = pair_blocks(pairs_of_keys, gram, n_classes)
+    return HeldSystem(block, right, whole=whole)
 
 
 def pair_system(gram, position, own, others, n_classes):
     """The :func:`pair_held_system` of these pairs, keyed by position in ``own``."""
     return pair_held_system(lambda keys: (position[keys], own[keys], others[keys]),
-                            lambda rows, columns: gram[np.ix_(rows, columns)],
-                            n_classes)  # fmt: skip
+                            lambda: gram, n_classes)  # fmt: skip
 
 
 def pair_active_set(
@@ -321,8 +311,7 @@ def pair_active_set(
         # Every pair's (w_own - w_other)·z_j + b_own - b_other from the rows' Gram
         # matrix (A K: K scores a row, no copy of K).
         rows = row_coefficients(position, own, others, alpha, n_classes, len(gram))
-        scores = rows @ gram
-        margins = scores[own, position] - scores[others, position]
+        margins = pair_scores(rows, gram, position, own, others, n_classes)[:, 0]
         margins += classes.T @ intercept
         keep = held[held_alpha > 0]
         return held, keep, margins < 1 - tol, margins, (alpha, intercept, rows)

@@ -83,7 +83,8 @@ class WarmMachine:
                 rows, others = pairs_of(ids, n_classes)
                 return self.gram.positions(rows), frame.codes[rows], others
 
-            self.system = pair_held_system(pairs_of_ids, self.gram.block, n_classes)
+            self.system = pair_held_system(pairs_of_ids, lambda: self.gram.matrix,
+                                           n_classes)
         start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
         answer = pair_active_set(
             self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
