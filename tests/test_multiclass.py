@@ -636,29 +636,31 @@ def test_wide_machines_start_from_a_guessed_face(monkeypatch):
     assert not np.isin(guessed // K, np.flatnonzero(weight == 0)).any()
     assert guessed.size <= K * (p + 1) and np.isin(held, guessed).all()
     assert np.isin(support, guessed).mean() > 0.9
-    assert np.isin(held, support).mean() > 0.8  # held first: most at margin 1
+    assert np.isin(held, support).mean() > 0.7  # held first: most at margin 1
 
 
 def test_the_face_is_guessed_on_wide_dense_rows_of_three_classes_or_more():
-    """The guess needs K >= 3 classes all present and room under its limit; sparse
-    and tall rows keep the nearest-mean seed."""
+    """The guess needs K >= 3 classes all present, room under its limit and a fit
+    with every row on its side; sparse and tall rows keep the nearest-mean seed."""
     from sklearn_linsep._kesler import face_guess
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
     rng = np.random.default_rng(1)
-    Z = rng.normal(size=(30, 4))
-    for codes, K, limit in (
-        (np.arange(30) % 2, 2, 50),  # two classes: LinearSVC's coef_ is one row
-        (np.arange(30) % 3, 4, 50),  # a class without rows
-        (np.arange(30) % 3, 3, 0),  # no room
-    ):
-        assert all(ids.size == 0 for ids in face_guess(Z, codes, K, limit))
     codes = np.arange(30) % 3
+    Z = np.eye(3, 4)[codes] + 0.3 * rng.normal(size=(30, 4))  # classes apart
+    for labels, K, limit in (
+        (codes % 2, 2, 50),  # two classes: LinearSVC's coef_ is one row
+        (codes, 4, 50),  # a class without rows
+        (codes, 3, 0),  # no room
+        (rng.permutation(codes), 3, 50),  # rows on the wrong side of the fit
+    ):
+        assert all(ids.size == 0 for ids in face_guess(Z, labels, K, limit))
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()
-    X = rng.normal(size=(24, 8))  # 9 < 24 rows <= K (p + 1) = 27
-    rows, codes = KeslerRows(X, codes[:24], 3), codes[:24]
+    codes = codes[:24]
+    X = 3 * np.eye(3, 8)[codes] + rng.normal(size=(24, 8))  # 9 < 24 <= K (p + 1)
+    rows = KeslerRows(X, codes, 3)
     assert not np.array_equal(rows.seed(5), rows.nearest_seed(5))
     for rows in (KeslerRows(sp.csr_matrix(X), codes, 3),  # sparse
                  KeslerRows(X[:, :4], codes, 3)):  # tall: K (p + 1) = 15 < 24
