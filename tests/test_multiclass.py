@@ -581,6 +581,92 @@ def test_tall_machines_keep_the_primal_route(monkeypatch):
     assert not calls
 
 
+def seeds_of_the_pairs(monkeypatch):
+    """Record the first working sets of in-memory pairs (``KeslerRows.seed``) and
+    the pairs they hold first."""
+    from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+    seeds = []
+    seed = KeslerRows.seed
+
+    def recorded(self, size):
+        seeds.append((seed(self, size), self.held_guess))
+        return seeds[-1][0]
+
+    monkeypatch.setattr(KeslerRows, "seed", recorded)
+    return seeds
+
+
+def test_wide_machines_start_from_a_guessed_face(monkeypatch):
+    """p + 1 < rows <= K (p + 1): the first working set is the pairs a loose
+    Crammer-Singer fit puts near margin 1 (``_kesler.face_guess``), on the active
+    rows only; it holds most of the support pairs (those at margin 1 under the
+    answer), the pairs held first are mostly support pairs, and the answer is the
+    nearest-mean seed's (the route before it)."""
+    from sklearn_linsep._margin._solvers import _machine
+    from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+    rng = np.random.default_rng(0)
+    n, p, K = 120, 20, 6
+    X = rng.normal(size=(n, p))
+    y = np.argmax(X @ rng.normal(size=(K, p)).T, axis=1)
+    weight = np.ones(n)
+    weight[::7] = 0.0
+    seeds = seeds_of_the_pairs(monkeypatch)
+    starts, solve = [], _machine.pair_active_set
+
+    def started(*args, **kwargs):
+        starts.append((len(args[1]), len(args[5])))  # pairs, held first
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_machine, "pair_active_set", started)
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y, sample_weight=weight)
+    guessed, held = seeds[0]
+    assert starts[0] == (guessed.size, held.size)
+    monkeypatch.setattr(KeslerRows, "seed", KeslerRows.nearest_seed)
+    before = HardMarginSVM(multi_class="crammer_singer").fit(X, y, weight)
+    np.testing.assert_allclose(svm.coef_, before.coef_, rtol=0,
+                               atol=1e-9 * np.abs(before.coef_).max())  # fmt: skip
+    assert svm.margin_ == pytest.approx(before.margin_, rel=1e-9)
+    scores = svm.decision_function(X)
+    margins = scores[np.arange(n), y][:, None] - scores
+    margins[np.arange(n), y] = np.inf
+    margins[weight == 0] = np.inf
+    support = np.flatnonzero(margins.ravel() < 1 + 1e-6)  # ids i K + k
+    assert not np.isin(guessed // K, np.flatnonzero(weight == 0)).any()
+    assert guessed.size <= K * (p + 1) and np.isin(held, guessed).all()
+    assert np.isin(support, guessed).mean() > 0.9
+    assert np.isin(held, support).mean() > 0.7  # held first: most at margin 1
+
+
+def test_the_face_is_guessed_on_wide_dense_rows_of_three_classes_or_more():
+    """The guess needs K >= 3 classes all present, room under its limit and a fit
+    with every row on its side; sparse and tall rows keep the nearest-mean seed."""
+    from sklearn_linsep._kesler import face_guess
+    from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+    rng = np.random.default_rng(1)
+    codes = np.arange(30) % 3
+    Z = np.eye(3, 4)[codes] + 0.3 * rng.normal(size=(30, 4))  # classes apart
+    for labels, K, limit in (
+        (codes % 2, 2, 50),  # two classes: LinearSVC's coef_ is one row
+        (codes, 4, 50),  # a class without rows
+        (codes, 3, 0),  # no room
+        (rng.permutation(codes), 3, 50),  # rows on the wrong side of the fit
+    ):
+        assert all(ids.size == 0 for ids in face_guess(Z, labels, K, limit))
+    near, held = face_guess(Z, codes, 3, 7)
+    assert near.size == 7 and np.all(near % 3 != codes[near // 3])
+    assert np.isin(held, near).all()
+    codes = codes[:24]
+    X = 3 * np.eye(3, 8)[codes] + rng.normal(size=(24, 8))  # 9 < 24 <= K (p + 1)
+    rows = KeslerRows(X, codes, 3)
+    assert not np.array_equal(rows.seed(5), rows.nearest_seed(5))
+    for rows in (KeslerRows(sp.csr_matrix(X), codes, 3),  # sparse
+                 KeslerRows(X[:, :4], codes, 3)):  # tall: K (p + 1) = 15 < 24
+        np.testing.assert_array_equal(rows.seed(5), rows.nearest_seed(5))
+
+
 def test_sparse_text_of_several_classes_is_solved_in_the_span_of_its_rows():
     """K > 2 classes of sparse rows: the dense answer, with no dense array of
     the rows' width times their number (X densified would be 9.6 MB)."""

@@ -398,9 +398,10 @@ def _deciding_frame(problem, tol, size, batch):
 
 def _decide(problem, frame, tol, size, batch):
     """The working-set loop in ``frame`` from its seed, the last answer polished."""
+    seed = frame.seed(size)  # first: the subproblem may start from its guess
     subproblem = problem.subproblem(frame, tol)
     solution, working, rounds = grow_working_set(
-        problem, frame, subproblem, frame.seed(size), tol, batch
+        problem, frame, subproblem, seed, tol, batch
     )
     return subproblem.polished(working, solution), working, rounds
 

@@ -7,6 +7,7 @@ from .._kesler import (
     block_seed,
     block_violations,
     block_worst,
+    face_guess,
     seed_limits,
     select_per_group,
     working_violations,
@@ -96,6 +97,29 @@ class KeslerRows(Pairs):
         return float(np.min(margins))
 
     def seed(self, size):
+        """:meth:`nearest_seed`; where the pairs' Gram dual takes every working
+        set (dense rows, p + 1 < active rows <= K (p + 1): a first set of many
+        pairs, each round adding few) a guess of the face instead
+        (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the Gram
+        route's limit) and ``nearest_seed(1)`` (the anchors), its nearest pairs and
+        the anchors the subproblem's first held set (:attr:`held_guess`): a few
+        factorisations settle it, where the nearest-mean seed took 22 rounds
+        (bench_multiclass.py's 2 000 x 256, K = 10: 2.95 -> 1.03 s)."""
+        active = np.flatnonzero(self.active)
+        K, width = self.n_classes, self.n_features + 1
+        self.held_guess = None
+        if self.sparse or not width < active.size <= K * width:
+            return self.nearest_seed(size)
+        first = self.nearest_seed(1)  # the anchors, in this frame
+        near, held = face_guess(self.rows(active), self.codes[active], K,
+                                K * width - first.size)  # fmt: skip
+        if not near.size:
+            return self.nearest_seed(size)
+        near, held = (active[ids // K] * K + ids % K for ids in (near, held))
+        self.held_guess = np.union1d(held, self._passes["anchors"])
+        return np.union1d(near, first)
+
+    def nearest_seed(self, size):
         """Candidate support pairs (:func:`block_seed`): of each class, the
         ``size`` rows nearest the boundary of the nearest-mean machine, with
         their worst other class; and the :meth:`anchors`."""

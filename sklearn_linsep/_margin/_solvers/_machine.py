@@ -54,7 +54,7 @@ class WarmMachine:
     def __init__(self, frame, tol, keep_digits=False):
         """``keep_digits``: equalities in the primal (features' spreads far apart)."""
         self.frame, self.tol, self.keep_digits = frame, tol, keep_digits
-        self.support = None  # constraint ids of the last answer's support
+        self.support = frame.held_guess  # ids of the last support, or a seed's guess
         self.gram, self.system = RowGram(frame), None
         self.from_gram = False  # whether the last answer came by the Gram route
 
@@ -70,20 +70,19 @@ class WarmMachine:
         rows = np.unique(np.asarray(ids) // self.frame.n_classes).size
         return len(ids), rows, self.frame.n_features, self.frame.n_classes
 
+    def gram_pairs(self, ids):
+        """``(positions in the rows' Gram matrix, own classes, others)`` of pairs."""
+        rows, others = pairs_of(ids, self.frame.n_classes)
+        return self.gram.positions(rows), self.frame.codes[rows], others
+
     def on_gram_answer(self, ids, held):
         """The pairs' dual on the rows' Gram matrix (route "pairs on the Gram") on the
         sorted pairs ``ids`` from the mask ``held`` (None: all), checked on the rows;
         None where it does not settle."""
-        frame, n_classes = self.frame, self.frame.n_classes
-        row_ids, others = pairs_of(ids, n_classes)
-        position, own = self.gram.positions(row_ids), frame.codes[row_ids]
+        n_classes = self.frame.n_classes
+        position, own, others = self.gram_pairs(ids)
         if self.system is None:  # over constraint ids, whatever the working set
-
-            def pairs_of_ids(ids):
-                rows, others = pairs_of(ids, n_classes)
-                return self.gram.positions(rows), frame.codes[rows], others
-
-            self.system = pair_held_system(pairs_of_ids, lambda: self.gram.matrix,
+            self.system = pair_held_system(self.gram_pairs, lambda: self.gram.matrix,
                                            n_classes)
         start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
         answer = pair_active_set(
@@ -94,7 +93,7 @@ class WarmMachine:
             return None
         alpha, intercept, coefficients = answer
         coef = self.gram.combination(coefficients)
-        if np.min(frame.pair_margins(ids, coef, intercept)) < 1 - self.tol / 2:
+        if np.min(self.frame.pair_margins(ids, coef, intercept)) < 1 - self.tol / 2:
             return None
         self.from_gram = True
         return Hyperplane(True, coef, intercept, alpha, status=Status.OPTIMAL)

@@ -257,8 +257,9 @@ class DaskKeslerRows(Pairs):
     def row_weights(self, rows):
         return self._cached(rows, 1).astype(float)
 
-    def seed(self, size):
-        """As :meth:`KeslerRows.seed`, in one pass, which leaves the pools."""
+    def nearest_seed(self, size):
+        """As :meth:`KeslerRows.nearest_seed`, in one pass, which leaves the
+        pools."""
         means = (self._means - self.centre) / self.scale
         limits = seed_limits(self.n_classes, size)
         self._passes["pool_rows"] = pool_rows = self._pool_rows(size)
