@@ -20,7 +20,6 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, lapack
-from sklearn.svm import LinearSVC
 
 from ._threads import one_blas_thread
 from ._working_set import (
@@ -195,6 +194,8 @@ def face_guess(Z, codes, n_classes, limit):
     none = np.array([], dtype=np.intp)
     if limit < 1 or n_classes < 3 or np.unique(codes).size < n_classes:
         return none, none  # LinearSVC's coef_ is not K rows then
+    from sklearn.svm import LinearSVC  # here: two classes never pay its import
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a loose fit's warnings: it only guesses
         svm = LinearSVC(multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
