@@ -87,7 +87,6 @@ def threads_for_matrix(order):
     return contextlib.nullcontext()
 
 
-
 def worker_count():
     """Threads for independent problems run side by side (the pairs of K
     classes): the CPUs this process may use, as scikit-learn's ``n_jobs=-1``
@@ -126,7 +125,7 @@ def in_threads(function, items, workers, rewarn):
     if workers < 2:  # map holds no item past its call: one at a time
         return list(map(function, items))
     items = iter(items)
-    draw, current = threading.Lock(), threading.local()
+    draw, current, stop = threading.Lock(), threading.local(), threading.Event()
     slots = []  # per item drawn: [result, error, warnings]
 
     def record(message, category, filename, lineno, file=None, line=None):
@@ -136,28 +135,27 @@ def in_threads(function, items, workers, rewarn):
         caught.append((message, category))
 
     def work(context):
-        while True:
+        while not stop.is_set():
             with draw:
-                if any(slot[1] is not None for slot in slots):
-                    return
                 slot = [None, None, []]
                 current.caught = slot[2]  # the making of the item's too
                 try:
                     item = next(items, _DRAWN)
                 except BaseException as error:  # noqa: BLE001 - raised below
                     slot[1], item = error, None
-                if item is _DRAWN:
+                if item is _DRAWN or stop.is_set():
                     return
                 slots.append(slot)
-                if slot[1] is not None:
-                    return
             try:
-                slot[0] = context.run(function, item)
+                if slot[1] is None:
+                    slot[0] = context.run(function, item)
             except BaseException as error:  # noqa: BLE001 - raised below
                 slot[1] = error
             finally:
                 current.caught = None
                 del item  # before the next is made: one item per worker
+            if slot[1] is not None:
+                stop.set()
 
     with warnings.catch_warnings(), one_blas_thread():
         warnings.simplefilter("always")  # the caller's filters apply at rewarn
@@ -169,8 +167,12 @@ def in_threads(function, items, workers, rewarn):
         ]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:  # an interrupt: the workers start no more items
+            stop.set()
+            raise
     for _, error, caught in slots:
         for message, category in caught:
             rewarn(message, category)

@@ -456,9 +456,7 @@ def test_the_pairs_of_k_classes_answer_as_each_pair_alone(
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_the_pairs_of_k_classes_are_the_same_on_one_thread_and_two(
-    sparse, monkeypatch
-):
+def test_the_pairs_of_k_classes_are_the_same_on_one_thread_and_two(sparse, monkeypatch):
     # Each pair's computation reads nothing another writes: the same bits
     # whatever the schedule, in the pairs' order; and the same warnings.
     X, y = _four_classes(seed=3)
