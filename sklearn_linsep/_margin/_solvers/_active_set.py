@@ -377,7 +377,7 @@ def machine_on_support(Z, own, others, n_classes):
         ]
     )
     right = np.r_[np.ones(m), np.zeros(n_classes + 1)]
-    factors = lapack.dgetrf(system)[:2]  # no warning: checked just below (above)
+    factors = lapack.dgetrf(system)[:2]  # as support_hyperplane: checked below
     if _full_rank(factors[0]):
         solution = lu_solve(factors, right, check_finite=False)
         for _ in range(2):
