@@ -8,6 +8,7 @@ whole set, proved on the rows as given. ``perceptron_mistake_bound`` is Novikoff
 bound from the exact margin; ``cover_separability_probability`` is Cover's count.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,8 +22,10 @@ from ._margin import (
     maximal_margin_of,
     minimum_errors,
 )
-from ._rows import class_pairs, rows_of
+from ._margin._result import external_stacklevel
+from ._rows import class_pairs, pair_workers, rows_of
 from ._rows._memory_two_class import AugmentedRows, ScaledRows
+from ._threads import in_threads
 from ._validation import plain_label, validate_labelled_data
 from .exceptions import SolverError
 
@@ -106,20 +109,27 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
     classes = rows.classes
     if multiclass == "joint" and len(classes) > 2:
         return _labelled(joint_separability_of(rows.joint(), classes, tol), index)
-    results = {}
-    for (a, b), problem in class_pairs(rows):
+
+    def decide(pair):
+        (a, b), problem = pair
         result = separability_of(problem, classes[[a, b]], tol)
         if not result.separable:
             result.certificate_indices = problem.indices_in_X(
                 result.certificate_indices
             )
-        results[plain_label(classes[a]), plain_label(classes[b])] = _labelled(
-            result, index
-        )
-        # Its rows (a copy of the pair's rows of X) go before the next pair's
-        # are made, not after: one pair's copy at a time.
-        del problem
+        return (plain_label(classes[a]), plain_label(classes[b])), result
+
+    # The pairs side by side where they are large, each on its own copy of its
+    # rows (a worker's copy goes before its next is made): the results and the
+    # warnings are the loop's, in the pairs' order.
+    decided = in_threads(decide, class_pairs(rows), pair_workers(rows), _rewarn)
+    results = {pair: _labelled(result, index) for pair, result in decided}
     return next(iter(results.values())) if len(classes) == 2 else results
+
+
+def _rewarn(message, category):
+    """A pair's warning, raised again from the caller's frame."""
+    warnings.warn(message, category, stacklevel=external_stacklevel())
 
 
 def _labelled(result, index):

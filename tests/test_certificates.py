@@ -5,6 +5,8 @@ the combinatorial formula of Cover's theorem (math.comb) and a Monte Carlo count
 """
 
 import math
+import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -395,12 +397,36 @@ def _four_classes(dtype=np.float64, seed=7):
     return X.astype(dtype), y
 
 
+def _pairs_side_by_side(monkeypatch, workers):
+    """The pairs of K classes on ``workers`` threads, however small, and the
+    threads they ran on (recorded)."""
+    import threading
+
+    from sklearn_linsep import _certificates
+
+    monkeypatch.setattr("sklearn_linsep._threads.SIDE_BY_SIDE", 0)
+    monkeypatch.setattr("sklearn_linsep._threads.worker_count", lambda: workers)
+    threads, decide = [], _certificates.separability_of
+
+    def recording(*args):
+        threads.append(threading.current_thread())
+        return decide(*args)
+
+    monkeypatch.setattr(_certificates, "separability_of", recording)
+    return threads
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_the_pairs_of_k_classes_answer_as_each_pair_alone(dtype, sparse):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_pairs_of_k_classes_answer_as_each_pair_alone(
+    dtype, sparse, workers, monkeypatch
+):
     # The K-class call derives each pair's centre, extremes and seed from one
-    # pass over X: its answers are those of the pair's rows asked alone.
+    # pass over X, and decides the pairs on several threads where they are
+    # large (here forced): its answers are those of the pair's rows asked alone.
     X, y = _four_classes(dtype)
+    threads = _pairs_side_by_side(monkeypatch, workers)
     data = sp.csr_matrix(X) if sparse else X
     results = linear_separability(data, y)
     assert len(results) == 6
@@ -425,6 +451,35 @@ def test_the_pairs_of_k_classes_answer_as_each_pair_alone(dtype, sparse):
     assert verdicts == {True, False}
     # The rows repeated with opposite labels are the (2, 3) certificate.
     assert set(results[2, 3].certificate_indices) == {2, 3}
+    ran_on_workers = threading.main_thread() not in threads[:6]
+    assert ran_on_workers == (workers > 1)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_pairs_of_k_classes_are_the_same_on_one_thread_and_two(sparse, monkeypatch):
+    # Each pair's computation reads nothing another writes: the same bits
+    # whatever the schedule, in the pairs' order; and the same warnings.
+    X, y = _four_classes(seed=3)
+    X = np.vstack([X, X[:4] * 1e9])  # far from the origin: some pairs warn
+    y = np.r_[y, y[:4]]
+    data = sp.csr_matrix(X) if sparse else X
+    answers = {}
+    for workers in (1, 2, 1, 2):
+        _pairs_side_by_side(monkeypatch, workers)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = linear_separability(data, y)
+        said = [(str(w.message), w.category, w.filename) for w in caught]
+        answers.setdefault(workers, []).append((results, said))
+    (one, said_one), (two, said_two) = answers[1][0], answers[2][1]
+    assert list(one) == list(two) and said_one == said_two
+    assert all(filename == __file__ for _, _, filename in said_one)
+    for pair, result in one.items():
+        for field in ("separable", "margin", "coef", "intercept",
+                      "certificate_indices", "certificate_weights"):  # fmt: skip
+            np.testing.assert_array_equal(
+                getattr(result, field, None), getattr(two[pair], field, None)
+            )
 
 
 def test_the_pairs_of_k_classes_with_zero_weights_equal_a_copy_without_them():

@@ -13,7 +13,6 @@ from sklearn_linsep._threads import (
     threads_for_solve,
 )
 
-
 # The BLAS libraries numpy and scipy bring (others a test suite loads, such as
 # a solver's own build, may not take a thread limit).
 OURS = ("numpy", "scipy")
@@ -87,3 +86,41 @@ def test_subproblems_solve_on_one_thread(monkeypatch, two_blas_threads):
     assert solves and all(threads == {1} for threads in solves)
     assert passes and all(threads == {2} for threads in passes)
     assert blas_threads() == {2}
+
+
+def test_in_threads_is_the_loop_in_order_with_its_warnings_and_first_error():
+    """Items on two threads: the loop's results in order, each item's warnings
+    in the items' order from the caller, numpy's error state the caller's, and
+    the first failing item's error (a later one's not)."""
+    import threading
+    import warnings
+
+    from sklearn_linsep._threads import in_threads
+
+    def work(item):
+        warnings.warn(f"item {item}", UserWarning)
+        if item in (5, 7):
+            raise ValueError(f"item {item} failed")
+        if item == 9:
+            np.ones(1) / np.zeros(1)  # raises in the caller's error state
+        return item * item, threading.current_thread()
+
+    def rewarn(message, category):
+        warnings.warn(message, category, stacklevel=3)  # from in_threads' caller
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = in_threads(work, iter(range(5)), 2, rewarn)
+        with pytest.raises(ValueError, match="item 5 failed"):
+            in_threads(work, iter(range(12)), 2, rewarn)
+        with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+            in_threads(work, iter([9, 0]), 2, rewarn)
+        # One worker: the loop itself, on this thread.
+        alone = in_threads(work, range(3), 1, rewarn)
+    assert alone[0][1] is threading.main_thread()
+    assert [square for square, _ in results] == [0, 1, 4, 9, 16]
+    assert threading.main_thread() not in {thread for _, thread in results}
+    said = [str(warning.message) for warning in caught]
+    assert said[:5] == [f"item {k}" for k in range(5)]
+    assert said[5:11] == [f"item {k}" for k in range(6)]  # up to the failure
+    assert all(warning.filename == __file__ for warning in caught)

@@ -13,6 +13,7 @@ entry in ``BACKENDS``. The in-memory backend serves whatever no other claims.
 import importlib
 from itertools import combinations
 
+from .._threads import workers_for
 from . import _memory
 
 # Backends tried in turn before the in-memory one; imported on first use, each
@@ -106,3 +107,15 @@ def class_pairs(rows):
         return
     for a, b in combinations(range(len(rows.classes)), 2):
         yield (a, b), rows.two_class([b], [a])
+
+
+def pair_workers(rows):
+    """How many of :func:`class_pairs`' problems run side by side: one per
+    worker (:func:`~.._threads.workers_for`) where the rows are in memory (each
+    pair a copy of its rows; a dask backend's passes have their own scheduler),
+    of K > 2 classes."""
+    n_classes = len(rows.classes)
+    if n_classes <= 2 or not rows.in_memory:
+        return 1
+    # X.size: a sparse matrix's stored entries, an array's n p
+    return workers_for(n_classes * (n_classes - 1) // 2, 2 * rows.X.size / n_classes)

@@ -5,6 +5,7 @@ Every pass over the rows is one call on the whole array (``class_statistics``,
 passes block by block.
 """
 
+import threading
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
@@ -257,13 +258,16 @@ def class_summaries(X, y_encoded, n_classes, active):
 
 class _SharedProjection:
     """The duplicate search's projection of every row of X, made on first use
-    and shared by the problems on subsets of the rows."""
+    and shared by the problems on subsets of the rows (made once where they
+    run side by side)."""
 
     def __init__(self, X):
         self.X = X
         self.key = None
+        self.making = threading.Lock()
 
     def of(self, indices):
-        if self.key is None:
-            self.key = projection_key(self.X)
+        with self.making:
+            if self.key is None:
+                self.key = projection_key(self.X)
         return self.key[indices]

@@ -3,18 +3,10 @@
 finish and the least-hinge face (:func:`_active_set_finish`) and the primal method
 from a feasible point (:func:`margin_from_feasible`, :func:`machine_from_feasible`)."""
 
-import warnings
 from functools import partial
 
 import numpy as np
-from scipy.linalg import (
-    LinAlgWarning,
-    lstsq,
-    lu_factor,
-    lu_solve,
-    qr,
-    solve_triangular,
-)
+from scipy.linalg import lapack, lstsq, lu_solve, qr, solve_triangular
 
 from ..._kesler import class_columns, kesler_matrix, pair_margins
 from .._result import Hyperplane, Status
@@ -278,9 +270,9 @@ def support_hyperplane(Z, c, refinements=3):
     column_scale = np.where(column_scale > 0, column_scale, 1.0)
     solve = gamma_of = None
     if rows == q:  # square: one LU (a third of the QR's work, no Q to form)
-        with warnings.catch_warnings():  # a singular D is tested just below
-            warnings.simplefilter("ignore", LinAlgWarning)
-            factors = lu_factor(differences / column_scale, check_finite=False)
+        # getrf is lu_factor without its warning on a singular D (tested just
+        # below): warnings' filters are the process's, and pairs run in threads
+        factors = lapack.dgetrf(differences / column_scale)[:2]
         if _full_rank(factors[0]):
 
             def solve(rhs):
@@ -385,9 +377,7 @@ def machine_on_support(Z, own, others, n_classes):
         ]
     )
     right = np.r_[np.ones(m), np.zeros(n_classes + 1)]
-    with warnings.catch_warnings():  # a singular system is checked just below
-        warnings.simplefilter("ignore", LinAlgWarning)
-        factors = lu_factor(system, check_finite=False)
+    factors = lapack.dgetrf(system)[:2]  # as support_hyperplane: checked below
     if _full_rank(factors[0]):
         solution = lu_solve(factors, right, check_finite=False)
         for _ in range(2):
