@@ -176,21 +176,26 @@ def seed_limits(n_classes, size):
 # repeated under another label took 0.07 / 0.28 / 3.0 / 31 s at C = 1 / 10 / 1e2 /
 # 1e3; from its guess the joint verdict took 74 s (Clarabel on a set of 1 500 pairs
 # with no machine), from the nearest-mean seed 9 s: a fit that puts a row on the
-# wrong side guesses nothing.
+# wrong side guesses nothing, unless every row may be a support vector (p + 1 >=
+# rows: such rows separate unless they depend on each other, and the fit is loose
+# where the margin is thin: a TF-IDF of 10 684 docstrings, K = 3, margin 0.007,
+# has rows on the wrong side at C = 10 and 100, and from their guess the verdict
+# took 11 and 13 s, from the nearest-mean seed 90 s).
 FACE_C = 10.0
 FACE_TOLERANCE = 0.1
 FACE_BAND = 0.06
 FACE_HELD_BAND = 0.02
 
 
-def face_guess(Z, codes, n_classes, limit):
+def face_guess(Z, codes, n_classes, limit, wide=False):
     """A guess of the maximal machine's face: ``(near, held)``, constraint ids (``i K +
-    k``, row i by its position in the dense ``Z``) of at most ``limit`` pairs, those
-    that a loose Crammer–Singer fit (``FACE_TOLERANCE``) puts within ``FACE_BAND`` of
-    margin 1 or below, the nearest first, and those of them within
+    k``, row i by its position in ``Z``, dense or sparse) of at most ``limit`` pairs,
+    those that a loose Crammer–Singer fit (``FACE_TOLERANCE``) puts within
+    ``FACE_BAND`` of margin 1 or below, the nearest first, and those of them within
     ``FACE_HELD_BAND``; none where a class of the K (at least 3) has no row, the fit
-    puts a row on the wrong side (the classes may not separate), or ``limit < 1``.
-    Only a guess: the working set it seeds is solved and checked as any other."""
+    puts a row on the wrong side (the classes may not separate) and the rows are not
+    ``wide`` (p + 1 >= rows), or ``limit < 1``. Only a guess: the working set it
+    seeds is solved and checked as any other."""
     none = np.array([], dtype=np.intp)
     if limit < 1 or n_classes < 3 or np.unique(codes).size < n_classes:
         return none, none  # LinearSVC's coef_ is not K rows then
@@ -205,7 +210,7 @@ def face_guess(Z, codes, n_classes, limit):
     margins = scores[every, codes][:, None] - scores
     margins[every, codes] = np.inf
     margins = margins.ravel()  # position i K + k
-    if margins.min() <= 0:
+    if margins.min() <= 0 and not wide:
         return none, none
     near = np.flatnonzero(margins < 1 + FACE_BAND)
     if near.size > limit:

@@ -639,31 +639,38 @@ def test_wide_machines_start_from_a_guessed_face(monkeypatch):
     assert np.isin(held, support).mean() > 0.7  # held first: most at margin 1
 
 
-def test_the_face_is_guessed_on_wide_dense_rows_of_three_classes_or_more():
+def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     """The guess needs K >= 3 classes all present, room under its limit and a fit
-    with every row on its side; sparse and tall rows keep the nearest-mean seed."""
+    with every row on its side (wide rows, p + 1 >= n: the fit's wrong side is its
+    looseness); dense or sparse rows are guessed, tall ones (K (p + 1) < n) and
+    wide ones with a row under two labels keep the nearest-mean seed."""
     from sklearn_linsep._kesler import face_guess
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
     rng = np.random.default_rng(1)
     codes = np.arange(30) % 3
     Z = np.eye(3, 4)[codes] + 0.3 * rng.normal(size=(30, 4))  # classes apart
+    shuffled = rng.permutation(codes)
     for labels, K, limit in (
         (codes % 2, 2, 50),  # two classes: LinearSVC's coef_ is one row
         (codes, 4, 50),  # a class without rows
         (codes, 3, 0),  # no room
-        (rng.permutation(codes), 3, 50),  # rows on the wrong side of the fit
+        (shuffled, 3, 50),  # rows on the wrong side of the fit
     ):
         assert all(ids.size == 0 for ids in face_guess(Z, labels, K, limit))
+    assert face_guess(Z, shuffled, 3, 50, wide=True)[0].size
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()
     codes = codes[:24]
     X = 3 * np.eye(3, 8)[codes] + rng.normal(size=(24, 8))  # 9 < 24 <= K (p + 1)
-    rows = KeslerRows(X, codes, 3)
-    assert not np.array_equal(rows.seed(5), rows.nearest_seed(5))
-    for rows in (KeslerRows(sp.csr_matrix(X), codes, 3),  # sparse
-                 KeslerRows(X[:, :4], codes, 3)):  # tall: K (p + 1) = 15 < 24
+    wide = 3 * np.eye(3, 30)[codes] + rng.normal(size=(24, 30))  # p + 1 >= 24
+    for rows in (KeslerRows(X, codes, 3), KeslerRows(sp.csr_matrix(X), codes, 3),
+                 KeslerRows(sp.csr_matrix(wide), codes, 3)):  # fmt: skip
+        assert not np.array_equal(rows.seed(5), rows.nearest_seed(5))
+    twice = np.vstack([wide, wide[:1]]), np.r_[codes, (codes[0] + 1) % 3]
+    for rows in (KeslerRows(X[:, :4], codes, 3),  # tall: K (p + 1) = 15 < 24
+                 KeslerRows(*twice, 3)):  # a row under two labels: inseparable
         np.testing.assert_array_equal(rows.seed(5), rows.nearest_seed(5))
 
 
