@@ -936,11 +936,11 @@ def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
     from sklearn_linsep._margin._solvers._dense_dual import pair_system
 
     K = 6
-    gram, position, own, others, block, right = held_pairs(200, K, 7, dropped=0.1)
+    gram, position, own, others, block, _ = held_pairs(200, K, 7, dropped=0.1)
     del block
     system = pair_system(gram, position, own, others, K)
     tracemalloc.start()
-    held, solved = system.solve(np.arange(own.size))
+    held, _ = system.solve(np.arange(own.size))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert held.size == own.size and system.factor is None  # the rows' inverse
