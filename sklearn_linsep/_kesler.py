@@ -191,7 +191,7 @@ def face_guess(Z, codes, n_classes, limit, wide=False):
     """A guess of the maximal machine's face: ``(near, held)``, constraint ids (``i K +
     k``, row i by its position in ``Z``, dense or sparse) of at most ``limit`` pairs,
     those that a loose Crammer–Singer fit (``FACE_TOLERANCE``) puts within
-    ``FACE_BAND`` of margin 1 or below, the nearest first, and those of them within
+    ``FACE_BAND`` of margin 1 or below (the nearest where more; sorted), those within
     ``FACE_HELD_BAND``; none where a class of the K (at least 3) has no row, the fit
     puts a row on the wrong side (the classes may not separate) and the rows are not
     ``wide`` (p + 1 >= rows), or ``limit < 1``. Only a guess: the working set it
