@@ -194,8 +194,8 @@ def face_guess(Z, codes, n_classes, limit, wide=False):
     ``FACE_BAND`` of margin 1 or below (the nearest where more; sorted), those within
     ``FACE_HELD_BAND``; none where a class of the K (at least 3) has no row, the fit
     puts a row on the wrong side (the classes may not separate) and the rows are not
-    ``wide`` (p + 1 >= rows), or ``limit < 1``. Only a guess: the working set it
-    seeds is solved and checked as any other."""
+    ``wide`` (p + 1 >= rows), ``limit < 1``, or the fit fails. Only a guess: the
+    working set it seeds is solved and checked as any other."""
     none = np.array([], dtype=np.intp)
     if limit < 1 or n_classes < 3 or np.unique(codes).size < n_classes:
         return none, none  # LinearSVC's coef_ is not K rows then
@@ -203,8 +203,13 @@ def face_guess(Z, codes, n_classes, limit, wide=False):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a loose fit's warnings: it only guesses
-        svm = LinearSVC(multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
-                        random_state=0).fit(Z, codes)  # fmt: skip
+        try:
+            svm = LinearSVC(
+                multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
+                random_state=0,
+            ).fit(Z, codes)
+        except (ValueError, MemoryError):  # liblinear's copy, its index width
+            return none, none  # no guess: the nearest-mean seed serves
     scores = Z @ svm.coef_.T + svm.intercept_
     every = np.arange(len(codes))
     margins = scores[every, codes][:, None] - scores
