@@ -214,11 +214,12 @@ def _masked_mean(X, mask):
 
 
 def _opposite_duplicates(X, c, active, projection=None):
-    """Indices ``(i, j)`` of two equal active rows with opposite labels, or None.
+    """Indices ``(i, j)`` of two equal active rows with different labels (``c``:
+    ±1, or K classes' codes), or None.
 
     Rows are sorted by a random projection (one matrix-vector product and a sort of
     n floats: ten times faster than sorting the rows' bytes at n = 10⁶); equal
-    projections are then compared row by row. ``projection``: every row's
+    projections, and nearly equal ones, are then compared row by row. ``projection``: every row's
     projection, where the caller has it (:func:`projection_key`), else one pass.
     """
     candidates, key = _projected(X, active, projection)
@@ -240,7 +241,8 @@ def duplicate_owners(X, c, active):
     """For each active row, the first active row equal to it with the same label
     (itself if none); -1 for inactive rows. Rows are sorted by a random
     projection, as in :func:`_opposite_duplicates`, and equal projections compared
-    row by row."""
+    row by row (exactly equal only: copies whose keys differ in their last bits
+    keep owners of their own, a copy's weight counted apart)."""
     owners = np.full(len(c), -1, dtype=np.intp)
     candidates, key = _projected(X, active)
     owners[candidates] = candidates
@@ -258,7 +260,8 @@ def duplicate_owners(X, c, active):
 
 def _projected(X, active, projection=None):
     """``(candidates, key)``: the active rows' indices and their projections on
-    one random direction (equal rows project equally), in float64 (a float32
+    one random direction (equal rows project equally to the last bits of BLAS's
+    sums, which may differ by a row's place in its block), in float64 (a float32
     ``X @ r`` with float64 ``r`` would first copy all of X to float64).
     ``projection``: :func:`projection_key` of X, where the caller has it."""
     candidates = np.flatnonzero(active)
