@@ -495,14 +495,15 @@ def pair_scores(coefficients, gram, position, own, others, n_classes):
 COUPLING_BAND = 512
 
 
-def pair_blocks(pairs_of_keys, gram, n_classes):
+def pair_blocks(pairs_of_keys, gram, n_classes, largest):
     """``(block, right, whole)`` of the pairs' held system ``M = C ∘ (K + 1 1ᵀ)``
     (:func:`~sklearn_linsep._margin._solvers.pair_active_set`):
     ``pairs_of_keys(keys)`` is the keys' pairs ``(rows, own, others)``, ``gram()``
     the Gram matrix of every row they may name; ``block(keys, other_keys)`` a block
     of M, ``right(keys)`` the right sides ``[1, Bᵀ]``, ``whole(keys, release)``
-    their solve by :class:`RowsInverse` (None where it does not serve)."""
-    rows_inverse = RowsInverse()
+    their solve by :class:`RowsInverse` of at most ``largest`` rows and left-out
+    pairs (None where it does not serve)."""
+    rows_inverse = RowsInverse(largest)
 
     def whole(keys, release):
         return rows_inverse.solve(gram(), *pairs_of_keys(keys), right(keys), n_classes,
@@ -548,8 +549,9 @@ class RowsInverse:
     RESIDUAL_BELOW = 1e-11
     REFINEMENTS = 4
 
-    def __init__(self):
-        self.size, self.inverse = -1, None
+    def __init__(self, largest):
+        """``largest``: the most rows (``G⁻¹``) and left-out pairs (S) it takes."""
+        self.size, self.inverse, self.largest = -1, None, largest
 
     def _inverse_of(self, gram):
         """``G⁻¹``, kept while the Gram keeps its size (it only grows); None where
@@ -593,7 +595,8 @@ class RowsInverse:
         left = np.nonzero(free)  # L: (rows, other classes)
         distinct = np.count_nonzero(~free) == n + m
         refused = self.size == n and self.inverse is None  # before, on this Gram
-        if not distinct or left[0].size >= m or refused:
+        too_large = max(n, left[0].size) > self.largest
+        if not distinct or left[0].size >= m or refused or too_large:
             return None
         release()  # what the caller held for this solve goes first
         inverse, (left_position, left_other) = self._inverse_of(gram), left

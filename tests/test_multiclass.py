@@ -915,8 +915,9 @@ def test_the_rows_inverse_solves_the_held_pairs_as_their_block(seed):
     K = 3 + seed
     gram, position, own, others, block, right = held_pairs(60, K, seed)
     released = []
-    solved = RowsInverse().solve(gram, position, own, others, right, K,
-                                 lambda: released.append(True))  # fmt: skip
+    inverse = RowsInverse(largest=10**6)
+    solved = inverse.solve(gram, position, own, others, right, K,
+                           lambda: released.append(True))  # fmt: skip
     np.testing.assert_allclose(solved, np.linalg.solve(block, right), atol=1e-10)
     assert released
     values = np.random.default_rng(seed).normal(size=right.shape)
@@ -930,8 +931,9 @@ def test_the_rows_inverse_solves_the_held_pairs_as_their_block(seed):
     for pairs in [(p[twice] for p in (position, own, others)),
                   (p[::3] for p in (position, own, others))]:  # fmt: skip
         pairs = tuple(pairs)
-        refused = RowsInverse().solve(gram, *pairs, right[: len(pairs[0])], K,
-                                      lambda: released.append(True))  # fmt: skip
+        refused = RowsInverse(largest=10**6).solve(
+            gram, *pairs, right[: len(pairs[0])], K, lambda: released.append(True)
+        )
         assert refused is None and not released
 
 
@@ -952,6 +954,40 @@ def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
     tracemalloc.stop()
     assert held.size == own.size and system.factor is None  # the rows' inverse
     assert peak < 0.25 * 8 * own.size**2, peak / (8 * own.size**2)
+
+
+def test_more_pairs_than_the_factor_limit_are_solved_by_the_rows_inverse(monkeypatch):
+    """A working set of more pairs than ``PAIR_DUAL_MAX_PAIRS`` over fewer rows
+    (3 000 documents, K = 6: 14 970 pairs) is answered by the rows' inverse, not
+    refused: the verdict and machine of an unlimited factor, verified; no held
+    factor past the limit is made."""
+    from sklearn_linsep import _kesler
+    from sklearn_linsep._margin._solvers import _cost, _dense_dual
+
+    X, y = text_like(100, 1000, 5)
+    unlimited = linear_separability(X, y, multiclass="joint")
+    factorise, solve, factored, served = (
+        _dense_dual.HeldSystem._factorise, _kesler.RowsInverse.solve, [], []
+    )
+
+    def factorise_counted(system, held):
+        factored.append(held.size)
+        return factorise(system, held)
+
+    def solve_counted(inverse, gram, position, *args):
+        solved = solve(inverse, gram, position, *args)
+        served.append(0 if solved is None else position.size)
+        return solved
+
+    monkeypatch.setattr(_dense_dual.HeldSystem, "_factorise", factorise_counted)
+    monkeypatch.setattr(_kesler.RowsInverse, "solve", solve_counted)
+    monkeypatch.setattr(_cost, "PAIR_DUAL_MAX_PAIRS", 150)
+    limited = linear_separability(X, y, multiclass="joint")
+    assert limited.separable and unlimited.separable and limited.verify(X, y)
+    assert max(factored, default=0) <= 150 < max(served)
+    np.testing.assert_allclose(limited.margin, unlimited.margin, rtol=1e-9)
+    np.testing.assert_allclose(limited.coef, unlimited.coef,
+                               atol=1e-9 * np.abs(unlimited.coef).max())  # fmt: skip
 
 
 def test_the_joint_machine_by_the_rows_inverse_is_the_held_factors(monkeypatch):
@@ -1073,8 +1109,12 @@ def test_the_soft_limit_of_sparse_text_is_the_dense_one_and_refuses_past_limits(
     hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
     assert lp.status == 0 and hinge == pytest.approx(lp.fun, rel=1e-7)
     monkeypatch.setattr(_working_set, "DENSE_FALLBACK_ENTRIES", 1000)
+    hinge_lp, lps = _multiclass.kesler_hinge_lp, []
+    monkeypatch.setattr(_multiclass, "kesler_hinge_lp",
+                        lambda *args: lps.append(1) or hinge_lp(*args))  # fmt: skip
     with pytest.raises(SolverError, match="on_inseparable='raise'"):
         HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert not lps  # its first working set is past the limit: refused at once
     refusing = HardMarginSVM(multi_class="crammer_singer", on_inseparable="raise")
     with pytest.raises(NotLinearlySeparableError) as raised:
         refusing.fit(X, y)

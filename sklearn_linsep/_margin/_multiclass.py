@@ -249,6 +249,11 @@ def _soft_limit(kesler, working, tol, batch):
     then the largest margin over its optimal face (no budget row, which would leave
     the QP without an interior). The LP weighs rows over the working set's mean weight
     (same argmin), so its tolerances and the face's thresholds are scale-free."""
+    # Working sets only grow: a first one past the dense limit ends there, not after
+    # the LP's rounds (3 000 documents, one under two labels: 20 s of them).
+    refusal = dense_pairs_refusal(kesler, working, SOFT_LIMIT_DENSE)
+    if refusal is not None:
+        raise SolverError(refusal)
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
     unit = {}

@@ -79,6 +79,8 @@ DENSE_DUAL_MAX_ROWS = 4000
 
 # The pairs' Gram dual: its held factor takes 8 k² bytes, the one k x k array it
 # makes (1.15 GB at 12 000 pairs; 3 000 documents of 20 000 words, K = 4: 8 700).
+# Most pairs of most rows held, the rows' inverse solves them (4 n² bytes) whatever
+# their count (3 000 documents, K = 6: 14 970 pairs, 1.8 s at 356 MB; SVC 4.6 s).
 PAIR_DUAL_MAX_PAIRS = 12000
 
 def dense_dual_suits(m, q):
@@ -90,9 +92,12 @@ def pair_dual_suits(m, rows, features, n_classes):
     where every pair may hold at margin 1 (features + 1 >= rows) or the pairs number at
     most K (p + 1), within ``PAIR_DUAL_MAX_PAIRS``; taller sets cycle on singular held
     sets. bench_multiclass.py, primal vs this: 1 000 x 1 000, K = 4: 31.9 vs 1.1 s;
-    2 000 x 256, K = 10: 23.7 vs 4.0 s; 600 x 5 000 text, K = 4: 90 vs 0.3 s."""
+    2 000 x 256, K = 10: 23.7 vs 4.0 s; 600 x 5 000 text, K = 4: 90 vs 0.3 s. More
+    pairs over at most that many rows: the rows' inverse may serve (the held system
+    refuses a larger factor)."""
     wide = features + 1 >= rows
-    return m <= PAIR_DUAL_MAX_PAIRS and (wide or n_classes * (features + 1) >= m)
+    within = min(m, rows) <= PAIR_DUAL_MAX_PAIRS
+    return within and (wide or n_classes * (features + 1) >= m)
 
 
 def wide_pairs_suits(m, rows, features, n_classes):

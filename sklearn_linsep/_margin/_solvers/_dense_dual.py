@@ -5,6 +5,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, lapack
 
 from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
+from . import _cost
 from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
@@ -124,7 +125,8 @@ class HeldSystem:
     ``block(rows, columns)``, ``R`` by ``right(held)``: two classes
     (``M = K + 1 1ᵀ``, ``full`` its K whole if the caller has it) or K-class pairs
     (``M = C ∘ (K + 1 1ᵀ)``; ``whole(held, release)`` their solve with no k x k
-    array, None where it does not serve). Later steps exchange a few percent of rows:
+    array, None where it does not serve; no factor of more than ``largest`` keys,
+    None there). Later steps exchange a few percent of rows:
     a held set within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM``
     rows is solved from that factor, joined and left rows (held at 0 by a multiplier)
     in a Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``."""
@@ -132,8 +134,9 @@ class HeldSystem:
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
 
-    def __init__(self, block, right, full=None, whole=None):
+    def __init__(self, block, right, full=None, whole=None, largest=None):
         self.block, self.right, self.full, self.whole = block, right, full, whole
+        self.largest = largest
         self._release()
 
     def _release(self):
@@ -150,6 +153,8 @@ class HeldSystem:
             solved = self._from_factor(held)
             if solved is not None:
                 return solved
+        if self.largest is not None and held.size > self.largest:
+            return None
         return self._factorise(held)
 
     def _factorise(self, held):
@@ -256,9 +261,11 @@ def pair_held_system(pairs_of_keys, gram, n_classes):
     """The :class:`HeldSystem` of pairs, ``M = C ∘ (K + 1 1ᵀ)``, right sides
     ``[1, Bᵀ]`` (:func:`pair_active_set`; the blocks and the right sides are
     :func:`~sklearn_linsep._kesler.pair_blocks`): most pairs of most rows held,
-    they are solved by the rows' inverse (rows x rows), else by a held factor."""
-    block, right, whole = pair_blocks(pairs_of_keys, gram, n_classes)
-    return HeldSystem(block, right, whole=whole)
+    they are solved by the rows' inverse (rows x rows), else by a held factor;
+    neither of more than ``_cost.PAIR_DUAL_MAX_PAIRS`` (read here: settable)."""
+    largest = _cost.PAIR_DUAL_MAX_PAIRS
+    block, right, whole = pair_blocks(pairs_of_keys, gram, n_classes, largest)
+    return HeldSystem(block, right, whole=whole, largest=largest)
 
 
 def pair_system(gram, position, own, others, n_classes):
