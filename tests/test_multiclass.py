@@ -642,8 +642,9 @@ def test_wide_machines_start_from_a_guessed_face(monkeypatch):
 def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     """The guess needs K >= 3 classes all present, room under its limit and a fit
     with every row on its side (wide rows, p + 1 >= n: the fit's wrong side is its
-    looseness); dense or sparse rows are guessed, tall ones (K (p + 1) < n) and
-    wide ones with a row under two labels keep the nearest-mean seed."""
+    looseness); dense or sparse rows are guessed, whatever their scale, tall ones
+    (``FACE_ROWS`` K (p + 1) < n) and wide ones with a row under two labels keep
+    the nearest-mean seed."""
     from sklearn_linsep._kesler import face_guess
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
@@ -669,6 +670,10 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()
+    for scale in (1e-4, 1e4):  # the fit sees rows of unit root mean square
+        for guessed, at_scale in zip(face_guess(Z, codes, 3, 50),
+                                     face_guess(scale * Z, codes, 3, 50)):  # fmt: skip
+            np.testing.assert_array_equal(guessed, at_scale)
     codes = codes[:24]
     X = 3 * np.eye(3, 8)[codes] + rng.normal(size=(24, 8))  # 9 < 24 <= K (p + 1)
     wide = 3 * np.eye(3, 30)[codes] + rng.normal(size=(24, 30))  # p + 1 >= 24
@@ -676,7 +681,7 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
                  KeslerRows(sp.csr_matrix(wide), codes, 3)):  # fmt: skip
         assert not np.array_equal(rows.seed(5), rows.nearest_seed(5))
     twice = np.vstack([wide, wide[:1]]), np.r_[codes, (codes[0] + 1) % 3]
-    for rows in (KeslerRows(X[:, :4], codes, 3),  # tall: K (p + 1) = 15 < 24
+    for rows in (KeslerRows(X[:, :2], codes, 3),  # tall: 2 K (p + 1) = 18 < 24
                  KeslerRows(*twice, 3)):  # a row under two labels: inseparable
         np.testing.assert_array_equal(rows.seed(5), rows.nearest_seed(5))
 
@@ -954,6 +959,30 @@ def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
     tracemalloc.stop()
     assert held.size == own.size and system.factor is None  # the rows' inverse
     assert peak < 0.25 * 8 * own.size**2, peak / (8 * own.size**2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_gram_routes_machine_is_refined_to_the_support_equalities(seed):
+    """The Gram route's last machine on dense rows, refined through its held
+    factor on margins computed from the rows: the solution of its support's
+    equalities by one LU of their bordered system (the primal's rounding), to
+    1e-12, every support pair at margin 1 to 1e-12."""
+    from sklearn_linsep._kesler import pair_margins
+    from sklearn_linsep._margin._solvers._active_set import machine_on_support
+
+    rng = np.random.default_rng(seed)
+    K, n, p = 4 + seed, 300, 60
+    y = rng.integers(0, K, n)
+    X = rng.normal(size=(n, p)) + 1.5 * rng.normal(size=(K, p))[y]
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    rows, others = np.nonzero(y[:, None] != np.arange(K))
+    margins = pair_margins(X[rows], y[rows], others, svm.coef_, svm.intercept_)
+    on = np.abs(margins - 1) < 1e-9
+    coef, _, alpha = machine_on_support(X[rows[on]], y[rows[on]], others[on], K)
+    assert svm.separable_ and np.all(alpha > 0)
+    np.testing.assert_allclose(svm.coef_, coef, rtol=0,
+                               atol=1e-12 * np.abs(coef).max())  # fmt: skip
+    np.testing.assert_allclose(margins[on], 1.0, rtol=0, atol=1e-12)
 
 
 def test_more_pairs_than_the_factor_limit_are_solved_by_the_rows_inverse(monkeypatch):

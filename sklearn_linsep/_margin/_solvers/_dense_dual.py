@@ -124,7 +124,7 @@ class HeldSystem:
     """Solves ``M_II X = R_I`` for an active set's held set I, ``M`` PSD given by
     ``block(rows, columns)``, ``R`` by ``right(held)``: two classes
     (``M = K + 1 1ᵀ``, ``full`` its K whole if the caller has it) or K-class pairs
-    (``M = C ∘ (K + 1 1ᵀ)``; ``whole(held, release)`` their solve with no k x k
+    (``M = C ∘ (K + 1 1ᵀ)``; ``whole(held, release, R)`` their solve with no k x k
     array, None where it does not serve; no factor of more than ``largest`` keys,
     None there). Later steps exchange a few percent of rows:
     a held set within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM``
@@ -142,22 +142,25 @@ class HeldSystem:
     def _release(self):
         self.factored, self.factor, self._columns = None, None, {}
 
-    def solve(self, held):
+    def solve(self, held, rights=None):
         """``(held, X)``, or None if singular. A new factorisation drops from ``held``
         the rows dependent on the others (``DEPENDENT_BELOW``); an update does not see
-        them (its solve is then rough; the caller checks its answer)."""
-        solution = None if self.whole is None else self.whole(held, self._release)
+        them (its solve is then rough; the caller checks its answer). ``rights(keys)``:
+        right sides other than ``self.right`` (a refinement's residuals)."""
+        rights = rights or self.right
+        solution = None if self.whole is None else self.whole(held, self._release,
+                                                               rights(held))
         if solution is not None:
             return held, solution
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
-            solved = self._from_factor(held)
+            solved = self._from_factor(held, rights)
             if solved is not None:
                 return solved
         if self.largest is not None and held.size > self.largest:
             return None
-        return self._factorise(held)
+        return self._factorise(held, rights)
 
-    def _factorise(self, held):
+    def _factorise(self, held, rights):
         # One k x k array at a time: the last factor goes before the new block is
         # made, and the block is factored in its own memory (rebuilt where that fails).
         self._release()
@@ -170,7 +173,7 @@ class HeldSystem:
             if factor is None:
                 return None
         self.factored, self.factor, self._columns = held, factor, {}
-        return held, cho_solve(factor, self.right(held), check_finite=False)
+        return held, cho_solve(factor, rights(held), check_finite=False)
 
     def _held_block(self, held):
         if self.full is not None and held.size == len(self.full):
@@ -201,7 +204,7 @@ class HeldSystem:
         return (np.column_stack([column for column, _ in chosen]),
                 np.column_stack([solved for _, solved in chosen]))  # fmt: skip
 
-    def _from_factor(self, held):
+    def _from_factor(self, held, rights):
         """The solves for ``held`` from the factor of ``self.factored``: left rows held
         at 0, joined rows by block elimination (Schur complement)."""
         base = self.factored
@@ -215,10 +218,10 @@ class HeldSystem:
         corner = np.zeros((a + r, a + r))
         corner[:a, :a] = self.block(joining, joining)
         schur = corner - border.T @ through
-        right = self.right(base)
+        right = rights(base)
         right[leaving] = 0.0
         right_extra = np.zeros((a + r, right.shape[1]))
-        right_extra[:a] = self.right(joining)
+        right_extra[:a] = rights(joining)
         base_part = cho_solve(self.factor, right, check_finite=False)
         try:
             extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
@@ -325,3 +328,32 @@ def pair_active_set(
 
     held = np.asarray(held, dtype=np.intp)
     return _exchanges(held, step, lambda held: held.size > 0)
+
+
+def refined_pair_dual(system, keys, alpha, intercept, margins_for, steps=2):
+    """The held pairs' ``(α, b)`` of :func:`pair_active_set` refined on the residual
+    ``r = 1 - margins`` (``margins_for(α, b)(keys)``, as the caller computes them: from
+    the rows, not their Gram matrix), each step one solve of the held ``system`` from
+    the factor it holds: ``M δα + B_Iᵀ β = r``, ``B_I δα = -B_I α``, ``Σ β = 0``,
+    then ``b += β - B_I α`` (``M = C ∘ K + Bᵀ B``); None where a solve fails."""
+    classes = system.right(keys)[:, 1:].T
+    for _ in range(steps):
+        solved = system.solve(keys, _residuals(system, margins_for(alpha, intercept)))
+        if solved is None or solved[0].size != keys.size:
+            return None  # a held pair found dependent: not this system's solve
+        towards, through = solved[1][:, 0], solved[1][:, 1:]
+        coupling, unbalanced = classes @ through, classes @ alpha
+        beta = np.linalg.lstsq(coupling + 1.0, classes @ towards + unbalanced,
+                               rcond=None)[0]  # fmt: skip
+        alpha = alpha + towards - through @ beta
+        intercept = intercept + beta - unbalanced
+    return alpha, intercept
+
+
+def _residuals(system, margins):
+    def rights(keys):  # [1 - margins, Bᵀ] of any keys
+        right = system.right(keys)
+        right[:, 0] -= margins(keys)
+        return right
+
+    return rights
