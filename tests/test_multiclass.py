@@ -913,8 +913,8 @@ def test_the_rows_inverse_solves_the_held_pairs_as_their_block(seed):
     of the rows' Gram matrix (rows x rows) and the left-out pairs: the same
     solution as the explicit block's (numpy), and its products with the pairs'
     Gram ``C ∘ K`` are the explicit ones; where it does not serve (a pair held
-    twice, more pairs left out than held), None, before its caller's factor is
-    released."""
+    twice, more pairs left out than held, more rows than its limit), None, before
+    its caller's factor is released."""
     from sklearn_linsep._kesler import RowsInverse, pair_products
 
     K = 3 + seed
@@ -940,6 +940,10 @@ def test_the_rows_inverse_solves_the_held_pairs_as_their_block(seed):
             gram, *pairs, right[: len(pairs[0])], K, lambda: released.append(True)
         )
         assert refused is None and not released
+    too_large = RowsInverse(largest=59)  # 60 rows: past its limit
+    assert too_large.solve(gram, position, own, others, right, K,
+                           lambda: released.append(True)) is None  # fmt: skip
+    assert not released
 
 
 def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
