@@ -478,8 +478,11 @@ class SparseGram:
         return np.asarray(self.rows @ combined.T).T - (combined @ self.shift)[:, None]
 
     def __getitem__(self, index):
-        rows, columns = (np.ravel(positions) for positions in index)
-        return self._products(rows, columns, np.float64)
+        # A row comes once per pair (K - 1 times): each distinct product once.
+        (rows, at_row), (columns, at_column) = (
+            np.unique(np.ravel(positions), return_inverse=True) for positions in index
+        )
+        return self._products(rows, columns, np.float64)[np.ix_(at_row, at_column)]
 
     def astype(self, dtype):
         every = np.arange(len(self))

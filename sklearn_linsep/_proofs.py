@@ -202,7 +202,10 @@ def pairs_proof(points, own, others, n_classes, problem_rows=0, exact=False):
     axes (features that are rounded combinations of others make X's system
     near-singular); where neither decides, or with ``exact``, in rationals
     (:func:`~._exact._simplex.exact_pair_weights`: within its limits for
-    ``problem_rows`` rows, or any size with ``exact``)."""
+    ``problem_rows`` rows, or any size with ``exact``). In the features the rows
+    touch: the others' equations are ``0 = 0`` (text: a fraction of the words)."""
+    points = np.asarray(points, dtype=float)
+    points = points[:, np.any(points != 0, axis=0)]
     for axes in () if exact else (False, True):
         if pairs_enclosed(points, own, others, n_classes, axes) is not None:
             return True, None

@@ -432,3 +432,16 @@ def grow(
         f"The working set still gained violated constraints after {max_rounds} "
         f"rounds ({working.size} samples in it)."
     )
+
+
+def touched_rows(rows, indices):
+    """``(points, features)``: the rows ``indices`` of X dense on the features they
+    touch (sparse X in memory: a certificate of text rows reads a fraction of the
+    words; other features are 0 on every one of them), and those features."""
+    X = getattr(rows, "X", None)
+    if not sp.issparse(X):
+        points = rows.original_rows(indices)
+        return points, np.arange(points.shape[1])
+    block = sp.csr_matrix(X[indices])
+    features = np.unique(block.indices)
+    return block[:, features].toarray().astype(float, copy=False), features

@@ -561,3 +561,31 @@ def test_certificate_rows_by_a_data_frame_s_index():
     joint = linear_separability(X, y, multiclass="joint")
     np.testing.assert_array_equal(joint.certificate_index, joint.certificate_indices)
     assert isinstance(X, pd.DataFrame)
+
+
+def test_a_certificate_of_sparse_rows_is_proved_in_the_features_they_touch():
+    """Text whose certificate's rows touch a fraction of the features: its proof
+    reads those features only (each other one's equations are 0 = 0), never a
+    dense (features x rows) Farkas system; the certificate is proven and holds,
+    its common point in X's features; the dense rows of the used features agree."""
+    import tracemalloc
+
+    rng = np.random.default_rng(2)
+    n, used, unused = 300, 40, 20000
+    words = sp.random(n, used, density=0.15, random_state=2, format="csr")
+    X = sp.hstack([words, sp.csr_matrix((n, unused))]).tocsr()
+    y = (words @ rng.normal(size=used) > 0).astype(int)
+    y = np.where(rng.random(n) < 0.3, 1 - y, y)  # inseparable
+    linear_separability(X[:20], y[:20])  # imports, caches
+    tracemalloc.start()
+    result = linear_separability(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert not result.separable and result.proven and result.verify(X, y)
+    rows = result.certificate_indices
+    assert result.common_point.shape == (used + unused,)
+    assert not np.any(result.common_point[used:])
+    dense = linear_separability(X[:, :used].toarray(), y)
+    assert not dense.separable
+    # The whole system in float64 on every feature: 2 (p + 1) x rows, twice.
+    assert peak < 2 * (used + unused + 1) * rows.size * 8, peak

@@ -48,12 +48,22 @@ def enclosed_positive(A, E, e, radius=False):
         gamma = 2 * rounding_factor(m + 4)
         magnitude_R = np.abs(R)
         products = magnitude_R @ np.abs(A)
-        defect = np.abs(np.eye(m) - R @ A)
+        # |I - R A| in place (the same bits as formed anew, at 4 m x m arrays, not 8:
+        # certificates of thousands of rows)
+        defect = R @ A
+        np.negative(defect, out=defect)
+        defect.flat[:: m + 1] += 1.0
+        np.abs(defect, out=defect)
         if np.any(E):  # a remainder, or the radius: |R||E| bounds R E
-            products += magnitude_R @ np.abs(E)
-            defect += magnitude_R @ np.abs(E)
-        bound = defect + gamma * (products + defect)
-        alpha = float(bound.sum(axis=1).max()) * (1 + gamma)
+            through = magnitude_R @ np.abs(E)
+            products += through
+            defect += through
+            del through
+        products += defect  # the bound, defect + γ (products + defect), in place
+        products *= gamma
+        products += defect
+        alpha = float(products.sum(axis=1).max()) * (1 + gamma)
+        del defect, products
         residual = e - A @ weights - (E @ weights if has_remainder else 0.0)
         terms = np.abs(A) @ np.abs(weights) + np.abs(e)
         if has_remainder:

@@ -58,8 +58,10 @@ def pairs_matrix(points, own, others, n_classes, constants=True):
     extended = np.hstack([points, np.full((m, 1), float(constants))])
     classes = np.arange(n_classes)[:, None]
     sign = (np.asarray(own) == classes).astype(float) - (np.asarray(others) == classes)
-    A = (sign[:, None, :] * extended.T[None]).reshape(n_classes * (p + 1), m)
-    A = np.vstack([A, np.ones((1, m)) if constants else np.zeros((1, m))])
+    A = np.empty((n_classes * (p + 1) + 1, m))  # filled in place: no second copy
+    np.multiply(sign[:, None, :], extended.T[None],
+                out=A[:-1].reshape(n_classes, p + 1, m))  # fmt: skip
+    A[-1] = float(constants)
     return A, np.r_[np.zeros(n_classes * (p + 1)), 1.0]
 
 

@@ -7,7 +7,7 @@ from .._exact._farkas import EXACT_ENTRIES, EXACT_SOLVE_WORK, decidable, side_pa
 from .._exact._simplex import EXACT_PIVOTS, EXACT_SIMPLEX_EQUATIONS
 from .._kesler import pairs_of
 from .._proofs import pairs_proof
-from .._working_set import per_feature_rows, problem_rows
+from .._working_set import per_feature_rows, problem_rows, touched_rows
 from ..exceptions import SolverError
 from ._result import PROOF_RTOL, JointSeparabilityResult, SeparabilityResult
 from ._solvers import hull_intersection_lp
@@ -71,7 +71,7 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
     else:
         verdict, n_classes, what = SeparabilityResult, 2, "rows"
         row_ids, (own, others) = ids, side_pairs(rows.labels(ids))
-    points = rows.original_rows(row_ids)
+    points, features = touched_rows(rows, row_ids)
     active = problem_rows(rows)
     proved, exact = True, exact_weights
     if exact_weights is None:
@@ -103,13 +103,18 @@ def checked_certificate(rows, ids, weights, classes, proof_only=False,
             classes=np.asarray(classes),
             certificate_indices=row_ids,
             certificate_weights=weights,
-            common_point=weights[signs > 0] @ points[signs > 0],
+            common_point=weights[signs > 0] @ points[signs > 0],  # on ``features``
             certificate_signs=signs,
             **proof,
         )
     pairs = own, others, n_classes
-    if not result._stated_agrees(points, pairs, rows.spread, PROOF_RTOL):
+    spread = np.broadcast_to(rows.spread, (rows.n_features,))[features]
+    if not result._stated_agrees(points, pairs, spread, PROOF_RTOL):
         raise SolverError(unproved_certificate(False, len(ids), what))
+    if not of_pairs:  # in all of X's features: 0 on every certificate row off these
+        common_point = np.zeros(rows.n_features)
+        common_point[features] = result.common_point
+        result.common_point = common_point
     return result
 
 
