@@ -108,11 +108,12 @@ class KeslerRows(Pairs):
         each round adding few) a guess of the face instead
         (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the Gram
         route's limit) and ``nearest_seed(1)`` (the anchors), its nearest pairs
-        and the anchors the subproblem's first held set (:attr:`held_guess`): a few factorisations
-        settle it, where the nearest-mean seed took 22 rounds (bench_multiclass.py's
-        2 000 x 256, K = 10: 2.44 -> 0.65-0.91 s; 3 000 documents of 20 000 words,
-        K = 4: 3.3 -> 1.0 s; a TF-IDF of 10 684 docstrings, K = 3: 90 -> 11 s). Sparse
-        rows are guessed on uncentred (:meth:`uncentred_pairs`' frame)."""
+        and the anchors the subproblem's first held set (:attr:`held_guess`): a
+        few factorisations settle it, where the nearest-mean seed took 22 rounds
+        (bench_multiclass.py's 2 000 x 256, K = 10: 2.44 -> 0.65-0.91 s; 3 000
+        documents of 20 000 words, K = 4: 3.3 -> 1.0 s; a TF-IDF of 10 684
+        docstrings, K = 3: 90 -> 11 s). Sparse rows are guessed on uncentred
+        (:meth:`uncentred_pairs`' frame)."""
         active = np.flatnonzero(self.active)
         K, width = self.n_classes, self.n_features + 1
         self.held_guess = None
