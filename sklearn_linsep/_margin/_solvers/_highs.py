@@ -247,8 +247,6 @@ def hitting_set_mip(sets, n, time_limit):
         raise SolverError(f"HiGHS failed on the hitting-set MIP: {result.message}")
     optimal = result.status == MILP_OPTIMAL
     chosen = None if result.x is None else np.flatnonzero(result.x > 0.5)
-    bound = getattr(result, "mip_dual_bound", None)
-    if optimal:
-        bound = float(chosen.size)
+    bound = float(chosen.size) if optimal else getattr(result, "mip_dual_bound", None)
     lower = 0 if bound is None or not np.isfinite(bound) else int(np.ceil(bound - 1e-6))
     return chosen, lower, optimal
