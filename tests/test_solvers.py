@@ -2,8 +2,6 @@
 reference: one HiGHS LP or cvxpy on the whole problem (``_testing``); their
 statuses and the registry of routes."""
 
-from fractions import Fraction
-
 import numpy as np
 import pytest
 
@@ -23,7 +21,7 @@ from sklearn_linsep._margin._solvers import (
     register,
     total_hinge_lp,
 )
-from sklearn_linsep._margin._solvers._active_set import support_hyperplane
+from sklearn_linsep._margin._solvers._active_set import _equality_margin
 from sklearn_linsep._margin._solvers._clarabel import CLARABEL
 from sklearn_linsep._margin._solvers._dense_dual import dense_dual_margin
 from sklearn_linsep._margin._solvers._highs import HIGHS
@@ -209,19 +207,12 @@ def test_the_primal_active_set_from_any_separator(seed):
     _assert_maximal(Z, c, solution)
     # Features 1e12 apart: each keeps its digits in the equality solves.
     scales = 10.0 ** rng.uniform(-6, 6, 6)
-    coef, intercept, alpha = support_hyperplane(Z[:5] * scales, c[:5])
+    coef, intercept, alpha = _equality_margin(Z[:5] * scales, c[:5])
     margins = c[:5] * (Z[:5] * scales @ coef + intercept)
     assert np.allclose(margins, 1, atol=1e-12)
     beta = alpha * c[:5]
     terms = np.abs(beta) @ np.abs(Z[:5] * scales)
     assert np.all(np.abs(beta @ (Z[:5] * scales) - coef) <= 1e-9 * terms)
-    # Two rows of opposite classes: the least-norm w is 2 d / ‖d‖², d = z_+ - z_-,
-    # every entry to its own rounding (against rationals).
-    pair = (Z * scales)[[np.argmax(c > 0), np.argmax(c < 0)]]
-    coef, _, _ = support_hyperplane(pair, np.array([1.0, -1.0]))
-    d = [Fraction(x) - Fraction(y) for x, y in zip(*pair, strict=True)]
-    exact = np.array([float(2 * v / sum(u * u for u in d)) for v in d])
-    assert np.allclose(coef, exact, rtol=1e-12, atol=0)
 
 
 # --------------------------------------------------- statuses and the registry

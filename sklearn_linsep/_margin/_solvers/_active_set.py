@@ -56,7 +56,7 @@ def as_hull_weights(dual, c):
 def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
     """The maximal margin of ``Z`` by the primal active-set method (Nocedal & Wright,
     Alg. 16.3) from a separating ``(coef, intercept)``, or None: each step solves the
-    held rows' equality QP (:func:`support_hyperplane`, keeping every feature's digits;
+    held rows' equality QP (:func:`_equality_margin`, keeping every feature's digits;
     no Gram matrix: for hulls too close for the nearest points at the largest scale),
     moves until a row blocks and takes it in; at the QP's solution a wrong-signed
     multiplier leaves. With ``sides`` (per row ``+1``: ``≥ 1``, ``0``: ``= 1``, ``-1``:
@@ -64,7 +64,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
 
     def equality(held, right):
         if _two_sided(c[held]):
-            return support_hyperplane(Z[held], c[held])
+            return _equality_margin(Z[held], c[held])
         # One class on the margin: w = 0 meets its equalities.
         return np.zeros(Z.shape[1]), float(c[held[0]]), np.zeros(len(held))
 
@@ -156,6 +156,39 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
         dual[held] = np.where(sides[held] > 0, np.maximum(alpha, 0.0), alpha)
         return coef, intercept, margins, held, dual, sides, right
     return None
+
+
+def _equality_margin(Z, c):
+    """``(w, b, α)``: the least ``‖w‖`` with ``c_i (w·z_i + b) = 1`` on every row,
+    ``w = Σ α_i c_i z_i``, ``Σ α_i c_i = 0``, features on any scales. With
+    ``Ã = [Z S⁻¹, 1]`` (S: each feature's largest entry), Ã's SVD gives a particular
+    solution and the null space; the least ``‖w‖ = ‖S⁻¹ u‖`` there is least squares
+    with rows weighted by ``1/S``, stable by Householder QR on rows sorted largest
+    first (Powell & Reid 1969; Cox & Higham 1998)."""
+    m, q = Z.shape
+    size = np.max(np.abs(Z), axis=0)
+    size = np.where(size > 0, size, 1.0)
+    scaled = np.column_stack([Z / size, np.ones(m)])
+    left, values, right = np.linalg.svd(scaled, full_matrices=True)
+    rank = int(np.sum(values > 1e-13 * values[0]))
+    particular = right[:rank].T @ ((left[:, :rank].T @ c) / values[:rank])
+    null = right[rank:].T  # (q + 1, k)
+    u, b = particular[:q], particular[q]
+    if null.shape[1]:
+        weighted = null[:q] / size[:, None]
+        order = np.argsort(-np.max(np.abs(weighted), axis=1), kind="stable")
+        basis, triangle = qr(weighted[order], mode="economic")  # rows sorted
+        shift = np.linalg.lstsq(triangle, basis.T @ -(u / size)[order], rcond=None)[0]
+        u, b = u + null[:q] @ shift, b + null[q] @ shift
+    coef = u / size
+    # Ãᵀ β = (w / S, 0) (w = Σ β_i z_i, Σ β_i = 0): consistent, so each equation,
+    # weighted by its own terms, holds to its own rounding over the features' decades.
+    system, target = scaled.T, np.r_[coef / size, 0.0]
+    beta = np.linalg.lstsq(system, target, rcond=None)[0]
+    for _ in range(2):
+        weight = 1 / np.maximum(np.abs(system) @ np.abs(beta) + np.abs(target), 1e-300)
+        beta = np.linalg.lstsq(system * weight[:, None], target * weight, rcond=None)[0]
+    return coef, float(b), beta * c
 
 
 # Exchanges a finish searches (each solves the support once per row): on touching
