@@ -195,7 +195,7 @@ def test_the_library_leaves_stdout_alone_and_the_silencer_restores_it(capfd):
     import os
     import threading
 
-    from sklearn_linsep._margin._solvers._highs import native_stdout_silenced
+    from sklearn_linsep._report._stdout import native_stdout_silenced
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))

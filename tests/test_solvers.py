@@ -2,10 +2,13 @@
 reference: one HiGHS LP or cvxpy on the whole problem (``_testing``); their
 statuses and the registry of routes."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from sklearn_linsep import SolverError
+from sklearn_linsep._exact._numbers import solve_exactly
 from sklearn_linsep._margin import Hyperplane, Status, _solvers
 from sklearn_linsep._margin._result import read_status
 from sklearn_linsep._margin._solvers import (
@@ -21,7 +24,10 @@ from sklearn_linsep._margin._solvers import (
     register,
     total_hinge_lp,
 )
-from sklearn_linsep._margin._solvers._active_set import _equality_margin
+from sklearn_linsep._margin._solvers._active_set import (
+    _equality_margin,
+    support_hyperplane,
+)
 from sklearn_linsep._margin._solvers._clarabel import CLARABEL
 from sklearn_linsep._margin._solvers._dense_dual import dense_dual_margin
 from sklearn_linsep._margin._solvers._highs import HIGHS
@@ -213,6 +219,23 @@ def test_the_primal_active_set_from_any_separator(seed):
     beta = alpha * c[:5]
     terms = np.abs(beta) @ np.abs(Z[:5] * scales)
     assert np.all(np.abs(beta @ (Z[:5] * scales) - coef) <= 1e-9 * terms)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_support_hyperplane_keeps_each_feature_digits_on_few_rows(seed):
+    """Fewer rows than features, on scales 1e12 apart (the semi-normal equations
+    lose digits there; the least norm by a QR of Dᵀ, rows sorted, keeps them): w is
+    the least-norm solution of its equalities, entry by entry (against rationals)."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(4, 8)) * 10.0 ** rng.uniform(-6, 6, 8)
+    c = np.array([1.0, -1.0, 1.0, -1.0])
+    coef, _, _ = support_hyperplane(Z, c)
+    D = [[Fraction(x) - Fraction(y) for x, y in zip(z, Z[0])] for z in Z[1:]]
+    gram = [[sum(u * v for u, v in zip(d, e)) for e in D] for d in D]
+    status, gamma = solve_exactly(gram, [Fraction(k - 1) for k in c[1:]])
+    assert status == "unique"  # w = Dᵀ γ, D Dᵀ γ = c - c_0
+    exact = [float(sum(g * d[j] for g, d in zip(gamma, D))) for j in range(8)]
+    assert np.allclose(coef, exact, rtol=1e-11, atol=0)
 
 
 # --------------------------------------------------- statuses and the registry

@@ -13,7 +13,6 @@ from ._hard import maximal_margin_of
 from ._min_error import MinimumErrorResult, minimum_errors
 from ._multiclass import joint_margin_of
 from ._result import Hyperplane, JointSeparabilityResult, SeparabilityResult, Status
-from ._solvers._highs import native_stdout_silenced
 
 __all__ = [
     "Hyperplane",
@@ -24,5 +23,4 @@ __all__ = [
     "joint_margin_of",
     "maximal_margin_of",
     "minimum_errors",
-    "native_stdout_silenced",
 ]

@@ -24,7 +24,6 @@ a row and another class). :func:`exact_margin` does the rest, in this order:
    the methods.
 """
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -45,7 +44,7 @@ from ..exceptions import SolverError
 from ._certificate import checked_certificate, without_proof
 from ._kkt import check_optimality, proven
 from ._principal import decide_jointly_in_principal_frame
-from ._result import external_stacklevel, warn_if_inexact
+from ._result import warn_if_inexact, warn_user
 
 SEPARABLE_EXACTLY = (
     "The classes are separable, decided in exact rational arithmetic where "
@@ -320,7 +319,7 @@ def _hyperplane_decided(problem, decision, why, verdict, refusal, cause=None):
         if problem.maximal_refused:
             raise SolverError(refusal) from cause
     said = MAXIMAL_EXACTLY if decision.kind is Decided.MAXIMAL else SEPARABLE_EXACTLY
-    warnings.warn(f"{said} ({why})", UserWarning, stacklevel=external_stacklevel())
+    warn_user(f"{said} ({why})")
     return decision.answer
 
 
@@ -342,12 +341,10 @@ def float_route(problem, tol, soft, initial_size, batch, units_or_verdict=False,
             (solution, working, more), smallest, frame = *finished, rows
             rounds += more
         elif (exact := problem.finish_exactly()) is not None:
-            warnings.warn(f"{MAXIMAL_EXACTLY} (float64: {problem.not_finished})",
-                          UserWarning, stacklevel=external_stacklevel())  # fmt: skip
+            warn_user(f"{MAXIMAL_EXACTLY} (float64: {problem.not_finished})")
             return exact
         elif units_or_verdict:
-            warnings.warn(problem.not_in_units, UserWarning,
-                          stacklevel=external_stacklevel())  # fmt: skip
+            warn_user(problem.not_in_units)
         else:
             raise SolverError(problem.not_finished)
     if solution.feasible:
@@ -366,8 +363,7 @@ def float_route(problem, tol, soft, initial_size, batch, units_or_verdict=False,
             return _hyperplane_decided(problem, decision, why, verdict,
                                        f"{NO_FLOAT_MARGIN} ({why})")  # fmt: skip
     if not certificate.proven:  # to a tolerance only: said, never passed off
-        warnings.warn(without_proof(rows.n_samples, rows.n_features), UserWarning,
-                      stacklevel=external_stacklevel())  # fmt: skip
+        warn_user(without_proof(rows.n_samples, rows.n_features))
     if not soft:
         return problem.unseparated(rounds, certificate)
     result = problem.soft_limit(working, tol, batch)

@@ -2,7 +2,6 @@
 on X with float64's rounding bounded: what every route to a maximal margin
 checks before it answers."""
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +9,7 @@ import scipy.sparse as sp
 
 from .._proofs import rounding_factor
 from ..exceptions import SolverError
-from ._result import PROOF_RTOL, external_stacklevel
+from ._result import PROOF_RTOL, warn_user
 
 
 def proven(frame, result, tol, smallest):
@@ -79,16 +78,14 @@ def say_about_centre(result, share):
     """Mark the result to be evaluated about its centre, with a UserWarning
     (``share``: how much of a margin unit the plain form's rounding may reach)."""
     result.needs_center = True
-    warnings.warn(
+    warn_user(
         "The data lie so far from the origin against their spread that float64 "
         "cannot evaluate coef · x + intercept on them to the margin's precision "
         f"(its rounding may reach {share:.1g} of the margin; the intercept is "
         f"{np.max(np.abs(result.intercept)):.3g}): the hyperplane is also given "
         "about a centre of the data, as coef · (x - center) + intercept_at_center, "
         "which verify() and decision_function use. Centring the features "
-        "(StandardScaler) avoids this.",
-        UserWarning,
-        stacklevel=external_stacklevel(),
+        "(StandardScaler) avoids this."
     )
 
 

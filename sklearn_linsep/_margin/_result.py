@@ -611,15 +611,18 @@ def external_stacklevel():
     return level
 
 
+def warn_user(message):
+    """A UserWarning pointing at the user's code (:func:`external_stacklevel`)."""
+    warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
+
+
 def warn_if_inexact(solution):
     """UserWarning for a reduced-accuracy answer (it passed the checks on all rows)."""
     if solution.status is Status.ALMOST_OPTIMAL:
-        warnings.warn(
+        warn_user(
             f"A solver stopped with status {solution.status.value}; its answer "
             "passed the checks on all samples (the optimality conditions of the "
-            "margin, or the least total hinge of the soft limit).",
-            UserWarning,
-            stacklevel=external_stacklevel(),
+            "margin, or the least total hinge of the soft limit)."
         )
 
 

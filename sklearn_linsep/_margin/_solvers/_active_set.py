@@ -311,18 +311,10 @@ def support_hyperplane(Z, c, refinements=3):
             error = np.abs(differences @ spanned - right) / np.maximum(terms, 1e-300)
             if np.max(error) <= 1e-12:
                 return _with_dual(Z, c, a, others, spanned, gamma)
-
-            # Too ill-conditioned for that: a QR of Dᵀ, features sorted largest first,
-            # keeps the small ones' digits (Powell & Reid 1969; Cox & Higham 1998).
-            order = np.argsort(-column_scale, kind="stable")
-            basis, triangle = qr(differences.T[order], mode="economic")
-            restore = np.argsort(order)
-
-            def solve(rhs):
-                return (basis @ solve_triangular(triangle, rhs, trans="T"))[restore]
-
-            def gamma_of(coef):
-                return solve_triangular(triangle, basis.T @ coef[order])
+            # Too ill-conditioned for that: the least norm by a QR of Dᵀ, features
+            # sorted largest first, keeps the small ones' digits (:func:`_least_norm`).
+            found = _least_norm(differences, right, refinements)
+            return _with_dual(Z, c, a, others, *found)
 
     if solve is None:  # dependent rows: least squares of least norm by the SVD
 

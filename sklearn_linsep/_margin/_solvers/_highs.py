@@ -3,12 +3,6 @@
 certificates (:func:`hull_intersection_lp`, :func:`kesler_flow_lp`) and the
 hitting-set MIP (:func:`hitting_set_mip`)."""
 
-import contextlib
-import ctypes
-import os
-import sys
-import threading
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
@@ -180,45 +174,6 @@ def _polish(equalities, right, weights):
     return np.where(support, weights, 0.0)
 
 
-_SILENCED = {"depth": 0, "saved": None}
-_SILENCE_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def native_stdout_silenced():
-    """fd 1 to /dev/null for the duration, for a process owning its stdout
-    (``linsep report``): scipy 1.17's HiGHS MIP sometimes prints a debugging line there
-    ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") whatever its
-    options. Every thread's fd 1 output is then lost: never from a library call alone.
-    Nested and concurrent uses count in, the last out restores; no valid fd 1: no-op."""
-    with _SILENCE_LOCK:
-        if _SILENCED["depth"] == 0:
-            try:
-                if sys.stdout is not None:
-                    sys.stdout.flush()
-                saved = os.dup(1)
-            except (OSError, ValueError):  # no usable fd 1: nothing to silence
-                saved = None
-            if saved is not None:
-                with open(os.devnull, "w") as devnull:
-                    os.dup2(devnull.fileno(), 1)
-            _SILENCED["saved"] = saved
-        _SILENCED["depth"] += 1
-    try:
-        yield
-    finally:
-        with _SILENCE_LOCK:
-            _SILENCED["depth"] -= 1
-            if _SILENCED["depth"] == 0 and _SILENCED["saved"] is not None:
-                try:  # C's stdio (HiGHS prints with printf), before fd 1 returns
-                    ctypes.CDLL(None).fflush(None)
-                except (OSError, AttributeError, TypeError):  # pragma: no cover
-                    pass
-                os.dup2(_SILENCED["saved"], 1)
-                os.close(_SILENCED["saved"])
-                _SILENCED["saved"] = None
-
-
 # scipy's milp statuses: 0 optimal, 1 a limit reached (a bound, maybe a solution).
 MILP_OPTIMAL, MILP_LIMIT = 0, 1
 
@@ -247,8 +202,6 @@ def hitting_set_mip(sets, n, time_limit):
         raise SolverError(f"HiGHS failed on the hitting-set MIP: {result.message}")
     optimal = result.status == MILP_OPTIMAL
     chosen = None if result.x is None else np.flatnonzero(result.x > 0.5)
-    bound = getattr(result, "mip_dual_bound", None)
-    if optimal:
-        bound = float(chosen.size)
+    bound = float(chosen.size) if optimal else getattr(result, "mip_dual_bound", None)
     lower = 0 if bound is None or not np.isfinite(bound) else int(np.ceil(bound - 1e-6))
     return chosen, lower, optimal

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._certificates import linear_separability
 from ..._complexity import fewest_misclassified, misclassified
-from ..._margin import minimum_errors, native_stdout_silenced
+from ..._margin import minimum_errors
 from ..._svm import HardMarginSVM
 from ...exceptions import SolverError
 from .._context import PairFindings
@@ -26,6 +26,7 @@ from .._layout import (
     wrapped,
 )
 from .._section import HeadlineParts, Section
+from .._stdout import native_stdout_silenced
 
 # Beyond this many features, the text shows the hyperplane's largest weights only.
 SHOWN_WEIGHTS = 30
