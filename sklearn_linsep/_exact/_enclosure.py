@@ -48,11 +48,8 @@ def enclosed_positive(A, E, e, radius=False):
         gamma = 2 * rounding_factor(m + 4)
         magnitude_R = np.abs(R)
         products = magnitude_R @ np.abs(A)
-        # |I - R A| in place (the same bits as formed anew, at 4 m x m arrays, not 8:
-        # certificates of thousands of rows)
-        defect = R @ A
-        np.negative(defect, out=defect)
-        defect.flat[:: m + 1] += 1.0
+        defect = R @ A  # |R A - I| = |I - R A| in place: m x m arrays 4, not 8
+        defect.flat[:: m + 1] -= 1.0
         np.abs(defect, out=defect)
         if np.any(E):  # a remainder, or the radius: |R||E| bounds R E
             through = magnitude_R @ np.abs(E)

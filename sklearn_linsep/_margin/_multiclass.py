@@ -35,9 +35,9 @@ from ._solvers._active_set import off_face
 from ._solvers._clarabel import FACE_TOLERANCE
 from ._solvers._cost import (
     SOFT_LIMIT_DENSE,
-    dense_pairs_refusal,
     exact_finish_suits,
     pair_sizes,
+    refuse_dense_pairs,
 )
 from ._solvers._machine import WarmMachine
 
@@ -251,9 +251,7 @@ def _soft_limit(kesler, working, tol, batch):
     (same argmin), so its tolerances and the face's thresholds are scale-free."""
     # Working sets only grow: a first one past the dense limit ends there, not after
     # the LP's rounds (3 000 documents, one under two labels: 20 s of them).
-    refusal = dense_pairs_refusal(kesler, working, SOFT_LIMIT_DENSE)
-    if refusal is not None:
-        raise SolverError(refusal)
+    refuse_dense_pairs(kesler, working, SOFT_LIMIT_DENSE)
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
     unit = {}
@@ -287,9 +285,7 @@ def _soft_limit(kesler, working, tol, batch):
         # The interior point loses the digits of features far apart in scale, and
         # can stall or call an almost interior-less face empty: the primal active
         # set from the LP's machine keeps every feature's digits.
-        refusal = dense_pairs_refusal(kesler, ids, SOFT_LIMIT_DENSE)
-        if refusal is not None:
-            raise SolverError(refusal)
+        refuse_dense_pairs(kesler, ids, SOFT_LIMIT_DENSE)
         on_face = face(ids)
         holds, margin_from = _face_as_pairs(kesler, ids, on_face)
 

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ... import _working_set  # DENSE_FALLBACK_ENTRIES, read where used (settable)
+from ...exceptions import SolverError
 
 # ---------------------------------------------------------------- working sets
 
@@ -79,8 +80,6 @@ DENSE_DUAL_MAX_ROWS = 4000
 
 # The pairs' Gram dual: its held factor takes 8 k² bytes, the one k x k array it
 # makes (1.15 GB at 12 000 pairs; 3 000 documents of 20 000 words, K = 4: 8 700).
-# Most pairs of most rows held, the rows' inverse solves them (4 n² bytes) whatever
-# their count (3 000 documents, K = 6: 14 970 pairs, 1.8 s at 356 MB; SVC 4.6 s).
 PAIR_DUAL_MAX_PAIRS = 12000
 
 def dense_dual_suits(m, q):
@@ -93,10 +92,10 @@ def pair_dual_suits(m, rows, features, n_classes):
     most K (p + 1), within ``PAIR_DUAL_MAX_PAIRS``; taller sets cycle on singular held
     sets. bench_multiclass.py, primal vs this: 1 000 x 1 000, K = 4: 31.9 vs 1.1 s;
     2 000 x 256, K = 10: 23.7 vs 4.0 s; 600 x 5 000 text, K = 4: 90 vs 0.3 s. More
-    pairs over at most that many rows: the rows' inverse may serve (the held system
-    refuses a larger factor)."""
-    wide = features + 1 >= rows
-    within = min(m, rows) <= PAIR_DUAL_MAX_PAIRS
+    pairs over at most that many rows: the rows' inverse may serve, 4 n² bytes (the
+    held system refuses a larger factor; 3 000 documents, K = 6: 14 970 pairs, 1.8 s
+    at 356 MB, SVC 4.6 s)."""
+    wide, within = features + 1 >= rows, min(m, rows) <= PAIR_DUAL_MAX_PAIRS
     return within and (wide or n_classes * (features + 1) >= m)
 
 
@@ -146,18 +145,18 @@ SOFT_LIMIT_DENSE = (
 )
 
 
-def dense_pairs_refusal(frame, ids, reason=SUBPROBLEM_DENSE):
-    """None where the pairs ``ids`` of ``frame`` may be made dense (dense X, or
-    within ``DENSE_FALLBACK_ENTRIES``), else the SolverError's message: why
+def refuse_dense_pairs(frame, ids, reason=SUBPROBLEM_DENSE):
+    """Nothing where the pairs ``ids`` of ``frame`` may be made dense (dense X, or
+    within ``DENSE_FALLBACK_ENTRIES``), else a SolverError that says why
     (``reason``: what would densify them, and what to do instead), the limits
     and what raising them costs."""
     m, p = len(ids), frame.n_features
     limit = _working_set.DENSE_FALLBACK_ENTRIES
     if not frame.sparse or m * p <= limit:
-        return None
+        return
     why, remedy = reason
     why = why.format(limit=PAIR_DUAL_MAX_PAIRS, factor=8 * m * m / 2**30)
-    return (
+    raise SolverError(
         f"{why} would make the rows of {m} (row, other class) pairs of sparse X "
         f"dense: {8 * m * p / 2**30:.2g} GiB for {p} features, beyond sklearn_linsep."
         f"_working_set.DENSE_FALLBACK_ENTRIES = {limit} entries. {remedy}"

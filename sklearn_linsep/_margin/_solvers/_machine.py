@@ -15,7 +15,7 @@ from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
 from ._active_set import _machine_by_qr, machine_on_support
 from ._clarabel import kesler_margin_qp
-from ._cost import dense_pairs_refusal, pair_dual_suits, wide_pairs_suits
+from ._cost import pair_dual_suits, refuse_dense_pairs, wide_pairs_suits
 from ._dense_dual import pair_active_set, pair_held_system, refined_pair_dual
 from ._highs import kesler_flow_lp
 
@@ -105,9 +105,7 @@ class WarmMachine:
         of its tolerance, 2e-6 on four rows; the finish, by rounding), Clarabel's
         answer standing where that does not settle. A SolverError where that would
         make sparse rows dense beyond a limit."""
-        refusal = dense_pairs_refusal(self.frame, ids)
-        if refusal is not None:
-            raise SolverError(refusal)
+        refuse_dense_pairs(self.frame, ids)
         Z, own, others = pairs = self.frame.pairs(ids)
         K, tol, keep_digits = self.frame.n_classes, self.tol, self.keep_digits
         if held is not None:
