@@ -180,14 +180,14 @@ def seed_limits(n_classes, size):
 # rows: such rows separate unless they depend on each other, and the fit is loose
 # where the margin is thin: a TF-IDF of 10 684 docstrings, K = 3, margin 0.007,
 # has rows on the wrong side at C = 10 and 100, and from their guess the verdict
-# took 11 and 13 s, from the nearest-mean seed 90 s). Those C are of rows as the
-# frame holds them (root mean square norm 3.1 there, 1 for text); the fit now sees
-# rows of unit root mean square (C as frame C x norm²), so that X's scale cannot
-# decide the guess (standardised digits, norm 0.18: every C <= 10 x 0.18⁻² put rows
-# on the wrong side). FACE_ROWS: rows per unknown of the machine, K (p + 1), up to
-# which a guess is sought (class means 0.6 apart, 3 000 x 256, K = 10: 0.44 -> 0.15
-# s, SVC 0.14 s; at 4, argmax labels on 3 000 x 128 fit 0.5 s to guess nothing).
-FACE_C = 100.0
+# took 11 and 13 s, from the nearest-mean seed 90 s). C is of the frame's rows (X
+# divided by one scalar: X's scale does not move the guess); the same C on rows of
+# unit root mean square doubled liblinear's time on square 1 000 x 1 000 data, K =
+# 4 (0.06 -> 0.14 s) for the same guess. FACE_ROWS: rows per unknown of the
+# machine, K (p + 1), up to which a guess is sought (class means 0.6 apart, 3 000 x
+# 256, K = 10: 0.44 -> 0.15 s, SVC 0.14 s; at 4, argmax labels on 3 000 x 128 fit
+# 0.5 s to guess nothing).
+FACE_C = 10.0
 FACE_TOLERANCE = 0.1
 FACE_BAND = 0.06
 FACE_HELD_BAND = 0.02
@@ -208,18 +208,16 @@ def face_guess(Z, codes, n_classes, limit, wide=False):
         return none, none  # LinearSVC's coef_ is not K rows then
     from sklearn.svm import LinearSVC  # here: two classes never pay its import
 
-    squares = Z.multiply(Z).sum() if sp.issparse(Z) else np.einsum("ij,ij->", Z, Z)
-    norm = np.sqrt(squares / len(codes)) or 1.0  # rows of unit root mean square
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a loose fit's warnings: it only guesses
         try:
             svm = LinearSVC(
                 multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
                 random_state=0,
-            ).fit(Z / norm, codes)
+            ).fit(Z, codes)
         except (ValueError, MemoryError):  # liblinear's copy, its index width
             return none, none  # no guess: the nearest-mean seed serves
-    scores = Z @ (svm.coef_.T / norm) + svm.intercept_
+    scores = Z @ svm.coef_.T + svm.intercept_
     every = np.arange(len(codes))
     margins = scores[every, codes][:, None] - scores
     margins[every, codes] = np.inf

@@ -662,9 +662,8 @@ def test_wide_machines_start_from_a_guessed_face(monkeypatch):
 def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     """The guess needs K >= 3 classes all present, room under its limit and a fit
     with every row on its side (wide rows, p + 1 >= n: the fit's wrong side is its
-    looseness); dense or sparse rows are guessed, whatever their scale, tall ones
-    (``FACE_ROWS`` K (p + 1) < n) and wide ones with a row under two labels keep
-    the nearest-mean seed."""
+    looseness); dense or sparse rows are guessed, tall ones (``FACE_ROWS`` K (p +
+    1) < n) and wide ones with a row under two labels keep the nearest-mean seed."""
     from sklearn_linsep._kesler import face_guess
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
@@ -690,10 +689,6 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()
-    for scale in (1e-4, 1e4):  # the fit sees rows of unit root mean square
-        for guessed, at_scale in zip(face_guess(Z, codes, 3, 50),
-                                     face_guess(scale * Z, codes, 3, 50)):  # fmt: skip
-            np.testing.assert_array_equal(guessed, at_scale)
     codes = codes[:24]
     X = 3 * np.eye(3, 8)[codes] + rng.normal(size=(24, 8))  # 9 < 24 <= K (p + 1)
     wide = 3 * np.eye(3, 30)[codes] + rng.normal(size=(24, 30))  # p + 1 >= 24
