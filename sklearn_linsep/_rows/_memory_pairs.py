@@ -4,6 +4,7 @@ import numpy as np
 
 from .._kesler import (
     FACE_ROWS,
+    FACE_ROWS_FROM,
     Pairs,
     block_seed,
     block_violations,
@@ -104,8 +105,9 @@ class KeslerRows(Pairs):
 
     def seed(self, size):
         """:meth:`nearest_seed`; where the pairs' Gram dual takes most working
-        sets (active rows <= ``FACE_ROWS`` K (p + 1): a first set of many pairs,
-        each round adding few) a guess of the face instead
+        sets (active rows <= K (p + 1), or ``FACE_ROWS`` K (p + 1) from
+        ``FACE_ROWS_FROM`` rows: a first set of many pairs, each round adding
+        few) a guess of the face instead
         (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the Gram
         route's limit) and ``nearest_seed(1)`` (the anchors), its nearest pairs
         and the anchors the subproblem's first held set (:attr:`held_guess`): a
@@ -122,7 +124,8 @@ class KeslerRows(Pairs):
         # labels, whose conflicting pairs no held set factors (3 000 documents of
         # 20 000 words, 3 of them again under another label: 4.9 s from the
         # nearest-mean seed, over 800 s from the guess).
-        if active.size > FACE_ROWS * K * width or (
+        rows_past = FACE_ROWS if active.size >= FACE_ROWS_FROM else 1
+        if active.size > rows_past * K * width or (
             wide and _opposite_duplicates(self.X, self.codes, self.active) is not None
         ):
             return self.nearest_seed(size)

@@ -335,10 +335,15 @@ def refined_pair_dual(system, keys, alpha, intercept, margins_for, steps=2):
     ``r = 1 - margins`` (``margins_for(α, b)(keys)``, as the caller computes them: from
     the rows, not their Gram matrix), each step one solve of the held ``system`` from
     the factor it holds: ``M δα + B_Iᵀ β = r``, ``B_I δα = -B_I α``, ``Σ β = 0``,
-    then ``b += β - B_I α`` (``M = C ∘ K + Bᵀ B``); None where a solve fails."""
+    then ``b += β - B_I α`` (``M = C ∘ K + Bᵀ B``), until the margins are 1 to
+    float64's last bits; None where a solve fails."""
     classes = system.right(keys)[:, 1:].T
     for _ in range(steps):
-        solved = system.solve(keys, _residuals(system, margins_for(alpha, intercept)))
+        margins = margins_for(alpha, intercept)
+        if np.max(np.abs(margins(keys) - 1.0)) <= 4 * np.finfo(float).eps:
+            break  # (small problems: most; the solves cost them 5%)
+        solved = system.solve(keys, lambda some, margins=margins: np.column_stack(
+            [1.0 - margins(some), system.right(some)[:, 1:]]))  # [1 - margins, Bᵀ]
         if solved is None or solved[0].size != keys.size:
             return None  # a held pair found dependent: not this system's solve
         towards, through = solved[1][:, 0], solved[1][:, 1:]
@@ -349,11 +354,3 @@ def refined_pair_dual(system, keys, alpha, intercept, margins_for, steps=2):
         intercept = intercept + beta - unbalanced
     return alpha, intercept
 
-
-def _residuals(system, margins):
-    def rights(keys):  # [1 - margins, Bᵀ] of any keys
-        right = system.right(keys)
-        right[:, 0] -= margins(keys)
-        return right
-
-    return rights
