@@ -10,6 +10,7 @@ which always answers. :class:`WarmMachine` is the loop's subproblem
 import numpy as np
 
 from ..._kesler import RowGram, pair_margins, pairs_of, row_coefficients
+from ..._threads import threads_for_solve
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from . import Route, register, solve_by_routes
@@ -150,8 +151,11 @@ class WarmMachine:
             coef = coef_of(alpha)
             return lambda keys: self.frame.pair_margins(keys, coef, intercept)
 
-        refined = refined_pair_dual(self.system, ids[on], solution.dual[on],
-                                    solution.intercept, margins_for)  # fmt: skip
+        # On the loop's threads: waking BLAS's idle ones stalled a factor of 301
+        # digits pairs 0.1 s (default threads: 0.19 -> 0.09 s a call).
+        with threads_for_solve(len(ids)):
+            refined = refined_pair_dual(self.system, ids[on], solution.dual[on],
+                                        solution.intercept, margins_for)  # fmt: skip
         if refined is None or refined[0].min() <= 0:
             return solution
         dual, (alpha, intercept) = np.zeros(len(ids)), refined
