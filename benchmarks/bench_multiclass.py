@@ -33,6 +33,12 @@ One BLAS thread (threadpoolctl). Parts:
 3. **100 Crammer-Singer margins** against cvxpy (Clarabel at 1e-10, on X
    centred and scaled into [-1, 1], where it is accurate): the largest
    relative difference of W (the target: 1e-6), and the time of each.
+5. **Fresh** (``--only fresh``, about 1 minute): issue 56's text (each class half
+   its words from a vocabulary slice of its own, half common Zipf words; 3 000 x
+   20 000 with K = 4, 4 000 x 30 000 with K = 5, 3 000 x 20 000 with K = 6, 5 000
+   x 20 000 with K = 4), each call in a fresh process under a 4 GB address-space
+   cap: the joint verdict (verified), the Crammer-Singer fit and SVC, seconds and
+   the process's peak resident set (imports included, as a user's).
 """
 
 import argparse
@@ -408,8 +414,67 @@ def part_peers(args):
     print()
 
 
+# Issue 56's text, (n, p, K, words a document).
+FRESH_CASES = {"3000 x 20000, K=4": (3000, 20000, 4, 40),
+               "4000 x 30000, K=5": (4000, 30000, 5, 30),
+               "3000 x 20000, K=6": (3000, 20000, 6, 60),
+               "5000 x 20000, K=4": (5000, 20000, 4, 40)}  # fmt: skip
+
+
+def fresh_call(name, what):
+    """In a child process: one call on ``FRESH_CASES[name]`` under a 4 GB cap;
+    prints ``seconds peak_MB verified``."""
+    import resource
+
+    from sklearn.svm import SVC
+    from threadpoolctl import threadpool_limits
+
+    from sklearn_linsep import HardMarginSVM, linear_separability
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    X, y = text_own_vocabulary(*FRESH_CASES[name][:3], FRESH_CASES[name][3])
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seconds, answer = timed(
+            {"joint": lambda: linear_separability(X, y, multiclass="joint"),
+             "cs": lambda: HardMarginSVM(multi_class="crammer_singer").fit(X, y),
+             "svc": lambda: SVC(kernel="linear", C=1e10).fit(X, y)}[what]
+        )  # fmt: skip
+    verified = answer.verify(X, y) if what == "joint" else ""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{seconds:.2f} {peak:.0f} {verified}")
+
+
+def part_fresh(args):
+    """Issue 56's text, each call in a fresh process (peak RSS as a user's)."""
+    import subprocess
+
+    print("## 5. Issue 56's text, a fresh process a call (4 GB cap, one BLAS thread)")
+    print("| data | joint s, peak MB, verified | CS s, peak MB | SVC s, peak MB "
+          "| joint / SVC: time, peak |")  # fmt: skip
+    print("|" + "---|" * 5)
+    for name in FRESH_CASES:
+        figures = {}
+        for what in ("joint", "cs", "svc"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--fresh-child", name, what],
+                capture_output=True, text=True, check=False,
+            ).stdout.split()  # fmt: skip
+            figures[what] = out if len(out) >= 2 else ["failed", "-", ""]
+        joint, cs, svc = (figures[what] for what in ("joint", "cs", "svc"))
+        ratio = ("-" if "failed" in (joint[0], svc[0]) else
+                 f"{float(joint[0]) / float(svc[0]):.1f}x, "
+                 f"{float(joint[1]) / float(svc[1]):.2f}x")  # fmt: skip
+        print(f"| {name} | {' '.join(joint)} | {' '.join(cs[:2])} | "
+              f"{' '.join(svc[:2])} | {ratio} |", flush=True)
+    print()
+
+
 def main():
     import scipy
+
+    if sys.argv[1:2] == ["--fresh-child"]:
+        return fresh_call(*sys.argv[2:4])
     from threadpoolctl import threadpool_limits
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -420,7 +485,8 @@ def main():
     )
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--margins", type=int, default=100)
-    parser.add_argument("--only", choices=["shapes", "random", "margins", "peers"])
+    parser.add_argument("--only",
+                        choices=["shapes", "random", "margins", "peers", "fresh"])
     parser.add_argument("--shape", help="only the synthetic shapes named so")
     args = parser.parse_args()
     if args.quick:
@@ -436,6 +502,8 @@ def main():
             part_crammer_singer(args)
         if args.only in (None, "peers"):
             part_peers(args)
+    if args.only in (None, "fresh"):
+        part_fresh(args)
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 
