@@ -438,7 +438,7 @@ class SparseGram:
     """The Gram matrix ``Z Zᵀ`` of sparse rows, ``Z = X' - 1 sᵀ`` (``X' = X /
     scale`` sparse, ``s = centre / scale``), as the pairs' routes read it, never
     held n x n in float64: ``A @ gram`` is ``(A Z) Zᵀ`` (two sparse products, for
-    the few rows of A), ``gram[np.ix_(rows, columns)]`` a block from the rows'
+    the few rows of a 2-d A), ``gram[np.ix_(rows, columns)]`` a block from the rows'
     products, ``astype(dtype)`` the whole in ``dtype`` (:class:`RowsInverse`'s
     float32), a band of rows at a time."""
 

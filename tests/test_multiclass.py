@@ -1021,19 +1021,24 @@ def test_the_held_pairs_solve_holds_no_pairs_by_pairs_array():
     assert peak < 0.25 * 8 * own.size**2, peak / (8 * own.size**2)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, 1, 2, "digits"])
 def test_the_gram_routes_machine_is_refined_to_the_support_equalities(seed):
     """The Gram route's last machine on dense rows, refined through its held
-    factor on margins computed from the rows: the solution of its support's
+    system on margins computed from the rows: the solution of its support's
     equalities by one LU of their bordered system (the primal's rounding), to
-    1e-12, every support pair at margin 1 to 1e-12."""
+    3e-12 in X's units (standardised digits: 1.4e-11 unrefined), every support
+    pair at margin 1 to 5e-12 (X's units: the frame's offset rounds)."""
     from sklearn_linsep._kesler import pair_margins
     from sklearn_linsep._margin._solvers._active_set import machine_on_support
 
-    rng = np.random.default_rng(seed)
-    K, n, p = 4 + seed, 300, 60
-    y = rng.integers(0, K, n)
-    X = rng.normal(size=(n, p)) + 1.5 * rng.normal(size=(K, p))[y]
+    if seed == "digits":
+        X, y = load_digits(return_X_y=True)
+        X, K = StandardScaler().fit_transform(X), 10
+    else:
+        rng = np.random.default_rng(seed)
+        K, n, p = 4 + seed, 300, 60
+        y = rng.integers(0, K, n)
+        X = rng.normal(size=(n, p)) + 1.5 * rng.normal(size=(K, p))[y]
     svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     rows, others = np.nonzero(y[:, None] != np.arange(K))
     margins = pair_margins(X[rows], y[rows], others, svm.coef_, svm.intercept_)
@@ -1041,8 +1046,27 @@ def test_the_gram_routes_machine_is_refined_to_the_support_equalities(seed):
     coef, _, alpha = machine_on_support(X[rows[on]], y[rows[on]], others[on], K)
     assert svm.separable_ and np.all(alpha > 0)
     np.testing.assert_allclose(svm.coef_, coef, rtol=0,
-                               atol=1e-12 * np.abs(coef).max())  # fmt: skip
-    np.testing.assert_allclose(margins[on], 1.0, rtol=0, atol=1e-12)
+                               atol=3e-12 * np.abs(coef).max())  # fmt: skip
+    np.testing.assert_allclose(margins[on], 1.0, rtol=0, atol=5e-12)
+
+
+def test_the_refinement_of_no_support_keeps_the_answer():
+    """A support of no pair (the intercepts alone meet every margin): nothing to
+    refine, the answer as it is, no solve and no error."""
+    from sklearn_linsep._margin._solvers._dense_dual import refined_pair_dual
+
+    class NoSolve:
+        def right(self, keys):
+            return np.zeros((len(keys), 4))
+
+        def solve(self, *args):
+            raise AssertionError("a solve for no support")
+
+    alpha, intercept = refined_pair_dual(
+        NoSolve(), np.array([], dtype=np.intp), np.array([]), np.arange(3.0),
+        lambda alpha, b: (lambda keys: np.zeros(len(keys))),
+    )  # fmt: skip
+    assert alpha.size == 0 and np.array_equal(intercept, np.arange(3.0))
 
 
 def test_more_pairs_than_the_factor_limit_are_solved_by_the_rows_inverse(monkeypatch):

@@ -121,7 +121,7 @@ def pairs_enclosed(points, own, others, n_classes, axes=False):
     E = pairs_matrix(errors, own, others, n_classes, constants=False)[0]
     # Each feature's (and the constant's) K class rows sum to zero: one left out.
     groups = class_groups(n_classes, Z.shape[1])
-    del Z, errors  # (each as large as the square system: gone before its proof)
+    del Z, errors  # (each m x p: gone before the square system's copies)
     system = square_system(A, np.abs(E) if axes else E, e, groups)
     del A, E
     return None if system is None else enclosed_positive(*system, radius=axes)

@@ -108,8 +108,8 @@ class KeslerRows(Pairs):
         sets (active rows <= K (p + 1), or ``FACE_ROWS`` K (p + 1) from
         ``FACE_ROWS_FROM`` rows: a first set of many pairs, each round adding
         few) a guess of the face instead
-        (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the Gram
-        route's limit) and ``nearest_seed(1)`` (the anchors), its nearest pairs
+        (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the
+        machine's unknowns) and ``nearest_seed(1)`` (the anchors), its nearest pairs
         and the anchors the subproblem's first held set (:attr:`held_guess`): a
         few factorisations settle it, where the nearest-mean seed took 22 rounds
         (bench_multiclass.py's 2 000 x 256, K = 10: 2.44 -> 0.65-0.91 s; 3 000

@@ -92,9 +92,9 @@ def pair_dual_suits(m, rows, features, n_classes):
     most K (p + 1), within ``PAIR_DUAL_MAX_PAIRS``; taller sets cycle on singular held
     sets. bench_multiclass.py, primal vs this: 1 000 x 1 000, K = 4: 31.9 vs 1.1 s;
     2 000 x 256, K = 10: 23.7 vs 4.0 s; 600 x 5 000 text, K = 4: 90 vs 0.3 s. More
-    pairs over at most that many rows: the rows' inverse may serve, 4 n² bytes (the
-    held system refuses a larger factor; 3 000 documents, K = 6: 14 970 pairs, 1.8 s
-    at 356 MB, SVC 4.6 s)."""
+    pairs over at most that many rows: the rows' inverse may serve (4 n² bytes and S;
+    the held system refuses a larger factor; 3 000 documents, K = 6: 14 970 pairs,
+    1.8 s at 356 MB, SVC 4.6 s)."""
     wide, within = features + 1 >= rows, min(m, rows) <= PAIR_DUAL_MAX_PAIRS
     return within and (wide or n_classes * (features + 1) >= m)
 

@@ -333,14 +333,14 @@ def pair_active_set(
 def refined_pair_dual(system, keys, alpha, intercept, margins_for, steps=2):
     """The held pairs' ``(α, b)`` of :func:`pair_active_set` refined on the residual
     ``r = 1 - margins`` (``margins_for(α, b)(keys)``, as the caller computes them: from
-    the rows, not their Gram matrix), each step one solve of the held ``system`` from
-    the factor it holds: ``M δα + B_Iᵀ β = r``, ``B_I δα = -B_I α``, ``Σ β = 0``,
-    then ``b += β - B_I α`` (``M = C ∘ K + Bᵀ B``), until the margins are 1 to
-    float64's last bits; None where a solve fails."""
+    the rows, not their Gram matrix), each step one solve of the held ``system`` (the
+    rows' inverse, an update of its factor, or a new one): ``M δα + B_Iᵀ β = r``,
+    ``B_I δα = -B_I α``, ``Σ β = 0``, then ``b += β - B_I α`` (``M = C ∘ K + Bᵀ B``),
+    until the margins are 1 to float64's last bits; None where a solve fails."""
     classes = system.right(keys)[:, 1:].T
     for _ in range(steps):
         margins = margins_for(alpha, intercept)
-        if np.max(np.abs(margins(keys) - 1.0)) <= 4 * np.finfo(float).eps:
+        if np.max(np.abs(margins(keys) - 1.0), initial=0.0) <= 4 * np.finfo(float).eps:
             break  # (small problems: most; the solves cost them 5%)
         solved = system.solve(keys, lambda some, margins=margins: np.column_stack(
             [1.0 - margins(some), system.right(some)[:, 1:]]))  # [1 - margins, Bᵀ]

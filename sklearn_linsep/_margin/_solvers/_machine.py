@@ -130,8 +130,8 @@ class WarmMachine:
 
     def polished(self, ids, solution):
         """The Gram route's last answer on dense rows refined on its held pairs'
-        margins computed from the rows (:func:`~._dense_dual.refined_pair_dual`, the
-        held factor's solves), to agree with the primal route to rounding (the Gram
+        margins computed from the rows (:func:`~._dense_dual.refined_pair_dual`, solves
+        of the loop's held system), to agree with the primal route to rounding (the Gram
         alone: 7e-12 of W on standardised digits; an LU of the support's equalities
         took 0.17 of 0.75 s at 2 000 x 256, K = 20); kept where a weight or a margin
         then leaves its side. Sparse rows keep it: their solves would go through
@@ -156,7 +156,7 @@ class WarmMachine:
         with threads_for_solve(len(ids)):
             refined = refined_pair_dual(self.system, ids[on], solution.dual[on],
                                         solution.intercept, margins_for)  # fmt: skip
-        if refined is None or refined[0].min() <= 0:
+        if refined is None or not refined[0].size or refined[0].min() <= 0:
             return solution
         dual, (alpha, intercept) = np.zeros(len(ids)), refined
         dual[on] = alpha
