@@ -442,6 +442,39 @@ def touched_rows(rows, indices):
     if not sp.issparse(X):
         points = rows.original_rows(indices)
         return points, np.arange(points.shape[1])
-    block = sp.csr_matrix(X[indices])
-    features = np.unique(block.indices)
+    return touched_features(X[indices])
+
+
+def touched_features(block, named=()):
+    """``(points, features)``: the rows of a sparse ``block`` as dense float64 on the
+    features they touch or that are ``named`` (every other feature is 0 on each of
+    them), and those features; a dense block whole (``features`` all)."""
+    if not sp.issparse(block):
+        return np.asarray(block, dtype=float), slice(None)
+    block = sp.csr_matrix(block)
+    features = np.union1d(block.indices, np.asarray(named, dtype=np.intp))
     return block[:, features].toarray().astype(float, copy=False), features
+
+
+def certificate_rows(X, y, indices):
+    """``(points, labels)``: the certificate's rows of X (in memory or dask) as dense
+    float64 (sparse X: on the features they touch, 0 on every other), and their
+    labels; else a ValueError."""
+    if not hasattr(X, "compute"):  # (a dask array: only these rows come over)
+        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = y if hasattr(y, "compute") else np.asarray(y).reshape(-1)
+    if len(X.shape) != 2 or X.shape[0] != len(y):
+        raise ValueError(
+            f"exact_weights needs X of shape (n_samples, n_features) and y of "
+            f"n_samples labels; got X of shape {X.shape} and {len(y)} labels."
+        )
+    indices = np.asarray(indices, dtype=np.intp)
+    if np.max(indices, initial=-1) >= X.shape[0]:
+        raise ValueError(
+            f"The certificate names row {indices.max()}, beyond the "
+            f"{X.shape[0]} rows of X: it is not a certificate of these data."
+        )
+    points = touched_features(X[indices])[0]
+    if not np.all(np.isfinite(points)):
+        raise ValueError("The certificate's rows of X contain NaN or infinity.")
+    return points, np.asarray(y[indices])

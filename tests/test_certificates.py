@@ -589,3 +589,35 @@ def test_a_certificate_of_sparse_rows_is_proved_in_the_features_they_touch():
     assert not dense.separable
     # The whole system in float64 on every feature: 2 (p + 1) x rows, twice.
     assert peak < 2 * (used + unused + 1) * rows.size * 8, peak
+
+
+def test_verify_reads_a_sparse_certificate_on_the_features_it_touches():
+    """verify and exact_weights on text: the certificate's rows dense on the
+    features they touch (and those its common point names), never on all of X's
+    features; a common point moved off them, where every row is 0, is refused."""
+    import copy
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    n, used, unused = 200, 30, 60000
+    words = sp.random(n, used, density=0.2, random_state=3, format="csr")
+    X = sp.hstack([words, sp.csr_matrix((n, unused))]).tocsr()
+    y = np.where(rng.random(n) < 0.5, 1, 0)  # labels at random: inseparable
+    result = linear_separability(X, y)
+    joint = linear_separability(X, np.arange(n) % 3, multiclass="joint")
+    assert not result.separable and not joint.separable
+    for certificate in (result, joint):
+        certificate.verify(X, y if certificate is result else np.arange(n) % 3)
+        tracemalloc.start()
+        labels = y if certificate is result else np.arange(n) % 3
+        assert certificate.verify(X, labels)
+        assert sum(certificate.exact_weights(X, labels)) > 0
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        dense_rows = len(certificate.certificate_indices) * (used + unused) * 8
+        assert peak < dense_rows / 4, (peak, dense_rows)
+    moved = copy.copy(result)
+    moved.common_point = result.common_point.copy()
+    moved.common_point[used + 7] = 1e-3  # every row is 0 on that feature
+    assert not moved.verify(X, y)
+    assert moved.verify(X.toarray(), y) is False

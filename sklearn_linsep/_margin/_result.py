@@ -6,6 +6,7 @@ place where the exact layer's rationals become the public Fractions
 (``exact_coef``, ``certificate_weights_exact``).
 """
 
+import copy
 import enum
 import sys
 import warnings
@@ -28,6 +29,7 @@ from .._proofs import (
 )
 from .._rows import verify as verify_on_backend
 from .._validation import plain_label
+from .._working_set import certificate_rows, touched_features
 from ..exceptions import SolverError
 
 # The limits of one solver call.
@@ -202,9 +204,21 @@ class _Verdict:
         member, _ = label_codes(y, self.classes)
         indices = np.asarray(self.certificate_indices)
         high, low = column_extremes(X[member])  # rows of every class: refused else
-        return certificate_holds(
-            self, _dense(X[indices]), y[indices], high - low, rtol, member.sum(), check
-        )
+        points, stated, features = self._stated_on(X[indices])
+        spread = (high - low)[features]
+        return certificate_holds(stated, points, y[indices], spread, rtol,
+                                 member.sum(), check)  # fmt: skip
+
+    def _stated_on(self, block):
+        """``(points, result, features)``: the certificate's rows ``block`` dense on
+        the features they touch or its common point names (sparse rows: 0 on every
+        other), the result as it reads on them, and those features."""
+        point, stated = getattr(self, "common_point", None), copy.copy(self)
+        named = () if point is None else np.flatnonzero(point)
+        points, features = touched_features(block, named)
+        if point is not None:
+            stated.common_point = np.asarray(point)[features]
+        return points, stated, features
 
     def _holds_in_rationals(self, X, y, rtol):
         """Every pair margin of the rows of ``classes`` at least ``1 - tolerance``, in
@@ -271,10 +285,6 @@ class _Verdict:
             )
         size = f"{len(self.certificate_indices)} {self._unit}"
         return f"{name}(separable=False, certificate of {size}, classes={classes})"
-
-
-def _dense(rows):
-    return np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=float)
 
 
 @dataclass(repr=False)
@@ -405,27 +415,8 @@ class SeparabilityResult(_Verdict):
         )
 
 
-def certificate_rows(X, y, indices):
-    """``(points, labels)``: the certificate's rows of X (in memory or dask) as dense
-    float64, and their labels; else a ValueError."""
-    if not hasattr(X, "compute"):  # (a dask array: only these rows come over)
-        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
-    y = y if hasattr(y, "compute") else np.asarray(y).reshape(-1)
-    if len(X.shape) != 2 or X.shape[0] != len(y):
-        raise ValueError(
-            f"exact_weights needs X of shape (n_samples, n_features) and y of "
-            f"n_samples labels; got X of shape {X.shape} and {len(y)} labels."
-        )
-    indices = np.asarray(indices, dtype=np.intp)
-    if np.max(indices, initial=-1) >= X.shape[0]:
-        raise ValueError(
-            f"The certificate names row {indices.max()}, beyond the "
-            f"{X.shape[0]} rows of X: it is not a certificate of these data."
-        )
-    points = _dense(X[indices])
-    if not np.all(np.isfinite(points)):
-        raise ValueError("The certificate's rows of X contain NaN or infinity.")
-    return points, np.asarray(y[indices])
+def _dense(rows):
+    return np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=float)
 
 
 def label_codes(y, classes):
