@@ -44,9 +44,11 @@ def _parser():
     report.add_argument(
         "path",
         nargs="?",
-        help="a CSV file with a header row (or Parquet); - reads standard input "
-        "(cat data.csv | linsep report - --target y), and so does no PATH when "
-        "standard input is a pipe or a file (linsep report --target y < data.csv)",
+        help="a CSV file with a header row (or Parquet); a directory or a quoted "
+        "glob ('parts/*.parquet') of such files with the same columns, read as one "
+        "table; - reads standard input (cat data.csv | linsep report - --target y), "
+        "and so does no PATH when standard input is a pipe or a file (linsep "
+        "report --target y < data.csv)",
     )
     report.add_argument("--target", help="the class column")
     report.add_argument("--positive", help="report this class against the rest")
@@ -253,9 +255,13 @@ def main(argv=None):
         return 0
     args.path = _data_path(args.path)
     if args.path not in (None, STDIN) and not os.path.lexists(args.path):
-        # Said before the report's imports (a second or more).
-        print(f"linsep: error: No such file: {args.path}", file=sys.stderr)
-        return EXIT_ERROR
+        # Said before the report's imports (a second or more); a glob is
+        # matched by the reader.
+        from ._report._source import is_glob
+
+        if not is_glob(args.path):
+            print(f"linsep: error: No such file: {args.path}", file=sys.stderr)
+            return EXIT_ERROR
     try:
         with warnings.catch_warnings():
             # The library's warnings are said in the report's own words (a

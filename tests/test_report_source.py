@@ -266,3 +266,91 @@ def test_a_full_temporary_directory_is_not_blamed_on_the_input(tmp_path, monkeyp
     frame().to_csv(path, index=False, compression="xz")
     with pytest.raises(TableError, match="Cannot copy .*d.csv.xz into a temporary"):
         read_table(str(path), "y")
+
+
+def _parts(tmp_path, data, kind, count=3):
+    """``data`` cut into ``count`` files of ``kind`` in a directory of their own."""
+    folder = tmp_path / f"{kind}s"
+    folder.mkdir()
+    for k, part in enumerate(np.array_split(np.arange(len(data)), count)):
+        rows = data.iloc[part]
+        if kind == "parquet":
+            rows.to_parquet(folder / f"part{k:02d}.parquet", index=False)
+        else:
+            rows.to_csv(folder / f"part{k:02d}.csv", index=False)
+    return folder
+
+
+@pytest.mark.parametrize("sample_rows", [200_000, 150])
+def test_a_directory_or_a_glob_is_read_as_the_one_file_of_its_rows(
+    tmp_path, sample_rows
+):
+    """Parquet files in a directory, CSV files by a glob: the same table as the one
+    file of all their rows (rows named by their position among all data rows,
+    the class statistics of every row, the same sample)."""
+    data = frame(n=500, seed=3)
+    data.loc[7, "y"] = 0  # a row under the other class: a certificate to name
+    whole = tmp_path / "whole.csv"
+    data.to_csv(whole, index=False)
+    expected = read_table(whole, "y", sample_rows=sample_rows)
+    parquet = _parts(tmp_path, data, "parquet")
+    _parts(tmp_path, data, "csv")
+    for path in (parquet, tmp_path / "csvs" / "part*.csv"):
+        table = read_table(str(path), "y", sample_rows=sample_rows)
+        np.testing.assert_array_equal(table.X, expected.X)
+        np.testing.assert_array_equal(table.y, expected.y)
+        np.testing.assert_array_equal(table.row_ids, expected.row_ids)
+        assert table.n_rows_read == 500 and table.sampled == (sample_rows < 500)
+        got, want = table.statistics, expected.statistics
+        np.testing.assert_array_equal(got.counts, want.counts)
+        # other blocks, other roundings
+        np.testing.assert_allclose(got.means, want.means, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(got.scatter(), want.scatter(), rtol=1e-12,
+                                   atol=1e-12)  # fmt: skip
+
+
+def test_the_report_of_a_directory_is_the_report_of_its_rows(tmp_path, capsys):
+    """``linsep report DIR`` and ``linsep report 'DIR/*.csv'``: every section as
+    for the single file, the certificate's rows by their position in all rows."""
+    data = frame(n=300, seed=4)
+    data.loc[11, "y"] = 1 - data.loc[11, "y"]
+    data.to_csv(tmp_path / "whole.csv", index=False)
+    reports = []
+    for path in (tmp_path / "whole.csv", _parts(tmp_path, data, "parquet"),
+                 tmp_path / "csvs" / "*.csv"):  # fmt: skip
+        if "csvs" in str(path):
+            _parts(tmp_path, data, "csv")
+        assert main(["report", str(path), "--target", "y", "--cv", "0", "--json"]) == 0
+        reports.append(json.loads(capsys.readouterr().out))
+    for report in reports[1:]:
+        for key in reports[0]:
+            if key != "source":
+                assert report[key] == reports[0][key], key
+
+
+def test_a_directory_or_glob_that_cannot_be_one_table_is_one_error_line(
+    tmp_path, capsys
+):
+    data = frame(n=60)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("no table here")
+    mixed = _parts(tmp_path, data, "csv")
+    data.to_parquet(mixed / "more.parquet", index=False)
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    data.to_csv(apart / "a.csv", index=False)
+    data.rename(columns={"c": "d"}).to_csv(apart / "b.csv", index=False)
+    cases = {
+        str(tmp_path / "nothing" / "*.csv"): "No file matches",
+        str(empty): "is a directory with no CSV or Parquet file",
+        str(mixed): "mixes CSV and Parquet files",
+        str(apart): "the files have different columns",
+    }
+    for path, said in cases.items():
+        assert main(["report", path, "--target", "y", "--cv", "0"]) == 1
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and said in error[0], error
+    assert "b.csv has 'a', 'b', 'd', 'y'" in str(
+        pytest.raises(TableError, read_table, str(apart), "y").value
+    )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._errors import TableError
-from ._source import is_missing, is_text_type, shown
+from ._source import columns_listed, is_missing, is_text_type, shown
 
 # Saved by pandas with its index: ``to_csv()`` leaves the index column unnamed (read
 # back, pandas calls it "Unnamed: 0", "Unnamed: 3", "Unnamed: 0.1" for a second
@@ -114,10 +114,6 @@ def did_you_mean(name, names):
         close = difflib.get_close_matches(str(name), [str(n) for n in names], n=1)
         match = close[0] if close else None
     return f" Did you mean {shown(match)}?" if match is not None else ""
-
-
-def columns_listed(header):
-    return ", ".join(map(shown, header))
 
 
 def plan_columns(source, target, drop=(), keep=(), keep_index=False):

@@ -20,7 +20,6 @@ the classes and the missing cells are :mod:`._labels`'; the sample is
 :mod:`._sample`'s.
 """
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -32,7 +31,7 @@ from ._copies import MAX_DECOMPRESSED, READ_ERRORS
 from ._errors import TableError
 from ._labels import class_counts, label_codes, table_classes, usable_rows
 from ._sample import kept_of_block, stratified_sample
-from ._source import Source, as_text, shown
+from ._source import as_text, open_source, shown
 
 POSITIONS = "position among the data rows, from 0 (pandas' index)"
 
@@ -105,7 +104,9 @@ def read_table(
     path : str
         A CSV file with a header row (plain, or compressed by gzip, bzip2, xz or
         zip, recognised by its first bytes), or a Parquet file (``.parquet``,
-        ``.pq``); a pipe or FIFO is read once.
+        ``.pq``); a pipe or FIFO is read once. A directory or a glob: its files
+        (all CSV or all Parquet, of the same columns), read in name order as one
+        table.
     target : str
         The class column.
     drop : sequence of str, default=()
@@ -140,7 +141,8 @@ def read_table(
     table : Table
     """
     log = log or (lambda message: None)
-    with Source(path, decimal, max_bytes=max_decompressed, on_bytes=progress) as source:
+    with open_source(path, decimal, max_bytes=max_decompressed,
+                     on_bytes=progress) as source:  # fmt: skip
         layout = plan_columns(source, target, drop, keep, keep_index)
         scan = _scan(source, layout, missing, sample_rows, log)
         source.check_unchanged()
@@ -249,7 +251,7 @@ class _Scan:
 
 def _scan(source, layout, missing, keep_rows, log):
     """Pass 1 (see :class:`_Scan`)."""
-    size = os.path.getsize(source.readable)
+    size = source.n_bytes
     if size > 100 * 2**20:
         log(f"reading {source.path} ({size / 2**30:.2f} GB)")
     scan = _Scan(layout, missing, keep_rows)

@@ -3,11 +3,13 @@ time, and every problem said in one line that names the file.
 
 What is not a regular file, and an xz or zip file, is read from a temporary copy
 (:mod:`._copies`). A regular file that changes between the passes (its size or
-modification time) is refused.
+modification time) is refused. A directory or a glob names a table in several
+files of the same columns (:func:`open_source`, :class:`Sources`).
 """
 
 import codecs
 import csv
+import glob
 import io
 import itertools
 import os
@@ -71,6 +73,10 @@ def shown(name):
     return f"'{escaped(name)}'"
 
 
+def columns_listed(header):
+    return ", ".join(map(shown, header))
+
+
 def is_text_type(kind):
     """Whether an Arrow type holds text."""
     import pyarrow as pa
@@ -83,6 +89,50 @@ def as_text(column):
     import pyarrow as pa
 
     return column if is_text_type(column.type) else column.cast(pa.string())
+
+
+# What a directory's table files are called (a directory's other files are not read).
+TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".gz", ".bz2", ".xz",
+                  ".zip")  # fmt: skip
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_glob(path):
+    """Whether PATH is a pattern of file names (and no file of that name exists)."""
+    return not os.path.lexists(path) and bool(GLOB_CHARACTERS & set(str(path)))
+
+
+def table_files(path):
+    """The files PATH names, in name order: itself (a file, a pipe); a directory's
+    table files (``TABLE_SUFFIXES``, hidden ones left out); a glob's files. A
+    TableError where a directory or a glob names none."""
+    path = str(path)
+    if os.path.isdir(path):
+        files = sorted(entry.path for entry in os.scandir(path)
+                       if entry.is_file() and not entry.name.startswith(".")
+                       and entry.name.lower().endswith(TABLE_SUFFIXES))  # fmt: skip
+        if not files:
+            raise TableError(
+                f"{path} is a directory with no CSV or Parquet file in it (named "
+                f"*.csv, *.parquet, ...); give a file, or a glob such as "
+                f"{os.path.join(path, '*.csv')}."
+            )
+        return files
+    if is_glob(path):
+        files = sorted(name for name in glob.glob(path) if os.path.isfile(name))
+        if not files:
+            raise TableError(f"No file matches {path}.")
+        return files
+    return [path]
+
+
+def open_source(path, decimal=".", *, max_bytes=MAX_DECOMPRESSED, on_bytes=None):
+    """The :class:`Source` of a file, or the :class:`Sources` of a directory's or a
+    glob's files (more than one)."""
+    files = table_files(path)
+    if len(files) == 1:
+        return Source(files[0], decimal, max_bytes=max_bytes, on_bytes=on_bytes)
+    return Sources(path, files, decimal, max_bytes=max_bytes)
 
 
 def _starts(path, magic):
@@ -208,6 +258,11 @@ class Source:
         # Wide tables get blocks of many rows: each block costs a pass over its
         # columns in Python, which must not come once per few rows.
         self.block_bytes = max(BLOCK_BYTES, min(64 * longest, 64 << 20), 4 * longest)
+
+    @property
+    def n_bytes(self):
+        """The size of what the passes read (decompressed where copied)."""
+        return os.path.getsize(self.readable)
 
     def stream(self):
         """The passes' bytes, decompressed, as a Python file object."""
@@ -372,6 +427,82 @@ class Source:
         except csv.Error as error:
             return TableError(f"Cannot read {self.path} as CSV: {error}.")
         return TableError(f"{self.path}: a row with the wrong number of fields.")
+
+
+class Sources:
+    """A table in several files (a directory's, or a glob's), read one after
+    another as one :class:`Source`: every file of the same columns, all CSV or all
+    Parquet. Rows are named by their position among all the files' data rows, in
+    the files' (name) order; a problem names its file.
+
+    Parameters
+    ----------
+    path : str
+        The directory or glob, as the user gave it.
+    files : list of str
+        Its files (:func:`table_files`), two or more.
+    decimal, max_bytes
+        As :class:`Source`'s, for every file.
+    """
+
+    def __init__(self, path, files, decimal=".", *, max_bytes=MAX_DECOMPRESSED):
+        self.path, self.parts = str(path), []
+        try:
+            for name in files:
+                self.parts.append(Source(name, decimal, max_bytes=max_bytes))
+            self._check_alike()
+        except BaseException:
+            self.close()
+            raise
+        first = self.current = self.parts[0]
+        self.header, self.types = first.header, first.types
+        self.first_row = first.first_row
+        self.parquet, self.index_columns = first.parquet, first.index_columns
+        self.positions = (0, 1)  # a file's saved RangeIndex names its rows only
+
+    def _check_alike(self):
+        first = self.parts[0]
+        for part in self.parts[1:]:
+            if part.parquet != first.parquet:
+                raise TableError(
+                    f"{self.path} mixes CSV and Parquet files ({first.path}, "
+                    f"{part.path}): give the files of one kind (a glob such as "
+                    f"{os.path.join(self.path, '*.parquet')})."
+                )
+            if part.header != first.header:
+                raise TableError(
+                    f"{self.path}: the files have different columns: {first.path} "
+                    f"has {columns_listed(first.header)}, {part.path} has "
+                    f"{columns_listed(part.header)}."
+                )
+
+    @property
+    def n_bytes(self):
+        return sum(part.n_bytes for part in self.parts)
+
+    def batches(self, columns, text_columns=()):
+        """Every file's batches (:meth:`Source.batches`), file after file."""
+        for part in self.parts:
+            self.current = part
+            yield from part.batches(columns, text_columns)
+
+    def error(self, error):
+        """The TableError of the file being read (:meth:`Source.error`)."""
+        return self.current.error(error)
+
+    def check_unchanged(self):
+        for part in self.parts:
+            part.check_unchanged()
+
+    def close(self):
+        for part in self.parts:
+            part.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _signature(info):
