@@ -469,3 +469,69 @@ def test_a_machine_of_features_1e6_apart_is_refused_clearly_on_blocks():
         warnings.simplefilter("ignore", UserWarning)
         with pytest.raises(SolverError, match="could not be finished"):
             svm.fit(da.from_array(X, chunks=20), da.from_array(y, chunks=20))
+
+
+def _on_the_fly(n, p, chunks, gap=0.05, seed=0):
+    """``(X, y)`` generated on the workers, never persisted: rows of N(0, I) moved
+    ``gap`` off the plane ``w·x = 0`` on the side of their label (separable)."""
+    rng = da.random.default_rng(seed)
+    X = rng.standard_normal((n, p), chunks=(chunks, p))
+    w = np.random.default_rng(seed).standard_normal(p)
+    w /= np.linalg.norm(w)
+    scores = X @ w
+    return X + gap * da.where(scores > 0, 1.0, -1.0)[:, None] * w, scores > 0
+
+
+@pytest.mark.slow  # a LocalCluster of its own, whose workers it kills
+def test_a_worker_killed_during_a_fit_ends_in_the_right_answer_or_one_error():
+    """A worker process killed mid-fit (its nanny restarts it): dask recomputes
+    the lost blocks and the fit gives the answer of an undisturbed one. The cluster
+    restarted mid-fit: dask's one error, no answer. Never a wrong verdict or a
+    hang."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import distributed
+
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                 dashboard_address=None, memory_limit="2GiB") as cluster,
+        distributed.Client(cluster) as client,
+        warnings.catch_warnings(),
+    ):  # fmt: skip
+        warnings.simplefilter("ignore")  # distributed's about the lost worker
+        X, y = _on_the_fly(4_000_000, 10, 250_000)
+        fits = {
+            "linear_separability": lambda: linear_separability(X, y).margin,
+            "HardMarginSVM": lambda: HardMarginSVM().fit(X, y).margin_,
+        }
+        expected = {name: fit() for name, fit in fits.items()}
+        assert expected["linear_separability"] == pytest.approx(0.05, rel=1e-3)
+        for disturb in ("kill a worker", "restart"):
+            for name, fit in fits.items():
+                box = {}
+                worker = threading.Thread(target=lambda: box.update(_outcome(fit)))
+                worker.start()
+                time.sleep(0.8)
+                assert worker.is_alive()  # the fit is under way
+                if disturb == "restart":
+                    client.restart()
+                else:
+                    pid = next(iter(client.run(os.getpid).values()))
+                    os.kill(pid, signal.SIGKILL)
+                worker.join(180)
+                assert not worker.is_alive(), f"{name} hangs after: {disturb}"
+                if disturb == "restart":
+                    assert "restart" in str(box["error"]), box
+                else:
+                    assert box["answer"] == pytest.approx(expected[name], rel=1e-9)
+                client.wait_for_workers(2, timeout=60)
+
+
+def _outcome(fit):
+    try:
+        return {"answer": fit()}
+    except Exception as error:  # noqa: BLE001 - the test says which it was
+        return {"error": error}

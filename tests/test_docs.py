@@ -261,6 +261,7 @@ def test_other_results_are_the_librarys(row):
         "user_guide/probes.rst",
         "user_guide/certificates.rst",
         "user_guide/complexity.rst",
+        "scaling.rst",
     ],
 )
 def test_pages_with_examples_run_as_printed(page):
