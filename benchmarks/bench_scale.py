@@ -36,6 +36,12 @@ processes of one thread each (started here, nothing outside):
    and the margins against the same rows in memory.
 6. **GridSearchCV over κ** (5 values x 5 folds) on ``--grid-rows`` x 50 in memory:
    one process, joblib's loky processes, and joblib's dask backend on the cluster.
+7. **The report through a scheduler** (``--only report``): ``--report-files``
+   Parquet files of ``--report-rows`` rows x 8 features each (separable by a margin)
+   in a temporary directory; timed: the cluster's own pass over them (a
+   ``dask.dataframe`` sum) and ``linsep report DIR --target y --cv 0 --scheduler
+   ADDRESS`` as a process of its own (start-up included). The target: the report
+   within 4x the pass plus 15 s, the right verdict, every row counted.
 
 Timings are medians of ``--repeats`` runs (the lazily generated 8 GB pass runs once
 unless asked); the machine is shared and noisy.
@@ -374,6 +380,51 @@ def grid_search(args):
     print(f"   joblib dask backend : {on_dask:7.2f} s  (same scores: {same})")
 
 
+def report_through_a_scheduler(args):
+    """Part 7: ``linsep report DIR --scheduler`` against a dask.dataframe pass."""
+    import json
+    import subprocess
+    import tempfile
+
+    import dask.dataframe as dd
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal(8)
+    w /= np.linalg.norm(w)
+    with tempfile.TemporaryDirectory() as folder:
+        for k in range(args.report_files):
+            X = rng.standard_normal((args.report_rows, 8))
+            side = np.sign(X @ w)
+            X += args.gap * side[:, None] * w
+            frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+            frame.assign(y=(side > 0).astype(int)).to_parquet(
+                os.path.join(folder, f"part{k:03d}.parquet"), index=False
+            )
+        local, client = cluster(args.workers, args.memory_limit)
+        with local, client:
+            seconds = [median_seconds(lambda: dd.read_parquet(folder).sum().compute(),
+                                      args.repeats)[0]]  # fmt: skip
+            command = [sys.executable, "-m", "sklearn_linsep", "report", folder,
+                       "--target", "y", "--cv", "0", "--json", "--quiet",
+                       "--scheduler", local.scheduler_address]  # fmt: skip
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            seconds.append(time.perf_counter() - start)
+    report = json.loads(done.stdout)
+    rows = args.report_files * args.report_rows
+    verdict = report["separability"][0]
+    print(f"\nlinsep report DIR --scheduler, {args.report_files} Parquet files of "
+          f"{args.report_rows} x 8 ({rows} rows):")  # fmt: skip
+    print(f"  dask.dataframe pass (sum)   {seconds[0]:8.2f} s")
+    print(f"  the report (a process)      {seconds[1]:8.2f} s   target <= "
+          f"{4 * seconds[0] + 15:.1f} s (4x the pass + 15 s): "
+          f"{'met' if seconds[1] <= 4 * seconds[0] + 15 else 'MISSED'}")  # fmt: skip
+    print(f"  rows counted {report['data']['n_samples']} of {rows}; separable "
+          f"{verdict['separable']} (margin {verdict.get('margin', float('nan')):.4g},"
+          f" over every row: {verdict['conclusive']})")  # fmt: skip
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -389,9 +440,11 @@ def main():
     parser.add_argument("--grid-rows", type=int, default=200_000)
     parser.add_argument("--margin-rows", type=int, default=20_000_000)
     parser.add_argument("--flip", type=float, default=1e-5)
+    parser.add_argument("--report-files", type=int, default=16)
+    parser.add_argument("--report-rows", type=int, default=500_000)
     parser.add_argument(
         "--only",
-        choices=["fisher", "svm", "margin", "grid"],
+        choices=["fisher", "svm", "margin", "grid", "report"],
         help="run one part only (fisher: the lazy, persisted and in-memory fits)",
     )
     args = parser.parse_args()
@@ -399,6 +452,7 @@ def main():
         args.rows, args.memory_rows, args.svm_rows = 2_000_000, 1_000_000, 1_000_000
         args.chunk_rows = 250_000
         args.grid_rows, args.margin_rows = 20_000, 2_000_000
+        args.report_rows = 50_000
     import dask
     import distributed
 
@@ -427,6 +481,8 @@ def main():
         margin_lazy(args)
     if args.only in (None, "grid"):
         grid_search(args)
+    if args.only in (None, "report"):
+        report_through_a_scheduler(args)
 
 
 if __name__ == "__main__":

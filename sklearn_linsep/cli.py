@@ -132,6 +132,14 @@ def _parser():
         help="rows kept in memory at most; larger files are streamed (200000)",
     )
     report.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a dask.distributed scheduler (tcp://host:8786, or a scheduler file): "
+        "PATH is read by dask.dataframe on its cluster, where the class statistics "
+        "and every pair's exact verdict are computed over every row; a sample of "
+        "--sample-rows comes here for the rest (the dask extra)",
+    )
+    report.add_argument(
         "--fit-rows",
         type=_positive_int,
         default=5000,

@@ -495,12 +495,10 @@ def test_a_worker_killed_during_a_fit_ends_in_the_right_answer_or_one_error():
 
     import distributed
 
-    with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                 dashboard_address=None, memory_limit="2GiB") as cluster,
-        distributed.Client(cluster) as client,
-        warnings.catch_warnings(),
-    ):  # fmt: skip
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                     processes=True, dashboard_address=None,
+                                     memory_limit="2GiB")  # fmt: skip
+    with local, distributed.Client(local) as client, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # distributed's about the lost worker
         X, y = _on_the_fly(4_000_000, 10, 250_000)
         fits = {
@@ -512,7 +510,7 @@ def test_a_worker_killed_during_a_fit_ends_in_the_right_answer_or_one_error():
         for disturb in ("kill a worker", "restart"):
             for name, fit in fits.items():
                 box = {}
-                worker = threading.Thread(target=lambda: box.update(_outcome(fit)))
+                worker = threading.Thread(target=_outcome, args=(fit, box))
                 worker.start()
                 time.sleep(0.8)
                 assert worker.is_alive()  # the fit is under way
@@ -530,8 +528,8 @@ def test_a_worker_killed_during_a_fit_ends_in_the_right_answer_or_one_error():
                 client.wait_for_workers(2, timeout=60)
 
 
-def _outcome(fit):
+def _outcome(fit, box):
     try:
-        return {"answer": fit()}
+        box["answer"] = fit()
     except Exception as error:  # noqa: BLE001 - the test says which it was
-        return {"error": error}
+        box["error"] = error

@@ -128,6 +128,30 @@ def _load(args, log):
     return _read(args, args.path, log)
 
 
+def _on_cluster(args, log):
+    """``(table, verdicts)`` of PATH read on the cluster of ``--scheduler``
+    (:mod:`._cluster`); its client closes when they are made."""
+    if args.path in (None, "-"):
+        raise TableError("--scheduler reads PATH on the cluster: give a file, a "
+                         "directory or a glob its workers can read.")  # fmt: skip
+    from ._cluster import connect, read_on_cluster
+
+    with connect(args.scheduler) as client:
+        try:
+            table, verdicts = read_on_cluster(args.path, args, client, log)
+        except TableError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a task's, raised by dask
+            lines = [line for line in str(error).splitlines() if line.strip()]
+            raise TableError(
+                f"The cluster at {args.scheduler} failed on {args.path}: "
+                f"{type(error).__name__}: {lines[0] if lines else ''}"
+            ) from None
+    for note in table.notes:
+        log(f"note: {note}")
+    return table, verdicts
+
+
 def _title(args):
     if args.path is None:
         return BUNDLED_TITLE
@@ -182,7 +206,10 @@ def report_command(args):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
-    table = _load(args, log)
+    if args.scheduler is None:
+        table, verdicts = _load(args, log), None
+    else:
+        table, verdicts = _on_cluster(args, log)
     settings = _settings(args)
     data = ReportData(
         X=table.X,
@@ -192,6 +219,7 @@ def report_command(args):
         feature_names=table.feature_names,
         row_ids=table.row_ids,
         settings=settings,
+        verdicts=verdicts,
     )
     title = _title(args)
     # From here on the data are read: whatever fails is said in the report, under

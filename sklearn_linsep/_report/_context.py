@@ -89,7 +89,10 @@ class ReportData:
     them after :attr:`settings`. ``findings`` is what a section found that a later
     one reuses rather than computes again: the verdict's least total hinge and
     hyperplane of fewest errors per class pair (a :class:`PairFindings` by the
-    pair's class indices), for the complexity measures.
+    pair's class indices), for the complexity measures. ``verdicts``, where given,
+    are every pair's :func:`~sklearn_linsep.linear_separability` over every row
+    (or the error it raised), their certificates' rows among X's (``row_ids``
+    then being positions, sorted).
     """
 
     X: np.ndarray
@@ -102,6 +105,7 @@ class ReportData:
     progress: object = None
     run_settings: dict = field(default_factory=dict)
     findings: dict = field(default_factory=dict)
+    verdicts: dict = None  # every pair's over every row (a cluster's), by codes
 
     @property
     def n_classes(self):

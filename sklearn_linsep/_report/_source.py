@@ -458,6 +458,7 @@ class Sources:
         self.header, self.types = first.header, first.types
         self.first_row = first.first_row
         self.parquet, self.index_columns = first.parquet, first.index_columns
+        self.delimiter = getattr(first, "delimiter", None)  # a CSV's
         self.positions = (0, 1)  # a file's saved RangeIndex names its rows only
 
     def _check_alike(self):

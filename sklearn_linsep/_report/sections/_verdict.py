@@ -2,6 +2,7 @@
 margin and its hyperplane, or the certificate's rows and the least total hinge."""
 
 import warnings
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -249,16 +250,23 @@ def pair_verdict(data, pair):
     mask = np.isin(data.y, pair)
     members = np.flatnonzero(mask)
     Z, y = data.standardized[mask], data.y[mask]
-    result = linear_separability(Z, y, tol=data.settings.tol)
+    whole = None if data.verdicts is None else data.verdicts[pair]
+    if whole is None:
+        result = linear_separability(Z, y, tol=data.settings.tol)
+    else:
+        result = _among(whole, data.row_ids[members])
     names = data.class_names
+    of_rows = int(round(data.statistics.counts[list(pair)].sum()))
     verdict = {
         "classes": [names[k] for k in pair],
         "separable": bool(result.separable),
         # An inseparable sample proves the whole data inseparable (the certificate
         # holds for any superset); a separable one proves nothing about the rest.
-        "conclusive": bool(not data.sampled or not result.separable),
-        "rows": int(len(y)),
-        "of_rows": int(round(data.statistics.counts[list(pair)].sum())),
+        "conclusive": bool(
+            whole is not None or not data.sampled or not result.separable
+        ),
+        "rows": int(len(y)) if whole is None else of_rows,
+        "of_rows": of_rows,
     }
     if result.separable:
         c = (y == pair[1]).astype(np.intp)
@@ -290,6 +298,21 @@ def pair_verdict(data, pair):
     )
     _error_rates(data, pair, verdict, Z[rows], c[rows] > 0, members[rows], search)
     return verdict
+
+
+def _among(result, positions):
+    """A verdict over every row as one of the rows in memory (their
+    ``positions`` among all rows, sorted): its certificate's rows among them (the
+    error it raised, raised)."""
+    if isinstance(result, Exception):
+        raise result
+    if result.separable:
+        return result
+    at = np.searchsorted(positions, result.certificate_indices)
+    if not np.array_equal(positions[np.minimum(at, len(positions) - 1)],
+                          result.certificate_indices):  # fmt: skip
+        raise AssertionError("a certificate's row was not brought over")
+    return replace(result, certificate_indices=at)
 
 
 def _error_rates(data, pair, verdict, Z, positive, members, search):

@@ -1,0 +1,257 @@
+"""``linsep report --scheduler``: the table read by ``dask.dataframe`` on a
+``dask.distributed`` cluster, where its class statistics and every class pair's
+exact verdict are computed over every row; a sample of it (``--sample-rows``) comes
+to this process for what does not scale (the least hinge and the fewest rows to
+remove on ``--fit-rows`` of it, cross-validation, the complexity measures, the
+plot), with the rows of every certificate.
+
+The columns are planned from the first file's header and first row as for one file
+(:mod:`._columns`); the rules that read a column's values (a counter, unique text)
+are not applied, so identifier columns are known by name (``id``, ``*_id``,
+``index``, a saved pandas index) and others are ``--drop``'s. Rows are named by
+their position among all the files' data rows.
+"""
+
+import os
+from types import SimpleNamespace
+
+import numpy as np
+
+from ._columns import plan_columns
+from ._errors import TableError
+from ._labels import canonical_label, table_classes
+from ._read import Table
+from ._source import NULL_VALUES, is_missing, open_source, table_files
+
+CONNECT_SECONDS = 10  # an unreachable scheduler is said within this
+CODE = "__linsep_class__"  # the column of class codes added on the cluster
+SMALL_CLASS = 10  # a class of fewer sampled rows comes whole
+KEEP_SHARE = 0.25  # of the workers' memory, the rows kept there between passes
+
+
+def connect(address):
+    """A ``distributed.Client`` of the scheduler at ``address`` (``tcp://host:port``
+    or a scheduler file), the default of dask's computations from now on; a
+    TableError where it cannot be reached within ``CONNECT_SECONDS``."""
+    try:
+        import distributed
+    except ImportError:
+        raise TableError(
+            "--scheduler needs dask.distributed: pip install 'sklearn-linsep[dask]'."
+        ) from None
+    where = {"scheduler_file": address} if os.path.isfile(address) else {
+        "address": address
+    }
+    try:
+        return distributed.Client(**where, timeout=f"{CONNECT_SECONDS}s")
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise TableError(
+            f"Cannot reach the dask scheduler at {address} within {CONNECT_SECONDS} "
+            f"s ({reason})."
+        ) from None
+
+
+def read_on_cluster(path, args, client, log):
+    """``(table, verdicts)``: the :class:`~._read.Table` of a sample of the rows of
+    PATH (with the class statistics of every row) and every pair's
+    :func:`~sklearn_linsep.linear_separability` over every row (its certificate's
+    rows in the sample), or the error it raised, by pair of class codes."""
+    files = table_files(path)
+    with open_source(path, args.decimal, max_bytes=args.max_decompressed) as first:
+        layout = plan_columns(first, args.target, args.drop, args.keep,
+                              args.keep_index)  # fmt: skip
+        raw, parquet = first.header, first.parquet
+        delimiter = getattr(first, "delimiter", ",")  # a CSV's
+    target = raw[layout.target]
+    features = [raw[j] for j in layout.features]
+    log(f"cluster: reading {len(files)} file(s) of {path} with dask.dataframe")
+    frame = _frame(files, parquet, target, features, args.decimal, delimiter)
+    usable = frame.dropna(subset=features) if args.missing == "drop" else frame
+    found = _first_pass(frame, usable, features, target)
+    scan = SimpleNamespace(
+        missing_cells=np.r_[found.missing, found.missing_labels],
+        means=found.means,
+        labels_seen=found.labels_seen,
+    )
+    class_names, class_of = table_classes(scan, layout, args.missing, args.positive)
+    if args.missing == "mean":
+        usable = usable.fillna(dict(zip(features, found.means, strict=True)))
+    X, y = _arrays(usable, target, features, found.texts, class_of, client)
+    log(f"cluster: {X.shape[0]} rows; the class statistics and the exact verdict of "
+        "every pair over all of them")  # fmt: skip
+    statistics = _statistics(X, y, len(class_names))
+    verdicts = _verdicts(X, y, statistics, len(class_names), args)
+    positions = _sample(y, statistics.counts, args.sample_rows, args.seed, verdicts)
+    log(f"cluster: {positions.size} rows to this process (a sample, and the rows "
+        "of every certificate)")  # fmt: skip
+    X_kept, y_kept = _rows_at(X, y, positions)
+    table = Table(
+        X=X_kept,
+        y=y_kept,
+        row_ids=positions,
+        class_names=class_names,
+        feature_names=layout.feature_names,
+        statistics=statistics,
+        n_rows_read=int(found.rows),
+        n_rows_used=int(X.shape[0]),
+        rows_dropped=int(found.rows - X.shape[0]),
+    )
+    table.notes = _notes(table, args)
+    return table, verdicts
+
+
+def _frame(files, parquet, target, features, decimal, delimiter):
+    """The files as one dask DataFrame of the target and the features."""
+    import dask.dataframe as dd
+
+    columns = [target, *features]
+    if parquet:
+        return dd.read_parquet(files, columns=columns)
+    compressed = any(name.lower().endswith((".gz", ".bz2", ".xz", ".zip"))
+                     for name in files)  # fmt: skip
+    return dd.read_csv(
+        files,
+        usecols=columns,
+        sep=delimiter,
+        decimal=decimal,
+        dtype={target: str, **dict.fromkeys(features, "float64")},
+        na_values=NULL_VALUES,
+        keep_default_na=True,
+        skipinitialspace=True,
+        compression="infer",
+        blocksize=None if compressed else "64MB",
+    )
+
+
+def _first_pass(frame, usable, features, target):
+    """One pass: rows, missing cells per feature, missing labels, the features'
+    means and the usable rows' labels counted (by their canonical form)."""
+    import dask
+
+    rows, missing, missing_labels, means, counts = dask.compute(
+        frame.map_partitions(len).sum(),
+        frame[features].isna().sum(),
+        frame[target].isna().sum(),
+        frame[features].mean(),
+        usable[target].dropna().astype(str).value_counts(),
+    )
+    seen, texts = {}, list(counts.index)
+    for text, count in counts.items():
+        if not is_missing(text):
+            label = canonical_label(text)
+            seen[label] = seen.get(label, 0) + int(count)
+    missing_labels = int(missing_labels) + sum(
+        int(count) for text, count in counts.items() if is_missing(text)
+    )
+    return SimpleNamespace(
+        rows=int(rows),
+        missing=np.asarray(missing, dtype=np.int64),
+        missing_labels=missing_labels,
+        means=np.asarray(means, dtype=float),
+        labels_seen=seen,
+        texts=texts,
+    )
+
+
+def _arrays(usable, target, features, texts, class_of, client):
+    """``(X, y)``: dask arrays of the features and class codes of the rows with a
+    class, with their blocks' lengths (one pass), kept on the workers where they
+    take at most ``KEEP_SHARE`` of the cluster's memory (each later pass then reads
+    memory, not the files). ``texts`` are the labels as the first pass read them,
+    each coded once (not once per row)."""
+    code_of = {text: float(class_of.get(canonical_label(text), -1))
+               for text in texts if not is_missing(text)}  # fmt: skip
+
+    def coded(part):
+        codes = part[target].astype(str).map(code_of).fillna(-1.0).to_numpy(float)
+        return part[features].assign(**{CODE: codes})
+
+    meta = usable[features]._meta.assign(**{CODE: np.array([], dtype=float)})
+    frame = usable.dropna(subset=[target]).map_partitions(coded, meta=meta)
+    frame = frame[frame[CODE] >= 0]
+    values = frame.to_dask_array(lengths=True)
+    memory = sum(worker.get("memory_limit") or 0
+                 for worker in client.scheduler_info()["workers"].values())  # fmt: skip
+    if values.nbytes <= KEEP_SHARE * memory:
+        values = values.persist()
+    return values[:, :-1], values[:, -1].astype(np.intp)
+
+
+def _statistics(X, y, n_classes):
+    """The class statistics of every row (one pass on the cluster)."""
+    from .._rows import rows_of
+    from .._rows._dask._statistics import dask_class_statistics
+
+    rows = rows_of(X, y, name="linsep report")
+    classes, statistics = dask_class_statistics(rows, per_class=n_classes > 2)
+    if len(classes) != n_classes:  # pragma: no cover - the first pass counted them
+        raise TableError("The classes changed between two passes over the files.")
+    return statistics
+
+
+def _verdicts(X, y, statistics, n_classes, args):
+    """Every pair's exact verdict over every row, on the features standardized as
+    the report standardizes them, by pair of class codes (or its error)."""
+    from .._certificates import linear_separability
+    from ..exceptions import SolverError
+    from ._context import standardizing_map
+
+    mean, scale = standardizing_map(statistics)
+    try:
+        found = linear_separability((X - mean) / scale, y)
+    except (SolverError, ValueError, MemoryError) as error:
+        return {pair: error for pair in _pairs(n_classes)}
+    if n_classes == 2:
+        return {(0, 1): found}
+    return {(int(a), int(b)): result for (a, b), result in found.items()}
+
+
+def _pairs(n_classes):
+    return [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+
+
+def _sample(y, counts, sample_rows, seed, verdicts):
+    """Positions of the rows to bring over, sorted: each with probability
+    ``sample_rows / n`` (every row of a class that would get fewer than
+    ``SMALL_CLASS``), and every certificate's rows."""
+    import dask.array as da
+
+    n = y.shape[0]
+    share = min(1.0, sample_rows / max(n, 1))
+    drawn = da.random.default_rng(seed).random(n, chunks=y.chunks) < share
+    small = np.flatnonzero(np.asarray(counts) * share < SMALL_CLASS)
+    if small.size:
+        drawn |= da.isin(y, small)
+    chosen = da.arange(n, chunks=y.chunks)[drawn].compute()
+    proved = [found for found in verdicts.values()
+              if not isinstance(found, Exception) and not found.separable]  # fmt: skip
+    rows = [np.asarray(found.certificate_indices, np.intp) for found in proved]
+    return np.union1d(chosen, np.concatenate([chosen[:0], *rows]))
+
+
+def _rows_at(X, y, positions):
+    """The rows at ``positions`` (sorted) of X and y, in memory."""
+    import dask
+
+    return dask.compute(X[positions], y[positions])
+
+
+def _notes(table, args):
+    notes = [
+        (
+            f"on the dask cluster at {args.scheduler}: the exact verdict of every "
+            f"pair, the angle, the distance, the standardization and Cover's "
+            f"probability use all {table.n_rows_used} rows; the least hinge and the "
+            f"fewest rows to remove, cross-validation, the complexity measures and "
+            f"the plot a sample of {len(table.y)} (with every certificate's rows)"
+        ),
+        (
+            "identifier columns are known by their names only (id, index, *_id, a "
+            "saved index) with --scheduler: --drop any other"
+        ),
+    ]
+    if table.rows_dropped:
+        notes.append(f"{table.rows_dropped} row(s) without a class or with missing "
+                     "cells left out")  # fmt: skip
+    return notes
