@@ -271,10 +271,11 @@ class _PassCounter:
         return self.calls.get(name, 0) / blocks
 
 
-def test_a_separable_fit_reads_the_blocks_about_three_times(monkeypatch):
-    # One pass for the labels, means and extremes, one for the seed (which leaves
-    # the candidate pools on the workers), rounds in the pools, and full passes
-    # only to confirm: the optimality check's smallest margin comes with the last.
+def test_a_separable_fit_reads_the_blocks_two_or_three_times(monkeypatch):
+    # One pass for the labels, means and extremes, which also leaves on the workers
+    # the seed's candidates (each block's rows nearest the hyperplane halfway
+    # between its classes' means), rounds in the pools, and full passes only to
+    # confirm: the optimality check's smallest margin comes with the last.
     X, y = _separable(n=40_000, p=4, gap=0.05, seed=3)
     counter = _PassCounter(monkeypatch)
     blocks = 10
@@ -282,10 +283,27 @@ def test_a_separable_fit_reads_the_blocks_about_three_times(monkeypatch):
     reference = HardMarginSVM().fit(X, y)
     assert svm.margin_ == pytest.approx(reference.margin_, rel=1e-9)
     assert counter.passes("_block_summary", blocks) == 1
-    assert counter.passes("_seed_block", blocks) == 1
+    assert counter.passes("_seed_block", blocks) == 0
     assert 1 <= counter.passes("_full_pass_block", blocks) <= 2
     assert counter.calls.get("_reduce_block", 0) == 0
     assert svm.n_iter_ > 1 and counter.calls["_pool_violators"] >= 1
+
+
+@pytest.mark.parametrize("cut", ["between the classes", "inside each class"])
+def test_blocks_of_one_class_each_take_a_seed_pass(monkeypatch, cut):
+    # Rows sorted by class, blocks cut between the classes: no block holds both,
+    # so the summary left no pools; the seed's own pass makes them. Cut inside a
+    # class, the one block of both is enough.
+    X, y = _separable(n=4000, p=3, gap=0.1, seed=5)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    first = int(np.sum(y == 0)) + (0 if cut == "between the classes" else 7)
+    counter = _PassCounter(monkeypatch)
+    X_dask = da.from_array(X, chunks=((first, len(y) - first), (3,)))
+    svm = HardMarginSVM().fit(X_dask, y)
+    assert svm.margin_ == pytest.approx(HardMarginSVM().fit(X, y).margin_, rel=1e-9)
+    seed_passes = 1 if cut == "between the classes" else 0
+    assert counter.passes("_seed_block", 2) == seed_passes
 
 
 @pytest.mark.filterwarnings("ignore::sklearn_linsep.NotLinearlySeparableWarning")

@@ -9,7 +9,7 @@ from ..._validation import working_dtype
 from ._kesler import DaskKeslerRows
 from ._statistics import dask_class_statistics
 from ._summary import class_summary
-from ._two_class import DaskScaledRows
+from ._two_class import DaskScaledRows, early_pool_rows
 
 
 class DaskRows:
@@ -45,6 +45,7 @@ class DaskRows:
         self.fetched = {}
         self._classes = None
         self._summary = None
+        self.early_pools = None  # the class summary's (two classes' seed)
         self.known_chunks = not any(np.isnan(size) for size in X.chunks[0])
         self.y = None if y is None else self._aligned(y, "y")
         self.sample_weight = (
@@ -144,7 +145,8 @@ class DaskRows:
             # Only the working-set methods need it, and they address rows by
             # index: refused before the pass, not after.
             self.require_known_chunks()
-            self._summary = class_summary(self)
+            pool_rows = early_pool_rows(self.n_features, len(self.X.chunks[0]))
+            self._summary, self.early_pools = class_summary(self, pool_rows)
         return self._summary
 
     def check_estimator_features(self, estimator, reset):

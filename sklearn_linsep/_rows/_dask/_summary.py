@@ -1,11 +1,15 @@
 """The class summary of dask rows: per class, the active rows' count, sum and
-extremes, in one pass that also learns the labels and validates every block."""
+extremes, in one pass that also learns the labels and validates every block, and
+leaves on each block's worker the candidates of a two-class seed (its *early
+pool*), so that two classes need no pass of their own for the seed."""
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..._validation import check_labels
+from ..._working_set import nearest_per_side, seed_direction
 from ._tasks import tree_reduce, validate_block
 
 
@@ -61,7 +65,9 @@ class ClassSummary:
         )
 
 
-def _block_summary(X, y, w, name):
+def _block_summary(X, y, w, name, pool_rows=0):
+    """A block's :class:`ClassSummary`; with ``pool_rows``, also its early pool
+    (:func:`_early_pool`)."""
     X, codes, w, labels = validate_block(X, y, w, None, name)
     X = np.asarray(X, dtype=np.float64)
     active = np.ones(X.shape[0], bool) if w is None else np.asarray(w) > 0
@@ -73,20 +79,50 @@ def _block_summary(X, y, w, name):
         if len(members):
             counts[k], sums[k] = len(members), members.sum(axis=0)
             high[k], low[k] = members.max(axis=0), members.min(axis=0)
-    return ClassSummary(np.asarray(labels), counts, sums, high, low)
+    summary = ClassSummary(np.asarray(labels), counts, sums, high, low)
+    if not pool_rows:
+        return summary
+    return summary, _early_pool(X, codes, w, np.asarray(labels), active, pool_rows)
+
+
+def _early_pool(X, codes, w, labels, active, pool_rows):
+    """``(rows, X rows, labels, weights)``: of a block of two labels, the
+    ``pool_rows`` active rows of each nearest the hyperplane halfway between the
+    two's means in the block (which stand for all rows' means: the classes are not
+    known yet); None for a block of another number of labels (its rows are read by
+    the full passes)."""
+    if len(labels) != 2:
+        return None
+    c = np.where(codes == 1, 1.0, -1.0)  # the larger label, as two classes order it
+    sides = [active & (c > 0), active & (c < 0)]
+    if not all(side.any() for side in sides):
+        return None
+    direction, shift = seed_direction(*(X[side].mean(axis=0) for side in sides))
+    local = nearest_per_side(c * (X @ direction + shift), c, active, pool_rows)
+    weights = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    return local, X[local], labels[codes[local]], weights[local]
 
 
 def _merge(first, second):
     return first.merge(second)
 
 
-def class_summary(rows):
-    """The :class:`ClassSummary` of a :class:`DaskRows`, its labels checked (two
-    at least): one pass, merged in a tree."""
+def class_summary(rows, pool_rows=0):
+    """``(summary, early pools)``: the :class:`ClassSummary` of a
+    :class:`DaskRows`, its labels checked (two at least), in one pass merged in a
+    tree; with ``pool_rows``, each block's early pool too, kept on its worker
+    (delayed, one per block), else None."""
     import dask
 
     task = dask.delayed(_block_summary, pure=True)
-    parts = [task(X, y, w, rows.name) for X, y, w in rows.blocks()]
+    parts = [task(X, y, w, rows.name, pool_rows) for X, y, w in rows.blocks()]
+    pools = None
+    if pool_rows:
+        parts = dask.persist(*parts)  # the pass once: its pools stay
+        pick = dask.delayed(operator.getitem, pure=True)
+        parts, pools = [pick(part, 0) for part in parts], [
+            pick(part, 1) for part in parts
+        ]
     summary = tree_reduce(parts, _merge).compute()
     summary.classes = check_labels(summary.classes, rows.name)
-    return summary
+    return summary, pools

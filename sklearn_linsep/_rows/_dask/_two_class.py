@@ -30,6 +30,18 @@ POOL_BYTES = 1 << 28
 POOL_GROUP_BYTES = 1 << 25
 
 
+def pool_rows_for(size, n_features, n_blocks):
+    """Rows per side each block keeps in its pool for a seed of ``size`` rows."""
+    budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
+    return int(max(size, min(max(4 * size, POOL_ROWS), budget)))
+
+
+def early_pool_rows(n_features, n_blocks):
+    """Rows per side of the class summary's early pools: those of any seed of up to
+    ``POOL_ROWS // 4`` rows (two classes' default up to 59 features)."""
+    return pool_rows_for(POOL_ROWS // 4, n_features, n_blocks)
+
+
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
     """``(X, codes, c, weights, active)`` of one block whose labels are encoded:
     c = +1 for the positive classes, -1 for the negative ones, 0 (inactive) for the
@@ -83,6 +95,21 @@ def _margins(X, codes, side, weights, centre, coef, intercept):
         X, codes, side, weights, centre, coef, float(intercept), margins
     )
     return margins
+
+
+def _from_early_pool(pool, classes, positive, negative, offset, direction, shift):
+    """A block's early pool (the class summary's, :func:`~._summary._early_pool`)
+    as a seed's pool: its rows' codes and sides in this problem, their signed
+    distances to the seed's hyperplane (an empty pool for a block it had none)."""
+    if pool is None:
+        empty = np.array([], dtype=np.intp)
+        return (empty, np.array([]), np.empty((0, len(direction))), np.array([]),
+                np.array([]), empty)  # fmt: skip
+    local, X, labels, weights = pool
+    codes = _codes(labels, classes)
+    c = class_sides(len(classes), positive, negative)[codes]
+    signed = c * (X @ direction + shift)
+    return (local + offset, signed, X, c, weights, codes)
 
 
 def _pool_violators(
@@ -199,14 +226,15 @@ class DaskScaledRows:
 
     Full passes are few, since a pass over a lazily built array builds it again:
     the means and extremes come from the rows' class summary (one pass for every
-    problem of the rows); the seed's pass leaves on each worker a *pool* per block,
-    the rows of each side nearest the seed's hyperplane; a round looks for
+    problem of the rows); the seed's pools, on each worker per block the rows of
+    each side nearest the seed's hyperplane, are the summary's early pools where
+    the rows hold two classes (no pass), else a seed pass's; a round looks for
     violators in the pools first, and makes a full pass only when they hold none.
     That pass finds the violators of all rows, and also gives every block's
     smallest margin and total hinge (which the optimality check then asks for the
     same hyperplane) and new pools, nearest the hyperplane of the round. So the
-    answer is checked on every row, as before, at about three passes where the
-    rounds made one each.
+    answer is checked on every row, as before, at two or three passes (two
+    classes) where the rounds made one each.
 
     Parameters
     ----------
@@ -231,6 +259,10 @@ class DaskScaledRows:
         self._offsets = rows.offsets[:-1]
         self._fetched = rows.fetched  # shared by the problems of these rows
         self._side = class_sides(len(self.classes), positive, negative)
+        # The summary's early pools serve the problem of the two classes of two.
+        two = len(self.classes) == 2 and set(self._side) == {-1.0, 1.0}
+        self._early = rows.early_pools if two and self._side[1] > 0 else None
+        self._early_rows = early_pool_rows(self.n_features, len(self._blocks))
         # Shared with the equilibrated copy: pools of rows, and the numbers of the
         # last full pass keyed by its hyperplane and frame.
         self._passes = {"pools": None, "pool_rows": self._pool_rows(0), "last": None}
@@ -324,8 +356,7 @@ class DaskScaledRows:
 
     def _pool_rows(self, size):
         """Rows per side each block keeps in its pool."""
-        budget = POOL_BYTES // (16 * self.n_features * max(len(self._blocks), 1))
-        return int(max(size, min(max(4 * size, POOL_ROWS), budget)))
+        return pool_rows_for(size, self.n_features, len(self._blocks))
 
     def _grouped(self, pools):
         """The blocks' pools concatenated in groups of about
@@ -347,7 +378,23 @@ class DaskScaledRows:
 
         direction, shift = seed_direction(*self._side_means)
         self._passes["pool_rows"] = pool_rows = self._pool_rows(size)
+        if self._early is not None and pool_rows <= self._early_rows:
+            # Two classes: the class summary's pass left the candidates (no pass),
+            # unless no block held both (sorted rows, blocks cut between them).
+            task = dask.delayed(_from_early_pool, pure=True)
+            early = zip(self._early, self._offsets, strict=True)
+            seed = self._seed_from([task(pool, self.classes, *self.sides, offset,
+                                         direction, shift)
+                                    for pool, offset in early], size)  # fmt: skip
+            if len(np.unique(self.labels(seed))) == 2:
+                return seed
         pools = self._tasks(_seed_block, direction, shift, pool_rows, with_offset=True)
+        return self._seed_from(pools, size)
+
+    def _seed_from(self, pools, size):
+        """The seed's rows from ``pools``, which stay on the workers."""
+        import dask
+
         self._passes["pools"] = dask.persist(*self._grouped(pools))
         return np.unique(self._gather(self._passes["pools"], size, per_side=True))
 
