@@ -97,19 +97,61 @@ def _close(mine, theirs):
         assert mine == theirs
 
 
+def _silent_port():
+    """A port that accepts connections and never says a word, and one that
+    answers with bytes of another protocol and hangs up: ``(ports, stop)``."""
+    import socket
+    import threading
+
+    servers, stop = [], threading.Event()
+
+    def serve(server, reply):
+        server.settimeout(0.2)
+        held = []
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            if reply:
+                connection.sendall(reply)
+                connection.close()
+            else:
+                held.append(connection)
+        for connection in held:
+            connection.close()
+        server.close()
+
+    for reply in (b"", b"HTTP/1.1 200 OK\r\nContent-Length: 9999999999\r\n\r\n"):
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server.getsockname()[1])
+        threading.Thread(target=serve, args=(server, reply), daemon=True).start()
+    return servers, stop
+
+
 def test_a_scheduler_out_of_reach_is_one_error_line_within_the_timeout(
     tmp_path, capsys, monkeypatch
 ):
+    """Nothing at the port, a port that never answers, another protocol, a
+    scheduler file that is not one: one line each, within the timeout."""
     monkeypatch.setattr(_cluster, "CONNECT_SECONDS", 2)
     _table(50).to_csv(tmp_path / "d.csv", index=False)
-    start = time.perf_counter()
-    status = main(["report", str(tmp_path / "d.csv"), "--target", "label",
-                   "--scheduler", "tcp://127.0.0.1:9"])  # fmt: skip
-    elapsed = time.perf_counter() - start
-    error = capsys.readouterr().err.strip().splitlines()
-    assert status == 1 and len(error) == 1, error
-    assert "Cannot reach the dask scheduler at tcp://127.0.0.1:9 within 2 s" in error[0]
-    assert elapsed < 15
+    (tmp_path / "bad.json").write_text("{}")
+    (silent, other), stop = _silent_port()
+    try:
+        addresses = ("tcp://127.0.0.1:9", f"tcp://127.0.0.1:{silent}",
+                     f"tcp://127.0.0.1:{other}", str(tmp_path / "bad.json"))  # fmt: skip
+        for address in addresses:
+            start = time.perf_counter()
+            status = main(["report", str(tmp_path / "d.csv"), "--target", "label",
+                           "--scheduler", address, "--quiet"])  # fmt: skip
+            elapsed = time.perf_counter() - start
+            error = capsys.readouterr().err.strip().splitlines()
+            assert status == 1 and len(error) == 1, (address, error)
+            assert f"Cannot use the dask scheduler at {address}: " in error[0]
+            assert elapsed < 2 + 5 + 3, (address, elapsed)
+    finally:
+        stop.set()
 
 
 def test_the_cluster_refuses_as_the_reader_does(tmp_path, capsys, scheduler):
@@ -129,3 +171,47 @@ def test_the_cluster_refuses_as_the_reader_does(tmp_path, capsys, scheduler):
     kept = _report(capsys, tmp_path / "holes.parquet", "--scheduler", scheduler,
                    "--missing", "drop")  # fmt: skip
     assert kept["data"]["n_samples"] == 298
+
+
+def test_rows_left_out_keep_their_names_and_text_is_refused(
+    tmp_path, capsys, scheduler
+):
+    """``--missing drop`` and ``mean``: the certificate's rows by their position
+    among the data rows, as the reader names them; rows without a class counted
+    out. A column of text is refused (the reader's rule), an ``id`` column left out
+    and said so; one compression for every file, read by its first bytes."""
+    data = _table(400, flip=(9, 31, 77))
+    data.loc[[3, 50, 120], "b"] = np.nan
+    data.loc[[5, 60], "label"] = np.nan
+    data.to_csv(tmp_path / "holes.csv", index=False)
+    for missing in ("drop", "mean"):
+        local = _report(capsys, tmp_path / "holes.csv", "--missing", missing)
+        remote = _report(capsys, tmp_path / "holes.csv", "--missing", missing,
+                         "--scheduler", scheduler, "--sample-rows", "100")  # fmt: skip
+        assert remote["separability"][0]["certificate"] == (
+            local["separability"][0]["certificate"]
+        )
+        assert remote["data"]["n_samples"] == local["data"]["n_samples"]
+    text = tmp_path / "text.csv"
+    _table(60).assign(colour="red").to_csv(text, index=False)
+    status = main(["report", str(text), "--target", "label", "--scheduler", scheduler,
+                   "--quiet"])  # fmt: skip
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and "non-numeric feature column 'colour'" in error[0], error
+    named = tmp_path / "named.csv"
+    _table(200, gap=0.4).assign(id=np.arange(200)).to_csv(named, index=False)
+    report = _report(capsys, named, "--scheduler", scheduler)
+    assert report["data"]["left_out"] and "id" in json.dumps(report["data"]["left_out"])
+    import gzip
+
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    _table(100).to_csv(mixed / "a.csv", index=False)
+    with gzip.open(mixed / "b.csv", "wt") as handle:  # gzip under a .csv name
+        _table(100, seed=1).to_csv(handle, index=False)
+    status = main(["report", str(mixed), "--target", "label", "--scheduler", scheduler,
+                   "--quiet"])  # fmt: skip
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and "all plain or all compressed alike" in error[0], error
+    (mixed / "a.csv").unlink()
+    assert _report(capsys, mixed, "--scheduler", scheduler)["data"]["n_samples"] == 100

@@ -195,7 +195,7 @@ class _Verdict:
 
     def _verify_in_memory(self, X, y, rtol, check="proof"):
         """:meth:`verify` on X in memory (dense or sparse)."""
-        X = X if sp.issparse(X) else np.asarray(X, dtype=float)
+        X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
         y = np.asarray(y)
         if self.separable and (check == "exact" or self.exact_coef is not None):
             return self._holds_in_rationals(X, y, rtol)

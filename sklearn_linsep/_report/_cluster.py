@@ -13,6 +13,8 @@ their position among all the files' data rows.
 """
 
 import os
+import threading
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -21,10 +23,11 @@ from ._columns import plan_columns
 from ._errors import TableError
 from ._labels import canonical_label, table_classes
 from ._read import Table
-from ._source import NULL_VALUES, is_missing, open_source, table_files
+from ._source import NULL_VALUES, is_missing, open_source, shown, table_files
 
 CONNECT_SECONDS = 10  # an unreachable scheduler is said within this
-CODE = "__linsep_class__"  # the column of class codes added on the cluster
+CODE = "__linsep_class__"  # the columns of class codes and row positions added
+POSITION = "__linsep_row__"  # on the cluster
 SMALL_CLASS = 10  # a class of fewer sampled rows comes whole
 KEEP_SHARE = 0.25  # of the workers' memory, the rows kept there between passes
 
@@ -32,7 +35,9 @@ KEEP_SHARE = 0.25  # of the workers' memory, the rows kept there between passes
 def connect(address):
     """A ``distributed.Client`` of the scheduler at ``address`` (``tcp://host:port``
     or a scheduler file), the default of dask's computations from now on; a
-    TableError where it cannot be reached within ``CONNECT_SECONDS``."""
+    TableError where it is not a dask scheduler that answers within
+    ``CONNECT_SECONDS`` (a port that accepts and says nothing included: the client
+    is made in a thread of its own, left behind where it hangs)."""
     try:
         import distributed
     except ImportError:
@@ -42,14 +47,32 @@ def connect(address):
     where = {"scheduler_file": address} if os.path.isfile(address) else {
         "address": address
     }
-    try:
-        return distributed.Client(**where, timeout=f"{CONNECT_SECONDS}s")
-    except (OSError, TimeoutError, ValueError, TypeError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise TableError(
-            f"Cannot reach the dask scheduler at {address} within {CONNECT_SECONDS} "
-            f"s ({reason})."
-        ) from None
+    made = {}
+
+    def make():
+        try:
+            made["client"] = distributed.Client(**where, timeout=CONNECT_SECONDS)
+        except BaseException as error:  # noqa: BLE001 - said below, in one line
+            made["error"] = error
+
+    maker = threading.Thread(target=make, daemon=True)
+    maker.start()
+    maker.join(CONNECT_SECONDS + 5)
+    if "client" in made:
+        return made["client"]
+    reason = (
+        first_line(made["error"]) if "error" in made
+        else f"no answer within {CONNECT_SECONDS} s"
+    )  # fmt: skip
+    raise TableError(f"Cannot use the dask scheduler at {address}: {reason}.")
+
+
+def first_line(error):
+    """The innermost cause of ``error`` in one line, with its type."""
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 def read_on_cluster(path, args, client, log):
@@ -63,29 +86,34 @@ def read_on_cluster(path, args, client, log):
                               args.keep_index)  # fmt: skip
         raw, parquet = first.header, first.parquet
         delimiter = getattr(first, "delimiter", ",")  # a CSV's
+        packing = _compression(first)
+    _refuse_text(layout, first)
     target = raw[layout.target]
     features = [raw[j] for j in layout.features]
     log(f"cluster: reading {len(files)} file(s) of {path} with dask.dataframe")
-    frame = _frame(files, parquet, target, features, args.decimal, delimiter)
-    usable = frame.dropna(subset=features) if args.missing == "drop" else frame
-    found = _first_pass(frame, usable, features, target)
+    frame = _frame(files, parquet, target, features, args.decimal, delimiter, packing)
+    counted = frame.dropna(subset=features) if args.missing == "drop" else frame
+    found = _first_pass(frame, counted, features, target)
     scan = SimpleNamespace(
         missing_cells=np.r_[found.missing, found.missing_labels],
         means=found.means,
         labels_seen=found.labels_seen,
     )
     class_names, class_of = table_classes(scan, layout, args.missing, args.positive)
+    usable = _positioned(frame, found.starts)  # before any row is left out
+    if args.missing == "drop":
+        usable = usable.dropna(subset=features)
     if args.missing == "mean":
         usable = usable.fillna(dict(zip(features, found.means, strict=True)))
-    X, y = _arrays(usable, target, features, found.texts, class_of, client)
+    X, y, where = _arrays(usable, target, features, found, class_of, client)
     log(f"cluster: {X.shape[0]} rows; the class statistics and the exact verdict of "
         "every pair over all of them")  # fmt: skip
     statistics = _statistics(X, y, len(class_names))
     verdicts = _verdicts(X, y, statistics, len(class_names), args)
-    positions = _sample(y, statistics.counts, args.sample_rows, args.seed, verdicts)
-    log(f"cluster: {positions.size} rows to this process (a sample, and the rows "
-        "of every certificate)")  # fmt: skip
-    X_kept, y_kept = _rows_at(X, y, positions)
+    kept = _sample(y, statistics.counts, args.sample_rows, args.seed, verdicts)
+    log(f"cluster: {kept.size} rows to this process (a sample, and the rows of "
+        "every certificate)")  # fmt: skip
+    X_kept, y_kept, positions = _rows_at(X, y, where, kept)
     table = Table(
         X=X_kept,
         y=y_kept,
@@ -95,21 +123,61 @@ def read_on_cluster(path, args, client, log):
         statistics=statistics,
         n_rows_read=int(found.rows),
         n_rows_used=int(X.shape[0]),
+        left_out=_left_out(layout),
         rows_dropped=int(found.rows - X.shape[0]),
     )
     table.notes = _notes(table, args)
-    return table, verdicts
+    return table, _named_by_position(verdicts, kept, positions)
 
 
-def _frame(files, parquet, target, features, decimal, delimiter):
+def _left_out(layout):
+    return [(layout.name(j), rule) for j, rule in sorted(layout.identifiers.items())]
+
+
+def _compression(source):
+    """The one compression of the files (by their first bytes), else a TableError
+    (dask reads every file as the first one's)."""
+    kinds = {getattr(part, "compressed_as", None)
+             for part in getattr(source, "parts", [source])}  # fmt: skip
+    if len(kinds) > 1:
+        raise TableError(
+            f"{source.path}: with --scheduler, the files must be all plain or all "
+            f"compressed alike (found {', '.join(sorted(map(str, kinds)))})."
+        )
+    return kinds.pop()
+
+
+def _refuse_text(layout, source):
+    """A column of text that no rule by name makes an identifier: not a feature
+    (the reader's refusal, before the cluster reads anything)."""
+    if layout.texts:
+        name = layout.name(layout.texts[0])
+        raise TableError(
+            f"{source.path}: non-numeric feature column {shown(name)}; with "
+            "--scheduler identifiers are known by name only (id, index, *_id, a "
+            "saved index). Drop it with --drop or encode it as numbers."
+        )
+
+
+def _named_by_position(verdicts, kept, positions):
+    """The verdicts with their certificates' rows named by position among the data
+    rows (``kept``: indices into the rows with a class; ``positions``: theirs)."""
+    named = {}
+    for pair, result in verdicts.items():
+        if not isinstance(result, Exception) and not result.separable:
+            at = np.searchsorted(kept, result.certificate_indices)
+            result = replace(result, certificate_indices=positions[at])
+        named[pair] = result
+    return named
+
+
+def _frame(files, parquet, target, features, decimal, delimiter, packing):
     """The files as one dask DataFrame of the target and the features."""
     import dask.dataframe as dd
 
     columns = [target, *features]
     if parquet:
         return dd.read_parquet(files, columns=columns)
-    compressed = any(name.lower().endswith((".gz", ".bz2", ".xz", ".zip"))
-                     for name in files)  # fmt: skip
     return dd.read_csv(
         files,
         usecols=columns,
@@ -119,22 +187,22 @@ def _frame(files, parquet, target, features, decimal, delimiter):
         na_values=NULL_VALUES,
         keep_default_na=True,
         skipinitialspace=True,
-        compression="infer",
-        blocksize=None if compressed else "64MB",
+        compression=packing,
+        blocksize=None if packing else "64MB",
     )
 
 
-def _first_pass(frame, usable, features, target):
+def _first_pass(frame, counted, features, target):
     """One pass: rows, missing cells per feature, missing labels, the features'
     means and the usable rows' labels counted (by their canonical form)."""
     import dask
 
-    rows, missing, missing_labels, means, counts = dask.compute(
-        frame.map_partitions(len).sum(),
+    lengths, missing, missing_labels, means, counts = dask.compute(
+        frame.map_partitions(len),
         frame[features].isna().sum(),
         frame[target].isna().sum(),
         frame[features].mean(),
-        usable[target].dropna().astype(str).value_counts(),
+        counted[target].dropna().astype(str).value_counts(),
     )
     seen, texts = {}, list(counts.index)
     for text, count in counts.items():
@@ -144,8 +212,10 @@ def _first_pass(frame, usable, features, target):
     missing_labels = int(missing_labels) + sum(
         int(count) for text, count in counts.items() if is_missing(text)
     )
+    lengths = np.asarray(lengths, dtype=np.int64)
     return SimpleNamespace(
-        rows=int(rows),
+        rows=int(lengths.sum()),
+        starts=np.concatenate([[0], np.cumsum(lengths)[:-1]]),
         missing=np.asarray(missing, dtype=np.int64),
         missing_labels=missing_labels,
         means=np.asarray(means, dtype=float),
@@ -154,28 +224,43 @@ def _first_pass(frame, usable, features, target):
     )
 
 
-def _arrays(usable, target, features, texts, class_of, client):
-    """``(X, y)``: dask arrays of the features and class codes of the rows with a
-    class, with their blocks' lengths (one pass), kept on the workers where they
-    take at most ``KEEP_SHARE`` of the cluster's memory (each later pass then reads
-    memory, not the files). ``texts`` are the labels as the first pass read them,
-    each coded once (not once per row)."""
+def _positioned(frame, starts):
+    """The frame with each row's position among the data rows (``starts``: each
+    partition's first), as the column ``POSITION``."""
+
+    def positioned(part, partition_info=None):
+        start = starts[partition_info["number"]] if partition_info else 0
+        return part.assign(**{POSITION: start + np.arange(len(part), dtype=float)})
+
+    meta = frame._meta.assign(**{POSITION: np.array([], dtype=float)})
+    return frame.map_partitions(positioned, meta=meta)
+
+
+def _arrays(usable, target, features, found, class_of, client):
+    """``(X, y, positions)``: dask arrays of the features, class codes and
+    positions among the data rows of the rows with a class, with their blocks'
+    lengths (one pass), kept on the workers where they take at most
+    ``KEEP_SHARE`` of the cluster's memory (each later pass then reads memory, not
+    the files). The labels the first pass read are coded once each, not per row."""
     code_of = {text: float(class_of.get(canonical_label(text), -1))
-               for text in texts if not is_missing(text)}  # fmt: skip
+               for text in found.texts if not is_missing(text)}  # fmt: skip
 
     def coded(part):
         codes = part[target].astype(str).map(code_of).fillna(-1.0).to_numpy(float)
-        return part[features].assign(**{CODE: codes})
+        return part[features].assign(**{CODE: codes, POSITION: part[POSITION]})
 
-    meta = usable[features]._meta.assign(**{CODE: np.array([], dtype=float)})
-    frame = usable.dropna(subset=[target]).map_partitions(coded, meta=meta)
+    meta = usable[features]._meta.assign(
+        **{CODE: np.array([], dtype=float), POSITION: np.array([], dtype=float)}
+    )
+    frame = usable.map_partitions(coded, meta=meta)
     frame = frame[frame[CODE] >= 0]
     values = frame.to_dask_array(lengths=True)
     memory = sum(worker.get("memory_limit") or 0
                  for worker in client.scheduler_info()["workers"].values())  # fmt: skip
     if values.nbytes <= KEEP_SHARE * memory:
         values = values.persist()
-    return values[:, :-1], values[:, -1].astype(np.intp)
+    codes, at = values[:, -2].astype(np.intp), values[:, -1].astype(np.int64)
+    return values[:, :-2], codes, at
 
 
 def _statistics(X, y, n_classes):
@@ -230,11 +315,11 @@ def _sample(y, counts, sample_rows, seed, verdicts):
     return np.union1d(chosen, np.concatenate([chosen[:0], *rows]))
 
 
-def _rows_at(X, y, positions):
-    """The rows at ``positions`` (sorted) of X and y, in memory."""
+def _rows_at(X, y, where, kept):
+    """The rows ``kept`` (sorted indices) of X, y and their positions, in memory."""
     import dask
 
-    return dask.compute(X[positions], y[positions])
+    return dask.compute(X[kept], y[kept], where[kept])
 
 
 def _notes(table, args):

@@ -134,18 +134,17 @@ def _on_cluster(args, log):
     if args.path in (None, "-"):
         raise TableError("--scheduler reads PATH on the cluster: give a file, a "
                          "directory or a glob its workers can read.")  # fmt: skip
-    from ._cluster import connect, read_on_cluster
+    from ._cluster import connect, first_line, read_on_cluster
 
     with connect(args.scheduler) as client:
         try:
             table, verdicts = read_on_cluster(args.path, args, client, log)
-        except TableError:
+        except (TableError, ImportError):
             raise
         except Exception as error:  # noqa: BLE001 - a task's, raised by dask
-            lines = [line for line in str(error).splitlines() if line.strip()]
             raise TableError(
-                f"The cluster at {args.scheduler} failed on {args.path}: "
-                f"{type(error).__name__}: {lines[0] if lines else ''}"
+                f"Reading {args.path} on the cluster at {args.scheduler} failed: "
+                f"{first_line(error)}"
             ) from None
     for note in table.notes:
         log(f"note: {note}")

@@ -119,7 +119,8 @@ def table_files(path):
             )
         return files
     if is_glob(path):
-        files = sorted(name for name in glob.glob(path) if os.path.isfile(name))
+        files = sorted(name for name in glob.glob(path, recursive=True)
+                       if os.path.isfile(name))  # fmt: skip
         if not files:
             raise TableError(f"No file matches {path}.")
         return files
@@ -177,6 +178,7 @@ class Source:
             self.readable, b"PAR1"
         )
         self.kind = None if self.parquet else compression(self.readable)
+        self.compressed_as = self.kind  # (kind: None once decompressed to a copy)
         if self.kind in ("xz", "zip"):
             readable, kind = self.readable, self.kind
             self.readable = self._copy(
@@ -471,10 +473,13 @@ class Sources:
                     f"{os.path.join(self.path, '*.parquet')})."
                 )
             if part.header != first.header:
+                order = " (in another order)" if sorted(part.header) == sorted(
+                    first.header
+                ) else ""
                 raise TableError(
-                    f"{self.path}: the files have different columns: {first.path} "
-                    f"has {columns_listed(first.header)}, {part.path} has "
-                    f"{columns_listed(part.header)}."
+                    f"{self.path}: the files have different columns{order}: "
+                    f"{first.path} has {columns_listed(first.header)}, {part.path} "
+                    f"has {columns_listed(part.header)}."
                 )
 
     @property
