@@ -317,6 +317,7 @@ def test_tiny_pools_change_the_passes_not_the_answer(monkeypatch, flip):
     y = y.copy()
     y[:flip] = 1 - y[:flip]
     monkeypatch.setattr(_two_class, "POOL_ROWS", 1)
+    monkeypatch.setattr(_two_class, "EARLY_POOL_ROWS", 1)
     counter = _PassCounter(monkeypatch)
     X_dask = da.from_array(X, chunks=(1000, 3))
     svm = HardMarginSVM(initial_size=2, batch=3).fit(X_dask, y)

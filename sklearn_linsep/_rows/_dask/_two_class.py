@@ -24,6 +24,11 @@ from ._tasks import fetched_field, fetched_rows, tree_reduce
 # least the seed's size, at most POOL_ROWS (or POOL_BYTES over all blocks).
 POOL_ROWS = 1024
 POOL_BYTES = 1 << 28
+# A block's rows nearest its own classes' mid-hyperplane (the class summary's pools,
+# before the classes are known) share two thirds of the 1 024 nearest the whole
+# data's: eight times as many hold the support as those did (4e6 x 20 in blocks of
+# 5e5: one full pass, not two; bench_scale.py).
+EARLY_POOL_ROWS = 8 * POOL_ROWS
 # Pools are kept concatenated in groups of about this many bytes: a round is then
 # a few tasks, not one per block (each task costs the scheduler a millisecond or
 # so, and the soft limit makes dozens of rounds).
@@ -37,9 +42,10 @@ def pool_rows_for(size, n_features, n_blocks):
 
 
 def early_pool_rows(n_features, n_blocks):
-    """Rows per side of the class summary's early pools: those of any seed of up to
-    ``POOL_ROWS // 4`` rows (two classes' default up to 59 features)."""
-    return pool_rows_for(POOL_ROWS // 4, n_features, n_blocks)
+    """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``
+    within ``POOL_BYTES`` (and those of any seed of up to ``EARLY_POOL_ROWS // 4``
+    rows)."""
+    return pool_rows_for(EARLY_POOL_ROWS // 4, n_features, n_blocks)
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -97,19 +103,24 @@ def _margins(X, codes, side, weights, centre, coef, intercept):
     return margins
 
 
-def _from_early_pool(pool, classes, positive, negative, offset, direction, shift):
+def _from_early_pool(
+    pool, classes, positive, negative, offset, direction, shift, size
+):  # fmt: skip
     """A block's early pool (the class summary's, :func:`~._summary._early_pool`)
-    as a seed's pool: its rows' codes and sides in this problem, their signed
-    distances to the seed's hyperplane (an empty pool for a block it had none)."""
+    as a seed's pool: of its rows, the ``size`` of each side nearest the seed's
+    hyperplane, with their codes, sides and signed distances to it (an empty pool
+    for a block it had none)."""
     if pool is None:
         empty = np.array([], dtype=np.intp)
         return (empty, np.array([]), np.empty((0, len(direction))), np.array([]),
                 np.array([]), empty)  # fmt: skip
-    local, X, labels, weights = pool
+    rows, X, labels, weights = pool
     codes = _codes(labels, classes)
     c = class_sides(len(classes), positive, negative)[codes]
     signed = c * (X @ direction + shift)
-    return (local + offset, signed, X, c, weights, codes)
+    local = nearest_per_side(signed, c, np.ones(len(c), bool), size)
+    return (rows[local] + offset, signed[local], X[local], c[local], weights[local],
+            codes[local])  # fmt: skip
 
 
 def _pool_violators(
@@ -384,7 +395,7 @@ class DaskScaledRows:
             task = dask.delayed(_from_early_pool, pure=True)
             early = zip(self._early, self._offsets, strict=True)
             seed = self._seed_from([task(pool, self.classes, *self.sides, offset,
-                                         direction, shift)
+                                         direction, shift, pool_rows)
                                     for pool, offset in early], size)  # fmt: skip
             if len(np.unique(self.labels(seed))) == 2:
                 return seed
