@@ -285,3 +285,17 @@ def exact_mean_in_range(X, y, a, b):
     d = [mb - ma for ma, mb in zip(means[a], means[b], strict=True)]
     C = fmpq_mat(rows)
     return fmpq_mat([*rows, d]).rank() == C.rank()
+
+
+def table_files(folder, data, kind, count=3):
+    """A pandas DataFrame ``data`` cut into ``count`` files of ``kind`` ("csv" or
+    "parquet", ``part00``, ``part01``, ...) in ``folder`` (made here): a table of
+    several files for ``linsep report DIR``."""
+    folder.mkdir()
+    for k, rows in enumerate(np.array_split(np.arange(len(data)), count)):
+        part = data.iloc[rows]
+        if kind == "parquet":
+            part.to_parquet(folder / f"part{k:02d}.parquet", index=False)
+        else:
+            part.to_csv(folder / f"part{k:02d}.csv", index=False)
+    return folder

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from sklearn_linsep._report import _cluster
+from sklearn_linsep._testing import table_files
 from sklearn_linsep.cli import main
 
 
@@ -41,17 +42,6 @@ def _report(capsys, path, *options):
     return json.loads(captured.out)
 
 
-def _files(folder, data, kind, count=3):
-    folder.mkdir()
-    for k, rows in enumerate(np.array_split(np.arange(len(data)), count)):
-        part = data.iloc[rows]
-        if kind == "parquet":
-            part.to_parquet(folder / f"{k}.parquet", index=False)
-        else:
-            part.to_csv(folder / f"{k}.csv", index=False)
-    return folder
-
-
 @pytest.mark.parametrize("kind, classes, flip", [("parquet", 2, (5, 17)),
                                                  ("csv", 3, ())])  # fmt: skip
 def test_the_report_on_a_cluster_is_the_report_of_every_row(
@@ -63,7 +53,7 @@ def test_the_report_on_a_cluster_is_the_report_of_every_row(
     comes to the client; the verdict says it holds for all rows."""
     data = _table(2000, classes, gap=0.0 if flip else 0.4, flip=flip)
     data.to_csv(tmp_path / "whole.csv", index=False)
-    folder = _files(tmp_path / "parts", data, kind)
+    folder = table_files(tmp_path / "parts", data, kind)
     path = folder if kind == "parquet" else folder / "*.csv"
     local = _report(capsys, tmp_path / "whole.csv")
     remote = _report(capsys, path, "--scheduler", scheduler, "--sample-rows", "300")

@@ -18,6 +18,7 @@ import pytest
 from sklearn_linsep import separability_statistics
 from sklearn_linsep._report._read import read_table
 from sklearn_linsep._report._source import TableError
+from sklearn_linsep._testing import table_files
 from sklearn_linsep.cli import main
 
 
@@ -268,17 +269,8 @@ def test_a_full_temporary_directory_is_not_blamed_on_the_input(tmp_path, monkeyp
         read_table(str(path), "y")
 
 
-def _parts(tmp_path, data, kind, count=3):
-    """``data`` cut into ``count`` files of ``kind`` in a directory of their own."""
-    folder = tmp_path / f"{kind}s"
-    folder.mkdir()
-    for k, part in enumerate(np.array_split(np.arange(len(data)), count)):
-        rows = data.iloc[part]
-        if kind == "parquet":
-            rows.to_parquet(folder / f"part{k:02d}.parquet", index=False)
-        else:
-            rows.to_csv(folder / f"part{k:02d}.csv", index=False)
-    return folder
+def _parts(tmp_path, data, kind):
+    return table_files(tmp_path / f"{kind}s", data, kind)
 
 
 @pytest.mark.parametrize("sample_rows", [200_000, 150])
