@@ -552,3 +552,27 @@ def _outcome(fit, box):
         box["answer"] = fit()
     except Exception as error:  # noqa: BLE001 - the test says which it was
         box["error"] = error
+
+
+def test_the_summary_s_early_pools_stay_within_their_budget_and_serve_two_classes():
+    """Early pools of every block together within ``POOL_BYTES`` (16 bytes a value:
+    a row and its copy), the more blocks and features the fewer rows; rows of three
+    classes keep none, and a two-class problem reads them once."""
+    from sklearn_linsep._rows._dask import _two_class
+
+    for p, blocks in ((20, 40), (100, 200), (1000, 1000)):
+        rows = _two_class.early_pool_rows(p, blocks)
+        assert rows * 16 * p * blocks <= _two_class.POOL_BYTES
+    assert _two_class.early_pool_rows(20, 40) == _two_class.EARLY_POOL_ROWS
+    X, y = _separable(n=3000, p=3, gap=0.1, seed=6)
+    labels = np.where(X[:, 0] > 1, 2, y)
+    three = rows_of(da.from_array(X, chunks=(500, 3)), labels, name="test")
+    three.class_summary()
+    assert three.early_pools is None
+    two = rows_of(da.from_array(X, chunks=(500, 3)), y, name="test")
+    two.class_summary()
+    assert two.early_pools is not None
+    problem = two.two_class([1], [0])
+    assert two.early_pools is None  # handed to the problem
+    problem.seed(10)
+    assert problem._early is None  # read once

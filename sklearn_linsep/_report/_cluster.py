@@ -57,20 +57,23 @@ def connect(address):
 
     maker = threading.Thread(target=make, daemon=True)
     maker.start()
-    maker.join(CONNECT_SECONDS + 5)
+    maker.join(CONNECT_SECONDS + 1)  # (dask's own timeout ends a connection only)
     if "client" in made:
         return made["client"]
     reason = (
         first_line(made["error"]) if "error" in made
-        else f"no answer within {CONNECT_SECONDS} s"
+        else f"no answer as a dask scheduler within {CONNECT_SECONDS} s"
     )  # fmt: skip
+    if "scheduler_file" in where:
+        reason = f"not a dask scheduler file, or its scheduler is gone ({reason})"
     raise TableError(f"Cannot use the dask scheduler at {address}: {reason}.")
 
 
 def first_line(error):
-    """The innermost cause of ``error`` in one line, with its type."""
-    while error.__cause__ is not None or error.__context__ is not None:
-        error = error.__cause__ or error.__context__
+    """``error`` in one line, with its type: its own message, else (an empty
+    one) that of the error that caused it."""
+    while not str(error).strip() and error.__cause__ is not None:
+        error = error.__cause__
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 

@@ -147,6 +147,8 @@ class DaskRows:
             self.require_known_chunks()
             pool_rows = early_pool_rows(self.n_features, len(self.X.chunks[0]))
             self._summary, self.early_pools = class_summary(self, pool_rows)
+            if len(self._summary.classes) != 2:  # the pools serve two classes only
+                self.early_pools = None
         return self._summary
 
     def check_estimator_features(self, estimator, reset):

@@ -42,10 +42,11 @@ def pool_rows_for(size, n_features, n_blocks):
 
 
 def early_pool_rows(n_features, n_blocks):
-    """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``
-    within ``POOL_BYTES`` (and those of any seed of up to ``EARLY_POOL_ROWS // 4``
-    rows)."""
-    return pool_rows_for(EARLY_POOL_ROWS // 4, n_features, n_blocks)
+    """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``,
+    fewer where all blocks' would pass ``POOL_BYTES`` (a seed whose pools need more
+    makes its own pass)."""
+    budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
+    return int(min(EARLY_POOL_ROWS, budget))
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -272,7 +273,8 @@ class DaskScaledRows:
         self._side = class_sides(len(self.classes), positive, negative)
         # The summary's early pools serve the problem of the two classes of two.
         two = len(self.classes) == 2 and set(self._side) == {-1.0, 1.0}
-        self._early = rows.early_pools if two and self._side[1] > 0 else None
+        self._early = rows.early_pools if two else None
+        rows.early_pools = None  # this problem's alone: freed on the workers with it
         self._early_rows = early_pool_rows(self.n_features, len(self._blocks))
         # Shared with the equilibrated copy: pools of rows, and the numbers of the
         # last full pass keyed by its hyperplane and frame.
@@ -397,6 +399,7 @@ class DaskScaledRows:
             seed = self._seed_from([task(pool, self.classes, *self.sides, offset,
                                          direction, shift, pool_rows)
                                     for pool, offset in early], size)  # fmt: skip
+            self._early = None  # read once: the rounds' pools are the seed's now
             if len(np.unique(self.labels(seed))) == 2:
                 return seed
         pools = self._tasks(_seed_block, direction, shift, pool_rows, with_offset=True)
