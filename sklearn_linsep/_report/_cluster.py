@@ -280,19 +280,28 @@ def _statistics(X, y, n_classes):
 
 def _verdicts(X, y, statistics, n_classes, args):
     """Every pair's exact verdict over every row, on the features standardized as
-    the report standardizes them, by pair of class codes (or its error)."""
+    the report standardizes them, by pair of class codes, and with more than two
+    classes the joint one (``"joint"``); or the error each raised."""
     from .._certificates import linear_separability
     from ..exceptions import SolverError
     from ._context import standardizing_map
 
     mean, scale = standardizing_map(statistics)
+    Z = (X - mean) / scale
+    verdicts = {}
     try:
-        found = linear_separability((X - mean) / scale, y)
+        found = linear_separability(Z, y)
     except (SolverError, ValueError, MemoryError) as error:
-        return {pair: error for pair in _pairs(n_classes)}
-    if n_classes == 2:
-        return {(0, 1): found}
-    return {(int(a), int(b)): result for (a, b), result in found.items()}
+        verdicts = {pair: error for pair in _pairs(n_classes)}
+    else:
+        found = {(0, 1): found} if n_classes == 2 else found
+        verdicts = {(int(a), int(b)): result for (a, b), result in found.items()}
+    if n_classes > 2:
+        try:
+            verdicts["joint"] = linear_separability(Z, y, multiclass="joint")
+        except (SolverError, ValueError, MemoryError) as error:
+            verdicts["joint"] = error
+    return verdicts
 
 
 def _pairs(n_classes):

@@ -7,7 +7,7 @@ import numpy as np
 from ..._certificates import linear_separability
 from .._layout import certificate_lines, number, of_rows, plain
 from .._section import HeadlineParts, Section
-from ._verdict import Verdict, exact_weights, fewest_removed, removal_text
+from ._verdict import Verdict, among, exact_weights, fewest_removed, removal_text
 
 
 class JointVerdict(Section):
@@ -36,17 +36,24 @@ class JointVerdict(Section):
         return data.n_classes > 2
 
     def compute(self, data, errors):
-        result = linear_separability(
-            data.standardized, data.y, multiclass="joint", tol=data.settings.tol
-        )
+        whole = None if data.verdicts is None else data.verdicts["joint"]
+        if whole is None:
+            result = linear_separability(
+                data.standardized, data.y, multiclass="joint", tol=data.settings.tol
+            )
+        else:  # over every row, on a cluster
+            result = among(whole, data.row_ids)
         names = data.class_names
+        of_rows = int(round(data.statistics.counts.sum()))
         verdict = {
             "separable": bool(result.separable),
             # An inseparable sample proves the whole data inseparable; a
             # separable one proves nothing about the rows left out.
-            "conclusive": bool(not data.sampled or not result.separable),
-            "rows": int(len(data.y)),
-            "of_rows": int(round(data.statistics.counts.sum())),
+            "conclusive": bool(
+                whole is not None or not data.sampled or not result.separable
+            ),
+            "rows": int(len(data.y)) if whole is None else of_rows,
+            "of_rows": of_rows,
         }
         if result.separable:
             return verdict | {"margin": float(result.margin)}

@@ -254,7 +254,7 @@ def pair_verdict(data, pair):
     if whole is None:
         result = linear_separability(Z, y, tol=data.settings.tol)
     else:
-        result = _among(whole, data.row_ids[members])
+        result = among(whole, data.row_ids[members])
     names = data.class_names
     of_rows = int(round(data.statistics.counts[list(pair)].sum()))
     verdict = {
@@ -300,7 +300,7 @@ def pair_verdict(data, pair):
     return verdict
 
 
-def _among(result, positions):
+def among(result, positions):
     """A verdict over every row as one of the rows in memory (their
     ``positions`` among all rows, sorted): its certificate's rows among them (the
     error it raised, raised)."""
