@@ -287,7 +287,7 @@ def exact_mean_in_range(X, y, a, b):
     return fmpq_mat([*rows, d]).rank() == C.rank()
 
 
-def table_files(folder, data, kind, count=3):
+def write_table_files(folder, data, kind, count=3):
     """A pandas DataFrame ``data`` cut into ``count`` files of ``kind`` ("csv" or
     "parquet", ``part00``, ``part01``, ...) in ``folder`` (made here): a table of
     several files for ``linsep report DIR``."""

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sklearn_linsep._report import _cluster
-from sklearn_linsep._testing import table_files
+from sklearn_linsep._testing import write_table_files
 from sklearn_linsep.cli import main
 
 
@@ -58,7 +58,7 @@ def test_the_report_on_a_cluster_is_the_report_of_every_row(
     comes to the client; the verdict says it holds for all rows."""
     data = _table(2000, classes, gap=0.0 if flip else 0.4, flip=flip)
     data.to_csv(tmp_path / "whole.csv", index=False)
-    folder = table_files(tmp_path / "parts", data, kind)
+    folder = write_table_files(tmp_path / "parts", data, kind)
     path = folder if kind == "parquet" else folder / "*.csv"
     local = _report(capsys, tmp_path / "whole.csv")
     remote = _report(capsys, path, "--scheduler", scheduler, "--sample-rows", "300")

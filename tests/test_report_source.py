@@ -18,7 +18,7 @@ import pytest
 from sklearn_linsep import separability_statistics
 from sklearn_linsep._report._read import read_table
 from sklearn_linsep._report._source import TableError
-from sklearn_linsep._testing import table_files
+from sklearn_linsep._testing import write_table_files
 from sklearn_linsep.cli import main
 
 
@@ -270,7 +270,7 @@ def test_a_full_temporary_directory_is_not_blamed_on_the_input(tmp_path, monkeyp
 
 
 def _parts(tmp_path, data, kind):
-    return table_files(tmp_path / f"{kind}s", data, kind)
+    return write_table_files(tmp_path / f"{kind}s", data, kind)
 
 
 @pytest.mark.parametrize("sample_rows", [200_000, 150])

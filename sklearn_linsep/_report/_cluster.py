@@ -23,7 +23,7 @@ from ._columns import plan_columns
 from ._errors import TableError
 from ._labels import canonical_label, table_classes
 from ._read import Table
-from ._source import NULL_VALUES, is_missing, open_source, shown, table_files
+from ._source import NULL_VALUES, is_missing, open_source, shown
 
 CONNECT_SECONDS = 10  # an unreachable scheduler is said within this
 CODE = "__linsep_class__"  # the columns of class codes and row positions added
@@ -83,13 +83,13 @@ def read_on_cluster(path, args, client, log):
     PATH (with the class statistics of every row) and every pair's
     :func:`~sklearn_linsep.linear_separability` over every row (its certificate's
     rows in the sample), or the error it raised, by pair of class codes."""
-    files = table_files(path)
     with open_source(path, args.decimal, max_bytes=args.max_decompressed) as first:
         layout = plan_columns(first, args.target, args.drop, args.keep,
                               args.keep_index)  # fmt: skip
         raw, parquet = first.header, first.parquet
         delimiter = getattr(first, "delimiter", ",")  # a CSV's
-        packing = _compression(first)
+        parts = getattr(first, "parts", [first])  # one Source a file
+        files, packing = [part.path for part in parts], _compression(path, parts)
     _refuse_text(layout, first)
     target = raw[layout.target]
     features = [raw[j] for j in layout.features]
@@ -137,14 +137,13 @@ def _left_out(layout):
     return [(layout.name(j), rule) for j, rule in sorted(layout.identifiers.items())]
 
 
-def _compression(source):
+def _compression(path, parts):
     """The one compression of the files (by their first bytes), else a TableError
     (dask reads every file as the first one's)."""
-    kinds = {getattr(part, "compressed_as", None)
-             for part in getattr(source, "parts", [source])}  # fmt: skip
+    kinds = {part.compressed_as for part in parts}
     if len(kinds) > 1:
         raise TableError(
-            f"{source.path}: with --scheduler, the files must be all plain or all "
+            f"{path}: with --scheduler, the files must be all plain or all "
             f"compressed alike (found {', '.join(sorted(map(str, kinds)))})."
         )
     return kinds.pop()
