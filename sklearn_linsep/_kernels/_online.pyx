@@ -160,6 +160,34 @@ cdef inline double _row_dot(
     return total
 
 
+cdef inline double _row_dot_sized(
+    const floating_t* values, const index_t* indices, const index_t* indptr,
+    Py_ssize_t p, Py_ssize_t i, const double* w, double bias, double* slack,
+) noexcept nogil:
+    """:func:`_row_dot`, and in ``slack`` a bound on the rounding of any evaluation
+    of it, ``predict``'s in X's dtype included: a score within it is a mistake."""
+    cdef double total = w[p] * bias
+    cdef double size = fabs(total)
+    cdef double unit = 2.0 ** -24 if floating_t is float else 2.0 ** -53
+    cdef const floating_t* x
+    cdef Py_ssize_t j, jj, terms
+    if index_t is dense_t:
+        x = values + i * p
+        terms = p
+        for j in range(p):
+            total += w[j] * x[j]
+            size += fabs(w[j] * x[j])
+    else:
+        terms = <Py_ssize_t> (indptr[i + 1] - indptr[i])
+        for jj in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
+            total += w[indices[jj]] * values[jj]
+            size += fabs(w[indices[jj]] * values[jj])
+    # (terms + 1) roundings of the sum, one of each cast weight and of the
+    # intercept's product, and this sum's own: (terms + 4) units of the size.
+    slack[0] = (terms + 4) * unit * size * (1.0 + 1e-6)
+    return total
+
+
 cdef inline void _row_dot_pair(
     const floating_t* values, const index_t* indices, const index_t* indptr,
     Py_ssize_t p, Py_ssize_t i, const double* w, const double* v, double bias,
@@ -231,20 +259,6 @@ cdef inline double _rate(Schedule rates, Py_ssize_t k, int64_t t) noexcept nogil
 # --------------------------------------------------------------------------------
 # The loops, one body per kernel, compiled per layout of X
 # --------------------------------------------------------------------------------
-
-cdef double _weighted_correct(
-    const floating_t* values, const index_t* indices, const index_t* indptr,
-    SampleSet s, const double* w, Py_ssize_t k,
-) noexcept nogil:
-    cdef double total = 0.0
-    cdef Py_ssize_t i
-    cdef bint positive
-    for i in range(s.n_samples):
-        positive = s.codes[i] == s.first_class + k
-        if (_row_dot(values, indices, indptr, s.n_features, i, w, s.bias) > 0.0) == positive:
-            total += s.weight[i]
-    return total
-
 
 cdef bint _beats_pocket(
     const floating_t* values, const index_t* indices, const index_t* indptr,
@@ -326,15 +340,19 @@ cdef inline void _rosenblatt_step(
 ) noexcept nogil:
     """Rosenblatt's rule for sample ``i`` of positive weight and task ``k``."""
     cdef double target = _target(s.codes[i] == s.first_class + k)
-    cdef double score = _row_dot(values, indices, indptr, s.n_features, i, w, s.bias)
+    cdef double slack
+    cdef double score = _row_dot_sized(
+        values, indices, indptr, s.n_features, i, w, s.bias, &slack
+    )
     cdef double step
-    # Not "<= 0": a score that is not a number counts as a mistake.
-    if not (target * score > 0.0):
+    # Not "<= slack": a score that is not a number counts as a mistake.
+    if not (target * score > slack):
         step = _rate(rates[0], k, updates[k]) * weight * target
         _row_axpy(values, indices, indptr, s.n_features, i, step, w, s.bias)
         updates[k] += 1
         mistakes[k] += 1
-        loss[k] -= weight * target * score
+        if not (target * score > 0.0):  # the criterion: none within the slack
+            loss[k] -= weight * target * score
 
 
 cdef void _rosenblatt_epoch(
@@ -383,7 +401,7 @@ cdef void _perceptron_epoch(
     cdef Py_ssize_t n_visits = n_order if n_order else n_samples
     cdef Py_ssize_t position, i, k
     cdef double total = 0.0
-    cdef double weight, target, score, candidate_score, step
+    cdef double weight, target, score, candidate_score, step, slack
     cdef int64_t averaged = 0
     cdef double* w
     if not has_pocket and not has_average:
@@ -417,9 +435,12 @@ cdef void _perceptron_epoch(
                 )
                 if (candidate_score > 0.0) == (target > 0.0):
                     pocket.candidate_correct[k] += weight
+                slack = 0.0
+                if target * score > 0.0:  # its slack, as _row_dot_sized's
+                    _row_dot_sized(values, indices, indptr, p, i, w, s.bias, &slack)
             else:
-                score = _row_dot(values, indices, indptr, p, i, w, s.bias)
-            if not (target * score > 0.0):
+                score = _row_dot_sized(values, indices, indptr, p, i, w, s.bias, &slack)
+            if not (target * score > slack):
                 if has_pocket:  # the run ends: keep it if the longest
                     if _run_is_longest(pocket, k):
                         _snapshot(w, p + 1, pocket, k)
@@ -436,7 +457,8 @@ cdef void _perceptron_epoch(
                     )
                 updates[k] += 1
                 mistakes[k] += 1
-                loss[k] -= weight * target * score
+                if not (target * score > 0.0):  # as in _rosenblatt_step
+                    loss[k] -= weight * target * score
             elif has_pocket:
                 pocket.run[k] += 1
                 if pocket.is_pocket[k]:
@@ -538,23 +560,6 @@ cdef bint _lms_epoch_of(
         return _lms_epoch(_f64(s.values), _i32(s.indices), _i32(s.indptr), s, order, n_order, W, rates, t, limit, loss)
     else:
         return _lms_epoch(_f64(s.values), _i64(s.indices), _i64(s.indptr), s, order, n_order, W, rates, t, limit, loss)
-
-
-cdef double _weighted_correct_of(
-    SampleSet s, const double* w, Py_ssize_t k
-) noexcept nogil:
-    if s.layout == DENSE_32:
-        return _weighted_correct(_f32(s.values), _NO_INDEX, _NO_INDEX, s, w, k)
-    elif s.layout == DENSE_64:
-        return _weighted_correct(_f64(s.values), _NO_INDEX, _NO_INDEX, s, w, k)
-    elif s.layout == CSR_32_32:
-        return _weighted_correct(_f32(s.values), _i32(s.indices), _i32(s.indptr), s, w, k)
-    elif s.layout == CSR_32_64:
-        return _weighted_correct(_f32(s.values), _i64(s.indices), _i64(s.indptr), s, w, k)
-    elif s.layout == CSR_64_32:
-        return _weighted_correct(_f64(s.values), _i32(s.indices), _i32(s.indptr), s, w, k)
-    else:
-        return _weighted_correct(_f64(s.values), _i64(s.indices), _i64(s.indptr), s, w, k)
 
 
 cdef bint _beats_pocket_of(
@@ -745,15 +750,7 @@ def weighted_correct(samples, W, Py_ssize_t k):
     (a score > 0 means the positive class, a score of 0 the negative one).
 
     A one-dimensional ``W`` is the row itself (``k`` still names the task)."""
-    cdef SampleSet s
-    cdef Weights weights
-    cdef double total
-    _read_samples(samples, &s)
-    _read_weights(W, &s, &weights)
-    cdef const double* w = weights.data + (0 if np.ndim(W) == 1 else k) * weights.stride
-    with nogil:
-        total = _weighted_correct_of(s, w, k)
-    return total
+    return beats_pocket(samples, W, k, -np.inf, 0.0)[1]  # no weight to beat
 
 
 def beats_pocket(samples, W, Py_ssize_t k, double to_beat, double total):
@@ -781,7 +778,9 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, loss, pocket, 
     stored order), with Gallant's pocket unless ``pocket`` is None, and the
     averaged weights unless ``average`` is None.
 
-    For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ 0``
+    For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ δ``
+    (δ bounds the rounding of any evaluation of the score, the published model's
+    in X's dtype included: ``(terms + 4) u Σ_j |W[k]_j x̃_ij|``)
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
     ``mistakes[k]`` and ``loss[k]`` (set to 0 here) count them and sum the
     perceptron criterion ``s_i max(0, -c W[k]·x̃_i)`` met before each update. A score

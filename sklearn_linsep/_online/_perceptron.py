@@ -257,8 +257,13 @@ class Perceptron(_PerceptronRule):
         training = self._training
         weights = training.weights
         targets = problem.targets()
-        scores = problem.scores(weights)
-        wrong = (targets * scores <= 0) & (problem.sample_weight > 0)[:, None]
+        margins = targets * problem.scores(weights)
+        counted = (problem.sample_weight > 0)[:, None]
+        wrong = (margins <= 0) & counted
+        settled = ~np.any(wrong, axis=0)
+        if np.any(settled):  # a task stops only where predict agrees
+            slack = problem.score_slack(weights)
+            wrong[:, settled] = (margins <= slack)[:, settled] & counted
         pull = np.where(wrong, targets * problem.sample_weight[:, None], 0.0)
         stepped = np.any(wrong, axis=0)
         rates = training.schedule(training.updates) * stepped

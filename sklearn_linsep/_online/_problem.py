@@ -95,6 +95,16 @@ class Problem:
         """``(n_samples, n_tasks)`` scores ``W x̃`` of the augmented weights."""
         return self.matrix @ weights[:, :-1].T + self.bias * weights[:, -1]
 
+    def score_slack(self, weights):
+        """``(n_samples, n_tasks)`` bounds on the rounding of :meth:`scores` and of
+        the published model's scores (in X's dtype, any order of summation): a
+        score within its slack of 0 has no sign ``predict`` can be trusted with
+        (the kernels' ``_row_dot_sized``)."""
+        unit = np.finfo(self.matrix.dtype).eps / 2
+        size = abs(self.matrix) @ np.abs(weights[:, :-1]).T
+        size = size + abs(self.bias * weights[:, -1])
+        return (self.matrix.shape[1] + 4) * unit * (1 + 1e-6) * np.asarray(size)
+
     def max_squared_norm(self):
         """``max_i s_i ‖x̃_i‖²``, in float64 whatever X's dtype (a float32 row of
         entries above 1.8e19 has a squared norm float32 cannot hold)."""
