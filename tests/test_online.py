@@ -135,9 +135,13 @@ def test_novikoff_bound_holds(data):
     assert clf.n_updates_ <= (radius / gamma) ** 2 * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("mode", ["online", "batch"])
+@pytest.mark.parametrize(
+    "learner",
+    [Perceptron(), Perceptron(mode="batch"), PocketPerceptron()],
+    ids=["online", "batch", "pocket"],
+)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_an_epoch_without_mistakes_means_predict_is_right(mode, dtype):
+def test_an_epoch_without_mistakes_means_predict_is_right(learner, dtype):
     """Two antipodal unit points: after one update w = (x₀, -1) scores x₀ with
     ‖x₀‖² - 1, zero up to rounding. Its sign depends on the order of summation, so
     it is a mistake, not convergence (Hypothesis found a fit with converged_ True
@@ -148,9 +152,10 @@ def test_an_epoch_without_mistakes_means_predict_is_right(mode, dtype):
         normal /= np.linalg.norm(normal)
         X, c = np.array([normal, -normal]).astype(dtype), np.array([1.0, -1.0])
         for shuffle, seed in [(True, 0), (True, 1), (False, 0)]:
-            clf = Perceptron(
-                mode=mode, shuffle=shuffle, random_state=seed, max_iter=1000, tol=None
-            ).fit(X, c)
+            clf = clone(learner).set_params(
+                shuffle=shuffle, random_state=seed, max_iter=1000, tol=None
+            )
+            clf.fit(X, c)
             assert clf.converged_ and clf.score(X, c) == 1.0
             assert np.min(c * clf.decision_function(X)) > 0
 

@@ -88,6 +88,7 @@ cdef struct SampleSet:
     Py_ssize_t first_class
     const double* weight  # sample weight x class weight
     double bias
+    bint strict  # perceptron_epoch's: a score within its rounding is a mistake
 
 
 cdef struct Weights:
@@ -160,14 +161,13 @@ cdef inline double _row_dot(
     return total
 
 
-cdef inline double _row_dot_sized(
+cdef inline double _row_slack(
     const floating_t* values, const index_t* indices, const index_t* indptr,
-    Py_ssize_t p, Py_ssize_t i, const double* w, double bias, double* slack,
+    Py_ssize_t p, Py_ssize_t i, const double* w, double bias,
 ) noexcept nogil:
-    """:func:`_row_dot`, and in ``slack`` a bound on the rounding of any evaluation
-    of it, ``predict``'s in X's dtype included: a score within it is a mistake."""
-    cdef double total = w[p] * bias
-    cdef double size = fabs(total)
+    """A bound on the rounding of any evaluation of :func:`_row_dot`, ``predict``'s
+    in X's dtype included: a score within it has no sign to trust."""
+    cdef double size = fabs(w[p] * bias)
     cdef double unit = 2.0 ** -24 if floating_t is float else 2.0 ** -53
     cdef const floating_t* x
     cdef Py_ssize_t j, jj, terms
@@ -175,17 +175,14 @@ cdef inline double _row_dot_sized(
         x = values + i * p
         terms = p
         for j in range(p):
-            total += w[j] * x[j]
             size += fabs(w[j] * x[j])
     else:
         terms = <Py_ssize_t> (indptr[i + 1] - indptr[i])
         for jj in range(<Py_ssize_t> indptr[i], <Py_ssize_t> indptr[i + 1]):
-            total += w[indices[jj]] * values[jj]
             size += fabs(w[indices[jj]] * values[jj])
     # (terms + 1) roundings of the sum, one of each cast weight and of the
     # intercept's product, and this sum's own: (terms + 4) units of the size.
-    slack[0] = (terms + 4) * unit * size * (1.0 + 1e-6)
-    return total
+    return (terms + 4) * unit * size * (1.0 + 1e-6)
 
 
 cdef inline void _row_dot_pair(
@@ -340,11 +337,11 @@ cdef inline void _rosenblatt_step(
 ) noexcept nogil:
     """Rosenblatt's rule for sample ``i`` of positive weight and task ``k``."""
     cdef double target = _target(s.codes[i] == s.first_class + k)
-    cdef double slack
-    cdef double score = _row_dot_sized(
-        values, indices, indptr, s.n_features, i, w, s.bias, &slack
-    )
+    cdef double score = _row_dot(values, indices, indptr, s.n_features, i, w, s.bias)
+    cdef double slack = 0.0
     cdef double step
+    if s.strict and target * score > 0.0:
+        slack = _row_slack(values, indices, indptr, s.n_features, i, w, s.bias)
     # Not "<= slack": a score that is not a number counts as a mistake.
     if not (target * score > slack):
         step = _rate(rates[0], k, updates[k]) * weight * target
@@ -435,11 +432,11 @@ cdef void _perceptron_epoch(
                 )
                 if (candidate_score > 0.0) == (target > 0.0):
                     pocket.candidate_correct[k] += weight
-                slack = 0.0
-                if target * score > 0.0:  # its slack, as _row_dot_sized's
-                    _row_dot_sized(values, indices, indptr, p, i, w, s.bias, &slack)
             else:
-                score = _row_dot_sized(values, indices, indptr, p, i, w, s.bias, &slack)
+                score = _row_dot(values, indices, indptr, p, i, w, s.bias)
+            slack = 0.0
+            if s.strict and target * score > 0.0:
+                slack = _row_slack(values, indices, indptr, p, i, w, s.bias)
             if not (target * score > slack):
                 if has_pocket:  # the run ends: keep it if the longest
                     if _run_is_longest(pocket, k):
@@ -600,6 +597,7 @@ cdef int _read_samples(samples, SampleSet* s) except -1:
     s.first_class = first_class
     s.weight = &weight[0]
     s.bias = bias
+    s.strict = False
     if weight.shape[0] != s.n_samples:
         raise ValueError("Samples: one weight per sample")
     if len(rows) == 1:
@@ -773,14 +771,16 @@ def beats_pocket(samples, W, Py_ssize_t k, double to_beat, double total):
     return scanned, correct, better
 
 
-def perceptron_epoch(samples, order, W, rates, updates, mistakes, loss, pocket, average):
+def perceptron_epoch(
+    samples, order, W, rates, updates, mistakes, loss, pocket, average, strict=False
+):
     """One pass of Rosenblatt's rule over ``order`` (:data:`STORED_ORDER`: in the
     stored order), with Gallant's pocket unless ``pocket`` is None, and the
     averaged weights unless ``average`` is None.
 
     For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ δ``
-    (δ bounds the rounding of any evaluation of the score, the published model's
-    in X's dtype included: ``(terms + 4) u Σ_j |W[k]_j x̃_ij|``)
+    (δ = 0; with ``strict``, a bound on the rounding of any evaluation of the
+    score, ``predict``'s in X's dtype included: ``(terms + 4) u Σ_j |W[k]_j x̃_ij|``)
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
     ``mistakes[k]`` and ``loss[k]`` (set to 0 here) count them and sum the
     perceptron criterion ``s_i max(0, -c W[k]·x̃_i)`` met before each update. A score
@@ -813,6 +813,7 @@ def perceptron_epoch(samples, order, W, rates, updates, mistakes, loss, pocket, 
     cdef int64_t[::1] mistake_counts = mistakes
     cdef double[::1] losses = loss
     _read_samples(samples, &s)
+    s.strict = strict
     _read_weights(W, &s, &weights)
     _read_rates(rates, &schedule)
     memset(&pocket_state, 0, sizeof(pocket_state))  # passed (unread) without a pocket

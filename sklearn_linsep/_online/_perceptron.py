@@ -49,16 +49,30 @@ class _PerceptronRule(_OnlineLinearClassifier):
             loss,
             pocket,
             training.average,
+            training.strict,
         )
         return mistakes, loss
 
     def _stops_when_converged(self):
         return averaging_start(self.average) is None
 
-    def _record_mistakes(self, mistakes):
+    def _record_mistakes(self, mistakes, problem):
         training = self._training
         training.mistakes.append(mistakes)
-        training.converged = not np.any(mistakes)
+        training.converged = not np.any(mistakes) and self._signs_hold(problem)
+
+    def _signs_hold(self, problem):
+        """Whether every score of an epoch without mistakes has its sign beyond the
+        rounding of any evaluation (``predict``'s, in X's dtype), so that
+        ``converged_`` means ``predict`` is right on every row. Where one has not,
+        the epochs go on, strict: such a score is then a mistake."""
+        training = self._training
+        if training.strict or getattr(self, "mode", "") == "batch":  # they count them
+            return True
+        margins = problem.targets() * problem.scores(training.weights)
+        doubtful = margins <= problem.score_slack(training.weights)
+        training.strict = bool(np.any(doubtful[problem.sample_weight > 0]))
+        return not training.strict
 
     def _epoch_summary(self):
         return f"mistakes {int(np.sum(self._training.mistakes[-1]))}"
@@ -247,7 +261,7 @@ class Perceptron(_PerceptronRule):
             mistakes, loss = self._batch_step(problem)
         else:
             mistakes, loss = self._online_epoch(problem, order)
-        self._record_mistakes(mistakes)
+        self._record_mistakes(mistakes, problem)
         return loss / problem.total_weight
 
     def _published_weights(self):
@@ -475,7 +489,7 @@ class PocketPerceptron(_PerceptronRule):
         _kernels.pocket_end_of_epoch(training.kernel_weights(), training.pocket)
         accuracy = self._pocket_accuracy(problem)
         training.pocket_history.append(accuracy)
-        self._record_mistakes(mistakes)
+        self._record_mistakes(mistakes, problem)
         return 1.0 - accuracy  # the pocket's weighted error rate
 
     def _epoch_summary(self):
@@ -504,7 +518,10 @@ class PocketPerceptron(_PerceptronRule):
             for weights in finalists:
                 trial[k] = weights
                 correct = _kernels.weighted_correct(samples, trial, k)
-                if correct > pocket.correct[k]:
+                # Converged weights win a tie: their every sign is beyond rounding
+                # (_signs_hold), where the pocket's may be a rounding's luck.
+                tied = training.converged and weights is finalists[0]
+                if correct > pocket.correct[k] or tied:
                     pocket.weights[k] = weights
                     pocket.correct[k] = correct
             pocket.evaluating[k] = 0

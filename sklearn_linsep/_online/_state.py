@@ -39,6 +39,7 @@ class PerceptronTraining(Training):
     """Rosenblatt's rule, and Gallant's pocket when ``pocket`` is set."""
 
     mistakes: list = field(default_factory=list)  # (n_tasks,) per epoch
+    strict: bool = False  # the epochs count a score within its rounding a mistake
     pocket: Pocket = None
     pocket_history: list = field(default_factory=list)  # the ratchet's, per epoch
     average: Average = None
