@@ -85,11 +85,15 @@ class WarmMachine:
         if self.system is None:  # over constraint ids, whatever the working set
             self.system = pair_held_system(self.gram_pairs, lambda: self.gram.matrix,
                                            n_classes)
-        start = np.arange(len(ids)) if held is None else np.flatnonzero(held)
-        answer = pair_active_set(
-            self.gram.matrix, position, own, others, n_classes, start, self.tol / 2,
-            system=(ids, self.system),
-        )  # fmt: skip
+        every = np.arange(len(ids))
+        starts = [every] if held is None else [np.flatnonzero(held), every]
+        for start in starts:  # the last support; where that cycles, every pair
+            answer = pair_active_set(
+                self.gram.matrix, position, own, others, n_classes, start,
+                self.tol / 2, system=(ids, self.system),
+            )  # fmt: skip
+            if answer is not None:
+                break
         if answer is None:
             return None
         alpha, intercept, coefficients = answer
