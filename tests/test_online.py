@@ -158,6 +158,31 @@ def test_an_epoch_without_mistakes_means_predict_is_right(learner, dtype):
             clf.fit(X, c)
             assert clf.converged_ and clf.score(X, c) == 1.0
             assert np.min(c * clf.decision_function(X)) > 0
+            assert clf.errors_[-1] == 0 and np.all(clf.errors_[:-1] > 0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "X, eta0",
+    [
+        ([[1e-23], [-1e-23]], 1.0),  # float32 products underflow to 0
+        ([[1.0], [-1.0]], 1e-46),  # float32 weights underflow to 0
+        ([[4e19, 2e19], [2e19, 4e19]], 1.0),  # float32 products overflow
+        ([[1.0, 0.5], [0.5, 1.0]], 1e39),  # float32 weights overflow
+    ],
+)
+def test_converged_holds_in_float32s_range_or_is_not_claimed(X, eta0, sparse):
+    """The epochs score in float64; predict in float32. Where float32 cannot hold
+    a score, converged_ is not claimed (a reviewer's cases)."""
+    X = np.asarray(X, dtype=np.float32)
+    X, y = (sp.csr_matrix(X) if sparse else X), np.array([1, 0])
+    for learner in (Perceptron(mode="batch"), Perceptron(), PocketPerceptron()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf = learner.set_params(
+                eta0=eta0, fit_intercept=False, shuffle=False, max_iter=100, tol=None
+            ).fit(X, y)
+        assert not clf.converged_ or clf.score(X, y) == 1.0
 
 
 def test_iris_converges_with_the_hyperbolic_schedule_and_faster_when_nudged():

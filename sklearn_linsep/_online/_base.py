@@ -345,9 +345,7 @@ class _OnlineLinearClassifier(LinearClassifierBase):
             )
         training = self._training
         # In X's dtype, as scikit-learn's Perceptron (the epochs run in float64).
-        dtype = problem.matrix.dtype
-        self.coef_ = weights[:, :-1].astype(dtype)
-        self.intercept_ = (weights[:, -1] * problem.bias).astype(dtype)
+        self.coef_, self.intercept_ = problem.published(weights)
         self.n_updates_ = _squeeze(training.updates)
         self.n_iter_ = training.n_iter
         self.converged_ = bool(training.converged)

@@ -58,21 +58,23 @@ class _PerceptronRule(_OnlineLinearClassifier):
 
     def _record_mistakes(self, mistakes, problem):
         training = self._training
+        if not np.any(mistakes):
+            mistakes = self._doubtful_rows(problem)
         training.mistakes.append(mistakes)
-        training.converged = not np.any(mistakes) and self._signs_hold(problem)
+        training.converged = not np.any(mistakes)
 
-    def _signs_hold(self, problem):
-        """Whether every score of an epoch without mistakes has its sign beyond the
-        rounding of any evaluation (``predict``'s, in X's dtype), so that
-        ``converged_`` means ``predict`` is right on every row. Where one has not,
-        the epochs go on, strict: such a score is then a mistake."""
+    def _doubtful_rows(self, problem):
+        """Per task, the rows of an epoch without mistakes whose class ``predict``
+        may not give (:meth:`Problem.doubtful`), counted as the epoch's mistakes, so
+        that ``converged_`` means ``predict`` is right on every row. Where there
+        are some, the epochs go on strict (the kernel counts a score within its
+        rounding of 0 a mistake); strict epochs have bounded the rounding already,
+        and leave to check only ``predict``'s own evaluation (float32's range)."""
         training = self._training
-        if training.strict or getattr(self, "mode", "") == "batch":  # they count them
-            return True
-        margins = problem.targets() * problem.scores(training.weights)
-        doubtful = margins <= problem.score_slack(training.weights)
-        training.strict = bool(np.any(doubtful[problem.sample_weight > 0]))
-        return not training.strict
+        doubtful = problem.doubtful(training.weights, not training.strict)
+        counts = doubtful.sum(axis=0)
+        training.strict = bool(np.any(counts))
+        return counts
 
     def _epoch_summary(self):
         return f"mistakes {int(np.sum(self._training.mistakes[-1]))}"
@@ -93,7 +95,10 @@ class Perceptron(_PerceptronRule):
     .. math:: w \leftarrow w + \eta_t\, s\, c\, \tilde x,
 
     with :math:`s` the sample's weight and :math:`t` the number of updates made so
-    far. In ``mode="batch"`` an epoch is one gradient step on the perceptron
+    far. An epoch without mistakes is checked in ``predict``'s own arithmetic (X's
+    dtype, any order of summation): where a score's sign is within its rounding of
+    0, that row counts a mistake, and the epochs go on counting such scores
+    mistakes. In ``mode="batch"`` an epoch is one gradient step on the perceptron
     criterion :math:`J(w) = -\sum_{\text{mistakes}} s\, c\, w^T\tilde x`, i.e.
     :math:`w \leftarrow w + \eta_t \sum_{\text{mistakes}} s\, c\, \tilde x`.
 
@@ -182,9 +187,12 @@ class Perceptron(_PerceptronRule):
         The weights, or with ``average`` their mean.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     converged_ : bool
-        Whether the last epoch made no mistake.
+        Whether the last epoch made no mistake: then ``predict`` gives every
+        training row of positive weight its class (with ``average``, the weights
+        of that epoch do; ``coef_`` is their mean).
     errors_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
-        Mistakes (updates) per epoch, per one-vs-rest task for K > 2.
+        Mistakes per epoch, per one-vs-rest task for K > 2: the updates, and in
+        an epoch that made none, the rows whose sign was within its rounding.
     loss_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
         The loss ``tol`` watches, per epoch (per one-vs-rest task for K > 2).
     n_updates_ : int or ndarray of shape (n_classes,)
@@ -272,12 +280,8 @@ class Perceptron(_PerceptronRule):
         weights = training.weights
         targets = problem.targets()
         margins = targets * problem.scores(weights)
-        counted = (problem.sample_weight > 0)[:, None]
-        wrong = (margins <= 0) & counted
-        settled = ~np.any(wrong, axis=0)
-        if np.any(settled):  # a task stops only where predict agrees
-            slack = problem.score_slack(weights)
-            wrong[:, settled] = (margins <= slack)[:, settled] & counted
+        slack = problem.score_slack(weights) if training.strict else 0.0
+        wrong = ~(margins > slack) & (problem.sample_weight > 0)[:, None]
         pull = np.where(wrong, targets * problem.sample_weight[:, None], 0.0)
         stepped = np.any(wrong, axis=0)
         rates = training.schedule(training.updates) * stepped
@@ -405,9 +409,10 @@ class PocketPerceptron(_PerceptronRule):
         sample and class weights) after each epoch (per one-vs-rest task for
         K > 2); non-decreasing.
     converged_ : bool
-        Whether the last epoch made no mistake.
+        Whether the last epoch made no mistake: then the pocket is those weights,
+        and ``predict`` gives every training row of positive weight its class.
     errors_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
-        The perceptron's mistakes per epoch.
+        The perceptron's mistakes per epoch (as :class:`Perceptron`'s).
     loss_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
         The pocket's weighted error rate after each epoch, ``1 - pocket_history_``.
     n_updates_ : int or ndarray of shape (n_classes,)
@@ -535,8 +540,8 @@ class PocketPerceptron(_PerceptronRule):
         self._close_pocket(problem)
         super()._finish(problem, final)
         training = self._training
-        dtype = problem.matrix.dtype  # X's, as coef_'s
-        self.perceptron_coef_ = training.weights[:, :-1].astype(dtype)
-        self.perceptron_intercept_ = (training.weights[:, -1] * problem.bias).astype(dtype)
+        self.perceptron_coef_, self.perceptron_intercept_ = problem.published(
+            training.weights
+        )
         self.pocket_history_ = history(training.pocket_history, problem.n_tasks)
         self.pocket_score_ = problem.accuracy(self.coef_, self.intercept_)

@@ -95,26 +95,63 @@ class Problem:
         """``(n_samples, n_tasks)`` scores ``W x̃`` of the augmented weights."""
         return self.matrix @ weights[:, :-1].T + self.bias * weights[:, -1]
 
-    def score_slack(self, weights):
-        """``(n_samples, n_tasks)`` bounds on the rounding of :meth:`scores` and of
-        the published model's scores (in X's dtype, any order of summation): a
-        score within its slack of 0 has no sign ``predict`` can be trusted with
-        (the kernels' ``_row_dot_sized``)."""
-        unit = np.finfo(self.matrix.dtype).eps / 2
-        size = abs(self.matrix) @ np.abs(weights[:, :-1]).T
-        size = size + abs(self.bias * weights[:, -1])
-        return (self.matrix.shape[1] + 4) * unit * (1 + 1e-6) * np.asarray(size)
+    def published(self, weights):
+        """``(coef, intercept)`` of the augmented weights as a fit publishes them:
+        in X's dtype, as scikit-learn's Perceptron."""
+        dtype = self.matrix.dtype
+        return weights[:, :-1].astype(dtype), (weights[:, -1] * self.bias).astype(dtype)
 
-    def max_squared_norm(self):
-        """``max_i s_i ‖x̃_i‖²``, in float64 whatever X's dtype (a float32 row of
-        entries above 1.8e19 has a squared norm float32 cannot hold)."""
-        largest = 0.0
+    def score_slack(self, weights, rows=slice(None)):
+        """``(rows, n_tasks)`` bounds on how far two evaluations of a score may
+        differ, the published model's in X's dtype (by any order of summation)
+        included: ``(terms + 4) (u Σ_j |w_j x̃_ij| + η)``, u and η X's dtype's unit
+        roundoff and least subnormal (the kernels' ``_row_slack``). A score within
+        its slack of 0 has no sign ``predict`` can be trusted with."""
+        matrix = self.matrix[rows]
+        dtype = np.finfo(matrix.dtype)
+        size = abs(matrix) @ np.abs(weights[:, :-1]).T
+        size = np.asarray(size) + abs(self.bias * weights[:, -1])
+        terms = np.diff(matrix.indptr) if sp.issparse(matrix) else matrix.shape[1]
+        terms = np.reshape(terms + 4.0, (-1, 1))
+        return terms * (dtype.eps / 2 * (1 + 1e-6) * size + dtype.smallest_subnormal)
+
+    def doubtful(self, weights, beyond_rounding):
+        """``(n_samples, n_tasks)``: where ``predict`` with the published ``weights``
+        may not give a row of positive weight its class. A score of the wrong sign
+        (or not a number: float32's range) in ``predict``'s own evaluation; with
+        ``beyond_rounding``, also one within its :meth:`score_slack` of 0, which
+        another order of summation may turn. The slack is read where a bound by
+        norms cannot clear a row, ``‖w‖ ‖x_i‖ ≥ Σ_j |w_j x_ij|``: few rows."""
+        coef, intercept = self.published(weights)
+        scores = linear_scores(self.matrix, coef, intercept)
+        margins = self.targets() * np.reshape(scores, (self.n_samples, -1))
+        doubtful = ~(margins > 0)
+        if beyond_rounding:
+            unit, tiny = np.finfo(coef.dtype).eps / 2, np.finfo(coef.dtype).tiny
+            size = np.outer(self._row_norms(), np.linalg.norm(coef, axis=1))
+            size += abs(intercept)
+            cleared = margins > (self.matrix.shape[1] + 4) * (unit * 1.01 * size + tiny)
+            rows = np.flatnonzero(~np.all(cleared, axis=1))
+            doubtful[rows] |= ~(margins[rows] > self.score_slack(weights, rows))
+        return doubtful & (self.sample_weight > 0)[:, None]
+
+    def _row_norms(self, squared=False):
+        """``‖x_i‖`` (or its square) in float64 whatever X's dtype, a block at a
+        time (a float32 row of entries above 1.8e19 has a squared norm float32
+        cannot hold)."""
+        norms = np.empty(self.n_samples)
         for start in range(0, self.n_samples, _NORM_BLOCK):
             rows = slice(start, start + _NORM_BLOCK)
             block = self.matrix[rows].astype(np.float64, copy=False)
-            squared = row_norms(block, squared=True) + self.bias**2
-            largest = max(largest, float(np.max(self.sample_weight[rows] * squared)))
-        return largest
+            norms[rows] = row_norms(block, squared=squared)
+        return norms
+
+    def max_squared_norm(self):
+        """``max_i s_i ‖x̃_i‖²``, in float64 whatever X's dtype."""
+        if self.n_samples == 0:
+            return 0.0
+        squared = self._row_norms(squared=True) + self.bias**2
+        return float(np.max(self.sample_weight * squared))
 
     def accuracy(self, coef, intercept):
         """Training accuracy of a linear rule, weighted by the sample weights alone

@@ -86,7 +86,7 @@ class WarmMachine:
             self.system = pair_held_system(self.gram_pairs, lambda: self.gram.matrix,
                                            n_classes)
         every = np.arange(len(ids))
-        starts = [every] if held is None else [np.flatnonzero(held), every]
+        starts = [every] if held is None or held.all() else [np.flatnonzero(held), every]
         for start in starts:  # the last support; where that cycles, every pair
             answer = pair_active_set(
                 self.gram.matrix, position, own, others, n_classes, start,
