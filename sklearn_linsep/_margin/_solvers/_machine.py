@@ -86,8 +86,8 @@ class WarmMachine:
             self.system = pair_held_system(self.gram_pairs, lambda: self.gram.matrix,
                                            n_classes)
         every = np.arange(len(ids))
-        starts = [every] if held is None or held.all() else [np.flatnonzero(held), every]
-        for start in starts:  # the last support; where that cycles, every pair
+        last = [] if held is None or held.all() else [np.flatnonzero(held)]
+        for start in [*last, every]:  # the last support; where that cycles, all
             answer = pair_active_set(
                 self.gram.matrix, position, own, others, n_classes, start,
                 self.tol / 2, system=(ids, self.system),
