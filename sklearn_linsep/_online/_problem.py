@@ -126,10 +126,11 @@ class Problem:
         scores = linear_scores(self.matrix, coef, intercept)
         margins = self.targets() * np.reshape(scores, (self.n_samples, -1))
         doubtful = ~(margins > 0)
-        if beyond_rounding:
+        if beyond_rounding:  # the bound by norms from the weights the slack reads
             unit, tiny = np.finfo(coef.dtype).eps / 2, np.finfo(coef.dtype).tiny
-            size = np.outer(self._row_norms(), np.linalg.norm(coef, axis=1))
-            size += abs(intercept)
+            norms = np.linalg.norm(weights[:, :-1], axis=1)
+            size = np.outer(self._row_norms(), norms)
+            size += abs(self.bias * weights[:, -1])
             cleared = margins > (self.matrix.shape[1] + 4) * (unit * 1.01 * size + tiny)
             rows = np.flatnonzero(~np.all(cleared, axis=1))
             doubtful[rows] |= ~(margins[rows] > self.score_slack(weights, rows))

@@ -168,7 +168,8 @@ class HeldSystem:
         if factor is None:
             # Dependent rows (short documents: a few in a thousand; pairs beyond the
             # machine's unknowns): held at 0, free to join again if violated.
-            held, factor = _independent_factor(self._held_block(held), held)
+            held = held[_independent_rows(self._held_block(held))]
+            factor = _cholesky_in_place(self._held_block(held), dependent_below=0.0)
             if factor is None:
                 return None
         self.factored, self.factor, self._columns = held, factor, {}
@@ -249,27 +250,14 @@ def _cholesky_in_place(block, dependent_below=DEPENDENT_BELOW):
     return factor
 
 
-def _independent_factor(matrix, held):
-    """``(held, factor)``: the held keys whose complete-pivoting Cholesky (LAPACK
-    ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of the largest diagonal entry
-    of their PSD block ``matrix`` (overwritten), in pivot order, and that
-    Cholesky's leading factor, theirs (``cho_solve``'s form): the block is built
-    and factored once (a second build and Cholesky of the 9 000 pairs of a TF-IDF
-    of four packages took 5.5 s a time). ``(held[:0], None)`` where none is."""
+def _independent_rows(matrix):
+    """Sorted positions of the rows of a PSD matrix whose complete-pivoting Cholesky
+    (LAPACK ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of its largest diagonal
+    (the matrix is overwritten)."""
     tolerance = DEPENDENT_BELOW * float(np.max(np.diag(matrix)))
     # In place on the Fortran-ordered transpose (the same symmetric matrix).
-    factor, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1,
-                                            overwrite_a=1)  # fmt: skip
-    if rank == 0:
-        return held[:0], None
-    # The leading rank x rank factor made contiguous in its own memory (LAPACK
-    # would copy a strided one): column j moves from j k to j rank.
-    columns = factor.T  # LAPACK's arrays are Fortran-ordered: a view
-    flat = columns.reshape(-1)
-    for j in range(rank):
-        flat[j * rank : (j + 1) * rank] = columns[j, :rank]
-    leading = flat[: rank * rank].reshape(rank, rank).T
-    return held[pivots[:rank] - 1], (leading, True)
+    _, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1, overwrite_a=1)
+    return np.sort(pivots[:rank] - 1)
 
 
 def pair_held_system(pairs_of_keys, gram, n_classes):
