@@ -780,7 +780,7 @@ def perceptron_epoch(
 
     For each sample i (in the given order) and task k, a mistake ``c·W[k]·x̃_i ≤ δ``
     (δ = 0; with ``strict``, a bound on the rounding of any evaluation of the
-    score, ``predict``'s in X's dtype included: ``(terms + 4) u Σ_j |W[k]_j x̃_ij|``)
+    score, ``predict``'s in X's dtype included: :func:`_row_slack`)
     of positive weight ``s_i`` gives ``W[k] += η_t s_i c x̃_i`` and ``updates[k] += 1``;
     ``mistakes[k]`` and ``loss[k]`` (set to 0 here) count them and sum the
     perceptron criterion ``s_i max(0, -c W[k]·x̃_i)`` met before each update. A score

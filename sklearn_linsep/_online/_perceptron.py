@@ -524,7 +524,7 @@ class PocketPerceptron(_PerceptronRule):
                 trial[k] = weights
                 correct = _kernels.weighted_correct(samples, trial, k)
                 # Converged weights win a tie: their every sign is beyond rounding
-                # (_signs_hold), where the pocket's may be a rounding's luck.
+                # (Problem.doubtful), where the pocket's may be a rounding's luck.
                 tied = training.converged and weights is finalists[0]
                 if correct > pocket.correct[k] or tied:
                     pocket.weights[k] = weights

@@ -108,12 +108,10 @@ class Problem:
         roundoff and least subnormal (the kernels' ``_row_slack``). A score within
         its slack of 0 has no sign ``predict`` can be trusted with."""
         matrix = self.matrix[rows]
-        dtype = np.finfo(matrix.dtype)
         size = abs(matrix) @ np.abs(weights[:, :-1]).T
         size = np.asarray(size) + abs(self.bias * weights[:, -1])
         terms = np.diff(matrix.indptr) if sp.issparse(matrix) else matrix.shape[1]
-        terms = np.reshape(terms + 4.0, (-1, 1))
-        return terms * (dtype.eps / 2 * (1 + 1e-6) * size + dtype.smallest_subnormal)
+        return _slack(size, np.reshape(terms, (-1, 1)), matrix.dtype)
 
     def doubtful(self, weights, beyond_rounding):
         """``(n_samples, n_tasks)``: where ``predict`` with the published ``weights``
@@ -127,11 +125,11 @@ class Problem:
         margins = self.targets() * np.reshape(scores, (self.n_samples, -1))
         doubtful = ~(margins > 0)
         if beyond_rounding:  # the bound by norms from the weights the slack reads
-            unit, tiny = np.finfo(coef.dtype).eps / 2, np.finfo(coef.dtype).tiny
             norms = np.linalg.norm(weights[:, :-1], axis=1)
             size = np.outer(self._row_norms(), norms)
             size += abs(self.bias * weights[:, -1])
-            cleared = margins > (self.matrix.shape[1] + 4) * (unit * 1.01 * size + tiny)
+            # Every row's terms at most p: the slack's bound, rounded up.
+            cleared = margins > _slack(size * 1.01, self.matrix.shape[1], coef.dtype)
             rows = np.flatnonzero(~np.all(cleared, axis=1))
             doubtful[rows] |= ~(margins[rows] > self.score_slack(weights, rows))
         return doubtful & (self.sample_weight > 0)[:, None]
@@ -163,3 +161,12 @@ class Problem:
             np.ones(self.n_samples) if self.score_weight is None else self.score_weight
         )
         return float(np.sum(weights * (predicted == self.codes)) / np.sum(weights))
+
+
+def _slack(size, terms, dtype):
+    """``(terms + 4) (u size + η)``, u and η ``dtype``'s unit roundoff and least
+    subnormal: how far two evaluations of a sum of ``terms`` products whose
+    magnitudes sum to ``size`` may differ near 0, casts to ``dtype`` included
+    (the kernels' ``_row_slack``)."""
+    unit, least = np.finfo(dtype).eps / 2, np.finfo(dtype).smallest_subnormal
+    return (terms + 4.0) * (unit * (1 + 1e-6) * size + least)

@@ -15,6 +15,7 @@ their position among all the files' data rows.
 import os
 import threading
 from dataclasses import replace
+from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
@@ -291,7 +292,7 @@ def _verdicts(X, y, statistics, n_classes, args):
     try:
         found = linear_separability(Z, y)
     except (SolverError, ValueError, MemoryError) as error:
-        verdicts = {pair: error for pair in _pairs(n_classes)}
+        verdicts = {pair: error for pair in combinations(range(n_classes), 2)}
     else:
         found = {(0, 1): found} if n_classes == 2 else found
         verdicts = {(int(a), int(b)): result for (a, b), result in found.items()}
@@ -301,10 +302,6 @@ def _verdicts(X, y, statistics, n_classes, args):
         except (SolverError, ValueError, MemoryError) as error:
             verdicts["joint"] = error
     return verdicts
-
-
-def _pairs(n_classes):
-    return [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
 
 
 def _sample(y, counts, sample_rows, seed, verdicts):
