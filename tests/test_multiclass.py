@@ -785,6 +785,30 @@ def test_the_gram_of_sparse_rows_is_read_from_the_rows():
     assert peak < 1.5 * 8 * X.shape[0] ** 2, peak / (8 * X.shape[0] ** 2)
 
 
+def test_a_block_of_pairs_of_sparse_rows_is_made_in_its_own_memory():
+    """A held block of pairs (a row once per pair, K - 1 times side by side) is
+    made from each distinct product once, with no distinct rows x columns array
+    beside it (issue 56's TF-IDF: 288 MB beside a block of 634)."""
+    import tracemalloc
+    from types import SimpleNamespace
+
+    from sklearn_linsep._kesler import SparseGram
+
+    X, _ = text_like(1000, 4000, 4, seed=4)
+    frame = SimpleNamespace(centre=np.zeros(4000), scale=np.ones(4000),
+                            n_features=4000, stored_rows=lambda rows: X[rows])  # fmt: skip
+    gram = SparseGram.of(frame, np.arange(1000), None)
+    keys = np.sort(np.r_[np.arange(1000), np.arange(0, 1000, 2)])  # 1 500 pairs
+    tracemalloc.start()
+    block = gram[np.ix_(keys, keys)]
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    dense = X.toarray()
+    np.testing.assert_allclose(block, dense[keys] @ dense[keys].T, rtol=1e-12,
+                               atol=1e-12)  # fmt: skip
+    assert peak < 1.3 * block.nbytes, peak / block.nbytes
+
+
 def test_wide_rows_under_two_labels_are_decided_by_the_certificates_lp(monkeypatch):
     """Where the rows may all be support vectors, only dependent rows (a
     document under two labels) leave no machine: the certificate's LP decides

@@ -319,6 +319,62 @@ def test_a_held_row_that_depends_on_the_others_is_left_out():
     assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
 
 
+@pytest.mark.parametrize("nudge", [0.0, 1e-7])
+def test_the_held_factor_leaves_out_the_rows_that_depend_on_those_before(nudge):
+    """Rows equal (LAPACK's factor fails) or within 1e-7 (it finishes on a pivot of
+    1e-14) to earlier ones, in the first, a middle and the last panel: those rows,
+    and only those, are left out, and the factor is the kept rows' Cholesky."""
+    from scipy.linalg import cho_solve
+
+    from sklearn_linsep._margin._solvers import _dense_dual
+
+    rng = np.random.default_rng(3)
+    n = 2 * _dense_dual.FACTOR_PANEL + 100
+    Z = rng.normal(size=(n, n + 20))
+    copies = {5: 2, 300: 17, n - 1: 299}  # row: the earlier row it repeats
+    for row, earlier in copies.items():
+        Z[row] = Z[earlier] + nudge * rng.normal(size=n + 20)
+    block = Z @ Z.T / n + 1.0
+    factor, kept = _dense_dual._held_factor(block.copy())
+    assert np.array_equal(np.setdiff1d(np.arange(n), kept), sorted(copies))
+    held = block[np.ix_(kept, kept)]
+    right = rng.normal(size=kept.size)
+    solution = cho_solve(factor, right)
+    assert np.max(np.abs(held @ solution - right)) <= 1e-8 * np.max(np.abs(right))
+
+
+def test_a_rough_update_at_the_end_is_solved_again_from_its_own_factor(monkeypatch):
+    """Exchanges that settle on a held set solved roughly through another set's
+    factor (its held margins miss 1) solve that set once more from a factor of its
+    own, rather than give up (issue 56's TF-IDF of four packages: the restart from
+    every pair took 37 s to reach the same held set)."""
+    from sklearn_linsep._margin._solvers import _dense_dual
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 80))
+    c = np.where(np.arange(30) % 2, 1.0, -1.0)
+    X[c > 0, :20] += 0.5  # some rows off the margin
+    gram = X @ X.T
+    exact = _dense_dual.gram_active_set(gram, c, np.arange(30))
+    support = np.flatnonzero(exact[0] > 0)  # 25 rows: two short of it join by an update
+    from_factor, updates = _dense_dual.HeldSystem._from_factor, []
+
+    def rough(self, held, rights):
+        another_set = not np.array_equal(self.factored, held)
+        solved = from_factor(self, held, rights)
+        if solved is not None and another_set:
+            updates.append(held.size)
+            solved[1][:] *= 1 + 1e-6  # the border's rounding, made visible
+        return solved
+
+    monkeypatch.setattr(_dense_dual.HeldSystem, "_from_factor", rough)
+    monkeypatch.setattr(_dense_dual.HeldSystem, "UPDATE_FROM", 1)
+    answer = _dense_dual.gram_active_set(gram, c, support[2:])
+    assert updates and answer is not None
+    np.testing.assert_allclose(answer[0], exact[0], rtol=1e-9, atol=1e-12)
+    assert answer[1] == pytest.approx(exact[1], rel=1e-9)
+
+
 def test_an_equality_row_left_out_as_dependent_is_not_left_off_its_face():
     """Row 2 (side 0: margin = 1) is the midpoint of rows 0 and 1: held with
     them, it is left out as dependent, and must not end off the face."""

@@ -2,7 +2,7 @@
 route for rows that may all be support vectors (p ≫ n)."""
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, lapack
+from scipy.linalg import blas, cho_solve, lapack
 
 from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
 from . import _cost
@@ -13,6 +13,9 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
 DEPENDENT_BELOW = 1e-11
+# Columns a panel of the factor that drops dependent rows (256: 1.3x LAPACK's time
+# at 6 000, 128 and 512 no better).
+FACTOR_PANEL = 256
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
 
@@ -62,14 +65,15 @@ def gram_active_set(gram, c, held, sides=None, tol=1e-12):
         off = off_face(margins, sides) > tol
         return held, keep, off, margins, (dual, intercept)
 
-    return _exchanges(held, step, lambda held: _two_sided(c[held]))
+    return _exchanges(held, step, lambda held: _two_sided(c[held]), system)
 
 
-def _exchanges(held, step, takes):
+def _exchanges(held, step, takes, system):
     """The exchanges of :func:`gram_active_set` and :func:`pair_active_set` over rows
     or pairs: ``step(held)`` is ``(held less dependent ones, kept, off their
-    side, margins, answer)`` or None; held not kept leave, others off join, at once,
-    to ``answer``; None where a held set repeats or fails ``takes``."""
+    side, margins, answer)`` or None, its solves by the :class:`HeldSystem`
+    ``system``; held not kept leave, others off join, at once, to ``answer``; None
+    where a held set repeats or fails ``takes``."""
     seen = set()
     for _ in range(DENSE_DUAL_MAX_ITERATIONS):
         held = np.sort(held)
@@ -86,9 +90,16 @@ def _exchanges(held, step, takes):
         if keep.size == held.size and violated.size == 0:
             # A held set singular to rounding solves only roughly (a Schur update raises
             # nothing): the held margins show it. Earlier steps may be rough.
-            if np.any(np.abs(margins[held] - 1) > RESIDUAL_LIMIT):
+            if np.all(np.abs(margins[held] - 1) <= RESIDUAL_LIMIT):
+                return answer
+            if not system.by_update:
                 return None
-            return answer
+            # The update's border, not the held set, may be what is rough (issue 56's
+            # TF-IDF: a restart from every pair took 37 s to the same set): once more
+            # from a factor of this very set.
+            system.release()
+            seen.discard(key)
+            continue
         held = np.concatenate([keep, violated])
     return None
 
@@ -137,10 +148,13 @@ class HeldSystem:
     def __init__(self, block, right, full=None, whole=None, largest=None):
         self.block, self.right, self.full, self.whole = block, right, full, whole
         self.largest = largest
-        self._release()
+        self.release()
 
-    def _release(self):
+    def release(self):
+        """Forget the factor: the next solve factorises its held set anew."""
         self.factored, self.factor, self._columns = None, None, {}
+        self._solved_right = None  # M⁻¹ R on the factored keys, R = right(keys)
+        self.by_update = False  # whether the last solve came from another set's factor
 
     def solve(self, held, rights=None):
         """``(held, X)``, or None if singular. A new factorisation drops from ``held``
@@ -148,7 +162,8 @@ class HeldSystem:
         them (its solve is then rough; the caller checks its answer). ``rights(keys)``:
         right sides other than ``self.right`` (a refinement's residuals)."""
         rights = rights or self.right
-        solution = None if self.whole is None else self.whole(held, self._release,
+        self.by_update = False
+        solution = None if self.whole is None else self.whole(held, self.release,
                                                                rights(held))
         if solution is not None:
             return held, solution
@@ -162,18 +177,20 @@ class HeldSystem:
 
     def _factorise(self, held, rights):
         # One k x k array at a time: the last factor goes before the new block is
-        # made, and the block is factored in its own memory (rebuilt where that fails).
-        self._release()
-        factor = _cholesky_in_place(self._held_block(held))
+        # made, and the block is factored in its own memory.
+        self.release()
+        factor, kept = _held_factor(self._held_block(held))
         if factor is None:
+            return None
+        if kept.size < held.size:
             # Dependent rows (short documents: a few in a thousand; pairs beyond the
-            # machine's unknowns): held at 0, free to join again if violated.
-            held = held[_independent_rows(self._held_block(held))]
-            factor = _cholesky_in_place(self._held_block(held), dependent_below=0.0)
-            if factor is None:
-                return None
+            # machine's unknowns) are held at 0, free to join again if violated.
+            held = held[kept]
         self.factored, self.factor, self._columns = held, factor, {}
-        return held, cho_solve(factor, rights(held), check_finite=False)
+        solution = cho_solve(factor, rights(held), check_finite=False)
+        if rights is self.right:
+            self._solved_right = solution.copy()
+        return held, solution
 
     def _held_block(self, held):
         if self.full is not None and held.size == len(self.full):
@@ -213,16 +230,21 @@ class HeldSystem:
         changed = leaving.size + joining.size
         if changed > self.UPDATE_SHARE * base.size:
             return None
+        self.by_update = changed > 0
         a, r = joining.size, leaving.size
         border, through = self._border(base, joining, leaving)
         corner = np.zeros((a + r, a + r))
         corner[:a, :a] = self.block(joining, joining)
         schur = corner - border.T @ through
         right = rights(base)
+        solved = self._solved_right if rights is self.right else None
+        if solved is not None:  # less the left rows' parts: their unit columns' solves
+            base_part = solved - through[:, a:] @ right[leaving]
         right[leaving] = 0.0
         right_extra = np.zeros((a + r, right.shape[1]))
         right_extra[:a] = rights(joining)
-        base_part = cho_solve(self.factor, right, check_finite=False)
+        if solved is None:
+            base_part = cho_solve(self.factor, right, check_finite=False)
         try:
             extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
         except np.linalg.LinAlgError:
@@ -235,29 +257,97 @@ class HeldSystem:
         return held, solution
 
 
-def _cholesky_in_place(block, dependent_below=DEPENDENT_BELOW):
-    """``cho_factor`` of a symmetric block in the block's own memory (its transpose
-    is Fortran-ordered: LAPACK takes it without a copy, and its upper triangle is
-    the block's, so the factor is the block's own); None where it fails or a pivot
-    falls below ``dependent_below`` of the largest diagonal entry."""
-    largest = np.max(np.diag(block))
+def _held_factor(block):
+    """``(factor, kept)``: the Cholesky factor (``cho_solve``'s form) of the rows and
+    columns ``kept`` of a symmetric PSD block, in the block's own memory; a row whose
+    pivot falls to ``DEPENDENT_BELOW`` of the largest diagonal entry depends on the
+    rows before it and is left out. ``(None, None)`` where no row stays.
+
+    LAPACK factors the block (its transpose is Fortran-ordered: in place, and the
+    factor is the block's lower triangle; LAPACK leaves the other alone). Where a
+    pivot is small, the columns before it stand (a column of the factor reads only
+    those before it) and :func:`_factor_dropping` goes on from there, the block's
+    entries read back from the untouched triangle: one pass, where a complete
+    pivoting (LAPACK pstrf) and a second factor took three block-sized passes and
+    made the block three times (issue 56's TF-IDF: 19 s of 8 900 pairs)."""
+    block = np.ascontiguousarray(block)  # (the blocks made here are C-ordered)
+    diagonal = np.diag(block).copy()  # LAPACK overwrites it
+    tolerance = DEPENDENT_BELOW * float(np.max(diagonal))
+    factor, info = lapack.dpotrf(block.T, lower=0, clean=0, overwrite_a=1)
+    stop = info - 1 if info > 0 else len(block)  # pivots before it are final
+    small = np.flatnonzero(np.diag(factor)[:stop] ** 2 <= tolerance)
+    first = int(small[0]) if small.size else stop
+    if first == len(block):
+        return (factor, False), np.arange(len(block))
+    # A failed LAPACK factor may leave the columns before its failure unfinished.
+    kept = _factor_dropping(block, diagonal, first if info == 0 else 0, tolerance)
+    if kept.size == 0:
+        return None, None
+    return (_compacted(block, kept).T, False), kept
+
+
+def _factor_dropping(block, diagonal, start, tolerance):
+    """The left-looking Cholesky of ``block`` (lower triangle, C order) from column
+    ``start`` on, by panels of ``FACTOR_PANEL`` columns (BLAS-3 products), each
+    panel's entries read from the block's upper triangle and ``diagonal``; a pivot at
+    or below ``tolerance`` drops its row (its column of the factor is 0). The sorted
+    rows kept."""
+    n = len(block)
+    dropped = np.zeros(n, dtype=bool)
+    for j in range(start, n, FACTOR_PANEL):
+        columns = slice(j, min(j + FACTOR_PANEL, n))
+        panel = block[j:, columns]
+        panel[...] = block[columns, j:].T.copy()
+        width = panel.shape[1]
+        panel[np.arange(width), np.arange(width)] = diagonal[columns]
+        if j:
+            panel -= block[j:, :j] @ block[columns, :j].T
+        square, below = panel[:width], panel[width:]
+        dropped[columns] = here = _small_factor_dropping(square, tolerance)
+        kept = np.flatnonzero(~here)
+        if below.size and kept.size:
+            below[:, kept] = blas.dtrsm(1.0, square[np.ix_(kept, kept)],
+                                        below[:, kept], side=1, lower=1, trans_a=1)
+        below[:, here] = 0.0
+    return np.flatnonzero(~dropped)
+
+
+def _small_factor_dropping(square, tolerance):
+    """A panel's square block factored in place (lower), as :func:`_factor_dropping`
+    says; which of its rows are dropped."""
     try:
-        factor = cho_factor(block.T, overwrite_a=True, check_finite=False)
+        lower = np.linalg.cholesky(square)
+        if np.min(np.diag(lower)) ** 2 > tolerance:
+            square[...] = lower
+            return np.zeros(len(square), dtype=bool)
     except np.linalg.LinAlgError:
-        return None  # out of the handler, the traceback no longer holds the block
-    if np.min(np.diag(factor[0]) ** 2) < dependent_below * largest:
-        return None
-    return factor
+        pass
+    dropped = np.zeros(len(square), dtype=bool)
+    for t in range(len(square)):
+        pivot = square[t, t]
+        if not pivot > tolerance:
+            dropped[t] = True
+            square[t:, t] = 0.0
+            continue
+        column = square[t:, t]
+        column /= np.sqrt(pivot)
+        square[t + 1 :, t + 1 :] -= np.outer(column[1:], column[1:])
+    return dropped
 
 
-def _independent_rows(matrix):
-    """Sorted positions of the rows of a PSD matrix whose complete-pivoting Cholesky
-    (LAPACK ``pstrf``) pivots stay above ``DEPENDENT_BELOW`` of its largest diagonal
-    (the matrix is overwritten)."""
-    tolerance = DEPENDENT_BELOW * float(np.max(np.diag(matrix)))
-    # In place on the Fortran-ordered transpose (the same symmetric matrix).
-    _, pivots, rank, _ = lapack.dpstrf(matrix.T, tol=tolerance, lower=1, overwrite_a=1)
-    return np.sort(pivots[:rank] - 1)
+def _compacted(block, kept):
+    """The rows and columns ``kept`` (sorted) of ``block`` moved into the first
+    ``k²`` entries of its memory, a C-ordered k x k array: row r comes from row
+    ``kept[r] >= r``, read before anything is written over it."""
+    k = kept.size
+    compact = block.reshape(-1)[: k * k].reshape(k, k)
+    for first in range(0, k, FACTOR_PANEL):
+        rows = kept[first : first + FACTOR_PANEL]
+        if rows[-1] - rows[0] == rows.size - 1:  # a run of rows: a view, one copy
+            compact[first : first + rows.size] = block[rows[0] : rows[-1] + 1, kept]
+        else:
+            compact[first : first + rows.size] = block[rows][:, kept]
+    return compact
 
 
 def pair_held_system(pairs_of_keys, gram, n_classes):
@@ -327,7 +417,7 @@ def pair_active_set(
         return held, keep, margins < 1 - tol, margins, (alpha, intercept, rows)
 
     held = np.asarray(held, dtype=np.intp)
-    return _exchanges(held, step, lambda held: held.size > 0)
+    return _exchanges(held, step, lambda held: held.size > 0, system)
 
 
 def refined_pair_dual(system, keys, alpha, intercept, margins_for, steps=2):
