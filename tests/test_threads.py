@@ -45,6 +45,26 @@ def test_small_fit_and_matrix_run_on_one_thread(two_blas_threads):
     assert blas_threads() == before
 
 
+def test_one_thread_inside_one_thread_sets_no_limit_of_its_own(
+    monkeypatch, two_blas_threads
+):
+    """BLAS's limit is the process's: a context inside another (a pair's fit
+    inside the pairs' threads) asks threadpoolctl for nothing, and the threads
+    stay one until the outer context closes."""
+    from sklearn_linsep import _threads
+
+    controller, limits = _threads._controller(), []
+    limit = controller.limit
+    monkeypatch.setattr(
+        controller, "limit", lambda **kw: limits.append(kw) or limit(**kw)
+    )
+    with _threads.one_blas_thread():
+        with threads_for_solve(10), threads_for_matrix(10):
+            assert blas_threads() == {1}
+        assert blas_threads() == {1}
+    assert blas_threads() == {2} and len(limits) == 1
+
+
 def test_large_fit_and_matrix_keep_their_threads(two_blas_threads):
     with threads_for_fit(SMALL_DATA + 1, 1, 2):
         assert blas_threads() == {2}

@@ -20,6 +20,7 @@ exact core solves on them, ``TwoClassRows`` and ``PairRows`` (on what both are,
 checks them at its entry (:func:`check_protocol`).
 """
 
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -254,6 +255,7 @@ class InMemoryPairRows(PairRows, Protocol):
     active: np.ndarray
 
 
+@lru_cache(maxsize=None)
 def protocol_members(protocol):
     """The names a protocol declares: its attributes and its methods."""
     names = set()
@@ -262,17 +264,24 @@ def protocol_members(protocol):
             continue
         names |= set(getattr(klass, "__annotations__", {}))
         names |= {name for name in vars(klass) if not name.startswith("_")}
-    return names
+    return frozenset(names)
+
+
+@lru_cache(maxsize=None)
+def _not_in_class(klass, protocol):
+    """The members of ``protocol`` that no class of ``klass``'s MRO defines (once
+    a class: a pair's problem is checked once per pair of classes)."""
+    return tuple(sorted(
+        name for name in protocol_members(protocol)
+        if not any(name in vars(base) for base in klass.__mro__)
+    ))  # fmt: skip
 
 
 def check_protocol(rows, protocol):
     """Raise TypeError where ``rows`` lacks a member of ``protocol``: looked up
     without evaluating anything (a property of dask rows may cost a pass)."""
-    missing = sorted(
-        name for name in protocol_members(protocol)
-        if name not in getattr(rows, "__dict__", {})
-        and not any(name in vars(klass) for klass in type(rows).__mro__)
-    )  # fmt: skip
+    own = getattr(rows, "__dict__", {})
+    missing = [name for name in _not_in_class(type(rows), protocol) if name not in own]
     if missing:
         raise TypeError(
             f"{type(rows).__name__} does not provide {', '.join(missing)} of "
