@@ -320,27 +320,38 @@ def test_a_held_row_that_depends_on_the_others_is_left_out():
 
 
 @pytest.mark.parametrize("nudge", [0.0, 1e-7])
-def test_the_held_factor_leaves_out_the_rows_that_depend_on_those_before(nudge):
+def test_the_held_factor_leaves_out_the_rows_a_complete_pivoting_leaves_out(nudge):
     """Rows equal (LAPACK's factor fails) or within 1e-7 (it finishes on a pivot of
-    1e-14) to earlier ones, in the first, a middle and the last panel: those rows,
-    and only those, are left out, and the factor is the kept rows' Cholesky."""
-    from scipy.linalg import cho_solve
+    1e-14) to earlier ones, early, in the middle and last: one row of each pair is
+    left out, those a complete pivoting (pstrf) on a copy of the block leaves out,
+    and the factor, made in the block's own memory, is the kept rows' Cholesky.
+    A rank-deficient block keeps its rank."""
+    from scipy.linalg import cho_solve, lapack
 
     from sklearn_linsep._margin._solvers import _dense_dual
 
     rng = np.random.default_rng(3)
-    n = 2 * _dense_dual.FACTOR_PANEL + 100
+    n = 2 * _dense_dual.COPY_BAND + 100
     Z = rng.normal(size=(n, n + 20))
     copies = {5: 2, 300: 17, n - 1: 299}  # row: the earlier row it repeats
     for row, earlier in copies.items():
         Z[row] = Z[earlier] + nudge * rng.normal(size=n + 20)
-    block = Z @ Z.T / n + 1.0
-    factor, kept = _dense_dual._held_factor(block.copy())
-    assert np.array_equal(np.setdiff1d(np.arange(n), kept), sorted(copies))
-    held = block[np.ix_(kept, kept)]
-    right = rng.normal(size=kept.size)
-    solution = cho_solve(factor, right)
-    assert np.max(np.abs(held @ solution - right)) <= 1e-8 * np.max(np.abs(right))
+    kept_of = []
+    for block in (Z @ Z.T / n + 1.0, Z[:, : n - 50] @ Z[:, : n - 50].T):
+        tolerance = _dense_dual.DEPENDENT_BELOW * np.max(np.diag(block))
+        _, pivots, rank, _ = lapack.dpstrf(block.copy().T, tol=tolerance, lower=1)
+        memory = block.copy()
+        factor, kept = _dense_dual._held_factor(memory)
+        assert np.array_equal(kept, np.sort(pivots[:rank] - 1))
+        assert np.shares_memory(factor[0], memory)
+        held = block[np.ix_(kept, kept)]
+        right = rng.normal(size=kept.size)
+        solution = cho_solve(factor, right)
+        assert np.max(np.abs(held @ solution - right)) <= 1e-6 * np.max(np.abs(right))
+        kept_of.append(kept)
+    first, low_rank = kept_of
+    assert all((row in first) != (earlier in first) for row, earlier in copies.items())
+    assert first.size == n - 3 and low_rank.size == n - 50
 
 
 def test_a_rough_update_at_the_end_is_solved_again_from_its_own_factor(monkeypatch):

@@ -13,9 +13,8 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
 DEPENDENT_BELOW = 1e-11
-# Columns a panel of the factor that drops dependent rows (256: 1.3x LAPACK's time
-# at 6 000, 128 and 512 no better).
-FACTOR_PANEL = 256
+# Rows a band of the block's copies between its triangles (a band x k temporary).
+COPY_BAND = 256
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
 
@@ -153,7 +152,6 @@ class HeldSystem:
     def release(self):
         """Forget the factor: the next solve factorises its held set anew."""
         self.factored, self.factor, self._columns = None, None, {}
-        self._solved_right = None  # M⁻¹ R on the factored keys, R = right(keys)
         self.by_update = False  # whether the last solve came from another set's factor
 
     def solve(self, held, rights=None):
@@ -187,10 +185,7 @@ class HeldSystem:
             # machine's unknowns) are held at 0, free to join again if violated.
             held = held[kept]
         self.factored, self.factor, self._columns = held, factor, {}
-        solution = cho_solve(factor, rights(held), check_finite=False)
-        if rights is self.right:
-            self._solved_right = solution.copy()
-        return held, solution
+        return held, cho_solve(factor, rights(held), check_finite=False)
 
     def _held_block(self, held):
         if self.full is not None and held.size == len(self.full):
@@ -237,14 +232,10 @@ class HeldSystem:
         corner[:a, :a] = self.block(joining, joining)
         schur = corner - border.T @ through
         right = rights(base)
-        solved = self._solved_right if rights is self.right else None
-        if solved is not None:  # less the left rows' parts: their unit columns' solves
-            base_part = solved - through[:, a:] @ right[leaving]
         right[leaving] = 0.0
         right_extra = np.zeros((a + r, right.shape[1]))
         right_extra[:a] = rights(joining)
-        if solved is None:
-            base_part = cho_solve(self.factor, right, check_finite=False)
+        base_part = cho_solve(self.factor, right, check_finite=False)
         try:
             extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
         except np.linalg.LinAlgError:
@@ -259,80 +250,47 @@ class HeldSystem:
 
 def _held_factor(block):
     """``(factor, kept)``: the Cholesky factor (``cho_solve``'s form) of the rows and
-    columns ``kept`` of a symmetric PSD block, in the block's own memory; a row whose
-    pivot falls to ``DEPENDENT_BELOW`` of the largest diagonal entry depends on the
-    rows before it and is left out. ``(None, None)`` where no row stays.
+    columns ``kept`` of a symmetric PSD block, in the block's own memory; ``(None,
+    None)`` where it fails.
 
-    LAPACK factors the block (its transpose is Fortran-ordered: in place, and the
-    factor is the block's lower triangle; LAPACK leaves the other alone). Where a
-    pivot is small, the columns before it stand (a column of the factor reads only
-    those before it) and :func:`_factor_dropping` goes on from there, the block's
-    entries read back from the untouched triangle: one pass, where a complete
-    pivoting (LAPACK pstrf) and a second factor took three block-sized passes and
-    made the block three times (issue 56's TF-IDF: 19 s of 8 900 pairs)."""
-    block = np.ascontiguousarray(block)  # (the blocks made here are C-ordered)
+    LAPACK factors the block (its transpose is Fortran-ordered: in place, the factor
+    the block's lower triangle). Where a pivot falls to ``DEPENDENT_BELOW`` of the
+    largest diagonal entry (rows dependent on the others to rounding), the rows a
+    complete pivoting keeps (LAPACK pstrf: the best-conditioned set, which an
+    in-order choice is not: it kept rows whose pivot was rounding, and its other set
+    made the exchanges cycle) are factored again. Each LAPACK call leaves the other
+    triangle alone: the block's entries are read back from it, not built anew (two
+    builds of 8 900 pairs from sparse rows, 4.6 s, on issue 56's TF-IDF)."""
+    block = np.ascontiguousarray(block, dtype=float)
     diagonal = np.diag(block).copy()  # LAPACK overwrites it
     tolerance = DEPENDENT_BELOW * float(np.max(diagonal))
     factor, info = lapack.dpotrf(block.T, lower=0, clean=0, overwrite_a=1)
-    stop = info - 1 if info > 0 else len(block)  # pivots before it are final
-    small = np.flatnonzero(np.diag(factor)[:stop] ** 2 <= tolerance)
-    first = int(small[0]) if small.size else stop
-    if first == len(block):
+    if info == 0 and np.min(np.diag(factor)) ** 2 >= tolerance:
         return (factor, False), np.arange(len(block))
-    # A failed LAPACK factor may leave the columns before its failure unfinished.
-    kept = _factor_dropping(block, diagonal, first if info == 0 else 0, tolerance)
+    _lower_from_upper(block, diagonal)
+    # pstrf on the same symmetric matrix writes the upper triangle and the diagonal.
+    _, pivots, rank, _ = lapack.dpstrf(block.T, tol=tolerance, lower=1, overwrite_a=1)
+    block[np.diag_indices(len(block))] = diagonal
+    kept = np.sort(pivots[:rank] - 1)
     if kept.size == 0:
         return None, None
-    return (_compacted(block, kept).T, False), kept
+    compact = _compacted(block, kept)
+    factor, info = lapack.dpotrf(compact.T, lower=0, clean=0, overwrite_a=1)
+    if info != 0:
+        return None, None
+    return (factor, False), kept
 
 
-def _factor_dropping(block, diagonal, start, tolerance):
-    """The left-looking Cholesky of ``block`` (lower triangle, C order) from column
-    ``start`` on, by panels of ``FACTOR_PANEL`` columns (BLAS-3 products), each
-    panel's entries read from the block's upper triangle and ``diagonal``; a pivot at
-    or below ``tolerance`` drops its row (its column of the factor is 0). The sorted
-    rows kept."""
-    n = len(block)
-    dropped = np.zeros(n, dtype=bool)
-    for j in range(start, n, FACTOR_PANEL):
-        columns = slice(j, min(j + FACTOR_PANEL, n))
-        panel = block[j:, columns]
-        panel[...] = block[columns, j:].T.copy()
-        width = panel.shape[1]
-        panel[np.arange(width), np.arange(width)] = diagonal[columns]
-        if j:
-            panel -= block[j:, :j] @ block[columns, :j].T
-        square, below = panel[:width], panel[width:]
-        dropped[columns] = here = _small_factor_dropping(square, tolerance)
-        kept = np.flatnonzero(~here)
-        if below.size and kept.size:
-            below[:, kept] = blas.dtrsm(1.0, square[np.ix_(kept, kept)],
-                                        below[:, kept], side=1, lower=1, trans_a=1)
-        below[:, here] = 0.0
-    return np.flatnonzero(~dropped)
-
-
-def _small_factor_dropping(square, tolerance):
-    """A panel's square block factored in place (lower), as :func:`_factor_dropping`
-    says; which of its rows are dropped."""
-    try:
-        lower = np.linalg.cholesky(square)
-        if np.min(np.diag(lower)) ** 2 > tolerance:
-            square[...] = lower
-            return np.zeros(len(square), dtype=bool)
-    except np.linalg.LinAlgError:
-        pass
-    dropped = np.zeros(len(square), dtype=bool)
-    for t in range(len(square)):
-        pivot = square[t, t]
-        if not pivot > tolerance:
-            dropped[t] = True
-            square[t:, t] = 0.0
-            continue
-        column = square[t:, t]
-        column /= np.sqrt(pivot)
-        square[t + 1 :, t + 1 :] -= np.outer(column[1:], column[1:])
-    return dropped
+def _lower_from_upper(block, diagonal):
+    """The block's lower triangle and diagonal made again from its upper triangle
+    and ``diagonal``, a band of rows at a time."""
+    for first in range(0, len(block), COPY_BAND):
+        rows = slice(first, min(first + COPY_BAND, len(block)))
+        block[rows, :first] = block[:first, rows].T
+        square = block[rows, rows]
+        below = np.tril_indices(len(square), -1)
+        square[below] = square.T[below]
+    block[np.diag_indices(len(block))] = diagonal
 
 
 def _compacted(block, kept):
@@ -341,8 +299,8 @@ def _compacted(block, kept):
     ``kept[r] >= r``, read before anything is written over it."""
     k = kept.size
     compact = block.reshape(-1)[: k * k].reshape(k, k)
-    for first in range(0, k, FACTOR_PANEL):
-        rows = kept[first : first + FACTOR_PANEL]
+    for first in range(0, k, COPY_BAND):
+        rows = kept[first : first + COPY_BAND]
         if rows[-1] - rows[0] == rows.size - 1:  # a run of rows: a view, one copy
             compact[first : first + rows.size] = block[rows[0] : rows[-1] + 1, kept]
         else:
