@@ -795,8 +795,10 @@ def test_a_block_of_pairs_of_sparse_rows_is_made_in_its_own_memory():
     from sklearn_linsep._kesler import SparseGram
 
     X, _ = text_like(1000, 4000, 4, seed=4)
-    frame = SimpleNamespace(centre=np.zeros(4000), scale=np.ones(4000),
-                            n_features=4000, stored_rows=lambda rows: X[rows])  # fmt: skip
+    frame = SimpleNamespace(
+        centre=np.zeros(4000), scale=np.ones(4000), n_features=4000,
+        stored_rows=lambda rows: X[rows],
+    )
     gram = SparseGram.of(frame, np.arange(1000), None)
     keys = np.sort(np.r_[np.arange(1000), np.arange(0, 1000, 2)])  # 1 500 pairs
     tracemalloc.start()

@@ -20,7 +20,7 @@ exact core solves on them, ``TwoClassRows`` and ``PairRows`` (on what both are,
 checks them at its entry (:func:`check_protocol`).
 """
 
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -255,7 +255,7 @@ class InMemoryPairRows(PairRows, Protocol):
     active: np.ndarray
 
 
-@lru_cache(maxsize=None)
+@cache
 def protocol_members(protocol):
     """The names a protocol declares: its attributes and its methods."""
     names = set()
@@ -267,7 +267,7 @@ def protocol_members(protocol):
     return frozenset(names)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _not_in_class(klass, protocol):
     """The members of ``protocol`` that no class of ``klass``'s MRO defines (once
     a class: a pair's problem is checked once per pair of classes)."""

@@ -2,7 +2,7 @@
 route for rows that may all be support vectors (p ≫ n)."""
 
 import numpy as np
-from scipy.linalg import blas, cho_solve, lapack
+from scipy.linalg import cho_solve, lapack
 
 from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
 from . import _cost
