@@ -537,13 +537,15 @@ COUPLING_BAND = 512
 
 
 def pair_blocks(pairs_of_keys, gram, n_classes, largest):
-    """``(block, right, whole)`` of the pairs' held system ``M = C ∘ (K + 1 1ᵀ)``
-    (:func:`~sklearn_linsep._margin._solvers.pair_active_set`):
+    """``(block, right, whole, product)`` of the pairs' held system ``M = C ∘ (K +
+    1 1ᵀ)`` (:func:`~sklearn_linsep._margin._solvers.pair_active_set`):
     ``pairs_of_keys(keys)`` is the keys' pairs ``(rows, own, others)``, ``gram()``
     the Gram matrix of every row they may name; ``block(keys, other_keys)`` a block
     of M, ``right(keys)`` the right sides ``[1, Bᵀ]``, ``whole(keys, release,
     rights)`` their solve (right sides ``rights``) by :class:`RowsInverse` of at
-    most ``largest`` rows and left-out pairs (None where it does not serve)."""
+    most ``largest`` rows and left-out pairs (None where it does not serve),
+    ``product(keys, V)`` the keys' ``M_II V`` from the rows (:func:`pair_products`
+    and ``C V = Bᵀ B V``), with no k x k array."""
     rows_inverse = RowsInverse(largest)
 
     def whole(keys, release, rights):
@@ -565,7 +567,13 @@ def pair_blocks(pairs_of_keys, gram, n_classes, largest):
         classes = class_columns(*pairs_of_keys(keys)[1:], n_classes)
         return np.column_stack([np.ones(keys.size), classes.T])
 
-    return block, right, whole
+    def product(keys, values):
+        position, own, others = pairs_of_keys(keys)
+        classes = class_columns(own, others, n_classes)
+        coupled = pair_products(gram(), position, own, others, values, n_classes)
+        return coupled + classes.T @ (classes @ values)
+
+    return block, right, whole, product
 
 
 class RowsInverse:

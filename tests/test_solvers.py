@@ -289,12 +289,14 @@ def test_the_held_system_from_its_last_factor_equals_a_new_factorisation():
     updated = _two_class_system(gram, c)
     base = np.arange(0, 900, 2)  # 450 rows factored
     updated.solve_two_class(base)
+    factored = updated.factored  # base in the factor's order
+    assert np.array_equal(np.sort(factored), base)
     rng = np.random.default_rng(0)
     held = np.sort(
         np.r_[np.delete(base, rng.choice(base.size, 20, replace=False)), [1, 3, 5]]
     )
     solved, beta, intercept = updated.solve_two_class(held)
-    assert updated.factored is base  # answered from the factor, not a new one
+    assert updated.factored is factored  # answered from the factor, not a new one
     fresh = _two_class_system(gram, c)
     fresh.UPDATE_FROM = 10**9
     _, expected_beta, expected_intercept = fresh.solve_two_class(held)
@@ -321,10 +323,11 @@ def test_a_held_row_that_depends_on_the_others_is_left_out():
 
 @pytest.mark.parametrize("nudge", [0.0, 1e-7])
 def test_the_held_factor_leaves_out_the_rows_a_complete_pivoting_leaves_out(nudge):
-    """Rows equal (LAPACK's factor fails) or within 1e-7 (it finishes on a pivot of
+    """Rows equal or within 1e-7 (a Cholesky in order finishes on a pivot of
     1e-14) to earlier ones, early, in the middle and last: one row of each pair is
     left out, those a complete pivoting (pstrf) on a copy of the block leaves out,
-    and the factor, made in the block's own memory, is the kept rows' Cholesky.
+    and the factor, made in the block's own memory, is the kept rows' Cholesky in
+    pstrf's order.
     A rank-deficient block keeps its rank."""
     from scipy.linalg import cho_solve, lapack
 
@@ -341,14 +344,16 @@ def test_the_held_factor_leaves_out_the_rows_a_complete_pivoting_leaves_out(nudg
         tolerance = _dense_dual.DEPENDENT_BELOW * np.max(np.diag(block))
         _, pivots, rank, _ = lapack.dpstrf(block.copy().T, tol=tolerance, lower=1)
         memory = block.copy()
-        factor, kept = _dense_dual._held_factor(memory)
-        assert np.array_equal(kept, np.sort(pivots[:rank] - 1))
+        factor, order = _dense_dual._held_factor(memory)
+        assert np.array_equal(order, pivots[:rank] - 1)
         assert np.shares_memory(factor[0], memory)
-        held = block[np.ix_(kept, kept)]
-        right = rng.normal(size=kept.size)
+        at_once = _dense_dual._held_factor(block.copy(), pivoting=True)[1]
+        assert np.array_equal(at_once, order)  # with no Cholesky in order first
+        held = block[np.ix_(order, order)]
+        right = rng.normal(size=order.size)
         solution = cho_solve(factor, right)
         assert np.max(np.abs(held @ solution - right)) <= 1e-6 * np.max(np.abs(right))
-        kept_of.append(kept)
+        kept_of.append(np.sort(order))
     first, low_rank = kept_of
     assert all((row in first) != (earlier in first) for row, earlier in copies.items())
     assert first.size == n - 3 and low_rank.size == n - 50
@@ -384,6 +389,81 @@ def test_a_rough_update_at_the_end_is_solved_again_from_its_own_factor(monkeypat
     assert updates and answer is not None
     np.testing.assert_allclose(answer[0], exact[0], rtol=1e-9, atol=1e-12)
     assert answer[1] == pytest.approx(exact[1], rel=1e-9)
+
+
+def test_a_rough_update_of_pairs_at_the_end_is_refined_not_factored_again(
+    monkeypatch,
+):
+    """The pairs' held system has M's products from the rows: exchanges that settle
+    on a held set solved roughly through another set's factor refine that update
+    against them, and factor nothing more (issue 56's TF-IDF: a factor of 7 000
+    pairs again cost 3.7 s, twice). The answer is the exact one."""
+    from sklearn_linsep._margin._solvers import _dense_dual
+
+    rng = np.random.default_rng(6)
+    X, K = rng.normal(size=(40, 100)), 3
+    codes = np.arange(40) % K
+    X[:, :K] += 0.4 * np.eye(K)[codes]
+    gram = X @ X.T
+    position, others = np.nonzero(codes[:, None] != np.arange(K))
+    own = codes[position]
+    exact = _dense_dual.pair_active_set(gram, position, own, others, K,
+                                        np.arange(position.size))  # fmt: skip
+    support = np.flatnonzero(exact[0] > 0)
+    from_factor, factorise = (_dense_dual.HeldSystem._from_factor,
+                              _dense_dual.HeldSystem._factorise)  # fmt: skip
+    updates, factors = [], []
+
+    def rough(self, held, rights):
+        another_set = not np.array_equal(np.sort(self.factored), held)
+        solved = from_factor(self, held, rights)
+        if solved is not None and another_set:
+            updates.append(held.size)
+            solved[1][:] *= 1 + 1e-6  # the border's rounding, made visible
+        return solved
+
+    def counted(self, held, rights):
+        factors.append(held.size)
+        return factorise(self, held, rights)
+
+    monkeypatch.setattr(_dense_dual.HeldSystem, "_from_factor", rough)
+    monkeypatch.setattr(_dense_dual.HeldSystem, "_factorise", counted)
+    monkeypatch.setattr(_dense_dual.HeldSystem, "UPDATE_FROM", 1)
+    monkeypatch.setattr(_dense_dual.HeldSystem, "UPDATE_SHARE", 1.0)
+    system = _dense_dual.pair_system(gram, position, own, others, K)
+    system.whole = None  # the held factor's route, not the rows' inverse
+    answer = _dense_dual.pair_active_set(gram, position, own, others, K, support[2:],
+                                         system=(np.arange(own.size), system))
+    assert updates and answer is not None
+    assert factors == [support.size - 2]  # the first held set's, and no other
+    np.testing.assert_allclose(answer[0], exact[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(answer[1], exact[1], rtol=1e-9, atol=1e-12)
+
+
+def test_a_held_system_that_met_a_dependent_row_pivots_at_once(monkeypatch):
+    """A Cholesky in order that failed on a dependent row is not tried again by the
+    same system: its next factor is pstrf's at once, keeping what pstrf keeps."""
+    from scipy.linalg import lapack
+
+    Z, c = _wide(60, 100, seed=4)
+    Z[7], c[7] = Z[3], c[3]
+    gram = Z @ Z.T
+    system = _two_class_system(gram, c)
+    first, _, _ = system.solve_two_class(np.arange(50))
+    assert first.size == 49 and system.pivoting
+    in_order = []
+    potrf = lapack.dpotrf
+    monkeypatch.setattr(lapack, "dpotrf", lambda *a, **k: in_order.append(1) or
+                        potrf(*a, **k))  # fmt: skip
+    system.release()
+    held = np.arange(1, 60)
+    solved, beta, intercept = system.solve_two_class(held)
+    assert not in_order and solved.size == 58 and (3 in solved) != (7 in solved)
+    residual = gram[np.ix_(solved, solved)] @ beta + intercept - c[solved]
+    assert np.max(np.abs(residual)) <= 1e-8 and abs(beta.sum()) <= 1e-10
+    fresh = _two_class_system(gram, c)
+    assert np.array_equal(fresh.solve_two_class(held)[0], solved)
+    assert in_order  # a new system tries the Cholesky in order first
 
 
 def test_an_equality_row_left_out_as_dependent_is_not_left_off_its_face():

@@ -13,7 +13,7 @@ DENSE_DUAL_MAX_ITERATIONS = 40
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
 DEPENDENT_BELOW = 1e-11
-# Rows a band of the block's copies between its triangles (a band x k temporary).
+# Rows a band of a compacted block's copies (a band x k temporary).
 COPY_BAND = 256
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
@@ -73,7 +73,7 @@ def _exchanges(held, step, takes, system):
     side, margins, answer)`` or None, its solves by the :class:`HeldSystem`
     ``system``; held not kept leave, others off join, at once, to ``answer``; None
     where a held set repeats or fails ``takes``."""
-    seen = set()
+    seen, refined = set(), set()
     for _ in range(DENSE_DUAL_MAX_ITERATIONS):
         held = np.sort(held)
         key = held.tobytes()
@@ -94,9 +94,15 @@ def _exchanges(held, step, takes, system):
             if not system.by_update:
                 return None
             # The update's border, not the held set, may be what is rough (issue 56's
-            # TF-IDF: a restart from every pair took 37 s to the same set): once more
-            # from a factor of this very set.
-            system.release()
+            # TF-IDF: a restart from every pair took 37 s to the same set): once more,
+            # the update refined against M's products where the system has them (a
+            # factor of 7 000 pairs again took 3.7 s of 53, twice), else (or still
+            # rough) from a factor of this very set.
+            if system.product is None or key in refined:
+                system.release()
+            else:
+                refined.add(key)
+                system.refine_next = True
             seen.discard(key)
             continue
         held = np.concatenate([keep, violated])
@@ -144,9 +150,12 @@ class HeldSystem:
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
 
-    def __init__(self, block, right, full=None, whole=None, largest=None):
+    def __init__(self, block, right, full=None, whole=None, largest=None,
+                 product=None):  # fmt: skip
         self.block, self.right, self.full, self.whole = block, right, full, whole
-        self.largest = largest
+        self.largest, self.product = largest, product
+        self.refine_next = False  # whether the next update is refined (_refined)
+        self.pivoting = False  # whether a complete pivoting factors (_held_factor)
         self.release()
 
     def release(self):
@@ -160,13 +169,15 @@ class HeldSystem:
         them (its solve is then rough; the caller checks its answer). ``rights(keys)``:
         right sides other than ``self.right`` (a refinement's residuals)."""
         rights = rights or self.right
-        self.by_update = False
+        self.by_update, refine, self.refine_next = False, self.refine_next, False
         solution = None if self.whole is None else self.whole(held, self.release,
                                                                rights(held))
         if solution is not None:
             return held, solution
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held, rights)
+            if solved is not None and refine and self.by_update:
+                return self._refined(held, solved[1], rights)
             if solved is not None:
                 return solved
         if self.largest is not None and held.size > self.largest:
@@ -177,15 +188,19 @@ class HeldSystem:
         # One k x k array at a time: the last factor goes before the new block is
         # made, and the block is factored in its own memory.
         self.release()
-        factor, kept = _held_factor(self._held_block(held))
+        factor, order = _held_factor(self._held_block(held), self.pivoting)
         if factor is None:
             return None
-        if kept.size < held.size:
-            # Dependent rows (short documents: a few in a thousand; pairs beyond the
-            # machine's unknowns) are held at 0, free to join again if violated.
-            held = held[kept]
+        # Held sets of the same rows share their dependent ones: once a Cholesky in
+        # order has failed, pstrf first (1.3x its time; a failed one cost 2.3x).
+        self.pivoting = factor[1]
+        # In the factor's order; rows left out (dependent) are held at 0, free to
+        # join again if violated.
+        held = held[order]
         self.factored, self.factor, self._columns = held, factor, {}
-        return held, cho_solve(factor, rights(held), check_finite=False)
+        solution = cho_solve(factor, rights(held), check_finite=False)
+        ranked = np.argsort(held)
+        return held[ranked], solution[ranked]
 
     def _held_block(self, held):
         if self.full is not None and held.size == len(self.full):
@@ -215,6 +230,25 @@ class HeldSystem:
             return empty, empty
         return (np.column_stack([column for column, _ in chosen]),
                 np.column_stack([solved for _, solved in chosen]))  # fmt: skip
+
+    def _refined(self, held, solution, rights, steps=2):
+        """``(held, X)`` refined from an update's ``solution``: ``X += M_II⁻¹ (R -
+        M_II X)``, the residual by ``product`` (from the rows, no k x k array), its
+        solve by the same update (the border's solves kept: a few percent of a
+        factor's time)."""
+        right = rights(held)
+        for _ in range(steps):
+            residual = right - self.product(held, solution)
+
+            def residual_of(keys, residual=residual):
+                at = np.minimum(np.searchsorted(held, keys), held.size - 1)
+                return np.where((held[at] == keys)[:, None], residual[at], 0.0)
+
+            solved = self._from_factor(held, residual_of)
+            if solved is None:
+                break
+            solution = solution + solved[1]
+        return held, solution
 
     def _from_factor(self, held, rights):
         """The solves for ``held`` from the factor of ``self.factored``: left rows held
@@ -248,49 +282,35 @@ class HeldSystem:
         return held, solution
 
 
-def _held_factor(block):
-    """``(factor, kept)``: the Cholesky factor (``cho_solve``'s form) of the rows and
-    columns ``kept`` of a symmetric PSD block, in the block's own memory; ``(None,
-    None)`` where it fails.
+def _held_factor(block, pivoting=False):
+    """``(factor, order)``: the Cholesky factor (``cho_solve``'s form) of the rows and
+    columns ``order`` (in that order) of a symmetric PSD block, in the block's own
+    memory; ``(None, None)`` where it fails.
 
-    LAPACK factors the block (its transpose is Fortran-ordered: in place, the factor
-    the block's lower triangle). Where a pivot falls to ``DEPENDENT_BELOW`` of the
-    largest diagonal entry (rows dependent on the others to rounding), the rows a
-    complete pivoting keeps (LAPACK pstrf: the best-conditioned set, which an
-    in-order choice is not: it kept rows whose pivot was rounding, and its other set
-    made the exchanges cycle) are factored again. Each LAPACK call leaves the other
-    triangle alone: the block's entries are read back from it, not built anew (two
-    builds of 8 900 pairs from sparse rows, 4.6 s, on issue 56's TF-IDF)."""
+    LAPACK's Cholesky factors the block in order (its transpose is Fortran-ordered:
+    in place, the factor the block's lower triangle). Where a pivot falls to
+    ``DEPENDENT_BELOW`` of the largest diagonal entry (rows dependent on the others
+    to rounding), or at once where ``pivoting``, a complete pivoting (pstrf) factors
+    ``Pᵀ A P = L Lᵀ`` from the upper triangle the Cholesky left alone, and stops
+    where the largest pivot left falls there: its kept set is the best-conditioned
+    one (an in-order choice kept rows whose pivot was rounding, and its other set
+    made the exchanges cycle), and its factor the one solved with (a Cholesky of the
+    kept rows again took 4.6 s of 66 twice on issue 56's TF-IDF of 8 900 pairs)."""
     block = np.ascontiguousarray(block, dtype=float)
-    diagonal = np.diag(block).copy()  # LAPACK overwrites it
+    diagonal = np.diag(block).copy()  # both LAPACK calls write it
     tolerance = DEPENDENT_BELOW * float(np.max(diagonal))
-    factor, info = lapack.dpotrf(block.T, lower=0, clean=0, overwrite_a=1)
-    if info == 0 and np.min(np.diag(factor)) ** 2 >= tolerance:
-        return (factor, False), np.arange(len(block))
-    _lower_from_upper(block, diagonal)
-    # pstrf on the same symmetric matrix writes the upper triangle and the diagonal.
-    _, pivots, rank, _ = lapack.dpstrf(block.T, tol=tolerance, lower=1, overwrite_a=1)
-    block[np.diag_indices(len(block))] = diagonal
-    kept = np.sort(pivots[:rank] - 1)
-    if kept.size == 0:
+    if not pivoting:
+        factor, info = lapack.dpotrf(block.T, lower=0, clean=0, overwrite_a=1)
+        if info == 0 and np.min(np.diag(factor)) ** 2 >= tolerance:
+            return (factor, False), np.arange(len(block))
+        block[np.diag_indices(len(block))] = diagonal
+    _, pivots, rank, info = lapack.dpstrf(block.T, tol=tolerance, lower=1,
+                                          overwrite_a=1)  # fmt: skip
+    if info < 0 or rank == 0:
         return None, None
-    compact = _compacted(block, kept)
-    factor, info = lapack.dpotrf(compact.T, lower=0, clean=0, overwrite_a=1)
-    if info != 0:
-        return None, None
-    return (factor, False), kept
-
-
-def _lower_from_upper(block, diagonal):
-    """The block's lower triangle and diagonal made again from its upper triangle
-    and ``diagonal``, a band of rows at a time."""
-    for first in range(0, len(block), COPY_BAND):
-        rows = slice(first, min(first + COPY_BAND, len(block)))
-        block[rows, :first] = block[:first, rows].T
-        square = block[rows, rows]
-        below = np.tril_indices(len(square), -1)
-        square[below] = square.T[below]
-    block[np.diag_indices(len(block))] = diagonal
+    if rank < len(block):  # L's leading rank x rank, one contiguous array for potrs
+        block = _compacted(block, np.arange(rank))
+    return (block.T, True), pivots[:rank] - 1
 
 
 def _compacted(block, kept):
@@ -315,8 +335,8 @@ def pair_held_system(pairs_of_keys, gram, n_classes):
     they are solved by the rows' inverse (rows x rows), else by a held factor;
     neither of more than ``_cost.PAIR_DUAL_MAX_PAIRS`` (read here: settable)."""
     largest = _cost.PAIR_DUAL_MAX_PAIRS
-    block, right, whole = pair_blocks(pairs_of_keys, gram, n_classes, largest)
-    return HeldSystem(block, right, whole=whole, largest=largest)
+    block, right, whole, product = pair_blocks(pairs_of_keys, gram, n_classes, largest)
+    return HeldSystem(block, right, whole=whole, largest=largest, product=product)
 
 
 def pair_system(gram, position, own, others, n_classes):
