@@ -11,6 +11,9 @@ from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hy
 DENSE_DUAL_MAX_ITERATIONS = 40
 # Steps of a few exchanges each, once the exchanges at once cycle (_exchanges).
 DAMPED_MAX_ITERATIONS = 120
+# Damped steps at one budget before it halves: damped exchanges that wander (the
+# soft limit's equality rows) give way after tens of steps, not 120.
+STEPS_A_BUDGET = 10
 
 # A held row whose pivot falls below this share of the largest diagonal entry of
 # K + 1 1ᵀ depends on the other held rows to rounding.
@@ -76,9 +79,10 @@ def _exchanges(held, step, takes, system):
     :class:`HeldSystem` ``system``; held not kept leave, others off join, at once,
     to ``answer``. Where a held set would repeat (the exchanges cycle: degenerate
     pairs, rows copied to rounding), at most half as many leave, and join, a step
-    from then on (:func:`_damped`); None where that too repeats at one, or a held
-    set fails ``takes``."""
-    seen, refined, budget = set(), set(), None
+    from then on (:func:`_damped`), half again at each repeat or after
+    ``STEPS_A_BUDGET`` steps; None where that comes to none, or a held set fails
+    ``takes``."""
+    seen, refined, budget, at_budget = set(), set(), None, 0
     for done in range(DENSE_DUAL_MAX_ITERATIONS + DAMPED_MAX_ITERATIONS):
         held = np.sort(held)
         key = held.tobytes()
@@ -111,13 +115,14 @@ def _exchanges(held, step, takes, system):
             seen.discard(key)
             continue
         following = _damped(held, keep, violated, answer[0], margins, budget)
-        while following.tobytes() in seen:
+        while following.tobytes() in seen or at_budget >= STEPS_A_BUDGET:
             if budget is None:
                 budget = max(held.size - keep.size, violated.size)
-            budget //= 2
+            budget, at_budget = budget // 2, 0
             if budget < 1:
                 return None
             following = _damped(held, keep, violated, answer[0], margins, budget)
+        at_budget += budget is not None
         held = following
     return None
 
