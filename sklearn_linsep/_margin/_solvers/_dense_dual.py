@@ -173,11 +173,14 @@ class HeldSystem:
     ``block(rows, columns)``, ``R`` by ``right(held)``: two classes
     (``M = K + 1 1ᵀ``, ``full`` its K whole if the caller has it) or K-class pairs
     (``M = C ∘ (K + 1 1ᵀ)``; ``whole(held, release, R)`` their solve with no k x k
-    array, None where it does not serve; no factor of more than ``largest`` keys,
-    None there). Later steps exchange a few percent of rows:
+    array, None where it does not serve; ``product(held, V)`` their ``M_II V`` from
+    the rows; no factor of more than ``largest`` keys, None there). Later steps
+    exchange a few percent of rows:
     a held set within ``UPDATE_SHARE`` of a factored one of at least ``UPDATE_FROM``
     rows is solved from that factor, joined and left rows (held at 0 by a multiplier)
-    in a Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``."""
+    in a Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``; where
+    ``refine_next`` is set and there is a ``product``, that solve is refined
+    (:meth:`_refined`)."""
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
