@@ -440,6 +440,32 @@ def test_a_rough_update_of_pairs_at_the_end_is_refined_not_factored_again(
     np.testing.assert_allclose(answer[1], exact[1], rtol=1e-9, atol=1e-12)
 
 
+def test_a_refinement_asked_by_exchanges_that_give_up_does_not_outlive_them(
+    monkeypatch,
+):
+    """Exchanges that ask their next update refined, then stop (here: the step
+    limit), leave the system's next, unrelated solve unrefined (a review found the
+    request left set on a system that serves later rounds)."""
+    from sklearn_linsep._margin._solvers import _dense_dual
+
+    class System:
+        product, by_update, refine_next = object(), True, False
+
+        def release(self):
+            raise AssertionError("a refinement comes first")
+
+    def rough(held):  # every held margin misses 1: the update is refined next
+        margins = np.ones(4)
+        margins[held] = 1.5
+        return held, held, np.zeros(4, dtype=bool), margins, (np.ones(4),)
+
+    system = System()
+    monkeypatch.setattr(_dense_dual, "DENSE_DUAL_MAX_ITERATIONS", 1)
+    assert _dense_dual._exchanges(np.array([0, 1]), rough, lambda held: True,
+                                  system) is None  # fmt: skip
+    assert system.refine_next is False
+
+
 def test_a_held_system_that_met_a_dependent_row_pivots_at_once(monkeypatch):
     """A Cholesky in order that failed on a dependent row is not tried again by the
     same system: its next factor is pstrf's at once, keeping what pstrf keeps."""

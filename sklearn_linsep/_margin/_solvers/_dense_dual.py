@@ -82,6 +82,13 @@ def _exchanges(held, step, takes, system):
     from then on (:func:`_damped`), half again at each repeat or after
     ``STEPS_A_BUDGET`` steps; None where that comes to none, or a held set fails
     ``takes``."""
+    try:
+        return _exchanged(held, step, takes, system)
+    finally:
+        system.refine_next = False  # set for this exchange's next solve, none later
+
+
+def _exchanged(held, step, takes, system):
     seen, refined, budget, at_budget = set(), set(), None, 0
     for done in range(DENSE_DUAL_MAX_ITERATIONS + DAMPED_MAX_ITERATIONS):
         held = np.sort(held)
