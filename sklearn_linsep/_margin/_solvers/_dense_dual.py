@@ -351,22 +351,18 @@ def _held_factor(block, pivoting=False):
     if info < 0 or rank == 0:
         return None, None
     if rank < len(block):  # L's leading rank x rank, one contiguous array for potrs
-        block = _compacted(block, np.arange(rank))
+        block = _leading(block, rank)
     return (block.T, True), pivots[:rank] - 1
 
 
-def _compacted(block, kept):
-    """The rows and columns ``kept`` (sorted) of ``block`` moved into the first
-    ``k²`` entries of its memory, a C-ordered k x k array: row r comes from row
-    ``kept[r] >= r``, read before anything is written over it."""
-    k = kept.size
+def _leading(block, k):
+    """``block[:k, :k]`` moved into the first ``k²`` entries of its memory, a
+    C-ordered k x k array, a band of rows at a time (row r is read before rows
+    below r are written over it)."""
     compact = block.reshape(-1)[: k * k].reshape(k, k)
     for first in range(0, k, COPY_BAND):
-        rows = kept[first : first + COPY_BAND]
-        if rows[-1] - rows[0] == rows.size - 1:  # a run of rows: a view, one copy
-            compact[first : first + rows.size] = block[rows[0] : rows[-1] + 1, kept]
-        else:
-            compact[first : first + rows.size] = block[rows][:, kept]
+        rows = slice(first, min(first + COPY_BAND, k))
+        compact[rows] = block[rows, :k]  # numpy copies where the two overlap
     return compact
 
 
