@@ -266,3 +266,78 @@ def test_block_shuffled_order_reads_blocks_in_sequence():
     # Inside a block consecutive positions are neighbours (or the wrap-around).
     assert np.mean(steps == 1) > 0.9
     assert not np.array_equal(order, _kernels.block_shuffled_order(1000, 64, 4))
+
+
+def _hulls(kind, seed):
+    """Rows and sides ±1 for the nearest-points kernel: a support of most rows
+    (p ≈ n), a few (tall), overlapping classes, and rows repeated across sides."""
+    rng = np.random.default_rng(seed)
+    if kind == "square":
+        X = rng.normal(size=(240, 160))
+        c = np.where(X @ rng.normal(size=160) > 0, 1.0, -1.0)
+    elif kind == "tall":
+        X = rng.normal(size=(3000, 8))
+        c = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+        X += 0.2 * c[:, None]
+    elif kind == "overlapping":
+        c = np.where(rng.random(600) < 0.5, 1.0, -1.0)
+        X = rng.normal(size=(600, 40)) + 0.4 * c[:, None]
+    else:  # repeated: the hulls meet at copies
+        X = rng.normal(size=(200, 30))
+        c = np.where(X[:, 0] > 0, 1.0, -1.0)
+        X = np.vstack([X, X[:20]])
+        c = np.concatenate([c, -c[:20]])
+    Z = np.ascontiguousarray(X - X.mean(axis=0))
+    return Z / np.abs(Z).max(), c
+
+
+def _nearest(Z, c, batch):
+    weights = np.zeros(len(c))
+    weights[np.flatnonzero(c > 0)[0]] = weights[np.flatnonzero(c < 0)[0]] = 1.0
+    workspace = _kernels.nearest_workspace(*Z.shape)
+    v, high, low, steps, status = _kernels.nearest_points_kernel(
+        Z, c, weights, 1e-12, 10**6, workspace, batch
+    )
+    return v.copy(), high, low, steps, status, weights
+
+
+@pytest.mark.parametrize("kind", ["square", "tall", "overlapping", "repeated"])
+@pytest.mark.parametrize("seed", range(3))
+def test_nearest_points_joined_in_batches_are_wolfes_one_at_a_time(kind, seed):
+    """Rows join a step in batches (a support of most rows in tens of steps, not
+    hundreds); the answer is Wolfe's: the same nearest points, a convex weight on
+    each side with ``v = Σ λ c y``, and no row beyond its side's level."""
+    Z, c = _hulls(kind, seed)
+    v, high, low, steps, status, weights = _nearest(Z, c, _kernels.JOIN_BATCH)
+    v_one, _, _, steps_one, status_one, _ = _nearest(Z, c, 0)
+    assert status_one == _kernels.NEAREST_CONVERGED or kind == "repeated"
+    assert status in (_kernels.NEAREST_CONVERGED, status_one)
+    assert np.all(weights >= 0)
+    assert weights[c > 0].sum() == pytest.approx(1) == weights[c < 0].sum()
+    assert np.allclose((weights * c) @ Z, v, atol=1e-12)
+    size = np.sqrt(v @ v)
+    if kind == "repeated":  # the hulls meet: both find the point in both
+        assert size < 1e-12 and np.sqrt(v_one @ v_one) < 1e-12
+        return
+    assert np.linalg.norm(v - v_one) <= 1e-9 * size
+    scores = Z @ v
+    assert scores[c > 0].min() >= high - 1e-9 * size**2
+    assert scores[c < 0].max() <= low + 1e-9 * size**2
+    if kind == "square":  # 90-odd support vectors: a few steps
+        assert np.count_nonzero(weights) > 60 and 4 * steps < steps_one
+
+
+@pytest.mark.parametrize("seed", [61, 281, 396, 1833, 3615])
+def test_a_batch_without_progress_hands_over_to_one_row_a_step(seed):
+    """Small integer rows whose hulls meet: a batch makes no progress at rounding
+    level (found by search), and one row a step takes over. Both ways end where
+    the hulls meet, never at a distance between them."""
+    rng = np.random.default_rng(seed)
+    m, q = rng.integers(6, 60), rng.integers(2, 12)
+    Z = rng.integers(-2, 3, size=(m, q)).astype(float)
+    c = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    for batch in (_kernels.JOIN_BATCH, 0):
+        v, _, _, _, status, weights = _nearest(Z, c, batch)
+        assert status != _kernels.NEAREST_ITERATIONS
+        assert np.sqrt(v @ v) < 1e-14
+        assert np.allclose((weights * c) @ Z, v, atol=1e-14)

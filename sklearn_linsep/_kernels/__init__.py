@@ -46,7 +46,7 @@ _MODULE_OF = {
         ],
         "._records",
     ),
-    "nearest_points_kernel": "._nearest",
+    **dict.fromkeys(["JOIN_BATCH", "nearest_points_kernel"], "._nearest"),
     **dict.fromkeys(
         [
             "beats_pocket",

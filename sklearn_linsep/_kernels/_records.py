@@ -87,6 +87,8 @@ STORED_ORDER = np.empty(0, dtype=np.int64)
 
 # The statuses of nearest_points_kernel.
 NEAREST_CONVERGED, NEAREST_STALLED, NEAREST_ITERATIONS = 0, 1, 2
+# The most rows that join its step at once (the kernel's MAX_BATCH).
+JOIN_MAX = 64
 
 
 class NearestWorkspace(NamedTuple):
@@ -101,6 +103,8 @@ class NearestWorkspace(NamedTuple):
     target: np.ndarray  # (m,) the affine minimiser's weights, zero between uses
     direction: np.ndarray  # (q,)
     scores: np.ndarray  # (m,)
+    block: np.ndarray  # (JOIN_MAX, q) the columns of rows joining at once
+    projections: np.ndarray  # (2 JOIN_MAX, capacity) their coefficients
 
 
 def nearest_workspace(m, q):
@@ -115,4 +119,6 @@ def nearest_workspace(m, q):
         target=np.zeros(m),
         direction=np.zeros(q),
         scores=np.zeros(m),
+        block=np.zeros((JOIN_MAX, q)),
+        projections=np.zeros((2 * JOIN_MAX, capacity)),
     )

@@ -4,7 +4,8 @@ the hulls' distance, min ‖Σ λ_i c_i z_i‖ over λ ≥ 0 summing to 1 on eac
 Wolfe's minimum-norm-point active set (compiled:
 :func:`~sklearn_linsep._kernels.nearest_points_kernel`) solves it exactly over the
 corral's (positive weights') affine hull by least squares on an updated QR, never a
-Gram matrix: the conditioning is the points', not its square."""
+Gram matrix: the conditioning is the points', not its square. Rows join its steps in
+batches, so a support of hundreds of rows takes tens of steps."""
 
 from dataclasses import dataclass
 from types import SimpleNamespace
