@@ -12,7 +12,7 @@ those that do not help, and a batch that made no progress hands over to one row 
 step for the rest of the run (Wolfe's proof of progress needs only the first). A
 support of hundreds of rows (p ≈ n) is then reached in tens of products with all
 rows, not hundreds: 1 000 × 500, 399 support vectors, 473 steps in 91 ms -> 24
-steps in 27 ms (one BLAS thread). A batch joins the QR in one block (four matrix
+steps in 26 ms (one BLAS thread). A batch joins the QR in one block (four matrix
 products against Qt), and every other product, combination and rotation goes
 through BLAS too (scipy's ``cython_blas``, on C-ordered arrays read as their
 Fortran-ordered transposes). The whole iteration runs without the GIL.
@@ -41,7 +41,8 @@ cdef Py_ssize_t _INT_MAX = 2**31 - 1
 # BLAS thread, row at a time QR (ms at 1 000 x 500 / 2 000 x 1 000 / 5 000 x 100):
 # one row a step 66 / 1 345 / 27; batches of 8: 32 / 371 / 13.6; 16: 38 / 270 /
 # 14; 32: 37 / 272 / 14.2; 64: 41 / 316 / 15.7; 16 at a share of 0.25: 36 / 267 /
-# 14.1; 32 at 0.75: 37 / 341 / 14. (Then the block QR: 16, 0.5: 27 / 229 / 12.5.)
+# 14.1; 32 at 0.75: 37 / 341 / 14. (Then the block QR, and the right-hand side kept
+# through the QR's changes: 16, 0.5: 26 / 176 / 11.2.)
 cdef enum:
     MAX_BATCH = 64
 if JOIN_MAX != MAX_BATCH:
@@ -73,6 +74,7 @@ cdef struct Corral:
     double *g  # (m,)
     double *block  # (MAX_BATCH, q): a batch's columns
     double *projections  # (2 MAX_BATCH, capacity): their coefficients on Qt
+    double *towards  # (capacity,): Qt (y_b - y_a), kept through every change of Qt
 
 
 cdef inline double _max(double a, double b) noexcept nogil:
@@ -119,6 +121,19 @@ cdef inline double _squared_norm(const double *x, Py_ssize_t n) noexcept nogil:
     return total
 
 
+cdef inline void _record_towards(
+    Corral *s, Py_ssize_t row, Py_ssize_t a, Py_ssize_t b
+) noexcept nogil:
+    """``towards[row] = Qt[row] · (y_b - y_a)``, for a row just written: the
+    affine minimiser's right-hand side, kept rather than a product with all of Qt
+    a minor cycle."""
+    cdef Py_ssize_t q = s.q, t
+    cdef double total = 0.0
+    for t in range(q):
+        total += s.Qt[row * q + t] * (s.Y[b * q + t] - s.Y[a * q + t])
+    s.towards[row] = total
+
+
 cdef inline void _corral_column(
     Corral *s, Py_ssize_t i, Py_ssize_t a, Py_ssize_t b, double *out
 ) noexcept nogil:
@@ -162,6 +177,7 @@ cdef bint _corral_add(
     for t in range(q):
         Qt[k * q + t] = work[t] / rho
     R[k * capacity + k] = rho
+    _record_towards(s, k, a, b)
     return True
 
 
@@ -188,6 +204,10 @@ cdef void _corral_delete(Corral *s, Py_ssize_t k, Py_ssize_t n) noexcept nogil:
         drot(&length, &R[j * capacity + j], &inc, &R[(j + 1) * capacity + j], &inc,
              &cos, &sin)
         drot(&rows, &Qt[j * q], &inc, &Qt[(j + 1) * q], &inc, &cos, &sin)
+        x = s.towards[j]
+        y = s.towards[j + 1]
+        s.towards[j] = cos * x + sin * y
+        s.towards[j + 1] = -sin * x + cos * y
     for j in range(n):
         R[(n - 1) * capacity + j] = 0.0
 
@@ -196,19 +216,16 @@ cdef void _affine_minimiser(
     Corral *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k
 ) noexcept nogil:
     """Weights of the least-norm point of the corral's affine hull, into
-    ``target`` (indexed by row); ``work`` and ``coefficients`` are buffers."""
-    cdef Py_ssize_t q = s.q, capacity = s.capacity, i, j, t
-    cdef const double *Y = s.Y
-    cdef double *work = s.work
+    ``target`` (indexed by row): R t = Qt (y_b - y_a); ``coefficients`` is a
+    buffer."""
+    cdef Py_ssize_t capacity = s.capacity, j
     cdef double *rhs = s.coefficients
     cdef double *R = s.R
     cdef double positive = 0.0, negative = 0.0
     cdef char lower = b'L', transposed = b'T', general = b'N'
     cdef int order = <int>k, lda = <int>capacity, inc = 1
-    for t in range(q):
-        work[t] = -(Y[a * q + t] - Y[b * q + t])
-    if k:
-        _matvec(s.Qt, k, q, work, rhs)
+    for j in range(k):
+        rhs[j] = s.towards[j]
     if k:  # R t = rhs: R C-ordered is the Fortran lower triangle Rᵀ
         dtrsv(&lower, &transposed, &general, &order, R, &lda, rhs, &inc)
     for j in range(k):
@@ -284,7 +301,9 @@ def nearest_points_kernel(
     cdef Py_ssize_t[::1] columns
     cdef double[::1] work, coefficients, target, v, g
     cdef double[:, ::1] block, projections
-    Qt, R, columns, work, coefficients, target, v, g, block, projections = workspace
+    cdef double[::1] towards
+    (Qt, R, columns, work, coefficients, target, v, g, block, projections,
+     towards) = workspace
     cdef Py_ssize_t m = Y.shape[0], q = Y.shape[1], capacity = columns.shape[0]
     if (
         c.shape[0] != m or weights.shape[0] != m or target.shape[0] != m
@@ -294,7 +313,7 @@ def nearest_points_kernel(
         or coefficients.shape[0] != capacity
         or block.shape[0] != MAX_BATCH or block.shape[1] != q
         or projections.shape[0] != 2 * MAX_BATCH
-        or projections.shape[1] != capacity
+        or projections.shape[1] != capacity or towards.shape[0] != capacity
     ):
         raise ValueError("the workspace is not nearest_workspace(m, q) of Y's shape")
     if m > _INT_MAX or q > _INT_MAX:
@@ -317,6 +336,7 @@ def nearest_points_kernel(
     s.g = &g[0] if m else NULL
     s.block = &block[0, 0] if q else NULL
     s.projections = &projections[0, 0]
+    s.towards = &towards[0]
     cdef double level_positive = 0.0, level_negative = 0.0
     cdef Py_ssize_t iterations = 0
     cdef int status
@@ -423,6 +443,7 @@ cdef Py_ssize_t _add_block(
         for t in range(q):
             s.Qt[column * q + t] = work[t] / rho
         s.R[column * capacity + column] = rho
+        _record_towards(s, column, a, b)
         s.columns[column] = picked[j]
         picked[joined] = picked[j]
         joined += 1

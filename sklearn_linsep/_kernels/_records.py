@@ -105,6 +105,7 @@ class NearestWorkspace(NamedTuple):
     scores: np.ndarray  # (m,)
     block: np.ndarray  # (JOIN_MAX, q) the columns of rows joining at once
     projections: np.ndarray  # (2 JOIN_MAX, capacity) their coefficients
+    towards: np.ndarray  # (capacity,) Qt (y_b - y_a), the references' gap
 
 
 def nearest_workspace(m, q):
@@ -121,4 +122,5 @@ def nearest_workspace(m, q):
         scores=np.zeros(m),
         block=np.zeros((JOIN_MAX, q)),
         projections=np.zeros((2 * JOIN_MAX, capacity)),
+        towards=np.zeros(capacity),
     )
