@@ -327,11 +327,13 @@ def test_nearest_points_joined_in_batches_are_wolfes_one_at_a_time(kind, seed):
         assert np.count_nonzero(weights) > 60 and 4 * steps < steps_one
 
 
-@pytest.mark.parametrize("seed", [61, 281, 396, 1833, 3615])
+@pytest.mark.parametrize("seed", [396, 433, 436, 622, 957, 1319, 1372, 1772])
 def test_a_batch_without_progress_hands_over_to_one_row_a_step(seed):
     """Small integer rows whose hulls meet: a batch makes no progress at rounding
-    level (found by search), and one row a step takes over. Both ways end where
-    the hulls meet, never at a distance between them."""
+    level (seeds found by a search with an instrumented kernel, on OpenBLAS's
+    SkylakeX kernels: another BLAS may round them elsewhere), and one row a step
+    takes over. Both ways end where the hulls meet, never at a distance between
+    them."""
     rng = np.random.default_rng(seed)
     m, q = rng.integers(6, 60), rng.integers(2, 12)
     Z = rng.integers(-2, 3, size=(m, q)).astype(float)

@@ -20,7 +20,7 @@ def first_lines(capsys, *argv, count=3):
 def test_bundled_wisconsin(capsys):
     title, verdict, how_well = first_lines(capsys, "--cv", "0")
     assert title.startswith("Linear separability report: Wisconsin breast cancer")
-    assert verdict.startswith("Verdict: not linearly separable: 10 rows prove it")
+    assert verdict.startswith("Verdict: not linearly separable: 11 rows prove it")
     assert "least total hinge, standardized, 49.2631 (all 699 rows)" in verdict
     assert how_well.startswith("How well: the class means are 4.72 apart in ")
     assert "4.76 as measured" in how_well

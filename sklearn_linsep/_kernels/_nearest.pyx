@@ -286,8 +286,8 @@ def nearest_points_kernel(
         C-contiguous float64 buffers (``columns`` intp) of :func:`nearest_workspace`.
     batch : int, default=JOIN_BATCH
         Rows that may join the first step beside the most violating one (0:
-        Wolfe's one at a time throughout; at most 64 and q / 8 + 1); later steps
-        double or halve it by how many of the last batch kept a weight.
+        Wolfe's one at a time throughout; at most 64); later steps double or
+        halve it by how many of the last batch kept a weight.
 
     Returns
     -------
@@ -340,10 +340,7 @@ def nearest_points_kernel(
     cdef double level_positive = 0.0, level_negative = 0.0
     cdef Py_ssize_t iterations = 0
     cdef int status
-    # Few features hold few support vectors: a first batch of at most q / 8 + 1
-    # (digits' pairs, 64 features, and breast cancer's 30: 1.1-1.2x one row a step
-    # at 16, 0.8x at q / 8 + 1).
-    cdef Py_ssize_t first_batch = min(max(batch, 0), MAX_BATCH, q // 8 + 1)
+    cdef Py_ssize_t first_batch = min(max(batch, 0), MAX_BATCH)
     with nogil:
         status = _nearest_points(
             &s, tol, max_iter, first_batch, &level_positive, &level_negative,

@@ -18,6 +18,18 @@ from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from ._active_set import _active_set_finish, as_hull_weights, on_and_outside_margin
 
+# Rows join the kernel's steps in batches from this many features; fewer hold few
+# support vectors, and the scan for more rows costs what a product with all rows
+# costs (2e4 x 20: 13.0 ms against 10.8 one row a step; 2 000 x 30: equal).
+BATCH_FROM = 32
+
+
+def join_batch(q):
+    """The kernel's first batch on rows of ``q`` features: none below
+    ``BATCH_FROM``, at most q / 8 + 1 (digits' pairs, 64 features: 1.2x one row a
+    step at 16, 0.8x at 9), at most ``JOIN_BATCH``."""
+    return min(_kernels.JOIN_BATCH, q // 8 + 1) if q >= BATCH_FROM else 0
+
 
 @dataclass
 class NearestPoints:
@@ -56,9 +68,10 @@ def nearest_points(Z, c, start=None, tol=1e-12):
     for side in (c > 0, c < 0):
         weights[side] /= weights[side].sum()
     max_iter = 50 * (m + q) + 100
+    workspace = _kernels.nearest_workspace(m, q)
     direction, level_positive, level_negative, _, status = (
         _kernels.nearest_points_kernel(
-            Z, c, weights, tol, max_iter, _kernels.nearest_workspace(m, q)
+            Z, c, weights, tol, max_iter, workspace, join_batch(q)
         )
     )
     if status == _kernels.NEAREST_ITERATIONS:
