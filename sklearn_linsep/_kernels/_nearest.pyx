@@ -67,7 +67,6 @@ cdef struct Corral:
     double *Qt  # (capacity, q)
     double *R  # (capacity, capacity)
     Py_ssize_t *columns  # (capacity,)
-    double *work  # (q,)
     double *coefficients  # (capacity,)
     double *target  # (m,)
     double *v  # (q,)
@@ -150,35 +149,10 @@ cdef inline void _corral_column(
 cdef bint _corral_add(
     Corral *s, Py_ssize_t i, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k
 ) noexcept nogil:
-    """Append the column of row ``i`` to B = QR (Gram–Schmidt twice: Giraud, Langou
-    & Rozložník 2005). False when it lies in the span to rounding."""
-    cdef Py_ssize_t q = s.q, capacity = s.capacity, j, t, repeat
-    cdef double *work = s.work
-    cdef double *projection = s.coefficients
-    cdef double *Qt = s.Qt
-    cdef double *R = s.R
-    cdef double size, rho, previous
-    _corral_column(s, i, a, b, work)
-    size = sqrt(_squared_norm(work, q))
-    for j in range(k):
-        R[j * capacity + k] = 0.0
-    rho = size
-    if k:
-        for repeat in range(2):  # classical Gram–Schmidt: two BLAS products
-            _matvec(Qt, k, q, work, projection)
-            for j in range(k):
-                R[j * capacity + k] += projection[j]
-            _subtract_combination(Qt, k, q, projection, work)
-            previous, rho = rho, sqrt(_squared_norm(work, q))
-            if rho > ONCE_ENOUGH * previous:  # little cancelled: once is enough
-                break
-    if not rho > 1e-13 * size:
-        return False
-    for t in range(q):
-        Qt[k * q + t] = work[t] / rho
-    R[k * capacity + k] = rho
-    _record_towards(s, k, a, b)
-    return True
+    """Append the column of row ``i`` to B = QR after its ``k`` (:func:`_add_block`
+    of one row). False when it lies in the span to rounding."""
+    cdef Py_ssize_t picked = i
+    return _add_block(s, a, b, k, &picked, 1) == 1
 
 
 cdef void _corral_delete(Corral *s, Py_ssize_t k, Py_ssize_t n) noexcept nogil:
@@ -299,15 +273,15 @@ def nearest_points_kernel(
     """
     cdef double[:, ::1] Qt, R
     cdef Py_ssize_t[::1] columns
-    cdef double[::1] work, coefficients, target, v, g
+    cdef double[::1] coefficients, target, v, g
     cdef double[:, ::1] block, projections
     cdef double[::1] towards
-    (Qt, R, columns, work, coefficients, target, v, g, block, projections,
+    (Qt, R, columns, coefficients, target, v, g, block, projections,
      towards) = workspace
     cdef Py_ssize_t m = Y.shape[0], q = Y.shape[1], capacity = columns.shape[0]
     if (
         c.shape[0] != m or weights.shape[0] != m or target.shape[0] != m
-        or g.shape[0] != m or work.shape[0] != q or v.shape[0] != q
+        or g.shape[0] != m or v.shape[0] != q
         or Qt.shape[0] != capacity or Qt.shape[1] != q
         or R.shape[0] != capacity or R.shape[1] != capacity
         or coefficients.shape[0] != capacity
@@ -329,7 +303,6 @@ def nearest_points_kernel(
     s.Qt = &Qt[0, 0] if q else NULL
     s.R = &R[0, 0]
     s.columns = &columns[0]
-    s.work = &work[0] if q else NULL
     s.coefficients = &coefficients[0]
     s.target = &target[0] if m else NULL
     s.v = &v[0] if q else NULL
@@ -346,8 +319,7 @@ def nearest_points_kernel(
             &s, tol, max_iter, first_batch, &level_positive, &level_negative,
             &iterations,
         )
-    return workspace[6], level_positive, level_negative, iterations, status
-
+    return workspace.direction, level_positive, level_negative, iterations, status
 
 
 cdef Py_ssize_t _join_more(
@@ -390,10 +362,11 @@ cdef Py_ssize_t _add_block(
     Py_ssize_t count,
 ) noexcept nogil:
     """Append the columns of rows ``picked[:count]`` to B = QR after its ``k``:
-    block Gram–Schmidt twice against the ``k`` rows of Qt (four matrix products,
-    where a row at a time reads Qt twice a row), then each against those of the
-    batch before it, twice. A column in the span to rounding is skipped; returns
-    how many joined, ``picked`` starting with them."""
+    block Gram–Schmidt against the ``k`` rows of Qt (two matrix products, where a
+    row at a time reads Qt twice a row), twice unless every column kept
+    ``ONCE_ENOUGH`` of its norm (Giraud, Langou & Rozložník 2005), then each
+    against those of the batch before it, twice. A column in the span to rounding
+    is skipped; returns how many joined, ``picked`` starting with them."""
     cdef Py_ssize_t q = s.q, capacity = s.capacity, i, j, t, joined = 0, column
     cdef double *W = s.block
     cdef double *total = s.projections
@@ -402,6 +375,7 @@ cdef Py_ssize_t _add_block(
     cdef double *coefficients = s.coefficients
     cdef double sizes[MAX_BATCH]
     cdef double rho
+    cdef bint once
     cdef int rows = <int>q, n = <int>count, inner = <int>k, lda = <int>capacity
     cdef char plain = b'n', transposed = b't'
     cdef double one = 1.0, minus = -1.0, zero = 0.0
@@ -414,13 +388,19 @@ cdef Py_ssize_t _add_block(
               &zero, total, &lda)
         dgemm(&plain, &plain, &rows, &n, &inner, &minus, s.Qt, &rows, total, &lda,
               &one, W, &rows)
-        dgemm(&transposed, &plain, &inner, &n, &rows, &one, s.Qt, &rows, W, &rows,
-              &zero, step, &lda)
-        dgemm(&plain, &plain, &rows, &n, &inner, &minus, s.Qt, &rows, step, &lda,
-              &one, W, &rows)
+        once = True
         for j in range(count):
-            for i in range(k):
-                total[j * capacity + i] += step[j * capacity + i]
+            once = once and (
+                sqrt(_squared_norm(&W[j * q], q)) > ONCE_ENOUGH * sizes[j]
+            )
+        if not once:
+            dgemm(&transposed, &plain, &inner, &n, &rows, &one, s.Qt, &rows, W,
+                  &rows, &zero, step, &lda)
+            dgemm(&plain, &plain, &rows, &n, &inner, &minus, s.Qt, &rows, step,
+                  &lda, &one, W, &rows)
+            for j in range(count):
+                for i in range(k):
+                    total[j * capacity + i] += step[j * capacity + i]
     for j in range(count):
         column = k + joined
         if column + 1 >= capacity:

@@ -98,7 +98,6 @@ class NearestWorkspace(NamedTuple):
     Qt: np.ndarray  # (capacity, q) the orthonormal rows of the corral's QR
     R: np.ndarray  # (capacity, capacity)
     columns: np.ndarray  # (capacity,) intp: the corral's rows but the references
-    work: np.ndarray  # (q,)
     coefficients: np.ndarray  # (capacity,) projections, right-hand sides
     target: np.ndarray  # (m,) the affine minimiser's weights, zero between uses
     direction: np.ndarray  # (q,)
@@ -115,7 +114,6 @@ def nearest_workspace(m, q):
         Qt=np.zeros((capacity, q)),
         R=np.zeros((capacity, capacity)),
         columns=np.zeros(capacity, dtype=np.intp),
-        work=np.zeros(q),
         coefficients=np.zeros(capacity),
         target=np.zeros(m),
         direction=np.zeros(q),
