@@ -10,7 +10,9 @@ rather than read it through strided views, whose row walk touches one cache line
 entry. The 32- and 64-bit variants (X's dtype, a CSR matrix's index dtype) are
 Cython fused types, compiled once each at install. The C is compiled with
 ``-ffp-contract=off`` (``setup.py``): no multiply and add fused into one rounding,
-so that a fit gives the same numbers on every machine.
+so that a fit gives the same numbers on every machine. (The nearest points' products
+and rotations go through BLAS, rounded as the machine's BLAS rounds; what they find
+is checked and proven after, in the exact layer.)
 
 - ``_records``: the kernels' argument records and constants (plain Python);
 - ``_random``: seeded orders of the samples (splitmix64);
