@@ -343,3 +343,47 @@ def test_a_batch_without_progress_hands_over_to_one_row_a_step(seed):
         assert status != _kernels.NEAREST_ITERATIONS
         assert np.sqrt(v @ v) < 1e-14
         assert np.allclose((weights * c) @ Z, v, atol=1e-14)
+
+
+def _dual_passes(Z, c, passes, settled=0):
+    gram = Z @ Z.T
+    dual, scores = np.zeros(len(c)), np.zeros(len(c))
+    order = np.random.default_rng(0).permutation(len(c)).astype(np.intp)
+    done = _kernels.margin_dual_passes(gram, c, dual, scores, order, passes, settled)
+    return dual, scores, done, gram
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coordinate_descent_on_the_margin_dual_is_the_augmented_maximal_margin(seed):
+    """Run long (``settled=-1``: never ended by the face), the passes solve min ½‖w‖² + ½ b² with every
+    c_i (w·z_i + b) ≥ 1 (the intercept a feature of constant 1): ``w = Zᵀ(c∘α)``
+    and ``b = Σ c α`` are cvxpy's, and the scores kept are ``K (c∘α)``."""
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(40, 6))
+    c = np.where(Z @ rng.normal(size=6) + 0.3 > 0, 1.0, -1.0)
+    dual, scores, done, gram = _dual_passes(Z, c, passes=5000, settled=-1)
+    assert done == 5000 and np.all(dual >= 0)
+    assert np.allclose(scores, gram @ (c * dual), atol=1e-10)
+    w, b = cp.Variable(6), cp.Variable()
+    cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w) + 0.5 * cp.square(b)),
+        [cp.multiply(c, Z @ w + b) >= 1],
+    ).solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert np.allclose((c * dual) @ Z, w.value, atol=1e-6)
+    assert abs(c @ dual - b.value) <= 1e-6
+
+
+def test_coordinate_descent_stops_once_a_pass_settles_the_face():
+    """``settled``: the passes end once whether α_i > 0 changes for at most that
+    many rows in a pass; a bad shape is a ValueError."""
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(60, 80))
+    c = np.where(np.arange(60) % 2 == 0, 1.0, -1.0)
+    _, _, settled, _ = _dual_passes(Z, c, passes=500, settled=3)
+    _, _, exact, _ = _dual_passes(Z, c, passes=500, settled=0)
+    assert 1 <= settled <= exact < 500
+    with pytest.raises(ValueError, match="length m"):
+        _kernels.margin_dual_passes(
+            Z @ Z.T, c[:-1], np.zeros(60), np.zeros(60), np.arange(60), 5, 0
+        )

@@ -192,6 +192,35 @@ def test_the_dense_dual_is_the_maximal_margin(n, p):
     _assert_maximal(Z, c, solution)
 
 
+@pytest.mark.parametrize("gap", [0.3, 1.0])
+def test_the_dense_dual_starts_from_the_face_its_coordinate_descent_guesses(
+    gap, monkeypatch
+):
+    """A tenth to a third of 300 rows are support vectors: from every row held
+    the exchanges factored 300 rows, then about half, then five more held sets; from
+    the rows a few passes of coordinate descent hold (``face_guess``) they factor
+    three at most, each near the support, to the same dual."""
+    from sklearn_linsep._margin._solvers import _dense_dual
+
+    Z, c = _wide(300, 400, seed=300, gap=gap)
+    gram = Z @ Z.T
+    orders, factor = [], _dense_dual._held_factor
+
+    def counted(block, *args, **kwargs):
+        orders.append(len(block))
+        return factor(block, *args, **kwargs)
+
+    monkeypatch.setattr(_dense_dual, "_held_factor", counted)
+    every_row = gram_active_set(gram, c, np.arange(300), tol=1e-10)
+    assert len(orders) >= 5 and orders[0] == 300
+    support = np.flatnonzero(every_row[0] > 0)
+    orders.clear()
+    guessed = gram_active_set(gram, c, _dense_dual.face_guess(gram, c), tol=1e-10)
+    assert len(orders) <= 3 and max(orders) <= support.size + 5
+    assert np.allclose(guessed[0], every_row[0], rtol=1e-10, atol=1e-12)
+    assert guessed[1] == pytest.approx(every_row[1], rel=1e-10)
+
+
 def test_the_dense_dual_gives_way_where_it_cannot_settle():
     """Inseparable rows (two equal with opposite labels) have no answer: None,
     and the nearest points decide."""

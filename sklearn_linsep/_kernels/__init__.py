@@ -20,7 +20,9 @@ is checked and proven after, in the exact layer.)
   margins, the largest magnitude);
 - ``_online``: the epochs of the perceptron family, on named argument records, over
   a row of X dense or CSR;
-- ``_nearest``: the nearest points of two convex hulls.
+- ``_nearest``: the nearest points of two convex hulls;
+- ``_dual``: coordinate descent on the margin's dual over a Gram matrix (a guess of
+  its face).
 
 The names are imported on first use (PEP 562): ``import sklearn_linsep`` loads no
 kernel. Callers write ``_kernels.name(...)`` at call time.
@@ -49,6 +51,7 @@ _MODULE_OF = {
         "._records",
     ),
     **dict.fromkeys(["JOIN_BATCH", "nearest_points_kernel"], "._nearest"),
+    **dict.fromkeys(["margin_dual_passes"], "._dual"),
     **dict.fromkeys(
         [
             "beats_pocket",

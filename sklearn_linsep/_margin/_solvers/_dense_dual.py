@@ -4,11 +4,19 @@ route for rows that may all be support vectors (p ≫ n)."""
 import numpy as np
 from scipy.linalg import cho_solve, lapack
 
+from ... import _kernels
 from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
 from . import _cost
 from ._active_set import _two_sided, off_face, on_and_outside_margin, optimal_hyperplane
 
 DENSE_DUAL_MAX_ITERATIONS = 40
+# The face guess (:func:`face_guess`): passes of coordinate descent at most, ended
+# once a pass changes whether α_i > 0 for at most FACE_SETTLED of the rows. From
+# every row held, 2 000 x 2 000 (1 203 support vectors) factored 2 000, 1 009, 1 401,
+# 1 226, 1 209 and 1 206 rows in 283 ms; guessed in 3 / 8 / 19 passes (settled),
+# 1 519 / 1 272 / 1 214 rows, then 133 / 66 / 53 ms (one factor from 8 passes).
+FACE_PASSES = 50
+FACE_SETTLED = 1e-3
 # Steps of a few exchanges each, once the exchanges at once cycle (_exchanges).
 DAMPED_MAX_ITERATIONS = 120
 # Damped steps at one budget before it halves: damped exchanges that wander (the
@@ -25,9 +33,11 @@ RESIDUAL_LIMIT = 1e-9
 
 
 def dense_dual_margin(Z, c, start=None, tol=1e-12):
-    """The maximal margin of ``Z`` by :func:`gram_active_set` from all rows held
-    (``start`` unused), checked on ``Z``; None if unsettled (nearest points decide)."""
-    answer = gram_active_set(Z @ Z.T, c, np.arange(len(c)), tol=tol)
+    """The maximal margin of ``Z`` by :func:`gram_active_set` from the rows of
+    :func:`face_guess` held (``start`` unused), checked on ``Z``; None if unsettled
+    (nearest points decide)."""
+    gram = Z @ Z.T
+    answer = gram_active_set(gram, c, face_guess(gram, c), tol=tol)
     if answer is None:
         return None
     dual, intercept = answer
@@ -35,6 +45,23 @@ def dense_dual_margin(Z, c, start=None, tol=1e-12):
     if not on_and_outside_margin(c * (Z @ coef + intercept), dual > 0, tol):
         return None
     return optimal_hyperplane(coef, intercept, dual, c)
+
+
+def face_guess(gram, c):
+    """The rows a few passes of coordinate descent on the margin's dual hold at
+    α > 0 (``_kernels.margin_dual_passes``, rows in one seeded order), all rows
+    where those are of one class: the start of :func:`gram_active_set`, whose
+    exchanges make any guess exact (a poor one costs factorisations, not the
+    answer)."""
+    m = len(c)
+    dual, scores = np.zeros(m), np.zeros(m)
+    order = np.random.default_rng(0).permutation(m).astype(np.intp)
+    _kernels.margin_dual_passes(
+        np.ascontiguousarray(gram), np.ascontiguousarray(c, dtype=float), dual,
+        scores, order, FACE_PASSES, int(FACE_SETTLED * m),
+    )  # fmt: skip
+    held = np.flatnonzero(dual > 0)
+    return held if _two_sided(c[held]) else np.arange(m)
 
 
 def gram_active_set(gram, c, held, sides=None, tol=1e-12):
