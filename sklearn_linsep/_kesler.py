@@ -15,12 +15,11 @@ backends' rows (:class:`~sklearn_linsep._rows._memory_pairs.KeslerRows` in
 memory) derive from it.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, lapack
 
+from . import _kernels
 from ._threads import one_blas_thread
 from ._working_set import (
     Frame,
@@ -160,76 +159,85 @@ def seed_limits(n_classes, size):
     return [size] * n_classes + [1] * (n_classes * n_classes)
 
 
-# The guess of the face: LinearSVC's Crammer-Singer solver (liblinear's dual
-# coordinate descent on the pairs; its max_iter is not used there, its tolerance
-# stops it), then its pairs within FACE_BAND of margin 1 (the working set) and within
-# FACE_HELD_BAND (held at 1 first). bench_multiclass.py's 2 000 x 256, K = 10 (2 024
-# support pairs; one thread, medians of 5): tolerance 0.1 and band 0.03 / 0.06 / 0.1
-# guessed 2 085 / 2 215 / 2 315 pairs, 1.16 / 1.03 / 1.25 s (the rounds from the
-# nearest-mean seed: 2.95 s); tolerance 0.3: 1.25-1.36 s, 1.0: 1.9-3.0 s (too many
-# guesses). Held first: all 4.2 s, within 0.01 / 0.02 3.1 / 3.4 s (a loaded machine;
-# the class means 0.6 apart: 0.55, 0.51, 0.48 s), 5 -> 3 factorisations: from a
-# superset the active set drops 900 of 2 247 pairs (weights negative) and climbs
-# back in 4 factors. C: no support pair's weight reaches it in the unit frame (there
-# the largest is 0.07; C = 1 bound some, 10-1e3 gave the same fit), and liblinear's
-# passes grow with C where rows conflict: the class means 0.6 apart with 20 rows
-# repeated under another label took 0.07 / 0.28 / 3.0 / 31 s at C = 1 / 10 / 1e2 /
-# 1e3; from its guess the joint verdict took 74 s (Clarabel on a set of 1 500 pairs
-# with no machine), from the nearest-mean seed 9 s: a fit that puts a row on the
-# wrong side guesses nothing, unless every row may be a support vector (p + 1 >=
-# rows: such rows separate unless they depend on each other, and the fit is loose
-# where the margin is thin: a TF-IDF of 10 684 docstrings, K = 3, margin 0.007,
-# has rows on the wrong side at C = 10 and 100, and from their guess the verdict
-# took 11 and 13 s, from the nearest-mean seed 90 s). C is of the frame's rows (X
-# divided by one scalar: X's scale does not move the guess); the same C on rows of
-# unit root mean square doubled liblinear's time on square 1 000 x 1 000 data, K =
-# 4 (0.06 -> 0.14 s) for the same guess. FACE_ROWS: rows per unknown of the
-# machine, K (p + 1), up to which a guess is sought, past K (p + 1) rows only from
-# FACE_ROWS_FROM rows (class means 0.6 apart, 3 000 x 256, K = 10: 0.44 -> 0.15 s,
-# SVC 0.14 s; at 4, argmax labels on 3 000 x 128 fit 0.5 s to guess nothing; small
-# problems settle in a few cheap rounds: 200 random ones of 9-60 rows, +8%).
-FACE_C = 10.0
+# The guess of the face: coordinate descent on the pairs' dual (``_kernels.
+# pair_dual_passes``: the machine's intercepts a column of constant 1, each α at
+# most FACE_BOUND), ended once a pass changes no pair's sign and misses no
+# optimality condition by more than FACE_TOLERANCE (in margin), or after
+# FACE_PASSES (FACE_WIDE_PASSES on wide rows); the pairs of α > 0 are held at 1
+# first, and with them the pairs within FACE_BAND of margin 1 (or below) make the
+# working set. Until 2026-11-30 a loose LinearSVC(crammer_singer) guessed (its
+# pairs within 0.02 of margin 1 held, with the anchors): 2 000 x 256, K = 20,
+# class means 0.6 apart, 2 592 support pairs, factored held sets of 2 958, 2 598
+# and 2 634 pairs in 1.10 s (SVC 0.20 s); this guess holds 2 597 after 45 passes
+# (0.065 s), the anchors are left out of the held set (80 pairs held at 1 off the
+# face made the first exchange drop 255), and one factor settles it: 0.45 s.
+# FACE_BOUND: argmax labels on 120 x 20, K = 6, need α up to 12.6 in the unit
+# frame (at 10 the guess missed 8% of the support pairs). FACE_TOLERANCE 0.1: 1.0
+# held pairs of which 64% were support pairs there, 0.1 87%. Wide rows (p + 1 >=
+# rows: most pairs of most rows on the face, the rows' inverse solving them) gain
+# little from passes past 30 and text's degenerate pairs change sign for hundreds
+# (3 000 x 20 000 text, K = 4: 10 / 30 / 60 / 200 passes, 1.38 / 0.80 / 0.82 /
+# 0.90 s; square 1 000 x 1 000, K = 4: 0.35 / 0.24 / 0.25 / 0.22 s).
+FACE_BOUND = 1e3
+FACE_PASSES, FACE_WIDE_PASSES = 200, 30
 FACE_TOLERANCE = 0.1
 FACE_BAND = 0.06
-FACE_HELD_BAND = 0.02
-FACE_ROWS, FACE_ROWS_FROM = 2, 1000
+# Rows per unknown of the machine, K (p + 1), up to which the face is guessed (class
+# means 0.6 apart, 3 000 x 256, K = 10: 0.44 -> 0.15 s, SVC 0.14 s). The loose
+# LinearSVC's guess paid only from 1 000 rows (200 random small problems, +8%);
+# this one pays on them too (-5 to -10%; 900 x 60, K = 8, argmax labels: 0.33 ->
+# 0.16 s; 600 x 100, K = 4: 0.11 -> 0.05 s).
+FACE_ROWS = 2
 
 
 def face_guess(Z, codes, n_classes, limit, wide=False):
     """A guess of the maximal machine's face: ``(near, held)``, constraint ids (``i K +
-    k``, row i by its position in ``Z``, dense or sparse) of at most ``limit`` pairs,
-    those that a loose Crammer–Singer fit (``FACE_TOLERANCE``) puts within
-    ``FACE_BAND`` of margin 1 or below (the nearest where more; sorted), those within
-    ``FACE_HELD_BAND``; none where a class of the K (at least 3) has no row, the fit
-    puts a row on the wrong side (the classes may not separate) and the rows are not
-    ``wide`` (p + 1 >= rows), ``limit < 1``, or the fit fails. Only a guess: the
-    working set it seeds is solved and checked as any other."""
+    k``, row i by its position in ``Z``, dense or sparse) of at most ``limit`` pairs:
+    those coordinate descent on the pairs' dual (:func:`pair_dual`) leaves at α > 0
+    or puts within ``FACE_BAND`` of margin 1 or below (the nearest where more;
+    sorted), and those of α > 0 among them; none where a class of the K (at least
+    3) has no row, the machine puts a row on the wrong side (the classes may not
+    separate) and the rows are not ``wide`` (p + 1 >= rows), or ``limit < 1``. Only
+    a guess: the working set it seeds is solved and checked as any other."""
     none = np.array([], dtype=np.intp)
     if limit < 1 or n_classes < 3 or np.unique(codes).size < n_classes:
-        return none, none  # LinearSVC's coef_ is not K rows then
-    from sklearn.svm import LinearSVC  # here: two classes never pay its import
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a loose fit's warnings: it only guesses
-        try:
-            svm = LinearSVC(
-                multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
-                random_state=0,
-            ).fit(Z, codes)
-        except (ValueError, MemoryError):  # liblinear's copy, its index width
-            return none, none  # no guess: the nearest-mean seed serves
-    scores = Z @ svm.coef_.T + svm.intercept_
+        return none, none
+    alpha, weights = pair_dual(Z, codes, n_classes,
+                               FACE_WIDE_PASSES if wide else FACE_PASSES)  # fmt: skip
+    scores = Z @ weights[:, :-1].T + weights[:, -1]
     every = np.arange(len(codes))
     margins = scores[every, codes][:, None] - scores
     margins[every, codes] = np.inf
     margins = margins.ravel()  # position i K + k
     if margins.min() <= 0 and not wide:
         return none, none
-    near = np.flatnonzero(margins < 1 + FACE_BAND)
+    held = np.flatnonzero(alpha.ravel() > 0)
+    near = np.union1d(held, np.flatnonzero(margins < 1 + FACE_BAND))
     if near.size > limit:
-        near = near[np.argpartition(margins[near], limit - 1)[:limit]]
-    near = np.sort(near)
-    return near, near[margins[near] < 1 + FACE_HELD_BAND]
+        near = np.sort(near[np.argpartition(margins[near], limit - 1)[:limit]])
+    return near, np.intersect1d(held, near, assume_unique=True)
+
+
+def pair_dual(Z, codes, n_classes, passes):
+    """``(α, [W, b])``: at most ``passes`` of coordinate descent on the pairs' dual
+    of rows ``Z`` (dense or sparse) labelled ``codes``, α (n x K) at most
+    ``FACE_BOUND``, rows in one seeded order (``_kernels.pair_dual_passes``)."""
+    n, q = Z.shape
+    alpha, weights = np.zeros((n, n_classes)), np.zeros((n_classes, q + 1))
+    order = _kernels.shuffled_order(n, 0).astype(np.intp, copy=False)
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    if sp.issparse(Z):
+        Z = sp.csr_matrix(Z, dtype=float)
+        _kernels.sparse_pair_dual_passes(
+            Z.data, Z.indices.astype(np.intp), Z.indptr.astype(np.intp), codes,
+            alpha, weights, order, FACE_BOUND, passes, 0, FACE_TOLERANCE,
+        )  # fmt: skip
+    else:
+        _kernels.pair_dual_passes(
+            np.ascontiguousarray(Z, dtype=float), codes, alpha, weights, order,
+            FACE_BOUND, passes, 0, FACE_TOLERANCE,
+        )  # fmt: skip
+    return alpha, weights
 
 
 class Pairs(Frame):

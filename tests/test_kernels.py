@@ -387,3 +387,89 @@ def test_coordinate_descent_stops_once_a_pass_settles_the_face():
         _kernels.margin_dual_passes(
             Z @ Z.T, c[:-1], np.zeros(60), np.zeros(60), np.arange(60), 5, 0
         )
+
+
+def _pair_dual(Z, codes, K, bound=1e9, passes=3000, settled=-1, tolerance=0.0):
+    n, q = Z.shape
+    alpha, weights = np.zeros((n, K)), np.zeros((K, q + 1))
+    order = np.random.default_rng(1).permutation(n).astype(np.intp)
+    codes = codes.astype(np.intp)
+    args = (alpha, weights, order, bound, passes, settled, tolerance)
+    if sp.issparse(Z):
+        Z = sp.csr_matrix(Z)
+        indices, indptr = Z.indices.astype(np.intp), Z.indptr.astype(np.intp)
+        done = _kernels.sparse_pair_dual_passes(Z.data, indices, indptr, codes, *args)
+    else:
+        done = _kernels.pair_dual_passes(Z, codes, *args)
+    return alpha, weights, done
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_coordinate_descent_on_the_pairs_dual_is_the_augmented_machine(seed):
+    """Run long, the passes on K classes' pairs solve min ½ ‖W‖² + ½ ‖b‖² with
+    every (w_own - w_k)·z_i + b_own - b_k ≥ 1 (cvxpy's W and b); W is Σ α_ik
+    (e_own - e_k) z_iᵀ; CSR rows give the dense rows' answer."""
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(seed)
+    n, q, K = 60, 5, 4
+    codes = rng.integers(K, size=n)
+    Z = 2.0 * rng.normal(size=(K, q))[codes] + rng.normal(size=(n, q))
+    Z /= np.abs(Z).max()
+    alpha, weights, done = _pair_dual(Z, codes, K)
+    sparse_alpha, sparse_weights, _ = _pair_dual(sp.csr_matrix(Z), codes, K)
+    assert done == 3000 and np.all(alpha >= 0)
+    assert np.all(alpha[np.arange(n), codes] == 0)  # no pair of a row with itself
+    np.testing.assert_allclose(sparse_weights, weights, atol=1e-12)
+    np.testing.assert_allclose(sparse_alpha, alpha, atol=1e-12)
+    rebuilt = np.zeros_like(weights)
+    for k in range(K):  # each pair (i, k): +α z_i to its own class, -α to k
+        lifted = np.c_[Z, np.ones(n)] * alpha[:, [k]]
+        np.add.at(rebuilt, codes, lifted)
+        rebuilt[k] -= lifted.sum(axis=0)
+    np.testing.assert_allclose(rebuilt, weights, atol=1e-12)
+    W, b = cp.Variable((K, q)), cp.Variable(K)
+    scores = Z @ W.T + np.ones((n, 1)) @ cp.reshape(b, (1, K), order="C")
+    own = cp.sum(cp.multiply(np.eye(K)[codes], scores), axis=1)
+    constraints = [own[codes != k] - scores[codes != k, k] >= 1 for k in range(K)]
+    cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(W) + 0.5 * cp.sum_squares(b)), constraints
+    ).solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    np.testing.assert_allclose(weights[:, :q], W.value, atol=1e-6)
+    np.testing.assert_allclose(weights[:, q], b.value, atol=1e-6)
+
+
+def test_the_pairs_passes_end_at_their_tolerance_and_refuse_bad_shapes():
+    """The passes end once a pass changes no sign and misses no optimality
+    condition by more than ``tolerance``: a looser tolerance ends sooner; each α
+    stays within ``bound``. Arrays that do not fit are a ValueError, before any
+    loop reads them."""
+    rng = np.random.default_rng(4)  # classes that separate
+    codes = rng.integers(3, size=80)
+    Z = 3.0 * rng.normal(size=(3, 6))[codes] + rng.normal(size=(80, 6))
+    Z /= np.abs(Z).max()
+    _, _, loose = _pair_dual(Z, codes, 3, settled=0, tolerance=0.3)
+    _, _, tight = _pair_dual(Z, codes, 3, settled=0, tolerance=1e-3)
+    assert loose < tight < 3000
+    alpha, _, _ = _pair_dual(Z, codes, 3, bound=0.5, passes=50)
+    assert alpha.max() <= 0.5
+    n = len(codes)
+    good = {"alpha": np.zeros((n, 3)), "weights": np.zeros((3, 7)),
+            "order": np.arange(n)}  # fmt: skip
+    for name, bad in [("alpha", np.zeros((n, 2))), ("weights", np.zeros((3, 6))),
+                      ("order", np.arange(n - 1))]:  # fmt: skip
+        arrays = {**good, name: bad}
+        with pytest.raises(ValueError, match="n entries"):
+            _kernels.pair_dual_passes(
+                Z, codes.astype(np.intp), arrays["alpha"], arrays["weights"],
+                arrays["order"], 1.0, 5, 0, 0.1,
+            )  # fmt: skip
+    with pytest.raises(ValueError, match="classes in range"):
+        _kernels.pair_dual_passes(
+            Z, codes.astype(np.intp) + 1, *good.values(), 1.0, 5, 0, 0.1
+        )
+    S = sp.csr_matrix(Z)
+    with pytest.raises(ValueError, match="beyond the weights' width"):
+        _kernels.sparse_pair_dual_passes(
+            S.data, S.indices.astype(np.intp) + 1, S.indptr.astype(np.intp),
+            codes.astype(np.intp), *good.values(), 1.0, 5, 0, 0.1,
+        )  # fmt: skip

@@ -694,11 +694,11 @@ def seeds_of_the_pairs(monkeypatch):
 
 
 def test_wide_machines_start_from_a_guessed_face(monkeypatch):
-    """p + 1 < rows <= K (p + 1): the first working set is the pairs a loose
-    Crammer-Singer fit puts near margin 1 (``_kesler.face_guess``), on the active
-    rows only; it holds most of the support pairs (those at margin 1 under the
-    answer), the pairs held first are mostly support pairs, and the answer is the
-    nearest-mean seed's (the route before it)."""
+    """p + 1 < rows <= K (p + 1): the first working set is the pairs that
+    coordinate descent on their dual puts near margin 1 (``_kesler.face_guess``),
+    on the active rows only; it holds most of the support pairs (those at margin 1
+    under the answer), the pairs held first are mostly support pairs, and the
+    answer is the nearest-mean seed's (the route before it)."""
     from sklearn_linsep._margin._solvers import _machine
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
@@ -735,11 +735,42 @@ def test_wide_machines_start_from_a_guessed_face(monkeypatch):
     assert np.isin(held, support).mean() > 0.7  # held first: most at margin 1
 
 
+def test_a_guessed_face_of_wide_classes_is_settled_by_one_factorisation(monkeypatch):
+    """600 x 60, K = 10, class means 0.6 apart (rows <= K (p + 1)): the pairs
+    coordinate descent leaves at a positive weight are held first and one
+    factorisation settles the machine (from a loose LinearSVC's guess with the
+    anchors held, 40 factorisations); the answer is the nearest-mean seed's."""
+    from sklearn_linsep._margin._solvers import _dense_dual
+    from sklearn_linsep._rows._memory_pairs import KeslerRows
+
+    rng = np.random.default_rng(0)
+    n, p, K = 600, 60, 10
+    means = rng.choice([-0.3, 0.3], size=(K, p))
+    y = rng.integers(K, size=n)
+    X = means[y] + rng.normal(size=(n, p))
+    orders, factor = [], _dense_dual._held_factor
+
+    def counted(block, *args, **kwargs):
+        orders.append(len(block))
+        return factor(block, *args, **kwargs)
+
+    monkeypatch.setattr(_dense_dual, "_held_factor", counted)
+    result = linear_separability(X, y, multiclass="joint")
+    assert result.separable and result.verify(X, y)
+    assert len(orders) == 1
+    monkeypatch.setattr(KeslerRows, "seed", KeslerRows.nearest_seed)
+    before = linear_separability(X, y, multiclass="joint")
+    assert result.margin == pytest.approx(before.margin, rel=1e-9)
+    np.testing.assert_allclose(result.coef, before.coef, rtol=0,
+                               atol=1e-9 * np.abs(before.coef).max())  # fmt: skip
+
+
 def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
-    """The guess needs K >= 3 classes all present, room under its limit and a fit
-    with every row on its side (wide rows, p + 1 >= n: the fit's wrong side is its
-    looseness); dense or sparse rows are guessed, tall ones (``FACE_ROWS`` K (p +
-    1) < n) and wide ones with a row under two labels keep the nearest-mean seed."""
+    """The guess needs K >= 3 classes all present, room under its limit and a
+    machine with every row on its side (wide rows, p + 1 >= n: the machine's wrong
+    side is the passes' looseness); dense or sparse rows are guessed, tall ones
+    (``FACE_ROWS`` K (p + 1) < n) and wide ones with a row under two labels keep
+    the nearest-mean seed."""
     from sklearn_linsep._kesler import face_guess
     from sklearn_linsep._rows._memory_pairs import KeslerRows
 
@@ -748,7 +779,7 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
     Z = np.eye(3, 4)[codes] + 0.3 * rng.normal(size=(30, 4))  # classes apart
     shuffled = rng.permutation(codes)
     for labels, K, limit in (
-        (codes % 2, 2, 50),  # two classes: LinearSVC's coef_ is one row
+        (codes % 2, 2, 50),  # two classes: the two-class problem, not pairs
         (codes, 4, 50),  # a class without rows
         (codes, 3, 0),  # no room
         (shuffled, 3, 50),  # rows on the wrong side of the fit
@@ -756,12 +787,6 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
         assert all(ids.size == 0 for ids in face_guess(Z, labels, K, limit))
     assert face_guess(Z, shuffled, 3, 50, wide=True)[0].size
 
-    def refused(*args, **kwargs):
-        raise ValueError("int64 sparse indices: liblinear takes int32")
-
-    with pytest.MonkeyPatch.context() as patch:  # a fit that fails guesses nothing
-        patch.setattr("sklearn.svm.LinearSVC.fit", refused)
-        assert all(ids.size == 0 for ids in face_guess(Z, codes, 3, 50))
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()

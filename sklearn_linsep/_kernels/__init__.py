@@ -51,7 +51,9 @@ _MODULE_OF = {
         "._records",
     ),
     **dict.fromkeys(["JOIN_BATCH", "nearest_points_kernel"], "._nearest"),
-    **dict.fromkeys(["margin_dual_passes"], "._dual"),
+    **dict.fromkeys(
+        ["margin_dual_passes", "pair_dual_passes", "sparse_pair_dual_passes"], "._dual"
+    ),
     **dict.fromkeys(
         [
             "beats_pocket",

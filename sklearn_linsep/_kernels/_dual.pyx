@@ -12,7 +12,10 @@ dense dual's active set then settles exactly in one or two factorisations, where
 from every row held it took six (2 000 × 2 000, 1 203 support vectors).
 """
 
-from scipy.linalg.cython_blas cimport daxpy
+import numpy as np
+
+from libc.math cimport fabs
+from scipy.linalg.cython_blas cimport daxpy, ddot, dgemv
 
 # BLAS takes int dimensions.
 cdef Py_ssize_t _INT_MAX = 2**31 - 1
@@ -73,3 +76,176 @@ def margin_dual_passes(
                 break
     return done
 
+
+
+cdef Py_ssize_t _row_pairs(
+    double *scores, double *alpha, double *delta, Py_ssize_t own, Py_ssize_t K,
+    double size, double bound, double *worst,
+) noexcept nogil:
+    """The steps on one row's pairs (own class against each other): ``scores``
+    the row's K scores ``W z + b``, kept through the steps; ``delta`` each class's
+    change of coefficient on the row; ``worst`` raised to the largest violation
+    of the optimality conditions seen (|margin - 1| where 0 < α < bound, 1 -
+    margin at 0, margin - 1 at the bound); returns how many pairs changed whether
+    α > 0."""
+    cdef Py_ssize_t k, flips = 0
+    cdef double new, step, gradient, violation
+    for k in range(K):
+        delta[k] = 0.0
+    for k in range(K):
+        if k == own:
+            continue
+        gradient = scores[own] - scores[k] - 1.0
+        if alpha[k] <= 0:
+            violation = -gradient
+        elif alpha[k] >= bound:
+            violation = gradient
+        else:
+            violation = fabs(gradient)
+        if violation > worst[0]:
+            worst[0] = violation
+        new = alpha[k] - gradient / (2.0 * size)
+        if new < 0:
+            new = 0.0
+        elif new > bound:
+            new = bound
+        step = new - alpha[k]
+        if step == 0:
+            continue
+        flips += (new > 0) != (alpha[k] > 0)
+        alpha[k] = new
+        scores[own] += step * size
+        scores[k] -= step * size
+        delta[own] += step
+        delta[k] -= step
+    return flips
+
+
+def _check_pairs(
+    Py_ssize_t n, Py_ssize_t q, const Py_ssize_t[::1] codes, alpha, weights, order
+):
+    """A ValueError where the arrays do not fit one another (the loops index
+    without bounds checks)."""
+    cdef Py_ssize_t K = weights.shape[0], i
+    if (
+        codes.shape[0] != n or order.shape[0] != n or alpha.shape[0] != n
+        or alpha.shape[1] != K or weights.shape[1] != q + 1
+    ):
+        raise ValueError(
+            "codes and order need n entries, alpha n x K and weights K x (q + 1)"
+        )
+    if q > _INT_MAX or K > _INT_MAX:
+        raise OverflowError("array size too large to fit in C int")
+    for i in range(n):
+        if not 0 <= codes[i] < K:
+            raise ValueError("codes must be classes in range(K)")
+
+
+def pair_dual_passes(
+    const double[:, ::1] rows,
+    const Py_ssize_t[::1] codes,
+    double[:, ::1] alpha,
+    double[:, ::1] weights,
+    const Py_ssize_t[::1] order,
+    double bound,
+    Py_ssize_t passes,
+    Py_ssize_t settled,
+    double tolerance,
+):
+    """Coordinate descent on the pairs' dual of K classes: pair (i, k), k not
+    ``codes[i]``, has ``0 <= α_ik <= bound`` and the machine is ``W = Σ α_ik
+    (e_own - e_k) z_iᵀ`` with the intercepts as a column of constant 1
+    (``weights``, K x (q + 1), its last column b; updated in place with
+    ``alpha``, n x K, from the caller's start). A step on pair (i, k) minimises
+    ``½ ‖[W, b]‖² - Σ α`` over α_ik exactly (Keerthi et al. 2008's sequential
+    dual method on Kesler's pairs); the row's scores are read once a visit and
+    kept through its K - 1 steps. Passes in ``order``, at most ``passes``, fewer
+    once a pass changes whether α > 0 for at most ``settled`` pairs (-1:
+    never) and no pair it visits misses its optimality condition by more than
+    ``tolerance`` (in margin). Returns the passes made."""
+    cdef Py_ssize_t n = rows.shape[0], q = rows.shape[1], K = weights.shape[0]
+    _check_pairs(n, q, codes, alpha, weights, order)
+    cdef double[::1] scores = np.empty(K), delta = np.empty(K)
+    cdef Py_ssize_t done = 0, t, i, k, flips
+    cdef int width = <int>q, classes = <int>K, stride = <int>(q + 1), one = 1
+    cdef char transposed = b't'
+    cdef double unit = 1.0, none = 0.0, size, worst
+    if n == 0 or K == 0:
+        return done
+    with nogil:
+        while done < passes:
+            flips, worst = 0, 0.0
+            for t in range(n):
+                i = order[t]
+                size = ddot(&width, &rows[i, 0], &one, &rows[i, 0], &one) + 1.0
+                # Fortran view: weights is (q + 1) x K; its first q rows' product.
+                dgemv(&transposed, &width, &classes, &unit, &weights[0, 0], &stride,
+                      &rows[i, 0], &one, &none, &scores[0], &one)
+                for k in range(K):
+                    scores[k] += weights[k, q]
+                flips += _row_pairs(&scores[0], &alpha[i, 0], &delta[0], codes[i],
+                                    K, size, bound, &worst)
+                for k in range(K):
+                    if delta[k] != 0:
+                        daxpy(&width, &delta[k], &rows[i, 0], &one, &weights[k, 0],
+                              &one)
+                        weights[k, q] += delta[k]
+            done += 1
+            if flips <= settled and worst <= tolerance:
+                break
+    return done
+
+
+def sparse_pair_dual_passes(
+    const double[::1] data,
+    const Py_ssize_t[::1] indices,
+    const Py_ssize_t[::1] indptr,
+    const Py_ssize_t[::1] codes,
+    double[:, ::1] alpha,
+    double[:, ::1] weights,
+    const Py_ssize_t[::1] order,
+    double bound,
+    Py_ssize_t passes,
+    Py_ssize_t settled,
+    double tolerance,
+):
+    """:func:`pair_dual_passes` on CSR rows (``data``, ``indices``, ``indptr``;
+    ``weights`` K x (q + 1), q the rows' width): each visit reads the row's
+    stored entries only."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, K = weights.shape[0]
+    cdef Py_ssize_t q = weights.shape[1] - 1
+    cdef Py_ssize_t done = 0, t, i, j, k, flips
+    _check_pairs(n, q, codes, alpha, weights, order)
+    if indices.shape[0] != data.shape[0] or indptr[n] > data.shape[0]:
+        raise ValueError("indices, data and indptr are not one CSR matrix")
+    for t in range(indptr[n]):
+        if not 0 <= indices[t] < q:
+            raise ValueError("a column index is beyond the weights' width")
+    cdef double[::1] scores = np.empty(K), delta = np.empty(K)
+    cdef double size, total, worst
+    if n == 0 or K == 0:
+        return done
+    with nogil:
+        while done < passes:
+            flips, worst = 0, 0.0
+            for t in range(n):
+                i = order[t]
+                size = 1.0
+                for j in range(indptr[i], indptr[i + 1]):
+                    size += data[j] * data[j]
+                for k in range(K):
+                    total = weights[k, q]
+                    for j in range(indptr[i], indptr[i + 1]):
+                        total += weights[k, indices[j]] * data[j]
+                    scores[k] = total
+                flips += _row_pairs(&scores[0], &alpha[i, 0], &delta[0], codes[i],
+                                    K, size, bound, &worst)
+                for k in range(K):
+                    if delta[k] != 0:
+                        for j in range(indptr[i], indptr[i + 1]):
+                            weights[k, indices[j]] += delta[k] * data[j]
+                        weights[k, q] += delta[k]
+            done += 1
+            if flips <= settled and worst <= tolerance:
+                break
+    return done

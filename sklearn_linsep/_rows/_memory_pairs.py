@@ -4,7 +4,6 @@ import numpy as np
 
 from .._kesler import (
     FACE_ROWS,
-    FACE_ROWS_FROM,
     Pairs,
     block_seed,
     block_violations,
@@ -105,17 +104,16 @@ class KeslerRows(Pairs):
 
     def seed(self, size):
         """:meth:`nearest_seed`; where the pairs' Gram dual takes most working
-        sets (active rows <= K (p + 1), or ``FACE_ROWS`` K (p + 1) from
-        ``FACE_ROWS_FROM`` rows: a first set of many pairs, each round adding
-        few) a guess of the face instead
+        sets (active rows <= ``FACE_ROWS`` K (p + 1): a first set of many pairs,
+        each round adding few) a guess of the face instead
         (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the
-        machine's unknowns) and ``nearest_seed(1)`` (the anchors), its nearest pairs
-        and the anchors the subproblem's first held set (:attr:`held_guess`): a
-        few factorisations settle it, where the nearest-mean seed took 22 rounds
-        (bench_multiclass.py's 2 000 x 256, K = 10: 2.44 -> 0.65-0.91 s; 3 000
-        documents of 20 000 words, K = 4: 3.3 -> 1.0 s; a TF-IDF of 10 684
-        docstrings, K = 3: 90 -> 11 s). Sparse rows are guessed on uncentred
-        (:meth:`uncentred_pairs`' frame)."""
+        machine's unknowns) and ``nearest_seed(1)`` (the anchors), its pairs of
+        positive weight the subproblem's first held set (:attr:`held_guess`; the
+        anchors where it has none): a factorisation or two settle it, where the
+        nearest-mean seed took 22 rounds (bench_multiclass.py's 2 000 x 256, K =
+        10: 2.44 -> 0.60 s; 3 000 documents of 20 000 words, K = 4: 3.3 -> 0.8 s;
+        a TF-IDF of 10 684 docstrings, K = 3: 90 -> 11 s). Sparse rows are guessed
+        on uncentred (:meth:`uncentred_pairs`' frame)."""
         active = np.flatnonzero(self.active)
         K, width = self.n_classes, self.n_features + 1
         self.held_guess = None
@@ -124,8 +122,7 @@ class KeslerRows(Pairs):
         # labels, whose conflicting pairs no held set factors (3 000 documents of
         # 20 000 words, 3 of them again under another label: 4.9 s from the
         # nearest-mean seed, over 800 s from the guess).
-        rows_past = FACE_ROWS if active.size >= FACE_ROWS_FROM else 1
-        if active.size > rows_past * K * width or (
+        if active.size > FACE_ROWS * K * width or (
             wide and _opposite_duplicates(self.X, self.codes, self.active) is not None
         ):
             return self.nearest_seed(size)
@@ -136,7 +133,7 @@ class KeslerRows(Pairs):
         if not near.size:
             return self.nearest_seed(size)
         near, held = (active[ids // K] * K + ids % K for ids in (near, held))
-        self.held_guess = np.union1d(held, self._passes["anchors"])
+        self.held_guess = held if held.size else self._passes["anchors"]
         return np.union1d(near, first)
 
     def nearest_seed(self, size):

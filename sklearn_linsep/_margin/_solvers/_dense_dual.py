@@ -55,7 +55,7 @@ def face_guess(gram, c):
     answer)."""
     m = len(c)
     dual, scores = np.zeros(m), np.zeros(m)
-    order = np.random.default_rng(0).permutation(m).astype(np.intp)
+    order = _kernels.shuffled_order(m, 0).astype(np.intp, copy=False)
     _kernels.margin_dual_passes(
         np.ascontiguousarray(gram), np.ascontiguousarray(c, dtype=float), dual,
         scores, order, FACE_PASSES, int(FACE_SETTLED * m),
