@@ -24,7 +24,8 @@ One BLAS thread (threadpoolctl). Parts:
    Kesler LP, every certificate and machine verified.
 4. **Peers**: the joint verdict and the Crammer-Singer fit against
    ``SVC(kernel="linear", C=1e10)`` and ``LinearSVC(multi_class=
-   "crammer_singer", C=1e3)`` on wide dense data (2 000 x 256, K = 10),
+   "crammer_singer", C=1e3)`` on wide dense data (2 000 x 256, K = 10, argmax
+   labels; issue 56's, class means 0.6 apart in every feature, K = 10 and 20),
    square data (1 000 x 1 000, K = 4) and sparse text (600 x 5 000 and
    3 000 x 20 000 CSR, K = 4; a TF-IDF of scikit-learn's, scipy's and
    numpy's docstrings, 10 684 x 30 000); the joint answer verified and equal
@@ -350,6 +351,13 @@ def peer_cases(quick):
     }.items():
         X = rng.normal(size=(n, p))
         cases[name] = (X, np.argmax(X @ rng.normal(size=(K, p)).T, axis=1))
+    for K in (10, 20):  # issue 56's: class means 0.6 apart in every feature
+        means = np.random.default_rng(0).choice([-0.3, 0.3], size=(K, 256))
+        y = np.random.default_rng(1).integers(K, size=2000)
+        noise = np.random.default_rng(2).normal(size=(2000, 256))
+        cases[f"wide dense 2000 x 256, K={K}, class means 0.6 apart"] = (
+            means[y] + noise, y
+        )
     cases["text 600 x 5000 CSR, K=4"] = text_like(600, 5000, 4)
     if not quick:
         cases["text 3000 x 20000 CSR, K=4"] = text_like(3000, 20000, 4)
