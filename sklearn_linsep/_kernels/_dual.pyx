@@ -12,9 +12,8 @@ dense dual's active set then settles exactly in one or two factorisations, where
 from every row held it took six (2 000 × 2 000, 1 203 support vectors).
 """
 
-import numpy as np
-
 from libc.math cimport fabs
+from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport daxpy, ddot, dgemv
 
 # BLAS takes int dimensions.
@@ -141,6 +140,96 @@ def _check_pairs(
             raise ValueError("codes must be classes in range(K)")
 
 
+cdef struct PairRows:
+    # The rows of a pair's problem, dense (C-ordered, n x q) or CSR.
+    bint sparse
+    Py_ssize_t q
+    const double *dense
+    const double *data
+    const Py_ssize_t *indices
+    const Py_ssize_t *indptr
+
+
+cdef double _scores(
+    const PairRows *rows, Py_ssize_t i, double *weights, Py_ssize_t K,
+    double *scores,
+) noexcept nogil:
+    """Row i's K scores ``W z + b`` into ``scores``; returns ``‖z‖² + 1``."""
+    cdef Py_ssize_t q = rows.q, k, j
+    cdef int width = <int>q, classes = <int>K, stride = <int>(q + 1), one = 1
+    cdef char transposed = b't'
+    cdef double unit = 1.0, none = 0.0, size = 1.0, total
+    cdef const double *z
+    if not rows.sparse:
+        z = rows.dense + i * q
+        size += ddot(&width, z, &one, z, &one)
+        # Fortran view: weights is (q + 1) x K; its first q rows' product.
+        dgemv(&transposed, &width, &classes, &unit, weights, &stride, z, &one, &none,
+              scores, &one)
+        for k in range(K):
+            scores[k] += weights[k * (q + 1) + q]
+        return size
+    for j in range(rows.indptr[i], rows.indptr[i + 1]):
+        size += rows.data[j] * rows.data[j]
+    for k in range(K):
+        total = weights[k * (q + 1) + q]
+        for j in range(rows.indptr[i], rows.indptr[i + 1]):
+            total += weights[k * (q + 1) + rows.indices[j]] * rows.data[j]
+        scores[k] = total
+    return size
+
+
+cdef void _move(
+    const PairRows *rows, Py_ssize_t i, double *weights, Py_ssize_t K,
+    const double *delta,
+) noexcept nogil:
+    """``W[k] += delta[k] [z_i, 1]`` for every class whose coefficient moved."""
+    cdef Py_ssize_t q = rows.q, k, j
+    cdef int width = <int>q, one = 1
+    cdef double *row
+    for k in range(K):
+        if delta[k] == 0:
+            continue
+        row = weights + k * (q + 1)
+        row[q] += delta[k]
+        if not rows.sparse:
+            daxpy(&width, &delta[k], rows.dense + i * q, &one, row, &one)
+            continue
+        for j in range(rows.indptr[i], rows.indptr[i + 1]):
+            row[rows.indices[j]] += delta[k] * rows.data[j]
+
+
+cdef Py_ssize_t _pair_passes(
+    const PairRows *rows, const Py_ssize_t[::1] codes, double[:, ::1] alpha,
+    double[:, ::1] weights, const Py_ssize_t[::1] order, double bound,
+    Py_ssize_t passes, Py_ssize_t settled, double tolerance,
+) noexcept nogil:
+    """The passes of :func:`pair_dual_passes`; returns how many were made."""
+    cdef Py_ssize_t n = order.shape[0], K = weights.shape[0], done = 0, t, i, flips
+    cdef double worst, size
+    cdef double *scores
+    cdef double *delta
+    if n == 0 or K == 0:
+        return 0
+    scores = <double *>malloc(2 * K * sizeof(double))
+    if scores == NULL:
+        return -1
+    delta = scores + K
+    while done < passes:
+        flips, worst = 0, 0.0
+        for t in range(n):
+            i = order[t]
+            size = _scores(rows, i, &weights[0, 0], K, scores)
+            flips += _row_pairs(scores, &alpha[i, 0], delta, codes[i], K, size, bound,
+                                &worst)
+            _move(rows, i, &weights[0, 0], K, delta)
+        done += 1
+        if flips <= settled and worst <= tolerance:
+            break
+    free(scores)
+    return done
+
+
 def pair_dual_passes(
     const double[:, ::1] rows,
     const Py_ssize_t[::1] codes,
@@ -163,36 +252,16 @@ def pair_dual_passes(
     once a pass changes whether α > 0 for at most ``settled`` pairs (-1:
     never) and no pair it visits misses its optimality condition by more than
     ``tolerance`` (in margin). Returns the passes made."""
-    cdef Py_ssize_t n = rows.shape[0], q = rows.shape[1], K = weights.shape[0]
+    cdef Py_ssize_t n = rows.shape[0], q = rows.shape[1], done
     _check_pairs(n, q, codes, alpha, weights, order)
-    cdef double[::1] scores = np.empty(K), delta = np.empty(K)
-    cdef Py_ssize_t done = 0, t, i, k, flips
-    cdef int width = <int>q, classes = <int>K, stride = <int>(q + 1), one = 1
-    cdef char transposed = b't'
-    cdef double unit = 1.0, none = 0.0, size, worst
-    if n == 0 or K == 0:
-        return done
+    cdef PairRows view
+    view.sparse, view.q = False, q
+    view.dense = &rows[0, 0] if n and q else NULL
     with nogil:
-        while done < passes:
-            flips, worst = 0, 0.0
-            for t in range(n):
-                i = order[t]
-                size = ddot(&width, &rows[i, 0], &one, &rows[i, 0], &one) + 1.0
-                # Fortran view: weights is (q + 1) x K; its first q rows' product.
-                dgemv(&transposed, &width, &classes, &unit, &weights[0, 0], &stride,
-                      &rows[i, 0], &one, &none, &scores[0], &one)
-                for k in range(K):
-                    scores[k] += weights[k, q]
-                flips += _row_pairs(&scores[0], &alpha[i, 0], &delta[0], codes[i],
-                                    K, size, bound, &worst)
-                for k in range(K):
-                    if delta[k] != 0:
-                        daxpy(&width, &delta[k], &rows[i, 0], &one, &weights[k, 0],
-                              &one)
-                        weights[k, q] += delta[k]
-            done += 1
-            if flips <= settled and worst <= tolerance:
-                break
+        done = _pair_passes(&view, codes, alpha, weights, order, bound, passes,
+                            settled, tolerance)
+    if done < 0:
+        raise MemoryError()
     return done
 
 
@@ -212,40 +281,27 @@ def sparse_pair_dual_passes(
     """:func:`pair_dual_passes` on CSR rows (``data``, ``indices``, ``indptr``;
     ``weights`` K x (q + 1), q the rows' width): each visit reads the row's
     stored entries only."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, K = weights.shape[0]
-    cdef Py_ssize_t q = weights.shape[1] - 1
-    cdef Py_ssize_t done = 0, t, i, j, k, flips
+    cdef Py_ssize_t n = indptr.shape[0] - 1, q = weights.shape[1] - 1, t, done
+    if n < 0 or indptr[0] != 0:
+        raise ValueError("indptr must start at 0: indices, data and indptr are not "
+                         "one CSR matrix")
     _check_pairs(n, q, codes, alpha, weights, order)
+    for t in range(n):
+        if indptr[t + 1] < indptr[t]:
+            raise ValueError("indptr must not decrease: not one CSR matrix")
     if indices.shape[0] != data.shape[0] or indptr[n] > data.shape[0]:
         raise ValueError("indices, data and indptr are not one CSR matrix")
     for t in range(indptr[n]):
         if not 0 <= indices[t] < q:
             raise ValueError("a column index is beyond the weights' width")
-    cdef double[::1] scores = np.empty(K), delta = np.empty(K)
-    cdef double size, total, worst
-    if n == 0 or K == 0:
-        return done
+    cdef PairRows view
+    view.sparse, view.q = True, q
+    view.data = &data[0] if data.shape[0] else NULL
+    view.indices = &indices[0] if indices.shape[0] else NULL
+    view.indptr = &indptr[0]
     with nogil:
-        while done < passes:
-            flips, worst = 0, 0.0
-            for t in range(n):
-                i = order[t]
-                size = 1.0
-                for j in range(indptr[i], indptr[i + 1]):
-                    size += data[j] * data[j]
-                for k in range(K):
-                    total = weights[k, q]
-                    for j in range(indptr[i], indptr[i + 1]):
-                        total += weights[k, indices[j]] * data[j]
-                    scores[k] = total
-                flips += _row_pairs(&scores[0], &alpha[i, 0], &delta[0], codes[i],
-                                    K, size, bound, &worst)
-                for k in range(K):
-                    if delta[k] != 0:
-                        for j in range(indptr[i], indptr[i + 1]):
-                            weights[k, indices[j]] += delta[k] * data[j]
-                        weights[k, q] += delta[k]
-            done += 1
-            if flips <= settled and worst <= tolerance:
-                break
+        done = _pair_passes(&view, codes, alpha, weights, order, bound, passes,
+                            settled, tolerance)
+    if done < 0:
+        raise MemoryError()
     return done
