@@ -83,7 +83,10 @@ def _environment(tmp_path):
     return environment
 
 
-KERNELS = ("_online", "_nearest", "_stats", "_random")
+# Every kernel source of the checkout is compiled at install.
+KERNELS = tuple(
+    path.stem for path in (CHECKOUT / "sklearn_linsep" / "_kernels").glob("*.pyx")
+)
 EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
 
 
