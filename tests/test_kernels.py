@@ -473,3 +473,18 @@ def test_the_pairs_passes_end_at_their_tolerance_and_refuse_bad_shapes():
             S.data, S.indices.astype(np.intp) + 1, S.indptr.astype(np.intp),
             codes.astype(np.intp), *good.values(), 1.0, 5, 0, 0.1,
         )  # fmt: skip
+
+
+def test_the_pairs_passes_on_rows_without_features_move_the_intercepts_only():
+    """q = 0 (BLAS writes nothing where a product has no rows): the dense rows
+    give the CSR rows' intercepts and those of a column of zeros."""
+    codes = np.array([0, 0, 0, 1, 1, 1])
+    n = len(codes)
+    _ = [np.full(6, 1e300) for _ in range(50)]  # dirty memory for the scores
+    empty, _, _ = _pair_dual(np.zeros((n, 0)), codes, 3, bound=1e3, passes=500)
+    sparse, _, _ = _pair_dual(sp.csr_matrix((n, 0)), codes, 3, bound=1e3, passes=500)
+    zeros, weights, _ = _pair_dual(np.zeros((n, 1)), codes, 3, bound=1e3, passes=500)
+    np.testing.assert_array_equal(empty, sparse)
+    np.testing.assert_array_equal(empty, zeros)
+    np.testing.assert_allclose(weights[:, 0], 0.0)
+    assert np.all(np.isfinite(empty))

@@ -158,21 +158,21 @@ cdef double _scores(
     cdef Py_ssize_t q = rows.q, k, j
     cdef int width = <int>q, classes = <int>K, stride = <int>(q + 1), one = 1
     cdef char transposed = b't'
-    cdef double unit = 1.0, none = 0.0, size = 1.0, total
+    cdef double unit = 1.0, size = 1.0, total
     cdef const double *z
+    for k in range(K):
+        scores[k] = weights[k * (q + 1) + q]  # b: dgemv does not write where q = 0
     if not rows.sparse:
         z = rows.dense + i * q
         size += ddot(&width, z, &one, z, &one)
         # Fortran view: weights is (q + 1) x K; its first q rows' product.
-        dgemv(&transposed, &width, &classes, &unit, weights, &stride, z, &one, &none,
+        dgemv(&transposed, &width, &classes, &unit, weights, &stride, z, &one, &unit,
               scores, &one)
-        for k in range(K):
-            scores[k] += weights[k * (q + 1) + q]
         return size
     for j in range(rows.indptr[i], rows.indptr[i + 1]):
         size += rows.data[j] * rows.data[j]
     for k in range(K):
-        total = weights[k * (q + 1) + q]
+        total = scores[k]
         for j in range(rows.indptr[i], rows.indptr[i + 1]):
             total += weights[k * (q + 1) + rows.indices[j]] * rows.data[j]
         scores[k] = total
