@@ -15,6 +15,8 @@ backends' rows (:class:`~sklearn_linsep._rows._memory_pairs.KeslerRows` in
 memory) derive from it.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, lapack
@@ -159,29 +161,38 @@ def seed_limits(n_classes, size):
     return [size] * n_classes + [1] * (n_classes * n_classes)
 
 
-# The guess of the face: coordinate descent on the pairs' dual (``_kernels.
-# pair_dual_passes``: the machine's intercepts a column of constant 1, each α at
-# most FACE_BOUND), ended once a pass changes no pair's sign and misses no
-# optimality condition by more than FACE_TOLERANCE (in margin), or after
-# FACE_PASSES (FACE_WIDE_PASSES on wide rows); the pairs of α > 0 are held at 1
-# first, and with them the pairs within FACE_BAND of margin 1 (or below) make the
-# working set. Until 2026-11-30 a loose LinearSVC(crammer_singer) guessed (its
-# pairs within 0.02 of margin 1 held, with the anchors): 2 000 x 256, K = 20,
-# class means 0.6 apart, 2 592 support pairs, factored held sets of 2 958, 2 598
-# and 2 634 pairs in 1.10 s (SVC 0.20 s); this guess holds 2 597 after 45 passes
-# (0.065 s), the anchors are left out of the held set (80 pairs held at 1 off the
-# face made the first exchange drop 255), and one factor settles it: 0.45 s.
-# FACE_BOUND: argmax labels on 120 x 20, K = 6, need α up to 12.6 in the unit
-# frame (at 10 the guess missed 8% of the support pairs). FACE_TOLERANCE 0.1: 1.0
-# held pairs of which 64% were support pairs there, 0.1 87%. Wide rows (p + 1 >=
-# rows: most pairs of most rows on the face, the rows' inverse solving them) gain
-# little from passes past 30 and text's degenerate pairs change sign for hundreds
-# (3 000 x 20 000 text, K = 4: 10 / 30 / 60 / 200 passes, 1.38 / 0.80 / 0.82 /
-# 0.90 s; square 1 000 x 1 000, K = 4: 0.35 / 0.24 / 0.25 / 0.22 s).
+# The guess of the face. Rows that are not wide: coordinate descent on the pairs'
+# dual (``_kernels.pair_dual_passes``: the machine's intercepts a column of constant
+# 1, each α at most FACE_BOUND), ended once a pass changes no pair's sign and misses
+# no optimality condition by more than FACE_SETTLE (in margin), or after
+# FACE_PASSES; the pairs of α > 0 are held at 1 first, and with them the pairs within
+# FACE_BAND of margin 1 (or below) make the working set. Until 2026-11-30 a loose
+# LinearSVC(crammer_singer) guessed there too (its pairs within 0.02 of margin 1
+# held, with the anchors): 2 000 x 256, K = 20, class means 0.6 apart, 2 592
+# support pairs, factored held sets of 2 958, 2 598 and 2 634 pairs in 1.10 s (SVC
+# 0.20 s); this guess holds 2 597 after about 45 passes (0.065 s), the anchors are
+# left out of the held set (80 pairs held at 1 off the face made the first exchange
+# drop 255), and one factor settles it: 0.45 s. FACE_BOUND: argmax labels on 120 x
+# 20, K = 6, need α up to 12.6 in the unit frame (at 10 the guess missed 8% of the
+# support pairs); FACE_SETTLE 0.1: 1.0 held pairs of which 64% were support pairs
+# there, 0.1 87%; 2 000 x 256 argmax, K = 10, needs 132 passes.
+# Wide rows (p + 1 >= rows, the rows' inverse solving most pairs of most rows) keep
+# the loose LinearSVC (tolerance FACE_TOLERANCE, C = FACE_C: no support pair's weight
+# reaches it in the unit frame), its pairs within FACE_HELD_BAND of margin 1 held
+# with the anchors: there the passes' guess took more rounds of the rows' inverse
+# (random sparse rows with a word per class, K = 4, 3 000 x 3 000: 2.2 -> 5.0 s; K
+# = 12, 800 x 1 000: 0.95 -> 1.6 s, 1.1 s at 200 passes; K = 6, 1 000 x 3 000:
+# 0.18 -> 0.40 s; dense the same; text of 3 000 x 20 000 words, K = 4: 0.75 -> 0.80
+# s), whatever the passes (30-200), bands (0.02, 0.06), anchors, or 10 sweeps of a
+# row's pairs a visit; square 1 000 x 1 000, K = 4, the one wide set it served
+# better (0.37 -> 0.22 s).
 FACE_BOUND = 1e3
-FACE_PASSES, FACE_WIDE_PASSES = 200, 30
+FACE_PASSES = 200
+FACE_SETTLE = 0.1
+FACE_C = 10.0
 FACE_TOLERANCE = 0.1
 FACE_BAND = 0.06
+FACE_HELD_BAND = 0.02
 # Rows per unknown of the machine, K (p + 1), up to which the face is guessed (class
 # means 0.6 apart, 3 000 x 256, K = 10: 0.44 -> 0.15 s, SVC 0.14 s). The loose
 # LinearSVC's guess paid only from 1 000 rows (200 random small problems, +8%);
@@ -193,34 +204,60 @@ FACE_ROWS = 2
 def face_guess(Z, codes, n_classes, limit, wide=False):
     """A guess of the maximal machine's face: ``(near, held)``, constraint ids (``i K +
     k``, row i by its position in ``Z``, dense or sparse) of at most ``limit`` pairs:
-    those coordinate descent on the pairs' dual (:func:`pair_dual`) leaves at α > 0
-    or puts within ``FACE_BAND`` of margin 1 or below (the nearest where more;
-    sorted), and those of α > 0 among them; none where a class of the K (at least
-    3) has no row, the machine puts a row on the wrong side (the classes may not
-    separate) and the rows are not ``wide`` (p + 1 >= rows), or ``limit < 1``. Only
-    a guess: the working set it seeds is solved and checked as any other."""
+    those a guessed machine puts within ``FACE_BAND`` of margin 1 or below, or holds
+    (the nearest where more; sorted), and the held ones among them. The machine:
+    coordinate descent on the pairs' dual (:func:`pair_dual`), holding its pairs of
+    α > 0; on ``wide`` rows (p + 1 >= rows) a loose Crammer–Singer fit
+    (``FACE_TOLERANCE``), holding its pairs within ``FACE_HELD_BAND`` of margin 1.
+    None where a class of the K (at least 3) has no row, the machine puts a row on
+    the wrong side (the classes may not separate) and the rows are not wide,
+    ``limit < 1``, or the fit fails. Only a guess: the working set it seeds is
+    solved and checked as any other."""
     none = np.array([], dtype=np.intp)
     if limit < 1 or n_classes < 3 or np.unique(codes).size < n_classes:
         return none, none
-    alpha, weights = pair_dual(Z, codes, n_classes,
-                               FACE_WIDE_PASSES if wide else FACE_PASSES)  # fmt: skip
-    scores = Z @ weights[:, :-1].T + weights[:, -1]
+    if wide:
+        machine = _loose_machine(Z, codes)
+        if machine is None:
+            return none, none
+        coef, intercept = machine
+    else:
+        alpha, weights = pair_dual(Z, codes, n_classes)
+        coef, intercept = weights[:, :-1], weights[:, -1]
+    scores = Z @ coef.T + intercept
     every = np.arange(len(codes))
     margins = scores[every, codes][:, None] - scores
     margins[every, codes] = np.inf
     margins = margins.ravel()  # position i K + k
     if margins.min() <= 0 and not wide:
         return none, none
-    held = np.flatnonzero(alpha.ravel() > 0)
-    near = np.union1d(held, np.flatnonzero(margins < 1 + FACE_BAND))
+    held = margins < 1 + FACE_HELD_BAND if wide else alpha.ravel() > 0
+    near = np.flatnonzero((margins < 1 + FACE_BAND) | held)
     if near.size > limit:
         near = np.sort(near[np.argpartition(margins[near], limit - 1)[:limit]])
-    return near, np.intersect1d(held, near, assume_unique=True)
+    return near, near[held[near]]
 
 
-def pair_dual(Z, codes, n_classes, passes):
-    """``(α, [W, b])``: at most ``passes`` of coordinate descent on the pairs' dual
-    of rows ``Z`` (dense or sparse) labelled ``codes``, α (n x K) at most
+def _loose_machine(Z, codes):
+    """``(W, b)`` of a loose ``LinearSVC(crammer_singer)`` fit (``FACE_C``,
+    ``FACE_TOLERANCE``), or None where liblinear refuses the rows."""
+    from sklearn.svm import LinearSVC  # here: two classes never pay its import
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a loose fit's warnings: it only guesses
+        try:
+            svm = LinearSVC(
+                multi_class="crammer_singer", C=FACE_C, tol=FACE_TOLERANCE,
+                random_state=0,
+            ).fit(Z, codes)
+        except (ValueError, MemoryError):  # liblinear's copy, its index width
+            return None  # no guess: the nearest-mean seed serves
+    return svm.coef_, svm.intercept_
+
+
+def pair_dual(Z, codes, n_classes):
+    """``(α, [W, b])``: at most ``FACE_PASSES`` of coordinate descent on the pairs'
+    dual of rows ``Z`` (dense or sparse) labelled ``codes``, α (n x K) at most
     ``FACE_BOUND``, rows in one seeded order (``_kernels.pair_dual_passes``)."""
     n, q = Z.shape
     alpha, weights = np.zeros((n, n_classes)), np.zeros((n_classes, q + 1))
@@ -230,12 +267,12 @@ def pair_dual(Z, codes, n_classes, passes):
         Z = sp.csr_matrix(Z, dtype=float)
         _kernels.sparse_pair_dual_passes(
             Z.data, Z.indices.astype(np.intp), Z.indptr.astype(np.intp), codes,
-            alpha, weights, order, FACE_BOUND, passes, 0, FACE_TOLERANCE,
+            alpha, weights, order, FACE_BOUND, FACE_PASSES, 0, FACE_SETTLE,
         )  # fmt: skip
     else:
         _kernels.pair_dual_passes(
             np.ascontiguousarray(Z, dtype=float), codes, alpha, weights, order,
-            FACE_BOUND, passes, 0, FACE_TOLERANCE,
+            FACE_BOUND, FACE_PASSES, 0, FACE_SETTLE,
         )  # fmt: skip
     return alpha, weights
 

@@ -463,6 +463,19 @@ def test_the_pairs_passes_end_at_their_tolerance_and_refuse_bad_shapes():
                 Z, codes.astype(np.intp), arrays["alpha"], arrays["weights"],
                 arrays["order"], 1.0, 5, 0, 0.1,
             )  # fmt: skip
+    for bad in (n, -1, 10**9):  # a row beyond X: read and written out of bounds
+        order = np.arange(n)
+        order[3] = bad
+        with pytest.raises(ValueError, match="rows in range"):
+            _kernels.pair_dual_passes(
+                Z, codes.astype(np.intp), good["alpha"], good["weights"], order,
+                1.0, 5, 0, 0.1,
+            )  # fmt: skip
+        with pytest.raises(ValueError, match="rows in range"):
+            _kernels.margin_dual_passes(
+                Z @ Z.T, np.where(codes == 0, 1.0, -1.0), np.zeros(n), np.zeros(n),
+                order, 5, 0,
+            )  # fmt: skip
     with pytest.raises(ValueError, match="classes in range"):
         _kernels.pair_dual_passes(
             Z, codes.astype(np.intp) + 1, *good.values(), 1.0, 5, 0, 0.1

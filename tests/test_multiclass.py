@@ -787,6 +787,14 @@ def test_the_face_is_guessed_on_rows_of_three_classes_or_more():
         assert all(ids.size == 0 for ids in face_guess(Z, labels, K, limit))
     assert face_guess(Z, shuffled, 3, 50, wide=True)[0].size
 
+    def refused(*args, **kwargs):
+        raise ValueError("int64 sparse indices: liblinear takes int32")
+
+    with pytest.MonkeyPatch.context() as patch:  # a fit that fails guesses nothing
+        patch.setattr("sklearn.svm.LinearSVC.fit", refused)
+        assert all(ids.size == 0 for ids in face_guess(Z, codes, 3, 50, wide=True))
+        assert face_guess(Z, codes, 3, 50)[0].size  # the passes need no LinearSVC
+
     near, held = face_guess(Z, codes, 3, 7)
     assert near.size == 7 and np.all(near % 3 != codes[near // 3])
     assert np.isin(held, near).all()

@@ -42,6 +42,7 @@ def margin_dual_passes(
         raise ValueError("gram must be m x m and c, dual, scores, order of length m")
     if m > _INT_MAX:
         raise OverflowError("array size too large to fit in C int")
+    _check_order(order, m)
     cdef Py_ssize_t done = 0
     if m == 0:
         return done
@@ -138,6 +139,15 @@ def _check_pairs(
     for i in range(n):
         if not 0 <= codes[i] < K:
             raise ValueError("codes must be classes in range(K)")
+    _check_order(order, n)
+
+
+def _check_order(const Py_ssize_t[::1] order, Py_ssize_t n):
+    """A ValueError where ``order`` names a row beyond the ``n`` rows."""
+    cdef Py_ssize_t t
+    for t in range(order.shape[0]):
+        if not 0 <= order[t] < n:
+            raise ValueError("order must hold rows in range(n)")
 
 
 cdef struct PairRows:

@@ -107,13 +107,13 @@ class KeslerRows(Pairs):
         sets (active rows <= ``FACE_ROWS`` K (p + 1): a first set of many pairs,
         each round adding few) a guess of the face instead
         (:func:`~.._kesler.face_guess`; at most K (p + 1) pairs in all, the
-        machine's unknowns) and ``nearest_seed(1)`` (the anchors), its pairs of
-        positive weight the subproblem's first held set (:attr:`held_guess`; the
-        anchors where it has none): a factorisation or two settle it, where the
-        nearest-mean seed took 22 rounds (bench_multiclass.py's 2 000 x 256, K =
-        10: 2.44 -> 0.60 s; 3 000 documents of 20 000 words, K = 4: 3.3 -> 0.8 s;
-        a TF-IDF of 10 684 docstrings, K = 3: 90 -> 11 s). Sparse rows are guessed
-        on uncentred (:meth:`uncentred_pairs`' frame)."""
+        machine's unknowns) and ``nearest_seed(1)`` (the anchors), the pairs it
+        holds the subproblem's first held set (:attr:`held_guess`; with the
+        anchors on wide rows, or where it holds none): a factorisation or two
+        settle it, where the nearest-mean seed took 22 rounds (bench_multiclass.py's
+        2 000 x 256, K = 10: 2.44 -> 0.60 s; 3 000 documents of 20 000 words, K =
+        4: 3.3 -> 1.0 s; a TF-IDF of 10 684 docstrings, K = 3: 90 -> 11 s). Sparse
+        rows are guessed on uncentred (:meth:`uncentred_pairs`' frame)."""
         active = np.flatnonzero(self.active)
         K, width = self.n_classes, self.n_features + 1
         self.held_guess = None
@@ -133,7 +133,8 @@ class KeslerRows(Pairs):
         if not near.size:
             return self.nearest_seed(size)
         near, held = (active[ids // K] * K + ids % K for ids in (near, held))
-        self.held_guess = held if held.size else self._passes["anchors"]
+        anchors = self._passes["anchors"]  # held too where a loose fit guessed
+        self.held_guess = np.union1d(held, anchors) if wide or not held.size else held
         return np.union1d(near, first)
 
     def nearest_seed(self, size):
