@@ -355,9 +355,10 @@ def _dual_passes(Z, c, passes, settled=0):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_coordinate_descent_on_the_margin_dual_is_the_augmented_maximal_margin(seed):
-    """Run long (``settled=-1``: never ended by the face), the passes solve min ½‖w‖² + ½ b² with every
-    c_i (w·z_i + b) ≥ 1 (the intercept a feature of constant 1): ``w = Zᵀ(c∘α)``
-    and ``b = Σ c α`` are cvxpy's, and the scores kept are ``K (c∘α)``."""
+    """Run long (``settled=-1``: never ended by the face), the passes solve
+    min ½‖w‖² + ½ b² with every c_i (w·z_i + b) ≥ 1 (the intercept a feature of
+    constant 1): ``w = Zᵀ(c∘α)`` and ``b = Σ c α`` are cvxpy's, and the scores
+    kept are ``K (c∘α)``."""
     cp = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(seed)
     Z = rng.normal(size=(40, 6))
