@@ -185,7 +185,13 @@ def seed_limits(n_classes, size):
 # 0.18 -> 0.40 s; dense the same; text of 3 000 x 20 000 words, K = 4: 0.75 -> 0.80
 # s), whatever the passes (30-200), bands (0.02, 0.06), anchors, or 10 sweeps of a
 # row's pairs a visit; square 1 000 x 1 000, K = 4, the one wide set it served
-# better (0.37 -> 0.22 s).
+# better (0.37 -> 0.22 s). LinearSVC's passes grow with C where rows conflict (20
+# rows repeated under another label: 0.07 / 0.28 / 3.0 / 31 s at C = 1 / 10 / 1e2 /
+# 1e3). A machine that puts a row on the wrong side guesses nothing, unless the rows
+# are wide: such rows separate unless they depend on each other, and a loose fit is
+# loose where the margin is thin (a TF-IDF of 10 684 docstrings, K = 3, margin
+# 0.007, has rows on the wrong side at C = 10 and 100; from their guess the verdict
+# took 11 and 13 s, from the nearest-mean seed 90 s).
 FACE_BOUND = 1e3
 FACE_PASSES = 200
 FACE_SETTLE = 0.1
