@@ -44,8 +44,8 @@ def commands(path):
             sys.executable,
             "-c",
             (
-                "from sklearn_linsep.cli import main; "
-                f"main(['report', {path!r}, '--target', 'label', '--cv', '0', "
+                "from sklearn_linsep.cli import _program; "  # the linsep program
+                f"_program(['report', {path!r}, '--target', 'label', '--cv', '0', "
                 f"'--quiet']); {PEAK}"
             ),
         ],

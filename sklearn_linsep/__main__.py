@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from .cli import _program
 
-sys.exit(main())
+sys.exit(_program())

@@ -8,6 +8,7 @@ line on stderr and exit status 1 (2 for a wrong command line), never a traceback
 """
 
 import argparse
+import gc
 import math
 import os
 import stat
@@ -129,7 +130,16 @@ def _parser():
         "--sample-rows",
         type=_positive_int,
         default=200_000,
-        help="rows kept in memory at most; larger files are streamed (200000)",
+        help="rows at most of the sample that the exact test, cross-validation and "
+        "the plot use; the class statistics use every row (200000)",
+    )
+    report.add_argument(
+        "--max-held",
+        type=_byte_count,
+        default=256 << 20,
+        metavar="SIZE",
+        help="the most a file's parsed rows may take in memory while it is read "
+        "(256M): a larger file is read twice, streamed, holding only its sample",
     )
     report.add_argument(
         "--scheduler",
@@ -296,5 +306,17 @@ def main(argv=None):
     return 0
 
 
+
+def _program(argv=None):
+    """The ``linsep`` program (and ``python -m sklearn_linsep``): :func:`main`'s
+    exit status."""
+    status = main(argv)
+    # The interpreter's last collections walk every object of the modules the report
+    # imported (0.15 s of a 2.6 s report at 1e6 x 10): frozen, they are not walked.
+    # The process ends here, with nothing of the command's left to collect.
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_program())

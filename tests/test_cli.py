@@ -237,7 +237,7 @@ def test_a_file_larger_than_the_sample_is_streamed(tmp_path):
     X, y = gaussians(n=3000, p=5, shift=0.7)
     path = write_csv(tmp_path / "big.csv", X, y)
     done = run("report", str(path), "--target", "label", "--cv", "2", "--json",
-               "--sample-rows", "500")  # fmt: skip
+               "--sample-rows", "500", "--max-held", "1K")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "reading it again" in done.stderr
     report = json.loads(done.stdout)
@@ -621,7 +621,7 @@ def test_a_failing_section_degrades_the_report_not_the_run(tmp_path, capsys,
 
     monkeypatch.setattr(_verdict, "linear_separability", broken)
     monkeypatch.setattr(
-        _validation, "report_models", lambda kappa, seed: {"broken": _Broken()}
+        _validation, "report_models", lambda kappa=1.0, seed=0: {"broken": _Broken()}
     )
     assert main(["report", "--cv", "2", "--quiet"]) == 0
     text = capsys.readouterr().out

@@ -162,6 +162,8 @@ def test_option_values_are_refused_before_reading(tmp_path):
     assert done.returncode == 2 and b"is a directory" in done.stderr
     done = linsep(missing, "--target", "y", "--max-decompressed", "lots")
     assert done.returncode == 2 and b"--max-decompressed" in done.stderr
+    done = linsep(missing, "--target", "y", "--max-held", "0")
+    assert done.returncode == 2 and b"--max-held" in done.stderr
 
 
 def test_a_file_that_changes_between_passes_is_refused(tmp_path):
@@ -346,3 +348,95 @@ def test_a_directory_or_glob_that_cannot_be_one_table_is_one_error_line(
     assert "b.csv has 'a', 'b', 'd', 'y'" in str(
         pytest.raises(TableError, read_table, str(apart), "y").value
     )
+
+
+@pytest.mark.parametrize("missing", [None, "mean"])
+def test_a_file_held_after_one_pass_is_the_table_of_two_passes(
+    tmp_path, monkeypatch, missing
+):
+    """More rows than ``sample_rows`` but parsed within ``keep_bytes``: one pass
+    over the file, and the same table as the two streamed passes (sample, ids,
+    the class statistics, the filled cells), block by block."""
+    from sklearn_linsep._report import _source
+
+    monkeypatch.setattr(_source, "BLOCK_BYTES", 4096)  # tens of blocks
+    data = frame(n=3000, seed=5)
+    data.insert(0, "id", np.arange(10, 3010))  # a counter: names the rows
+    if missing == "mean":
+        data.loc[[3, 1700, 2999], "b"] = np.nan
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    tables, passes = [], []
+    for keep_bytes in (1 << 30, 1):
+        seen = set()
+        tables.append(
+            read_table(
+                str(path),
+                "y",
+                missing=missing,
+                sample_rows=500,
+                keep_bytes=keep_bytes,
+                progress=lambda number, count, seen=seen: seen.add(number),
+            )
+        )
+        passes.append(seen)
+    assert passes == [{1}, {1, 2}]
+    once, twice = tables
+    assert once.sampled and len(once.y) == len(twice.y) >= 500
+    for name in ("X", "y", "row_ids"):
+        np.testing.assert_array_equal(getattr(once, name), getattr(twice, name))
+    assert once.left_out == twice.left_out and once.left_out[0][0] == "id"
+    assert once.missing_filled == twice.missing_filled == 3 * (missing == "mean")
+    np.testing.assert_array_equal(once.statistics.means, twice.statistics.means)
+    np.testing.assert_array_equal(once.statistics.scatter(), twice.statistics.scatter())
+
+
+def test_a_bad_cell_in_a_late_block_is_named_and_a_stopped_pass_ends_its_thread(
+    tmp_path, monkeypatch
+):
+    """The blocks are parsed by a thread ahead of the reader: its error reaches
+    the reader as the file's error, and a pass stopped early leaves no thread."""
+    from sklearn_linsep._report import _source
+
+    monkeypatch.setattr(_source, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(_source, "BLOCKS_AHEAD", 2)
+    data = frame(n=3000).astype(object)
+    data.loc[2900, "b"] = "oops"
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    with pytest.raises(TableError, match="d.csv"):
+        read_table(str(path), "y")
+    with _source.open_source(str(path)) as source:
+        batches = source.batches([0, 1], [])
+        assert next(batches).num_rows > 0
+        batches.close()
+    assert not [t for t in threading.enumerate() if t.name == "linsep-csv"]
+
+
+def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
+    """The reader imports neither scikit-learn nor SciPy: the report imports
+    them in a thread while the file is read (``ready`` waits for them)."""
+    path = tmp_path / "d.csv"
+    frame().to_csv(path, index=False)
+    script = (
+        "import sys\n"
+        "from sklearn_linsep._report._command import report_command\n"
+        "from sklearn_linsep._report._read import read_table\n"
+        "assert 'sklearn' not in sys.modules and 'scipy' not in sys.modules\n"
+        f"table = read_table({str(path)!r}, 'y', ready=lambda: print(\n"
+        "    'sklearn' in sys.modules, 'scipy' in sys.modules))\n"
+        "print(table.statistics.n_samples)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "200"]
+
+
+def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
+    from sklearn_linsep._report import _command
+
+    monkeypatch.setattr(_command, "REPORT_MODULES", ("._no_such_module",))
+    ready = _command._imported_ahead()
+    with pytest.raises(ModuleNotFoundError, match="_no_such_module"):
+        ready()

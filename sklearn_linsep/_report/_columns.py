@@ -257,23 +257,39 @@ class IdentifierWatch:
         }
         self.saved = {position: [] for position, j in enumerate(layout.features)
                       if layout.candidates.get(j) == SAVED_INDEX}  # fmt: skip
+        # Feature columns a rule may yet take, and which of them need to be monotone.
+        self.live = np.array([position for position, j in enumerate(layout.features)
+                              if j in layout.candidates], dtype=np.intp)  # fmt: skip
+        self.counter = np.array([layout.candidates.get(j) != SAVED_INDEX
+                                 for j in layout.features], dtype=bool)  # fmt: skip
 
     def update(self, values, texts):
         if not len(values):
             return
-        self.integral &= np.all(values == np.round(values), axis=0)  # NaN: False
-        with np.errstate(invalid="ignore"):
-            self.largest = np.fmax(self.largest, np.max(np.abs(values), axis=0))
-        ordered = values if self.last is None else np.vstack([self.last, values])
-        steps = np.diff(ordered, axis=0)
-        self.rising &= np.all(steps > 0, axis=0)
-        self.falling &= np.all(steps < 0, axis=0)
+        live = self.live
+        if live.size:  # the columns that may still meet their rule, only
+            self._update_numbers(values[:, live], live)
         self.last = values[-1:]
         self.n_rows += len(values)
         for position, parts in self.saved.items():
             parts.append(values[:, position])
         for watch, column in zip(self.texts.values(), texts, strict=True):
             watch.update(column)
+
+    def _update_numbers(self, values, live):
+        self.integral[live] &= np.all(values == np.round(values), axis=0)  # NaN: no
+        with np.errstate(invalid="ignore"):
+            largest = np.max(np.abs(values), axis=0)
+        self.largest[live] = np.fmax(self.largest[live], largest)
+        last = None if self.last is None else self.last[:, live]
+        steps = np.diff(values if last is None else np.vstack([last, values]), axis=0)
+        self.rising[live] &= np.all(steps > 0, axis=0)
+        self.falling[live] &= np.all(steps < 0, axis=0)
+        # A column of a fraction, or a counter's that went both ways, is out for
+        # good: later blocks skip it (at 1e6 x 10, 0.12 s of a 0.7 s read).
+        counter = self.counter[live]
+        monotone = self.rising[live] | self.falling[live]
+        self.live = live[self.integral[live] & (~counter | monotone)]
 
     def decide(self):
         """``{column: rule}`` of the candidates that met their rule; a text column

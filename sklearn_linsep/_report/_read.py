@@ -11,8 +11,9 @@ are parsed, the features straight to float64.
 2. the statistics: every usable row goes into the class statistics (exact, any
    size), and a uniform random sample of at most ``sample_rows`` rows is kept for
    what needs the rows themselves (the exact separability test, cross-validation,
-   the plot). A file of at most ``sample_rows`` rows is kept whole after the first
-   pass, and not read again.
+   the plot). A file whose parsed blocks fit in ``keep_bytes`` is held after the
+   first pass, and not read again (a second parse cost as much as the first: 0.5 s
+   of 3.7 at 1e6 x 10); a larger one is read again, streamed.
 
 A file larger than memory is never in memory. File access (pipes, compression,
 temporary copies, a file that changes) is :mod:`._source`'s and :mod:`._copies`';
@@ -20,12 +21,14 @@ the classes and the missing cells are :mod:`._labels`'; the sample is
 :mod:`._sample`'s.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._stats import ClassStatistics
 from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
 from ._copies import MAX_DECOMPRESSED, READ_ERRORS
 from ._errors import TableError
@@ -33,7 +36,14 @@ from ._labels import class_counts, label_codes, table_classes, usable_rows
 from ._sample import kept_of_block, stratified_sample
 from ._source import as_text, open_source, shown
 
+if TYPE_CHECKING:  # imported where it is used: scikit-learn comes with it
+    from .._stats import ClassStatistics
+
 POSITIONS = "position among the data rows, from 0 (pandas' index)"
+# Parsed blocks held after pass 1 at most (bytes): below it, pass 2 reads them, not
+# the file. A text cell counts as TEXT_CELL_BYTES (a Python string in an array).
+KEEP_BYTES = 256 * 2**20
+TEXT_CELL_BYTES = 64
 
 
 @dataclass
@@ -94,8 +104,10 @@ def read_table(
     decimal=".",
     keep_index=False,
     max_decompressed=MAX_DECOMPRESSED,
+    keep_bytes=KEEP_BYTES,
     log=None,
     progress=None,
+    ready=None,
 ):
     """Read a labelled table for the report (see the module docstring).
 
@@ -120,7 +132,7 @@ def read_table(
     positive : str, default=None
         Report this class against the rest.
     sample_rows : int, default=200_000
-        Rows kept in memory at most.
+        Rows at most of the sample the rows' sections use.
     seed : int, default=0
         Seeds the sample.
     decimal : {".", ","}, default="."
@@ -130,11 +142,16 @@ def read_table(
         Parquet's pandas index columns) as a feature.
     max_decompressed : int, default=8 GiB
         Bytes at most of the temporary copy of an xz or zip file, or of a pipe.
+    keep_bytes : int, default=256 MiB
+        Parsed blocks held after pass 1 at most; a larger file is read twice.
     log : callable, default=None
         Receives progress messages (for stderr).
     progress : callable, default=None
         ``progress(pass, bytes)``: how much of the file (compressed, if it is) the
         pass (1 or 2) has read; CSV only.
+    ready : callable, default=None
+        Called before the class statistics are made (they import scikit-learn):
+        waits for those imports where another thread makes them meanwhile.
 
     Returns
     -------
@@ -144,14 +161,16 @@ def read_table(
     with open_source(path, decimal, max_bytes=max_decompressed,
                      on_bytes=progress) as source:  # fmt: skip
         layout = plan_columns(source, target, drop, keep, keep_index)
-        scan = _scan(source, layout, missing, sample_rows, log)
+        scan = _scan(source, layout, missing, keep_bytes, log)
         source.check_unchanged()
         left_out = _apply_identifier_rules(layout, scan)
         class_names, class_of = table_classes(scan, layout, missing, positive)
         chosen = None
-        if scan.kept is None:
+        if scan.n_rows > sample_rows:
             chosen = _announce_sample(scan, class_of, sample_rows, seed, log)
-        blocks = iter(scan.kept) if chosen is None else _blocks(source, layout)
+        blocks = _blocks(source, layout) if scan.kept is None else iter(scan.kept)
+        if ready is not None:
+            ready()
         rows = _collect(blocks, layout, scan.means, class_of, missing, chosen)
         source.check_unchanged()
     _say_unnamed_features(source.header, layout, log)
@@ -200,11 +219,12 @@ def _strings(column):
 class _Scan:
     """Pass 1's findings: usable rows per label, missing cells per column (the
     features, then the target), column means, rows read, the blocks themselves
-    while there are at most ``keep_rows`` rows, and the identifier watch."""
+    while they hold at most ``keep_bytes``, and the identifier watch."""
 
     layout: object
     missing: str
-    keep_rows: int
+    keep_bytes: int
+    kept_bytes: int = 0
     labels_seen: dict = field(default_factory=dict)
     n_rows: int = 0
     kept: list = field(default_factory=list)
@@ -231,7 +251,10 @@ class _Scan:
         self.watch.update(values, block.texts)
         if self.kept is not None:
             self.kept.append(block)
-            if self.n_rows > self.keep_rows:
+            self.kept_bytes += block.values.nbytes + TEXT_CELL_BYTES * sum(
+                len(texts) for texts in block.texts
+            )
+            if self.kept_bytes > self.keep_bytes:
                 self.kept = None
 
     @property
@@ -249,12 +272,12 @@ class _Scan:
             block.values = block.values[:, keep]
 
 
-def _scan(source, layout, missing, keep_rows, log):
+def _scan(source, layout, missing, keep_bytes, log):
     """Pass 1 (see :class:`_Scan`)."""
     size = source.n_bytes
     if size > 100 * 2**20:
         log(f"reading {source.path} ({size / 2**30:.2f} GB)")
-    scan = _Scan(layout, missing, keep_rows)
+    scan = _Scan(layout, missing, keep_bytes)
     for block in _blocks(source, layout):
         scan.add(block)
     if scan.n_rows == 0:
@@ -301,10 +324,11 @@ def _id_cells(block, layout):
 def _announce_sample(scan, class_of, sample_rows, seed, log):
     """The rows of each class to keep in pass 2 (their ordinals in the class)."""
     counts = class_counts(scan.labels_seen, class_of)
+    again = "reading it again, " if scan.kept is None else ""
     log(
         f"{scan.layout.path}: {scan.n_rows} rows, more than --sample-rows "
-        f"{sample_rows}: reading it again, for the class statistics of all rows and "
-        f"a sample of about {min(sample_rows, int(counts.sum()))} rows."
+        f"{sample_rows}: {again}the class statistics of all rows and a sample of "
+        f"about {min(sample_rows, int(counts.sum()))} rows."
     )
     return stratified_sample(counts, sample_rows, seed)
 
@@ -326,6 +350,8 @@ class _Rows:
 
 def _collect(blocks, layout, means, class_of, missing, chosen):
     """Pass 2 (or the kept blocks of pass 1): statistics and the sample."""
+    from .._stats import ClassStatistics  # scikit-learn's import: after the reading
+
     n_classes = max(class_of.values()) + 1
     rows = _Rows()
     seen = np.zeros(n_classes, dtype=np.int64)  # usable rows of each class so far
