@@ -502,3 +502,34 @@ def test_the_pairs_passes_on_rows_without_features_move_the_intercepts_only():
     np.testing.assert_array_equal(empty, zeros)
     np.testing.assert_allclose(weights[:, 0], 0.0)
     assert np.all(np.isfinite(empty))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted):
+    """Counts, sums (the same bits as numpy's sum over axis 0), extremes; rows of
+    weight 0 left out, a class without rows at -inf / inf."""
+    rng = np.random.default_rng(7)
+    X = (rng.normal(size=(5_000, 6)) * 10.0 ** rng.integers(-3, 4, 6)).astype(dtype)
+    codes = rng.integers(0, 3, 5_000).astype(np.intp)  # class 3 has no rows
+    weights = np.where(rng.random(5_000) < 0.3, 0.0, 1.5) if weighted else None
+    K, p = 4, X.shape[1]
+    counts, sums = np.empty(K), np.empty((K, p))
+    high, low = np.empty((K, p)), np.empty((K, p))
+    _kernels.class_summaries(X, codes, np.zeros(0) if weights is None else weights,
+                             counts, sums, high, low)  # fmt: skip
+    active = np.ones(len(codes), bool) if weights is None else weights > 0
+    for k in range(3):
+        rows = X[active & (codes == k)].astype(np.float64)
+        assert counts[k] == len(rows)
+        np.testing.assert_array_equal(sums[k], rows.sum(axis=0))
+        np.testing.assert_array_equal(high[k], rows.max(axis=0))
+        np.testing.assert_array_equal(low[k], rows.min(axis=0))
+    assert counts[3] == 0 and np.all(sums[3] == 0)
+    assert np.all(high[3] == -np.inf) and np.all(low[3] == np.inf)
+    with pytest.raises(ValueError, match=r"\[0, K\)"):
+        _kernels.class_summaries(X, codes + 1, np.zeros(0), counts[:3], sums, high, low)
+    with pytest.raises(ValueError, match="one entry per row"):
+        _kernels.class_summaries(X, codes[:10], np.zeros(0), counts, sums, high, low)
+    with pytest.raises(ValueError, match="a row per class"):
+        _kernels.class_summaries(X, codes, np.zeros(0), counts, sums[:2], high, low)

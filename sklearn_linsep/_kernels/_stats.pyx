@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Passes over X: the centring of the class statistics, the centred margins of a
-hyperplane, the largest magnitude (the learners' scale check).
+hyperplane, the class summaries of a dask block, the largest magnitude (the
+learners' scale check).
 
 Every loop runs without the GIL (dask's threaded scheduler runs blocks side by side).
 The arithmetic is that of the former numba kernels, bit for bit: a float32 X is
@@ -264,6 +265,66 @@ def centred_margins(
             for j in range(p):
                 total += (X[i, j] - centre[j]) * coef[j]
             out[i] = c * (total + intercept)
+
+
+def class_summaries(
+    const data_t[:, ::1] X,
+    const Py_ssize_t[:] codes,
+    const double[:] sample_weight,
+    double[:] counts,
+    double[:, ::1] sums,
+    double[:, ::1] high,
+    double[:, ::1] low,
+):
+    """Per class k, of its rows of positive weight: the count, the float64 sum of
+    the rows and each feature's largest and smallest value, reading X once.
+
+    The class summary of a dask block (its two-class seed's means come from the same
+    sums). The sums run row by row in the order of the rows, as numpy's sum over
+    axis 0 of the class's rows does: the same bits. Four numpy passes of each
+    class's copied rows took 0.075 s a 500 000 x 20 block; this takes one pass.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p), float32 or float64, C-contiguous, finite
+    codes : ndarray of shape (n,), intp class indices in ``[0, K)``
+    sample_weight : ndarray of shape (n,) or (0,) (all weights 1)
+    counts : ndarray of shape (K,), written in full
+    sums, high, low : ndarrays of shape (K, p), written in full (``-inf`` and
+        ``inf`` as the extremes of a class without rows)
+    """
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], K = counts.shape[0]
+    cdef Py_ssize_t i, j, k
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double value
+    _check_rows(n, codes.shape[0])
+    if weighted:
+        _check_rows(n, sample_weight.shape[0])
+    if (sums.shape[0] < K or high.shape[0] < K or low.shape[0] < K
+            or sums.shape[1] < p or high.shape[1] < p or low.shape[1] < p):
+        raise ValueError("sums, high and low need a row per class, a column per feature")
+    for i in range(n):  # with the GIL: an error, not a write out of bounds
+        if codes[i] < 0 or codes[i] >= K:
+            raise ValueError("every class index must lie in [0, K)")
+    with nogil:
+        for k in range(K):
+            counts[k] = 0.0
+            for j in range(p):
+                sums[k, j] = 0.0
+                high[k, j] = -INFINITY
+                low[k, j] = INFINITY
+        for i in range(n):
+            if weighted and not sample_weight[i] > 0.0:
+                continue
+            k = codes[i]
+            counts[k] += 1.0
+            for j in range(p):
+                value = <double>X[i, j]
+                sums[k, j] += value
+                if value > high[k, j]:
+                    high[k, j] = value
+                if value < low[k, j]:
+                    low[k, j] = value
 
 
 def largest_magnitude(values):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import _kernels
 from ..._validation import check_labels
 from ..._working_set import nearest_per_side, seed_direction
 from ._tasks import tree_reduce, validate_block
@@ -66,38 +67,36 @@ class ClassSummary:
 
 
 def _block_summary(X, y, w, name, pool_rows=0):
-    """A block's :class:`ClassSummary`; with ``pool_rows``, also its early pool
+    """A block's :class:`ClassSummary`, in one pass of a kernel
+    (``_kernels.class_summaries``); with ``pool_rows``, also its early pool
     (:func:`_early_pool`)."""
     X, codes, w, labels = validate_block(X, y, w, None, name)
-    X = np.asarray(X, dtype=np.float64)
-    active = np.ones(X.shape[0], bool) if w is None else np.asarray(w) > 0
+    X = np.ascontiguousarray(X, dtype=np.float64)
     K, p = len(labels), X.shape[1]
-    counts, sums = np.zeros(K), np.zeros((K, p))
-    high, low = np.full((K, p), -np.inf), np.full((K, p), np.inf)
-    for k in range(K):
-        members = X[active & (codes == k)]
-        if len(members):
-            counts[k], sums[k] = len(members), members.sum(axis=0)
-            high[k], low[k] = members.max(axis=0), members.min(axis=0)
+    counts, sums = np.empty(K), np.empty((K, p))
+    high, low = np.empty((K, p)), np.empty((K, p))
+    weights = np.zeros(0) if w is None else np.asarray(w, dtype=np.float64)
+    _kernels.class_summaries(X, codes, weights, counts, sums, high, low)
     summary = ClassSummary(np.asarray(labels), counts, sums, high, low)
     if not pool_rows:
         return summary
-    return summary, _early_pool(X, codes, w, np.asarray(labels), active, pool_rows)
+    pool = _early_pool(X, codes, w, summary, pool_rows)
+    return summary, pool
 
 
-def _early_pool(X, codes, w, labels, active, pool_rows):
+def _early_pool(X, codes, w, summary, pool_rows):
     """``(rows, X rows, labels, weights)``: of a block of two labels, the
     ``pool_rows`` active rows of each nearest the hyperplane halfway between the
-    two's means in the block (which stand for all rows' means: the classes are not
-    known yet); None for a block of another number of labels (its rows are read by
-    the full passes)."""
-    if len(labels) != 2:
+    two's means in the block (the ``summary``'s; they stand for all rows' means:
+    the classes are not known yet); None for a block of another number of labels
+    (its rows are read by the full passes)."""
+    labels, counts = summary.classes, summary.counts
+    if len(labels) != 2 or not np.all(counts > 0):
         return None
     c = np.where(codes == 1, 1.0, -1.0)  # the larger label, as two classes order it
-    sides = [active & (c > 0), active & (c < 0)]
-    if not all(side.any() for side in sides):
-        return None
-    direction, shift = seed_direction(*(X[side].mean(axis=0) for side in sides))
+    active = np.ones(X.shape[0], bool) if w is None else np.asarray(w) > 0
+    means = summary.sums / counts[:, None]  # numpy's mean of the rows: the same bits
+    direction, shift = seed_direction(means[1], means[0])
     local = nearest_per_side(c * (X @ direction + shift), c, active, pool_rows)
     weights = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
     return local, X[local], labels[codes[local]], weights[local]
