@@ -302,7 +302,8 @@ def class_summaries(
         _check_rows(n, sample_weight.shape[0])
     if (sums.shape[0] < K or high.shape[0] < K or low.shape[0] < K
             or sums.shape[1] < p or high.shape[1] < p or low.shape[1] < p):
-        raise ValueError("sums, high and low need a row per class, a column per feature")
+        raise ValueError("sums, high and low need a row per class and a column per "
+                         "feature")
     for i in range(n):  # with the GIL: an error, not a write out of bounds
         if codes[i] < 0 or codes[i] >= K:
             raise ValueError("every class index must lie in [0, K)")

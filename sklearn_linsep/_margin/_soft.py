@@ -51,7 +51,10 @@ def soft_limit(two_class, working, tol, batch):
     def solve(indices):
         rows, labels = two_class.rows(indices), two_class.labels(indices)
         weights = two_class.sample_weights(indices)
-        lp = checked_least_hinge(lp_frame.rows(indices), labels, weights)
+        # The LP rounds' last working set starts this stage: its LP is at hand (the
+        # largest of the rounds: 0.16 s of 4.5 at 4e6 x 20 on dask blocks).
+        known = last.get("lp") if np.array_equal(indices, last.get("rows")) else None
+        lp = checked_least_hinge(lp_frame.rows(indices), labels, weights, known)
         sides = face_sides(lp.dual, weights)
         feasible = in_frame(lp, lp_frame, two_class)
         return _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible)
@@ -59,6 +62,7 @@ def soft_limit(two_class, working, tol, batch):
     def least_hinge(indices):
         rows, weights = lp_frame.rows(indices), lp_frame.sample_weights(indices)
         last["lp"] = total_hinge_lp(rows, lp_frame.labels(indices), weights=weights)
+        last["rows"] = np.array(indices, copy=True)
         return last["lp"]
 
     def violated():  # by the last round's hyperplane, among every active row
@@ -332,9 +336,11 @@ def _margin_at_least_hinge(rows, labels, weights, lp, sides, feasible=None):
     return solution
 
 
-def checked_least_hinge(rows, labels, weights):
-    """The LP's least total hinge on ``rows``, proved by its dual, or a SolverError."""
-    solution = total_hinge_lp(rows, labels, weights=weights)
+def checked_least_hinge(rows, labels, weights, solution=None):
+    """The LP's least total hinge on ``rows`` (``solution``, if it was solved
+    already), proved by its dual, or a SolverError."""
+    if solution is None:
+        solution = total_hinge_lp(rows, labels, weights=weights)
     sums, total = partial(_augmented_sum, rows), solution.total
     if not _dual_certificate_holds(solution.dual, weights, labels, sums, total):
         raise SolverError(
