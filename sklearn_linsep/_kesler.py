@@ -292,7 +292,7 @@ class Pairs(Frame):
 
     def rows(self, rows):
         """Rows of Z by index (a row may come more than once: one per pair)."""
-        return (self.original_rows(rows) - self.centre) / self.scale
+        return self.centred_rows(rows)
 
     def pairs(self, ids):
         """``(Z rows, own classes, other classes)`` of constraint ids."""

@@ -316,3 +316,19 @@ def test_a_pairs_backend_is_read_by_its_protocol_not_its_class():
         answers[0].certificate.certificate_indices,
         answers[1].certificate.certificate_indices,
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_centred_rows_are_made_in_a_copy_never_in_x(dtype):
+    """Z's rows by index or by a slice (a view of X): ``(x - centre) / scale``
+    to the bit, X unchanged, through the two-class rows and the pairs' rows."""
+    rng = np.random.default_rng(11)
+    X = (rng.normal(size=(60, 5)) * [1, 10, 100, 1e3, 1e4] + 7).astype(dtype)
+    before = X.copy()
+    two = seam.rows_of(X, np.arange(60) % 2, name="test").two_class([1], [0])
+    joint = seam.rows_of(X, np.arange(60) % 3, name="test").joint()
+    for frame in (two, joint):
+        for indices in (np.array([3, 0, 3, 59]), slice(10, 20)):
+            expected = (np.asarray(X[indices], float) - frame.centre) / frame.scale
+            np.testing.assert_array_equal(frame.centred_rows(indices), expected)
+            np.testing.assert_array_equal(X, before)

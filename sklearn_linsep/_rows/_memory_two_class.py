@@ -94,7 +94,7 @@ class ScaledRows(Frame):
         last = self._last_rows
         if last is not None and np.array_equal(last[0], indices):
             return last[1]
-        rows = (self.original_rows(indices) - self.centre) / self.scale
+        rows = self.centred_rows(indices)
         self._last_rows = (indices.copy(), rows)
         return rows
 
@@ -158,18 +158,15 @@ class ScaledRows(Frame):
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
             if keep:
-                kept[rows] = self._centred_block(rows)
+                kept[rows] = self.centred_rows(rows)
                 yield _held_part(rows, kept[rows], held)
             elif held is None:
-                yield rows, self._centred_block(rows)
+                yield rows, self.centred_rows(rows)
             else:  # centre only the rows asked for
                 index = start + np.flatnonzero(held[rows])
-                yield index, self._centred_block(index)
+                yield index, self.centred_rows(index)
         if keep:
             self._centred = kept
-
-    def _centred_block(self, rows):
-        return (self.original_rows(rows) - self.centre) / self.scale
 
     def keep_centred(self):
         """Keep Z in memory from the next pass on, where it fits
