@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
+from . import _kernels
 from ._angle import _range_of, mean_difference_parts
 from ._exact._enclosure import rounding_factor
 from ._exact._numbers import exact_dot, rational, rational_scalar
@@ -29,7 +30,7 @@ from ._validation import plain_label, validate_labelled_data
 from ._working_set import DENSE_FALLBACK_ENTRIES
 from .exceptions import SolverError
 
-ROWS_PER_CHUNK = 4096  # rows of a dense boolean (rows × features) block at a time
+ROWS_PER_CHUNK = 4096  # rows of a dense (rows × features) temporary at a time
 
 
 @dataclass
@@ -258,12 +259,12 @@ def overlap_volume(low, high, lowest, highest):
 def outside_weights(X, w, low, high):
     """For every feature, the weight ``w`` of the rows of X outside the closed
     overlap ``[low, high]`` (a value on a bound overlaps, as in ECoL)."""
-    if not sp.issparse(X):
-        out = np.zeros(X.shape[1])
-        for start in range(0, X.shape[0], ROWS_PER_CHUNK):
-            block = X[start : start + ROWS_PER_CHUNK]
-            outside = (block < low) | (block > high)
-            out += w[start : start + ROWS_PER_CHUNK] @ outside
+    if not sp.issparse(X):  # one compiled pass, no (rows x features) temporaries
+        out = np.empty(X.shape[1])
+        X = X if X.dtype == np.float32 else np.asarray(X, dtype=np.float64)
+        _kernels.outside_weights(np.ascontiguousarray(X), np.asarray(w, float),
+                                 np.asarray(low, float), np.asarray(high, float),
+                                 out)  # fmt: skip
         return out
     X = sp.csr_array(X)
     entry_w = np.repeat(w, np.diff(X.indptr))

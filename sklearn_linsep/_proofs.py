@@ -18,6 +18,7 @@ Both are invariant under ``x ↦ D x + t`` (``D`` diagonal positive), as the ver
 import numpy as np
 import scipy.sparse as sp
 
+from . import _kernels
 from ._exact._enclosure import rounding_factor
 from ._exact._farkas import pairs_matrix, solves_exactly
 from ._exact._frames import pairs_enclosed
@@ -66,11 +67,30 @@ def _scores(X, coef, intercept, center, intercept_at_center):
 
 
 def column_extremes(X):
-    """Each feature's largest and smallest value, as 1-d arrays (dense or sparse)."""
+    """Each feature's largest and smallest value, as 1-d arrays (dense or sparse;
+    dense C-ordered floats in one compiled pass, ``_kernels.column_extremes``)."""
+    if isinstance(X, np.ndarray) and _one_pass_extremes(X):
+        high, low = np.empty(X.shape[1]), np.empty(X.shape[1])
+        _kernels.column_extremes(X, high, low)
+        return high, low
     high, low = X.max(axis=0), X.min(axis=0)
     if sp.issparse(X):
         high, low = high.toarray(), low.toarray()
     return np.asarray(high, dtype=float).ravel(), np.asarray(low, dtype=float).ravel()
+
+
+# The kernel's columns at most: its loop compares each value, numpy's max and min
+# run along the rows' columns in vectors; 1e5 rows: 1.2 against 5.6 ms at 10
+# columns, 3.9 against 6.8 ms at 32, 8.0 against 7.9 ms at 64, 12.5 against 9.2 at 100.
+EXTREMES_KERNEL_COLUMNS = 48
+
+
+def _one_pass_extremes(X):
+    """Whether the kernel reads X (else numpy: no rows, which it refuses; many
+    columns; another layout or dtype)."""
+    return (X.ndim == 2 and X.shape[0] > 0 and X.flags.c_contiguous
+            and X.shape[1] <= EXTREMES_KERNEL_COLUMNS
+            and X.dtype in (np.float32, np.float64))  # fmt: skip
 
 
 def certificate_holds(result, points, labels, spread, rtol, problem_rows=np.inf,

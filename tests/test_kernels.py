@@ -533,3 +533,51 @@ def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted):
         _kernels.class_summaries(X, codes[:10], np.zeros(0), counts, sums, high, low)
     with pytest.raises(ValueError, match="a row per class"):
         _kernels.class_summaries(X, codes, np.zeros(0), counts, sums[:2], high, low)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_extremes_are_numpys_max_and_min(dtype):
+    """One pass over X: numpy's max and min over axis 0, a NaN winning; no rows:
+    -inf and inf; the public helper keeps numpy's refusal of no rows."""
+    from sklearn_linsep._proofs import column_extremes
+
+    rng = np.random.default_rng(3)
+    X = (rng.normal(size=(2_000, 9)) * 10.0 ** rng.integers(-5, 6, 9)).astype(dtype)
+    X[7, 4] = X[1_999, 8] = np.nan
+    high, low = np.empty(9), np.empty(9)
+    _kernels.column_extremes(X, high, low)
+    np.testing.assert_array_equal(high, X.max(axis=0).astype(float))
+    np.testing.assert_array_equal(low, X.min(axis=0).astype(float))
+    _kernels.column_extremes(X[:0], high, low)
+    assert np.all(high == -np.inf) and np.all(low == np.inf)
+    with pytest.raises(ValueError, match="one entry per column"):
+        _kernels.column_extremes(X, high[:3], low)
+    for layout in (X, np.asfortranarray(X), sp.csr_matrix(np.nan_to_num(X))):
+        got_high, got_low = column_extremes(layout)
+        want = np.nan_to_num(X) if sp.issparse(layout) else X
+        np.testing.assert_array_equal(got_high, want.max(axis=0).astype(float))
+        np.testing.assert_array_equal(got_low, want.min(axis=0).astype(float))
+    with pytest.raises(ValueError):
+        column_extremes(X[:0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_outside_weights_are_the_weight_outside_each_closed_interval(dtype):
+    from sklearn_linsep._complexity import outside_weights
+
+    rng = np.random.default_rng(4)
+    X = rng.integers(-3, 4, size=(3_000, 5)).astype(dtype)  # values on the bounds
+    X[10, 3] = np.nan  # in no outside
+    w = rng.uniform(0, 2, 3_000)
+    low, high = np.array([-1.0, 0, -3, 2, 5]), np.array([1.0, 0, 3, 1, 6])
+    out = np.empty(5)
+    _kernels.outside_weights(X, w, low, high, out)
+    expected = w @ ((X < low) | (X > high))
+    np.testing.assert_allclose(out, expected, rtol=1e-13)
+    np.testing.assert_allclose(outside_weights(X, w, low, high), expected, rtol=1e-13)
+    np.testing.assert_allclose(
+        outside_weights(sp.csr_matrix(np.nan_to_num(X)), w, low, high),
+        w @ ((np.nan_to_num(X) < low) | (np.nan_to_num(X) > high)), rtol=1e-13,
+    )
+    with pytest.raises(ValueError, match="one entry per row"):
+        _kernels.outside_weights(X, w[:5], low, high, out)

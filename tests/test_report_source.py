@@ -437,6 +437,52 @@ def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
     from sklearn_linsep._report import _command
 
     monkeypatch.setattr(_command, "REPORT_MODULES", ("._no_such_module",))
-    ready = _command._imported_ahead()
+    ready = _command._ImportedAhead()
     with pytest.raises(ModuleNotFoundError, match="_no_such_module"):
         ready()
+
+
+def test_long_text_counts_toward_what_is_held(tmp_path):
+    """Text cells count their characters: a file of long text ids is read twice
+    under a limit its numbers alone would keep within (found by review: held
+    whole, 4x the limit)."""
+    data = frame(n=3000)
+    data.insert(0, "name", [f"{i:06d}-" + "x" * 2_000 for i in range(3000)])
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    seen = set()
+    table = read_table(str(path), "y", sample_rows=500, keep_bytes=1 << 20,
+                       progress=lambda number, count: seen.add(number))  # fmt: skip
+    assert seen == {1, 2} and table.left_out[0][0] == "name"
+    assert table.row_ids[0].startswith("0") and len(table.y) >= 500
+
+
+def test_numeric_ids_with_a_decimal_comma_read_alike_once_or_twice(tmp_path):
+    """A counter written ``1,0`` in a file of decimal commas names the rows in
+    both readings (the two passes' text ids met float())."""
+    data = frame(n=3000)
+    data.insert(0, "ctr", np.arange(1, 3001).astype(float))
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False, sep=";", decimal=",")
+    once, twice = (read_table(str(path), "y", decimal=",", sample_rows=500,
+                              keep_bytes=keep_bytes)
+                   for keep_bytes in (1 << 30, 1))  # fmt: skip
+    assert once.rows_named_by == twice.rows_named_by == "column 'ctr'"
+    np.testing.assert_array_equal(once.row_ids, twice.row_ids)
+    np.testing.assert_array_equal(once.X, twice.X)
+
+
+def test_an_early_error_waits_for_the_report_imports(tmp_path, capsys, monkeypatch):
+    """The read fails before the report's imports are needed: the command still
+    waits for their thread, which would otherwise import as the interpreter ends
+    (a crash at exit, 3 runs in 30, found by review)."""
+    from sklearn_linsep._report import _command
+
+    (tmp_path / "slow_report_module.py").write_text("import time\ntime.sleep(0.5)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_command, "REPORT_MODULES", ("slow_report_module",))
+    path = tmp_path / "d.csv"
+    frame().to_csv(path, index=False)
+    assert main(["report", str(path), "--target", "nope"]) == 1
+    assert "No column 'nope'" in capsys.readouterr().err
+    assert not [t for t in threading.enumerate() if t.name == "linsep-imports"]

@@ -17,7 +17,8 @@ is checked and proven after, in the exact layer.)
 - ``_records``: the kernels' argument records and constants (plain Python);
 - ``_random``: seeded orders of the samples (splitmix64);
 - ``_stats``: passes over X (the centring of the class statistics, the centred
-  margins, a dask block's class summaries, the largest magnitude);
+  margins, a dask block's class summaries, the columns' extremes and the weight
+  outside an interval, the largest magnitude);
 - ``_online``: the epochs of the perceptron family, on named argument records, over
   a row of X dense or CSR;
 - ``_nearest``: the nearest points of two convex hulls;
@@ -70,9 +71,11 @@ _MODULE_OF = {
             "centre_rows",
             "centre_with_indicator",
             "class_summaries",
+            "column_extremes",
             "centre_with_indicator_weighted",
             "centred_margins",
             "largest_magnitude",
+            "outside_weights",
             "shifted_class_sums",
             "shifted_means",
         ],

@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Passes over X: the centring of the class statistics, the centred margins of a
-hyperplane, the class summaries of a dask block, the largest magnitude (the
-learners' scale check).
+hyperplane, the class summaries of a dask block, the columns' extremes and the
+weight outside an interval per column (the complexity measures), the largest
+magnitude (the learners' scale check).
 
 Every loop runs without the GIL (dask's threaded scheduler runs blocks side by side).
 The arithmetic is that of the former numba kernels, bit for bit: a float32 X is
@@ -326,6 +327,71 @@ def class_summaries(
                     high[k, j] = value
                 if value < low[k, j]:
                     low[k, j] = value
+
+
+def column_extremes(const data_t[:, ::1] X, double[:] high, double[:] low):
+    """Each column's largest and smallest value, reading X once (numpy's ``max`` and
+    ``min`` over axis 0 read it twice, along its short rows: 5.6 ms for 1e5 x 10,
+    against 1.2 ms here; from about 50 columns numpy's are faster). A NaN wins, as
+    in numpy's; no rows: ``-inf`` and ``inf``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p), float32 or float64, C-contiguous
+    high, low : ndarrays of shape (p,), written in full
+    """
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1]
+    cdef Py_ssize_t i, j
+    cdef double value
+    if high.shape[0] < p or low.shape[0] < p:
+        raise ValueError("high and low need one entry per column of X")
+    with nogil:
+        for j in range(p):
+            high[j] = -INFINITY
+            low[j] = INFINITY
+        for i in range(n):
+            for j in range(p):
+                value = <double>X[i, j]
+                # ``value != value``: a NaN, kept (no comparison replaces it)
+                if value > high[j] or value != value:
+                    high[j] = value
+                if value < low[j] or value != value:
+                    low[j] = value
+
+
+def outside_weights(
+    const data_t[:, ::1] X,
+    const double[:] weight,
+    const double[:] low,
+    const double[:] high,
+    double[:] out,
+):
+    """``out[j] = Σ_i w_i [x_ij < low_j or x_ij > high_j]``: per column, the weight
+    of the rows outside the closed interval, reading X once (summed row by row in
+    the rows' order; a NaN is in no interval's outside).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p), float32 or float64, C-contiguous
+    weight : ndarray of shape (n,)
+    low, high : ndarrays of shape (p,)
+    out : ndarray of shape (p,), written in full
+    """
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1]
+    cdef Py_ssize_t i, j
+    cdef double value, w
+    _check_rows(n, weight.shape[0])
+    if low.shape[0] < p or high.shape[0] < p or out.shape[0] < p:
+        raise ValueError("low, high and out need one entry per column of X")
+    with nogil:
+        for j in range(p):
+            out[j] = 0.0
+        for i in range(n):
+            w = weight[i]
+            for j in range(p):
+                value = <double>X[i, j]
+                # No branch: taken one time in three at random, it cost 3x numpy.
+                out[j] += w * ((value < low[j]) | (value > high[j]))
 
 
 def largest_magnitude(values):

@@ -17,9 +17,14 @@ from ._read import Table, read_table
 # on a 1e6 x 10 CSV): a thread imports them while the file is read
 # (:func:`_imported_ahead`), and the functions that use them import them from then.
 REPORT_MODULES = ("._compute", "._plot", "._text")
-# What reading a file imports, imported before that thread starts: two threads
-# importing one module's parts at once may see it half made.
-READER_MODULES = ("pyarrow", "pyarrow.compute", "pyarrow.csv")
+# What reading a file imports, imported before that thread starts: the main thread
+# then imports nothing while it runs. Two threads importing at once may see a module
+# half made, and a Ctrl-C landing in the main thread's import left the import lock
+# held, the thread waiting on it (found by review). pyarrow imports pandas, where
+# installed, on its first conversion.
+READER_MODULES = ("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.parquet",
+                  "pyarrow.pandas_compat", "encodings.utf_8_sig", "tqdm")  # fmt: skip
+OPTIONAL_READER_MODULES = ("pandas",)
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
 
@@ -78,30 +83,40 @@ STDIN_TITLE = "standard input"
 STDIN_PATH = "/dev/stdin"  # what ``-`` reads (once, into a temporary copy)
 
 
-def _imported_ahead():
-    """Import ``REPORT_MODULES`` in a thread (pyarrow parses without the GIL, and
-    the import takes the other core); returns ``ready()``, which waits for them
-    and raises the import's error, if any."""
-    for name in READER_MODULES:
-        importlib.import_module(name)
-    failed = []
+class _ImportedAhead:
+    """``REPORT_MODULES`` imported in a thread, started at once (pyarrow parses
+    without the GIL, and the import takes the other core). Call it to wait for
+    them (and raise the import's error, if any); :meth:`join` waits only: every
+    exit waits, since a thread still importing as the interpreter ends could crash
+    it (3 early errors in 30, found by review)."""
 
-    def load():
+    def __init__(self):
+        for name in READER_MODULES:
+            importlib.import_module(name)
+        for name in OPTIONAL_READER_MODULES:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+        self._failed = []
+        self._thread = threading.Thread(target=self._load, daemon=True,
+                                        name="linsep-imports")  # fmt: skip
+        self._thread.start()
+
+    def _load(self):
         try:
             for name in REPORT_MODULES:
                 importlib.import_module(name, __package__)
-        except BaseException as error:  # noqa: BLE001 - raised by ready()
-            failed.append(error)
+        except BaseException as error:  # noqa: BLE001 - raised by the caller
+            self._failed.append(error)
 
-    thread = threading.Thread(target=load, daemon=True, name="linsep-imports")
-    thread.start()
+    def __call__(self):
+        self.join()
+        if self._failed:
+            raise self._failed[0]
 
-    def ready():
-        thread.join()
-        if failed:
-            raise failed[0]
-
-    return ready
+    def join(self):
+        self._thread.join()
 
 
 def _bundled(args):
@@ -240,12 +255,15 @@ def report_command(args):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
-    ready = _imported_ahead()
-    if args.scheduler is None:
-        table, verdicts = _load(args, log, ready), None
-    else:  # dask imports pandas too: not beside the thread
-        ready()
-        table, verdicts = _on_cluster(args, log)
+    ready = _ImportedAhead()
+    try:
+        if args.scheduler is None:
+            table, verdicts = _load(args, log, ready), None
+        else:  # dask imports pandas too: not beside the thread
+            ready()
+            table, verdicts = _on_cluster(args, log)
+    finally:
+        ready.join()
     ready()
     from ._compute import compute_report
     from ._context import ReportData

@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # imported where it is used: scikit-learn comes with it
 
 POSITIONS = "position among the data rows, from 0 (pandas' index)"
 # Parsed blocks held after pass 1 at most (bytes): below it, pass 2 reads them, not
-# the file. A text cell counts as TEXT_CELL_BYTES (a Python string in an array).
+# the file. A text cell counts its characters' bytes and TEXT_CELL_BYTES more (a
+# Python string in an array).
 KEEP_BYTES = 256 * 2**20
 TEXT_CELL_BYTES = 64
 
@@ -89,6 +90,7 @@ class _Block:
     texts: list
     ids: np.ndarray
     first: int
+    text_bytes: int = 0
 
 
 def read_table(
@@ -207,8 +209,10 @@ def _parse(batch, layout, first):
             f"{first + i}: an infinite value (or one beyond float64's range); fix or "
             "drop it."
         )
-    texts = [_strings(batch.column(k)) for k in range(p + 1, batch.num_columns)]
-    return _Block(values, codes, names, texts, None, first)
+    columns = [batch.column(k) for k in range(p + 1, batch.num_columns)]
+    text_bytes = sum(c.nbytes + TEXT_CELL_BYTES * len(c) for c in columns)
+    return _Block(values, codes, names, [_strings(column) for column in columns], None,
+                  first, text_bytes)  # fmt: skip
 
 
 def _strings(column):
@@ -251,9 +255,7 @@ class _Scan:
         self.watch.update(values, block.texts)
         if self.kept is not None:
             self.kept.append(block)
-            self.kept_bytes += block.values.nbytes + TEXT_CELL_BYTES * sum(
-                len(texts) for texts in block.texts
-            )
+            self.kept_bytes += block.values.nbytes + block.text_bytes
             if self.kept_bytes > self.keep_bytes:
                 self.kept = None
 
@@ -324,10 +326,10 @@ def _id_cells(block, layout):
 def _announce_sample(scan, class_of, sample_rows, seed, log):
     """The rows of each class to keep in pass 2 (their ordinals in the class)."""
     counts = class_counts(scan.labels_seen, class_of)
-    again = "reading it again, " if scan.kept is None else ""
+    how = "reading it again, for" if scan.kept is None else "held in memory, for"
     log(
         f"{scan.layout.path}: {scan.n_rows} rows, more than --sample-rows "
-        f"{sample_rows}: {again}the class statistics of all rows and a sample of "
+        f"{sample_rows}: {how} the class statistics of all rows and a sample of "
         f"about {min(sample_rows, int(counts.sum()))} rows."
     )
     return stratified_sample(counts, sample_rows, seed)
@@ -439,8 +441,9 @@ def plain_ids(ids, numeric):
     one's as text, or as integers where every cell is an integer written plainly
     (``1042``; ``0007`` stays text)."""
     values = np.asarray(ids, dtype=object)
-    if numeric:
-        return np.array([int(float(value)) for value in values], dtype=np.int64)
+    if numeric:  # a comma in a cell read as a number is its decimal mark
+        return np.array([int(float(str(value).replace(",", "."))) for value in values],
+                        dtype=np.int64)  # fmt: skip
     texts = [str(value).strip() for value in values]
     if all(re.fullmatch(r"-?(0|[1-9]\d{0,17})", text) for text in texts):
         return np.array([int(text) for text in texts], dtype=np.int64)
