@@ -330,14 +330,18 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert "cross-validation" not in quiet.stderr  # stderr is a pipe here
     seen = _on_a_terminal("report", "--cv", "2")
     assert b"cross-validation" in seen and b"16/16" in seen
-    # Reading a file: a bar from the first pass on (two passes past the sample).
+    # Reading a file: a bar from the first pass on (two passes past the sample and
+    # --max-held, one past the sample only).
     X, y = gaussians(n=3000, p=5)
     path = write_csv(tmp_path / "big.csv", X, y)
     size = path.stat().st_size
     seen = _on_a_terminal("report", str(path), "--target", "label", "--cv", "0",
-                          "--sample-rows", "500")  # fmt: skip
+                          "--sample-rows", "500", "--max-held", "1K")  # fmt: skip
     assert b"reading:" in seen and b"reading again:" in seen
     assert f"{size / 1000:.0f}k/{size / 1000:.0f}k".encode() in seen.replace(b".", b"")
+    held = _on_a_terminal("report", str(path), "--target", "label", "--cv", "0",
+                          "--sample-rows", "500")  # fmt: skip
+    assert b"reading:" in held and b"reading again:" not in held
 
 
 def test_messy_files_are_read_or_refused_clearly(tmp_path):
