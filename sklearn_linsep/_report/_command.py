@@ -15,7 +15,7 @@ from ._read import Table, read_table
 
 # The report's modules below import scikit-learn and SciPy (1.3 s of a 3.7 s report
 # on a 1e6 x 10 CSV): a thread imports them while the file is read
-# (:func:`_imported_ahead`), and the functions that use them import them from then.
+# (:class:`_ImportedAhead`), and the functions that use them import them from then.
 REPORT_MODULES = ("._compute", "._plot", "._text")
 # What reading a file imports, imported before that thread starts: the main thread
 # then imports nothing while it runs. Two threads importing at once may see a module
