@@ -61,14 +61,27 @@ class TemporaryFiles:
 
     @classmethod
     def create(cls):
+        """``(handle, path)`` of a new copy. The handlers come first and the path is
+        recorded before the file exists: a signal at any moment removes what exists
+        (a SIGTERM between the file and its handlers left it, once another thread
+        held the GIL there: the report's imports)."""
         import atexit
 
-        handle, path = tempfile.mkstemp(suffix=".csv", prefix="linsep-")
         if not cls.paths:
             atexit.register(cls.remove_all)
             cls._install()
-        cls.paths.add(path)
-        return handle, path
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        while True:
+            name = f"linsep-{os.urandom(8).hex()}.csv"
+            path = os.path.join(tempfile.gettempdir(), name)
+            cls.paths.add(path)
+            try:
+                return os.open(path, flags, 0o600), path
+            except FileExistsError:  # another file's name, by a chance in 2**64
+                cls.paths.discard(path)
+            except BaseException:
+                cls.remove(path)
+                raise
 
     @classmethod
     def remove(cls, path):
