@@ -108,6 +108,34 @@ def test_a_signal_removes_the_temporary_copy(tmp_path, number):
     assert os.listdir(temporary) == []
 
 
+@pytest.mark.slow  # a process of its own: 1 s
+def test_a_signal_the_moment_the_copy_is_made_removes_it(tmp_path):
+    """SIGTERM just as the copy's file appears: the handlers are ours already and
+    the path recorded, so it goes (it stayed, the process killed by the default
+    action, once the report's import thread held the GIL at that moment)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    script = (
+        "import os, signal, time\n"
+        "real = os.open\n"
+        "def open_then_signal(path, *args, **kwargs):\n"
+        "    handle = real(path, *args, **kwargs)\n"
+        "    if 'linsep-' in str(path):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return handle\n"
+        "os.open = open_then_signal\n"
+        "from sklearn_linsep._report._copies import TemporaryFiles\n"
+        "TemporaryFiles.create()\n"
+        "time.sleep(30)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False,
+                          env={**os.environ, "TMPDIR": str(temporary)},
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM,
+                                                           signal.SIG_DFL))  # fmt: skip
+    assert done.returncode == -signal.SIGTERM
+    assert os.listdir(temporary) == []
+
+
 @pytest.mark.slow  # a process of its own: 2 s
 def test_a_signal_another_thread_receives_still_ends_the_copy(tmp_path):
     """The kernel may deliver the signal to any thread; its handler runs in the
