@@ -390,6 +390,64 @@ def test_coordinate_descent_stops_once_a_pass_settles_the_face():
         )
 
 
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coordinate_descent_on_the_rows_is_the_passes_on_their_gram_matrix(seed):
+    """``margin_row_passes`` keeps ``w = Σ c α (z, 1)`` where ``margin_dual_passes``
+    keeps the scores ``K (c∘α)``: the same steps in the same order, so the same α
+    (to rounding), settled after the same passes; a bad shape is a ValueError."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(70, 30))
+    c = np.where(Z @ rng.normal(size=30) + 0.2 > 0, 1.0, -1.0)
+    gram_dual, _, gram_done, _ = _dual_passes(Z, c, passes=40, settled=1)
+    dual, w = np.zeros(70), np.zeros(31)
+    order = np.random.default_rng(0).permutation(70).astype(np.intp)
+    done = _kernels.margin_row_passes(Z, c, dual, w, order, 40, 1)
+    assert done == gram_done and np.all(dual >= 0)
+    assert np.allclose(dual, gram_dual, rtol=1e-9, atol=1e-12)
+    assert np.allclose(w[:-1], (c * dual) @ Z, atol=1e-10)
+    assert w[-1] == pytest.approx(c @ dual, abs=1e-10)
+    with pytest.raises(ValueError, match="q \\+ 1"):
+        _kernels.margin_row_passes(Z, c, dual, np.zeros(30), order, 5, 0)
+    with pytest.raises(ValueError, match="in range"):
+        _kernels.margin_row_passes(Z, c, dual, w, order + 70, 5, 0)
+
+
+@pytest.mark.parametrize("kind", ["square", "tall", "overlapping", "repeated"])
+def test_nearest_points_from_a_start_of_many_rows_are_those_from_two(kind):
+    """A start of many rows (a guess of the support: some of them off it, in any
+    order, more than one block of the QR's rebuild) is made a corral first (Wolfe's
+    minor cycle before the first step): the same nearest points as from a row of
+    each side, with weight left only where the rows' answer has it."""
+    Z, c = _hulls(kind, 1)
+    v, _, _, _, _, weights = _nearest(Z, c, _kernels.JOIN_BATCH)
+    rng = np.random.default_rng(2)
+    start = np.where(rng.random(len(c)) < 0.5, rng.random(len(c)), 0.0)
+    start[weights > 0] += rng.random(np.count_nonzero(weights))  # every support row
+    held = np.flatnonzero(start)
+    extra = held.size - (min(Z.shape) + 3)  # beyond what nearest_workspace holds
+    start[held[np.argsort(start[held])[: max(0, extra)]]] = 0.0
+    for side in (c > 0, c < 0):
+        start[side] /= start[side].sum()
+    if kind == "square":
+        assert np.count_nonzero(start) > 64  # two blocks of the rebuild at least
+    workspace = _kernels.nearest_workspace(*Z.shape)
+    warm_v, *_, warm_status = _kernels.nearest_points_kernel(
+        Z, c, start, 1e-12, 10**6, workspace, _kernels.JOIN_BATCH
+    )
+    size = np.sqrt(v @ v)
+    assert warm_status == _kernels.NEAREST_CONVERGED or kind == "repeated"
+    assert warm_status != _kernels.NEAREST_ITERATIONS
+    assert np.all(start >= 0)
+    assert np.allclose((start * c) @ Z, warm_v, atol=1e-12)
+    if kind == "repeated":
+        assert size < 1e-12 and np.sqrt(warm_v @ warm_v) < 1e-12
+        return
+    assert np.linalg.norm(warm_v - v) <= 1e-9 * size
+    scores = Z @ warm_v
+    beyond = np.minimum(scores[c > 0] - scores[c > 0].min(), 1)
+    assert np.all(start[c > 0][beyond > 1e-6 * size**2] == 0)
+
 def _pair_dual(Z, codes, K, bound=1e9, passes=3000, settled=-1, tolerance=0.0):
     n, q = Z.shape
     alpha, weights = np.zeros((n, K)), np.zeros((K, q + 1))

@@ -22,8 +22,8 @@ is checked and proven after, in the exact layer.)
 - ``_online``: the epochs of the perceptron family, on named argument records, over
   a row of X dense or CSR;
 - ``_nearest``: the nearest points of two convex hulls;
-- ``_dual``: coordinate descent on the margin's dual over a Gram matrix (a guess of
-  its face).
+- ``_dual``: coordinate descent on the margin's dual over a Gram matrix or the
+  rows (a guess of its face).
 
 The names are imported on first use (PEP 562): ``import sklearn_linsep`` loads no
 kernel. Callers write ``_kernels.name(...)`` at call time.
@@ -53,7 +53,13 @@ _MODULE_OF = {
     ),
     **dict.fromkeys(["JOIN_BATCH", "nearest_points_kernel"], "._nearest"),
     **dict.fromkeys(
-        ["margin_dual_passes", "pair_dual_passes", "sparse_pair_dual_passes"], "._dual"
+        [
+            "margin_dual_passes",
+            "margin_row_passes",
+            "pair_dual_passes",
+            "sparse_pair_dual_passes",
+        ],
+        "._dual",
     ),
     **dict.fromkeys(
         [

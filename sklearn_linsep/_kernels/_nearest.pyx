@@ -16,6 +16,10 @@ steps in 26 ms (one BLAS thread). A batch joins the QR in one block (four matrix
 products against Qt), and every other product, combination and rotation goes
 through BLAS too (scipy's ``cython_blas``, on C-ordered arrays read as their
 Fortran-ordered transposes). The whole iteration runs without the GIL.
+
+A start of many rows (a guessed support, or the last answer on a grown working set)
+is factored 64 columns at a time, heaviest first, and made a corral by a minor cycle
+before the first step: a guess need not be exact, only near.
 """
 
 from libc.float cimport DBL_EPSILON
@@ -215,18 +219,33 @@ cdef void _affine_minimiser(
 cdef Py_ssize_t _rebuild(
     Corral *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k
 ) noexcept nogil:
-    """Factorise the corral's columns anew (after a reference changed); a column
-    that has become dependent to rounding gives its weight to its reference."""
-    cdef Py_ssize_t kept = 0, j, i
+    """Factorise the corral's columns anew (after a reference changed, or from a
+    start of many rows), ``MAX_BATCH`` at a time (:func:`_add_block`: matrix
+    products, where a column at a time reads Qt twice a column: 400 columns of
+    500 features 20 -> 5 ms); a column that has become dependent to rounding
+    gives its weight to its reference."""
+    cdef Py_ssize_t kept = 0, start, count, joined, j, i, t
     cdef double *weights = s.weights
-    for j in range(k):
-        i = s.columns[j]
-        if _corral_add(s, i, a, b, kept):
-            s.columns[kept] = i
-            kept += 1
-        else:
-            weights[a if s.c[i] > 0 else b] += weights[i]
-            weights[i] = 0.0
+    cdef Py_ssize_t picked[MAX_BATCH]
+    cdef Py_ssize_t block_rows[MAX_BATCH]
+    cdef bint found
+    start = 0
+    while start < k:
+        count = min(<Py_ssize_t>MAX_BATCH, k - start)
+        for j in range(count):  # _add_block writes columns from kept <= start
+            block_rows[j] = s.columns[start + j]
+            picked[j] = block_rows[j]
+        joined = _add_block(s, a, b, kept, picked, count)
+        for j in range(count):  # joined ones are picked[:joined], in order
+            i = block_rows[j]
+            found = False
+            for t in range(joined):
+                found = found or picked[t] == i
+            if not found:
+                weights[a if s.c[i] > 0 else b] += weights[i]
+                weights[i] = 0.0
+        kept += joined
+        start += count
     return kept
 
 
@@ -472,6 +491,89 @@ cdef int _check_start(
     return 0
 
 
+cdef void _heaviest_first(
+    Py_ssize_t *columns, Py_ssize_t k, const double *weights
+) noexcept nogil:
+    """Order a start's columns by weight, the heaviest first (a stable insertion
+    sort): the rows a guess holds wrongly are light, and a column deleted last in
+    the QR costs the fewest rotations (1 000 x 500 from a guess: 13.2 -> 11.9 ms)."""
+    cdef Py_ssize_t j, t, row
+    for j in range(1, k):
+        row = columns[j]
+        t = j
+        while t > 0 and weights[columns[t - 1]] < weights[row]:
+            columns[t] = columns[t - 1]
+            t -= 1
+        columns[t] = row
+
+
+cdef Py_ssize_t _minor_cycle(
+    Corral *s, Py_ssize_t *a_out, Py_ssize_t *b_out, Py_ssize_t k
+) noexcept nogil:
+    """Wolfe's minor cycle: toward the affine minimiser of the corral's ``k``
+    columns and references ``a``, ``b`` (updated in place), stopping where a weight
+    reaches 0 and dropping that row, until the minimiser's weights are > 0; returns
+    the columns left."""
+    cdef Py_ssize_t a = a_out[0], b = b_out[0], i, j, t, leaving, heaviest, kept
+    cdef double *weights = s.weights
+    cdef double *target = s.target
+    cdef Py_ssize_t *columns = s.columns
+    cdef const double *c = s.c
+    cdef double step, fraction
+    cdef bint positive_side
+    while True:
+        _affine_minimiser(s, a, b, k)
+        step = 1.0
+        leaving = -1
+        for j in range(k + 2):
+            i = a if j == k else (b if j == k + 1 else columns[j])
+            if target[i] <= 0:
+                fraction = (
+                    weights[i] / (weights[i] - target[i])
+                    if weights[i] > target[i]
+                    else 0.0
+                )
+                if leaving < 0 or fraction < step:
+                    step = fraction
+                    leaving = i
+        for j in range(k + 2):
+            i = a if j == k else (b if j == k + 1 else columns[j])
+            weights[i] += step * (target[i] - weights[i])
+            target[i] = 0.0
+        if leaving < 0:
+            break
+        weights[leaving] = 0.0
+        if leaving == a or leaving == b:
+            positive_side = leaving == a
+            heaviest = -1
+            for j in range(k):
+                i = columns[j]
+                if (c[i] > 0) == positive_side and weights[i] > 0:
+                    if heaviest < 0 or weights[i] > weights[heaviest]:
+                        heaviest = i
+            if positive_side:
+                a = heaviest
+            else:
+                b = heaviest
+            kept = 0
+            for j in range(k):
+                if columns[j] != heaviest and weights[columns[j]] > 0:
+                    columns[kept] = columns[j]
+                    kept += 1
+            k = _rebuild(s, a, b, kept)
+        else:
+            for j in range(k):
+                if columns[j] == leaving:
+                    _corral_delete(s, j, k)
+                    for t in range(j, k - 1):
+                        columns[t] = columns[t + 1]
+                    k -= 1
+                    break
+    a_out[0] = a
+    b_out[0] = b
+    return k
+
+
 cdef int _nearest_points(
     Corral *s,
     double tol,
@@ -491,12 +593,11 @@ cdef int _nearest_points(
     cdef double *target = s.target
     cdef double *v = s.v
     cdef double *g = s.g
-    cdef Py_ssize_t a = -1, b = -1, k = 0, kept, i, j, t, iteration
-    cdef Py_ssize_t worst_positive, worst_negative, entering, leaving, heaviest
+    cdef Py_ssize_t a = -1, b = -1, k = 0, i, t, iteration
+    cdef Py_ssize_t worst_positive, worst_negative, entering
     cdef double largest = 0.0, rounding, previous = INFINITY, squared, scale, total
     cdef double level_positive = 0.0, level_negative = 0.0
-    cdef double deficit_positive, deficit_negative, allowed, step, fraction
-    cdef bint positive_side
+    cdef double deficit_positive, deficit_negative, allowed
     cdef int status = _ITERATIONS
     cdef int columns_q = <int>q, inc = 1
     cdef Py_ssize_t extras = 0
@@ -513,7 +614,10 @@ cdef int _nearest_points(
         if weights[i] > 0 and i != a and i != b:
             columns[k] = i
             k += 1
+    _heaviest_first(columns, k, weights)
     k = _rebuild(s, a, b, k)
+    if k:  # a start of more rows than the references: made a corral first
+        k = _minor_cycle(s, &a, &b, k)
     for i in range(m):
         for t in range(q):
             largest = _max(largest, fabs(Y[i * q + t]))
@@ -570,56 +674,7 @@ cdef int _nearest_points(
             picked, deficits,
         )
         k += extras
-        # Wolfe's minor cycle: toward the affine minimiser, stopping where a weight
-        # reaches 0 and dropping that row, until the minimiser's weights are > 0.
-        while True:
-            _affine_minimiser(s, a, b, k)
-            step = 1.0
-            leaving = -1
-            for j in range(k + 2):
-                i = a if j == k else (b if j == k + 1 else columns[j])
-                if target[i] <= 0:
-                    fraction = (
-                        weights[i] / (weights[i] - target[i])
-                        if weights[i] > target[i]
-                        else 0.0
-                    )
-                    if leaving < 0 or fraction < step:
-                        step = fraction
-                        leaving = i
-            for j in range(k + 2):
-                i = a if j == k else (b if j == k + 1 else columns[j])
-                weights[i] += step * (target[i] - weights[i])
-                target[i] = 0.0
-            if leaving < 0:
-                break
-            weights[leaving] = 0.0
-            if leaving == a or leaving == b:
-                positive_side = leaving == a
-                heaviest = -1
-                for j in range(k):
-                    i = columns[j]
-                    if (c[i] > 0) == positive_side and weights[i] > 0:
-                        if heaviest < 0 or weights[i] > weights[heaviest]:
-                            heaviest = i
-                if positive_side:
-                    a = heaviest
-                else:
-                    b = heaviest
-                kept = 0
-                for j in range(k):
-                    if columns[j] != heaviest and weights[columns[j]] > 0:
-                        columns[kept] = columns[j]
-                        kept += 1
-                k = _rebuild(s, a, b, kept)
-            else:
-                for j in range(k):
-                    if columns[j] == leaving:
-                        _corral_delete(s, j, k)
-                        for t in range(j, k - 1):
-                            columns[t] = columns[t + 1]
-                        k -= 1
-                        break
+        k = _minor_cycle(s, &a, &b, k)
         batch = _next_batch(weights, picked, extras, batch)
     else:
         iteration = max_iter
