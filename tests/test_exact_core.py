@@ -53,8 +53,10 @@ from sklearn_linsep._margin._solvers import _cost
 from sklearn_linsep._margin._solvers import least_hinge_ipm
 from sklearn_linsep._rows._memory_two_class import ScaledRows
 from sklearn_linsep._testing import (
+    exactly_balances,
     exactly_separates,
     least_total_hinge,
+    near_touching_case,
     reference_margin_qp,
     reference_soft_limit,
     separable_by_one_lp,
@@ -399,6 +401,31 @@ def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
     least = least_total_hinge(X, signs(y))[0]
     assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
 
+
+
+def test_the_soft_limit_reaches_its_face_from_a_degenerate_vertex():
+    """Near-touching inseparable rows, features 5e7 apart in scale, 4e11 from the
+    origin (the exact corpus's case 352): the least-hinge LP's vertex holds three
+    rows at margin 1, which fix the hyperplane; the face's active set took in a
+    fourth, dependent row for a change at rounding and dropped it again, without
+    end, and the fit was refused (since the LP ran without presolve, whose vertex
+    this is). A change within the rounding of the margins' terms is none: the fit
+    is proved, at the least total hinge."""
+    X, y, _ = near_touching_case(352)
+    c = np.where(y == y.max(), 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hyperplane is also given about a centre
+        svm = HardMarginSVM().fit(X, y)
+    assert not svm.separable_
+    certificate = svm.certificate_
+    assert exactly_balances(X, y, certificate.certificate_indices,
+                            certificate.exact_weights(X, y), None)  # fmt: skip
+    shifted = X - X[0]  # the oracle's LP, where float64 holds the rows' digits
+    least = least_total_hinge(shifted, c)[0]
+    intercept = svm.intercept_[0] + svm.coef_[0] @ X[0]
+    hinge = np.maximum(0, 1 - c * (shifted @ svm.coef_[0] + intercept)).sum()
+    assert hinge == pytest.approx(least, rel=1e-9)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
 
 # ------------------------------------------- units and offsets (issue: exact core 2)
 

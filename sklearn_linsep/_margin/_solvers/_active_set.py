@@ -71,9 +71,15 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
     def margins_of(coef, intercept):
         return c * (Z @ coef + intercept)
 
+    magnitude = np.abs(Z)
+
+    def sizes_of(coef, intercept):  # each margin's terms' size: its rounding's scale
+        return magnitude @ np.abs(coef) + abs(intercept)
+
     found = _from_feasible(
-        margins_of, equality, coef, intercept, sides, None, Z.shape[1]
-    )
+        margins_of, equality, coef, intercept, sides, None, Z.shape[1],
+        sizes_of=sizes_of,
+    )  # fmt: skip
     if found is None:
         return None
     coef, intercept, margins, held, dual, sides, _ = found
@@ -83,13 +89,15 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
 
 
 def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns,
-                   pairs=None):  # fmt: skip
+                   pairs=None, sizes_of=None):  # fmt: skip
     """The primal active set of :func:`margin_from_feasible` and
     :func:`machine_from_feasible` to its KKT point, ``(coef, intercept, margins, held,
     dual, sides, right)``, or None, by ``margins_of(coef, intercept)`` and the held
     constraints' equality QP ``equality(held, right[held])``. ``pairs``: ``(Z, own,
     others, K)``, whose dependent pairs are not taken in, whose held sets seen again
-    at a full step are a cycle, and whose full step lands on the QP's answer itself."""
+    at a full step are a cycle, and whose full step lands on the QP's answer itself.
+    ``sizes_of(coef, intercept)``: the size of each margin's terms, whose rounding a
+    change within is none."""
     margins = margins_of(coef, intercept)
     n = len(margins)
     if sides is None:
@@ -117,7 +125,14 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
         # Pairs: a change at the largest's rounding is none (a pair taken in for it
         # would depend on the held ones: multipliers not unique, the method cycled).
         rounding = 0.0 if pairs is None else np.max(np.abs(change), initial=0.0)
-        falling = change < -1e-12 * rounding
+        noise = 1e-12 * rounding
+        if sizes_of is not None:
+            # A target on the current point to rounding (held rows that fix it): its
+            # change is noise, and a row taken in for it depends on the held ones
+            # (features 5e7 apart: a held set of 3 and one of 4 in turn, no end).
+            sizes = sizes_of(coef, intercept) + sizes_of(target_coef, target_intercept)
+            noise = np.maximum(noise, 16 * np.finfo(float).eps * sizes)
+        falling = change < -noise
         falling[held] = False
         room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
             -change[falling]
