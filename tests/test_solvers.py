@@ -205,6 +205,9 @@ def test_nearest_points_on_rows_near_square_start_from_a_guessed_support(
     Z, c = _wide(n, p, seed=p, gap=0.2)
     Z = np.ascontiguousarray(Z)
     assert _nearest._guess_suits(n, p)
+    # Tall rows hold few support vectors (the first working set of 1e4 x 100: 840
+    # rows, no gain) and few features few rows: from a row of each side.
+    assert not _nearest._guess_suits(4 * p + 1, p) and not _nearest._guess_suits(60, 31)
     guess = _nearest.support_guess(Z, c)
     assert np.all(guess >= 0) and c[guess > 0].min() < 0 < c[guess > 0].max()
     assert np.count_nonzero(guess) <= p + 3 - _nearest.GUESS_ROOM
