@@ -206,8 +206,10 @@ def test_nearest_points_on_rows_near_square_start_from_a_guessed_support(
     Z = np.ascontiguousarray(Z)
     assert _nearest._guess_suits(n, p)
     # Tall rows hold few support vectors (the first working set of 1e4 x 100: 840
-    # rows, no gain) and few features few rows: from a row of each side.
+    # rows, no gain), few features few rows, and a corral of few rows has no room
+    # for a guess: from a row of each side.
     assert not _nearest._guess_suits(4 * p + 1, p) and not _nearest._guess_suits(60, 31)
+    assert not _nearest._guess_suits(14, 40)
     guess = _nearest.support_guess(Z, c)
     assert np.all(guess >= 0) and c[guess > 0].min() < 0 < c[guess > 0].max()
     assert np.count_nonzero(guess) <= p + 3 - _nearest.GUESS_ROOM
@@ -228,6 +230,48 @@ def test_nearest_points_on_rows_near_square_start_from_a_guessed_support(
     _assert_maximal(Z, c, guessed)
     assert np.allclose(guessed.coef, cold.coef, rtol=1e-8, atol=1e-10)
     assert guessed.intercept == pytest.approx(cold.intercept, rel=1e-8, abs=1e-10)
+
+
+def test_a_wide_margin_is_not_guessed():
+    """Classes far apart hold few rows after the first passes (a fifth of the
+    features where a near support holds more than their number): no guess, and the
+    kernel starts from a row of each side, as fast as from one."""
+    from sklearn_linsep._margin._solvers import _nearest
+
+    for gap, guessed in ((8.0, False), (0.2, True)):
+        Z, c = _wide(400, 200, seed=1, gap=gap)
+        guess = _nearest.support_guess(np.ascontiguousarray(Z), c)
+        assert (guess is not None) == guessed
+
+
+def test_margin_from_feasible_claims_no_point_it_cannot_tell_to_tol():
+    """Rows 1e9 from the origin whose margins' rounding (1e-5) exceeds the
+    tolerance: a step toward a target within that rounding is no step, and the
+    point it stays on cannot be told from its neighbours to 5e-10: None (as before
+    steps at rounding were counted as none), not a hyperplane inside the margin."""
+    rng = np.random.default_rng(984)
+    p, n = int(rng.integers(2, 6)), int(rng.integers(30, 200))
+    u = rng.normal(size=p)
+    u /= np.linalg.norm(u)
+    base = rng.normal(size=(n, p))
+    score = base @ u
+    c = np.where(score > 0, 1.0, -1.0)
+    near, gaps = rng.random(n) < 0.7, 10.0 ** rng.uniform(-6, -2, size=n)
+    base += np.outer(c * np.where(near, 1 + gaps, 1 + np.abs(score)) - score, u)
+    offset = 10.0 ** rng.choice([0, 4, 6, 8, 9]) * rng.choice([-1, 1], size=p)
+    offset = offset * (1 + rng.random(p))
+    assert np.max(np.abs(offset)) > 1e9
+    w = u / 2 + 0.05 * rng.normal(size=p) / np.sqrt(p)
+    found = margin_from_feasible(base + offset, c, w, -w @ offset, 5e-10)
+    if found is not None:  # then its margins hold to the tolerance, exactly
+        margins = [
+            c_i * (sum(Fraction(a) * Fraction(b) for a, b in zip(row, found.coef))
+                   + Fraction(found.intercept))
+            for row, c_i in zip(base + offset, c)
+        ]  # fmt: skip
+        assert float(min(margins)) >= 1 - 5e-10
+    centred = margin_from_feasible(base, c, w, 0.0, 5e-10)  # the rows near 0: found
+    assert centred is not None and centred.feasible
 
 
 @pytest.mark.parametrize("gap", [0.3, 1.0])

@@ -38,6 +38,14 @@ GUESS_PASSES = 30
 GUESS_SETTLED = 1e-3
 # Columns of the kernel's corral left free by a guess (rows joining later steps).
 GUESS_ROOM = 32
+# A wide margin holds few rows, and the kernel from two rows is as fast as from a
+# guess: after GUESS_PROBE passes, a guess holding fewer than GUESS_PROBE_SHARE q
+# rows is dropped. Held after 3 passes, then the fit with / without the guess (ms):
+# 1 000 x 500 classes 10 apart 104 rows, 11.4 / 8.5; 2 apart 403, 11.1 / 16.0;
+# 2 000 x 1 000 10 apart 198, 70.5 / 66.0; 2 apart 789, 77.5 / 116; 1 000 x 250
+# 10 apart 58, 5.5 / 4.0; bench_svm.py's 1 000 x 500 664 rows, 22.6 / 28.5.
+GUESS_PROBE = 2
+GUESS_PROBE_SHARE = 0.5
 
 
 def join_batch(q):
@@ -76,7 +84,8 @@ def nearest_points(Z, c, start=None, tol=1e-12):
     m, q = Z.shape
     weights = np.zeros(m) if start is None else np.array(start, dtype=float)
     if not _two_sided(weights, c) and _guess_suits(m, q):
-        weights = support_guess(Z, c)
+        guess = support_guess(Z, c)
+        weights = weights if guess is None else guess
     if not _two_sided(weights, c):
         positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
         scores = Z @ (Z[positive].mean(axis=0) - Z[negative].mean(axis=0))
@@ -107,7 +116,7 @@ def _two_sided(weights, c):
 def _guess_suits(m, q):
     """Whether a cold start on ``m`` rows of ``q`` features starts from
     :func:`support_guess` (see ``GUESS_ROWS_PER_FEATURE``)."""
-    return q >= BATCH_FROM and m <= GUESS_ROWS_PER_FEATURE * q
+    return q >= BATCH_FROM and 2 * GUESS_ROOM <= m <= GUESS_ROWS_PER_FEATURE * q
 
 
 def support_guess(Z, c):
@@ -115,13 +124,19 @@ def support_guess(Z, c):
     coordinate descent on the maximal margin's dual (rows in one seeded order; see
     ``GUESS_PASSES``), at most as many rows as the kernel's corral holds less
     ``GUESS_ROOM``, the heaviest: a start for :func:`nearest_points`, which makes any
-    start exact (a poor one costs steps, not the answer)."""
+    start exact (a poor one costs steps, not the answer). None where the first
+    passes hold few rows (``GUESS_PROBE``): a wide margin, started from two rows."""
     m, q = Z.shape
     dual, normal = np.zeros(m), np.zeros(q + 1)
     order = _kernels.shuffled_order(m, 0).astype(np.intp, copy=False)
-    _kernels.margin_row_passes(
-        Z, c, dual, normal, order, GUESS_PASSES, int(GUESS_SETTLED * m)
-    )
+    settled = int(GUESS_SETTLED * m)
+    done = _kernels.margin_row_passes(Z, c, dual, normal, order, GUESS_PROBE, settled)
+    if np.count_nonzero(dual) < GUESS_PROBE_SHARE * q:
+        return None
+    if done == GUESS_PROBE:  # not settled yet: the passes go on where they were
+        _kernels.margin_row_passes(
+            Z, c, dual, normal, order, GUESS_PASSES - GUESS_PROBE, settled
+        )
     room = min(q, m) + 3 - GUESS_ROOM  # nearest_workspace's capacity + 2, less room
     if np.count_nonzero(dual) > room:
         dual[dual < np.partition(dual, -room)[-room]] = 0.0
