@@ -78,7 +78,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
 
     found = _from_feasible(
         margins_of, equality, coef, intercept, sides, None, Z.shape[1],
-        sizes_of=sizes_of, tol=tol,
+        sizes_of=sizes_of,
     )  # fmt: skip
     if found is None:
         return None
@@ -89,7 +89,7 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
 
 
 def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns,
-                   pairs=None, sizes_of=None, tol=None):  # fmt: skip
+                   pairs=None, sizes_of=None):  # fmt: skip
     """The primal active set of :func:`margin_from_feasible` and
     :func:`machine_from_feasible` to its KKT point, ``(coef, intercept, margins, held,
     dual, sides, right)``, or None, by ``margins_of(coef, intercept)`` and the held
@@ -97,8 +97,7 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
     others, K)``, whose dependent pairs are not taken in, whose held sets seen again
     at a full step are a cycle, and whose full step lands on the QP's answer itself.
     ``sizes_of(coef, intercept)``: the size of each margin's terms; a step whose
-    every change is within their rounding blocks on no row, and where that rounding
-    exceeds ``tol``, None."""
+    every change is within their rounding blocks on no row."""
     margins = margins_of(coef, intercept)
     n = len(margins)
     if sides is None:
@@ -127,15 +126,12 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
         # would depend on the held ones: multipliers not unique, the method cycled).
         rounding = 0.0 if pairs is None else np.max(np.abs(change), initial=0.0)
         falling = change < -1e-12 * rounding
-        if sizes_of is not None:
-            noise = _step_noise(change, sizes_of, coef, intercept, target_coef,
-                                target_intercept)  # fmt: skip
-            if noise > tol:  # no step, on a point not told from its neighbours
-                return None
-            if noise >= 0:  # no step: held rows fix the point, and a row taken in
-                # for a change at rounding depends on them (features 5e7 apart: held
-                # sets of 3 and 4 in turn, without end)
-                falling[:] = False
+        if sizes_of is not None and _no_step(change, sizes_of, coef, intercept,
+                                             target_coef, target_intercept):
+            # Held rows fix the point, and a row taken in for a change at rounding
+            # depends on them (features 5e7 apart: held sets of 3 and 4 in turn,
+            # without end). The final check on the margins decides the answer.
+            falling[:] = False
         falling[held] = False
         room[falling] = direction[falling] * (margins[falling] - right[falling]) / (
             -change[falling]
@@ -176,15 +172,15 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
     return None
 
 
-def _step_noise(change, sizes_of, coef, intercept, target_coef, target_intercept):
-    """The largest rounding of the margins (``sizes_of``: their terms' size, at
-    both ends of the step) where every change toward the target is within it (the
-    target is the current point: the step is none); else -1. (Only then: a real
-    change below that rounding, on rows far from the origin, is still a change.)"""
+def _no_step(change, sizes_of, coef, intercept, target_coef, target_intercept):
+    """Whether every margin's change toward the target is within the rounding of
+    its terms (``sizes_of``: their size) at both ends of the step: the target is
+    the current point. (Only then: a real change below that rounding, on rows far
+    from the origin, is still a change.)"""
     rounding = 16 * np.finfo(float).eps * (
         sizes_of(coef, intercept) + sizes_of(target_coef, target_intercept)
     )
-    return float(np.max(rounding)) if np.all(np.abs(change) <= rounding) else -1.0
+    return bool(np.all(np.abs(change) <= rounding))
 
 
 def _equality_margin(Z, c):

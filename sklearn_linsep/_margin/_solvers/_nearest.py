@@ -40,12 +40,13 @@ GUESS_SETTLED = 1e-3
 GUESS_ROOM = 32
 # A wide margin holds few rows, and the kernel from two rows is as fast as from a
 # guess: after GUESS_PROBE passes, a guess holding fewer than GUESS_PROBE_SHARE q
-# rows is dropped. Held after 3 passes, then the fit with / without the guess (ms):
-# 1 000 x 500 classes 10 apart 104 rows, 11.4 / 8.5; 2 apart 403, 11.1 / 16.0;
-# 2 000 x 1 000 10 apart 198, 70.5 / 66.0; 2 apart 789, 77.5 / 116; 1 000 x 250
-# 10 apart 58, 5.5 / 4.0; bench_svm.py's 1 000 x 500 664 rows, 22.6 / 28.5.
+# rows is dropped. Held after 2 passes, then the fit with / without the guess (ms):
+# 1 000 x 500 classes 10 apart 84 rows, 11.4 / 8.5; 2 apart 411, 11.1 / 16.0;
+# 2 000 x 1 000 10 apart 182, 70.5 / 66.0; 2 apart 820, 77.5 / 116; 1 000 x 250
+# 10 apart 46, 5.5 / 4.0; 400 x 100 5 apart 59-68 (a reviewer: 6-12% slower);
+# bench_svm.py's 1 000 x 500 723 rows, 22.6 / 28.5. Where it paid, at least 0.82 q.
 GUESS_PROBE = 2
-GUESS_PROBE_SHARE = 0.5
+GUESS_PROBE_SHARE = 0.75
 
 
 def join_batch(q):
