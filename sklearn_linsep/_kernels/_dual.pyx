@@ -23,7 +23,6 @@ from scipy.linalg.cython_blas cimport daxpy, ddot, dgemv
 cdef Py_ssize_t _INT_MAX = 2**31 - 1
 
 
-
 cdef inline double _coordinate_step(
     double *alpha, double gradient, double diagonal, Py_ssize_t *flips
 ) noexcept nogil:
@@ -37,6 +36,7 @@ cdef inline double _coordinate_step(
         flips[0] += (new > 0) != (alpha[0] > 0)
         alpha[0] = new
     return step
+
 
 def margin_dual_passes(
     const double[:, ::1] gram,
@@ -87,8 +87,6 @@ def margin_dual_passes(
             if flips <= settled:
                 break
     return done
-
-
 
 
 def margin_row_passes(
@@ -146,6 +144,7 @@ def margin_row_passes(
     finally:
         free(squared)
     return done
+
 
 cdef Py_ssize_t _row_pairs(
     double *scores, double *alpha, double *delta, Py_ssize_t own, Py_ssize_t K,
