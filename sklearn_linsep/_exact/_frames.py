@@ -57,14 +57,22 @@ def _exact_products(a, b):
     return product, error
 
 
-def correctly_rounded_coordinates(points, center, axis):
-    """``(x - center)·axis`` per row, correctly rounded (exact products, fsum)."""
+def correctly_rounded_coordinates(points, center, axis, offset=0.0):
+    """``(x - center)·axis + offset`` per row, correctly rounded (exact products,
+    fsum; entries within ``splittable``)."""
     product, error = _exact_products(points, axis[None, :])
     shift, shift_error = _exact_products(-center, axis)
-    tail = np.r_[shift, shift_error]
+    tail = np.r_[shift, shift_error, offset]
     return np.array(
         [math.fsum(np.r_[p, e, tail]) for p, e in zip(product, error, strict=True)]
     )
+
+
+def splittable(values):
+    """Whether Dekker's exact products of these entries neither overflow nor
+    underflow (the range :func:`correctly_rounded_coordinates` needs)."""
+    size = np.abs(values)
+    return bool(np.all(size < 1e290) and not np.any((size > 0) & (size < _TINY)))
 
 
 def principal_frame(points):
@@ -73,10 +81,8 @@ def principal_frame(points):
     coordinates correctly rounded (Dekker's exact products, ``math.fsum``);
     ``bound[i, j]`` bounds ``Z_ij``'s error against the exact value. None where
     no axis is near-null, or the data are too many or too large to split."""
-    n, size = len(points), np.abs(points)
-    if n > FRAME_ROWS or not np.all(size < 1e290):  # the splits overflow
-        return None
-    if np.any((size > 0) & (size < _TINY)):  # their products underflow
+    n = len(points)
+    if n > FRAME_ROWS or not splittable(points):
         return None
     center = points[0].copy()
     _, singular, axes = np.linalg.svd(points - center, full_matrices=False)

@@ -8,6 +8,7 @@ from functools import partial
 import numpy as np
 from scipy.linalg import lapack, lstsq, lu_solve, qr, solve_triangular
 
+from ..._exact._frames import correctly_rounded_coordinates, splittable
 from ..._kesler import class_columns, kesler_matrix, pair_margins
 from .._result import Hyperplane, Status
 
@@ -76,15 +77,36 @@ def margin_from_feasible(Z, c, coef, intercept, tol, sides=None):
     def sizes_of(coef, intercept):  # each margin's terms' size: its rounding's scale
         return magnitude @ np.abs(coef) + abs(intercept)
 
-    found = _from_feasible(
-        margins_of, equality, coef, intercept, sides, None, Z.shape[1],
-        sizes_of=sizes_of,
-    )  # fmt: skip
+    try:
+        with np.errstate(over="raise"):
+            found = _from_feasible(
+                margins_of, equality, coef, intercept, sides, None, Z.shape[1],
+                sizes_of=sizes_of,
+            )  # fmt: skip
+    except (FloatingPointError, np.linalg.LinAlgError):
+        return None  # the equality QP's terms beyond float64 (features 1e±80 apart)
     if found is None:
         return None
     coef, intercept, margins, held, dual, sides, _ = found
-    if max(np.max(off_face(margins, sides)), np.max(np.abs(margins[held] - 1))) > tol:
-        return None
+    off = _off_target(margins, sides, held)
+    doubt = np.flatnonzero(off > tol)
+    if doubt.size:
+        # Rows ~1e6 from the origin: float64 evaluates their margins to ~1e-9 and
+        # holds the hyperplane's own coefficients only to ~eps of their terms (the
+        # intercept's last bit), both beyond tol. A row that rounding may have put
+        # past tol is judged on its margin correctly rounded, allowed the
+        # coefficients' rounding (the same answer on every CPU's summation).
+        sizes = sizes_of(coef, intercept)[doubt]
+        if np.any(off[doubt] > tol + _rounding(sizes)) or not (
+            splittable(Z[doubt]) and splittable(np.r_[coef, intercept])
+        ):
+            return None
+        margins[doubt] = c[doubt] * correctly_rounded_coordinates(
+            Z[doubt], np.zeros(Z.shape[1]), coef, intercept
+        )
+        off = _off_target(margins, sides, held)
+        if np.any(off[doubt] > tol + 2 * np.finfo(float).eps * sizes):
+            return None
     return optimal_hyperplane(coef, intercept, dual, c)
 
 
@@ -172,12 +194,24 @@ def _from_feasible(margins_of, equality, coef, intercept, sides, right, unknowns
     return None
 
 
+def _off_target(margins, sides, held):
+    """Each row's distance off its side of the face, the held rows' off 1."""
+    off = off_face(margins, sides)
+    off[held] = np.abs(margins[held] - 1)
+    return off
+
+
+def _rounding(sizes):
+    """What float64 may err by on margins whose terms have these sizes."""
+    return 16 * np.finfo(float).eps * sizes
+
+
 def _no_step(change, sizes_of, coef, intercept, target_coef, target_intercept):
     """Whether every margin's change toward the target is within the rounding of
     its terms (``sizes_of``: their size) at both ends of the step: the target is
     the current point. (Only then: a real change below that rounding, on rows far
     from the origin, is still a change.)"""
-    rounding = 16 * np.finfo(float).eps * (
+    rounding = _rounding(
         sizes_of(coef, intercept) + sizes_of(target_coef, target_intercept)
     )
     return bool(np.all(np.abs(change) <= rounding))
