@@ -404,6 +404,60 @@ def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
 
 
 
+def test_a_row_copied_into_the_other_class_is_fit_at_the_least_total_hinge():
+    """400 x 100 separable rows (0.1 from the plane u·x = 0.25), one row copied with
+    the other label: the least total hinge is 2 (the copies balance exactly, at
+    α = 1), but HiGHS's dual held 48 more rows at α ~ 5e-11, whose imbalance
+    failed the weak-duality check by 8e-12 and the fit raised SolverError (found by
+    review; issue 56: duplicate rows across classes give an answer with its proof).
+    The dual less entries at that noise is checked instead: the fit is proved."""
+    rng = np.random.default_rng(5)
+    u = rng.standard_normal(100)
+    u /= np.linalg.norm(u)
+    rows = rng.standard_normal((1100, 100))
+    score = rows @ u - 0.25
+    X, score = rows[np.abs(score) >= 0.1][:400], score[np.abs(score) >= 0.1][:400]
+    y = (score > 0).astype(int)
+    i, j = np.random.default_rng(5).integers(0, 400, 2)
+    X[j], y[j] = X[i], 1 - y[i]
+    with pytest.warns(NotLinearlySeparableWarning):
+        svm = HardMarginSVM(on_inseparable="warn").fit(X, y)
+    least = least_total_hinge(X, np.where(y == 1, 1.0, -1.0))[0]
+    assert least == pytest.approx(2.0, rel=1e-9)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
+    certificate = linear_separability(X, y)
+    assert not certificate.separable and certificate.verify(X, y)
+    assert exactly_balances(X, y, certificate.certificate_indices,
+                            certificate.exact_weights(X, y), None)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [81, 482, 702])
+def test_verify_proves_a_hyperplane_whose_rounding_bound_alone_falls_short(seed):
+    """One feature at 1e6 (or 1e-5) with intercepts of 1e8: every margin is exactly
+    at least 1 + 6e-8, but float64's bound on their rounding is larger, and verify()
+    said False of the solver's proven answer (found by review). The rows left in
+    doubt are decided in rationals; a hyperplane moved so that one row's exact
+    margin is 1 - 1e-6 is still refused."""
+    X, y, _ = near_touching_case(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hyperplane is also given about a centre
+        result = linear_separability(X, y)
+    assert result.separable and result.center is not None
+    assert result.verify(X, y)
+    c = np.where(y == result.classes[1], 1, -1)
+    coef, center = Fraction(result.coef[0]), Fraction(result.center[0])
+    margins = [side * (coef * (Fraction(x) - center)
+                       + Fraction(result.intercept_at_center))
+               for x, side in zip(X[:, 0], c)]  # fmt: skip
+    worst = int(np.argmin([float(m) for m in margins]))
+    moved = replace(result, intercept_at_center=float(
+        Fraction(result.intercept_at_center) - c[worst] * (margins[worst] - 1 + 1e-6)
+    ), intercept=float(
+        Fraction(result.intercept) - c[worst] * (margins[worst] - 1 + 1e-6)
+    ))  # fmt: skip
+    assert not moved.verify(X, y)
+
+
 def test_the_soft_limit_reaches_its_face_from_a_degenerate_vertex():
     """Near-touching inseparable rows, features 5e7 apart in scale, 4e11 from the
     origin (the exact corpus's case 352): the least-hinge LP's vertex holds three

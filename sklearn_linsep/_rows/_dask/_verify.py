@@ -14,9 +14,9 @@ def _extremes_block(X, y, classes):
     return X.max(axis=0), X.min(axis=0)
 
 
-def _least_margin_block(X, y, result):
+def _least_margin_block(X, y, result, rtol):
     X = np.asarray(X, dtype=np.float64)
-    return result._least_margin(X, np.asarray(y).ravel())
+    return result._least_margin(X, np.asarray(y).ravel(), rtol)
 
 
 def verify_on_blocks(result, X, y, rtol, check="proof"):
@@ -36,7 +36,8 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
     if result.separable:
         task = dask.delayed(_least_margin_block, pure=True)
         least = dask.compute(
-            *[task(X_block, y_block, result) for X_block, y_block, _ in rows.blocks()]
+            *[task(X_block, y_block, result, rtol)
+              for X_block, y_block, _ in rows.blocks()]
         )
         return bool(min(least) >= 1 - rtol)
     rows.require_known_chunks()
