@@ -119,6 +119,32 @@ def test_raise_gives_a_certificate_valid_on_the_whole_data():
     assert certificate.exact_weights(blocks, labels) == certificate.exact_weights(X, y)
 
 
+def test_verify_on_blocks_judges_the_float_hyperplane_alone():
+    """XOR rows: a float hyperplane that proves two rows and exact coefficients that
+    prove the other two are no proof (found by review: a block's rows in doubt were
+    decided on ``exact_coef``, the rest on ``coef``). False on blocks as in memory;
+    near-touching rows of one feature at 1e6, whose rounding bound alone falls
+    short, are proved on blocks too."""
+    from dataclasses import replace
+    from fractions import Fraction
+
+    from sklearn_linsep._testing import near_touching_case
+
+    result = linear_separability(np.array([[0.0, 0.0], [3.0, 3.0]]), [0, 1])
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    y = np.array([0, 0, 1, 1])
+    mixed = replace(result, coef=np.array([4.0, 4.0]), intercept=-2.0,
+                    exact_coef=[Fraction(-4), Fraction(-4)],
+                    exact_intercept=Fraction(6))  # fmt: skip
+    assert not mixed.verify(X, y)
+    assert not mixed.verify(da.from_array(X, chunks=2), da.from_array(y, chunks=2))
+    X, y, _ = near_touching_case(81)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hyperplane is also given about a centre
+        proved = linear_separability(X, y)
+    assert proved.verify(da.from_array(X, chunks=7), da.from_array(y, chunks=7))
+
+
 @pytest.mark.parametrize("chunks", [17, 40, 150])
 def test_linear_separability_on_blocks_matches_in_memory(chunks):
     X, y = _iris()

@@ -269,7 +269,10 @@ class ProblemKind:
         on = sorted(multipliers)
         rows = active[[i for i, _ in on]]
         others = np.array([k for _, k in on], dtype=np.intp)
-        mu = np.array([float(multipliers[pair]) for pair in on])
+        try:
+            mu = np.array([float(multipliers[pair]) for pair in on])
+        except OverflowError:  # a feature of 1e-155: μ ~ ‖w‖² beyond float64
+            return None
         result = self.exact_separator(W, b)
         result.support = self.rows.indices_in_X(rows)
         self.exact_maximal(result, rows, others, mu)

@@ -3,6 +3,7 @@ exact, by a working set (decided, finished in X's units, checked, proved); on
 inseparable data, the certificate and (if asked) the soft limit."""
 
 import numpy as np
+import scipy.linalg
 
 from .._exact._farkas import as_hyperplane, as_machine, side_pairs
 from .._exact._kkt import MAXIMAL_ENTRIES, separator_budget
@@ -198,7 +199,7 @@ class TwoClassProblem(ProblemKind):
     def exact_separator(self, W, b):
         w, b = as_hyperplane(W, b)
         coef = np.array([float(value) for value in w])
-        norm = np.linalg.norm(coef)
+        norm = scipy.linalg.norm(coef)  # BLAS's nrm2: no overflow of ‖w‖² (w ~ 1e154)
         return MarginResult(coef, float(b), True, 1.0 / norm if norm > 0 else np.inf,
                             np.array([], dtype=np.intp), np.array([]), 0.0, 0,
                             exact_coef=w, exact_intercept=b)  # fmt: skip
@@ -206,7 +207,10 @@ class TwoClassProblem(ProblemKind):
     def exact_maximal(self, result, rows, others, mu):
         result.dual = 2 * mu * self.rows.labels(rows)  # α c, α = 2μ
         squares = sum(value * value for value in result.exact_coef)
-        result.margin = 1 / float(squares) ** 0.5
+        try:
+            result.margin = 1 / float(squares) ** 0.5
+        except OverflowError:  # ‖w‖² beyond float64 (a feature of 2e-154)
+            result.margin = 1 / scipy.linalg.norm(result.coef)
 
 
 class WideProblem(TwoClassProblem):

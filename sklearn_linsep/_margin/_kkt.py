@@ -5,6 +5,7 @@ checks before it answers."""
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
 from .._proofs import rounding_factor
@@ -123,19 +124,28 @@ def dual_problems(terms, solution, tol, allowed):
     to the ``absolute`` terms; the ``balance`` vanishes; the dual is complementary
     to the ``margins``."""
     coef, alpha, balance = solution.coef, solution.dual, terms.balance
-    norm = max(np.linalg.norm(coef), 1e-300)
-    scale = max(alpha.sum(), 1.0)
+    given = (coef, alpha, terms.combination, terms.absolute, terms.margins)
+    given += () if balance is None else (balance,)
+    if not all(np.all(np.isfinite(values)) for values in given):
+        return ["the dual's terms leave float64"]  # a bound of inf would pass anything
+    # Relative to the largest multiplier (to 1 at least), which keeps every bound
+    # finite: features 1e±70 apart made Σ α ~1e300 and its bound inf (the bound then
+    # passed anything; ``allowed``, in units of ‖(w, 1)‖, stays loose there).
+    top = max(float(np.max(np.abs(alpha), initial=0.0)), 1.0)
+    share = alpha / top
+    scale = max(float(share.sum()), 1.0 / top)  # max(Σ α, 1) / top
+    norm = max(scipy.linalg.norm(np.ravel(coef)), 1e-300)  # nrm2: ‖w‖² may overflow
     problems = []
     allowed_w = (
         1e3 * tol * (terms.absolute + np.abs(coef)) + 64 * np.finfo(float).eps * norm
     )
     if np.any(np.abs(coef - terms.combination) > allowed_w):
         problems.append("w differs from Σ α c z")
-    if balance is not None and np.max(np.abs(balance)) > 1e3 * tol * scale:
+    if balance is not None and np.max(np.abs(balance)) / top > 1e3 * tol * scale:
         problems.append(f"Σ α c = {np.max(np.abs(balance)):.2e}")
-    slackness = alpha @ np.abs(terms.margins - 1.0)
+    slackness = share @ np.abs(terms.margins - 1.0)
     if slackness > (1e3 * tol + allowed) * scale:
-        problems.append(f"complementary slackness off by {slackness:.2e}")
+        problems.append(f"complementary slackness off by {slackness * top:.2e}")
     return problems
 
 
@@ -143,7 +153,7 @@ def check_optimality(problem, terms, solution, tol):
     """The hard margin's KKT conditions on every row or pair of ``problem`` (or a
     SolverError); the smallest margin of an active row, as computed."""
     coef = np.ravel(solution.coef)
-    allowed = 10 * tol + problem.rounding * np.linalg.norm(np.r_[coef, 1.0])
+    allowed = 10 * tol + problem.rounding * scipy.linalg.norm(np.r_[coef, 1.0])
     problems = []
     smallest = problem.min_margin(solution.coef, solution.intercept)
     if smallest < 1 - allowed:

@@ -98,8 +98,9 @@ class _Verdict:
         A hyperplane (two classes) or a linear machine (K classes) holds when
         every row's margin ``c_i (coef · x_i + intercept)``, or its least margin
         over the other classes, less a proven bound on its rounding, is at least
-        ``1 - rtol`` (about ``center`` where the result has one); ``exact_coef``,
-        where given, is checked in rationals. An inseparability certificate holds
+        ``1 - rtol`` (about ``center`` where the result has one; the few rows that
+        bound leaves below, in rationals); ``exact_coef``, where given, is checked
+        in rationals. An inseparability certificate holds
         when positive weights on its rows (pairs), summing to 1 on each side (to
         1), make its two combinations coincide (balance per class) exactly on the
         rows as given (see the user guide, "What exact means"), and its stated
@@ -226,11 +227,12 @@ class _Verdict:
             stated.common_point = np.asarray(point)[features]
         return points, stated, features
 
-    def _holds_in_rationals(self, X, y, rtol):
+    def _holds_in_rationals(self, X, y, rtol, stored_exact=True):
         """Every pair margin of the rows of ``classes`` at least ``1 - tolerance``, in
-        rationals: of ``exact_coef`` with tolerance 0, else of ``coef`` and its
-        intercepts (about ``center`` where given) with ``rtol``."""
-        if self.exact_coef is not None:
+        rationals: of ``exact_coef`` with tolerance 0 (unless not ``stored_exact``),
+        else of ``coef`` and its intercepts (about ``center`` where given) with
+        ``rtol``."""
+        if self.exact_coef is not None and stored_exact:
             W, b, tolerance = self.exact_coef, self.exact_intercept, fraction(0)
         else:
             W = [rational(row) for row in np.atleast_2d(self.coef)]
@@ -266,8 +268,10 @@ class _Verdict:
         margins = self._proven_margins(rows, codes[member], *hyperplane)
         doubt = np.flatnonzero(margins < 1 - rtol)
         few = doubt.size * X.shape[1] <= EXACT_SOLVE_WORK
-        if doubt.size and few and self._holds_in_rationals(rows[doubt],
-                                                           y[member][doubt], rtol):
+        # The float hyperplane's own margins (a block's other rows were judged on it).
+        if doubt.size and few and self._holds_in_rationals(
+            rows[doubt], y[member][doubt], rtol, stored_exact=False
+        ):
             margins[doubt] = 1 - rtol
         return float(margins.min(initial=np.inf))  # inf: a block without their rows
 

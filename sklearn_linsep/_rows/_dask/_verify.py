@@ -24,8 +24,9 @@ def verify_on_blocks(result, X, y, rtol, check="proof"):
     is checked block by block (one number per block comes back); an
     inseparability certificate reads its own rows and each feature's extremes.
     The same for a :class:`JointSeparabilityResult` of K classes. ``check`` as
-    :meth:`SeparabilityResult.verify`'s (a hyperplane's proof on blocks is the
-    rounding-bounded one whatever it is)."""
+    :meth:`SeparabilityResult.verify`'s (a hyperplane's proof on blocks is that of
+    its float form whatever it is: rounding-bounded margins, and the few rows that
+    bound leaves in doubt in rationals, block by block)."""
     import dask
 
     import dask.array as da
