@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -480,6 +481,46 @@ def test_a_feature_of_1e_154_gives_a_proof_not_an_overflow(scale):
             assert "scales are too far apart" in str(error)
         else:
             assert svm.margin_ == pytest.approx(result.margin, rel=1e-9)
+
+
+def _with_bad_rows(kind, n_classes, sparse, n=60, p=40, seed=0):
+    """Issue 56's bad input: rows copied under another label, empty rows, or a
+    class of one row, in classes of shifted Gaussians (sparse: nonnegative, 10%
+    of entries kept)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
+    if sparse:
+        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
+    if kind == "copied":
+        for i, j in rng.integers(0, n, (3, 2)):
+            X[j], y[j] = X[i], (y[i] + 1) % n_classes
+    elif kind == "empty":
+        X[rng.integers(0, n, 3)] = 0.0
+    else:  # a class of one row
+        y[y == n_classes - 1] = 0
+        y[rng.integers(0, n)] = n_classes - 1
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("kind", ["copied", "empty", "one row"])
+def test_bad_rows_get_a_proved_answer(kind, n_classes, sparse):
+    """Rows copied across classes, empty rows and a class of one row: the verdict
+    (jointly for K = 4) verifies, the fit answers (Crammer–Singer for K = 4), on
+    dense and sparse rows; never an error."""
+    X, y = _with_bad_rows(kind, n_classes, sparse)
+    joint = {"multiclass": "joint"} if n_classes > 2 else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # inseparable, say
+        result = linear_separability(X, y, **joint)
+        svm = HardMarginSVM(
+            multi_class="crammer_singer" if n_classes > 2 else "ovr"
+        ).fit(X, y)
+    assert result.verify(X, y)
+    assert kind != "copied" or not result.separable
+    assert svm.separable_ == result.separable
 
 
 def test_the_soft_limit_reaches_its_face_from_a_degenerate_vertex():
