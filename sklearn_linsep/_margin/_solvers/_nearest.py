@@ -17,7 +17,12 @@ from scipy.linalg import lapack, qr
 from ... import _kernels
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
-from ._active_set import _active_set_finish, as_hull_weights, on_and_outside_margin
+from ._active_set import (
+    _active_set_finish,
+    _two_sided,
+    as_hull_weights,
+    on_and_outside_margin,
+)
 
 # Rows join the kernel's steps in batches from this many features; fewer hold few
 # support vectors, and the scan for more rows costs what a product with all rows
@@ -84,10 +89,10 @@ def nearest_points(Z, c, start=None, tol=1e-12):
     c = np.ascontiguousarray(c, dtype=float)
     m, q = Z.shape
     weights = np.zeros(m) if start is None else np.array(start, dtype=float)
-    if not _two_sided(weights, c) and _guess_suits(m, q):
+    if not _two_sided(c[weights > 0]) and _guess_suits(m, q):
         guess = support_guess(Z, c)
         weights = weights if guess is None else guess
-    if not _two_sided(weights, c):
+    if not _two_sided(c[weights > 0]):
         positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
         scores = Z @ (Z[positive].mean(axis=0) - Z[negative].mean(axis=0))
         weights = np.zeros(m)
@@ -108,10 +113,6 @@ def nearest_points(Z, c, start=None, tol=1e-12):
             f"({np.count_nonzero(weights)} points in its corral)."
         )
     return NearestPoints(weights, direction, (level_positive, level_negative))
-
-
-def _two_sided(weights, c):
-    return np.any(weights[c > 0] > 0) and np.any(weights[c < 0] > 0)
 
 
 def _guess_suits(m, q):
