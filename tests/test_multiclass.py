@@ -1005,6 +1005,61 @@ def test_the_face_by_the_active_set_is_cvxpys_soft_limit(seed, monkeypatch):
     assert_a_machine_of_its_support(svm)
 
 
+def _filed_twice(n, p, sparse, seed=0, n_classes=4):
+    """K classes of shifted Gaussians (sparse: nonnegative, a tenth of the entries
+    kept), three rows filed again under another label: a document under two."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
+    if sparse:
+        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
+    for i, j in rng.choice(n, (3, 2), replace=False):
+        X[j], y[j] = X[i], (y[i] + 1) % n_classes
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_row_under_two_labels_is_the_joint_verdicts_certificate(sparse, seed):
+    """The joint verdict's certificate is the row and its copy: its two pairs,
+    each the other's reverse, weighed equally (found before any round)."""
+    X, y = _filed_twice(200, 50, sparse, seed)
+    result = linear_separability(X, y, multiclass="joint")
+    assert not result.separable and result.verify(X, y)
+    i, j = result.certificate_indices
+    dense = X.toarray() if sparse else X
+    np.testing.assert_array_equal(dense[i], dense[j])
+    assert y[i] != y[j]
+    assert list(result.certificate_classes) == [y[j], y[i]]
+    np.testing.assert_array_equal(result.certificate_weights, [0.5, 0.5])
+    lost = y.copy()  # the copy given its row's label: the loop's own certificate
+    lost[j] = y[i]
+    assert linear_separability(X, lost, multiclass="joint").verify(X, lost)
+
+
+def test_the_soft_limit_of_rows_under_two_labels_is_cvxpys_in_few_lps(monkeypatch):
+    """Crammer–Singer's C -> oo limit where rows are filed twice: cvxpy's, its LP
+    rounds ending once half of all pairs are in (29 LPs on the dense set before)."""
+    from sklearn_linsep._margin import _multiclass
+
+    sizes, least_hinge = [], _multiclass.kesler_hinge_lp
+    monkeypatch.setattr(
+        _multiclass, "kesler_hinge_lp",
+        lambda *args: sizes.append(args[0].shape[0]) or least_hinge(*args),
+    )  # fmt: skip
+    X, y = _filed_twice(120, 30, sparse=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert not svm.separable_ and svm.certificate_.verify(X, y)
+    assert len(sizes) <= 10 and max(sizes) <= 3 * len(y)
+    reference = crammer_singer_cvxpy(X, y, soft=True)
+    np.testing.assert_allclose(
+        svm.coef_, reference, atol=1e-5 * np.abs(reference).max()
+    )
+    assert svm.hinge_violation_ == pytest.approx(total_hinge(svm, X, y), rel=1e-9)
+
+
 @pytest.mark.parametrize("seed", [4, 6, 201, 409, 493, 785])
 def test_the_soft_limit_on_scales_far_apart_is_an_answer(seed):
     """Near-touching K = 3 cases of the corpus with features scaled by 2^±20

@@ -149,6 +149,11 @@ class ProblemKind:
         """The warm subproblem on ``rows``, in X's units (:func:`_in_units`)."""
         return self.warm(self.rows, tol)
 
+    def known_certificate(self):
+        """A certificate found before any round (:func:`float_route` starts from
+        it), or None: two classes reach theirs in a round or two."""
+        return None
+
     def finish_exactly(self):
         """Where float64 cannot finish X's units: the maximal margin in rationals,
         proved on every constraint; None where the kind cannot (two classes: the
@@ -335,6 +340,14 @@ def float_route(problem, tol, soft, initial_size, batch, units_or_verdict=False,
     rows = problem.rows
     check_scale(rows.scale)
     size, batch = problem.sizes(initial_size, batch)
+    known = problem.known_certificate() if certificate is None else None
+    if known is not None:
+        if not soft:
+            return problem.unseparated(0, known)
+        working = problem.certified_ids(known, rows.seed(size))
+        result = problem.soft_limit(working, tol, batch)
+        result.certificate = known
+        return result
     frame, (solution, working, rounds), smallest = _deciding_frame(
         problem, tol, size, batch
     )

@@ -51,7 +51,7 @@ class KeslerRows(Pairs):
             self.centre, high, low
         )
         self.magnitude = np.maximum(np.abs(high), np.abs(low))
-        self._passes = {"anchors": None}  # shared with its frames
+        self._passes = {"anchors": None, "duplicates": ()}  # shared with its frames
 
     @property
     def n_samples(self):
@@ -123,7 +123,7 @@ class KeslerRows(Pairs):
         # 20 000 words, 3 of them again under another label: 4.9 s from the
         # nearest-mean seed, over 800 s from the guess).
         if active.size > FACE_ROWS * K * width or (
-            wide and _opposite_duplicates(self.X, self.codes, self.active) is not None
+            wide and self.opposite_duplicates() is not None
         ):
             return self.nearest_seed(size)
         first = self.nearest_seed(1)  # the anchors, in this frame
@@ -136,6 +136,14 @@ class KeslerRows(Pairs):
         anchors = self._passes["anchors"]  # held too where a loose fit guessed
         self.held_guess = np.union1d(held, anchors) if wide or not held.size else held
         return np.union1d(near, first)
+
+    def opposite_duplicates(self):
+        """Two equal active rows of different classes ``(i, j)``, or None: one
+        search (a projection of every row and a sort), kept for the frames."""
+        if self._passes["duplicates"] == ():
+            found = _opposite_duplicates(self.X, self.codes, self.active)
+            self._passes["duplicates"] = found
+        return self._passes["duplicates"]
 
     def nearest_seed(self, size):
         """Candidate support pairs (:func:`block_seed`): of each class, the

@@ -254,6 +254,9 @@ class InMemoryPairRows(PairRows, Protocol):
     weights: np.ndarray
     active: np.ndarray
 
+    def opposite_duplicates(self):
+        """Two equal active rows of different classes ``(i, j)``, or None."""
+
 
 @cache
 def protocol_members(protocol):
