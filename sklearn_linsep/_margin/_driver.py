@@ -152,7 +152,6 @@ class ProblemKind:
     def known_certificate(self):
         """A certificate found before any round (:func:`float_route` starts from
         it), or None: two classes reach theirs in a round or two."""
-        return None
 
     def finish_exactly(self):
         """Where float64 cannot finish X's units: the maximal margin in rationals,
