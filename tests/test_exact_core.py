@@ -523,6 +523,22 @@ def test_bad_rows_get_a_proved_answer(kind, n_classes, sparse):
     assert svm.separable_ == result.separable
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_copied_across_classes_end_their_least_hinge_rounds(seed):
+    """Three rows copied under the other label make the least total hinge 6 from
+    the first round, each LP at another vertex of its face: rows stop leaving the
+    working set once a round does not raise it (they left and joined for 200
+    rounds, a SolverError, at 500 x 50). The fit is cvxpy's soft limit."""
+    X, y = _with_bad_rows("copied", 2, False, n=500, p=50, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotLinearlySeparableWarning)
+        svm = HardMarginSVM().fit(X, y)
+    w, _, least = reference_soft_limit(X, np.where(y == 1, 1.0, -1.0))
+    assert not svm.separable_ and svm.certificate_.verify(X, y)
+    assert svm.hinge_violation_ == pytest.approx(least, rel=1e-9)
+    np.testing.assert_allclose(svm.coef_[0], w, atol=1e-7 * np.abs(w).max())
+
+
 def test_the_soft_limit_reaches_its_face_from_a_degenerate_vertex():
     """Near-touching inseparable rows, features 5e7 apart in scale, 4e11 from the
     origin (the exact corpus's case 352): the least-hinge LP's vertex holds three

@@ -79,9 +79,13 @@ def soft_limit(two_class, working, tol, batch):
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
     # the second checks every row, so the first may search a backend's candidates.
     candidates = margin_violators(lp_frame, tol, batch, every=False)
+    def total(lp):
+        return lp.total
+
     lp, working, rounds = grow(
-        working, least_hinge, candidates, drop_above=DROP_ABOVE, affordable=affordable
-    )
+        working, least_hinge, candidates, drop_above=DROP_ABOVE,
+        affordable=affordable, progress=total,
+    )  # fmt: skip
     if lp is None:
         try:
             return _soft_limit_of_all(two_class, lp_frame, tol, batch, rounds)
@@ -90,8 +94,9 @@ def soft_limit(two_class, working, tol, batch):
             # the balance's rounding), or by bands within the interior point's
             # price: the rounds, without a budget, decide.
             lp, working, more = grow(
-                working, least_hinge, candidates, drop_above=DROP_ABOVE
-            )
+                working, least_hinge, candidates, drop_above=DROP_ABOVE,
+                progress=total,
+            )  # fmt: skip
             rounds += more
     violators = margin_violators(two_class, tol, batch)
     solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
