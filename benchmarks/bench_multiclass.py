@@ -43,6 +43,11 @@ One BLAS thread (threadpoolctl). Parts:
    (verified), the Crammer-Singer fit and SVC, seconds and the process's peak
    resident set (imports included, as a user's). ``--shape`` picks the cases
    whose names contain it.
+6. **Rows under two labels** (``--only copied``, about a minute): classes of
+   shifted Gaussians (sparse: nonnegative, a tenth of the entries kept), three
+   rows copied under another label, K = 2 and 4, 400 x 100 to 1 000 x 100: the
+   verdict (verified) and the fit (its C -> oo limit; Crammer-Singer for K = 4)
+   against ``SVC(kernel="linear", C=1e3)`` and, for K = 4, LinearSVC-cs.
 """
 
 import argparse
@@ -493,6 +498,58 @@ def part_fresh(args):
     print()
 
 
+def filed_twice(n, p, n_classes, sparse, seed=0):
+    """Shifted Gaussians (sparse: nonnegative, a tenth of the entries kept), three
+    rows copied under another label (issue 56's bad input)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
+    if sparse:
+        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
+    for i, j in rng.choice(n, (3, 2), replace=False):
+        X[j], y[j] = X[i], (y[i] + 1) % n_classes
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def part_copied(args):
+    """Rows under two labels: our verdict and fit against SVC (C = 1e3)."""
+    from sklearn.svm import SVC, LinearSVC
+
+    from _harness import median_seconds
+    from sklearn_linsep import HardMarginSVM, linear_separability
+
+    print("## 6. Rows under two labels (three copied), one BLAS thread, medians")
+    print("| data | verdict s (verified) | fit s | SVC C=1e3 s | LinearSVC-cs s "
+          "| fit / SVC |")  # fmt: skip
+    print("|" + "---|" * 6)
+    for K, n, p, sparse in ((2, 500, 50, False), (2, 1000, 100, False),
+                            (2, 1000, 100, True), (4, 400, 100, False),
+                            (4, 400, 100, True), (4, 1000, 100, False)):  # fmt: skip
+        X, y = filed_twice(n, p, K, sparse)
+        joint = {"multiclass": "joint"} if K > 2 else {}
+        machine = {"multi_class": "crammer_singer"} if K > 2 else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            verdict, result = median_seconds(
+                lambda: linear_separability(X, y, **joint), args.repeats
+            )
+            fit, _ = median_seconds(lambda: HardMarginSVM(**machine).fit(X, y),
+                                    max(1, args.repeats // 2))  # fmt: skip
+            svc, _ = median_seconds(lambda: SVC(kernel="linear", C=1e3).fit(X, y),
+                                    max(1, args.repeats // 2))  # fmt: skip
+            cs = "-"
+            if K > 2:
+                cs = "%.3f" % median_seconds(
+                    lambda: LinearSVC(multi_class="crammer_singer", C=1e3,
+                                      max_iter=20000).fit(X, y),
+                    max(1, args.repeats // 2),
+                )[0]  # fmt: skip
+        name = f"{n} x {p}{' CSR' if sparse else ''}, K={K}"
+        print(f"| {name} | {verdict:.3f} ({result.verify(X, y)}) | {fit:.3f} | "
+              f"{svc:.3f} | {cs} | {fit / svc:.1f}x |", flush=True)
+    print()
+
+
 def main():
     import scipy
 
@@ -509,7 +566,8 @@ def main():
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--margins", type=int, default=100)
     parser.add_argument("--only",
-                        choices=["shapes", "random", "margins", "peers", "fresh"])
+                        choices=["shapes", "random", "margins", "peers", "fresh",
+                                 "copied"])  # fmt: skip
     parser.add_argument("--shape", help="only the synthetic shapes named so")
     args = parser.parse_args()
     if args.quick:
@@ -525,6 +583,8 @@ def main():
             part_crammer_singer(args)
         if args.only in (None, "peers"):
             part_peers(args)
+        if args.only in (None, "copied"):
+            part_copied(args)
     if args.only in (None, "fresh"):
         part_fresh(args)
     print(f"({time.perf_counter() - started:.0f} s in all)")

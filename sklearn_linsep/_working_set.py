@@ -444,10 +444,11 @@ def grow(
         # several optimal answers, each leaving other rows out: digits' 8 against
         # the rest went round 148 -> 155 -> 148 rows): from then on rows only join.
         key = working.tobytes()
-        if key in seen or _no_progress(progress, solution, best):
+        value = None if progress is None else progress(solution)
+        if key in seen or (value is not None and no_progress(value, best)):
             drop_above = None
         seen.add(key)
-        best = best if progress is None else max(best, progress(solution))
+        best = best if value is None else max(best, value)
         if drop_above is not None:
             working = working[inside >= -drop_above]
         working = np.union1d(working, violated)
@@ -457,12 +458,12 @@ def grow(
     )
 
 
-def _no_progress(progress, solution, best):
-    """Whether ``solution`` fails to raise the best optimum so far by
-    ``ROUND_PROGRESS`` of it (False without ``progress`` or a best)."""
-    if progress is None or not np.isfinite(best):
-        return False
-    return progress(solution) <= best + ROUND_PROGRESS * max(abs(best), 1.0)
+def no_progress(value, best):
+    """Whether a round's optimum ``value`` fails to raise the ``best`` so far by
+    ``ROUND_PROGRESS`` of it (False before a best)."""
+    return bool(np.isfinite(best)) and value <= best + ROUND_PROGRESS * max(
+        abs(best), 1.0
+    )
 
 
 def touched_rows(rows, indices):
