@@ -61,7 +61,13 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _harness import RSSSampler, peak_memory, print_machine, timed  # noqa: E402
+from _harness import (  # noqa: E402
+    RSSSampler,
+    median_seconds,
+    peak_memory,
+    print_machine,
+    timed,
+)
 
 
 def kesler_lp(X, y, method, time_limit=None):
@@ -513,11 +519,6 @@ def filed_twice(n, p, n_classes, sparse, seed=0):
 
 def part_copied(args):
     """Rows under two labels: our verdict and fit against SVC (C = 1e3)."""
-    from sklearn.svm import SVC, LinearSVC
-
-    from _harness import median_seconds
-    from sklearn_linsep import HardMarginSVM, linear_separability
-
     print("## 6. Rows under two labels (three copied), one BLAS thread, medians")
     print("| data | verdict s (verified) | fit s | SVC C=1e3 s | LinearSVC-cs s "
           "| fit / SVC |")  # fmt: skip
@@ -526,28 +527,34 @@ def part_copied(args):
                             (2, 1000, 100, True), (4, 400, 100, False),
                             (4, 400, 100, True), (4, 1000, 100, False)):  # fmt: skip
         X, y = filed_twice(n, p, K, sparse)
-        joint = {"multiclass": "joint"} if K > 2 else {}
-        machine = {"multi_class": "crammer_singer"} if K > 2 else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            verdict, result = median_seconds(
-                lambda: linear_separability(X, y, **joint), args.repeats
-            )
-            fit, _ = median_seconds(lambda: HardMarginSVM(**machine).fit(X, y),
-                                    max(1, args.repeats // 2))  # fmt: skip
-            svc, _ = median_seconds(lambda: SVC(kernel="linear", C=1e3).fit(X, y),
-                                    max(1, args.repeats // 2))  # fmt: skip
-            cs = "-"
-            if K > 2:
-                cs = "%.3f" % median_seconds(
-                    lambda: LinearSVC(multi_class="crammer_singer", C=1e3,
-                                      max_iter=20000).fit(X, y),
-                    max(1, args.repeats // 2),
-                )[0]  # fmt: skip
+            verdict, fit, svc, cs, verified = copied_row(X, y, K, args.repeats)
         name = f"{n} x {p}{' CSR' if sparse else ''}, K={K}"
-        print(f"| {name} | {verdict:.3f} ({result.verify(X, y)}) | {fit:.3f} | "
-              f"{svc:.3f} | {cs} | {fit / svc:.1f}x |", flush=True)
+        print(f"| {name} | {verdict:.3f} ({verified}) | {fit:.3f} | {svc:.3f} | "
+              f"{cs} | {fit / svc:.1f}x |", flush=True)
     print()
+
+
+def copied_row(X, y, K, repeats):
+    """``(verdict s, fit s, SVC s, LinearSVC-cs s or "-", verified)``."""
+    from sklearn.svm import SVC, LinearSVC
+
+    from sklearn_linsep import HardMarginSVM, linear_separability
+
+    joint = {"multiclass": "joint"} if K > 2 else {}
+    machine = {"multi_class": "crammer_singer"} if K > 2 else {}
+    fewer = max(1, repeats // 2)
+    verdict, result = median_seconds(
+        lambda: linear_separability(X, y, **joint), repeats
+    )
+    fit = median_seconds(lambda: HardMarginSVM(**machine).fit(X, y), fewer)[0]
+    svc = median_seconds(lambda: SVC(kernel="linear", C=1e3).fit(X, y), fewer)[0]
+    cs = "-"
+    if K > 2:
+        peer = LinearSVC(multi_class="crammer_singer", C=1e3, max_iter=20000)
+        cs = f"{median_seconds(lambda: peer.fit(X, y), fewer)[0]:.3f}"
+    return verdict, fit, svc, cs, result.verify(X, y)
 
 
 def main():
