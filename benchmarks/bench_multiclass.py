@@ -504,24 +504,13 @@ def part_fresh(args):
     print()
 
 
-def filed_twice(n, p, n_classes, sparse, seed=0):
-    """Shifted Gaussians (sparse: nonnegative, a tenth of the entries kept), three
-    rows copied under another label (issue 56's bad input)."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
-    if sparse:
-        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
-    for i, j in rng.choice(n, (3, 2), replace=False):
-        X[j], y[j] = X[i], (y[i] + 1) % n_classes
-    return (sp.csr_matrix(X) if sparse else X), y
-
-
 def part_copied(args):
     """Rows under two labels: our verdict and fit against SVC (C = 1e3)."""
     print("## 6. Rows under two labels (three copied), one BLAS thread, medians")
     print("| data | verdict s (verified) | fit s | SVC C=1e3 s | LinearSVC-cs s "
           "| fit / SVC |")  # fmt: skip
+    from sklearn_linsep._testing import filed_twice
+
     print("|" + "---|" * 6)
     for K, n, p, sparse in ((2, 500, 50, False), (2, 1000, 100, False),
                             (2, 1000, 100, True), (4, 400, 100, False),

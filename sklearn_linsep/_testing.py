@@ -120,6 +120,22 @@ def two_gaussians(n=100, p=4, shift=1.5, seed=0):
     return X, y
 
 
+def filed_twice(n, p, n_classes, sparse=False, seed=0, copies=3):
+    """Issue 56's bad input: ``n_classes`` classes of shifted Gaussians (sparse:
+    nonnegative, a tenth of the entries kept, CSR), ``copies`` rows copied under
+    another label (a document filed twice)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
+    if sparse:
+        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
+    for i, j in rng.choice(n, (copies, 2), replace=False):
+        X[j], y[j] = X[i], (y[i] + 1) % n_classes
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
 def facet_case(separable, n=2_000, p=50, gap=2.0**-44, seed=1, n_classes=2):
     """``(X, y)``: near-touching at scale. Two classes 2 apart along a random
     unit normal, then ``p`` rows of class 0 on a facet and one row of class 1

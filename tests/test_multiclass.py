@@ -29,6 +29,7 @@ from sklearn_linsep import (
     linear_separability,
 )
 from sklearn_linsep._kesler import kesler_matrix
+from sklearn_linsep._testing import filed_twice
 from sklearn_linsep.exceptions import NotLinearlySeparableError, SolverError
 
 PINWHEEL_STICK = np.array([[1.0, -1.0], [1.0, 4.0]])
@@ -1005,25 +1006,12 @@ def test_the_face_by_the_active_set_is_cvxpys_soft_limit(seed, monkeypatch):
     assert_a_machine_of_its_support(svm)
 
 
-def _filed_twice(n, p, sparse, seed=0, n_classes=4):
-    """K classes of shifted Gaussians (sparse: nonnegative, a tenth of the entries
-    kept), three rows filed again under another label: a document under two."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = 2 * rng.normal(size=(n_classes, p))[y] + rng.normal(size=(n, p))
-    if sparse:
-        X = np.where(rng.random((n, p)) < 0.1, np.abs(X), 0.0)
-    for i, j in rng.choice(n, (3, 2), replace=False):
-        X[j], y[j] = X[i], (y[i] + 1) % n_classes
-    return (sp.csr_matrix(X) if sparse else X), y
-
-
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_row_under_two_labels_is_the_joint_verdicts_certificate(sparse, seed):
     """The joint verdict's certificate is the row and its copy: its two pairs,
     each the other's reverse, weighed equally (found before any round)."""
-    X, y = _filed_twice(200, 50, sparse, seed)
+    X, y = filed_twice(200, 50, 4, sparse, seed)
     result = linear_separability(X, y, multiclass="joint")
     assert not result.separable and result.verify(X, y)
     i, j = result.certificate_indices
@@ -1047,7 +1035,7 @@ def test_the_soft_limit_of_rows_under_two_labels_is_cvxpys_in_few_lps(monkeypatc
         _multiclass, "kesler_hinge_lp",
         lambda *args: sizes.append(args[0].shape[0]) or least_hinge(*args),
     )  # fmt: skip
-    X, y = _filed_twice(120, 30, sparse=False)
+    X, y = filed_twice(120, 30, 4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotLinearlySeparableWarning)
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
