@@ -162,7 +162,8 @@ class PairsProblem(ProblemKind):
         return checked_certificate(rows, ids, np.ones(2), self.classes)
 
     def certified_ids(self, certificate, ids):
-        """The pairs ``ids`` and the certificate's."""
+        """The pairs ``ids`` and the certificate's (its rows are X's, as the
+        pairs' rows are: :class:`KeslerRows` holds X whole)."""
         rows, others = self.certified_pairs(certificate)
         return np.union1d(ids, rows * self.n_classes + others)
 
@@ -290,8 +291,9 @@ def _soft_limit(kesler, working, tol, batch):
             *lp_frame.uncentred_pairs(ids), n_classes, row_of, weights / unit["weight"]
         )
         solution.intercept += lp_frame.uncentred_offset(solution.coef)
-        least["stalled"] = no_progress(solution.total, least["best"])
-        least["best"] = max(least["best"], solution.total)
+        total = solution.total * unit["weight"]  # each round's unit is its own
+        least["stalled"] = no_progress(total, least["best"])
+        least["best"] = max(least["best"], total)
         return solution
 
     def violators(frame, solution, ids, stalled=False):

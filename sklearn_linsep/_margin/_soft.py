@@ -269,12 +269,20 @@ def _vertex_on_basis(two_class, guess, basis, held):
     return _proved_on_every_row(two_class, held, basis, vertex)
 
 
+# A dual weight within this share of its bound (0 or s) is at it (face_sides): ten
+# times HiGHS's feasibility tolerance. A degenerate vertex's basic α of ~1e-12
+# (1 000 x 100, three rows copied across) held rows whose every optimum leaves them
+# at margin 1.03-1.11 at exactly 1: an answer of the least hinge, not the largest
+# margin among those (25% off W), which no check of the hinge sees.
+FACE_ZERO = 1e-9
+
+
 def face_sides(alpha, weights):
     """Each row's constraint on the LP's optimal face, by complementary slackness
     with the dual ``α``: ``+1`` (``≥ 1``) where ``α = 0``, ``0`` (``= 1``) where
     ``0 < α < s``, ``-1`` (``≤ 1``, its hinge free) where ``α = s``."""
-    at_bound = alpha >= weights * (1 - 1e-9)
-    return np.where(alpha <= 1e-12 * weights, 1, np.where(at_bound, -1, 0))
+    at_bound = alpha >= weights * (1 - FACE_ZERO)
+    return np.where(alpha <= FACE_ZERO * weights, 1, np.where(at_bound, -1, 0))
 
 
 def check_attains(two_class, solution, least):

@@ -175,9 +175,10 @@ def face_margin_qp(Z, c, sides, feasible=None):
     α* = 0 (``c (w·z + b) ≥ 1``), ``0`` where 0 < α* < s (``= 1``), ``-1`` where α* = s
     (``≤ 1``, hinge free): least total hinge iff these hold (LP duality). ``dual``:
     signed β, ``w = Σ β_i c_i z_i``. Exact by :func:`~._active_set._active_set_finish`
-    from the rows on the face, else from ``feasible`` (the LP's hyperplane) by
-    :func:`margin_from_feasible`; else Clarabel, retried until every row keeps its side
-    to ``FACE_TOLERANCE``."""
+    from the rows on the face (the equalities), or where there are none from the rows
+    at margin 1 of Clarabel's answer (within ``SUPPORT_BAND``); else from ``feasible``
+    (the LP's hyperplane) by :func:`margin_from_feasible`; else Clarabel's answer,
+    retried until every row keeps its side to ``FACE_TOLERANCE``."""
     on_face = np.flatnonzero(sides == 0)
     found = _active_set_finish(Z, c, on_face, FACE_TOLERANCE, sides=sides)
     exact = None if found is None else Hyperplane(True, *found, status=Status.OPTIMAL)
@@ -196,12 +197,12 @@ def face_margin_qp(Z, c, sides, feasible=None):
     # point's is near the answer's, where the primal active set from the LP's
     # vertex takes its rows in one a step (1 000 x 100, three rows copied across:
     # 136-212 steps of an SVD each, 1.1 s a round).
-    guess = None
+    guess = failure = None
     if not on_face.size:
         try:
             guess = interior_point()
-        except SolverError:
-            pass
+        except SolverError as error:
+            failure = error
     if guess is not None and guess.feasible:
         margins = c * (Z @ guess.coef + guess.intercept)
         support = np.flatnonzero(np.abs(margins - 1) <= SUPPORT_BAND)
@@ -212,6 +213,8 @@ def face_margin_qp(Z, c, sides, feasible=None):
         exact = margin_from_feasible(Z, c, *feasible, FACE_TOLERANCE, sides=sides)
     if exact is not None:
         return exact
+    if failure is not None:
+        raise failure
     return guess if guess is not None else interior_point()
 
 
