@@ -262,11 +262,13 @@ def _slack_rows(kesler, ids):
     return np.unique(pairs_of(ids, kesler.n_classes)[0], return_inverse=True)
 
 
-# The share of all pairs from which a round that did not raise the least hinge
-# takes them all (_every_pair_once_due): 1 000 x 100, K = 4, three rows copied,
-# met the least hinge (6) at 692 pairs of 3 000, then 8 more LPs of 900-1 480
-# pairs took 7.6 s, where the LP of all took 1.3 s.
+# The share of all pairs from which STALLS rounds in a row that did not raise the
+# least hinge take them all (_every_pair_once_due): 1 000 x 100, K = 4, three rows
+# copied, met the least hinge (6) at 692 pairs of 3 000, then 8 more LPs of 900-1 480
+# pairs took 7.6 s, where the LP of all took 1.3 s. One round is no sign: iris's
+# second LP (66 pairs) did not raise it, its third ended the rounds at 152 of 300.
 STALLED_SHARE = 0.25
+STALLS = 2
 
 
 def _soft_limit(kesler, working, tol, batch):
@@ -281,7 +283,7 @@ def _soft_limit(kesler, working, tol, batch):
     refuse_dense_pairs(kesler, working, SOFT_LIMIT_DENSE)
     n_classes = kesler.n_classes
     lp_frame = kesler.equilibrated()
-    unit, least = {}, {"best": -np.inf, "stalled": False}  # the LP's optimum
+    unit, least = {}, {"best": -np.inf, "stalls": 0}  # the LP's optimum
 
     def least_hinge(ids):
         rows, row_of = _slack_rows(lp_frame, ids)
@@ -292,7 +294,8 @@ def _soft_limit(kesler, working, tol, batch):
         )
         solution.intercept += lp_frame.uncentred_offset(solution.coef)
         total = solution.total * unit["weight"]  # each round's unit is its own
-        least["stalled"] = no_progress(total, least["best"])
+        stalled = no_progress(total, least["best"])
+        least["stalls"] = least["stalls"] + 1 if stalled else 0
         least["best"] = max(least["best"], total)
         return solution
 
@@ -313,7 +316,7 @@ def _soft_limit(kesler, working, tol, batch):
         return _every_pair_once_due(kesler, ids, violated, stalled), inside
 
     def lp_violators(solution, ids):
-        return violators(lp_frame, solution, ids, least["stalled"])
+        return violators(lp_frame, solution, ids, least["stalls"] >= STALLS)
 
     lp, working, rounds = grow(working, least_hinge, lp_violators)
     face = _optimal_face(kesler, lp_frame, working, lp, unit["weight"])
@@ -369,7 +372,7 @@ def _soft_limit(kesler, working, tol, batch):
 def _every_pair_once_due(kesler, ids, violated, stalled=False):
     """``violated``, or every pair outside ``ids`` (rows in memory, dense within
     ``DENSE_FALLBACK_ENTRIES``) where ``ids`` and ``violated`` hold half of all
-    pairs, or ``STALLED_SHARE`` of them after a round that did not raise the least
+    pairs, or ``STALLED_SHARE`` of them after rounds that did not raise the least
     hinge (``stalled``): each round left would cost about as much as all pairs,
     and the LP's answers, vertices of its optimal face, leave other pairs violated
     a few a row at a time (400 x 100, K = 4, three rows copied under another
