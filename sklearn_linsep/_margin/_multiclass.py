@@ -187,7 +187,7 @@ class PairsProblem(ProblemKind):
         if active is None or not exact_finish_suits(active.size * (K - 1),
                                                     K * (rows.n_features + 1)):
             return None
-        position, others = np.nonzero(rows.codes[active][:, None] != np.arange(K))
+        position, others = _every_pair(rows, active)
         Z, own, others = rows.pairs(active[position] * K + others)
         try:
             guess = kesler_support_guess(Z, own, others, K)
@@ -387,13 +387,20 @@ def _every_pair_once_due(kesler, ids, violated, stalled=False):
     every = active.size * (K - 1)
     if 2 * held < every and not (stalled and STALLED_SHARE * every <= held):
         return violated
-    position, others = np.nonzero(kesler.codes[active][:, None] != np.arange(K))
+    position, others = _every_pair(kesler, active)
     every = np.setdiff1d(active[position] * K + others, ids)
     try:
         refuse_dense_pairs(kesler, np.union1d(ids, every), SOFT_LIMIT_DENSE)
     except SolverError:
         return violated
     return every
+
+
+def _every_pair(kesler, active):
+    """``(position, others)``: every pair of the rows ``active``, by position among
+    them and other class code (pair id ``active[position] · K + others``)."""
+    K = kesler.n_classes
+    return np.nonzero(kesler.codes[active][:, None] != np.arange(K))
 
 
 def _face_as_pairs(kesler, ids, face):

@@ -4,6 +4,7 @@ hyperplanes that attain it (a QP over the LP's optimal face)."""
 
 from dataclasses import replace
 from functools import partial
+from operator import attrgetter
 
 import numpy as np
 
@@ -79,9 +80,7 @@ def soft_limit(two_class, working, tol, batch):
     # The LP alone first (a round is one simplex of p + 1 rows), then both stages:
     # the second checks every row, so the first may search a backend's candidates.
     candidates = margin_violators(lp_frame, tol, batch, every=False)
-    def total(lp):
-        return lp.total
-
+    total = attrgetter("total")  # the LP's optimum: grow's progress
     lp, working, rounds = grow(
         working, least_hinge, candidates, drop_above=DROP_ABOVE,
         affordable=affordable, progress=total,
