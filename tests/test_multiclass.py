@@ -609,6 +609,55 @@ def own_and_common_words(n, p, n_classes, words=20, seed=1):
     return sp.diags(1 / np.sqrt(X.multiply(X).sum(axis=1).A1)) @ X, y
 
 
+def assert_crammer_singer_kkt(svm, X, y):
+    """The KKT conditions of the Crammer–Singer hard margin, which make its W
+    optimal: every pair's margin at least 1, W the duals' combination of the
+    support rows, each row's own-class weight positive and the others' negative,
+    each class's weights summing to 0 (the intercepts'), and a pair of nonzero
+    weight at margin 1."""
+    classes, codes = np.unique(y, return_inverse=True)
+    dual, rows = svm.dual_coef_, svm.support_
+    W, b = svm.coef_, svm.intercept_
+    scores = np.asarray(X @ W.T) + b
+    own = codes[rows]
+    scale = np.abs(dual).max()
+    combination = np.asarray(svm.support_vectors_.T @ dual.T).T
+    np.testing.assert_allclose(combination, W, atol=1e-9 * np.abs(W).max())
+    np.testing.assert_allclose(dual.sum(axis=1), 0.0, atol=1e-9 * scale)
+    assert np.all(dual[own, np.arange(rows.size)] >= 0)
+    others = np.ones_like(dual, dtype=bool)
+    others[own, np.arange(rows.size)] = False
+    assert np.all(dual[others] <= 1e-12 * scale)
+    margins = scores[rows, own][None, :] - scores[rows].T  # K x support
+    assert np.all(margins[others] >= 1 - 1e-9)
+    held = others & (dual < -1e-9 * scale)
+    np.testing.assert_allclose(margins[held], 1.0, atol=1e-9)
+    every = scores[np.arange(len(y)), codes][:, None] - scores
+    every[np.arange(len(y)), codes] = np.inf
+    assert every.min() >= 1 - 1e-9
+
+
+def test_a_tiny_row_of_text_is_finished_on_the_gram_matrix(monkeypatch):
+    """One document of norm 1e-8: its own words' spreads are 1e-8 of the others',
+    and the maximal margin in X's units went to the pairs' primal active set and
+    Clarabel (7.7 s, a hang at 300 x 2 000). The dual on the Gram matrix answers,
+    and its answer meets the KKT conditions in X's units."""
+    from sklearn_linsep._margin._solvers import _machine
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the primal QP was asked")
+
+    monkeypatch.setattr(_machine, "kesler_margin_qp", refuse)
+    X, y = own_and_common_words(200, 1000, 4)
+    X = sp.csr_matrix(sp.diags(np.where(np.arange(200) == 3, 1e-8, 1.0)) @ X)
+    result = linear_separability(X, y, multiclass="joint")
+    assert result.separable and result.proven and result.verify(X, y)
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert svm.margin_ == pytest.approx(result.margin, rel=1e-12)
+    assert 3 in svm.support_
+    assert_crammer_singer_kkt(svm, X, y)
+
+
 def counting_pair_solves(monkeypatch):
     """Count the calls of the pairs' dual on the Gram matrix."""
     from sklearn_linsep._margin._solvers import _machine as _multiclass
