@@ -21,6 +21,7 @@ from sklearn_linsep import (
     HardMarginSVM,
     NotLinearlySeparableError,
     NotLinearlySeparableWarning,
+    linear_separability,
 )
 from sklearn_linsep import SolverError
 from sklearn_linsep._margin import maximal_margin_of
@@ -457,6 +458,44 @@ def _inseparable_by_a_hair(seed, offset):
     inward = X[ones].mean(axis=0) - inside
     point = inside + 1e-8 * inward / np.linalg.norm(inward)
     return np.vstack([X, point]) + offset, np.r_[y, 0]
+
+
+def _a_hair_off_a_hull_on_scales_far_apart(p, seed, inside):
+    """Rows on a 2^-12 grid: class 1 a hull of p vertices, a point of class 0 2^-27
+    inside or outside it (its first coordinate), 30 rows of each class beyond;
+    2^30 added (the point rounds onto the hull: inseparable), then each feature
+    times its own power of ten, 1e-95 to 1e95 (every centred entry within
+    [1e-100, 1e100])."""
+    rng = np.random.default_rng(seed)
+    grid = lambda values: np.round(values * 2**12) / 2**12  # noqa: E731
+    hull = grid(rng.uniform(-1, 1, (p, p)))
+    hull[:, 0] = 0
+    beyond = grid(rng.uniform(-1, 1, (30, p)))
+    beyond[:, 0] = grid(rng.uniform(0.5, 1, 30))
+    others = grid(rng.uniform(-1, 1, (30, p)))
+    others[:, 0] = grid(rng.uniform(-1, -0.5, 30))
+    point = np.r_[2.0 ** -np.arange(1, p), 2.0 ** -(p - 1)] @ hull
+    point[0] = (1 if inside else -1) * 2**-27
+    X = np.vstack([others, point, hull, beyond]) + 2.0**30
+    scales = 10.0 ** np.random.default_rng(seed + 100).integers(-95, 95, p)
+    return X * scales, np.r_[np.zeros(31, int), np.ones(p + 30, int)]
+
+
+@pytest.mark.parametrize("inside", [True, False])
+@pytest.mark.parametrize("p", [4, 5])
+def test_features_184_decades_apart_get_an_answer_or_a_clear_error(p, inside):
+    """Features 1e91 and 1e-88 a unit: in the rows' one scale the small one's
+    weight is 1e184, and the soft limit's face finish divided it by its column's
+    1e-184 (an overflow, then scipy's "array must not contain infs or NaNs"). Now
+    that finish gives way, and the fit ends in its documented SolverError: the
+    margin's dual, about ‖w‖², is beyond float64."""
+    X, y = _a_hair_off_a_hull_on_scales_far_apart(p, 6, inside)
+    assert linear_separability(X, y).verify(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(SolverError, match="Standardising the features"):
+            HardMarginSVM().fit(X, y)
 
 
 @pytest.mark.parametrize("offset", [2.0**20, 2.0**30])

@@ -266,7 +266,10 @@ def _active_set_finish(Z, c, support, tol, max_steps=None, sides=None):
     for _ in range(max_steps or 2 * Z.shape[1] + 10):
         if len(support) < 2 or not (face or _two_sided(c[support])):
             return None
-        coef, intercept, alpha = support_hyperplane(Z[support], c[support])
+        found = support_hyperplane(Z[support], c[support])
+        if found is None:
+            return None
+        coef, intercept, alpha = found
         margins = c * (Z @ coef + intercept)
         off = off_face(margins, sides)
         if np.max(off[support] if face else np.abs(margins[support] - 1)) > tol:
@@ -299,7 +302,10 @@ def _best_exchange(Z, c, support, tol):
         trial = [i for i in support if i != j]
         if not _two_sided(c[trial]):
             continue
-        coef, intercept, alpha = support_hyperplane(Z[trial], c[trial])
+        found = support_hyperplane(Z[trial], c[trial])
+        if found is None:
+            continue
+        coef, intercept, alpha = found
         margins = c * (Z @ coef + intercept)
         if (
             np.max(np.abs(margins[trial] - 1)) > tol
@@ -383,11 +389,18 @@ def support_hyperplane(Z, c, refinements=3):
         def gamma_of(coef):
             return np.linalg.lstsq(differences.T, coef, rcond=None)[0]
 
-    coef = solve(right)
-    for _ in range(refinements):
-        coef = coef + solve(right - differences @ coef)
-    gamma = gamma_of(coef)
-    terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
+    with np.errstate(over="ignore", invalid="ignore"):
+        coef = solve(right)
+        for _ in range(refinements):
+            coef = coef + solve(right - differences @ coef)
+        # Features 1e180 apart in the rows' one scale: w / scale, and the dual,
+        # beyond float64 (None: the caller's other route).
+        if not np.all(np.isfinite(coef / column_scale)):
+            return None
+        gamma = gamma_of(coef)
+        terms = np.abs(differences.T) @ np.abs(gamma) + np.abs(coef)
+        if not np.all(np.isfinite(terms)):
+            return None
     if np.any(np.abs(differences.T @ gamma - coef) > 1e-12 * terms):
         # Features far apart: scaling each (consistent) equation keeps their digits.
         gamma = np.linalg.lstsq(
