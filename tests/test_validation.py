@@ -214,15 +214,16 @@ def test_the_package_has_no_import_cycle():
         ), name
     assert graph["_version"] == set()
 
-    def reaches(start, target, seen):
-        for module in graph.get(start, ()):
-            if module == target or (
-                module not in seen and reaches(module, target, seen | {module})
-            ):
-                return True
-        return False
+    def reachable(start):  # each module once: paths, not walks (19 s before)
+        seen, stack = set(), list(graph.get(start, ()))
+        while stack:
+            module = stack.pop()
+            if module not in seen:
+                seen.add(module)
+                stack.extend(graph.get(module, ()))
+        return seen
 
-    cyclic = [module for module in graph if reaches(module, module, {module})]
+    cyclic = [module for module in graph if module in reachable(module)]
     assert not cyclic, f"import cycles through {cyclic}"
 
 
