@@ -113,6 +113,8 @@ def pairs_enclosed(points, own, others, n_classes, axes=False):
     constant rows absorb ``t``). With ``axes``, in the rows' principal axes
     (:func:`principal_frame`), the coordinates' error bounds its radius."""
     points = np.asarray(points, dtype=float)
+    if axes and len(points) < points.shape[1]:
+        return None  # fewer axes than features: the frame drops equations
     if axes:
         frame = principal_frame(points)
         # As many axes as features, or (fewer rows than features) equations dropped.

@@ -8,7 +8,7 @@ equals a ``Fraction``, so the two must not meet): each crossing is a function he
 
 import numpy as np
 
-from ._dyadic import residue_matrix
+from ._dyadic import MODULUS, residue_matrix
 
 
 def _flint():
@@ -119,7 +119,20 @@ def solve_exactly(A, e):
     """``("unique", λ)`` where ``A λ = e`` has exactly one solution, ``("none",
     None)`` where it has none and A's columns are independent, ``("dependent",
     None)`` otherwise. ``A`` (m × k, as a rule m ≥ k) and ``e`` float64 (exact) or
-    rationals; ``λ`` Fractions. One rref of ``[A | e]`` in FLINT's rationals."""
+    rationals; ``λ`` Fractions. One rref of ``[A | e]`` in FLINT's rationals; of
+    float64 equations more than k + 1, of only those independent modulo a prime
+    (:func:`_on_independent_rows`)."""
+    k = len(A[0]) if len(A) else 0
+    if isinstance(A, np.ndarray) and A.dtype == np.float64 and len(A) > k + 1:
+        found = _on_independent_rows(A, np.asarray(e, dtype=np.float64))
+        if found is not None:
+            return found
+    status, solution = _rref_solve(A, e)
+    return status, None if solution is None else [as_fraction(v) for v in solution]
+
+
+def _rref_solve(A, e):
+    """:func:`solve_exactly` by one rref of all of ``[A | e]``, λ as ``fmpq``."""
     m, k = len(A), len(A[0]) if len(A) else 0
     entries = [as_fmpq(value) for row, target in zip(A, e, strict=True)
                for value in (*row, target)]  # fmt: skip
@@ -129,4 +142,29 @@ def solve_exactly(A, e):
         return ("none", None) if len(pivots) == k + 1 else ("dependent", None)
     if len(pivots) < k:
         return "dependent", None
-    return "unique", [as_fraction(echelon[row, k]) for row in range(k)]
+    return "unique", [echelon[row, k] for row in range(k)]
+
+
+def _on_independent_rows(A, e):
+    """:func:`solve_exactly` from the rows of ``[A | e]`` independent modulo
+    ``MODULUS`` (so over the rationals; at most k + 1 of them, however many
+    equations: the rows of features that are exact combinations of others,
+    integer data of low rank, cost nothing), the one solution they give then
+    checked on every row in rationals; None where those rows leave λ free (the
+    rank modulo the prime may be below the rational one: the whole rref decides)."""
+    m, k = A.shape
+    system = np.column_stack([A, e])
+    _, rows = echelon_pivots(residue_matrix(system.T), MODULUS)
+    if len(rows) < k:  # fewer than the unknowns: no unique solution from them
+        return None
+    status, solution = _rref_solve(A[rows], e[rows])
+    if status == "dependent":
+        return None
+    if status == "none":  # the chosen rows' columns are independent: A's too
+        return "none", None
+    product = fmpq_matrix(m, k, [as_fmpq(value) for value in A.ravel()]) * (
+        fmpq_matrix(k, 1, solution)
+    )
+    if all(product[i, 0] == as_fmpq(target) for i, target in enumerate(e)):
+        return "unique", [as_fraction(value) for value in solution]
+    return "none", None  # the only candidate misses a row

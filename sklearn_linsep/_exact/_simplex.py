@@ -552,7 +552,8 @@ def exact_pair_weights(points, own, others, n_classes, problem_rows=0,
     pairs, features = np.shape(points)
     size = equations(features, n_classes)  # what the limits measure
     small = unlimited or decidable(problem_rows, features, n_classes)
-    quick = unlimited or pairs * pairs * size <= EXACT_SOLVE_WORK  # the solve's work
+    # The solve's work: its rref reads at most pairs + 1 independent equations.
+    quick = unlimited or pairs * pairs * min(size, pairs + 1) <= EXACT_SOLVE_WORK
     if not (small or quick):
         return False, None
     A, e = pairs_matrix(points, own, others, n_classes)
