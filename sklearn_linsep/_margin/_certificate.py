@@ -154,6 +154,6 @@ def unproved_certificate(proved, size, what):
         f"{size} {what} could be proved neither by its float enclosure (its "
         f"system too close to singular, or a weight too close to 0) nor in "
         f"rational arithmetic within sklearn_linsep._exact._farkas.EXACT_SOLVE_WORK "
-        f"(= {EXACT_SOLVE_WORK}: equations times unknowns squared). Raise that "
-        f"limit to decide it exactly, at a cost that grows with its cube."
+        f"(= {EXACT_SOLVE_WORK}: independent equations times unknowns squared). "
+        f"Raise that limit to decide it exactly, at a cost that grows with its cube."
     )
