@@ -615,7 +615,7 @@ def assert_crammer_singer_kkt(svm, X, y):
     support rows, each row's own-class weight positive and the others' negative,
     each class's weights summing to 0 (the intercepts'), and a pair of nonzero
     weight at margin 1."""
-    classes, codes = np.unique(y, return_inverse=True)
+    _, codes = np.unique(y, return_inverse=True)
     dual, rows = svm.dual_coef_, svm.support_
     W, b = svm.coef_, svm.intercept_
     scores = np.asarray(X @ W.T) + b

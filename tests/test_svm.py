@@ -467,7 +467,10 @@ def _a_hair_off_a_hull_on_scales_far_apart(p, seed, inside):
     times its own power of ten, 1e-95 to 1e95 (every centred entry within
     [1e-100, 1e100])."""
     rng = np.random.default_rng(seed)
-    grid = lambda values: np.round(values * 2**12) / 2**12  # noqa: E731
+
+    def grid(values):
+        return np.round(values * 2**12) / 2**12
+
     hull = grid(rng.uniform(-1, 1, (p, p)))
     hull[:, 0] = 0
     beyond = grid(rng.uniform(-1, 1, (30, p)))
