@@ -227,10 +227,10 @@ class HardMarginSVM(LinearClassifierBase):
                 self._solve(problem, task)
                 for task, problem in enumerate(one_vs_rest(rows))
             ]
-            self.coef_ = np.vstack([r.coef for r in results]).astype(
-                rows.dtype, copy=False
-            )
-            self.intercept_ = np.array([r.intercept for r in results], dtype=rows.dtype)
+            # float64 whatever X's dtype, as LinearSVC's: in float32 the margins of
+            # the rows held at 1 fell 3.5e-8 below it, past tol.
+            self.coef_ = np.vstack([r.coef for r in results]).astype(np.float64)
+            self.intercept_ = np.array([r.intercept for r in results], dtype=np.float64)
             self._publish(results, rows.support_rows)
         return self
 
@@ -250,8 +250,8 @@ class HardMarginSVM(LinearClassifierBase):
                 f"{result.certificate.describe()}",
                 certificate=result.certificate,
             )
-        self.coef_ = result.coef.astype(rows.dtype, copy=False)
-        self.intercept_ = result.intercept.astype(rows.dtype, copy=False)
+        self.coef_ = result.coef.astype(np.float64)
+        self.intercept_ = result.intercept.astype(np.float64)
 
         def dual_of(support, codes):
             # Each pair (i, k) puts +α on row i's own class and -α on k.

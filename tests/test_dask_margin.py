@@ -387,7 +387,8 @@ def test_float32_support_vectors_keep_their_dtype_on_blocks():
     X, y = _separable(n=2000, p=3)
     X = X.astype(np.float32)
     svm = HardMarginSVM().fit(da.from_array(X, chunks=(500, 3)), y)
-    assert svm.support_vectors_.dtype == np.float32 == svm.coef_.dtype
+    assert svm.support_vectors_.dtype == np.float32  # rows of X, as given
+    assert svm.coef_.dtype == np.float64  # the margins' hyperplane, unrounded
     np.testing.assert_array_equal(svm.support_vectors_, X[svm.support_])
 
 

@@ -529,3 +529,25 @@ def test_the_soft_limit_answers_data_inseparable_by_a_hair_far_out(seed, offset)
     c = np.where(y == 1, 1.0, -1.0)
     least, _, _ = least_total_hinge(X - X[0], c)  # exact: rows within 2x of X[0]
     assert model.hinge_violation_ == pytest.approx(least, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_float32_rows_get_a_float64_hyperplane_that_keeps_every_margin(n_classes):
+    """``coef_`` and ``intercept_`` are float64 whatever X's dtype (as LinearSVC's):
+    cast to float32, the rows held at margin 1 fell about 1e-8 below it, past
+    ``tol``."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, n_classes, 600)
+    X = (rng.normal(size=(n_classes, 40))[y] + 0.3 * rng.normal(size=(600, 40)))
+    X = X.astype(np.float32)
+    svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    assert svm.coef_.dtype == svm.intercept_.dtype == np.float64
+    scores = X.astype(np.float64) @ svm.coef_.T + svm.intercept_
+    if n_classes == 2:
+        margins = np.where(y == 1, 1.0, -1.0) * scores[:, 0]
+    else:
+        own = scores[np.arange(len(y)), y]
+        scores[np.arange(len(y)), y] = -np.inf
+        margins = own - scores.max(axis=1)
+    assert margins.min() >= 1 - svm.tol
+    assert margins.min() <= 1 + 1e-9  # the support at 1
