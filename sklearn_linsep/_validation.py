@@ -19,6 +19,36 @@ from sklearn.utils.validation import (
 )
 
 
+# The integers float64 holds exactly: |x| <= 2**53.
+EXACT_INTEGERS = 2**53
+
+
+def check_exact_integers(X):
+    """A ValueError where integer X (an array, a sparse matrix or a frame's integer
+    columns) holds a value float64 cannot hold exactly, beyond ``EXACT_INTEGERS``:
+    converted, distinct rows could become one, and every answer would be about
+    rows other than X's."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a DataFrame's columns
+        parts = [X[name] for name, kind in zip(X.columns, X.dtypes, strict=True)
+                 if getattr(kind, "kind", None) in ("i", "u")]  # fmt: skip
+    else:
+        parts = [getattr(X, "data", X) if hasattr(X, "tocsr") else X]
+    for part in parts:
+        values = np.asarray(part)
+        if values.dtype.kind not in "iu" or not values.size:
+            continue
+        beyond = values > EXACT_INTEGERS
+        if values.dtype.kind == "i":
+            beyond |= values < -EXACT_INTEGERS
+        if np.any(beyond):
+            raise ValueError(
+                f"X holds integers beyond 2**53 (such as {values[beyond].flat[0]}), "
+                "which float64 rounds: distinct values can become one, and the "
+                "answer would be about other rows. Subtract a common offset, or "
+                "convert X to float64 yourself to accept the rounding."
+            )
+
+
 def working_dtype(X):
     """The precision data are kept in: float32 stays, everything else is float64."""
     return np.dtype(np.float32) if X.dtype == np.float32 else np.dtype(np.float64)
@@ -200,6 +230,7 @@ def validate_labelled_data(
         "ensure_all_finite": finite,
     }
     given = X
+    check_exact_integers(X)
     try:
         if estimator is None:
             X, y = check_X_y(X, y, **options)

@@ -258,3 +258,32 @@ def test_finiteness_checked_in_the_pass_gives_check_array_s_message(estimator, b
         huge[:, 0] *= 1e200
         with pytest.raises(ValueError, match="overflowed float64"):
             model.fit(huge, y)
+
+
+@pytest.mark.parametrize(
+    "kind", ["int64", "uint64", "sparse", "frame"]
+)
+@pytest.mark.parametrize("fit", ["linear_separability", "HardMarginSVM", "FisherDiscriminant"])
+def test_integers_float64_would_round_are_a_clear_error(kind, fit):
+    """Integers beyond 2**53 (ids, nanosecond times): float64 made 2**62 and
+    2**62 + 1 one row, and the inseparable verdict on that row was 'proven'.
+    Refused by name; 2**53 itself, exactly held, is taken."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    import sklearn_linsep
+
+    big = np.array([[2**62, 0], [2**62 + 1, 1], [2**62 + 2, 1]], dtype=np.int64)
+    X = {
+        "int64": big,
+        "uint64": big.astype(np.uint64) + np.uint64(2**63),
+        "sparse": sp.csr_matrix(big),
+        "frame": pd.DataFrame({"id": big[:, 0], "x": [0.5, 1.0, 2.0]}),
+    }[kind]
+    y = np.array([0, 1, 1])
+    call = getattr(sklearn_linsep, fit)
+    run = call if fit == "linear_separability" else (lambda X, y: call().fit(X, y))
+    with pytest.raises(ValueError, match=r"integers beyond 2\*\*53"):
+        run(X, y)
+    exact = np.array([[2**53, 0], [-(2**53), 1], [5, 1]], dtype=np.int64)
+    assert run(exact, y) is not None
