@@ -36,20 +36,24 @@ def reference_margin_qp(X, c):
 
 
 def least_total_hinge(X, c, sample_weight=None):
-    """``(least, w, b)``: the least (weighted) total hinge, by one LP on all the
-    rows (HiGHS's simplex, exact to rounding)."""
+    """``(least, w, b)``: the least (weighted) total hinge, by one LP (HiGHS's
+    simplex, exact to rounding): its dual, ``max Σ α`` over ``0 ≤ α ≤ weights``
+    with ``Σ α_i c_i (x_i, 1) = 0``, p + 1 rows however many samples (the
+    primal's n rows and n + p + 1 columns took twice as long at 2 000 x 260);
+    ``(w, b)`` the primal's, its equalities' multipliers."""
     n, p = X.shape
     weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
-    rows = np.hstack([-(c[:, None] * X), -c[:, None], -np.eye(n)])
+    signed = c[:, None] * np.hstack([X, np.ones((n, 1))])
     lp = linprog(
-        np.r_[np.zeros(p + 1), weights],
-        A_ub=rows,
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (p + 1) + [(0, None)] * n,
+        -np.ones(n),
+        A_eq=signed.T,
+        b_eq=np.zeros(p + 1),
+        bounds=np.column_stack([np.zeros(n), weights]),
         method="highs-ds",
     )
     assert lp.status == 0, lp.message
-    return lp.fun, lp.x[:p], lp.x[p]
+    machine = -lp.eqlin.marginals
+    return -lp.fun, machine[:p], machine[p]
 
 
 def reference_soft_limit(X, c, sample_weight=None):
