@@ -121,8 +121,8 @@ def _docstrings(package, limit):
 
 def test_real_text_equals_the_span_route():
     """TF-IDF of the docstrings of installed packages, labelled by package."""
-    first = _docstrings("email", 200) + _docstrings("logging", 200)
-    second = _docstrings("asyncio", 200) + _docstrings("importlib", 200)
+    first = _docstrings("email", 120) + _docstrings("logging", 120)
+    second = _docstrings("asyncio", 120) + _docstrings("importlib", 120)
     X = TfidfVectorizer(max_features=3000).fit_transform(first + second)
     y = np.repeat([0, 1], [len(first), len(second)])
     stats = class_statistics(X, y, 2)
