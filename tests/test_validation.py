@@ -260,9 +260,7 @@ def test_finiteness_checked_in_the_pass_gives_check_array_s_message(estimator, b
             model.fit(huge, y)
 
 
-@pytest.mark.parametrize(
-    "kind", ["int64", "uint64", "sparse", "frame"]
-)
+@pytest.mark.parametrize("kind", ["int64", "uint64", "sparse", "frame", "dask"])
 @pytest.mark.parametrize("fit", ["linear_separability", "HardMarginSVM", "FisherDiscriminant"])
 def test_integers_float64_would_round_are_a_clear_error(kind, fit):
     """Integers beyond 2**53 (ids, nanosecond times): float64 made 2**62 and
@@ -279,7 +277,12 @@ def test_integers_float64_would_round_are_a_clear_error(kind, fit):
         "uint64": big.astype(np.uint64) + np.uint64(2**63),
         "sparse": sp.csr_matrix(big),
         "frame": pd.DataFrame({"id": big[:, 0], "x": [0.5, 1.0, 2.0]}),
+        "dask": big,
     }[kind]
+    if kind == "dask":  # each block checked in its task
+        import dask.array as da
+
+        X = da.from_array(big, chunks=(2, 2))
     y = np.array([0, 1, 1])
     call = getattr(sklearn_linsep, fit)
     run = call if fit == "linear_separability" else (lambda X, y: call().fit(X, y))

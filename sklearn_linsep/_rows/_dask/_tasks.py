@@ -3,13 +3,19 @@
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from ..._validation import chunk_weights, encode_labels, label_codes
+from ..._validation import (
+    check_exact_integers,
+    chunk_weights,
+    encode_labels,
+    label_codes,
+)
 
 
 def validate_block(X, y, sample_weight, classes, name):
     """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
     labels, rows that agree. ``classes=None`` takes the block's own labels (and
     returns them). Runs in a dask task; an error there reaches the client as is."""
+    check_exact_integers(X)
     X = check_array(
         X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
     )
