@@ -291,11 +291,13 @@ class FisherDiscriminantCV(FisherDiscriminant):
                 "the arrays first."
             )
         kappas = np.asarray(self.kappas, dtype=np.float64).reshape(-1)
-        split_params, score_params = self._routed("fit", sample_weight, params)
         X_given, _ = indexable(X, y)  # the folds are cut from X as given, as
         # the search cuts them: a frame's layout moves the last bits
         stats, rows = self._statistics_for_fit(X, y, sample_weight)
         X, y_encoded, sample_weight = rows.X, rows.y_encoded, rows.sample_weight
+        # Routed once validated: a scalar weight is one per row by then (the
+        # scorer of each fold took the scalar, and every fold failed).
+        split_params, score_params = self._routed("fit", sample_weight, params)
         labels = self.classes_[y_encoded]
         splits = list(
             check_cv(self.cv, labels, classifier=True).split(X, labels, **split_params)

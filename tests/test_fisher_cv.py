@@ -3,6 +3,8 @@ from scikit-learn's test_search.py, test_ridge.py and test_logistic.py (ties,
 failures, groups, metadata routing, score), and the repros of the issue "The
 house, part 2"."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
@@ -265,3 +267,19 @@ def test_the_routing_error_of_a_given_scoring_and_of_score():
         with pytest.raises(UnsetMetadataPassedError) as raised:
             fitted.score(X, y, sample_weight=weights)
         assert "folds" not in str(raised.value) and "the score" in str(raised.value)
+
+
+def test_a_scalar_sample_weight_is_one_per_row():
+    """``sample_weight=2.0`` (scikit-learn's validation takes a scalar for every
+    row): the same search as ``np.full(n, 2.0)``; the scorer of each fold took
+    the scalar, and every fold failed."""
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.randn(20, 3) + [1, 0, 0], rng.randn(20, 3) - [1, 0, 0]]
+    y = np.repeat([0, 1], 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scalar = FisherDiscriminantCV().fit(X, y, sample_weight=2.0)
+    full = FisherDiscriminantCV().fit(X, y, sample_weight=np.full(40, 2.0))
+    np.testing.assert_array_equal(scalar.cv_results_["mean_test_score"],
+                                  full.cv_results_["mean_test_score"])  # fmt: skip
+    assert scalar.kappa_ == full.kappa_
