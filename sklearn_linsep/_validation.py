@@ -18,7 +18,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-
 # The integers float64 holds exactly: |x| <= 2**53.
 EXACT_INTEGERS = 2**53
 
