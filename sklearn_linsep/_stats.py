@@ -317,14 +317,18 @@ class ClassStatistics:
         """``Σw - K``, the divisor of the pooled covariance; None when there is no
         within-class spread at all (S = 0 whatever the divisor)."""
         dof = self.total_weight - self.n_classes
-        if dof > 0:
+        # Σw of n weights rounds by up to n ulps: a dof within that is 0 (weights
+        # of 0.05 on 40 rows, K = 2, left 4e-16, and S ~ 1e16 times too large).
+        rounding = 2 * max(self.n_samples, 1) * np.finfo(float).eps * self.total_weight
+        if dof > rounding:
             return dof
         if not self.within.any():
             # e.g. one point per class: every direction is in the null space.
             return None
+        shown = "0 (to its sum's rounding)" if abs(dof) <= rounding else f"{dof:g}"
         raise ValueError(
             "The pooled covariance divides by sum(sample_weight) - n_classes, "
-            f"which is {dof:g} here. Sample weights are frequency weights (an "
+            f"which is {shown} here. Sample weights are frequency weights (an "
             "integer weight counts as that many copies of the row), so weights "
             "normalised to sum to 1 do not fit: scale them to sum to the number "
             "of rows."

@@ -93,6 +93,22 @@ def test_pooled_covariance_with_too_little_weight_is_an_error():
         stats.pooled_covariance()
 
 
+@pytest.mark.parametrize("estimator", ["FisherDiscriminant", "SeparabilityAngle"])
+def test_weights_summing_to_the_classes_to_rounding_are_an_error(estimator):
+    """40 weights of 0.05, two classes: Σw - K is 0, summed as 4.4e-16; its
+    divisor made S 1e16 times too large (coef_ ~1e-16, every probability 0.5,
+    the angle 4e-16) where a sum below K gave the documented error."""
+    import sklearn_linsep
+
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.randn(20, 3) + [2, 0, 0], rng.randn(20, 3) - [2, 0, 0]]
+    y = np.repeat([0, 1], 20)
+    model = getattr(sklearn_linsep, estimator)()
+    with pytest.raises(ValueError, match=r"which is 0 \(to its sum's rounding\)"):
+        model.fit(X, y, sample_weight=np.full(40, 0.05))
+    model.fit(X, y, sample_weight=np.full(40, 0.06))  # Σw - K = 0.4: a divisor
+
+
 def test_overflow_is_reported_not_returned():
     X = np.array([[1e200], [-1e200], [3e200], [5e200]])
     with pytest.raises(ValueError, match="too large"):
