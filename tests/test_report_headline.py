@@ -145,3 +145,34 @@ def test_a_leaked_label_is_infinitely_apart(tmp_path, capsys):
     _, _, how_well = first_lines(capsys, tmp_path / "leak.csv", "--target", "y",
                                  "--cv", "0")  # fmt: skip
     assert "infinitely far apart" in how_well and "leaked label" in how_well
+
+
+def test_a_certificate_not_proven_is_not_said_to_prove(capsys, monkeypatch):
+    """A certificate that holds to float64's tolerance only (on a cluster, where
+    no exact decision reads the rows, 2 rows 2**-52 apart): the verdict said "2
+    rows prove it" and the JSON "conclusive": true. Now it says what holds, and
+    the JSON is not conclusive."""
+    import json
+
+    from sklearn_linsep._report.sections import _joint, _verdict
+
+    def unproven(decide):
+        def wrapped(*args, **kwargs):
+            result = decide(*args, **kwargs)
+            if not result.separable:
+                result.proven = False
+            return result
+
+        return wrapped
+
+    for module in (_verdict, _joint):
+        monkeypatch.setattr(module, "linear_separability",
+                            unproven(module.linear_separability))  # fmt: skip
+    verdict = first_lines(capsys, "--cv", "0", "--effort", "0", count=2)[1]
+    assert verdict.startswith("Verdict: not linearly separable: to float64's "
+                              "tolerance only: 11 rows meet")  # fmt: skip
+    assert "prove it" not in verdict
+    report = json.loads("\n".join(first_lines(capsys, "--cv", "0", "--effort", "0",
+                                              "--json", count=10**6)))  # fmt: skip
+    pair = report["separability"][0]
+    assert pair["conclusive"] is False and pair["certificate_proven"] is False

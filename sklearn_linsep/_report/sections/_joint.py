@@ -7,7 +7,15 @@ import numpy as np
 from ..._certificates import linear_separability
 from .._layout import certificate_lines, number, of_rows, plain
 from .._section import HeadlineParts, Section
-from ._verdict import Verdict, among, exact_weights, fewest_removed, removal_text
+from ._verdict import (
+    Verdict,
+    among,
+    conclusive,
+    exact_weights,
+    fewest_removed,
+    proof_words,
+    removal_text,
+)
 
 
 class JointVerdict(Section):
@@ -47,11 +55,7 @@ class JointVerdict(Section):
         of_rows = int(round(data.statistics.counts.sum()))
         verdict = {
             "separable": bool(result.separable),
-            # An inseparable sample proves the whole data inseparable; a
-            # separable one proves nothing about the rows left out.
-            "conclusive": bool(
-                whole is not None or not data.sampled or not result.separable
-            ),
+            "conclusive": conclusive(result, data, whole),
             "rows": int(len(data.y)) if whole is None else of_rows,
             "of_rows": of_rows,
         }
@@ -85,6 +89,7 @@ class JointVerdict(Section):
                 ],
                 "certificate_size": len(result.certificate_indices),
                 "certificate_rows": len(np.unique(result.certificate_indices)),
+                "certificate_proven": bool(result.proven),
             }
         )
 
@@ -103,7 +108,9 @@ class JointVerdict(Section):
             f"class) pairs over {rows} balance per class, so no linear machine "
             f"classifies every row right; for one to, {removal_text(verdict)}"
         ] + certificate_lines(
-            "  certificate: row (other class, weight); the weights balance per class",
+            "  certificate: row (other class, weight); the weights balance per class"
+            + ("" if verdict.get("certificate_proven", True) else
+               " to 1e-9 of each feature's spread (not proven exactly)"),
             verdict["certificate"], report["data"]["classes"],
         )  # fmt: skip
 
@@ -119,7 +126,6 @@ class JointVerdict(Section):
                 verdict="one linear machine separates all classes (margin "
                 f"{number(joint['margin'], 6)}{sample})"
             )
-        return HeadlineParts(
-            verdict="no linear machine separates all classes "
-            f"({joint['certificate_rows']} rows prove it)"
-        )
+        proof = proof_words(joint["certificate_rows"],
+                            joint.get("certificate_proven", True))  # fmt: skip
+        return HeadlineParts(verdict=f"no linear machine separates all classes ({proof})")

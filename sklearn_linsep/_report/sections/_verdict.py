@@ -163,10 +163,11 @@ def _two_class_clause(verdict):
             f"linearly separable, with maximal margin {margin} in standardized units "
             "(every feature at unit variance; the hyperplane is below)"
         )
+    proof = proof_words(verdict["certificate_size"],
+                        verdict.get("certificate_proven", True))  # fmt: skip
     return (
-        f"not linearly separable: {verdict['certificate_size']} rows prove it (a "
-        "point in both convex hulls); least total hinge, standardized, "
-        f"{hinge_text(verdict)}"
+        f"not linearly separable: {proof} (a point in both convex hulls); least "
+        f"total hinge, standardized, {hinge_text(verdict)}"
     )
 
 
@@ -176,7 +177,7 @@ def _pairs_clause(verdicts):
     decided = [v for v in verdicts if v["separable"] is not None]
     separable = [v for v in decided if v["separable"]]
     inseparable = [
-        f"{pair_name(v)} ({v['certificate_size']} rows prove it)"
+        f"{pair_name(v)} ({proof_words(v['certificate_size'], v.get('certificate_proven', True))})"
         for v in decided
         if not v["separable"]
     ]
@@ -237,6 +238,26 @@ def hinge_text(verdict):
     return f">= {number(verdict['hinge_violation'])} (on {rows})"
 
 
+def conclusive(result, data, whole):
+    """Whether a verdict holds for every row of the data: a separable one where
+    every row was tested (no sample, or a cluster's pass over all); an inseparable
+    one where its certificate is proven (it then holds for any rows added; one that
+    balances to a tolerance only proves nothing)."""
+    if not result.separable:
+        return bool(result.proven)
+    return bool(whole is not None or not data.sampled)
+
+
+def proof_words(size, proven):
+    """What a certificate of ``size`` rows says: it proves, or (not proven in
+    exact arithmetic) its weighted means meet to float64's tolerance only, which
+    may be separable by a narrower gap."""
+    if proven:
+        return f"{size} rows prove it"
+    return (f"to float64's tolerance only: {size} rows meet to 1e-9 of each "
+            "feature's spread, not proven exactly")  # fmt: skip
+
+
 def pair_verdict(data, pair):
     """Separability of one pair on standardized rows: the maximal margin and its
     hyperplane (also in the data's units), or the certificate with its rows and
@@ -260,11 +281,7 @@ def pair_verdict(data, pair):
     verdict = {
         "classes": [names[k] for k in pair],
         "separable": bool(result.separable),
-        # An inseparable sample proves the whole data inseparable (the certificate
-        # holds for any superset); a separable one proves nothing about the rest.
-        "conclusive": bool(
-            whole is not None or not data.sampled or not result.separable
-        ),
+        "conclusive": conclusive(result, data, whole),
         "rows": int(len(y)) if whole is None else of_rows,
         "of_rows": of_rows,
     }
