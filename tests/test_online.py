@@ -1163,3 +1163,27 @@ def test_lstsq_adaline_does_not_fit_the_rounding_of_a_shifted_copy():
     assert fitted.score(X, y) == RidgeClassifier().fit(X, y).score(X, y)
     pocket = PocketPerceptron(random_state=0).fit(X[:, :1].astype(np.float32), y)
     assert pocket.perceptron_coef_.dtype == pocket.coef_.dtype == np.float32
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "PocketPerceptron", "Adaline"])
+def test_unfitted_schedule_names_itself(name):
+    """``schedule_`` before fit: an AttributeError naming ``schedule_``, as
+    ``coef_``'s does (it named a private attribute)."""
+    import sklearn_linsep
+
+    with pytest.raises(AttributeError, match="has no attribute 'schedule_'"):
+        getattr(sklearn_linsep, name)().schedule_
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "Adaline"])
+def test_a_rate_callable_of_the_wrong_shape_is_said_so(name):
+    """A callable returning three rates for one update count: said, not numpy's
+    "cannot reshape array of size 123 into shape (1,41)"."""
+    import sklearn_linsep
+
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.randn(20, 2) + [2, 0], rng.randn(20, 2) - [2, 0]]
+    y = np.repeat([0, 1], 20)
+    model = getattr(sklearn_linsep, name)(learning_rate=lambda t: np.ones(3))
+    with pytest.raises(ValueError, match="one rate per update count"):
+        model.fit(X, y)

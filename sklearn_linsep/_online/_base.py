@@ -358,7 +358,12 @@ class _OnlineLinearClassifier(LinearClassifierBase):
     def schedule_(self):
         """The resolved :class:`LearningRateSchedule`; ``schedule_(t)`` is the rate of
         update ``t``."""
-        return self._training.schedule
+        training = getattr(self, "_training", None)
+        if training is None:  # unfitted: the attribute's own name, as coef_ says
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute 'schedule_'"
+            )
+        return training.schedule
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -119,8 +119,15 @@ def _call_schedule(function, t):
         if rates.shape != t_int.shape:
             raise TypeError
     except (TypeError, ValueError):
-        rates = np.array([function(int(step)) for step in t_int.ravel()], float)
-        rates = rates.reshape(t_int.shape)
+        rates = [np.asarray(function(int(step))) for step in t_int.ravel()]
+        wrong = next((rate for rate in rates if rate.shape != ()), None)
+        if wrong is not None:
+            raise ValueError(
+                "The learning_rate callable must return one rate per update count "
+                f"(a number for a count, an array like the counts' for an array); "
+                f"for one count it returned shape {wrong.shape}."
+            ) from None
+        rates = np.array(rates, dtype=np.float64).reshape(t_int.shape)
     if not np.all(np.isfinite(rates) & (rates > 0)):
         raise ValueError(
             "The learning_rate callable must return finite positive rates; it "
