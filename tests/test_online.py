@@ -1171,8 +1171,10 @@ def test_unfitted_schedule_names_itself(name):
     ``coef_``'s does (it named a private attribute)."""
     import sklearn_linsep
 
+    model = getattr(sklearn_linsep, name)()
+    assert not hasattr(model, "schedule_")
     with pytest.raises(AttributeError, match="has no attribute 'schedule_'"):
-        getattr(sklearn_linsep, name)().schedule_
+        _ = model.schedule_
 
 
 @pytest.mark.parametrize("name", ["Perceptron", "Adaline"])
