@@ -236,3 +236,20 @@ def test_rows_left_out_keep_their_names_and_text_is_refused(
     assert status == 1 and "all plain or all compressed alike" in error[0], error
     (mixed / "a.csv").unlink()
     assert _report(capsys, mixed, "--scheduler", scheduler)["data"]["n_samples"] == 100
+
+
+def test_an_errors_cause_is_said_with_it():
+    """dask wraps a bad CSV cell as "An error occurred while calling the read_csv
+    method registered to the pandas backend."; the cause says which cell."""
+    from sklearn_linsep._report._cluster import first_line
+
+    try:
+        try:
+            float("abc")
+        except ValueError as cause:
+            raise ValueError("An error occurred while calling read_csv.") from cause
+    except ValueError as error:
+        said = first_line(error)
+    assert said == ("ValueError: An error occurred while calling read_csv. "
+                    "(ValueError: could not convert string to float: 'abc')")  # fmt: skip
+    assert first_line(RuntimeError("")) == "RuntimeError"

@@ -72,11 +72,17 @@ def connect(address):
 
 def first_line(error):
     """``error`` in one line, with its type: its own message, else (an empty
-    one) that of the error that caused it."""
+    one) that of the error that caused it; a wrapper's ("An error occurred while
+    calling the read_csv method registered to the pandas backend.") followed by
+    its cause's, which says what was wrong."""
     while not str(error).strip() and error.__cause__ is not None:
         error = error.__cause__
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    said = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    cause = error.__cause__
+    if cause is not None and str(cause).strip():
+        said += f" ({first_line(cause)})"
+    return said
 
 
 def read_on_cluster(path, args, client, log):
