@@ -86,7 +86,14 @@ def label_codes(y):
     for integer labels of a range not much wider than their number."""
     labels, codes = _integer_codes(y) if y.dtype.kind in "iub" else (None, None)
     if labels is None:
-        labels, codes = np.unique(y, return_inverse=True)
+        try:
+            labels, codes = np.unique(y, return_inverse=True)
+        except TypeError:  # numpy's "'<' not supported between 'str' and 'int'"
+            kinds = sorted({type(label).__name__ for label in np.ravel(y)})
+            raise TypeError(
+                f"y mixes labels of types {kinds}, which do not sort: give labels "
+                "that are all numbers or all strings."
+            ) from None
     return labels, codes.astype(np.intp, copy=False)
 
 
@@ -119,8 +126,11 @@ def encode_classes(y, name):
     """
     try:
         classes, y_encoded = label_codes(y)
-    except TypeError:  # labels that do not sort (mixed types): say so as sklearn does
-        check_classification_targets(y)
+    except TypeError as mixed:  # labels that do not sort (mixed types)
+        try:
+            check_classification_targets(y)  # scikit-learn's message, where it has one
+        except TypeError:  # its own sort's: ours names the types
+            raise mixed from None
         raise
     return check_labels(classes, name), y_encoded
 

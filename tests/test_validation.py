@@ -290,3 +290,21 @@ def test_integers_float64_would_round_are_a_clear_error(kind, fit):
         run(X, y)
     exact = np.array([[2**53, 0], [-(2**53), 1], [5, 1]], dtype=np.int64)
     assert run(exact, y) is not None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_labels_of_mixed_types_are_named(backend):
+    """int and str labels in one y: numpy's sort said "'<' not supported between
+    instances of 'int' and 'str'", naming neither y nor its labels."""
+    from sklearn_linsep import linear_separability
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int).astype(object)
+    y[y == 1] = "a"
+    if backend == "dask":
+        import dask.array as da
+
+        X, y = da.from_array(X, chunks=(30, -1)), da.from_array(y, chunks=30)
+    with pytest.raises(TypeError, match=r"y mixes labels of types \['int', 'str'\]"):
+        linear_separability(X, y)
