@@ -8,6 +8,7 @@ from ..._certificates import linear_separability
 from .._layout import certificate_lines, number, of_rows, plain
 from .._section import HeadlineParts, Section
 from ._verdict import (
+    NOT_PROVEN,
     Verdict,
     among,
     conclusive,
@@ -109,8 +110,7 @@ class JointVerdict(Section):
             f"classifies every row right; for one to, {removal_text(verdict)}"
         ] + certificate_lines(
             "  certificate: row (other class, weight); the weights balance per class"
-            + ("" if verdict.get("certificate_proven", True) else
-               " to 1e-9 of each feature's spread (not proven exactly)"),
+            + ("" if verdict.get("certificate_proven", True) else NOT_PROVEN),
             verdict["certificate"], report["data"]["classes"],
         )  # fmt: skip
 

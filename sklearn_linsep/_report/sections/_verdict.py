@@ -238,6 +238,10 @@ def hinge_text(verdict):
     return f">= {number(verdict['hinge_violation'])} (on {rows})"
 
 
+# What a certificate header adds where the certificate is not proven.
+NOT_PROVEN = " to 1e-9 of each feature's spread (not proven exactly)"
+
+
 def conclusive(result, data, whole):
     """Whether a verdict holds for every row of the data: a separable one where
     every row was tested (no sample, or a cluster's pass over all); an inseparable
@@ -447,8 +451,7 @@ def _evidence_lines(verdict, pair=""):
     if verdict.get("certificate"):
         header = (
             f"  {pair}certificate: row (weight); the weighted means coincide"
-            + ("" if verdict.get("certificate_proven", True) else
-               " to 1e-9 of each feature's spread (not proven exactly)")
+            + ("" if verdict.get("certificate_proven", True) else NOT_PROVEN)
         )  # fmt: skip
         return certificate_lines(header, verdict["certificate"], verdict["classes"])
     return []
