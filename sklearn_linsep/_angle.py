@@ -197,9 +197,20 @@ def mean_difference_parts(stats, reg, range_of=None):
     return MeanDifferenceParts(pinv_part, null_part, reg.rank, decision.finite)
 
 
+def _length(vector):
+    """‖v‖ without squaring v's entries: ``max|v|`` times the norm of v
+    over it (a null-space part divided by a tiny κ reaches 1e200, whose
+    square overflows though its length does not)."""
+    largest = float(np.max(np.abs(vector), initial=0.0))
+    if largest == 0.0 or not np.isfinite(largest):
+        return largest
+    return largest * float(np.linalg.norm(vector / largest))
+
+
 def _two_class_angle(stats, kappa, metric, tol, parts=None, range_of=None):
-    """AngleResult and the trace of H(κ) on z = 0 as ``(u, uᵀ midpoint)``; from
-    the ``parts`` of :func:`mean_difference_parts` when given."""
+    """AngleResult and the trace of H(κ) on z = 0 as ``(u / ‖u‖, the midpoint's
+    coordinate along it)`` (zero where u = 0); from the ``parts`` of
+    :func:`mean_difference_parts` when given."""
     if parts is None:
         reg = stats.regularized_inverse(kappa, tol)
         parts = mean_difference_parts(stats, reg, range_of)
@@ -215,11 +226,15 @@ def _two_class_angle(stats, kappa, metric, tol, parts=None, range_of=None):
     pinv_sq, null_sq = float(pinv_part @ pinv_part), float(null_part @ null_part)
     d_pinv = max(float(d @ pinv_part), 0.0)
     theta, cos_theta = _angle(_kappa_length(kappa, pinv_sq, null_sq, metric, d_pinv))
+    length = _length(u)
     result = AngleResult(
         angle=theta,
         cos_angle=cos_theta,
-        scaled_distance=float(np.linalg.norm(u)),
-        mahalanobis_distance=float(np.sqrt(d_pinv + null_sq / kappa)),
+        scaled_distance=length,
+        # √(dᵀS†d + ‖Qd‖²/κ), with ‖Qd‖/√κ taken before it is squared.
+        mahalanobis_distance=float(
+            np.hypot(np.sqrt(d_pinv), np.sqrt(null_sq) / np.sqrt(kappa))
+        ),
         metric=metric,
         kappa=float(kappa),
         rank=rank,
@@ -227,8 +242,8 @@ def _two_class_angle(stats, kappa, metric, tol, parts=None, range_of=None):
         hotelling=_hotelling(stats, d, rank, pinv_part),
         mean_in_range=in_range,
     )
-    offset = float(u @ (0.5 * (stats.means[0] + stats.means[1])))
-    return result, u, offset
+    unit = u / length if length > 0 else u
+    return result, unit, float(unit @ (0.5 * (stats.means[0] + stats.means[1])))
 
 
 def class_mean_distance(stats, range_of, tol=None):

@@ -466,11 +466,6 @@ class SeparabilityAngle(
         for (i, j), (result, _, _) in pairs.items():
             pairwise_angles[i, j] = pairwise_angles[j, i] = result.angle
         (i, j), (result, _, _) = min(pairs.items(), key=lambda item: item[1][0].angle)
-        normals = np.array([u for _, u, _ in pairs.values()])
-        offsets = np.array([offset for _, _, offset in pairs.values()])
-        # A zero normal (d = 0) stays zero rather than dividing by its length.
-        lengths = np.linalg.norm(normals, axis=1)
-        safe = np.where(lengths > 0, lengths, 1.0)
         return {
             "pairwise_angles_": pairwise_angles,
             "angle_": result.angle,
@@ -481,8 +476,8 @@ class SeparabilityAngle(
             "hotelling_": result.hotelling,
             "least_separable_pair_": (self.classes_[i], self.classes_[j]),
             "pairs_": [(self.classes_[a], self.classes_[b]) for a, b in pairs],
-            "_unit_normals": normals / safe[:, None],
-            "_offsets": offsets / safe,
+            "_unit_normals": np.array([unit for _, unit, _ in pairs.values()]),
+            "_offsets": np.array([offset for _, _, offset in pairs.values()]),
         } | ({} if parts is None else {"_mean_difference_parts": (parts, self.tol)})
 
     @_fit_context(prefer_skip_nested_validation=True)

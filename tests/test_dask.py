@@ -207,6 +207,35 @@ def test_bad_dask_input(dask_sync):
 
 
 @needs_dask
+def test_sparse_blocks_are_refused_by_name(dask_sync):
+    """Dask blocks of scipy.sparse got scikit-learn's "dense data is required",
+    though X may be sparse in memory: the message says the dask passes read
+    dense blocks, and how to give them (found by a review). A sparse block
+    behind a dense ``_meta`` is refused in its task."""
+    import scipy.sparse as sp
+
+    from sklearn_linsep import HardMarginSVM, linear_separability
+
+    X, y, _ = _data()
+    sparse = da.from_array(sp.csr_matrix(X), chunks=(25, -1), asarray=False)
+    hidden = da.from_array(X, chunks=(25, -1)).map_blocks(
+        sp.csr_matrix, meta=np.empty((0, 0))
+    )
+    for X_dask in (sparse, hidden):
+        for call in (
+            linear_separability,
+            HardMarginSVM().fit,
+            FisherDiscriminant().fit,
+        ):
+            with pytest.raises(TypeError, match="dask array of sparse blocks"):
+                call(X_dask, y)
+    dense = sparse.map_blocks(lambda block: block.toarray(), dtype=X.dtype)
+    assert linear_separability(dense, y).separable == linear_separability(
+        X, y
+    ).separable
+
+
+@needs_dask
 def test_a_pipeline_on_dask_data(dask_sync):
     from sklearn.pipeline import make_pipeline
 

@@ -3,6 +3,7 @@ dask.dataframe on a cluster, the statistics and every pair's exact verdict over
 every row, the rest on a sample; the same report as the one file in memory."""
 
 import json
+import os
 import time
 
 import numpy as np
@@ -137,7 +138,11 @@ def test_a_scheduler_out_of_reach_is_one_error_line_within_the_timeout(
     monkeypatch.setattr(_cluster, "CONNECT_SECONDS", 2)
     _table(50).to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "bad.json").write_text("{}")
-    for address in ("tcp://127.0.0.1:9", str(tmp_path / "bad.json")):
+    (tmp_path / "text.json").write_text("scheduler: tcp://127.0.0.1:9\n")
+    (tmp_path / "list.json").write_text('["tcp://127.0.0.1:9"]')
+    files = {"bad.json": "no 'address'", "text.json": "JSONDecodeError",
+             "list.json": "TypeError"}  # fmt: skip
+    for address in ("tcp://127.0.0.1:9", *(str(tmp_path / name) for name in files)):
         start = time.perf_counter()
         status = main(["report", str(tmp_path / "d.csv"), "--target", "label",
                        "--scheduler", address, "--quiet"])  # fmt: skip
@@ -146,6 +151,10 @@ def test_a_scheduler_out_of_reach_is_one_error_line_within_the_timeout(
         assert status == 1 and len(error) == 1, (address, error)
         assert f"Cannot use the dask scheduler at {address}: " in error[0]
         assert elapsed < 2 + 1 + 3, (address, elapsed)
+        name = os.path.basename(address)
+        if name in files:  # said what the file is, not distributed's bare error
+            assert "not a dask scheduler file" in error[0], error
+            assert files[name] in error[0] and "AssertionError" not in error[0], error
 
 
 @pytest.mark.slow  # processes of their own: a client left hanging ends with them

@@ -1,3 +1,4 @@
+import warnings
 from functools import partial
 
 import numpy as np
@@ -326,6 +327,29 @@ def test_extreme_scales_follow_the_units_law(scale):
     assert scaled.mahalanobis_distance == pytest.approx(
         base.mahalanobis_distance, rel=1e-9
     )
+
+
+@pytest.mark.parametrize("kappa", [1e-155, 1e-200, 1e-300])
+def test_a_tiny_kappa_keeps_the_distances_on_a_singular_scatter(kappa):
+    """Wider than tall, S is singular and the null-space part of d is divided by
+    κ: its length passed 1e154, whose square overflowed. ``scaled_distance_``
+    became inf and ``transform`` 0 for every row (a review found it); the
+    lengths now follow 1/κ and 1/√κ, and the signed distances do not move."""
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(20, 60), np.repeat([0, 1], 10)
+    reference = SeparabilityAngle(kappa=1e-10).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny = SeparabilityAngle(kappa=kappa).fit(X, y)
+        distances = tiny.transform(X)
+    assert tiny.scaled_distance_ == pytest.approx(
+        reference.scaled_distance_ * 1e-10 / kappa, rel=1e-9
+    )
+    assert tiny.mahalanobis_distance_ == pytest.approx(
+        reference.mahalanobis_distance_ * np.sqrt(1e-10 / kappa), rel=1e-9
+    )
+    np.testing.assert_allclose(distances, reference.transform(X), rtol=1e-9)
+    assert np.all((distances.ravel() > 0) == (y == 1))
 
 
 def test_integer_weights_equal_repeated_rows():

@@ -11,8 +11,8 @@ map keeps a certificate's weights, a separator maps back).
   features are rounded combinations of others (``make_classification``'s
   redundant ones, sums of columns), the rows are in exact arithmetic in general
   position only by that rounding (~1e-16 of the data): unseen by float64 in X's
-  frame, seen in the principal axes, their near-null coordinates correctly
-  rounded and every coordinate's error bounded.
+  frame, seen in the principal axes, their near-null coordinates summed
+  exactly from sliced products and every coordinate's error bounded.
 """
 
 import math
@@ -31,9 +31,12 @@ from ._numbers import fraction, rational_scalar
 
 # Near-null axes: singular value below this fraction of the largest.
 NEAR_NULL = 1e-8
-# Rows beyond which correct rounding (a Python sum per row and axis) costs too much.
+# Rows beyond which the frame (its SVD, the LPs on its coordinates) costs too much.
 FRAME_ROWS = 20_000
 _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64
+# Slices of a row or axis at most (:func:`near_null_coordinates`): 53-bit entries
+# of one scale take 3 of 21 bits; a remainder past 6 is bounded, not summed.
+SLICES = 6
 # Entries below this are kept out of the exact products (their errors would
 # underflow): a row's is a reason to skip the frame, an axis' is set to 0.
 _TINY = 2.0**-400
@@ -68,6 +71,69 @@ def correctly_rounded_coordinates(points, center, axis, offset=0.0):
     )
 
 
+def _slices(rows, bits):
+    """``(slices, remainder)``: ``rows = Σ slices + remainder`` exactly, each
+    slice's row a multiple of ``2^(E - bits)`` at most ``2^E (1 + 2^-bits)``
+    (``2^E`` above the row's largest entry left): Rump's extraction,
+    ``fl(r + σ) - σ`` with ``σ = 2^(E + 53 - bits)``, until the remainder is
+    zero or ``SLICES`` are taken. Entries within :func:`splittable`."""
+    slices, remainder = [], rows.copy()
+    for _ in range(SLICES):
+        largest = np.max(np.abs(remainder), axis=1, keepdims=True)
+        if not largest.any():
+            break
+        sigma = np.ldexp(1.0, np.frexp(largest)[1] + 53 - bits)
+        sigma[largest == 0] = 0.0  # a row already exhausted
+        piece = (remainder + sigma) - sigma
+        slices.append(piece)
+        remainder = remainder - piece
+    return slices, remainder
+
+
+def near_null_coordinates(points, center, axes):
+    """``((x - center) @ axes.T, bound)`` with ``bound`` bounding each entry's
+    error against the exact value, about ``2u`` of the entry where it cancels.
+
+    The rows of ``points`` and ``-center`` and the ``axes`` are split into
+    slices of few bits (:func:`_slices`) whose every product is summed exactly
+    by BLAS (Ozaki's scheme: ``bits_x + bits_a + log2(p) + 1 <= 53`` keeps each
+    partial sum an integer below 2^53 of its unit), and the slice products are
+    added by Ogita, Rump and Oishi's Sum2 (|error| ≤ u|s| + γ²Σ|terms|); a
+    remainder the slices did not take is bounded by its products' sizes. Where
+    :func:`correctly_rounded_coordinates` made one ``math.fsum`` per row and
+    axis (979 rows, 460 axes: 133 s), this is a few matrix products (0.3 s)."""
+    p = points.shape[1]
+    bits = (52 - int(np.ceil(np.log2(max(p, 2))))) // 2
+    stacked = np.vstack([points, -center[None, :]])  # the centre's row: own slices
+    x_slices, x_left = _slices(stacked, bits)
+    a_slices, a_left = _slices(axes, bits)
+    shape = (len(points), len(axes))
+    total, carried, size = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    for x_slice in x_slices:
+        for a_slice in a_slices:
+            product = x_slice @ a_slice.T  # exact: see above
+            for term in (product[:-1], product[-1]):  # a row's, the centre's
+                total, error = _two_sum(total, term)
+                carried += error
+                size += np.abs(term)
+    values = total + carried
+    k = rounding_factor(2 * len(x_slices) * len(a_slices))
+    # What the slices left: x·a less the slices' products is xl·a + (x - xl)·al.
+    left = np.abs(x_left) @ np.abs(axes).T + (
+        np.abs(stacked) + np.abs(x_left)
+    ) @ np.abs(a_left).T
+    left = (1 + 2 * rounding_factor(p + 2)) * (left[:-1] + left[-1])
+    bound = 2 * ROUNDING_UNIT * np.abs(values) + 2 * k * k * size + left
+    return values, bound
+
+
+def _two_sum(a, b):
+    """``(s, e)``: ``s = fl(a + b)``, ``a + b = s + e`` exactly (Knuth)."""
+    s = a + b
+    virtual = s - a
+    return s, (a - (s - virtual)) + (b - virtual)
+
+
 def splittable(values):
     """Whether Dekker's exact products of these entries neither overflow nor
     underflow (the range :func:`correctly_rounded_coordinates` needs)."""
@@ -78,7 +144,7 @@ def splittable(values):
 def principal_frame(points):
     """``(Z, center, axes, spread, bound)``: ``Z = ((x - center) @ axes.T) /
     spread`` in the rows' principal axes, each at unit spread, near-null axes'
-    coordinates correctly rounded (Dekker's exact products, ``math.fsum``);
+    coordinates to about their last bit (:func:`near_null_coordinates`);
     ``bound[i, j]`` bounds ``Z_ij``'s error against the exact value. None where
     no axis is near-null, or the data are too many or too large to split."""
     n = len(points)
@@ -94,9 +160,8 @@ def principal_frame(points):
     # Error bound: x - center (one unit), the product (γ_p), ÷ spread (one unit).
     magnitude = (np.abs(points) + np.abs(center)) @ np.abs(axes.T)
     bound = 2 * rounding_factor(points.shape[1] + 2) * magnitude
-    for j in np.flatnonzero(near_null):
-        Z[:, j] = correctly_rounded_coordinates(points, center, axes[j])
-        bound[:, j] = 2 * ROUNDING_UNIT * np.abs(Z[:, j])
+    null = np.flatnonzero(near_null)
+    Z[:, null], bound[:, null] = near_null_coordinates(points, center, axes[null])
     spread = Z.max(axis=0) - Z.min(axis=0)
     spread = np.where(spread > 0, spread, 1.0)
     Z = Z / spread

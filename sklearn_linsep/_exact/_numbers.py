@@ -44,6 +44,21 @@ def exact_dot(w, x):
     return sum((a * b for a, b in zip(w, x, strict=True)), fraction(0))
 
 
+def exact_matrix_product(left, right):
+    """``left @ right`` exactly, as lists of Fractions: ``left`` rows of
+    rationals (Fractions, ints or floats), ``right`` a float64 matrix (FLINT's
+    product: a sum of Fractions per entry took 9 ms each at 460 terms)."""
+    flint = _flint()
+    right = np.asarray(right, dtype=float)
+    product = flint.fmpq_mat(
+        len(left), right.shape[0], [as_fmpq(value) for row in left for value in row]
+    ) * flint.fmpq_mat(*right.shape, [as_fmpq(value) for value in right.ravel().tolist()])
+    return [
+        [as_fraction(product[i, j]) for j in range(product.ncols())]
+        for i in range(product.nrows())
+    ]
+
+
 def as_fmpq(value):
     """A float (numpy's too), int, Fraction or ``fmpq`` as a ``flint.fmpq``, exactly."""
     if isinstance(value, (float, np.floating)):

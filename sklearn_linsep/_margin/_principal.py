@@ -8,8 +8,8 @@ LPs cannot see; their certificate holds to a tolerance only, yet the classes may
 be inseparable, or separable by the rounding alone. Here the rows are taken in the
 frame of their principal axes (an invertible linear map: the verdict is unchanged;
 :mod:`sklearn_linsep._exact._frames`), each axis at unit spread, the near-null
-coordinates ``(x - t)·v`` correctly rounded (products split exactly by Dekker,
-summed by ``math.fsum``) so the LPs see them at full size. The answer is proved on
+coordinates ``(x - t)·v`` to about their last bit (products of few-bit slices,
+summed exactly) so the LPs see them at full size. The answer is proved on
 the rows as given: a certificate by :func:`~sklearn_linsep._proofs.pairs_proof`,
 a separator mapped back to X in rationals, its every margin bounded below in
 float64, the frame's rounding included.
@@ -20,7 +20,12 @@ import numpy as np
 from .._exact._enclosure import rounding_factor
 from .._exact._farkas import every_pair
 from .._exact._frames import principal_frame
-from .._exact._numbers import exact_dot, rational, rational_scalar
+from .._exact._numbers import (
+    exact_dot,
+    exact_matrix_product,
+    rational,
+    rational_scalar,
+)
 from ._solvers import kesler_flow_lp, kesler_hinge_lp
 
 
@@ -58,14 +63,11 @@ def _on_x(W, b, frame, least):
     ``b``) on X, ``w_X = Σ_j (w_j / s_j) v_j`` and ``b_X = b - w_X·t``, divided
     by ``least`` (a lower bound of every margin: then each is ≥ 1)."""
     _, center, axes, spread, _ = frame
-    axes_exact, center_exact = [rational(axis) for axis in axes], rational(center)
-    scale = rational_scalar(least)
+    center_exact, scale = rational(center), rational_scalar(least)
+    factors = [[rational_scalar(value) / rational_scalar(s) for value, s in
+                zip(w, spread, strict=True)] for w in W]  # fmt: skip
     coefs, intercepts = [], []
-    for w, offset in zip(W, b, strict=True):
-        factors = [rational_scalar(value) / rational_scalar(s) for value, s in
-                   zip(w, spread, strict=True)]  # fmt: skip
-        coef = [exact_dot(factors, [axis[k] for axis in axes_exact])
-                for k in range(len(center_exact))]  # fmt: skip
+    for coef, offset in zip(exact_matrix_product(factors, axes), b, strict=True):
         intercept = rational_scalar(offset) - exact_dot(coef, center_exact)
         coefs.append([a / scale for a in coef])
         intercepts.append(intercept / scale)

@@ -12,6 +12,7 @@ are not applied, so identifier columns are known by name (``id``, ``*_id``,
 their position among all the files' data rows.
 """
 
+import json
 import os
 import threading
 from dataclasses import replace
@@ -48,6 +49,8 @@ def connect(address):
     where = {"scheduler_file": address} if os.path.isfile(address) else {
         "address": address
     }
+    if "scheduler_file" in where:
+        _scheduler_file_address(address)
     made = {}
 
     def make():
@@ -68,6 +71,24 @@ def connect(address):
     if "scheduler_file" in where:
         reason = f"not a dask scheduler file, or its scheduler is gone ({reason})"
     raise TableError(f"Cannot use the dask scheduler at {address}: {reason}.")
+
+
+def _scheduler_file_address(path):
+    """The address a dask scheduler file names (a JSON object with an
+    ``address``), or a TableError that says what the file is instead (before,
+    distributed's bare AssertionError or KeyError)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            address = json.load(file)["address"]
+        if not isinstance(address, str):
+            raise TypeError(f"its address is {address!r}, not a string")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        what = "no 'address'" if isinstance(error, KeyError) else first_line(error)
+        raise TableError(
+            f"Cannot use the dask scheduler at {path}: not a dask scheduler file "
+            f"(a JSON object with the scheduler's 'address'; here {what})."
+        ) from None
+    return address
 
 
 def first_line(error):

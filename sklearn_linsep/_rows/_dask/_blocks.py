@@ -9,6 +9,7 @@ from ..._validation import working_dtype
 from ._kesler import DaskKeslerRows
 from ._statistics import dask_class_statistics
 from ._summary import class_summary
+from ._tasks import refuse_sparse_blocks
 from ._two_class import DaskScaledRows, early_pool_rows
 
 
@@ -38,6 +39,7 @@ class DaskRows:
             raise ValueError(
                 f"{name} expects a 2-D dask array X; got {X.ndim} dimension(s)."
             )
+        refuse_sparse_blocks(getattr(X, "_meta", None), name)
         if X.numblocks[1] > 1:
             X = X.rechunk({1: -1})
         self.X = X

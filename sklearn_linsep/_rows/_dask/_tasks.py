@@ -1,6 +1,7 @@
 """What every dask pass does in its tasks: validate a block, reduce in a tree."""
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from ..._validation import (
@@ -11,10 +12,23 @@ from ..._validation import (
 )
 
 
+def refuse_sparse_blocks(block, name):
+    """A TypeError where a block of X (or a dask array's ``_meta``) is a sparse
+    matrix: the dask passes read dense blocks (scikit-learn's own message said
+    only "dense data is required", though sparse X is taken in memory)."""
+    if sp.issparse(block):
+        raise TypeError(
+            f"{name}: X is a dask array of sparse blocks, which the dask passes do "
+            "not read. Pass the sparse matrix itself (scipy.sparse, in memory), or "
+            "dense blocks: X.map_blocks(lambda block: block.toarray())."
+        )
+
+
 def validate_block(X, y, sample_weight, classes, name):
     """One block's ``(X, y_encoded, weights, classes)``: finite floats, known
     labels, rows that agree. ``classes=None`` takes the block's own labels (and
     returns them). Runs in a dask task; an error there reaches the client as is."""
+    refuse_sparse_blocks(X, name)
     check_exact_integers(X)
     X = check_array(
         X, dtype=[np.float64, np.float32], ensure_min_samples=0, input_name="X"
