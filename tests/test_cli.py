@@ -699,15 +699,28 @@ def test_the_evidence_is_in_the_json_with_file_rows(tmp_path, capsys):
                                Z @ w + plane["intercept"], atol=1e-9)  # fmt: skip
 
 
-def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
-                                                                      capsys):  # fmt: skip
+def test_the_digits_report_is_compact_and_the_same_at_any_blas_thread_count(
+    tmp_path, capsys
+):
+    """Many classes get a compact layout, the verdict first. Text and JSON are
+    the same at 1 and 2 BLAS threads (``--quiet`` or not: progress goes to
+    stderr), every claim proved (no "infinite" that a rounding decides), the
+    JSON's figures to 10 digits (float64's last ones depend on the BLAS kernel
+    and thread count)."""
     from sklearn.datasets import load_digits
+    from threadpoolctl import threadpool_limits
 
     path = tmp_path / "digits.csv"
     load_digits(as_frame=True).frame.to_csv(path, index=False)
-    assert main(["report", str(path), "--target", "target", "--cv", "0"]) == 0
-    text = capsys.readouterr().out
-    lines = text.splitlines()
+    seen = []
+    for threads, quiet in ((1, []), (2, ["--quiet"])):
+        with threadpool_limits(threads):
+            for json_flag in ([], ["--json"]):
+                argv = ["report", str(path), "--target", "target", "--cv", "0"]
+                assert main(argv + json_flag + quiet) == 0
+                seen.append(capsys.readouterr().out)
+    assert seen[:2] == seen[2:]
+    lines = seen[0].splitlines()
     # standardised digits: one machine separates all 10 (not one against the rest)
     assert lines[1].startswith(
         "Verdict: one linear machine separates all classes (margin 0.242955); "
@@ -715,29 +728,7 @@ def test_many_classes_get_a_compact_layout_and_the_verdict_comes_first(tmp_path,
     )
     tables = [line for line in lines if line.startswith("  ")]
     assert max(map(len, tables)) <= 80, max(tables, key=len)  # was ~170 wide
-    assert "How to read this" in text
-    assert main(["report", str(path), "--target", "target", "--cv", "0",
-                 "--quiet"]) == 0  # fmt: skip
-    assert "How to read this" in capsys.readouterr().out  # --quiet: stderr only
-
-
-def test_the_digits_report_is_the_same_at_any_blas_thread_count(tmp_path, capsys):
-    """Text and JSON alike: every claim proved (no "infinite" that a rounding
-    decides), and the JSON's figures to 10 digits (float64's last ones depend on
-    the BLAS kernel and thread count)."""
-    from sklearn.datasets import load_digits
-    from threadpoolctl import threadpool_limits
-
-    path = tmp_path / "digits.csv"
-    load_digits(as_frame=True).frame.to_csv(path, index=False)
-    seen = []
-    for threads in (1, 2):
-        with threadpool_limits(threads):
-            for json_flag in ([], ["--json"]):
-                argv = ["report", str(path), "--target", "target", "--cv", "0"]
-                assert main(argv + json_flag + ["--quiet"]) == 0
-                seen.append(capsys.readouterr().out)
-    assert seen[:2] == seen[2:]
+    assert "How to read this" in seen[2]  # --quiet: stderr only
     pairs = json.loads(seen[1])["distance"]["pairs"]
     assert all(pair["infinite"] is False and pair["proof"] for pair in pairs)
 

@@ -117,6 +117,15 @@ def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
     assert_exact_kkt(X, codes, classes.size, result.exact_coef,
                      result.exact_intercept, result.support,
                      result.support_classes)  # fmt: skip
+
+
+def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart():
+    """The same fit through ``HardMarginSVM``: its ``exact_coef_`` is the
+    engine's, and it classifies every row (one seed: the fit costs seconds)."""
+    X, y = far_apart_case(6)
+    classes, codes = np.unique(y, return_inverse=True)
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        result = joint_margin_of(KeslerRows(X, codes, classes.size))
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     assert svm.exact_coef_ == result.exact_coef
