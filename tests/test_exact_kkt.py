@@ -104,12 +104,9 @@ def test_a_guess_that_misses_the_support_is_exchanged_or_refused():
     assert np.all(margins >= 1 - 1e-15)
 
 
-@pytest.mark.parametrize("seed", [0, 6])
-def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
-    """46 rows, K = 15-16, features 10^-6 to 10^6: the float64 active set in
-    X's units cycles (its multipliers reach 1e13 and cancel), and the fit was
-    refused after 13-14 s. It is now the maximal margin in rationals, said so,
-    and its KKT conditions hold exactly (checked here on their own)."""
+def _exact_fit_of_features_1e6_apart(seed):
+    """The joint fit of ``far_apart_case(seed)``, said to be in rationals, its
+    KKT conditions checked exactly: ``(X, y, result)``."""
     X, y = far_apart_case(seed)
     classes, codes = np.unique(y, return_inverse=True)
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
@@ -117,15 +114,22 @@ def test_features_1e6_apart_with_many_classes_fit_exactly(seed):
     assert_exact_kkt(X, codes, classes.size, result.exact_coef,
                      result.exact_intercept, result.support,
                      result.support_classes)  # fmt: skip
+    return X, y, result
+
+
+def test_features_1e6_apart_with_many_classes_fit_exactly():
+    """46 rows, K = 15-16, features 10^-6 to 10^6: the float64 active set in
+    X's units cycles (its multipliers reach 1e13 and cancel), and the fit was
+    refused after 13-14 s. It is now the maximal margin in rationals, said so,
+    and its KKT conditions hold exactly (checked here on their own)."""
+    _exact_fit_of_features_1e6_apart(0)
 
 
 def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart():
-    """The same fit through ``HardMarginSVM``: its ``exact_coef_`` is the
-    engine's, and it classifies every row (one seed: the fit costs seconds)."""
-    X, y = far_apart_case(6)
-    classes, codes = np.unique(y, return_inverse=True)
-    with pytest.warns(UserWarning, match="exact rational arithmetic"):
-        result = joint_margin_of(KeslerRows(X, codes, classes.size))
+    """Another seed, and the same fit through ``HardMarginSVM``: its
+    ``exact_coef_`` is the engine's, and it classifies every row (each fit
+    costs seconds)."""
+    X, y, result = _exact_fit_of_features_1e6_apart(6)
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     assert svm.exact_coef_ == result.exact_coef
