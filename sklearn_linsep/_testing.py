@@ -61,19 +61,24 @@ def least_total_hinge(X, c, sample_weight=None):
 def reference_soft_limit(X, c, sample_weight=None):
     """``(w, b, least)`` of the C → ∞ limit: the least total hinge (weighted by
     ``sample_weight``) by one LP on all the rows (HiGHS's simplex, exact to
-    rounding), then the largest margin at that total in cvxpy."""
+    rounding), then the largest margin at that total in cvxpy, over ``v = s w``
+    with ``s`` the features' spreads (the same problem; Clarabel took 2.0 s
+    against 0.6 s where five features are 1e4 apart from the others)."""
     import cvxpy as cp
 
     n, p = X.shape
     weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
     least = least_total_hinge(X, c, weights)[0]
-    w, b = cp.Variable(p), cp.Variable()
-    hinge = weights @ cp.pos(1 - cp.multiply(c, X @ w + b))
+    spread = X.std(axis=0)
+    spread[spread == 0] = 1.0
+    v, b = cp.Variable(p), cp.Variable()
+    hinge = weights @ cp.pos(1 - cp.multiply(c, (X / spread) @ v + b))
     problem = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(w)), [hinge <= least * (1 + 1e-12) + 1e-12]
+        cp.Minimize(0.5 * cp.sum_squares(cp.multiply(1 / spread, v))),
+        [hinge <= least * (1 + 1e-12) + 1e-12],
     )
     problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12)
-    return w.value, float(b.value), least
+    return v.value / spread, float(b.value), least
 
 
 # --- helpers of several test modules ---
