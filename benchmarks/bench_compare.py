@@ -49,7 +49,8 @@ Workloads (``--list`` prints them with the rough seconds a call takes here):
   with 20 labels flipped; the C -> inf soft limit (tall 1e6 x 20 with 10 labels
   flipped, 1e5 x 50 with 20 flipped and pure noise, isotropic embeddings 5e4 x
   768, and the ``--quick`` 1e5 x 20 and 1e4 x 768); one-vs-rest on 4-class
-  sparse text (600 x 5000, 3000 x 20000).
+  sparse text (600 x 5000, 3000 x 20000); ``linear_separability`` on float rows
+  of low rank (``bench_exact.py``'s part 9).
 * ``multiclass`` (the tables of ``bench_multiclass.py``):
   ``linear_separability(multiclass="joint")`` on every data set of its part 1
   (digits, wine, iris, the synthetic shapes) and of its part 4 (against the
@@ -131,6 +132,8 @@ MULTICLASS_PEERS = [
 # on the 2-core machine the script was written on, at commit 50f32e1: what the
 # default skip goes by. The rows not listed took under a second.
 ESTIMATES = {
+    "low rank 1000 x 500, rank 40, 5 flipped": 160,  # before b6883f6; 5.7 s since
+    "low rank 500 x 1000, rank 30, 5 flipped": 4.0,
     "soft: tall 1e6 x 20, 10 flipped": 1.3,
     "soft: 1e5 x 50, 20 flipped": 1.2,
     "soft: 1e5 x 50, pure noise": 2.2,
@@ -170,6 +173,10 @@ def catalogue():
     for n, p in ((600, 5000), (3000, 20000)):
         out.append(Workload(f"one-vs-rest text {n} x {p} CSR, K=4", "exact", "text",
                             (n, p), 0))  # fmt: skip
+    for n, p, rank, flips in ((1_000, 500, 40, 5), (1_000, 100, 8, 3),
+                              (500, 1_000, 30, 5)):  # fmt: skip
+        out.append(Workload(f"low rank {short(n)} x {p}, rank {rank}, {flips} flipped",
+                            "exact", "low rank", (n, p, rank, flips), 0))  # fmt: skip
     for name in MULTICLASS_SHAPES:
         out.append(Workload(f"joint: {name}", "multiclass", "joint", (name,), 0))
     out.append(Workload("joint: 200 random small cases (one call: all)", "multiclass",
@@ -261,6 +268,11 @@ class Data:
                     return HardMarginSVM().fit(X, y)
 
             return fit
+        if kind == "low rank":  # bench_exact.py's part 9
+            import bench_exact
+
+            X, y = bench_exact.low_rank_case(*args)
+            return lambda: linear_separability(X, y)
         joint = self.multiclass.joint
         if kind == "joint":
             X, y = self.shapes()[args[0]]

@@ -47,6 +47,13 @@ case at K = 3 and two classes, 300-2 000 rows, p = 10-50, raw or scaled and
 offset) once each: how many are proved (every proof checked in rationals),
 flagged, refused or wrong, and the median and slowest call.
 
+Part 9 (``--only lowrank``) decides float rows of low rank (Gaussian
+coordinates of rank r mapped into p features, labels from a hyperplane with a
+few flipped): every near-null axis of the principal frame needs the rows'
+coordinates to the last bit. ``linear_separability`` timed once per case
+beside HiGHS's LP on the same rows (``bench_separability.decide_linprog``, no
+proof), its proof checked in rationals.
+
 Run from the repository root::
 
     python benchmarks/bench_exact.py                 # both parts, about 2 minutes
@@ -535,11 +542,51 @@ def part_far(seeds):
     print()
 
 
+def low_rank_case(n, p, rank, flips, seed=0):
+    """``n`` rows (a few near the labels' hyperplane left out) of rank ``rank``
+    in ``p`` features, labels from a hyperplane of the coordinates, ``flips``
+    of them flipped (the review's case of issue 57: 1 000, 500, 40, 5)."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, rank))
+    score = Z @ rng.standard_normal(rank)
+    keep = np.abs(score - np.median(score)) > 0.02 * np.std(score)
+    Z, y = Z[keep], (score[keep] > np.median(score)).astype(int)
+    flipped = rng.choice(len(y), flips, replace=False)
+    y[flipped] = 1 - y[flipped]
+    return Z @ rng.standard_normal((rank, p)), y
+
+
+def part_low_rank():
+    """Float rows of low rank (``--only lowrank``): ``linear_separability``
+    once per case, its proof checked in rationals, beside HiGHS's LP."""
+    from bench_separability import decide_linprog
+
+    from sklearn_linsep import SolverError, linear_separability
+
+    print("## 9. Float rows of low rank (one call each)")
+    print("| n | p | rank | flips | verdict | proof | ours (s) | HiGHS LP (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, p, rank, flips in ((1_000, 500, 40, 5), (1_000, 100, 8, 3),
+                              (2_000, 300, 20, 0), (500, 1_000, 30, 5)):  # fmt: skip
+        X, y = low_rank_case(n, p, rank, flips)
+        ours, result = _timed(lambda: linear_separability(X, y), 1)
+        peer, _ = _timed(lambda: decide_linprog(X, y, "highs", 600), 1)
+        if isinstance(result, SolverError):
+            verdict, proof = "refused", "-"
+        else:
+            verdict = "separable" if result.separable else "inseparable"
+            proof = {True: "holds", False: "WRONG"}.get(
+                _proof_holds(result, X, y, 2), "flagged")
+        print(f"| {len(y)} | {p} | {rank} | {flips} | {verdict} | {proof} | "
+              f"{ours:.2f} | {peer:.2f} |")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only",
                         choices=["corpus", "estimator", "ordinary", "redundant",
-                                 "scale", "soft", "far", "facets"])
+                                 "scale", "soft", "far", "facets", "lowrank"])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true",
@@ -562,6 +609,8 @@ def main():
         part_far(8)
     if args.only in (None, "facets"):
         part_facets()
+    if args.only in (None, "lowrank"):
+        part_low_rank()
 
 
 if __name__ == "__main__":
