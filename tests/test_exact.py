@@ -490,6 +490,18 @@ def test_near_null_coordinates_bound_their_exact_error(seed, scales, offset):
                 assert bound[i, j] <= 4.5e-16 * abs(values[i, j]) + 1e-27 * size
 
 
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_near_null_coordinates_refuse_entries_their_slices_cannot_take(scale):
+    """A review's cases: rows of 1e-300 gave 5e-324 with a bound of 0 (the exact
+    value 0: the slices' products underflow), rows of 1e300 NaN (σ overflows).
+    The frame never passes them (``splittable``); called directly, refused."""
+    from sklearn_linsep._exact._frames import near_null_coordinates
+
+    points = np.random.default_rng(0).normal(size=(5, 3)) * scale
+    with pytest.raises(ValueError, match="splittable"):
+        near_null_coordinates(points, points[0], np.eye(3))
+
+
 def test_float_data_of_low_rank_are_decided_in_the_frame_on_every_axis():
     """A review's case: rows of rank 8 in 100 features, Gaussian, a few labels
     flipped. Every near-null axis needs its coordinates to the last bit (before:

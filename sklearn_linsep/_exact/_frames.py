@@ -38,7 +38,9 @@ _SPLITTER = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64
 # of one scale take 3 of 21 bits; a remainder past 6 is bounded, not summed.
 SLICES = 6
 # Entries below this are kept out of the exact products (their errors would
-# underflow): a row's is a reason to skip the frame, an axis' is set to 0.
+# underflow): a row's is a reason to skip the frame, an axis' is set to 0. The
+# slices' products are then at least 2^-904, and their Sum2 term 2k² size stays
+# normal (about 2^-1008): a smaller floor, or more slices or bits, breaks that.
 _TINY = 2.0**-400
 
 
@@ -101,7 +103,11 @@ def near_null_coordinates(points, center, axes):
     added by Ogita, Rump and Oishi's Sum2 (|error| ≤ u|s| + γ²Σ|terms|); a
     remainder the slices did not take is bounded by its products' sizes. Where
     :func:`correctly_rounded_coordinates` made one ``math.fsum`` per row and
-    axis (979 rows, 460 axes: 133 s), this is a few matrix products (0.3 s)."""
+    axis (979 rows, 460 axes: 133 s), this is a few matrix products (0.3 s).
+    Entries outside :func:`splittable` are refused (ValueError): their slices
+    would underflow or overflow, and the bound with them."""
+    if not all(map(splittable, (points, center, axes))):
+        raise ValueError("entries beyond splittable's range: no exact slices")
     p = points.shape[1]
     bits = (52 - int(np.ceil(np.log2(max(p, 2))))) // 2
     stacked = np.vstack([points, -center[None, :]])  # the centre's row: own slices
@@ -165,7 +171,8 @@ def principal_frame(points):
     spread = Z.max(axis=0) - Z.min(axis=0)
     spread = np.where(spread > 0, spread, 1.0)
     Z = Z / spread
-    bound = bound / spread + 2 * ROUNDING_UNIT * np.abs(Z)
+    with np.errstate(over="ignore"):  # an infinite bound proves nothing: refused
+        bound = bound / spread + 2 * ROUNDING_UNIT * np.abs(Z)
     return Z, center, axes, spread, bound
 
 
