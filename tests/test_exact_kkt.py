@@ -104,17 +104,13 @@ def test_a_guess_that_misses_the_support_is_exchanged_or_refused():
     assert np.all(margins >= 1 - 1e-15)
 
 
-def _exact_fit_of_features_1e6_apart(seed):
-    """The joint fit of ``far_apart_case(seed)``, said to be in rationals, its
-    KKT conditions checked exactly: ``(X, y, result)``."""
+def assert_exact_fit_of_features_1e6_apart(seed, result):
+    """The joint fit of ``far_apart_case(seed)``: its KKT conditions exactly."""
     X, y = far_apart_case(seed)
     classes, codes = np.unique(y, return_inverse=True)
-    with pytest.warns(UserWarning, match="exact rational arithmetic"):
-        result = joint_margin_of(KeslerRows(X, codes, classes.size))
     assert_exact_kkt(X, codes, classes.size, result.exact_coef,
                      result.exact_intercept, result.support,
                      result.support_classes)  # fmt: skip
-    return X, y, result
 
 
 def test_features_1e6_apart_with_many_classes_fit_exactly():
@@ -122,16 +118,29 @@ def test_features_1e6_apart_with_many_classes_fit_exactly():
     X's units cycles (its multipliers reach 1e13 and cancel), and the fit was
     refused after 13-14 s. It is now the maximal margin in rationals, said so,
     and its KKT conditions hold exactly (checked here on their own)."""
-    _exact_fit_of_features_1e6_apart(0)
+    X, y = far_apart_case(0)
+    classes, codes = np.unique(y, return_inverse=True)
+    with pytest.warns(UserWarning, match="exact rational arithmetic"):
+        result = joint_margin_of(KeslerRows(X, codes, classes.size))
+    assert_exact_fit_of_features_1e6_apart(0, result)
 
 
-def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart():
-    """Another seed, and the same fit through ``HardMarginSVM``: its
-    ``exact_coef_`` is the engine's, and it classifies every row (each fit
-    costs seconds)."""
-    X, y, result = _exact_fit_of_features_1e6_apart(6)
+def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart(
+    monkeypatch,
+):
+    """Another seed, through ``HardMarginSVM`` (each fit costs seconds): the
+    engine's answer (caught on its way) meets the KKT conditions exactly, the
+    estimator's ``exact_coef_`` is that answer's, and it classifies every row."""
+    from sklearn_linsep import _svm
+
+    answers = []
+    monkeypatch.setattr(_svm, "joint_margin_of", lambda *args, **kwargs: answers.append(
+        joint_margin_of(*args, **kwargs)) or answers[-1])  # fmt: skip
+    X, y = far_apart_case(6)
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
+    (result,) = answers
+    assert_exact_fit_of_features_1e6_apart(6, result)
     assert svm.exact_coef_ == result.exact_coef
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
