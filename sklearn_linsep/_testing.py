@@ -60,8 +60,8 @@ def least_total_hinge(X, c, sample_weight=None):
 
 def reference_soft_limit(X, c, sample_weight=None):
     """``(w, b, least)`` of the C → ∞ limit: the least total hinge (weighted by
-    ``sample_weight``) by one LP on all the rows (HiGHS's simplex, exact to
-    rounding), then the largest margin at that total in cvxpy, over ``v = s w``
+    ``sample_weight``) by one LP on all the rows (:func:`least_total_hinge`,
+    exact to rounding), then the largest margin at that total in cvxpy, over ``v = s w``
     with ``s`` the features' spreads (the same problem; Clarabel took 2.0 s
     against 0.6 s where five features are 1e4 apart from the others)."""
     import cvxpy as cp
