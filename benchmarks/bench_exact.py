@@ -545,7 +545,9 @@ def part_far(seeds):
 def low_rank_case(n, p, rank, flips, seed=0):
     """``n`` rows (a few near the labels' hyperplane left out) of rank ``rank``
     in ``p`` features, labels from a hyperplane of the coordinates, ``flips``
-    of them flipped (the review's case of issue 57: 1 000, 500, 40, 5)."""
+    of them flipped (the review's case of issue 57: 1 000, 500, 40, 5). Here,
+    not in ``_testing``: ``bench_compare.py`` builds it for commits that lack
+    it (``test_float_data_of_low_rank_...`` builds a small one of its own)."""
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((n, rank))
     score = Z @ rng.standard_normal(rank)

@@ -104,9 +104,9 @@ def test_a_guess_that_misses_the_support_is_exchanged_or_refused():
     assert np.all(margins >= 1 - 1e-15)
 
 
-def assert_exact_fit_of_features_1e6_apart(seed, result):
-    """The joint fit of ``far_apart_case(seed)``: its KKT conditions exactly."""
-    X, y = far_apart_case(seed)
+def assert_exact_fit_of_features_1e6_apart(X, y, result):
+    """The joint fit of ``far_apart_case``'s ``X, y``: its KKT conditions
+    exactly."""
     classes, codes = np.unique(y, return_inverse=True)
     assert_exact_kkt(X, codes, classes.size, result.exact_coef,
                      result.exact_intercept, result.support,
@@ -122,7 +122,7 @@ def test_features_1e6_apart_with_many_classes_fit_exactly():
     classes, codes = np.unique(y, return_inverse=True)
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
         result = joint_margin_of(KeslerRows(X, codes, classes.size))
-    assert_exact_fit_of_features_1e6_apart(0, result)
+    assert_exact_fit_of_features_1e6_apart(X, y, result)
 
 
 def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart(
@@ -140,7 +140,7 @@ def test_the_estimator_publishes_the_rational_machine_of_features_1e6_apart(
     with pytest.warns(UserWarning, match="exact rational arithmetic"):
         svm = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     (result,) = answers
-    assert_exact_fit_of_features_1e6_apart(6, result)
+    assert_exact_fit_of_features_1e6_apart(X, y, result)
     assert svm.exact_coef_ == result.exact_coef
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
