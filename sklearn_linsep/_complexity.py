@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.svm import LinearSVC
 
 from . import _kernels
 from ._angle import _range_of, mean_difference_parts
@@ -402,6 +401,8 @@ def fewest_misclassified(X, c, coef, intercept, lower=0):
     errors = int(misclassified(X, c, *best).sum())
     if errors <= lower or min(np.bincount(c, minlength=2)) == 0:
         return *best, errors
+    from sklearn.svm import LinearSVC  # here: imported only when it is fitted
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # liblinear's iteration limit: a candidate
         svm = LinearSVC(random_state=0).fit(X, c)

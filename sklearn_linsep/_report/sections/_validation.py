@@ -4,12 +4,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.linear_model import Perceptron as SklearnPerceptron
-from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import LinearSVC
 
 from ..._fisher import FisherDiscriminant
 from ..._online import Adaline, Perceptron, PocketPerceptron
@@ -22,6 +16,12 @@ _NEW_ROWS = "says how a linear rule does on new rows"  # what cross-validation s
 
 def report_models(kappa=1.0, seed=0):
     """The classifiers the report cross-validates: ours, then scikit-learn's peers."""
+    # Imported here, as the model selection in compute: a report without
+    # cross-validation (--cv 0) never pays for them.
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import Perceptron as SklearnPerceptron
+    from sklearn.svm import LinearSVC
+
     return {
         "FisherDiscriminant": FisherDiscriminant(kappa=kappa),
         "Perceptron": Perceptron(random_state=seed),
@@ -50,6 +50,10 @@ class CrossValidation(Section):
         return bool(data.settings.cv)
 
     def compute(self, data, errors):
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
         settings = data.settings
         rows = data.fitting_rows()
         data.run_settings["cv_rows"] = int(len(rows))
