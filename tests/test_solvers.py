@@ -3,13 +3,16 @@ reference: one HiGHS LP or cvxpy on the whole problem (``_testing``); their
 statuses and the registry of routes."""
 
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sklearn_linsep import SolverError
 from sklearn_linsep._exact._numbers import solve_exactly
 from sklearn_linsep._margin import Hyperplane, Status, _solvers
+from sklearn_linsep._margin._kkt import row_terms
 from sklearn_linsep._margin._result import read_status
 from sklearn_linsep._margin._solvers import (
     Route,
@@ -775,3 +778,27 @@ def test_wide_rows_fall_back_to_the_qr_coordinates_where_the_gram_loses_digits(
     assert margins.min() >= 1 - 1e-9
     np.testing.assert_allclose(fallen_back.coef, expected.coef, rtol=1e-7, atol=1e-9)
     assert fallen_back.intercept == pytest.approx(expected.intercept, abs=1e-8)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(1, 5), (7, 3), (300, 2000)])
+def test_row_terms_in_blocks_equal_the_whole_products(dtype, shape):
+    """The KKT check's ``Z w``, ``Zᵀ(α c)`` and ``|Z|ᵀ α``, read a block of rows
+    at a time (300 x 2 000: several blocks, the last one short), equal numpy's
+    products of all the rows to rounding; sparse rows give the same."""
+    rng = np.random.default_rng(shape[0])
+    rows = rng.normal(size=shape).astype(dtype)
+    labels = rng.choice([-1.0, 1.0], size=shape[0])
+    solution = SimpleNamespace(
+        coef=rng.normal(size=shape[1]), intercept=0.5, dual=rng.random(shape[0])
+    )
+    alpha = solution.dual
+    expected = (rows @ solution.coef, rows.T @ (alpha * labels), np.abs(rows.T) @ alpha)
+    for given in (rows, sp.csr_matrix(rows)):
+        terms = row_terms(given, labels, solution)
+        got = (terms.margins / labels - solution.intercept, terms.combination,
+               terms.absolute)  # fmt: skip
+        for value, reference in zip(got, expected, strict=True):
+            assert value.dtype == np.float64
+            np.testing.assert_allclose(value, reference, rtol=1e-12, atol=1e-10)
+        assert terms.balance == pytest.approx(alpha @ labels, rel=1e-14)
