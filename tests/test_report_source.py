@@ -445,22 +445,28 @@ def test_a_bad_cell_in_a_late_block_is_named_and_a_stopped_pass_ends_its_thread(
 
 def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
     """The reader imports neither scikit-learn nor SciPy: the report imports
-    them in a thread while the file is read (``ready`` waits for them)."""
+    them in a thread while the file is read (``ready`` waits for them); a
+    report without cross-validation never imports the models it cross-validates."""
     path = tmp_path / "d.csv"
     frame().to_csv(path, index=False)
     script = (
         "import sys\n"
         "from sklearn_linsep._report._command import report_command\n"
         "from sklearn_linsep._report._read import read_table\n"
+        "from sklearn_linsep.cli import main\n"
         "assert 'sklearn' not in sys.modules and 'scipy' not in sys.modules\n"
         f"table = read_table({str(path)!r}, 'y', ready=lambda: print(\n"
         "    'sklearn' in sys.modules, 'scipy' in sys.modules))\n"
         "print(table.statistics.n_samples)\n"
+        f"assert main(['report', {str(path)!r}, '--target', 'y', '--cv', '0',\n"
+        "             '--quiet', '--json']) == 0\n"
+        "print('sklearn.discriminant_analysis' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True,
                           text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "200"]
+    assert done.stdout.split()[:3] == ["False", "False", "200"]
+    assert done.stdout.split()[-1] == "False"
 
 
 def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
@@ -470,6 +476,32 @@ def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
     ready = _command._ImportedAhead()
     with pytest.raises(ModuleNotFoundError, match="_no_such_module"):
         ready()
+
+
+def test_the_collector_pauses_only_while_the_report_imports(monkeypatch):
+    """The cyclic collector is off from the readers' imports until the report's
+    are joined, then on again; also where a reader's import fails (no thread), and
+    it stays off for a caller that had it off."""
+    import gc
+
+    from sklearn_linsep._report import _command
+
+    assert gc.isenabled()
+    ready = _command._ImportedAhead()
+    assert not gc.isenabled()
+    ready()
+    assert gc.isenabled()
+    monkeypatch.setattr(_command, "READER_MODULES", ("no_such_reader_module",))
+    with pytest.raises(ModuleNotFoundError, match="no_such_reader_module"):
+        _command._ImportedAhead()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        monkeypatch.undo()
+        _command._ImportedAhead()()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_long_text_counts_toward_what_is_held(tmp_path):

@@ -98,17 +98,21 @@ class _ImportedAhead:
     def __init__(self):
         self._collecting = gc.isenabled()
         gc.disable()
-        for name in READER_MODULES:
-            importlib.import_module(name)
-        for name in OPTIONAL_READER_MODULES:
-            try:
+        try:
+            for name in READER_MODULES:
                 importlib.import_module(name)
-            except ImportError:
-                pass
-        self._failed = []
-        self._thread = threading.Thread(target=self._load, daemon=True,
-                                        name="linsep-imports")  # fmt: skip
-        self._thread.start()
+            for name in OPTIONAL_READER_MODULES:
+                try:
+                    importlib.import_module(name)
+                except ImportError:
+                    pass
+            self._failed = []
+            self._thread = threading.Thread(target=self._load, daemon=True,
+                                            name="linsep-imports")  # fmt: skip
+            self._thread.start()
+        except BaseException:  # a reader missing: no thread to join
+            self._resume()
+            raise
 
     def _load(self):
         try:
@@ -124,6 +128,9 @@ class _ImportedAhead:
 
     def join(self):
         self._thread.join()
+        self._resume()
+
+    def _resume(self):
         if self._collecting:
             gc.enable()
 
