@@ -548,3 +548,26 @@ def test_an_early_error_waits_for_the_report_imports(tmp_path, capsys, monkeypat
     assert main(["report", str(path), "--target", "nope"]) == 1
     assert "No column 'nope'" in capsys.readouterr().err
     assert not [t for t in threading.enumerate() if t.name == "linsep-imports"]
+
+
+def test_column_means_over_blocks_with_and_without_missing_cells(tmp_path, monkeypatch):
+    """The first pass's column means (the values ``--missing mean`` fills in) are
+    pandas' means of the present cells, where some blocks miss cells and others
+    miss none (those are summed without a copy)."""
+    from sklearn_linsep._report import _source
+
+    monkeypatch.setattr(_source, "BLOCK_BYTES", 1 << 12)  # blocks of ~60 rows
+    data = frame(n=2000)
+    data.loc[1500:1510, "a"] = np.nan  # the last blocks only
+    data.loc[[3, 1900], "c"] = np.nan
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    table = read_table(str(path), "y", missing="mean")
+    filled = table.X[np.isin(table.row_ids, [1505, 3])]
+    expected = data[["a", "b", "c"]].mean()
+    np.testing.assert_allclose(filled[1, 0], expected["a"], rtol=1e-13)
+    np.testing.assert_allclose(filled[0, 2], expected["c"], rtol=1e-13)
+    np.testing.assert_allclose(table.statistics.means.T @ table.statistics.counts
+                               / table.statistics.counts.sum(),
+                               data[["a", "b", "c"]].fillna(expected).mean(),
+                               rtol=1e-12)  # fmt: skip

@@ -243,10 +243,15 @@ class _Scan:
         values, codes = block.values, block.codes
         self.n_rows += len(codes)
         nan = np.isnan(values)
-        self.missing_cells[:-1] += nan.sum(axis=0)
+        missing = nan.sum(axis=0)
+        self.missing_cells[:-1] += missing
         self.missing_cells[-1] += np.count_nonzero(codes < 0)
-        self.sums += np.where(nan, 0.0, values).sum(axis=0)
-        self.counts += (~nan).sum(axis=0)
+        # A block with no cell missing is summed as it is: a copy of it with its
+        # NaN zeroed, beside the parse thread's allocations, took 6.8 ms a block
+        # (0.14 ms alone) of a 1e6 x 10 CSV's read.
+        present = np.where(nan, 0.0, values) if missing.any() else values
+        self.sums += present.sum(axis=0)
+        self.counts += len(codes) - missing
         usable = usable_rows(values, codes, self.missing)
         per_label = np.bincount(codes[usable], minlength=len(block.names))
         for name, count in zip(block.names, per_label, strict=True):
@@ -352,7 +357,10 @@ class _Rows:
 
 def _collect(blocks, layout, means, class_of, missing, chosen):
     """Pass 2 (or the kept blocks of pass 1): statistics and the sample."""
-    from .._stats import ClassStatistics  # scikit-learn's import: after the reading
+    # scikit-learn's import: after the reading. The blocks' values are checked
+    # floats and y their class indices: class_statistics takes them as they are
+    # (ClassStatistics.from_data's validation again: 0.1 s of 0.28 at 1e6 x 10).
+    from .._stats import class_statistics
 
     n_classes = max(class_of.values()) + 1
     rows = _Rows()
@@ -372,9 +380,7 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
         if not len(y):
             continue
         values = values[usable]
-        part = ClassStatistics.from_data(
-            values, y, np.arange(n_classes), per_class=n_classes > 2
-        )
+        part = class_statistics(values, y, n_classes, per_class=n_classes > 2)
         rows.statistics = (
             part if rows.statistics is None else rows.statistics.merge(part)
         )
