@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -502,6 +503,35 @@ def test_the_collector_pauses_only_while_the_report_imports(monkeypatch):
         assert not gc.isenabled()
     finally:
         gc.enable()
+    # A Ctrl-C while the report waits for the imports (found by review).
+    ready = _command._ImportedAhead()
+    thread, interrupted = ready._thread, SimpleNamespace(join=_interrupt)
+    ready._thread = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        ready.join()
+    assert gc.isenabled()
+    thread.join()
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+def test_a_class_the_second_reading_meets_first_is_an_error(tmp_path):
+    """A file rewritten between its two readings, at its size and modification
+    time, with a label the first reading did not see: an error, never rows of
+    class -1 (found by review)."""
+    path = tmp_path / "d.csv"
+    path.write_text("x1,x2,y\n" + "".join(f"{i},{i % 7},{'ab'[i % 2]}\n"
+                                         for i in range(50)))  # fmt: skip
+
+    def rewrite():
+        before = os.stat(path)
+        path.write_text(path.read_text().replace(",a\n", ",c\n", 5))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    with pytest.raises(TableError, match="changed while it was being read"):
+        read_table(str(path), "y", keep_bytes=0, ready=rewrite)
 
 
 def test_long_text_counts_toward_what_is_held(tmp_path):

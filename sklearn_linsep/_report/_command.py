@@ -127,8 +127,10 @@ class _ImportedAhead:
             raise self._failed[0]
 
     def join(self):
-        self._thread.join()
-        self._resume()
+        try:
+            self._thread.join()
+        finally:  # a Ctrl-C while waiting, too
+            self._resume()
 
     def _resume(self):
         if self._collecting:

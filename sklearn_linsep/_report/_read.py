@@ -377,6 +377,12 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
             [class_of.get(name, -1) for name in block.names], dtype=np.intp
         )
         y = lookup[block.codes[usable]]
+        if np.any(y < 0):  # a label pass 1 did not see: the passes disagree
+            raise TableError(
+                f"{layout.path} changed while it was being read (a class "
+                "its first reading did not have); read it when nothing writes to "
+                "it, or a copy."
+            )
         if not len(y):
             continue
         values = values[usable]
