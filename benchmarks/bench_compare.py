@@ -50,7 +50,9 @@ Workloads (``--list`` prints them with the rough seconds a call takes here):
   flipped, 1e5 x 50 with 20 flipped and pure noise, isotropic embeddings 5e4 x
   768, and the ``--quick`` 1e5 x 20 and 1e4 x 768); one-vs-rest on 4-class
   sparse text (600 x 5000, 3000 x 20000); ``linear_separability`` on float rows
-  of low rank (``bench_exact.py``'s part 9).
+  of low rank (``bench_exact.py``'s part 9); ``HardMarginSVM().fit`` on Gaussian
+  rows with random labels, p ≫ n (200 x 2000, 500 x 5000: every row a support
+  vector).
 * ``multiclass`` (the tables of ``bench_multiclass.py``):
   ``linear_separability(multiclass="joint")`` on every data set of its part 1
   (digits, wine, iris, the synthetic shapes) and of its part 4 (against the
@@ -177,6 +179,9 @@ def catalogue():
                               (500, 1_000, 30, 5)):  # fmt: skip
         out.append(Workload(f"low rank {short(n)} x {p}, rank {rank}, {flips} flipped",
                             "exact", "low rank", (n, p, rank, flips), 0))  # fmt: skip
+    for n, p in ((200, 2000), (500, 5000)):
+        out.append(Workload(f"HardMarginSVM {n} x {p}, random labels", "exact",
+                            "random labels", (n, p), 0))  # fmt: skip
     for name in MULTICLASS_SHAPES:
         out.append(Workload(f"joint: {name}", "multiclass", "joint", (name,), 0))
     out.append(Workload("joint: 200 random small cases (one call: all)", "multiclass",
@@ -273,6 +278,10 @@ class Data:
 
             X, y = bench_exact.low_rank_case(*args)
             return lambda: linear_separability(X, y)
+        if kind == "random labels":  # p ≫ n: every row a support vector
+            rng = np.random.default_rng(0)
+            X, y = rng.standard_normal(args), rng.integers(0, 2, args[0])
+            return lambda: HardMarginSVM().fit(X, y)
         joint = self.multiclass.joint
         if kind == "joint":
             X, y = self.shapes()[args[0]]
