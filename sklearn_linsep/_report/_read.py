@@ -34,7 +34,7 @@ from ._copies import MAX_DECOMPRESSED, READ_ERRORS
 from ._errors import TableError
 from ._labels import class_counts, label_codes, table_classes, usable_rows
 from ._sample import kept_of_block, stratified_sample
-from ._source import as_text, open_source, shown
+from ._source import as_text, changed_while_read, open_source, shown
 
 if TYPE_CHECKING:  # imported where it is used: scikit-learn comes with it
     from .._stats import ClassStatistics
@@ -378,10 +378,8 @@ def _collect(blocks, layout, means, class_of, missing, chosen):
         )
         y = lookup[block.codes[usable]]
         if np.any(y < 0):  # a label pass 1 did not see: the passes disagree
-            raise TableError(
-                f"{layout.path} changed while it was being read (a class "
-                "its first reading did not have); read it when nothing writes to "
-                "it, or a copy."
+            raise changed_while_read(
+                layout.path, "a class its first reading did not have"
             )
         if not len(y):
             continue

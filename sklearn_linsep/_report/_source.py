@@ -111,6 +111,14 @@ def parsed_ahead(reader, position):
         worker.join()
 
 
+def changed_while_read(path, seen):
+    """The error of a file whose passes disagree (``seen``: how it showed)."""
+    return TableError(
+        f"{path} changed while it was being read ({seen}); read it when nothing "
+        "writes to it, or a copy."
+    )
+
+
 def shown(name):
     """:func:`escaped`, in quotes."""
     return f"'{escaped(name)}'"
@@ -323,10 +331,7 @@ class Source:
         except OSError:
             now = None
         if now != self.signature:
-            raise TableError(
-                f"{self.path} changed while it was being read (its size or "
-                "modification time); read it when nothing writes to it, or a copy."
-            )
+            raise changed_while_read(self.path, "its size or modification time")
 
     def batches(self, columns, text_columns=()):
         """Record batches of the ``columns`` (indices into the header, in this
