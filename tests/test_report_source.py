@@ -470,12 +470,61 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
     assert done.stdout.split()[-1] == "False"
 
 
+def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
+    """Once ``STATISTICS_MODULES`` are in, the read makes the class statistics
+    while the thread imports the rest: the main thread must import nothing then
+    (two threads importing at once can deadlock). Held and re-read files, a
+    sample, filled cells, text ids, three classes and Parquet."""
+    data = frame(300)
+    data.loc[3, "b"] = np.nan
+    data["id"] = [f"r{i}" for i in range(len(data))]
+    three = data.assign(y=np.arange(len(data)) % 3)
+    data.to_csv(tmp_path / "d.csv", index=False)
+    three.to_csv(tmp_path / "k.csv", index=False)
+    data.to_parquet(tmp_path / "d.parquet")
+    reads = [
+        ("d.csv", {"missing": "mean"}),
+        ("d.csv", {"missing": "drop", "keep_bytes": 1, "sample_rows": 50}),
+        ("k.csv", {"missing": "drop", "sample_rows": 100}),
+        ("d.parquet", {"missing": "mean", "keep_bytes": 1}),
+    ]
+    script = (
+        "import importlib, sys\n"
+        "from sklearn_linsep._report._command import STATISTICS_MODULES\n"
+        "from sklearn_linsep._report._read import read_table\n"
+        "seen = []\n"
+        "def ready():\n"
+        "    for name in STATISTICS_MODULES:\n"
+        "        importlib.import_module(name)\n"
+        "    seen.append(set(sys.modules))\n"
+        f"for name, options in {reads!r}:\n"
+        f"    table = read_table({str(tmp_path)!r} + '/' + name, 'y', ready=ready,\n"
+        "                       **options)\n"
+        "    print(name, table.statistics.n_samples, sorted(set(sys.modules) - seen[-1]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [name for name, _ in reads]
+    assert [line.split(maxsplit=2)[2] for line in lines] == ["[]"] * len(reads)
+    assert [float(line.split()[1]) for line in lines] == [300, 299, 299, 300]
+
+
 def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
     from sklearn_linsep._report import _command
 
     monkeypatch.setattr(_command, "REPORT_MODULES", ("._no_such_module",))
     ready = _command._ImportedAhead()
+    ready.statistics()  # the statistics' modules came in: the read goes on
     with pytest.raises(ModuleNotFoundError, match="_no_such_module"):
+        ready()
+    # The statistics' own import failing: the read's wait raises it, no hang.
+    monkeypatch.setattr(_command, "STATISTICS_MODULES", ("no_such_statistics",))
+    ready = _command._ImportedAhead()
+    with pytest.raises(ModuleNotFoundError, match="no_such_statistics"):
+        ready.statistics()
+    with pytest.raises(ModuleNotFoundError, match="no_such_statistics"):
         ready()
 
 
