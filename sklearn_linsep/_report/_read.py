@@ -244,9 +244,10 @@ class _Scan:
         values, codes = block.values, block.codes
         self.n_rows += len(codes)
         # The block's values are finite or NaN (_parse refuses infinities): a
-        # column sum is NaN only where a cell is missing. Only then are the NaN
-        # counted and zeroed (a copy of a block with its NaN zeroed, beside the
-        # parse thread's allocations, took 6.8 ms a block of a 1e6 x 10 CSV's read).
+        # column's sum is NaN where a cell is missing (or where it overflowed both
+        # ways, which the count then finds none of). Only then are the NaN counted
+        # and zeroed (a copy of a block with its NaN zeroed, beside the parse
+        # thread's allocations, took 6.8 ms a block of a 1e6 x 10 CSV's read).
         sums = values.sum(axis=0)
         missing = np.zeros(len(sums), dtype=np.int64)
         if np.isnan(sums).any():
