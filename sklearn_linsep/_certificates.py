@@ -394,8 +394,9 @@ def cover_separability_probability(
     :math:`\mathbb{R}^N` counts as one through the origin in :math:`\mathbb{R}^{N+1}`
     (``affine=True``). The probability :math:`C(Z, N)/2^Z` is the chance that a
     Binomial(Z - 1, 1/2) variable is at most N - 1, computed from the regularised
-    incomplete beta function: exact to double precision and stable for Z in the
-    millions. It is 1/2 at Z = 2N. ``method="ripley"`` gives Ripley's normal
+    incomplete beta function: within a few units in the last place of the exact
+    count's ratio (1e-14 relative) and stable for Z in the millions. It is 1/2 at
+    Z = 2N (to those last places). ``method="ripley"`` gives Ripley's normal
     approximation :math:`\Phi((2N - Z)/\sqrt Z)`.
 
     Parameters

@@ -20,7 +20,6 @@ from sklearn.base import (
 )
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import (
-    HasMethods,
     Interval,
     InvalidParameterError,
     StrOptions,
@@ -63,7 +62,17 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
     of its mean difference when its fit kept them at this tol; no rows), else
     from the rows; ``kappa`` and ``metric`` None are the estimator's, else 1 and
     "euclidean"."""
-    if not hasattr(X, "fit_statistics"):
+    if not isinstance(X, StatisticsEstimatorMixin):
+        if hasattr(X, "fit") and hasattr(X, "get_params"):  # a Pipeline is a list
+            raise TypeError(
+                f"{name} takes data X with y, or a fitted FisherDiscriminant, "
+                f"FisherDiscriminantCV or SeparabilityAngle; got a "
+                f"{type(X).__name__}. For a pipeline, give its last step and the "
+                "data its earlier steps transform: pipe[-1], or pipe[:-1]."
+                "transform(X) with y."
+            )
+        if y is None:
+            raise ValueError(f"{name} needs y with data X.")
         stats, rows = _labelled_statistics(X, y, sample_weight, name, two=True)
         kappa = 1.0 if kappa is None else kappa
         return stats, None, kappa, metric or "euclidean", rows
@@ -83,14 +92,21 @@ def _fitted_statistics(X, y, sample_weight, name, kappa, metric, tol):
     parts, fitted_tol = getattr(X, "_mean_difference_parts", (None, None))
     if tol is not None and tol != fitted_tol:
         parts = None  # another rank decision: from the statistics again
-    if kappa is None and not np.isfinite(X.kappa):
+    if kappa is None and not np.isfinite(_fitted_kappa(X)):
         raise InvalidParameterError(
             f"{name} takes the fitted {type(X).__name__}'s kappa, which is inf: "
             "the angle is 90 degrees there for any data. Pass a finite kappa."
         )
-    kappa = X.kappa if kappa is None else kappa
+    kappa = _fitted_kappa(X) if kappa is None else kappa
     metric = metric or getattr(X, "metric", "euclidean")
     return X.statistics_, parts, kappa, metric, None
+
+
+def _fitted_kappa(estimator):
+    """The κ of a fitted estimator's model: FisherDiscriminantCV's chosen
+    ``kappa_``, else its ``kappa``."""
+    chosen = getattr(estimator, "kappa_", None)
+    return estimator.kappa if chosen is None else chosen
 
 
 def _labelled_statistics(X, y, sample_weight, name, estimator=None, two=False):
@@ -114,7 +130,7 @@ def _pairs_need_scatter(n_classes):
 FINITE_KAPPA = Interval(Real, 0, np.inf, closed="neither")
 
 _ANGLE_PARAMS = {
-    "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
+    "X": ["array-like", "sparse matrix", StatisticsEstimatorMixin],
     "y": ["array-like", None],
     "kappa": [FINITE_KAPPA, None],
     "metric": [StrOptions(_METRICS), None],
@@ -150,7 +166,8 @@ def separability_statistics(
     ----------
     X : {array-like, sparse matrix, dask array, fitted estimator}
         Data of shape (n_samples, n_features), or a fitted two-class
-        FisherDiscriminant or SeparabilityAngle. A dask array is reduced block
+        FisherDiscriminant, FisherDiscriminantCV (at its kappa_) or
+        SeparabilityAngle. A dask array is reduced block
         by block where its blocks live; only the class statistics (O(p²)) come
         to the client. A fitted estimator gives the statistics of its fit
         (``statistics_``) and the solve it made: on sparse text that is the
@@ -190,10 +207,14 @@ def separability_statistics(
     >>> round(separability_statistics(fisher).degrees, 2)
     43.01
     """
-    if not hasattr(X, "fit_statistics") and y is None:
-        raise ValueError("separability_statistics needs y with data X.")
+    return _angle_result(X, y, "separability_statistics", kappa, metric,
+                         sample_weight, tol)  # fmt: skip
+
+
+def _angle_result(X, y, name, kappa, metric, sample_weight, tol):
+    """The AngleResult of the function ``name`` (which its errors name)."""
     stats, parts, kappa, metric, rows = _fitted_statistics(
-        X, y, sample_weight, "separability_statistics", kappa, metric, tol
+        X, y, sample_weight, name, kappa, metric, tol
     )
     return _two_class_angle(stats, kappa, metric, tol, parts, _range_of(rows, 0, 1))[0]
 
@@ -212,7 +233,7 @@ def separability_angle(
     ----------
     X : {array-like, sparse matrix, dask array, fitted estimator}
         Data of shape (n_samples, n_features), or a fitted two-class
-        FisherDiscriminant or SeparabilityAngle.
+        FisherDiscriminant, FisherDiscriminantCV or SeparabilityAngle.
         See :func:`separability_statistics`.
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes (with data X only).
@@ -242,9 +263,8 @@ def separability_angle(
     >>> round(float(np.degrees(separability_angle(X, y))), 2)
     56.31
     """
-    return separability_statistics(
-        X, y, kappa=kappa, metric=metric, sample_weight=sample_weight, tol=tol
-    ).angle
+    return _angle_result(X, y, "separability_angle", kappa, metric, sample_weight,
+                         tol).angle  # fmt: skip
 
 
 def _signed_distances(X, unit_normals, offsets):
@@ -253,9 +273,9 @@ def _signed_distances(X, unit_normals, offsets):
 
 @validate_params(
     {
-        "X": ["array-like", "sparse matrix", HasMethods(["fit_statistics"])],
+        "X": ["array-like", "sparse matrix", StatisticsEstimatorMixin],
         "y": ["array-like", None],
-        "kappas": ["array-like"],
+        "kappas": ["array-like", None],  # None: said as required, below
         "metric": [StrOptions(_METRICS), None],
         "sample_weight": ["array-like", None],
         "tol": [Interval(Real, 0, None, closed="left"), None],
@@ -277,7 +297,7 @@ def separability_curve(
     ----------
     X : {array-like, sparse matrix, dask array, fitted estimator}
         Data of shape (n_samples, n_features), or a fitted two-class
-        FisherDiscriminant or SeparabilityAngle.
+        FisherDiscriminant, FisherDiscriminantCV or SeparabilityAngle.
         See :func:`separability_statistics`.
     y : array-like or dask array of shape (n_samples,), default=None
         Exactly two classes (with data X only).
@@ -319,8 +339,6 @@ def separability_curve(
             "The 'kappas' parameter of separability_curve must be positive finite "
             f"numbers; got {kappas.tolist()!r}."
         )
-    if not hasattr(X, "fit_statistics") and y is None:
-        raise ValueError("separability_curve needs y with data X.")
     stats, parts, _, metric, rows = _fitted_statistics(
         X, y, sample_weight, "separability_curve", None, metric, tol
     )

@@ -327,8 +327,10 @@ class ClassStatistics:
             return None
         shown = "0 (to its sum's rounding)" if abs(dof) <= rounding else f"{dof:g}"
         raise ValueError(
-            "The pooled covariance divides by sum(sample_weight) - n_classes, "
-            f"which is {shown} here. Sample weights are frequency weights (an "
+            "The pooled covariance divides by the total weight of the classes "
+            "compared less their number (sum(sample_weight) - n_classes; for two "
+            f"of K > 2 classes, the pair's weight - 2), which is {shown} here. "
+            "Sample weights are frequency weights (an "
             "integer weight counts as that many copies of the row), so weights "
             "normalised to sum to 1 do not fit: scale them to sum to the number "
             "of rows."

@@ -348,9 +348,11 @@ def _warn_if_inseparable(results, classes, inseparable):
     where asked (``inseparable``)."""
     if any(np.isnan(result.margin) for result in results):
         warnings.warn(
-            "The least total hinge violation is attained only by w = 0 (a "
-            "constant decision function): no direction of the features helps, "
-            "and the margin is undefined (margin_ is nan).",
+            "The least total hinge violation is attained by w = 0, the "
+            "smallest of the hyperplanes that attain it (the C -> infinity "
+            "limit's): the decision function is a constant, no direction of the "
+            "features lowers the violation, and the margin is undefined (margin_ "
+            "is nan).",
             NotLinearlySeparableWarning,
             stacklevel=5,
         )

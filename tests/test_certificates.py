@@ -157,12 +157,18 @@ def test_mistake_bound_is_infinite_when_inseparable_and_needs_two_classes():
 # ------------------------------------------------------------------- Cover
 
 
-@pytest.mark.parametrize("Z, N", [(1, 1), (5, 2), (10, 3), (30, 7), (60, 30)])
+@pytest.mark.parametrize(
+    "Z, N", [(1, 1), (5, 2), (10, 3), (30, 7), (60, 30), (101, 40), (3000, 1400)]
+)
 def test_cover_equals_the_counting_formula(Z, N):
+    """To the docstring's 1e-14 relative, against the count in rationals (the
+    ratio of two integers, rounded once)."""
     count = 2 * sum(math.comb(Z - 1, k) for k in range(N))
     exact = count / 2**Z
-    assert cover_separability_probability(Z, N, affine=False) == pytest.approx(exact)
-    assert cover_separability_probability(Z, N - 1) == pytest.approx(exact)
+    assert cover_separability_probability(Z, N, affine=False) == pytest.approx(
+        exact, rel=1e-14
+    )
+    assert cover_separability_probability(Z, N - 1) == pytest.approx(exact, rel=1e-14)
 
 
 def test_cover_half_at_twice_the_dimension_and_stable_for_millions():

@@ -6,6 +6,7 @@ Novikoff's bound, numpy's lstsq for Adaline's limit.
 """
 
 import pickle
+import re
 import warnings
 
 import cvxpy as cp
@@ -480,6 +481,25 @@ def test_warm_start_continues_and_coef_init_is_used():
         Perceptron().fit(X, y, coef_init=np.zeros(3))
     with pytest.raises(ValueError, match="intercept_init has 2 values"):
         Perceptron().fit(X, y, intercept_init=np.zeros(2))
+
+
+@pytest.mark.parametrize("Learner", ONLINE_LEARNERS)
+def test_a_warm_start_on_data_of_another_shape_is_an_error(Learner):
+    """As scikit-learn's Perceptron: a warm start never drops the previous weights
+    silently (found by review: a fit on fewer features, or on three classes,
+    started afresh without a word)."""
+    X, y = noisy_problem(n=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = Learner(max_iter=3, warm_start=True, random_state=0).fit(X, y)
+        for X_other, y_other, needed in ((X[:, :2], y, "(1, 2)"),
+                                         (X, np.arange(120) % 3, "(3, 5)")):  # fmt: skip
+            with pytest.raises(ValueError, match=rf"shape \(1, 5\).*need {re.escape(needed)}"):
+                Learner(max_iter=3, warm_start=True, random_state=0).fit(X, y).fit(
+                    X_other, y_other
+                )
+        clf.set_params(warm_start=False).fit(X[:, :2], y)  # afresh, as asked
+        assert clf.coef_.shape == (1, 2)
 
 
 def test_in_pipeline_cross_validation_and_grid_search():

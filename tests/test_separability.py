@@ -663,3 +663,42 @@ def test_a_fit_pickled_before_the_angle_module_split_still_loads(n_classes):
     old = stream.replace(b"sklearn_linsep._angle", b"sklearn_linsep._separability")
     loaded = pickle.loads(old)
     np.testing.assert_array_equal(loaded.transform(X), fitted.transform(X))
+
+
+def test_a_fitted_fisher_cv_gives_its_angle_and_a_pipeline_is_named():
+    """Found by review: a fitted FisherDiscriminantCV (a FisherDiscriminant) was
+    refused by a parameter check, a fitted Pipeline (a list of steps) was read as
+    data, and the one-class and missing-kappas errors named another function."""
+    from sklearn.datasets import load_iris
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from sklearn_linsep import FisherDiscriminantCV, separability_curve
+
+    X, y = load_iris(return_X_y=True)
+    X, y = X[50:], y[50:]
+    search = FisherDiscriminantCV().fit(X, y)
+    plain = FisherDiscriminant(kappa=search.kappa_).fit(X, y)
+    from_search, from_plain = map(separability_statistics, (search, plain))
+    assert (from_search.angle, from_search.kappa) == (from_plain.angle, search.kappa_)
+    assert separability_angle(search) == separability_angle(X, y, kappa=search.kappa_)
+    with pytest.raises(TypeError, match="got a Pipeline.*pipe\\[-1\\]"):
+        separability_angle(make_pipeline(FisherDiscriminant()).fit(X, y))
+    with pytest.raises(ValueError, match="^separability_angle needs at least 2"):
+        separability_angle(X[:50], y[:50])
+    with pytest.raises(ValueError, match="^separability_angle needs y"):
+        separability_angle(X)
+    with pytest.raises(InvalidParameterError, match="'kappas' .* is required"):
+        separability_curve(X, y)
+
+
+def test_a_pair_of_little_weight_is_named_as_the_pair():
+    """Found by review: SeparabilityAngle on three classes, two of them of weight
+    0.5 each, said sum(sample_weight) - n_classes was -1 (it is 498): the divisor
+    that fails is the pair's."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    weights = np.where(y == 2, 10.0, 0.01)
+    FisherDiscriminant().fit(X, y, sample_weight=weights)  # the whole fits
+    with pytest.raises(ValueError, match="pair's weight - 2\\), which is -1 here"):
+        SeparabilityAngle().fit(X, y, sample_weight=weights)

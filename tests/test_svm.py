@@ -551,3 +551,19 @@ def test_float32_rows_get_a_float64_hyperplane_that_keeps_every_margin(n_classes
         margins = own - scores.max(axis=1)
     assert margins.min() >= 1 - svm.tol
     assert margins.min() <= 1 + 1e-9  # the support at 1
+
+
+def test_the_w_zero_warning_says_smallest_not_only():
+    """Found by review: on these rows w = (1, 1), b = 0 attains the least total
+    hinge 2 as w = 0 does; the warning said "only by w = 0". The fit is the
+    smallest minimiser (the C -> oo limit's), w = 0, and the warning says so."""
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    y = np.array([0, 1, 1, 1])
+    with pytest.warns(NotLinearlySeparableWarning, match="attained by w = 0, the "
+                      "smallest") as record:  # fmt: skip
+        svm = HardMarginSVM().fit(X, y)
+    assert not any("only by" in str(w.message) for w in record)
+    assert np.all(svm.coef_ == 0) and svm.hinge_violation_ == pytest.approx(2.0)
+    c = np.where(y == 1, 1.0, -1.0)
+    other = np.maximum(0.0, 1.0 - c * (X @ np.array([1.0, 1.0]))).sum()
+    assert other == pytest.approx(svm.hinge_violation_)  # another minimiser

@@ -232,12 +232,19 @@ class _OnlineLinearClassifier(LinearClassifierBase):
 
     def _initial_weights(self, problem, previous, coef_init, intercept_init):
         """The weights a fit starts from: zero, or the ``previous`` fit's last
-        weights (a warm start, when their shape fits), then ``coef_init`` and
-        ``intercept_init``."""
+        weights (a warm start; an error where the data need another shape, as
+        scikit-learn's), then ``coef_init`` and ``intercept_init``."""
         n_features = problem.matrix.shape[1]
         shape = (problem.n_tasks, n_features)
         weights = np.zeros((problem.n_tasks, n_features + 1))
-        if previous is not None and previous.weights.shape == weights.shape:
+        if previous is not None:
+            if previous.weights.shape != weights.shape:
+                raise ValueError(
+                    f"warm_start=True continues from the previous fit's coef_ of "
+                    f"shape {(len(previous.weights), previous.weights.shape[1] - 1)}"
+                    f", but these data need {shape} (another number of features or "
+                    "classes): fit with warm_start=False to start afresh."
+                )
             weights[:] = previous.weights
         if coef_init is not None:
             coef_init = np.asarray(coef_init, dtype=np.float64)
