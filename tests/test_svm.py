@@ -567,3 +567,27 @@ def test_the_w_zero_warning_says_smallest_not_only():
     c = np.where(y == 1, 1.0, -1.0)
     other = np.maximum(0.0, 1.0 - c * (X @ np.array([1.0, 1.0]))).sum()
     assert other == pytest.approx(svm.hinge_violation_)  # another minimiser
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [[1e-300, 1, 1, 1, 1], [1e-320, 1, 1, 1, 1], [1e-320] * 5, [1e-320, 1e300, 1, 1, 1]],
+)
+def test_weights_far_below_the_others_give_the_least_hinge_without_overflow(weights):
+    """Found by review: a weight of 1e-320 beside 1 made the soft limit's interior
+    point divide by α ~ 1e-320 (a ValueError from scipy inside; at 1e-300 some
+    300 overflow warnings). The guess now sees the weights over the largest; the
+    answer is HiGHS's least hinge, and nothing warns."""
+    from sklearn_linsep._testing import least_total_hinge
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [2.5]])
+    y = np.array([0, 0, 1, 1, 0])
+    weights = np.array(weights)
+    c = np.where(y == 1, 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        svm = HardMarginSVM().fit(X, y, sample_weight=weights)
+    least = least_total_hinge(X, c, weights / weights.max())[0]  # HiGHS's scale
+    assert svm.hinge_violation_ / weights.max() == pytest.approx(least, rel=1e-12)
+    hinge = np.maximum(0.0, 1.0 - c * (X @ svm.coef_.ravel() + svm.intercept_[0]))
+    assert weights @ hinge == pytest.approx(svm.hinge_violation_, rel=1e-12)

@@ -25,6 +25,12 @@ NEGLIGIBLE_WEIGHT = 1e-9
 # 300, 0.85x at 400 and 0.80x at 768 (1e4-1e5 rows; 1 or 2 steps a direction until
 # the last iterations).
 SINGLE_FROM_FEATURES = 256
+# The interior point only guesses, and the exact LP after it takes the weights as
+# given: a weight more than this far below the largest overflowed its 1/α (α starts
+# at s/2; found by review at 1e-300 and 1e-320 against 1), so the guess sees the
+# weights over the largest, raised to this share at least; its α is scaled back and
+# cut to the weights given ((w, b) does not depend on the weights' scale).
+GUESS_WEIGHT_RANGE = 1e-100
 REFINED = 1e-10
 MAX_REFINEMENTS = 3
 
@@ -40,7 +46,8 @@ def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=8
     ``single``; rows of ``θ_i = 0`` need not be read), ``combine(v)`` is ``A v``,
     ``products(y)`` is ``Aᵀ y``, ``normal(θ, y)`` is ``(Aᵀ y, A Θ Aᵀ y)`` in one pass;
     ``upper``: the sample weights ``s > 0``."""
-    n = len(upper)
+    n, given, largest_weight = len(upper), upper, upper.max()
+    upper = np.maximum(upper / largest_weight, GUESS_WEIGHT_RANGE)
     alpha, lower_dual, upper_dual = upper / 2, np.ones(n), np.ones(n)
     # s - α is an iterate of its own: formed as a difference it rounds to 0 once α
     # is within an ulp of s (a row with a twin of the other label), and Θ is 0/0.
@@ -86,6 +93,7 @@ def least_hinge_ipm(gram, combine, products, normal, upper, tol=1e-9, max_iter=8
         y = y + 0.995 * dual * d_y
         lower_dual = lower_dual + 0.995 * dual * d_lower
         upper_dual = upper_dual + 0.995 * dual * d_upper
+    alpha = np.minimum(alpha * largest_weight, given)
     return Hyperplane(True, -y[:-1], float(-y[-1]), alpha, Status.APPROXIMATE)
 
 
