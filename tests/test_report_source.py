@@ -516,6 +516,7 @@ def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
 
     monkeypatch.setattr(_command, "REPORT_MODULES", ("._no_such_module",))
     ready = _command._ImportedAhead()
+    ready._thread.join()  # the later failure first, as on a fast machine
     ready.statistics()  # the statistics' modules came in: the read goes on
     with pytest.raises(ModuleNotFoundError, match="_no_such_module"):
         ready()

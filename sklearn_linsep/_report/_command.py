@@ -134,15 +134,14 @@ class _ImportedAhead:
 
     def __call__(self):
         self.join()
-        self._raise_failure()
+        if self._failed:
+            raise self._failed[0]
 
     def statistics(self):
-        """Wait for ``STATISTICS_MODULES`` (and raise their import's error)."""
+        """Wait for ``STATISTICS_MODULES`` (and raise their import's error; a
+        later module's is :meth:`__call__`'s)."""
         self._statistics_in.wait()
-        self._raise_failure()
-
-    def _raise_failure(self):
-        if self._failed:
+        if self._failed and not set(STATISTICS_MODULES) <= sys.modules.keys():
             raise self._failed[0]
 
     def join(self):
