@@ -57,7 +57,10 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
     of any separator. Meeting, their common point with its convex weights is the
     certificate (or, where rounding spoils those weights, a basic solution of the
     hull-intersection LP on the working set: at most p + 2 samples). An answer
-    that cannot be verified raises :class:`~sklearn_linsep.SolverError`.
+    that cannot be verified raises :class:`~sklearn_linsep.SolverError`. X whose
+    centred entries fall outside [1e-100, 1e100] is refused with a ValueError that
+    says so (the dual coefficients, α over the spread's square, would leave
+    float64's range): rescale X by a constant, which changes no verdict.
 
     With K > 2 classes there are two questions. ``multiclass="pairs"`` asks it of
     every pair of classes. ``multiclass="joint"`` asks whether one linear machine

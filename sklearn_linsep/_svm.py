@@ -31,7 +31,10 @@ class HardMarginSVM(LinearClassifierBase):
     class means, grown by the most violated constraints after each solve, with one
     matrix-vector product over X) until no constraint is violated. The optimality
     conditions are then verified on all samples. X is centred and scaled by one
-    scalar before solving, and the answer mapped back.
+    scalar before solving, and the answer mapped back; X whose centred entries fall
+    outside [1e-100, 1e100] is refused with a ValueError that says so (rescale it
+    by a constant). An answer float64 cannot certify raises
+    :class:`~sklearn_linsep.SolverError`.
 
     On inseparable data no hyperplane satisfies the constraints. With
     ``on_inseparable="soft"`` (default) the estimator fits the limit C → ∞ of the
