@@ -482,33 +482,43 @@ def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
     data.to_csv(tmp_path / "d.csv", index=False)
     three.to_csv(tmp_path / "k.csv", index=False)
     data.to_parquet(tmp_path / "d.parquet")
+    data.to_csv(tmp_path / "d.zip", index=False)
     reads = [
         ("d.csv", {"missing": "mean"}),
         ("d.csv", {"missing": "drop", "keep_bytes": 1, "sample_rows": 50}),
         ("k.csv", {"missing": "drop", "sample_rows": 100}),
         ("d.parquet", {"missing": "mean", "keep_bytes": 1}),
+        ("d.zip", {"missing": "mean"}),
     ]
+    # Also before the statistics: the main thread imports nothing beside the
+    # thread once the readers' modules are in (found by review: pyarrow's first
+    # conversion imported a module, and a Ctrl-C there hung the report).
     script = (
         "import importlib, sys\n"
-        "from sklearn_linsep._report._command import STATISTICS_MODULES\n"
+        "from sklearn_linsep._report import _command\n"
         "from sklearn_linsep._report._read import read_table\n"
+        "for name in _command.READER_MODULES + _command.OPTIONAL_READER_MODULES:\n"
+        "    importlib.import_module(name)\n"
         "seen = []\n"
         "def ready():\n"
-        "    for name in STATISTICS_MODULES:\n"
+        "    seen.append(sorted(set(sys.modules) - seen.pop()))\n"
+        "    for name in _command.STATISTICS_MODULES:\n"
         "        importlib.import_module(name)\n"
         "    seen.append(set(sys.modules))\n"
         f"for name, options in {reads!r}:\n"
+        "    seen.append(set(sys.modules))\n"
         f"    table = read_table({str(tmp_path)!r} + '/' + name, 'y', ready=ready,\n"
         "                       **options)\n"
-        "    print(name, table.statistics.n_samples, sorted(set(sys.modules) - seen[-1]))\n"
+        "    after = sorted(set(sys.modules) - seen.pop())\n"
+        "    print(name, table.statistics.n_samples, seen.pop(), after)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True,
                           text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert [line.split()[0] for line in lines] == [name for name, _ in reads]
-    assert [line.split(maxsplit=2)[2] for line in lines] == ["[]"] * len(reads)
-    assert [float(line.split()[1]) for line in lines] == [300, 299, 299, 300]
+    assert [line.split(maxsplit=2)[2] for line in lines] == ["[] []"] * len(reads)
+    assert [float(line.split()[1]) for line in lines] == [300, 299, 299, 300, 300]
 
 
 def test_an_import_that_fails_in_the_report_thread_is_raised(monkeypatch):
@@ -563,7 +573,7 @@ def test_the_collector_pauses_only_while_the_report_imports(monkeypatch):
     thread.join()
 
 
-def _interrupt():
+def _interrupt(*timeout):
     raise KeyboardInterrupt
 
 
@@ -651,3 +661,60 @@ def test_column_means_over_blocks_with_and_without_missing_cells(tmp_path, monke
                                / table.statistics.counts.sum(),
                                data[["a", "b", "c"]].fillna(expected).mean(),
                                rtol=1e-12)  # fmt: skip
+
+
+CTRL_C_SCRIPT = """
+import os, signal, sys, threading, time
+from sklearn_linsep._report import _command
+from sklearn_linsep.cli import _program
+
+case, path, folder = sys.argv[1:]
+
+
+def kill():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)  # the handler runs here
+
+
+def lost(args):  # as an import lock's callback prints it ignored
+    try:
+        kill()
+    except KeyboardInterrupt:
+        pass
+
+
+def turned(args):  # as numpy's import turns it into an ImportError
+    try:
+        kill()
+    except KeyboardInterrupt:
+        raise ImportError("numpy: PyCapsule_Import could not import") from None
+
+
+if case == "blocked":  # the thread waits on an import lock the interrupt lost
+    sys.path.insert(0, folder)
+    _command.STATISTICS_MODULES = ("blocking_module",)
+    _command.IMPORTS_AFTER_INTERRUPT = 0.5
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+else:
+    _command.report_command = {"lost": lost, "turned": turned}[case]
+sys.exit(_program(["report", path, "--target", "y"]))
+"""
+
+
+def test_a_ctrl_c_lost_turned_or_blocked_still_ends_as_interrupted(tmp_path):
+    """Found by review (2-3% of Ctrl-Cs in a report's first second): one landing
+    in the import machinery was lost (the report printed, exit 0), became another
+    error (numpy's ImportError: exit 1), or left the import thread waiting on a
+    lock, and the command hung. Each now ends with exit 130 and one line."""
+    (tmp_path / "blocking_module.py").write_text("import time\ntime.sleep(600)\n")
+    path = tmp_path / "d.csv"
+    frame().to_csv(path, index=False)
+    runs = {case: subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_SCRIPT, case, str(path), str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) for case in ("lost", "turned", "blocked")}  # fmt: skip
+    for case, run in runs.items():
+        out, err = run.communicate(timeout=120)
+        assert (case, run.returncode) == (case, 130), err
+        assert err.splitlines() == ["linsep: interrupted"], (case, err)
+        assert out == "", case

@@ -27,8 +27,23 @@ REPORT_MODULES = ("._compute", "._plot", "._text")
 # half made, and a Ctrl-C landing in the main thread's import left the import lock
 # held, the thread waiting on it (found by review). pyarrow imports pandas, where
 # installed, on its first conversion.
+# pyarrow's first conversion imports its vendored version module, and a zip's names
+# are cp437 (found by review: a Ctrl-C in the first one hung the report).
 READER_MODULES = ("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.parquet",
-                  "pyarrow.pandas_compat", "encodings.utf_8_sig", "tqdm")  # fmt: skip
+                  "pyarrow.pandas_compat", "pyarrow.vendored.version",
+                  "encodings.utf_8_sig", "encodings.cp437", "tqdm")  # fmt: skip
+# Seconds an interrupted report waits for the import thread: a Ctrl-C landing in
+# the import machinery can leave an import lock held (a CPython weakness), and the
+# thread would wait on it for ever; the program then ends without it.
+IMPORTS_AFTER_INTERRUPT = 10.0
+IMPORT_THREAD = "linsep-imports"
+
+
+def imports_abandoned():
+    """Whether an interrupted report left its import thread waiting (see
+    ``IMPORTS_AFTER_INTERRUPT``)."""
+    return any(thread.name == IMPORT_THREAD and thread.is_alive()
+               for thread in threading.enumerate())  # fmt: skip
 OPTIONAL_READER_MODULES = ("pandas",)
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
@@ -114,7 +129,7 @@ class _ImportedAhead:
             self._failed = []
             self._statistics_in = threading.Event()
             self._thread = threading.Thread(target=self._load, daemon=True,
-                                            name="linsep-imports")  # fmt: skip
+                                            name=IMPORT_THREAD)  # fmt: skip
             self._thread.start()
         except BaseException:  # a reader missing: no thread to join
             self._resume()
@@ -144,11 +159,12 @@ class _ImportedAhead:
         if self._failed and not set(STATISTICS_MODULES) <= sys.modules.keys():
             raise self._failed[0]
 
-    def join(self):
+    def join(self, timeout=None):
         try:
-            self._thread.join()
+            self._thread.join(timeout)
         finally:  # a Ctrl-C while waiting, too
             self._resume()
+
 
     def _resume(self):
         if self._collecting:
@@ -298,8 +314,9 @@ def report_command(args):
         else:  # dask imports pandas too: not beside the thread
             ready()
             table, verdicts = _on_cluster(args, log)
-    finally:
-        ready.join()
+    except BaseException:
+        ready.join(IMPORTS_AFTER_INTERRUPT)  # then :func:`imports_abandoned`
+        raise
     ready()
     from ._compute import compute_report
     from ._context import ReportData
