@@ -397,3 +397,17 @@ def test_standardizing_a_feature_near_float64_s_range():
     mean, scale = standardizing_map(report_data(X, y).statistics)
     assert np.all(np.isfinite(scale))
     assert scale[-1] == pytest.approx(1e160 * np.std(y), rel=1e-12)
+
+
+def test_a_feature_of_1e308_in_every_row_leaves_a_report_that_prints():
+    """Found by review: c = 1.7e308 in every row made the distance nan; --json
+    printed null, and the text report failed on formatting it (a TypeError).
+    The section now fails with its reason, and the rest prints."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=(100, 2)), np.full(100, 1.7e308)]
+    y = rng.integers(0, 2, 100)
+    report = separability_report(X, y, cv=0)
+    assert report.get("distance") is None
+    assert "overflowed" in report["errors"]["distance"]
+    text = format_report(report, "huge")
+    assert "could not be computed" in text and "not available" in text

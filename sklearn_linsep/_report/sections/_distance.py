@@ -91,6 +91,13 @@ class Distance(Section):
             delta, rank, decision = class_mean_distance(
                 stats, partial(pair_range, data, a, b)
             )
+            if decision.finite and not np.isfinite(delta):
+                # (found by review: a feature of 1.7e308 in every row; the text
+                # report then failed on the missing number)
+                raise ValueError(
+                    "the distance is finite (proved), but float64 overflowed "
+                    "computing it: features of extreme magnitude; rescale them"
+                )
             counts = stats.counts
             unbiased = corrected(delta, float(counts.sum()), p, counts)
             pairs.append({
