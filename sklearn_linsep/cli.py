@@ -133,8 +133,9 @@ def _parser():
         "--sample-rows",
         type=_positive_int,
         default=200_000,
-        help="rows at most of the sample that the exact test, cross-validation and "
-        "the plot use; the class statistics use every row (200000)",
+        help="rows of the sample that the exact test, the complexity measures, "
+        "cross-validation and the plot use, about this many (every class keeps 50 "
+        "rows or all it has); the class statistics use every row (200000)",
     )
     report.add_argument(
         "--max-held",

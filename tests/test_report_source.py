@@ -718,3 +718,19 @@ def test_a_ctrl_c_lost_turned_or_blocked_still_ends_as_interrupted(tmp_path):
         assert (case, run.returncode) == (case, 130), err
         assert err.splitlines() == ["linsep: interrupted"], (case, err)
         assert out == "", case
+
+
+def test_integer_labels_keep_every_digit_and_underscores_are_text(tmp_path):
+    """Found by review: labels 2**53 + 1 and 2**53 were one class (float() rounds
+    them alike), and so were 1_000 and 1000; 1, 1.0 and 01 stay one class."""
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    for labels, classes in (
+        ([2**53 + 1, 2**53] * 3, ["9007199254740992", "9007199254740993"]),
+        (["1_000", "1000"] * 3, ["1000", "1_000"]),
+        (["1", "1.0", "01", "2", "2.0", "02"], ["1", "2"]),
+    ):
+        path = tmp_path / "labels.csv"
+        pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": labels}).astype(
+            {"y": str}
+        ).to_csv(path, index=False)
+        assert read_table(str(path), "y").class_names == classes

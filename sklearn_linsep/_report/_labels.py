@@ -3,6 +3,8 @@ label of a block), the rows that count under the missing-value policy, and what
 is refused before the classes are reported on (missing cells not handled, a
 column with no value, a single class, a continuous target)."""
 
+from decimal import Decimal
+
 import numpy as np
 
 from ._columns import did_you_mean
@@ -112,15 +114,22 @@ def _label_order(label):
 
 def canonical_label(text):
     """A class label as read: stripped, and a number written in its shortest form
-    (``1``, ``1.0`` and ``01`` are one class)."""
+    (``1``, ``1.0`` and ``01`` are one class). Integers keep every digit (two ids
+    beyond 2**53 are two classes), and ``1_000`` is text, not 1000 (found by
+    review: float() took both)."""
     text = str(text).strip()
+    if "_" in text:
+        return text
     try:
         value = float(text)
     except ValueError:
         return text
     if not np.isfinite(value):
         return text
-    return str(int(value)) if value.is_integer() else repr(value)
+    if not value.is_integer():
+        return repr(value)
+    exact = Decimal(text)
+    return str(int(exact) if exact == exact.to_integral_value() else int(value))
 
 
 def label_codes(column):

@@ -340,12 +340,13 @@ def _announce_sample(scan, class_of, sample_rows, seed, log):
     """The rows of each class to keep in pass 2 (their ordinals in the class)."""
     counts = class_counts(scan.labels_seen, class_of)
     how = "reading it again, for" if scan.kept is None else "held in memory, for"
+    chosen = stratified_sample(counts, sample_rows, seed)
     log(
         f"{scan.layout.path}: {scan.n_rows} rows, more than --sample-rows "
         f"{sample_rows}: {how} the class statistics of all rows and a sample of "
-        f"about {min(sample_rows, int(counts.sum()))} rows."
+        f"{sum(map(len, chosen))} rows."
     )
-    return stratified_sample(counts, sample_rows, seed)
+    return chosen
 
 
 @dataclass
@@ -446,9 +447,9 @@ def _notes(table):
     if table.sampled:
         notes.append(
             f"the angle, the distance, the standardization and Cover's probability "
-            f"use all {table.n_rows_used} rows; the exact test, cross-validation "
-            f"and plot a sample of {len(table.y)} (uniform within each class, every "
-            "class kept)"
+            f"use all {table.n_rows_used} rows; the exact test, the complexity "
+            f"measures, cross-validation and the plot a sample of {len(table.y)} "
+            "(uniform within each class, every class kept)"
         )
     return notes
 
