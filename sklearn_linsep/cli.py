@@ -287,14 +287,28 @@ class _Interrupts:
         self.seen = True
         raise KeyboardInterrupt
 
+    def _unraisable(self, unraisable):
+        # The import machinery's callbacks print an exception they cannot raise: a
+        # Ctrl-C lost there is remembered here, not printed as a traceback.
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            self._hook(unraisable)
+
     def __enter__(self):
         if self._installed:
+            self._hook = sys.unraisablehook
+            sys.unraisablehook = self._unraisable
             signal.signal(signal.SIGINT, self._handler)
         return self
 
     def __exit__(self, *exc):
         if self._installed:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            sys.unraisablehook = self._hook
+
+    def check(self):
+        """Raise the Ctrl-C that came, if one did (before the report prints)."""
+        if self.seen:
+            raise KeyboardInterrupt
 
 
 def _interrupted():
@@ -326,6 +340,7 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             from ._report._command import report_command
 
+            args.check_interrupt = interrupts.check
             report_command(args)
     except BrokenPipeError:
         # The reader of stdout went away (linsep ... | head): as a command killed

@@ -676,11 +676,14 @@ def kill():
     time.sleep(5)  # the handler runs here
 
 
-def lost(args):  # as an import lock's callback prints it ignored
-    try:
-        kill()
-    except KeyboardInterrupt:
-        pass
+def lost(args):  # as an import lock's callback prints it ignored, then goes on
+    class Callback:
+        def __del__(self):
+            kill()
+
+    Callback()
+    args.check_interrupt()  # where the report checks, before it prints
+    print("the report")
 
 
 def turned(args):  # as numpy's import turns it into an ImportError

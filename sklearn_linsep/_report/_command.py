@@ -350,6 +350,7 @@ def report_command(args):
         )
     finally:
         progress.close()
+    getattr(args, "check_interrupt", lambda: None)()  # one lost on its way
     failed_plot = None if args.plot is None else _plot(args, data, report, log)
     if args.json:
         print(json.dumps(_json_ready(report), indent=2, allow_nan=False))
