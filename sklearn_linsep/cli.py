@@ -353,10 +353,10 @@ def main(argv=None):
     except Exception as error:  # one line, never a traceback
         if interrupts.seen:  # the Ctrl-C became this error
             return _interrupted()
-        # TableError is a ValueError: its message is the whole line.
-        said = isinstance(error, (ValueError, OSError))
-        print(f"linsep: error: {error if said else f'{type(error).__name__}: {error}'}",
-              file=sys.stderr)  # fmt: skip
+        shown = error  # TableError is a ValueError: its message is the whole line
+        if not isinstance(error, (ValueError, OSError)):
+            shown = f"{type(error).__name__}: {error}"
+        print(f"linsep: error: {shown}", file=sys.stderr)
         return EXIT_ERROR
     return _interrupted() if interrupts.seen else 0
 

@@ -25,18 +25,19 @@ REPORT_MODULES = ("._compute", "._plot", "._text")
 # What reading a file imports, imported before that thread starts: the main thread
 # then imports nothing while it runs. Two threads importing at once may see a module
 # half made, and a Ctrl-C landing in the main thread's import left the import lock
-# held, the thread waiting on it (found by review). pyarrow imports pandas, where
-# installed, on its first conversion.
-# pyarrow's first conversion imports its vendored version module, and a zip's names
-# are cp437 (found by review: a Ctrl-C in the first one hung the report).
+# held, the thread waiting on it (found by review). pyarrow's first conversion
+# imports pandas, where installed, and its vendored version module; a zip's names
+# are cp437 (a Ctrl-C in that first conversion hung the report: found by review).
 READER_MODULES = ("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.parquet",
                   "pyarrow.pandas_compat", "pyarrow.vendored.version",
                   "encodings.utf_8_sig", "encodings.cp437", "tqdm")  # fmt: skip
+OPTIONAL_READER_MODULES = ("pandas",)
 # Seconds an interrupted report waits for the import thread: a Ctrl-C landing in
 # the import machinery can leave an import lock held (a CPython weakness), and the
 # thread would wait on it for ever; the program then ends without it.
 IMPORTS_AFTER_INTERRUPT = 10.0
 IMPORT_THREAD = "linsep-imports"
+PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
 
 def imports_abandoned():
@@ -44,8 +45,6 @@ def imports_abandoned():
     ``IMPORTS_AFTER_INTERRUPT``)."""
     return any(thread.name == IMPORT_THREAD and thread.is_alive()
                for thread in threading.enumerate())  # fmt: skip
-OPTIONAL_READER_MODULES = ("pandas",)
-PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
 
 
 class _Progress:
@@ -164,7 +163,6 @@ class _ImportedAhead:
             self._thread.join(timeout)
         finally:  # a Ctrl-C while waiting, too
             self._resume()
-
 
     def _resume(self):
         if self._collecting:
