@@ -737,3 +737,21 @@ def test_integer_labels_keep_every_digit_and_underscores_are_text(tmp_path):
             {"y": str}
         ).to_csv(path, index=False)
         assert read_table(str(path), "y").class_names == classes
+
+
+def test_classes_that_differ_only_in_case_are_said(tmp_path):
+    """Found by review: a yes/no column written both ways was four classes, and
+    the report said so nowhere. They stay apart (a label is what the file says),
+    with a note."""
+    data = frame(8)
+    data["y"] = ["yes", "YES", "no", "No"] * 2
+    data.to_csv(tmp_path / "d.csv", index=False)
+    table = read_table(str(tmp_path / "d.csv"), "y")
+    assert table.class_names == ["No", "YES", "no", "yes"]
+    assert "classes 'No' and 'no'; 'YES' and 'yes' differ only in case" in " ".join(
+        table.notes
+    )
+    data["y"] = ["yes", "no"] * 4
+    data.to_csv(tmp_path / "d.csv", index=False)
+    notes = read_table(str(tmp_path / "d.csv"), "y").notes
+    assert not any("case" in note for note in notes)

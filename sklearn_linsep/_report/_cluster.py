@@ -23,7 +23,7 @@ import numpy as np
 
 from ._columns import plan_columns
 from ._errors import TableError
-from ._labels import canonical_label, table_classes
+from ._labels import canonical_label, case_note, table_classes
 from ._read import Table
 from ._source import NULL_VALUES, is_missing, open_source, shown
 
@@ -374,4 +374,6 @@ def _notes(table, args):
     if table.rows_dropped:
         notes.append(f"{table.rows_dropped} row(s) without a class or with missing "
                      "cells left out")  # fmt: skip
+    if (twins := case_note(table.class_names)) is not None:
+        notes.append(twins)
     return notes

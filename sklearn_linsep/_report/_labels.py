@@ -112,6 +112,21 @@ def _label_order(label):
         return (1, 0.0, label)
 
 
+def case_note(class_names):
+    """The note on classes whose labels differ only in case (``No`` and ``no``),
+    which the report keeps apart (found by review: a yes/no column written both
+    ways was four classes, said nowhere); None where there are none."""
+    groups = {}
+    for name in class_names:
+        groups.setdefault(name.casefold(), []).append(name)
+    twins = [" and ".join(map(repr, names)) for names in groups.values()
+             if len(names) > 1]  # fmt: skip
+    if not twins:
+        return None
+    return (f"classes {'; '.join(twins)} differ only in case: they are reported "
+            "apart (recode the column where they are one)")  # fmt: skip
+
+
 def canonical_label(text):
     """A class label as read: stripped, and a number written in its shortest form
     (``1``, ``1.0`` and ``01`` are one class). Integers keep every digit (two ids

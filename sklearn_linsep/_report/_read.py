@@ -32,7 +32,13 @@ import numpy as np
 from ._columns import SAVED_INDEX, IdentifierWatch, plan_columns
 from ._copies import MAX_DECOMPRESSED, READ_ERRORS
 from ._errors import TableError
-from ._labels import class_counts, label_codes, table_classes, usable_rows
+from ._labels import (
+    case_note,
+    class_counts,
+    label_codes,
+    table_classes,
+    usable_rows,
+)
 from ._sample import kept_of_block, stratified_sample
 from ._source import as_text, changed_while_read, open_source, shown
 
@@ -444,6 +450,8 @@ def _notes(table):
         notes.append(
             f"{table.missing_filled} missing cell(s) filled with the column mean"
         )
+    if (twins := case_note(table.class_names)) is not None:
+        notes.append(twins)
     if table.sampled:
         notes.append(
             f"the angle, the distance, the standardization and Cover's probability "
