@@ -243,7 +243,7 @@ def _two_class_angle(stats, kappa, metric, tol, parts=None, range_of=None):
         mean_in_range=in_range,
     )
     unit = u / length if length > 0 else u
-    return result, unit, float(unit @ (0.5 * (stats.means[0] + stats.means[1])))
+    return result, unit, float(unit @ (0.5 * stats.means[0] + 0.5 * stats.means[1]))
 
 
 def class_mean_distance(stats, range_of, tol=None):

@@ -69,15 +69,16 @@ class RegularizedCovariance:
     def split(self, b, atol=0.0):
         """``(S† b, Q b)`` for a vector or the columns of a matrix.
 
-        A part whose norm is at most ``atol`` (per column) is set to zero: rounding
-        noise in b must not become a direction, least of all divided by a small κ.
+        A part whose norm is at most ``atol`` (per column; a pair: the range
+        part's level, then the null part's) is set to zero: rounding noise in b
+        must not become a direction, least of all divided by a small κ.
         """
         b = np.asarray(b, dtype=np.float64)
         in_range, pinv_part, in_null = self._parts(b.reshape(b.shape[0], -1))
-        if atol > 0:
-            # S† b depends on b only through its range part.
-            pinv_part = pinv_part * (np.linalg.norm(in_range, axis=0) > atol)
-            in_null = in_null * (np.linalg.norm(in_null, axis=0) > atol)
+        range_atol, null_atol = np.broadcast_to(atol, 2)
+        # S† b depends on b only through its range part.
+        pinv_part = pinv_part * (np.linalg.norm(in_range, axis=0) > range_atol)
+        in_null = in_null * (np.linalg.norm(in_null, axis=0) > null_atol)
         if b.ndim == 1:
             return pinv_part[:, 0], in_null[:, 0]
         return pinv_part, in_null
@@ -560,8 +561,9 @@ def _orthogonality_defect(basis, n_probes=8):
 
 def _varying(variances, feature_scale, dtype):
     """Whether each variance is above the rounding level of its feature's own
-    values (``(16 · eps · scale)²``): below it, the feature counts as constant."""
-    return variances > (16 * np.finfo(dtype).eps * feature_scale) ** 2
+    values (``(16 · eps · scale)²``): below it, the feature counts as constant.
+    Compared as a standard deviation: the level's square overflows past 1e170."""
+    return np.sqrt(variances) > 16 * np.finfo(dtype).eps * feature_scale
 
 
 def correlation_of(S, feature_scale, tol, n_samples, dtype):

@@ -40,9 +40,10 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
     means : ndarray of shape (n_classes, n_features)
     log_priors : ndarray of shape (n_classes,), default=None
         Added to the scores (the log prior ratio shift of LDA).
-    atol : float, default=0.0
+    atol : float or (float, float), default=0.0
         Rounding level of the mean differences: parts of them (in the range or in the
-        null space of S) no longer than this are treated as zero.
+        null space of S; a pair: each its own) no longer than this are treated as
+        zero.
     residual : ndarray of shape (n_classes, n_features), default=None
         The low-order parts of the means (``ClassStatistics.mean_residual``), which
         the differences of the means take into account.
@@ -54,9 +55,10 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
     intercept : ndarray of shape (1,) or (n_classes,)
     """
     residual = np.zeros_like(means) if residual is None else residual
-    centre = means.mean(axis=0)
+    centre = (means / len(means)).sum(axis=0)  # a sum of means near 1e308 overflows
     deltas = (means - centre) + (residual - residual.mean(axis=0))
-    if np.all(np.linalg.norm(deltas, axis=1) <= atol):
+    parts = reg.split(deltas.T, atol)
+    if not (np.any(parts[0]) or np.any(parts[1])):
         raise ValueError(
             "The class means coincide (to rounding): no linear rule separates "
             "classes with equal means."
@@ -66,9 +68,10 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
             # Solve for d itself so that its split into range and null parts is exact.
             d = (means[1] - means[0]) + (residual[1] - residual[0])
             coef = reg.solve(d, atol)[None, :]
-            intercept = np.array([-coef[0] @ (0.5 * (means[0] + means[1]))])
+            # Halves first: the means' sum of a column near 1e308 overflows.
+            intercept = np.array([-coef[0] @ (0.5 * means[0] + 0.5 * means[1])])
         else:
-            coef = reg.solve(deltas.T, atol).T
+            coef = reg.combine(*parts).T
             intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
     if log_priors is not None:
         intercept = intercept + (

@@ -114,11 +114,11 @@ class KrylovCovariance:
         :meth:`RegularizedCovariance.split` does."""
         b = np.asarray(b, dtype=np.float64)
         columns = b.reshape(b.shape[0], -1)
-        pinv_part, in_null = self._parts(columns, atol)
-        if atol > 0:
-            in_range = columns - in_null
-            pinv_part = pinv_part * (np.linalg.norm(in_range, axis=0) > atol)
-            in_null = in_null * (np.linalg.norm(in_null, axis=0) > atol)
+        range_atol, null_atol = np.broadcast_to(atol, 2)
+        pinv_part, in_null = self._parts(columns, min(range_atol, null_atol))
+        in_range = columns - in_null
+        pinv_part = pinv_part * (np.linalg.norm(in_range, axis=0) > range_atol)
+        in_null = in_null * (np.linalg.norm(in_null, axis=0) > null_atol)
         if b.ndim == 1:
             return pinv_part[:, 0], in_null[:, 0]
         return pinv_part, in_null

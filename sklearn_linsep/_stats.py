@@ -300,18 +300,28 @@ class ClassStatistics:
 
     @property
     def grand_mean(self):
-        """Weighted mean of all rows."""
-        return self.counts @ self.means / self.total_weight
+        """Weighted mean of all rows (the weights' shares first: a sum of means
+        near 1e308 overflows)."""
+        return (self.counts / self.total_weight) @ self.means
 
     @property
     def mean_noise(self):
-        """The rounding level of a difference of class means.
+        """``(in S's range, in its null space)``: the rounding level of each part
+        of a difference of class means, ``16 √p · eps · max |m_kj|``, the largest
+        over the features the rows vary along within their classes, and over all.
 
-        A mean difference (or a part of one) no longer than this is indistinguishable
-        from zero: ``16 √p · eps · max |m_kj|``.
+        A part no longer than its level is indistinguishable from zero. A feature
+        no row varies along lies in S's null space, so its means' rounding reaches
+        the null part only (found by review: a column of 1e100 in every row made
+        the other features' differences rounding, the angle 0 and Fisher's rule
+        "means coincide").
         """
-        scale = np.abs(self.means).max() if self.means.size else 0.0
-        return 16.0 * np.sqrt(self.n_features) * np.finfo(np.float64).eps * scale
+        if not self.means.size:
+            return 0.0, 0.0
+        scale = np.abs(self.means).max(axis=0)
+        level = 16.0 * np.sqrt(self.n_features) * np.finfo(np.float64).eps
+        varies = self.scatter_diagonal() > 0
+        return level * float(np.max(scale[varies], initial=0.0)), level * scale.max()
 
     def _covariance_divisor(self):
         """``Σw - K``, the divisor of the pooled covariance; None when there is no

@@ -702,3 +702,31 @@ def test_a_pair_of_little_weight_is_named_as_the_pair():
     FisherDiscriminant().fit(X, y, sample_weight=weights)  # the whole fits
     with pytest.raises(ValueError, match="pair's weight - 2\\), which is -1 here"):
         SeparabilityAngle().fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("constant", [1e20, 1e100, 1e300, 1.7e308])
+def test_a_constant_column_of_any_magnitude_changes_no_answer(constant):
+    """Found by review: a column of 1e100 in every row made the rounding level of
+    the mean differences 1e85 for every feature, so the angle was 0 (silently)
+    and Fisher's rule said the means coincide; near 1e308 the sums of means
+    overflowed. A feature no row varies along is in S's null space: its
+    rounding reaches that part only, and the answers are those of 1.0."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    X = np.c_[rng.normal(size=(300, 2)) + 2 * y[:, None], np.ones(300)]
+    for n_classes in (2, 3):
+        keep = y < n_classes
+        answers = []
+        for column in (1.0, constant):
+            X[:, 2] = column
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                fisher = FisherDiscriminant().fit(X[keep], y[keep])
+                angle = SeparabilityAngle().fit(X[keep], y[keep])
+                answers.append([fisher.coef_, fisher.intercept_,
+                                fisher.predict(X[keep]), angle.transform(X[keep][:5])])  # fmt: skip
+                if n_classes == 2:
+                    answers[-1] += [separability_angle(X[keep], y[keep], metric=m)
+                                    for m in ("euclidean", "mahalanobis")]  # fmt: skip
+        for before, after in zip(*answers, strict=True):
+            np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-12)
