@@ -166,7 +166,7 @@ def separability_statistics(
     ----------
     X : {array-like, sparse matrix, dask array, fitted estimator}
         Data of shape (n_samples, n_features), or a fitted two-class
-        FisherDiscriminant, FisherDiscriminantCV (at its kappa_) or
+        FisherDiscriminant, FisherDiscriminantCV (at its ``kappa_``) or
         SeparabilityAngle. A dask array is reduced block
         by block where its blocks live; only the class statistics (O(p²)) come
         to the client. A fitted estimator gives the statistics of its fit

@@ -300,9 +300,11 @@ class ClassStatistics:
 
     @property
     def grand_mean(self):
-        """Weighted mean of all rows (the weights' shares first: a sum of means
-        near 1e308 overflows)."""
-        return (self.counts / self.total_weight) @ self.means
+        """Weighted mean of all rows: the first class's mean moved by the shares of
+        the others' differences from it (a sum of means near 1e308 overflows, and
+        equal means must give that mean to the last bit)."""
+        first = self.means[0]
+        return first + (self.counts / self.total_weight) @ (self.means - first)
 
     @property
     def mean_noise(self):

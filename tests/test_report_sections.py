@@ -399,15 +399,30 @@ def test_standardizing_a_feature_near_float64_s_range():
     assert scale[-1] == pytest.approx(1e160 * np.std(y), rel=1e-12)
 
 
-def test_a_feature_of_1e308_in_every_row_leaves_a_report_that_prints():
-    """Found by review: c = 1.7e308 in every row made the distance nan; --json
-    printed null, and the text report failed on formatting it (a TypeError).
-    The section now fails with its reason, and the rest prints."""
+def test_a_feature_of_1e308_in_every_row_changes_no_section():
+    """Found by review: c = 1.7e308 in every row made the distance nan (--json
+    printed null, and the text report failed on formatting it), the verdict said
+    "Input X contains infinity", and the angle was 0. Every section now answers
+    as on the rows without that column, and nothing warns."""
+    import warnings
+
     rng = np.random.default_rng(0)
     X = np.c_[rng.normal(size=(100, 2)), np.full(100, 1.7e308)]
     y = rng.integers(0, 2, 100)
-    report = separability_report(X, y, cv=0)
-    assert report.get("distance") is None
-    assert "overflowed" in report["errors"]["distance"]
-    text = format_report(report, "huge")
-    assert "could not be computed" in text and "not available" in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        report = separability_report(X, y, cv=0)
+    without = separability_report(X[:, :2], y, cv=0)
+    assert report["errors"] == {}
+    assert report["complexity"]["measures"] == without["complexity"]["measures"]
+    fields = ("mahalanobis", "corrected", "gaussian_error", "infinite", "rank")
+    assert [[pair[f] for f in fields] for pair in report["distance"]["pairs"]] == [
+        [pair[f] for f in fields] for pair in without["distance"]["pairs"]]  # fmt: skip
+    for metric in ("euclidean", "mahalanobis"):
+        assert report["angle"][metric]["angle_degrees"] == pytest.approx(
+            without["angle"][metric]["angle_degrees"], rel=1e-12
+        )
+    verdict, expected = report["separability"][0], without["separability"][0]
+    assert (verdict["separable"], verdict["hinge_violation"]) == (
+        expected["separable"], expected["hinge_violation"])  # fmt: skip
+    assert "Distance between the class means" in format_report(report, "huge")
