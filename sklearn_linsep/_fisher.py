@@ -57,21 +57,22 @@ def nearest_mean_rule(reg, means, log_priors=None, atol=0.0, residual=None):
     residual = np.zeros_like(means) if residual is None else residual
     centre = (means / len(means)).sum(axis=0)  # a sum of means near 1e308 overflows
     deltas = (means - centre) + (residual - residual.mean(axis=0))
-    parts = reg.split(deltas.T, atol)
+    two = len(means) == 2
+    # Two classes: d itself, so that its split into range and null parts is exact.
+    differences = (means[1] - means[0]) + (residual[1] - residual[0]) if two else deltas.T
+    parts = reg.split(differences, atol)
     if not (np.any(parts[0]) or np.any(parts[1])):
         raise ValueError(
             "The class means coincide (to rounding): no linear rule separates "
             "classes with equal means."
         )
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        if len(means) == 2:
-            # Solve for d itself so that its split into range and null parts is exact.
-            d = (means[1] - means[0]) + (residual[1] - residual[0])
-            coef = reg.solve(d, atol)[None, :]
+        coef = reg.combine(*parts).T
+        if two:
+            coef = coef[None, :]
             # Halves first: the means' sum of a column near 1e308 overflows.
             intercept = np.array([-coef[0] @ (0.5 * means[0] + 0.5 * means[1])])
         else:
-            coef = reg.combine(*parts).T
             intercept = -coef @ centre - 0.5 * np.einsum("kp,kp->k", coef, deltas)
     if log_priors is not None:
         intercept = intercept + (
