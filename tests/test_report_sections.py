@@ -426,3 +426,20 @@ def test_a_feature_of_1e308_in_every_row_changes_no_section():
     assert (verdict["separable"], verdict["hinge_violation"]) == (
         expected["separable"], expected["hinge_violation"])  # fmt: skip
     assert "Distance between the class means" in format_report(report, "huge")
+
+
+def test_a_finite_distance_float64_cannot_evaluate_fails_its_section(monkeypatch):
+    """A distance proved finite that comes out nan is the section's error, with
+    its reason; the text report prints (it failed on formatting None)."""
+    from sklearn_linsep._fredholm import MeanRange
+    from sklearn_linsep._report.sections import _distance
+
+    def overflowed(stats, range_of):
+        return float("nan"), 2, MeanRange(True, "full rank")
+
+    monkeypatch.setattr(_distance, "class_mean_distance", overflowed)
+    X, y = wisconsin()
+    report = separability_report(X, y, cv=0)
+    assert report.get("distance") is None
+    assert "float64 overflowed" in report["errors"]["distance"]
+    assert "could not be computed" in format_report(report, "overflowed")

@@ -92,8 +92,9 @@ class Distance(Section):
                 stats, partial(pair_range, data, a, b)
             )
             if decision.finite and not np.isfinite(delta):
-                # (found by review: a feature of 1.7e308 in every row; the text
-                # report then failed on the missing number)
+                # Said here, not left to the text as a missing number (the text
+                # report failed on one: a feature of 1.7e308 in every row, which
+                # the statistics now take; found by review).
                 raise ValueError(
                     "the distance is finite (proved), but float64 overflowed "
                     "computing it: features of extreme magnitude; rescale them"
