@@ -755,3 +755,21 @@ def test_classes_that_differ_only_in_case_are_said(tmp_path):
     data.to_csv(tmp_path / "d.csv", index=False)
     notes = read_table(str(tmp_path / "d.csv"), "y").notes
     assert not any("case" in note for note in notes)
+
+
+@pytest.mark.slow  # a process of its own
+def test_a_signal_before_the_copy_s_path_is_recorded_still_kills():
+    """Found by CI: SIGHUP while create() probed TMPDIR (its handlers installed,
+    no path recorded yet) re-raised itself to the handler until the recursion
+    limit: exit 1 with "maximum recursion depth", not the signal."""
+    script = (
+        "import os, signal, time\n"
+        "from sklearn_linsep._report._copies import TemporaryFiles\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
+        "TemporaryFiles._install()\n"
+        "os.kill(os.getpid(), signal.SIGHUP)\n"
+        "time.sleep(5)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == -signal.SIGHUP, done.stderr

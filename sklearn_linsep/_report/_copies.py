@@ -116,7 +116,11 @@ class TemporaryFiles:
     @classmethod
     def _on_signal(cls, number, frame):
         previous = cls._previous.get(number, signal.SIG_DFL)
-        cls.remove_all()  # restores the previous handlers
+        cls.remove_all()
+        # Restored here too: a signal inside create(), before its path is recorded
+        # (tempfile's first probe of TMPDIR), found none to remove, and re-raised
+        # itself to this handler until the recursion limit (exit 1, not the signal).
+        cls._restore()
         if callable(previous):
             previous(number, frame)
             return
