@@ -340,8 +340,7 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             from ._report._command import report_command
 
-            args.check_interrupt = interrupts.check
-            report_command(args)
+            report_command(args, check_interrupt=interrupts.check)
     except BrokenPipeError:
         # The reader of stdout went away (linsep ... | head): as a command killed
         # by SIGPIPE, quietly; stdout goes to devnull so that the interpreter's

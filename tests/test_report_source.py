@@ -676,17 +676,17 @@ def kill():
     time.sleep(5)  # the handler runs here
 
 
-def lost(args):  # as an import lock's callback prints it ignored, then goes on
+def lost(args, check_interrupt):  # an import lock's callback prints it ignored
     class Callback:
         def __del__(self):
             kill()
 
     Callback()
-    args.check_interrupt()  # where the report checks, before it prints
+    check_interrupt()  # where the report checks, before it prints
     print("the report")
 
 
-def turned(args):  # as numpy's import turns it into an ImportError
+def turned(args, check_interrupt):  # as numpy's import turns it into an ImportError
     try:
         kill()
     except KeyboardInterrupt:

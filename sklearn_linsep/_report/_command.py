@@ -298,8 +298,9 @@ def _settings(args):
     )
 
 
-def report_command(args):
-    """``linsep report``: read, check, compute, plot, print."""
+def report_command(args, check_interrupt=lambda: None):
+    """``linsep report``: read, check, compute, plot, print; ``check_interrupt()``
+    raises a Ctrl-C that came and was lost on its way, before anything prints."""
 
     def log(message):
         if not args.quiet:
@@ -348,7 +349,7 @@ def report_command(args):
         )
     finally:
         progress.close()
-    getattr(args, "check_interrupt", lambda: None)()  # one lost on its way
+    check_interrupt()
     failed_plot = None if args.plot is None else _plot(args, data, report, log)
     if args.json:
         print(json.dumps(_json_ready(report), indent=2, allow_nan=False))
