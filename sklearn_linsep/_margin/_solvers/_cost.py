@@ -79,7 +79,8 @@ def _joint_batch(p, n_classes, n_samples):
 DENSE_DUAL_MAX_ROWS = 4000
 
 # The pairs' Gram dual: its held factor takes 8 k² bytes, the one k x k array it
-# makes (1.15 GB at 12 000 pairs; 3 000 documents of 20 000 words, K = 4: 8 700).
+# makes (1.15 GB at 12 000 pairs; 3 000 documents of 20 000 words, K = 4: 8 700),
+# 4 k² from HeldSystem.SINGLE_FROM pairs on, where its float32 factor settles.
 PAIR_DUAL_MAX_PAIRS = 12000
 
 def dense_dual_suits(m, q):
@@ -131,8 +132,8 @@ def dense_fallback_fits(two_class):
 # Why a route would make sparse pairs dense, and what the user can do instead.
 SUBPROBLEM_DENSE = (
     "The pairs' Gram dual did not answer this working set (sklearn_linsep._margin."
-    "_solvers._cost.PAIR_DUAL_MAX_PAIRS = {limit} pairs; its factor takes 8 k² bytes: "
-    "{factor:.2g} GiB here), and the primal route",
+    "_solvers._cost.PAIR_DUAL_MAX_PAIRS = {limit} pairs; its factor takes up to 8 k² "
+    "bytes: {factor:.2g} GiB here), and the primal route",
     "Raise PAIR_DUAL_MAX_PAIRS where that memory is free.",
 )
 SOFT_LIMIT_DENSE = (

@@ -2,7 +2,7 @@
 route for rows that may all be support vectors (p ≫ n)."""
 
 import numpy as np
-from scipy.linalg import cho_solve, lapack
+from scipy.linalg import cho_solve, lapack, lu_solve
 
 from ... import _kernels
 from ..._kesler import class_columns, pair_blocks, pair_scores, row_coefficients
@@ -28,6 +28,9 @@ STEPS_A_BUDGET = 10
 DEPENDENT_BELOW = 1e-11
 # Rows a band of a compacted block's copies (a band x k temporary).
 COPY_BAND = 256
+# A float32 held factor's smallest pivot, as a share of the largest diagonal entry:
+# float32's rounding (6e-8) times a few hundred; below it, the float64 factor.
+SINGLE_DEPENDENT_BELOW = 1e-5
 # An answer whose held rows' margins miss 1 by more than this is refused.
 RESIDUAL_LIMIT = 1e-9
 
@@ -214,10 +217,24 @@ class HeldSystem:
     rows is solved from that factor, joined and left rows (held at 0 by a multiplier)
     in a Schur complement: ``2 k² (joined + left)`` flops, not ``k³ / 3``; where
     ``refine_next`` is set and there is a ``product``, that solve is refined
-    (:meth:`_refined`)."""
+    (:meth:`_refined`).
+
+    A held set of at least ``SINGLE_FROM`` keys, where there is a ``product``, is
+    factored in float32: half the memory of the one k x k array and half the flops
+    of its factor (issue 56's TF-IDF, 8 901 pairs: 604 -> 302 MiB). Each of its
+    solves, new or updated, is then refined in float64 against ``product`` until the
+    residual is within ``RESIDUAL_BELOW`` of the right sides. Keys whose float32
+    pivot falls below ``SINGLE_DEPENDENT_BELOW`` join by a Schur complement in
+    float64, which drops those dependent as the float64 factor would. Where
+    ``REFINEMENTS`` steps do not settle a new factor's solve, or more than
+    ``UPDATE_SHARE`` of its keys have such pivots, the system factors in float64
+    from then on."""
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
+    SINGLE_FROM = 4096
+    RESIDUAL_BELOW = 1e-11
+    REFINEMENTS = 6
 
     def __init__(self, block, right, full=None, whole=None, largest=None,
                  product=None):  # fmt: skip
@@ -225,11 +242,13 @@ class HeldSystem:
         self.largest, self.product = largest, product
         self.refine_next = False  # whether the next update is refined (_refined)
         self.pivoting = False  # whether a complete pivoting factors (_held_factor)
+        self.double = False  # float64 factors only: a float32 one did not settle
         self.release()
 
     def release(self):
         """Forget the factor: the next solve factorises its held set anew."""
         self.factored, self.factor, self._columns = None, None, {}
+        self._update = None  # the last held set's elimination (_update_for)
         self.by_update = False  # whether the last solve came from another set's factor
 
     def solve(self, held, rights=None):
@@ -245,7 +264,10 @@ class HeldSystem:
             return held, solution
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held, rights)
-            if solved is not None and refine and self.by_update:
+            if solved is not None and self._single():
+                solved = self._refined(held, solved[1], rights, self.REFINEMENTS,
+                                       settle=True)  # fmt: skip
+            elif solved is not None and refine and self.by_update:
                 return self._refined(held, solved[1], rights)
             if solved is not None:
                 return solved
@@ -253,10 +275,22 @@ class HeldSystem:
             return None
         return self._factorise(held, rights)
 
+    def _single(self):
+        """Whether the factor at hand is float32's."""
+        return self.factor is not None and self.factor[0].dtype == np.float32
+
     def _factorise(self, held, rights):
         # One k x k array at a time: the last factor goes before the new block is
         # made, and the block is factored in its own memory.
         self.release()
+        if not self.double and self.product is not None and (
+            held.size >= self.SINGLE_FROM
+        ):
+            solved = self._factorise_single(held, rights)
+            if solved is not None:
+                return solved
+            self.double = True
+            self.release()
         factor, order = _held_factor(self._held_block(held), self.pivoting)
         if factor is None:
             return None
@@ -267,9 +301,73 @@ class HeldSystem:
         # join again if violated.
         held = held[order]
         self.factored, self.factor, self._columns = held, factor, {}
-        solution = cho_solve(factor, rights(held), check_finite=False)
+        solution = self._through(rights(held))
         ranked = np.argsort(held)
         return held[ranked], solution[ranked]
+
+    def _factorise_single(self, held, rights):
+        """``(held, X)`` from a float32 factor of the sorted ``held``, refined; None
+        where it does not settle. Keys whose float32 pivot falls below
+        ``SINGLE_DEPENDENT_BELOW`` join that factor by a Schur complement in float64
+        (:meth:`_join_in_float64`), which drops those dependent to
+        ``DEPENDENT_BELOW`` as the float64 factor would."""
+        block = np.empty((held.size, held.size), dtype=np.float32)
+        for start in range(0, held.size, COPY_BAND):  # a band x k float64 at a time
+            band = slice(start, start + COPY_BAND)
+            block[band] = self.block(held[band], held)
+        top = float(np.max(np.diag(block)))
+        factor, order = _held_factor(block, self.pivoting, SINGLE_DEPENDENT_BELOW)
+        if factor is None:
+            return None
+        self.pivoting = factor[1]
+        self.factored, self.factor, self._columns = held[order], factor, {}
+        low = np.setdiff1d(held, self.factored, assume_unique=True)
+        if low.size > self.UPDATE_SHARE * self.factored.size:
+            return None  # many dependent keys: the float64 factor's pivoting
+        if low.size:
+            held = np.setdiff1d(held, self._join_in_float64(low, top),
+                                assume_unique=True)  # fmt: skip
+        solved = self._from_factor(held, rights)
+        if solved is None:
+            return None
+        return self._refined(held, solved[1], rights, self.REFINEMENTS, settle=True)
+
+    def _join_in_float64(self, low, top):
+        """The keys of ``low`` dependent on the factored ones and each other to
+        ``DEPENDENT_BELOW`` of ``top`` (the held block's largest diagonal entry),
+        by a pivoted Cholesky of their Schur complement in float64; the border
+        columns of the others are solved and refined to float64 (kept for
+        :meth:`_border`), so that their join does not lose the digits that tell
+        them apart."""
+        base = self.factored
+        border = self.block(base, low)
+        through = self._through(border)
+        level = np.finfo(float).eps * max(float(np.max(np.abs(border))), 1e-300)
+        for _ in range(self.REFINEMENTS):
+            residual = border - self.product(base, through)
+            if np.max(np.abs(residual)) <= level:
+                break
+            through += self._through(residual)
+        schur = self.block(low, low) - border.T @ through
+        largest, order = float(np.max(np.diag(schur))), None
+        if largest > DEPENDENT_BELOW * top:  # else every one of them is dependent
+            below = DEPENDENT_BELOW * top / largest
+            _, order = _held_factor(schur, pivoting=True, below=below)
+        kept = np.zeros(low.size, dtype=bool)
+        if order is not None:
+            kept[order] = True
+        for j in np.flatnonzero(kept):
+            self._columns[("joins", low[j])] = (border[:, j], through[:, j])
+        return low[~kept]
+
+    def _through(self, values, cast=True):
+        """``M_base⁻¹ values`` by the factor, in its precision: a float32 factor's
+        right sides are cast to float32, since scipy would otherwise cast the factor
+        (a k x k float64 copy); the answer in float64 where ``cast``."""
+        factor, lower = self.factor
+        values = np.asarray(values).astype(factor.dtype, copy=False)
+        solved = cho_solve((factor, lower), values, check_finite=False)
+        return solved.astype(float, copy=False) if cast else solved
 
     def _held_block(self, held):
         if self.full is not None and held.size == len(self.full):
@@ -277,37 +375,62 @@ class HeldSystem:
         return self.block(held, held)
 
     def _border(self, base, joining, leaving):
-        """``(B, M_base⁻¹ B)`` of the Schur border: a joining key's block against the
-        factored keys, a leaving position's unit column; each solved once per factor
+        """``(B_J, M_base⁻¹ [B_J, E_L])`` of the Schur border: the joining keys' block
+        against the factored keys, and the solves of it and of the leaving
+        positions' unit columns (``E_L``, never stored); each solved once per factor
         (steps from one factor share most changes)."""
-        columns = self._columns
         names = [("joins", key) for key in joining] + [("leaves", at) for at in leaving]
+        # Only this step's columns are kept: a key that leaves the exchanges for
+        # good would hold its two columns to the end (issue 56's TF-IDF: 1 135 of
+        # them, 135 MB, where a step used 600).
+        columns = self._columns = {
+            name: self._columns[name] for name in names if name in self._columns
+        }
         new = [name for name in names if name not in columns]  # joining keys first
         if new:
-            border = np.zeros((base.size, len(new)))
             keys = [key for kind, key in new if kind == "joins"]
-            if keys:
-                border[:, : len(keys)] = self.block(base, np.array(keys))
-            leaves = [at for _, at in new[len(keys) :]]
-            border[leaves, len(keys) + np.arange(len(leaves))] = 1
-            through = cho_solve(self.factor, border, check_finite=False)
-            for j, name in enumerate(new):
-                columns[name] = (border[:, j], through[:, j])
-        chosen = [columns[name] for name in names]
-        if not chosen:
-            empty = np.zeros((base.size, 0))
-            return empty, empty
-        return (np.column_stack([column for column, _ in chosen]),
-                np.column_stack([solved for _, solved in chosen]))  # fmt: skip
+            border = (self.block(base, np.array(keys, dtype=np.intp)) if keys
+                      else np.zeros((base.size, 0)))  # fmt: skip
+            units = np.zeros((base.size, len(new) - len(keys)))
+            units[[at for _, at in new[len(keys) :]], np.arange(units.shape[1])] = 1
+            # In the factor's precision: a float32 factor's solves are float32
+            # numbers, kept in half the memory.
+            through = self._through(np.column_stack([border, units]), cast=False)
+            del units
+            for j, name in enumerate(new):  # copies: each goes when it is dropped
+                columns[name] = (border[:, j].copy() if j < len(keys) else None,
+                                 through[:, j].copy())  # fmt: skip
+            del border, through
+        stacked = np.empty((base.size, len(names)))
+        for j, name in enumerate(names):
+            stacked[:, j] = columns[name][1]
+        joined = np.empty((base.size, joining.size))
+        for j, name in enumerate(names[: joining.size]):
+            joined[:, j] = columns[name][0]
+        return joined, stacked
 
-    def _refined(self, held, solution, rights, steps=2):
+    def _refined(self, held, solution, rights, steps=2, settle=False):
         """``(held, X)`` refined from an update's ``solution``: ``X += M_II⁻¹ (R -
         M_II X)``, the residual by ``product`` (from the rows, no k x k array), its
         solve by the same update (the border's solves kept: a few percent of a
-        factor's time)."""
+        factor's time). With ``settle``, until the residual is within
+        ``RESIDUAL_BELOW`` of the right sides, or stops halving within
+        ``RESIDUAL_LIMIT`` of them (float64's floor), else None."""
         right = rights(held)
-        for _ in range(steps):
+        scale = max(float(np.max(np.abs(right), initial=0.0)), np.finfo(float).tiny)
+        last = np.inf
+        for step in range(steps + settle):  # settle: the last residual checked too
             residual = right - self.product(held, solution)
+            size = float(np.max(np.abs(residual), initial=0.0))
+            # Settled: small, or at float64's floor (no longer halving) within what
+            # the exchanges accept of the held margins.
+            if settle and (size <= self.RESIDUAL_BELOW * scale or (
+                size > last / 2 and size <= RESIDUAL_LIMIT * scale
+            )):
+                return held, solution
+            if step == steps:
+                break
+            last = size
 
             def residual_of(keys, residual=residual):
                 at = np.minimum(np.searchsorted(held, keys), held.size - 1)
@@ -317,44 +440,76 @@ class HeldSystem:
             if solved is None:
                 break
             solution = solution + solved[1]
-        return held, solution
+        return None if settle else (held, solution)
 
     def _from_factor(self, held, rights):
         """The solves for ``held`` from the factor of ``self.factored``: left rows held
-        at 0, joined rows by block elimination (Schur complement)."""
-        base = self.factored
-        leaving = np.flatnonzero(~np.isin(base, held))  # positions in base
-        joining = held[~np.isin(held, base)]
-        changed = leaving.size + joining.size
-        if changed > self.UPDATE_SHARE * base.size:
+        at 0, joined rows by block elimination (Schur complement). The elimination
+        of the last held set is kept: a refinement solves it again and again."""
+        update = self._update_for(held)
+        if update is None:
             return None
-        self.by_update = changed > 0
-        a, r = joining.size, leaving.size
-        border, through = self._border(base, joining, leaving)
-        corner = np.zeros((a + r, a + r))
-        corner[:a, :a] = self.block(joining, joining)
-        schur = corner - border.T @ through
+        leaving, joining, border, through, schur = update
+        base, a = self.factored, joining.size
+        self.by_update = leaving.size + a > 0
         right = rights(base)
         right[leaving] = 0.0
-        right_extra = np.zeros((a + r, right.shape[1]))
+        right_extra = np.zeros((a + leaving.size, right.shape[1]))
         right_extra[:a] = rights(joining)
-        base_part = cho_solve(self.factor, right, check_finite=False)
-        try:
-            extra = np.linalg.solve(schur, right_extra - border.T @ base_part)
-        except np.linalg.LinAlgError:
-            return None
-        base_part -= through @ extra
+        base_part = self._through(right)
+        if schur is not None:
+            extra = lu_solve(schur, right_extra - _bordered(border, leaving,
+                                                            base_part),
+                             check_finite=False)  # fmt: skip
+            base_part -= through @ extra
+        else:
+            extra = right_extra
         solution = np.empty((held.size, right.shape[1]))
         staying = np.isin(base, held)
         solution[np.searchsorted(held, base[staying])] = base_part[staying]
         solution[np.searchsorted(held, joining)] = extra[:a]
         return held, solution
 
+    def _update_for(self, held):
+        """``(leaving, joining, B, M_base⁻¹ B, LU of the Schur complement)`` of
+        ``held`` from the factor, the last one kept; None where too many keys change
+        or the complement is singular."""
+        key = held.tobytes()
+        if self._update is not None and self._update[0] == key:
+            return self._update[1]
+        base = self.factored
+        leaving = np.flatnonzero(~np.isin(base, held))  # positions in base
+        joining = held[~np.isin(held, base)]
+        a, r = joining.size, leaving.size
+        if a + r > self.UPDATE_SHARE * base.size:
+            return None
+        self._update = None  # its arrays go before the next are made
+        border, through = self._border(base, joining, leaving)
+        corner = np.zeros((a + r, a + r))
+        corner[:a, :a] = self.block(joining, joining)
+        schur = None  # nothing changed: no complement
+        if a + r:
+            factor, pivots, info = lapack.dgetrf(
+                corner - _bordered(border, leaving, through)
+            )
+            if info != 0 or not np.all(np.isfinite(factor)):
+                return None
+            schur = factor, pivots
+        self._update = (key, (leaving, joining, border, through, schur))
+        return self._update[1]
 
-def _held_factor(block, pivoting=False):
+
+def _bordered(joined, leaving, values):
+    """``Bᵀ values`` of the border ``B = [B_J, E_L]`` (:meth:`HeldSystem._border`):
+    the joining keys' products, then the leaving positions' rows."""
+    return np.vstack([joined.T @ values, values[leaving]])
+
+
+def _held_factor(block, pivoting=False, below=DEPENDENT_BELOW):
     """``(factor, order)``: the Cholesky factor (``cho_solve``'s form) of the rows and
-    columns ``order`` (in that order) of a symmetric PSD block, in the block's own
-    memory; ``(None, None)`` where it fails.
+    columns ``order`` (in that order) of a symmetric PSD block (float64, or float32
+    with its own ``below``), in the block's own memory; ``(None, None)`` where it
+    fails.
 
     LAPACK's Cholesky factors the block in order (its transpose is Fortran-ordered:
     in place, the factor the block's lower triangle). Where a pivot falls to
@@ -365,16 +520,19 @@ def _held_factor(block, pivoting=False):
     one (an in-order choice kept rows whose pivot was rounding, and its other set
     made the exchanges cycle), and its factor the one solved with (a Cholesky of the
     kept rows again took 4.6 s of 66 twice on issue 56's TF-IDF of 8 900 pairs)."""
-    block = np.ascontiguousarray(block, dtype=float)
+    if block.dtype == np.float32:
+        potrf, pstrf = lapack.spotrf, lapack.spstrf
+    else:
+        block = np.ascontiguousarray(block, dtype=float)
+        potrf, pstrf = lapack.dpotrf, lapack.dpstrf
     diagonal = np.diag(block).copy()  # both LAPACK calls write it
-    tolerance = DEPENDENT_BELOW * float(np.max(diagonal))
+    tolerance = below * float(np.max(diagonal))
     if not pivoting:
-        factor, info = lapack.dpotrf(block.T, lower=0, clean=0, overwrite_a=1)
-        if info == 0 and np.min(np.diag(factor)) ** 2 >= tolerance:
+        factor, info = potrf(block.T, lower=0, clean=0, overwrite_a=1)
+        if info == 0 and float(np.min(np.diag(factor))) ** 2 >= tolerance:
             return (factor, False), np.arange(len(block))
         block[np.diag_indices(len(block))] = diagonal
-    _, pivots, rank, info = lapack.dpstrf(block.T, tol=tolerance, lower=1,
-                                          overwrite_a=1)  # fmt: skip
+    _, pivots, rank, info = pstrf(block.T, tol=tolerance, lower=1, overwrite_a=1)
     if info < 0 or rank == 0:
         return None, None
     if rank < len(block):  # L's leading rank x rank, one contiguous array for potrs
