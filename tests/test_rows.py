@@ -332,3 +332,28 @@ def test_centred_rows_are_made_in_a_copy_never_in_x(dtype):
             expected = (np.asarray(X[indices], float) - frame.centre) / frame.scale
             np.testing.assert_array_equal(frame.centred_rows(indices), expected)
             np.testing.assert_array_equal(X, before)
+
+
+def test_the_last_hyperplanes_margins_are_kept_not_recomputed():
+    """The working-set loop's last look for violators and its optimality check ask
+    for the margins of one hyperplane: one pass over X answers both (read-only,
+    so that neither caller changes the other's); another hyperplane, or another
+    intercept, is computed afresh."""
+    from sklearn_linsep._rows._memory_two_class import ScaledRows
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4)) + 100.0
+    c = np.where(rng.random(50) > 0.5, 1.0, -1.0)
+    rows = ScaledRows(X, c)
+    passes, scores = [], rows.scores
+    rows.scores = lambda *args: passes.append(1) or scores(*args)
+    coef = rng.normal(size=4)
+    first = rows.margins(coef, 0.5)
+    assert rows.margins(coef.copy(), 0.5) is first and len(passes) == 1
+    assert not first.flags.writeable
+    expected = c * (((X - rows.centre) / rows.scale) @ coef + 0.5)
+    np.testing.assert_allclose(first, expected, rtol=1e-12, atol=1e-12)
+    assert rows.min_margin(coef, 0.25) == pytest.approx(np.min(expected - 0.25 * c))
+    assert len(passes) == 2
+    rows.margins(-coef, 0.25)
+    assert len(passes) == 3

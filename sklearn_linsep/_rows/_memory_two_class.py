@@ -73,6 +73,7 @@ class ScaledRows(Frame):
         )
         self.magnitude = np.maximum(np.abs(high), np.abs(low))  # largest |x_j|
         self._last_rows = None  # (indices, Z rows): the working set, asked often
+        self._last_margins = None  # (hyperplane, margins): see margins
 
     def proven_min_margin(self, coef, intercept, center=None, intercept_at_center=None):
         """The smallest margin of an active sample of the hyperplane ``(coef,
@@ -221,8 +222,18 @@ class ScaledRows(Frame):
         return np.r_[out, v.sum()]
 
     def margins(self, coef, intercept):
-        """``c_i (z_i · coef + intercept)`` of every sample."""
-        return self.c * self.scores(coef, intercept)
+        """``c_i (z_i · coef + intercept)`` of every sample. The last hyperplane's
+        are kept: the loop's last look for violators and its optimality check ask
+        for the same one (a pass over X each: a third of a pair's time on 10 000 x
+        256 embeddings, K = 5)."""
+        key = (np.asarray(coef, dtype=float).tobytes(), float(intercept))
+        last = self._last_margins
+        if last is not None and last[0] == key:
+            return last[1]
+        margins = self.c * self.scores(coef, intercept)
+        margins.flags.writeable = False  # shared by the callers that ask again
+        self._last_margins = (key, margins)
+        return margins
 
     def violators(self, coef, intercept, threshold, working, batch=None,
                   slack=None, every=True):  # fmt: skip
