@@ -380,12 +380,14 @@ class HeldSystem:
         positions' unit columns (``E_L``, never stored); each solved once per factor
         (steps from one factor share most changes)."""
         names = [("joins", key) for key in joining] + [("leaves", at) for at in leaving]
-        # Only this step's columns are kept: a key that leaves the exchanges for
-        # good would hold its two columns to the end (issue 56's TF-IDF: 1 135 of
-        # them, 135 MB, where a step used 600).
-        columns = self._columns = {
-            name: self._columns[name] for name in names if name in self._columns
-        }
+        # Of a float32 factor (many keys), only this step's columns are kept: a key
+        # that leaves the exchanges for good would hold its two columns to the end
+        # (issue 56's TF-IDF: 1 135 of them, 135 MB, where a step used 600).
+        if self._single():
+            self._columns = {
+                name: self._columns[name] for name in names if name in self._columns
+            }
+        columns = self._columns
         new = [name for name in names if name not in columns]  # joining keys first
         if new:
             keys = [key for kind, key in new if kind == "joins"]
