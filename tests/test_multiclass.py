@@ -1593,3 +1593,67 @@ def test_a_float32_held_factor_holds_half_the_memory(monkeypatch):
     assert peak < 0.65 * 8 * k**2, peak / (8 * k**2)
     expected = np.linalg.solve(block, right)
     np.testing.assert_allclose(solved[1], expected, atol=1e-9 * np.abs(expected).max())
+
+
+def test_a_float32_factor_with_keys_joined_back_is_a_new_factor_not_an_update(
+    monkeypatch,
+):
+    """Keys a float32 factor leaves out for small pivots (a row copied to 1e-4:
+    its pairs' pivots near 1e-8 of the largest) join it by a float64 Schur
+    complement, which keeps them as float64's pivoting does; the solve is still a
+    new factor's (``by_update`` False: the exchanges give up on a rough one rather
+    than factoring it again and again), to the explicit block's residual."""
+    from sklearn_linsep._kesler import class_columns
+    from sklearn_linsep._margin._solvers._dense_dual import HeldSystem, pair_system
+
+    rng = np.random.default_rng(4)
+    rows = rng.normal(size=(300, 320))
+    rows[1] = rows[0] + 1e-4 * rng.normal(size=320)
+    gram = rows @ rows.T
+    classes = rng.integers(0, 4, 300)
+    classes[1] = classes[0]
+    position, others = np.nonzero(classes[:, None] != np.arange(4))
+    own = classes[position]
+    B = class_columns(own, others, 4)
+    block = (B.T @ B) * (gram[np.ix_(position, position)] + 1.0)
+    right = np.column_stack([np.ones(own.size), B.T])
+    monkeypatch.setattr(HeldSystem, "SINGLE_FROM", 0)
+    system = pair_system(gram, position, own, others, 4)
+    system.whole = None
+    joined = []
+    join = HeldSystem._join_in_float64
+    monkeypatch.setattr(HeldSystem, "_join_in_float64",
+                        lambda self, low, top: joined.append(low.size)
+                        or join(self, low, top))  # fmt: skip
+    held, solution = system.solve(np.arange(own.size))
+    assert joined and system.factor[0].dtype == np.float32
+    assert held.size == own.size and not system.by_update
+    # The block's condition number is 4e10: the residual is what a solve answers
+    # for (numpy's own: 1.4e-10).
+    assert np.max(np.abs(block @ solution - right)) <= 1e-9
+
+
+def test_a_float32_update_of_near_copies_settles_by_float64_border_solves(monkeypatch):
+    """Rows copied to 1e-6: a joining key near the span of the factored ones loses
+    its Schur complement to float32's rounding; its border solves are then refined
+    to float64, the update settles, and the machine is the float64 factor's."""
+    from sklearn_linsep._margin._solvers._dense_dual import HeldSystem
+
+    rng = np.random.default_rng(0)
+    X, y = text_like(200, 2000, 4, seed=3)
+    dense = X.toarray()
+    near = dense[:20] + 1e-6 * rng.standard_normal((20, 2000)) * (dense[:20] != 0)
+    X, y = np.vstack([dense, near]), np.r_[y, y[:20]]
+    double = linear_separability(X, y, multiclass="joint")
+    float32_held_factors(monkeypatch)
+    monkeypatch.setattr(HeldSystem, "SINGLE_LOW_SHARE", 0.12)
+    refined = []
+    refine = HeldSystem._refine_joining
+    monkeypatch.setattr(HeldSystem, "_refine_joining",
+                        lambda self, held: refined.append(refine(self, held))
+                        or refined[-1])  # fmt: skip
+    single = linear_separability(X, y, multiclass="joint")
+    assert any(refined) and single.verify(X, y)
+    np.testing.assert_allclose(single.margin, double.margin, rtol=1e-9)
+    np.testing.assert_allclose(single.coef, double.coef,
+                               atol=1e-8 * np.abs(double.coef).max())  # fmt: skip

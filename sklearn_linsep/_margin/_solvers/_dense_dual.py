@@ -225,16 +225,20 @@ class HeldSystem:
     solves, new or updated, is then refined in float64 against ``product`` until the
     residual is within ``RESIDUAL_BELOW`` of the right sides. Keys whose float32
     pivot falls below ``SINGLE_DEPENDENT_BELOW`` join by a Schur complement in
-    float64, which drops those dependent as the float64 factor would. Where
-    ``REFINEMENTS`` steps do not settle a new factor's solve, or more than
-    ``UPDATE_SHARE`` of its keys have such pivots, the system factors in float64
-    from then on."""
+    float64, which drops those dependent as the float64 factor would; so do an
+    update's joining keys where its solve does not settle. Where ``REFINEMENTS``
+    steps do not settle a new factor's solve, or more than ``SINGLE_LOW_SHARE`` of
+    its keys have such pivots, the system factors in float64 from then on."""
 
     UPDATE_SHARE = 0.12
     UPDATE_FROM = 400
     SINGLE_FROM = 4096
+    # Keys a float32 factor leaves out for small pivots, at most this share of it:
+    # their float64 columns (16 k bytes a key) stay a fraction of its 4 k² bytes.
+    SINGLE_LOW_SHARE = 0.02
     RESIDUAL_BELOW = 1e-11
     REFINEMENTS = 6
+    COLUMN_BAND = 64  # border columns refined at a time (product's temporaries)
 
     def __init__(self, block, right, full=None, whole=None, largest=None,
                  product=None):  # fmt: skip
@@ -265,8 +269,7 @@ class HeldSystem:
         if self.factored is not None and self.factored.size >= self.UPDATE_FROM:
             solved = self._from_factor(held, rights)
             if solved is not None and self._single():
-                solved = self._refined(held, solved[1], rights, self.REFINEMENTS,
-                                       settle=True)  # fmt: skip
+                solved = self._settled_update(held, solved, rights)
             elif solved is not None and refine and self.by_update:
                 return self._refined(held, solved[1], rights)
             if solved is not None:
@@ -278,6 +281,61 @@ class HeldSystem:
     def _single(self):
         """Whether the factor at hand is float32's."""
         return self.factor is not None and self.factor[0].dtype == np.float32
+
+    def _settled_update(self, held, solved, rights):
+        """A float32 factor's update ``solved`` refined until it settles; where it
+        does not, once more with the joining keys' border solves refined to float64
+        (a key near the span of the factored ones has a Schur complement that
+        float32's rounding loses); None where that does not settle either."""
+        settled = self._refined(held, solved[1], rights, self.REFINEMENTS, settle=True)
+        if settled is not None or not self._refine_joining(held):
+            return settled
+        solved = self._from_factor(held, rights)
+        if solved is None:
+            return None
+        return self._refined(held, solved[1], rights, self.REFINEMENTS, settle=True)
+
+    def _refine_joining(self, held):
+        """Whether the border solves of ``held``'s joining keys not refined yet were
+        refined to float64 (:meth:`_solved_in_float64`); the update is then made
+        anew from them."""
+        joining = held[~np.isin(held, self.factored)]
+        rough = np.array([key for key in joining
+                          if not self._columns.get(("joins", key), (0, 0, False))[2]],
+                         dtype=np.intp)  # fmt: skip
+        if not rough.size:
+            return False
+        self._update = None
+        self._keep_columns(rough, *self._solved_in_float64(rough))
+        return True
+
+    def _keep_columns(self, keys, border, through, refined=True):
+        """Keep the joining keys' border columns and their solves, as copies (a view
+        would hold its whole array)."""
+        for j, key in enumerate(keys):
+            self._columns[("joins", key)] = (border[:, j].copy(), through[:, j].copy(),
+                                             refined)  # fmt: skip
+
+    def _solved_in_float64(self, keys):
+        """``(B, M_base⁻¹ B)`` of the keys' border columns against the factored
+        keys, the solves refined against ``product`` until they stop halving, a
+        band of ``COLUMN_BAND`` columns at a time (the product's temporaries are a
+        few arrays of its width)."""
+        base = self.factored
+        border, through = np.empty((base.size, keys.size)), np.empty((base.size, keys.size))
+        for start in range(0, keys.size, self.COLUMN_BAND):
+            band = slice(start, start + self.COLUMN_BAND)
+            border[:, band] = self.block(base, keys[band])
+            solved, last = self._through(border[:, band]), np.inf
+            for _ in range(self.REFINEMENTS):
+                residual = border[:, band] - self.product(base, solved)
+                size = float(np.max(np.abs(residual), initial=0.0))
+                if size == 0.0 or size > last / 2:
+                    break
+                solved += self._through(residual)
+                last = size
+            through[:, band] = solved
+        return border, through
 
     def _factorise(self, held, rights):
         # One k x k array at a time: the last factor goes before the new block is
@@ -322,15 +380,19 @@ class HeldSystem:
         self.pivoting = factor[1]
         self.factored, self.factor, self._columns = held[order], factor, {}
         low = np.setdiff1d(held, self.factored, assume_unique=True)
-        if low.size > self.UPDATE_SHARE * self.factored.size:
+        if low.size > self.SINGLE_LOW_SHARE * self.factored.size:
             return None  # many dependent keys: the float64 factor's pivoting
         if low.size:
             held = np.setdiff1d(held, self._join_in_float64(low, top),
                                 assume_unique=True)  # fmt: skip
         solved = self._from_factor(held, rights)
-        if solved is None:
-            return None
-        return self._refined(held, solved[1], rights, self.REFINEMENTS, settle=True)
+        if solved is not None:
+            solved = self._refined(held, solved[1], rights, self.REFINEMENTS,
+                                   settle=True)  # fmt: skip
+        # A new factor, though its left-out keys joined it as an update does: a
+        # rough answer from it is not retried as an update's would be.
+        self.by_update = False
+        return solved
 
     def _join_in_float64(self, low, top):
         """The keys of ``low`` dependent on the factored ones and each other to
@@ -339,15 +401,7 @@ class HeldSystem:
         columns of the others are solved and refined to float64 (kept for
         :meth:`_border`), so that their join does not lose the digits that tell
         them apart."""
-        base = self.factored
-        border = self.block(base, low)
-        through = self._through(border)
-        level = np.finfo(float).eps * max(float(np.max(np.abs(border))), 1e-300)
-        for _ in range(self.REFINEMENTS):
-            residual = border - self.product(base, through)
-            if np.max(np.abs(residual)) <= level:
-                break
-            through += self._through(residual)
+        border, through = self._solved_in_float64(low)
         schur = self.block(low, low) - border.T @ through
         largest, order = float(np.max(np.diag(schur))), None
         if largest > DEPENDENT_BELOW * top:  # else every one of them is dependent
@@ -356,8 +410,7 @@ class HeldSystem:
         kept = np.zeros(low.size, dtype=bool)
         if order is not None:
             kept[order] = True
-        for j in np.flatnonzero(kept):
-            self._columns[("joins", low[j])] = (border[:, j], through[:, j])
+        self._keep_columns(low[kept], border[:, kept], through[:, kept])
         return low[~kept]
 
     def _through(self, values, cast=True):
@@ -401,7 +454,7 @@ class HeldSystem:
             del units
             for j, name in enumerate(new):  # copies: each goes when it is dropped
                 columns[name] = (border[:, j].copy() if j < len(keys) else None,
-                                 through[:, j].copy())  # fmt: skip
+                                 through[:, j].copy(), False)  # fmt: skip
             del border, through
         stacked = np.empty((base.size, len(names)))
         for j, name in enumerate(names):
