@@ -773,3 +773,34 @@ def test_a_signal_before_the_copy_s_path_is_recorded_still_kills():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True,
                           text=True, timeout=60, check=False)  # fmt: skip
     assert done.returncode == -signal.SIGHUP, done.stderr
+
+
+def test_the_temporary_directory_is_probed_before_the_source_opens(monkeypatch):
+    """tempfile's first call writes and removes a probe file in TMPDIR. It comes
+    before the source is opened, while a pipe's writer still waits, so that the only
+    file the writer can see there is the copy, whose removal a signal handles."""
+    import io
+    import tempfile
+
+    from sklearn_linsep._report._source import Source
+
+    order = []
+    probe = tempfile._get_default_tempdir
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_get_default_tempdir",
+                        lambda *args: order.append("probe") or probe(*args))  # fmt: skip
+
+    def opener():
+        order.append("open")
+        return io.BytesIO(b"y,x\n0,1\n")
+
+    from sklearn_linsep._report._copies import TemporaryFiles
+
+    source = Source.__new__(Source)
+    source.path, source._copies = "<pipe>", []
+    copy = source._copy(opener, 1 << 20, "too large")
+    try:
+        assert order == ["probe", "open"]
+    finally:
+        TemporaryFiles.remove(copy)  # the file, and the signal handlers with it
+    assert not os.path.exists(copy)

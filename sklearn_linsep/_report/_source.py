@@ -267,6 +267,10 @@ class Source:
 
     def _copy(self, opener, max_bytes, too_large):
         """A temporary copy of what ``opener()`` opens (see :func:`capped_copy`)."""
+        # TMPDIR first: tempfile's first call writes and removes a probe file there.
+        # After the open, a pipe's writer no longer waits and may see that probe;
+        # a SIGTERM sent on seeing it killed the report with the probe left (CI).
+        tempfile.gettempdir()
         try:
             copy = capped_copy(opener(), max_bytes, too_large)
         except WriteError as error:
