@@ -1544,7 +1544,6 @@ def test_a_float32_held_factor_gives_the_float64_answer(monkeypatch, case):
         np.testing.assert_allclose(single.coef, double.coef,
                                    atol=1e-8 * np.abs(double.coef).max())  # fmt: skip
     machine = HardMarginSVM(multi_class="crammer_singer").fit(X, y)
-    reference = None
     if double.separable:
         monkeypatch.undo()
         reference = HardMarginSVM(multi_class="crammer_singer").fit(X, y)

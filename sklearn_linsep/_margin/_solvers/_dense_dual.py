@@ -322,7 +322,8 @@ class HeldSystem:
         band of ``COLUMN_BAND`` columns at a time (the product's temporaries are a
         few arrays of its width)."""
         base = self.factored
-        border, through = np.empty((base.size, keys.size)), np.empty((base.size, keys.size))
+        border = np.empty((base.size, keys.size))
+        through = np.empty_like(border)
         for start in range(0, keys.size, self.COLUMN_BAND):
             band = slice(start, start + self.COLUMN_BAND)
             border[:, band] = self.block(base, keys[band])
