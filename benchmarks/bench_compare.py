@@ -182,6 +182,11 @@ def catalogue():
     for n, p in ((200, 2000), (500, 5000)):
         out.append(Workload(f"HardMarginSVM {n} x {p}, random labels", "exact",
                             "random labels", (n, p), 0))  # fmt: skip
+    for kind, shift in (("separable", 12.0), ("inseparable", 2.0)):  # bench_pairs.py
+        out.append(Workload(f"pairs: embeddings 1e4 x 256 float32, K=5, {kind}",
+                            "exact", "pairs", ("embeddings", shift), 0))  # fmt: skip
+    out.append(Workload("pairs: digits, standardised (45 pairs)", "exact", "pairs",
+                        ("digits",), 0))  # fmt: skip
     for name in MULTICLASS_SHAPES:
         out.append(Workload(f"joint: {name}", "multiclass", "joint", (name,), 0))
     out.append(Workload("joint: 200 random small cases (one call: all)", "multiclass",
@@ -282,6 +287,14 @@ class Data:
             rng = np.random.default_rng(0)
             X, y = rng.standard_normal(args), rng.integers(0, 2, args[0])
             return lambda: HardMarginSVM().fit(X, y)
+        if kind == "pairs":  # bench_pairs.py's workloads, every pair's answer
+            import bench_pairs
+
+            if args[0] == "digits":
+                X, y = bench_pairs.digits()
+            else:
+                X, y = bench_pairs.embeddings(10_000, 256, "float32", args[1], 5)
+            return lambda: list(linear_separability(X, y).values())
         joint = self.multiclass.joint
         if kind == "joint":
             X, y = self.shapes()[args[0]]

@@ -216,6 +216,24 @@ def _dot64(X, v):
     return np.concatenate([block @ v for _, block in _float64_chunks(X)])
 
 
+def _dot_about(X, v, centre):
+    """``X @ v`` in float64 (:func:`_dot64`), but float32 X's in float32, as
+    ``(X - centre) @ v + centre @ v`` chunk by chunk: the seed's order of the
+    rows, for which float32's digits are enough once the offset the rows share
+    is taken off (a float64 copy of a pair's 4 000 x 256 float32 rows took
+    1.5 ms, against 0.3 ms)."""
+    if sp.issparse(X) or X.dtype != np.float32:
+        return _dot64(X, v)
+    centre = centre.astype(np.float32)
+    narrow = v.astype(np.float32)
+    out = np.empty(X.shape[0])
+    step = chunk_rows(X.shape[1])
+    for start in range(0, X.shape[0], step):
+        out[start : start + step] = (X[start : start + step] - centre) @ narrow
+    # v's own rounding times the offset is left out: float64 v here
+    return out + float(centre.astype(np.float64) @ v)
+
+
 def _masked_mean(X, mask):
     """Mean of the rows where ``mask`` holds, in float64: matrix-vector products,
     no copy of X."""
@@ -379,7 +397,7 @@ def seed_indices(scaled, size):
     else:
         means = _masked_mean(X, positive), _masked_mean(X, negative)
     direction, offset = seed_direction(*means)
-    signed = c * (_dot64(X, direction) + offset)
+    signed = c * (_dot_about(X, direction, scaled.centre) + offset)
     return np.unique(nearest_per_side(signed, c, active, size))
 
 

@@ -809,6 +809,44 @@ def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
     np.testing.assert_allclose(svm.coef_[0], w, rtol=1e-5, atol=1e-7)
 
 
+def test_a_seed_is_cut_only_where_it_would_take_much_of_each_class():
+    """4p + 20 rows a side, but where that is over 40% of a side and a cut to a
+    twelfth of the rows (at least 2p + 20) leaves out half of each side, the
+    cut: a pair of 10 000 x 256 embeddings of K = 5 (4 000 rows); never digits'
+    pairs, make_separable's 3 000 x 100, tall data or wide data."""
+    seed = lambda p, n: _cost.two_class_sizes(p, n)[0]  # noqa: E731
+    assert seed(256, 4000) == 2 * 256 + 20  # 1 000 a side before
+    assert seed(256, 20_000) == _cost.TALL_CAP  # a twelfth: 1 666, capped
+    assert seed(100, 3000) == 4 * 100 + 20  # 28% of a side: not cut
+    assert seed(64, 360) == 4 * 64 + 20  # every row of digits' pairs
+    assert seed(20, 100_000) == 4 * 20 + 20
+    assert seed(2000, 200) == 4 * 2000 + 20  # wide: every row
+    assert _cost.two_class_sizes(256, 4000, initial_size=7)[0] == 7
+
+
+def test_a_cut_seed_finds_the_answer_of_the_whole_seed():
+    """The cut seed changes the rounds, not the answer: two classes of 2 000
+    float32 rows in 256 features (noise, apart along one direction by 12 units:
+    separable; by 2: not) give the answer of the seed of 4p + 20 rows a side,
+    the margin to 1e-12."""
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1], 2000)
+    direction = rng.standard_normal(256)
+    direction /= np.linalg.norm(direction)
+    for shift in (12.0, 2.0):
+        noise = rng.standard_normal((4000, 256))
+        X = (noise + shift * y[:, None] * direction).astype(np.float32)
+        assert _cost.two_class_sizes(256, len(y))[0] < 4 * 256 + 20
+        cut = linear_separability(X, y)
+        whole = _margin.maximal_margin_of(
+            ScaledRows(X, 2.0 * y - 1), initial_size=4 * 256 + 20, verdict=True
+        )
+        assert cut.separable == whole.separable == (shift > 10)
+        assert cut.verify(X, y)
+        if cut.separable:
+            assert cut.margin == pytest.approx(whole.margin, rel=1e-12)
+
+
 def test_the_cost_model_takes_rounds_on_tall_data_and_the_interior_point_wide():
     """Measured: 1e6 x 20 with 10 labels flipped ends in 14 rounds of at most
     2 156 rows (1.3 s; the interior point took 24 s), 1e5 x 50 with 20 flipped

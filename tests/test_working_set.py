@@ -255,3 +255,26 @@ def test_float32_rows_are_summed_and_projected_in_float64():
         _masked_mean(X, mask), wide[mask].mean(axis=0), rtol=1e-13
     )
     np.testing.assert_allclose(_dot64(X, v), wide @ v, rtol=1e-10, atol=1e-9)
+
+
+def test_float32_seed_products_are_taken_about_the_centre():
+    """The seed orders float32 rows by float32 products taken about the rows'
+    centre: within float32's digits of the centred rows, where the same product
+    of the raw rows (an offset of 1e4 units) loses digits."""
+    from sklearn_linsep._working_set import _dot_about
+
+    rng = np.random.default_rng(2)
+    X = (1e4 + rng.standard_normal((5000, 64))).astype(np.float32)
+    v = rng.standard_normal(64)
+    wide = X.astype(np.float64)
+    centre = wide.mean(axis=0)
+    exact = wide @ v
+    spread = np.abs(wide - centre) @ np.abs(v)  # the centred products' size
+    about = np.abs(_dot_about(X, v, centre) - exact) / spread
+    assert np.max(about) <= 1e-6
+    raw = np.abs((X @ v.astype(np.float32)).astype(np.float64) - exact) / spread
+    assert np.max(raw) > 30 * np.max(about)
+    # float64 and sparse X: the float64 products of _dot64, unchanged
+    np.testing.assert_array_equal(_dot_about(wide, v, centre), wide @ v)
+    sparse = sp.csr_matrix(wide)
+    np.testing.assert_allclose(_dot_about(sparse, v, centre), exact, rtol=1e-12)

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from .. import _kernels
 from .._fredholm import decide_mean_range
 from .._proofs import column_extremes, refuse_unverifiable
 from .._stats import class_statistics
@@ -234,9 +235,21 @@ class ClassSummaries:
 
 
 def class_summaries(X, y_encoded, n_classes, active):
-    """:class:`ClassSummaries` of dense or sparse X in one pass: each class's
-    active rows gathered a few MB at a time (float32 summed in float64)."""
+    """:class:`ClassSummaries` of dense or sparse X in one pass: dense C-ordered
+    X by the dask blocks' compiled pass (``_kernels.class_summaries``, no copy,
+    the GIL released), else each class's active rows gathered a few MB at a
+    time (float32 summed in float64)."""
     p = X.shape[1]
+    if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.dtype in (
+        np.float32,
+        np.float64,
+    ):
+        counts, sums = np.empty(n_classes), np.empty((n_classes, p))
+        highs, lows = np.empty((n_classes, p)), np.empty((n_classes, p))
+        weights = np.zeros(0) if active.all() else active.astype(np.float64)
+        codes = np.asarray(y_encoded, dtype=np.intp)
+        _kernels.class_summaries(X, codes, weights, counts, sums, highs, lows)
+        return ClassSummaries(counts.astype(np.intp), sums, highs, lows)
     counts = np.zeros(n_classes, dtype=np.intp)
     sums = np.zeros((n_classes, p))
     highs = np.full((n_classes, p), -np.inf)
