@@ -814,7 +814,9 @@ def test_a_seed_is_cut_only_where_it_would_take_much_of_each_class():
     twelfth of the rows (at least 2p + 20) leaves out half of each side, the
     cut: a pair of 10 000 x 256 embeddings of K = 5 (4 000 rows); never digits'
     pairs, make_separable's 3 000 x 100, tall data or wide data."""
-    seed = lambda p, n: _cost.two_class_sizes(p, n)[0]  # noqa: E731
+    def seed(p, n):
+        return _cost.two_class_sizes(p, n)[0]
+
     assert seed(256, 4000) == 2 * 256 + 20  # 1 000 a side before
     assert seed(256, 20_000) == _cost.TALL_CAP  # a twelfth: 1 666, capped
     assert seed(100, 3000) == 4 * 100 + 20  # 28% of a side: not cut

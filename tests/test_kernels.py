@@ -564,11 +564,14 @@ def test_the_pairs_passes_on_rows_without_features_move_the_intercepts_only():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted):
+@pytest.mark.parametrize("width", [6, 300])  # narrow, and vectorised rows
+def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted, width):
     """Counts, sums (the same bits as numpy's sum over axis 0), extremes; rows of
-    weight 0 left out, a class without rows at -inf / inf."""
+    weight 0 left out, a class without rows at -inf / inf; no columns: counts."""
     rng = np.random.default_rng(7)
-    X = (rng.normal(size=(5_000, 6)) * 10.0 ** rng.integers(-3, 4, 6)).astype(dtype)
+    scales = 10.0 ** rng.integers(-3, 4, width)
+    X = (rng.normal(size=(5_000, width)) * scales).astype(dtype)
+    X[11, 0], X[12, -1] = np.inf, -np.inf  # extremes, and sums, of inf
     codes = rng.integers(0, 3, 5_000).astype(np.intp)  # class 3 has no rows
     weights = np.where(rng.random(5_000) < 0.3, 0.0, 1.5) if weighted else None
     K, p = 4, X.shape[1]
@@ -585,6 +588,9 @@ def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted):
         np.testing.assert_array_equal(low[k], rows.min(axis=0))
     assert counts[3] == 0 and np.all(sums[3] == 0)
     assert np.all(high[3] == -np.inf) and np.all(low[3] == np.inf)
+    none = np.empty((K, 0))
+    _kernels.class_summaries(X[:, :0], codes, np.zeros(0), counts, none, none, none)
+    np.testing.assert_array_equal(counts, np.bincount(codes, minlength=K))
     with pytest.raises(ValueError, match=r"\[0, K\)"):
         _kernels.class_summaries(X, codes + 1, np.zeros(0), counts[:3], sums, high, low)
     with pytest.raises(ValueError, match="one entry per row"):
@@ -594,15 +600,19 @@ def test_class_summaries_are_numpys_of_each_class_rows(dtype, weighted):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_column_extremes_are_numpys_max_and_min(dtype):
-    """One pass over X: numpy's max and min over axis 0, a NaN winning; no rows:
-    -inf and inf; the public helper keeps numpy's refusal of no rows."""
+@pytest.mark.parametrize("width", [9, 300])  # narrow, and vectorised rows
+def test_column_extremes_are_numpys_max_and_min(dtype, width):
+    """One pass over X: numpy's max and min over axis 0, a NaN winning (first
+    or last, beside infinities); no rows: -inf and inf; the public helper keeps
+    numpy's refusal of no rows."""
     from sklearn_linsep._proofs import column_extremes
 
     rng = np.random.default_rng(3)
-    X = (rng.normal(size=(2_000, 9)) * 10.0 ** rng.integers(-5, 6, 9)).astype(dtype)
-    X[7, 4] = X[1_999, 8] = np.nan
-    high, low = np.empty(9), np.empty(9)
+    scales = 10.0 ** rng.integers(-5, 6, width)
+    X = (rng.normal(size=(2_000, width)) * scales).astype(dtype)
+    X[7, 4] = X[1_999, 8] = X[0, 5] = np.nan
+    X[3, 5], X[9, 4], X[4, 2] = np.inf, -np.inf, np.inf
+    high, low = np.empty(width), np.empty(width)
     _kernels.column_extremes(X, high, low)
     np.testing.assert_array_equal(high, X.max(axis=0).astype(float))
     np.testing.assert_array_equal(low, X.min(axis=0).astype(float))
@@ -639,3 +649,34 @@ def test_outside_weights_are_the_weight_outside_each_closed_interval(dtype):
     )
     with pytest.raises(ValueError, match="one entry per row"):
         _kernels.outside_weights(X, w[:5], low, high, out)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("width", [0, 3, 4, 257])  # no column, a remainder, quads
+def test_centred_scores_are_the_float64_products_of_the_centred_rows(dtype, width):
+    """(x - centre) · coef + intercept in float64 with float32 rows widened: to
+    the rounding of the centred products, far from the origin too; the scores of
+    ScaledRows, whose Fortran-ordered X numpy's chunks score alike."""
+    from sklearn_linsep._rows._memory_two_class import ScaledRows
+
+    rng = np.random.default_rng(11)
+    X = (1e4 + rng.normal(size=(700, width))).astype(dtype)
+    centre, coef = X.astype(np.float64).mean(axis=0), rng.normal(size=width)
+    out = np.empty(700)
+    _kernels.centred_scores(X, centre, coef, 0.25, out)
+    centred = X.astype(np.float64) - centre
+    size = np.abs(centred) @ np.abs(coef) + 0.25
+    np.testing.assert_array_less(np.abs(out - (centred @ coef + 0.25)), 1e-14 * size)
+    c = np.where(np.arange(700) % 2, 1.0, -1.0)
+    for layout in (X, np.asfortranarray(X)) if width else ():
+        rows = ScaledRows(layout, c)  # each layout with the centre it finds
+        weights = coef / rows.scale
+        centred = X.astype(np.float64) - rows.centre
+        size = np.abs(centred) @ np.abs(weights) + 0.5
+        want = centred @ weights + 0.5
+        np.testing.assert_array_less(np.abs(rows.scores(coef, 0.5) - want), 1e-14 * size)
+    with pytest.raises(ValueError, match="one entry per row"):
+        _kernels.centred_scores(X, centre, coef, 0.0, out[:5])
+    with pytest.raises(ValueError, match="one entry per column"):
+        _kernels.centred_scores(np.ones((3, 5), dtype), centre[:2], coef[:2], 0.0,
+                                out[:3])  # fmt: skip

@@ -80,6 +80,7 @@ _MODULE_OF = {
             "column_extremes",
             "centre_with_indicator_weighted",
             "centred_margins",
+            "centred_scores",
             "largest_magnitude",
             "outside_weights",
             "shifted_class_sums",

@@ -268,6 +268,50 @@ def centred_margins(
             out[i] = c * (total + intercept)
 
 
+def centred_scores(
+    const data_t[:, ::1] X,
+    const double[:] centre,
+    const double[:] coef,
+    double intercept,
+    double[:] out,
+):
+    """``out[i] = (x_i - centre) · coef + intercept`` in float64, in one pass.
+
+    The scores of a two-class problem's hyperplane on its rows in memory: each row
+    centred as it is read (X's offset costs no digits), float32 rows widened value
+    by value (numpy made a float64 copy of each chunk: 1.7 ms a pass over 4 000 x
+    256 float32 rows), with no temporary. Four partial sums per row, in a fixed
+    order: the same bits on every CPU, where BLAS's order is its own.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p), float32 or float64, C-contiguous
+    centre, coef : ndarray of shape (p,)
+    intercept : float
+    out : ndarray of shape (n,), written in full
+    """
+    cdef Py_ssize_t n = X.shape[0], p = X.shape[1], quads = p - p % 4
+    cdef Py_ssize_t i, j
+    cdef double s0, s1, s2, s3
+    cdef const data_t *row
+    _check_rows(n, out.shape[0])
+    if centre.shape[0] < p or coef.shape[0] < p:
+        raise ValueError("centre and coef need one entry per column of X")
+    with nogil:
+        for i in range(n):
+            s0 = s1 = s2 = s3 = 0.0
+            if p > 0:
+                row = &X[i, 0]
+                for j in range(0, quads, 4):
+                    s0 = s0 + (<double>row[j] - centre[j]) * coef[j]
+                    s1 = s1 + (<double>row[j + 1] - centre[j + 1]) * coef[j + 1]
+                    s2 = s2 + (<double>row[j + 2] - centre[j + 2]) * coef[j + 2]
+                    s3 = s3 + (<double>row[j + 3] - centre[j + 3]) * coef[j + 3]
+                for j in range(quads, p):
+                    s0 = s0 + (<double>row[j] - centre[j]) * coef[j]
+            out[i] = ((s0 + s1) + (s2 + s3)) + intercept
+
+
 def class_summaries(
     const data_t[:, ::1] X,
     const Py_ssize_t[:] codes,
@@ -298,6 +342,10 @@ def class_summaries(
     cdef Py_ssize_t i, j, k
     cdef bint weighted = sample_weight.shape[0] > 0
     cdef double value
+    cdef const data_t *row
+    cdef double *total
+    cdef double *largest
+    cdef double *smallest
     _check_rows(n, codes.shape[0])
     if weighted:
         _check_rows(n, sample_weight.shape[0])
@@ -320,20 +368,27 @@ def class_summaries(
                 continue
             k = codes[i]
             counts[k] += 1.0
+            if p == 0:  # no first entry to point at
+                continue
+            # A row's pointers and selects without branches: the loop over the
+            # features vectorises (2.0 ms for 10 000 x 256 float32, against 4.6 to
+            # 7.8 ms with indexed views and branches); the sums' order is unchanged.
+            row = &X[i, 0]
+            total = &sums[k, 0]
+            largest = &high[k, 0]
+            smallest = &low[k, 0]
             for j in range(p):
-                value = <double>X[i, j]
-                sums[k, j] += value
-                if value > high[k, j]:
-                    high[k, j] = value
-                if value < low[k, j]:
-                    low[k, j] = value
+                value = <double>row[j]
+                total[j] += value
+                largest[j] = value if value > largest[j] else largest[j]
+                smallest[j] = value if value < smallest[j] else smallest[j]
 
 
 def column_extremes(const data_t[:, ::1] X, double[:] high, double[:] low):
     """Each column's largest and smallest value, reading X once (numpy's ``max`` and
-    ``min`` over axis 0 read it twice, along its short rows: 5.6 ms for 1e5 x 10,
-    against 1.2 ms here; from about 50 columns numpy's are faster). A NaN wins, as
-    in numpy's; no rows: ``-inf`` and ``inf``.
+    ``min`` over axis 0 read it twice: 7.9 ms for 1e5 x 10, against 1.3 ms here;
+    11.3 against 5.7 ms at 2e4 x 256). A NaN wins, as in numpy's; no rows: ``-inf``
+    and ``inf``.
 
     Parameters
     ----------
@@ -343,20 +398,31 @@ def column_extremes(const data_t[:, ::1] X, double[:] high, double[:] low):
     cdef Py_ssize_t n = X.shape[0], p = X.shape[1]
     cdef Py_ssize_t i, j
     cdef double value
+    cdef const data_t *row
+    cdef double *largest
+    cdef double *smallest
     if high.shape[0] < p or low.shape[0] < p:
         raise ValueError("high and low need one entry per column of X")
     with nogil:
         for j in range(p):
             high[j] = -INFINITY
             low[j] = INFINITY
+        if p > 0:
+            largest = &high[0]
+            smallest = &low[0]
         for i in range(n):
-            for j in range(p):
-                value = <double>X[i, j]
+            if p == 0:
+                break
+            row = &X[i, 0]
+            for j in range(p):  # selects, not branches: it vectorises
+                value = <double>row[j]
                 # ``value != value``: a NaN, kept (no comparison replaces it)
-                if value > high[j] or value != value:
-                    high[j] = value
-                if value < low[j] or value != value:
-                    low[j] = value
+                largest[j] = (
+                    value if value > largest[j] or value != value else largest[j]
+                )
+                smallest[j] = (
+                    value if value < smallest[j] or value != value else smallest[j]
+                )
 
 
 def outside_weights(

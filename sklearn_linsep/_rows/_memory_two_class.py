@@ -5,6 +5,7 @@ perceptron's augmented samples."""
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _kernels
 from .._proofs import column_extremes, proven_margins
 from .._working_set import (
     Frame,
@@ -24,6 +25,12 @@ from .._working_set import (
 # The passes of O(n p) keep one chunk, so that a fused pass reads its block from
 # cache twice, and narrow rows (a chunk of 10 485 at p = 50) keep their chunks.
 GRAM_ROWS = 4096
+
+
+def _one_pass_scores(X):
+    """Whether the compiled pass scores X (``_kernels.centred_scores``): C-ordered
+    float32 or float64 rows; else numpy, a chunk at a time."""
+    return X.flags.c_contiguous and X.dtype in (np.float32, np.float64)
 
 
 class ScaledRows(Frame):
@@ -130,6 +137,9 @@ class ScaledRows(Frame):
         if self._centred is not None:  # Z kept for the interior point's passes
             return self._centred @ coef + intercept
         out = np.empty(self.n_samples)
+        if _one_pass_scores(self.X):
+            _kernels.centred_scores(self.X, self.centre, weights, intercept, out)
+            return out
         n, p = self.X.shape
         step = chunk_rows(p)
         for start in range(0, n, step):
