@@ -122,8 +122,9 @@ class ScaledRows(Frame):
     def scores(self, coef, intercept):
         """``Z @ coef + intercept`` for every sample (one pass over X).
 
-        Dense X is centred chunk by chunk (a few MB at a time), so the scores do
-        not lose the digits X's offset would cancel; sparse X cannot be centred
+        Dense X is centred as it is read (a row at a time in one compiled pass,
+        or a chunk of a few MB at a time), so the scores do not lose the digits
+        X's offset would cancel; sparse X cannot be centred
         without filling it, and its scores carry that rounding
         (:attr:`rounding` per unit of ``‖coef‖``).
         """
