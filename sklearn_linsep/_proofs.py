@@ -86,8 +86,7 @@ def column_extremes(X):
 def _one_pass_extremes(X):
     """Whether the kernel reads X (else numpy: no rows, which it refuses;
     another layout or dtype)."""
-    return (X.ndim == 2 and X.shape[0] > 0 and X.flags.c_contiguous
-            and X.dtype in (np.float32, np.float64))  # fmt: skip
+    return X.ndim == 2 and X.shape[0] > 0 and _kernels.reads_rows(X)
 
 
 def certificate_holds(result, points, labels, spread, rtol, problem_rows=np.inf,

@@ -258,9 +258,9 @@ def test_float32_rows_are_summed_and_projected_in_float64():
 
 
 def test_float32_seed_products_are_taken_about_the_centre():
-    """The seed orders float32 rows by float32 products taken about the rows'
-    centre: within float32's digits of the centred rows, where the same product
-    of the raw rows (an offset of 1e4 units) loses digits."""
+    """The seed orders float32 rows by products taken about the rows' centre:
+    within 1e-6 of the centred rows' products, where the float32 product of the
+    raw rows (an offset of 1e4 units) loses digits."""
     from sklearn_linsep._working_set import _dot_about
 
     rng = np.random.default_rng(2)

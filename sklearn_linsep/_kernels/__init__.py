@@ -90,6 +90,20 @@ _MODULE_OF = {
     ),
 }
 
+
+
+def reads_rows(X):
+    """Whether the compiled passes over rows read X as it is: a C-ordered
+    float32 or float64 ndarray (anything else goes to numpy's passes)."""
+    import numpy as np
+
+    return (
+        isinstance(X, np.ndarray)
+        and X.flags.c_contiguous
+        and X.dtype in (np.float32, np.float64)
+    )
+
+
 __all__ = sorted(_MODULE_OF)
 
 __getattr__, __dir__ = lazy_attributes(__name__, _MODULE_OF)

@@ -240,10 +240,7 @@ def class_summaries(X, y_encoded, n_classes, active):
     the GIL released), else each class's active rows gathered a few MB at a
     time (float32 summed in float64)."""
     p = X.shape[1]
-    if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.dtype in (
-        np.float32,
-        np.float64,
-    ):
+    if _kernels.reads_rows(X):
         counts, sums = np.empty(n_classes), np.empty((n_classes, p))
         highs, lows = np.empty((n_classes, p)), np.empty((n_classes, p))
         weights = np.zeros(0) if active.all() else active.astype(np.float64)

@@ -27,12 +27,6 @@ from .._working_set import (
 GRAM_ROWS = 4096
 
 
-def _one_pass_scores(X):
-    """Whether the compiled pass scores X (``_kernels.centred_scores``): C-ordered
-    float32 or float64 rows; else numpy, a chunk at a time."""
-    return X.flags.c_contiguous and X.dtype in (np.float32, np.float64)
-
-
 class ScaledRows(Frame):
     """One two-class problem on X seen as ``Z = (X - centre) / scale``, without
     copying X (but for :meth:`keep_centred`).
@@ -138,7 +132,7 @@ class ScaledRows(Frame):
         if self._centred is not None:  # Z kept for the interior point's passes
             return self._centred @ coef + intercept
         out = np.empty(self.n_samples)
-        if _one_pass_scores(self.X):
+        if _kernels.reads_rows(self.X):
             _kernels.centred_scores(self.X, self.centre, weights, intercept, out)
             return out
         n, p = self.X.shape
