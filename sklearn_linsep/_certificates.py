@@ -345,10 +345,12 @@ def perceptron_mistake_bound(X, y, *, bound="guaranteed"):
             "For one class against the rest pass y == k."
         )
     c = np.where(y_encoded == 1, 1.0, -1.0)
+    # In float64 whatever X's dtype: float32 squares overflow past |x| ~ 1e19.
+    X64 = X.astype(np.float64, copy=False)
     squared_norms = np.asarray(
-        X.multiply(X).sum(axis=1)
-        if hasattr(X, "multiply")
-        else np.einsum("ij,ij->i", X, X)
+        X64.multiply(X64).sum(axis=1)
+        if hasattr(X64, "multiply")
+        else np.einsum("ij,ij->i", X64, X64)
     ).ravel()
     # Decide separability on the centred problem, whose numerics do not depend on
     # where the data sit; the augmented one is separable exactly when it is.

@@ -258,6 +258,12 @@ def test_mistake_bound_off_the_unit_scale():
             assert "too small" in str(error)
         else:
             assert np.isfinite(value) and value >= textbook
+    for scale in (1e-20, 1e20):
+        # float32 squares overflow past |x| ~ 1e19: the norms are taken in float64.
+        for data in (X * scale, sp.csr_matrix(X * scale)):
+            assert perceptron_mistake_bound(
+                data.astype(np.float32), y, bound="textbook"
+            ) == pytest.approx(textbook, rel=1e-5)
     sparse = perceptron_mistake_bound(sp.csr_matrix(X + 1e4), y, bound="textbook")
     assert sparse == pytest.approx(
         perceptron_mistake_bound(X + 1e4, y, bound="textbook"), rel=1e-6
