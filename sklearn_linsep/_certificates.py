@@ -12,7 +12,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy import stats
+from scipy import special
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._margin import (
@@ -430,5 +430,12 @@ def cover_separability_probability(
     if n_samples == 0:
         return 1.0
     if method == "ripley":
-        return float(stats.norm.cdf((2 * dimension - n_samples) / np.sqrt(n_samples)))
-    return float(stats.binom.cdf(dimension - 1, n_samples - 1, 0.5))
+        return float(special.ndtr((2 * dimension - n_samples) / np.sqrt(n_samples)))
+    # P(B ≤ k) for B ~ Binomial(m, 1/2) is I_{1/2}(m - k, k + 1), as
+    # scipy.stats.binom.cdf computes it (the same bits).
+    k, trials = dimension - 1, n_samples - 1
+    if k < 0:
+        return 0.0
+    if k >= trials:
+        return 1.0
+    return float(special.betainc(trials - k, k + 1, 0.5))

@@ -10,7 +10,6 @@ from inspect import signature
 
 import numpy as np
 import sklearn
-from scipy.stats import rankdata
 from sklearn.base import _fit_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import accuracy_score, check_scoring, get_scorer_names
@@ -449,7 +448,9 @@ def _cv_results(kappas, scores):
         ranks = np.ones_like(means, dtype=np.int32)
     else:  # nan below the least; -inf, as nan_to_num does, the least finite
         filled = np.nan_to_num(means, nan=np.nanmin(means) - 1)
-        ranks = rankdata(-filled, method="min").astype(np.int32)
+        # Rank 1 the best; ties share their least rank (rankdata's "min").
+        ranks = (np.searchsorted(np.sort(-filled), -filled, side="left") + 1)
+        ranks = ranks.astype(np.int32)
     return {
         "param_kappa": kappas.copy(),
         "params": [{"kappa": float(kappa)} for kappa in kappas],

@@ -283,3 +283,20 @@ def test_a_scalar_sample_weight_is_one_per_row():
     np.testing.assert_array_equal(scalar.cv_results_["mean_test_score"],
                                   full.cv_results_["mean_test_score"])  # fmt: skip
     assert scalar.kappa_ == full.kappa_
+
+
+def test_ranks_share_their_least_place_as_rankdata_min():
+    """Ranks without scipy.stats (the report imports it only where used): ties
+    share the least rank, nan means rank last, as GridSearchCV's rankdata."""
+    from scipy.stats import rankdata
+
+    from sklearn_linsep._fisher_cv import _cv_results
+
+    scores = np.array([[0.5, 0.7], [0.9, 0.9], [0.6, 0.6], [0.9, 0.9], [-np.inf, 0.1],
+                       [np.nan, 0.2], [0.6, 0.6]])  # fmt: skip
+    with pytest.warns(UserWarning, match="non-finite"):
+        ranks = _cv_results(np.arange(7.0), scores)["rank_test_score"]
+    means = scores.mean(axis=1)
+    filled = np.nan_to_num(means, nan=np.nanmin(means) - 1)
+    assert ranks.tolist() == rankdata(-filled, method="min").astype(int).tolist()
+    assert ranks.tolist() == [3, 1, 3, 1, 6, 7, 3]

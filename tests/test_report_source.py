@@ -470,6 +470,32 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
     assert done.stdout.split()[-1] == "False"
 
 
+def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
+    """scikit-learn's import names scipy.stats (0.4-0.5 s to run), which a report
+    that fits none of scikit-learn's models (separable classes, no
+    cross-validation) never uses: the report's process runs it at its first use,
+    as an import would have, and not before."""
+    path = tmp_path / "d.csv"
+    data = frame()
+    data.loc[data.y == 1, "a"] += 10.0
+    data.to_csv(path, index=False)
+    script = (
+        "import sys\n"
+        "from sklearn_linsep.cli import main\n"
+        f"assert main(['report', {str(path)!r}, '--target', 'y', '--cv', '0',\n"
+        "             '--quiet', '--json']) == 0\n"
+        "print(type(sys.modules['scipy.stats']).__name__)\n"
+        "from scipy.stats import norm\n"
+        "import scipy.stats\n"
+        "print(norm.cdf(0.0), scipy.stats.binom.cdf(1, 2, 0.5),\n"
+        "      type(sys.modules['scipy.stats']).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-4:] == ["_UntilUsed", "0.5", "0.75", "module"]
+
+
 def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
     """Once ``STATISTICS_MODULES`` are in, the read makes the class statistics
     while the thread imports the rest: the main thread must import nothing then

@@ -9,7 +9,7 @@ from functools import partial
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr
 
 from ..._angle import class_mean_distance
 from ..._fredholm import MeanRange, decide_mean_range
@@ -114,7 +114,7 @@ class Distance(Section):
                 "direction": _named_direction(decision, data.feature_names),
                 "corrected": unbiased,
                 "gaussian_error": None if unbiased is None
-                else float(norm.cdf(-unbiased / 2)),
+                else float(ndtr(-unbiased / 2)),
             })  # fmt: skip
         return {"n_features": p, "pairs": pairs}
 
