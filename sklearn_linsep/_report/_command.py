@@ -39,8 +39,9 @@ OPTIONAL_READER_MODULES = ("pandas",)
 # thread would wait on it for ever; the program then ends without it.
 IMPORTS_AFTER_INTERRUPT = 10.0
 # Named by an import of scikit-learn's (``sklearn.utils.fixes``) but used by no step
-# of a report without cross-validation: executed at its first use instead
-# (:func:`_defer_until_used`), 0.4-0.5 s of a 2.4-2.9 s report at 1e6 x 10.
+# of a report without scikit-learn's models: without cross-validation, executed at
+# its first use instead (:func:`_defer_until_used`), 0.4-0.5 s of a 2.4-2.9 s report
+# at 1e6 x 10.
 DEFERRED_MODULES = ("scipy.stats",)
 IMPORT_THREAD = "linsep-imports"
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
@@ -110,7 +111,8 @@ STDIN_PATH = "/dev/stdin"  # what ``-`` reads (once, into a temporary copy)
 
 class _ImportedAhead:
     """``STATISTICS_MODULES`` then ``REPORT_MODULES`` imported in a thread, started
-    at once (pyarrow parses without the GIL, and the import takes the other core).
+    at once (pyarrow parses without the GIL, and the import takes the other core),
+    the modules named in ``defer`` first made to run at their first use only.
     Call it to wait for them (and raise the import's error, if any);
     :meth:`statistics` waits for the first ones only; :meth:`join` waits only: every
     exit waits, since a thread still importing as the interpreter ends could crash
@@ -120,7 +122,8 @@ class _ImportedAhead:
     objects and free few, so its passes over them find nothing (0.16 s of 1.4 s
     of imports at 1e6 x 10, measured); :meth:`join` resumes it."""
 
-    def __init__(self):
+    def __init__(self, defer=()):
+        self._deferred = defer
         self._collecting = gc.isenabled()
         gc.disable()
         try:
@@ -142,7 +145,7 @@ class _ImportedAhead:
 
     def _load(self):
         try:
-            for name in DEFERRED_MODULES:
+            for name in self._deferred:
                 _defer_until_used(name)
             for name in STATISTICS_MODULES:
                 importlib.import_module(name)
@@ -354,7 +357,8 @@ def report_command(args, check_interrupt=lambda: None):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
-    ready = _ImportedAhead()
+    # Cross-validation's models use scipy.stats: imported beside the read, then.
+    ready = _ImportedAhead(defer=() if args.cv else DEFERRED_MODULES)
     try:
         if args.scheduler is None:
             table, verdicts = _load(args, log, ready), None
