@@ -431,8 +431,8 @@ def cover_separability_probability(
         return 1.0
     if method == "ripley":
         return float(special.ndtr((2 * dimension - n_samples) / np.sqrt(n_samples)))
-    # P(B ≤ k) for B ~ Binomial(m, 1/2) is I_{1/2}(m - k, k + 1), as
-    # scipy.stats.binom.cdf computes it (the same bits).
+    # P(B ≤ k) for B ~ Binomial(m, 1/2) is I_{1/2}(m - k, k + 1) (scipy.stats'
+    # binom.cdf evaluates the same function otherwise: the last bits may differ).
     k, trials = dimension - 1, n_samples - 1
     if k < 0:
         return 0.0

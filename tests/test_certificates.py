@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_iris
@@ -169,6 +170,18 @@ def test_cover_equals_the_counting_formula(Z, N):
         exact, rel=1e-14
     )
     assert cover_separability_probability(Z, N - 1) == pytest.approx(exact, rel=1e-14)
+
+
+def test_cover_agrees_with_scipy_binomial_for_millions():
+    """The incomplete beta function against scipy.stats' binomial (an independent
+    evaluation of the same probability) where exact counts are out of reach."""
+    rng = np.random.default_rng(0)
+    for Z in rng.integers(10**4, 10**7, 40):
+        for N in (1, Z // 2 - 1, Z // 2, Z // 2 + 1, int(rng.integers(1, Z))):
+            expected = scipy.stats.binom.cdf(N - 1, Z - 1, 0.5)
+            assert cover_separability_probability(int(Z), int(N), affine=False) == (
+                pytest.approx(expected, rel=1e-13, abs=1e-300)
+            )
 
 
 def test_cover_half_at_twice_the_dimension_and_stable_for_millions():
