@@ -36,6 +36,12 @@ def linsep(*args, **kwargs):
     return subprocess.run(command, capture_output=True, timeout=600, **kwargs)
 
 
+def python(script, timeout=120):
+    """A fresh interpreter running ``script``: its completed process, text out."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=timeout, check=False)  # fmt: skip
+
+
 @pytest.mark.slow  # a process of its own: 1.5-3 s
 def test_a_pipe_is_read_once(tmp_path):
     """``linsep report /dev/stdin`` on a pipe: the header stays the header."""
@@ -463,8 +469,7 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
         "             '--quiet', '--json']) == 0\n"
         "print('sklearn.discriminant_analysis' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = python(script)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:3] == ["False", "False", "200"]
     assert done.stdout.split()[-1] == "False"
@@ -490,8 +495,7 @@ def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
         "print(norm.cdf(0.0), scipy.stats.binom.cdf(1, 2, 0.5),\n"
         "      type(sys.modules['scipy.stats']).__name__)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = python(script)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-4:] == ["_UntilUsed", "0.5", "0.75", "module"]
 
@@ -538,8 +542,7 @@ def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
         "    after = sorted(set(sys.modules) - seen.pop())\n"
         "    print(name, table.statistics.n_samples, seen.pop(), after)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = python(script)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert [line.split()[0] for line in lines] == [name for name, _ in reads]
@@ -796,8 +799,7 @@ def test_a_signal_before_the_copy_s_path_is_recorded_still_kills():
         "os.kill(os.getpid(), signal.SIGHUP)\n"
         "time.sleep(5)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=60, check=False)  # fmt: skip
+    done = python(script, timeout=60)
     assert done.returncode == -signal.SIGHUP, done.stderr
 
 
