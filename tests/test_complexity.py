@@ -145,6 +145,20 @@ def test_feature_measures_equal_their_definitions(name):
     assert cx.f4(X, y) == reference_f4(X, y)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_f4_by_marked_rows_equals_its_definition_in_every_layout(seed):
+    """F4 keeps dense rows in place while more than half are left (the rows still
+    in marked), then copies them: many rounds of both, on overlapping classes with
+    ties, in C and Fortran order, float32 and CSR, against ECoL's ``removing``."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(300, 6)) * 4) / 4
+    y = rng.integers(0, 2, 300)
+    X[y == 1] += rng.normal(scale=0.3 + seed, size=6)  # apart: fewer than half left
+    expected = reference_f4(X, y)
+    for layout in (X, np.asfortranarray(X), X.astype(np.float32), sp.csr_matrix(X)):
+        assert cx.f4(layout, y) == expected
+
+
 @pytest.mark.parametrize("name", SETS)
 def test_f1v_equals_problexitys_formula(name):
     """Where W is well conditioned, and on digits (constant pixels: W singular,

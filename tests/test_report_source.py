@@ -478,26 +478,42 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
 def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
     """scikit-learn's import names scipy.stats (0.4-0.5 s to run), which a report
     that fits none of scikit-learn's models (separable classes, no
-    cross-validation) never uses: the report's process runs it at its first use,
-    as an import would have, and not before."""
+    cross-validation) never uses: it never runs, and no stand-in for it outlives
+    the report's imports. After the report, scipy.stats imports as in any process:
+    a submodule first, a reload, two threads at once (found by review: a stand-in
+    left in sys.modules failed the first two and deadlocked the third)."""
     path = tmp_path / "d.csv"
     data = frame()
     data.loc[data.y == 1, "a"] += 10.0
     data.to_csv(path, index=False)
     script = (
-        "import sys\n"
+        "import importlib, sys, threading, types\n"
         "from sklearn_linsep.cli import main\n"
         f"assert main(['report', {str(path)!r}, '--target', 'y', '--cv', '0',\n"
         "             '--quiet', '--json']) == 0\n"
-        "print(type(sys.modules['scipy.stats']).__name__)\n"
-        "from scipy.stats import norm\n"
+        "print('scipy.stats' in sys.modules)\n"
+        "held = [name for name, module in list(sys.modules.items())\n"
+        "        for value in list(vars(module).values())\n"
+        "        if type(value).__name__ == '_UntilUsed']\n"
+        "print(held)\n"
+        "from scipy.stats.contingency import expected_freq\n"
+        "print(expected_freq([[1, 3], [3, 1]]).tolist())\n"
         "import scipy.stats\n"
-        "print(norm.cdf(0.0), scipy.stats.binom.cdf(1, 2, 0.5),\n"
-        "      type(sys.modules['scipy.stats']).__name__)\n"
+        "print(importlib.reload(scipy.stats).norm.cdf(0.0))\n"
+        "found = []\n"
+        "work = [lambda: found.append(scipy.stats.binom.cdf(1, 2, 0.5)),\n"
+        "        lambda: found.append(importlib.import_module('scipy.stats.mstats')\n"
+        "                             .mquantiles([1.0, 2.0], [0.5])[0])]\n"
+        "threads = [threading.Thread(target=job) for job in work]\n"
+        "[thread.start() for thread in threads]\n"
+        "[thread.join(60) for thread in threads]\n"
+        "print(sorted(float(value) for value in found))\n"
     )
     done = python(script)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-4:] == ["_UntilUsed", "0.5", "0.75", "module"]
+    assert done.stdout.splitlines()[-5:] == [
+        "False", "[]", "[[2.0, 2.0], [2.0, 2.0]]", "0.5", "[0.75, 1.5]"
+    ]
 
 
 def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):

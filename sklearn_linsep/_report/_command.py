@@ -39,9 +39,9 @@ OPTIONAL_READER_MODULES = ("pandas",)
 # thread would wait on it for ever; the program then ends without it.
 IMPORTS_AFTER_INTERRUPT = 10.0
 # Named by an import of scikit-learn's (``sklearn.utils.fixes``) but used by no step
-# of a report without scikit-learn's models: without cross-validation, executed at
-# its first use instead (:func:`_defer_until_used`), 0.4-0.5 s of a 2.4-2.9 s report
-# at 1e6 x 10.
+# of a report without scikit-learn's models: without cross-validation, a stand-in
+# while the thread imports (:func:`_defer_until_used`), so that the module runs only
+# where a later step imports it: 0.4-0.5 s of a 2.4-2.9 s report at 1e6 x 10.
 DEFERRED_MODULES = ("scipy.stats",)
 IMPORT_THREAD = "linsep-imports"
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
@@ -112,7 +112,7 @@ STDIN_PATH = "/dev/stdin"  # what ``-`` reads (once, into a temporary copy)
 class _ImportedAhead:
     """``STATISTICS_MODULES`` then ``REPORT_MODULES`` imported in a thread, started
     at once (pyarrow parses without the GIL, and the import takes the other core),
-    the modules named in ``defer`` first made to run at their first use only.
+    with stand-ins for the modules named in ``defer`` while it imports.
     Call it to wait for them (and raise the import's error, if any);
     :meth:`statistics` waits for the first ones only; :meth:`join` waits only: every
     exit waits, since a thread still importing as the interpreter ends could crash
@@ -155,6 +155,8 @@ class _ImportedAhead:
         except BaseException as error:  # noqa: BLE001 - raised by the caller
             self._failed.append(error)
         finally:
+            for name in self._deferred:
+                _take_out(name)
             self._statistics_in.set()
 
     def __call__(self):
@@ -181,43 +183,52 @@ class _ImportedAhead:
 
 
 class _UntilUsed(types.ModuleType):
-    """A module whose code runs at the first read of a name it does not hold yet
-    (an ``import`` statement only binds it). Python's ``importlib.util.LazyLoader``
-    runs it at any read, and every ``import`` reads ``__spec__``."""
+    """A stand-in for a module not run yet, in ``sys.modules`` while the report's
+    thread imports scikit-learn: an ``import`` of it binds it. Reading a name it
+    does not hold takes it out (:func:`_take_out`) and reads the name in the module,
+    imported by the import system (its locks, submodules and reload as in any
+    process). Python's ``importlib.util.LazyLoader`` does not serve: every
+    ``import`` of a module in ``sys.modules`` reads its ``__spec__``, which runs it."""
 
     def __getattr__(self, name):
-        with _LOADING_LOCK:  # another thread waits; this one's reads come back
-            if type(self) is _UntilUsed and self.__name__ not in _LOADING:
-                _LOADING.add(self.__name__)
-                try:
-                    self.__spec__.loader.exec_module(self)
-                    self.__class__ = types.ModuleType
-                finally:
-                    _LOADING.discard(self.__name__)
-        return types.ModuleType.__getattribute__(self, name)
+        _take_out(self.__name__)
+        return getattr(importlib.import_module(self.__name__), name)
 
 
-_LOADING_LOCK = threading.RLock()
-_LOADING = set()
+_TAKING_OUT = threading.Lock()  # held over a check and a removal, never an import
 
 
 def _defer_until_used(name):
-    """Put an :class:`_UntilUsed` module ``name`` (a package of an imported
-    parent) in ``sys.modules`` where it is not imported yet."""
+    """Put an :class:`_UntilUsed` stand-in for ``name`` (a module of an imported
+    parent) in ``sys.modules`` and its parent's names, where it is not imported
+    yet."""
     if name in sys.modules:
         return
     parent, _, child = name.rpartition(".")
     spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
+    if spec is None:
         return  # not installed: its import says so where it is made
     module = _UntilUsed(name)
     module.__spec__, module.__loader__ = spec, spec.loader
     module.__file__, module.__package__ = spec.origin, parent
-    if spec.submodule_search_locations is not None:  # a package
-        module.__path__ = list(spec.submodule_search_locations)
-        module.__package__ = name
     sys.modules[name] = module
     setattr(sys.modules[parent], child, module)
+
+
+def _take_out(name):
+    """Take the stand-in for ``name`` out of ``sys.modules`` and its parent's
+    names, where it still is: the next import of ``name`` runs the module. The
+    report's thread does this once it has imported what it imports, so that no
+    stand-in outlives the imports that named the module."""
+    with _TAKING_OUT:
+        stand_in = sys.modules.get(name)
+        if not isinstance(stand_in, _UntilUsed):
+            return
+        del sys.modules[name]
+        parent, _, child = name.rpartition(".")
+        # vars(): a missing name of the parent would import it (scipy's __getattr__)
+        if vars(sys.modules[parent]).get(child) is stand_in:
+            delattr(sys.modules[parent], child)
 
 
 def _bundled(args):
