@@ -91,7 +91,6 @@ _MODULE_OF = {
 }
 
 
-
 def reads_rows(X):
     """Whether the compiled passes over rows read X as it is: a C-ordered
     float32 or float64 ndarray (anything else goes to numpy's passes)."""
