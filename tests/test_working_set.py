@@ -278,3 +278,14 @@ def test_float32_seed_products_are_taken_about_the_centre():
     np.testing.assert_array_equal(_dot_about(wide, v, centre), wide @ v)
     sparse = sp.csr_matrix(wide)
     np.testing.assert_allclose(_dot_about(sparse, v, centre), exact, rtol=1e-12)
+    # float32 rows far from unit scale, against a direction of their scale (the
+    # seed's: a difference of means): the products are widened value by value
+    # (in float32 they overflowed past 1e19 and underflowed below 1e-22)
+    for scale in (1e20, 1e-25):
+        tiny = (rng.standard_normal((300, 8)) * scale).astype(np.float32)
+        wide_tiny = tiny.astype(np.float64)
+        w = rng.standard_normal(8) * scale
+        products = _dot_about(tiny, w, wide_tiny.mean(axis=0))
+        size = float(np.max(np.abs(wide_tiny) @ np.abs(w)))
+        assert np.all(np.isfinite(products))
+        np.testing.assert_allclose(products, wide_tiny @ w, rtol=1e-6, atol=1e-9 * size)
