@@ -318,6 +318,11 @@ def _interrupted():
 
 def main(argv=None):
     """Run the command line; returns the exit status."""
+    return _command_line(argv, whole_process=False)
+
+
+def _command_line(argv, whole_process):
+    """:func:`main`; ``whole_process``: the process ends with the command."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:  # a bare ``linsep``: what it can do
@@ -340,7 +345,8 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             from ._report._command import report_command
 
-            report_command(args, check_interrupt=interrupts.check)
+            report_command(args, check_interrupt=interrupts.check,
+                           whole_process=whole_process)  # fmt: skip
     except BrokenPipeError:
         # The reader of stdout went away (linsep ... | head): as a command killed
         # by SIGPIPE, quietly; stdout goes to devnull so that the interpreter's
@@ -364,7 +370,7 @@ def main(argv=None):
 def _program(argv=None):
     """The ``linsep`` program (and ``python -m sklearn_linsep``): :func:`main`'s
     exit status."""
-    status = main(argv)
+    status = _command_line(argv, whole_process=True)
     # The interpreter's last collections walk every object of the modules the report
     # imported (0.15 s of a 2.6 s report at 1e6 x 10): frozen, they are not walked.
     # The process ends here, with nothing of the command's left to collect.

@@ -478,19 +478,21 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
 def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
     """scikit-learn's import names scipy.stats (0.4-0.5 s to run), which a report
     that fits none of scikit-learn's models (separable classes, no
-    cross-validation) never uses: it never runs, and no stand-in for it outlives
-    the report's imports. After the report, scipy.stats imports as in any process:
-    a submodule first, a reload, two threads at once (found by review: a stand-in
-    left in sys.modules failed the first two and deadlocked the third)."""
+    cross-validation) never uses: in the linsep program it never runs, and no
+    stand-in for it outlives the report's imports. After the report, scipy.stats
+    imports as in any process: a submodule first, a reload, two threads at once
+    (found by review: a stand-in left in sys.modules failed the first two and
+    deadlocked the third). ``main`` in a caller's process makes no stand-in (a
+    thread of the caller's could keep it)."""
     path = tmp_path / "d.csv"
     data = frame()
     data.loc[data.y == 1, "a"] += 10.0
     data.to_csv(path, index=False)
     script = (
         "import importlib, sys, threading, types\n"
-        "from sklearn_linsep.cli import main\n"
-        f"assert main(['report', {str(path)!r}, '--target', 'y', '--cv', '0',\n"
-        "             '--quiet', '--json']) == 0\n"
+        "from sklearn_linsep.cli import _program\n"  # the linsep program
+        f"assert _program(['report', {str(path)!r}, '--target', 'y', '--cv', '0',\n"
+        "                 '--quiet', '--json']) == 0\n"
         "print('scipy.stats' in sys.modules)\n"
         "held = [name for name, module in list(sys.modules.items())\n"
         "        for value in list(vars(module).values())\n"
@@ -514,6 +516,9 @@ def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
     assert done.stdout.splitlines()[-5:] == [
         "False", "[]", "[[2.0, 2.0], [2.0, 2.0]]", "0.5", "[0.75, 1.5]"
     ]
+    in_process = python(script.replace("_program", "main"))
+    assert in_process.returncode == 0, in_process.stderr
+    assert in_process.stdout.splitlines()[-5] == "True"  # imported as scikit-learn did
 
 
 def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
@@ -721,7 +726,7 @@ def kill():
     time.sleep(5)  # the handler runs here
 
 
-def lost(args, check_interrupt):  # an import lock's callback prints it ignored
+def lost(args, check_interrupt, **_):  # an import lock's callback prints it ignored
     class Callback:
         def __del__(self):
             kill()
@@ -731,7 +736,7 @@ def lost(args, check_interrupt):  # an import lock's callback prints it ignored
     print("the report")
 
 
-def turned(args, check_interrupt):  # as numpy's import turns it into an ImportError
+def turned(args, check_interrupt, **_):  # as numpy's import turns it into an ImportError
     try:
         kill()
     except KeyboardInterrupt:

@@ -41,7 +41,9 @@ IMPORTS_AFTER_INTERRUPT = 10.0
 # Named by an import of scikit-learn's (``sklearn.utils.fixes``) but used by no step
 # of a report without scikit-learn's models: without cross-validation, a stand-in
 # while the thread imports (:func:`_defer_until_used`), so that the module runs only
-# where a later step imports it: 0.4-0.5 s of a 2.4-2.9 s report at 1e6 x 10.
+# where a later step imports it: 0.4-0.5 s of a 2.4-2.9 s report at 1e6 x 10. Only
+# in the ``linsep`` program's process: a thread of a caller of ``main`` importing
+# it meanwhile would keep the stand-in (found by review).
 DEFERRED_MODULES = ("scipy.stats",)
 IMPORT_THREAD = "linsep-imports"
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # matplotlib picks the format by suffix
@@ -360,16 +362,19 @@ def _settings(args):
     )
 
 
-def report_command(args, check_interrupt=lambda: None):
+def report_command(args, check_interrupt=lambda: None, whole_process=False):
     """``linsep report``: read, check, compute, plot, print; ``check_interrupt()``
-    raises a Ctrl-C that came and was lost on its way, before anything prints."""
+    raises a Ctrl-C that came and was lost on its way, before anything prints.
+    ``whole_process``: the process ends with the command (the ``linsep`` program),
+    so no thread of another's may meet a stand-in (``DEFERRED_MODULES``)."""
 
     def log(message):
         if not args.quiet:
             print(f"linsep: {message}", file=sys.stderr)
 
     # Cross-validation's models use scipy.stats: imported beside the read, then.
-    ready = _ImportedAhead(defer=() if args.cv else DEFERRED_MODULES)
+    deferred = DEFERRED_MODULES if whole_process and not args.cv else ()
+    ready = _ImportedAhead(defer=deferred)
     try:
         if args.scheduler is None:
             table, verdicts = _load(args, log, ready), None
