@@ -292,7 +292,7 @@ def collective_efficiency(pair):
 
     Dense rows stay where they are, the rows still in marked: a round is two
     compiled passes (each class's count and extremes, the weight outside), where
-    copying each class's rows made it four (1e6 x 10: 60 -> 25 ms a round). They
+    copying each class's rows made it four (1e6 x 10: 60 -> 39 ms a round). They
     are copied once fewer than half are left; other rows (sparse) every round."""
     X, c, weights = pair.X, pair.c, pair.row_weights()
     left = np.ones(len(c), dtype=bool)
