@@ -108,7 +108,8 @@ def linear_separability(X, y, *, multiclass="pairs", tol=1e-9):
     (False, True)
     """
     index = getattr(X, "index", None)  # a DataFrame's: its rows' labels
-    rows = rows_of(X, y, name="linear_separability")
+    # X's finiteness checked in the problems' first pass (one pass fewer)
+    rows = rows_of(X, y, name="linear_separability", finite=False)
     classes = rows.classes
     if multiclass == "joint" and len(classes) > 2:
         return _labelled(joint_separability_of(rows.joint(), classes, tol), index)

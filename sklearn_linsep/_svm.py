@@ -220,7 +220,12 @@ class HardMarginSVM(LinearClassifierBase):
         """
         with fitted_or_reset(self):
             rows = rows_of(
-                X, y, sample_weight, name=type(self).__name__, estimator=self
+                X,
+                y,
+                sample_weight,
+                name=type(self).__name__,
+                estimator=self,
+                finite=False,  # checked in the problems' first pass
             )
             self.classes_ = rows.classes
             if self.multi_class == "crammer_singer" and len(self.classes_) > 2:

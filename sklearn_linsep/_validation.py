@@ -249,7 +249,10 @@ def validate_labelled_data(
         sample_weight = check_weights(sample_weight, X, y_encoded, classes)
     except (ValueError, TypeError):
         if not finite:  # X's own error first, as check_array would give it
-            options = {"accept_sparse": options["accept_sparse"], "dtype": options["dtype"]}
+            options = {
+                "accept_sparse": options["accept_sparse"],
+                "dtype": options["dtype"],
+            }
             check_array(given, estimator=estimator, input_name="X", **options)
         raise
     return X, classes, y_encoded, sample_weight
@@ -257,12 +260,12 @@ def validate_labelled_data(
 
 def finiteness_check(estimator):
     """``check(X)``: check_array's error (its very message) where X holds NaN or
-    infinity, for a pass over X that validation left to check it."""
+    infinity, for a pass over X that validation left to check it (``estimator``
+    None: a function's, which names no estimator)."""
+    name = None if estimator is None else type(estimator).__name__
 
     def check(X):
-        _assert_all_finite(
-            X, input_name="X", estimator_name=type(estimator).__name__
-        )
+        _assert_all_finite(X, input_name="X", estimator_name=name)
 
     return check
 

@@ -204,13 +204,101 @@ def test_pairs_share_one_pass_and_find_what_each_pair_finds_alone(kind):
     )
 
 
-def test_two_classes_are_one_problem_of_their_own_passes():
+def test_two_classes_are_one_problem_on_every_row():
     X, y = _iris()
     keep = y > 0
     rows = seam.rows_of(X[keep], y[keep], name="test")
     ((pair, problem),) = seam.class_pairs(rows)
     assert pair == (0, 1) and problem.indices is None
-    assert problem._statistics is None
+    assert problem._statistics is not None  # the one summary pass's
+
+
+def _own_passes(X, c, weights):
+    """A two-class problem's centre, extremes and side means by numpy on its
+    active rows: what each problem found by passes of its own before."""
+    active = weights > 0
+    rows = X[active]
+    return (
+        rows.mean(axis=0),
+        rows.max(axis=0),
+        rows.min(axis=0),
+        X[active & (c > 0)].mean(axis=0),
+        X[active & (c < 0)].mean(axis=0),
+    )
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "float32", "csr"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_every_problem_of_a_fit_takes_its_statistics_from_one_pass(
+    layout, weighted, monkeypatch
+):
+    """Two classes, one-vs-rest's tasks and the joint machine read the centre,
+    the extremes and the class means of one pass over X (made once, at first
+    use), and they are those of each problem's own rows: to rounding, weights
+    of 0 left out. X that the pass cannot read in place (sparse, Fortran order)
+    keeps each problem's own passes."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 5)) * [1, 10, 1e-3, 1e4, 1] + [0, 5, 0, -3e4, 1e3]
+    y = rng.integers(0, 3, 90)
+    weights = rng.integers(0, 3, 90).astype(float) if weighted else None
+    data = {
+        "C": X,
+        "F": np.asfortranarray(X),
+        "float32": X.astype(np.float32),
+        "csr": sp.csr_matrix(X),
+    }[layout]
+    passes = []
+    real = _memory.class_summaries
+    monkeypatch.setattr(
+        _memory, "class_summaries", lambda *a: passes.append(1) or real(*a)
+    )
+    rows = seam.rows_of(data, y, weights, name="test")
+    in_place = layout in ("C", "float32")
+    dense = np.asarray(data.toarray() if sp.issparse(data) else data, dtype=float)
+    w = np.ones(90) if weights is None else weights
+    for k in range(3):
+        problem = rows.two_class([k], [j for j in range(3) if j != k])
+        stats = problem._statistics
+        assert (stats is not None) == in_place
+        if stats is None:
+            continue
+        c = np.where(y == k, 1.0, -1.0)
+        centre, high, low, positive, negative = _own_passes(dense, c, w)
+        np.testing.assert_allclose(stats.centre, centre, rtol=1e-12, atol=1e-9)
+        np.testing.assert_array_equal(stats.high, high)
+        np.testing.assert_array_equal(stats.low, low)
+        np.testing.assert_allclose(stats.side_means[0], positive, rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(stats.side_means[1], negative, rtol=1e-12, atol=1e-9)
+    joint = rows.joint()
+    assert (joint._summaries is not None) == in_place
+    centre = dense[w > 0].mean(axis=0)
+    np.testing.assert_allclose(joint.centre, centre, rtol=1e-12, atol=1e-9)
+    assert passes == ([1] if in_place else [])
+
+
+def test_answers_from_the_shared_pass_are_those_of_own_passes(monkeypatch):
+    """One-vs-rest, the pairs and the joint machine answer as they did from
+    their own passes (margins to 1e-9, the same verdicts and supports)."""
+    X, y = _iris()
+    models = {
+        "ovr": lambda: HardMarginSVM(on_inseparable="soft").fit(X, y),
+        "cs": lambda: HardMarginSVM(multi_class="crammer_singer").fit(
+            X[y < 2], y[y < 2]
+        ),
+    }
+    shared = {name: fit() for name, fit in models.items()}
+    pairs = linear_separability(X, y)
+    monkeypatch.setattr(
+        _memory.MemoryRows, "summaries", lambda self, in_place_only=False: None
+    )
+    own = {name: fit() for name, fit in models.items()}
+    for name in models:
+        np.testing.assert_allclose(shared[name].margin_, own[name].margin_, rtol=1e-9)
+        np.testing.assert_array_equal(shared[name].support_, own[name].support_)
+    joint_shared = linear_separability(X, y, multiclass="joint")
+    assert not joint_shared.separable and joint_shared.verify(X, y)
+    for pair, result in pairs.items():
+        assert result.separable == (pair != (1, 2)) and result.verify(X, y)
 
 
 def test_every_two_class_backend_declares_what_the_core_asks():
@@ -228,8 +316,14 @@ def test_every_two_class_backend_declares_what_the_core_asks():
     for name in declared:
         assert hasattr(in_memory, name), name
         assert hasattr(DaskScaledRows, name) or name in (
-            "centre", "scale", "n_samples", "n_features", "feature_scale", "spread",
-            "magnitude", "rounding"
+            "centre",
+            "scale",
+            "n_samples",
+            "n_features",
+            "feature_scale",
+            "spread",
+            "magnitude",
+            "rounding",
         ), name  # instance attributes of the dask rows, set in __init__
     assert ScaledRows.cheap_passes and not DaskScaledRows.cheap_passes
 
@@ -357,3 +451,57 @@ def test_the_last_hyperplanes_margins_are_kept_not_recomputed():
     assert len(passes) == 2
     rows.margins(-coef, 0.25)
     assert len(passes) == 3
+
+
+_FITS = {
+    "two classes": lambda X, y: HardMarginSVM(on_inseparable="soft").fit(
+        X[y < 2], y[y < 2]
+    ),
+    "one-vs-rest": lambda X, y: HardMarginSVM(on_inseparable="soft").fit(X, y),
+    "Crammer-Singer": lambda X, y: HardMarginSVM(
+        multi_class="crammer_singer", on_inseparable="soft"
+    ).fit(X, y),
+    "verdict": lambda X, y: linear_separability(X[y < 2], y[y < 2]),
+    "pairs": lambda X, y: linear_separability(X, y),
+    "joint": lambda X, y: linear_separability(X, y, multiclass="joint"),
+    "weight 0 on the bad row": lambda X, y: HardMarginSVM(on_inseparable="soft").fit(
+        X[y < 2], y[y < 2], sample_weight=(np.arange(20) != 7).astype(float)
+    ),
+}
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("layout", ["C", "F", "float32"])
+@pytest.mark.parametrize("fit", list(_FITS))
+def test_non_finite_x_is_refused_by_the_first_pass(bad, layout, fit):
+    """The margin's fits leave X's finiteness to the problems' first pass over
+    it: NaN or infinity anywhere (in a row of weight 0 too) is validation's
+    error, in every layout."""
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.repeat([0, 1, 2, 3], 10)
+    X[7, 1] = bad
+    X = {"C": X, "F": np.asfortranarray(X), "float32": X.astype(np.float32)}[layout]
+    with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+        _FITS[fit](X, y)
+
+
+def test_finite_x_is_proven_by_the_summary_pass(monkeypatch):
+    """Finite X in C order is checked by no pass of its own (its class sums are
+    finite); with rows of weight 0, which the pass does not read, X is checked."""
+    from sklearn_linsep import _validation
+
+    checks = []
+    real = _validation._assert_all_finite
+    monkeypatch.setattr(
+        _validation,
+        "_assert_all_finite",
+        lambda *a, **k: checks.append(1) or real(*a, **k),
+    )
+    X, y = _iris()
+    linear_separability(X, y)
+    HardMarginSVM(on_inseparable="soft").fit(X, y)
+    assert checks == []
+    HardMarginSVM(on_inseparable="soft").fit(
+        X, y, sample_weight=np.where(np.arange(150) == 3, 0.0, 1.0)
+    )
+    assert checks == [1]

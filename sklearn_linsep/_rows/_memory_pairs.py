@@ -36,7 +36,9 @@ class KeslerRows(Pairs):
     def stored_rows(self, indices):
         return self.X[indices]
 
-    def __init__(self, X, codes, n_classes, sample_weight=None, indices=None):
+    def __init__(
+        self, X, codes, n_classes, sample_weight=None, indices=None, summaries=None
+    ):
         self.X = X
         self.codes = np.asarray(codes, dtype=np.intp)
         self.n_classes = n_classes
@@ -45,8 +47,17 @@ class KeslerRows(Pairs):
             np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight)
         )
         self.active = self.weights > 0
-        self.centre = _masked_mean(X, self.active)
-        high, low = column_extremes(X if self.active.all() else X[self.active])
+        # The classes' summaries where the caller has them (one pass over X for the
+        # centre, the extremes and the class means), else passes of its own.
+        statistics = (
+            None if summaries is None else summaries.sides(range(n_classes), [])
+        )
+        self._summaries = None if statistics is None else summaries
+        if statistics is not None:
+            self.centre, high, low = statistics.centre, statistics.high, statistics.low
+        else:
+            self.centre = _masked_mean(X, self.active)
+            high, low = column_extremes(X if self.active.all() else X[self.active])
         self.scale, self.feature_scale, self.spread = frame_scales(
             self.centre, high, low
         )
@@ -149,12 +160,15 @@ class KeslerRows(Pairs):
         """Candidate support pairs (:func:`block_seed`): of each class, the
         ``size`` rows nearest the boundary of the nearest-mean machine, with
         their worst other class; and the :meth:`anchors`."""
-        means = np.array(
-            [
-                _masked_mean(self.X, self.active & (self.codes == k))
-                for k in range(self.n_classes)
-            ]
-        )
+        if self._summaries is not None:
+            means = np.array([self._summaries.mean(k) for k in range(self.n_classes)])
+        else:
+            means = np.array(
+                [
+                    _masked_mean(self.X, self.active & (self.codes == k))
+                    for k in range(self.n_classes)
+                ]
+            )
         means = (means - self.centre) / self.scale
         _, ids, values, groups = block_seed(
             self.X, self.codes, self.active, self.centre, self.scale, means, size
