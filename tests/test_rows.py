@@ -277,28 +277,40 @@ def test_every_problem_of_a_fit_takes_its_statistics_from_one_pass(
 
 
 def test_answers_from_the_shared_pass_are_those_of_own_passes(monkeypatch):
-    """One-vs-rest, the pairs and the joint machine answer as they did from
-    their own passes (margins to 1e-9, the same verdicts and supports)."""
+    """One-vs-rest, Crammer-Singer, the pairs and the joint verdict answer as
+    they did from their own passes (margins and hinges to 1e-9, the same
+    verdicts and supports)."""
     X, y = _iris()
-    models = {
-        "ovr": lambda: HardMarginSVM(on_inseparable="soft").fit(X, y),
-        "cs": lambda: HardMarginSVM(multi_class="crammer_singer").fit(
-            X[y < 2], y[y < 2]
-        ),
-    }
-    shared = {name: fit() for name, fit in models.items()}
-    pairs = linear_separability(X, y)
+
+    def answers():
+        ovr = HardMarginSVM(on_inseparable="soft").fit(X, y)
+        cs = HardMarginSVM(multi_class="crammer_singer", on_inseparable="soft")
+        cs.fit(X, y)
+        pairs = linear_separability(X, y)
+        joint = linear_separability(X, y, multiclass="joint")
+        return ovr, cs, pairs, joint
+
+    shared = answers()
+    real = _memory.MemoryRows.summaries  # the pairs' (theirs before this pass too)
     monkeypatch.setattr(
-        _memory.MemoryRows, "summaries", lambda self, in_place_only=False: None
+        _memory.MemoryRows,
+        "summaries",
+        lambda self, in_place_only=False: None if in_place_only else real(self),
     )
-    own = {name: fit() for name, fit in models.items()}
-    for name in models:
-        np.testing.assert_allclose(shared[name].margin_, own[name].margin_, rtol=1e-9)
-        np.testing.assert_array_equal(shared[name].support_, own[name].support_)
-    joint_shared = linear_separability(X, y, multiclass="joint")
-    assert not joint_shared.separable and joint_shared.verify(X, y)
-    for pair, result in pairs.items():
-        assert result.separable == (pair != (1, 2)) and result.verify(X, y)
+    own = answers()
+    for mine, theirs in zip(shared[:2], own[:2]):
+        np.testing.assert_allclose(mine.margin_, theirs.margin_, rtol=1e-9)
+        np.testing.assert_allclose(
+            mine.hinge_violation_, theirs.hinge_violation_, rtol=1e-9, atol=1e-12
+        )
+        np.testing.assert_array_equal(mine.support_, theirs.support_)
+    for pair, result in shared[2].items():
+        assert result.separable == own[2][pair].separable == (pair != (1, 2))
+        assert result.verify(X, y)
+        if result.separable:
+            assert result.margin == pytest.approx(own[2][pair].margin, rel=1e-9)
+    assert not shared[3].separable and not own[3].separable
+    assert shared[3].verify(X, y)
 
 
 def test_every_two_class_backend_declares_what_the_core_asks():
