@@ -3,6 +3,8 @@ solves the whole problem at once with a general solver, none of the package's ow
 algorithms. cvxpy is a test dependency, imported only when a reference is called.
 """
 
+import functools
+
 import numpy as np
 from scipy.optimize import linprog
 
@@ -294,24 +296,32 @@ def exactly_balances(X, y, indices, weights, others=None):
 
 def exact_mean_in_range(X, y, a, b):
     """The referee of the class-mean distance: whether d = m_b - m_a lies in
-    the range of the pooled scatter of classes a and b, by FLINT's exact ranks
-    of the centred rows C (each row less its class mean, in rationals) and of
-    ``[C; d]``: equal ranks, d in the range (a finite distance)."""
+    the range of the pooled scatter S = Σ (AᵀA - n mᵀm) of classes a and b (A a
+    class's rows, n their count, m their mean), by FLINT's exact ranks of S and
+    of ``[S; d]``: equal ranks, d in the range (a finite distance). S = CᵀC for
+    the centred rows C, whose row space is S's."""
     from flint import fmpq_mat
 
     X = np.asarray(X, float)
     y = np.asarray(y)
-    rows, means = [], {}
-    for label in (a, b):
-        exact = _rational_matrix(X[y == label])
-        count = exact.nrows()
-        means[label] = [sum((exact[i, j] for i in range(count)), 0 * exact[0, 0])
-                        / count for j in range(exact.ncols())]  # fmt: skip
-        rows += [[exact[i, j] - means[label][j] for j in range(exact.ncols())]
-                 for i in range(count)]  # fmt: skip
-    d = [mb - ma for ma, mb in zip(means[a], means[b], strict=True)]
-    C = fmpq_mat(rows)
-    return fmpq_mat([*rows, d]).rank() == C.rank()
+    parts = [_class_moments(X[y == label].tobytes(), X.shape[1]) for label in (a, b)]
+    scatter = sum((gram - total.transpose() * total / count
+                   for count, total, gram in parts), fmpq_mat(X.shape[1], X.shape[1]))  # fmt: skip
+    d = parts[1][1] / parts[1][0] - parts[0][1] / parts[0][0]
+    p = X.shape[1]
+    stacked = fmpq_mat(p + 1, p, [*(scatter[i, j] for i in range(p) for j in range(p)),
+                                  *(d[0, j] for j in range(p))])  # fmt: skip
+    return stacked.rank() == scatter.rank()
+
+
+@functools.lru_cache(maxsize=64)
+def _class_moments(rows, p):
+    """``(n, 1ᵀA, AᵀA)`` in rationals of the rows A (float64 bytes, p columns):
+    each class is read once for all the pairs it is in."""
+    from flint import fmpq_mat
+
+    A = _rational_matrix(np.frombuffer(rows).reshape(-1, p))
+    return A.nrows(), fmpq_mat(1, A.nrows(), [1] * A.nrows()) * A, A.transpose() * A
 
 
 def write_table_files(folder, data, kind, count=3):

@@ -3,6 +3,13 @@
 import pytest
 
 
+def pytest_itemcollected(item):
+    """A test on ``dask_client``'s cluster starts its worker processes (8-13 s of
+    imports on their first use): ``slow``, as the marker's rule says."""
+    if "dask_client" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def dask_client():
     """A dask.distributed cluster of 2 worker processes, started inside the test

@@ -223,10 +223,10 @@ def test_every_public_estimator_is_checked():
     assert public == {type(estimator) for estimator in ESTIMATORS}
 
 
-def _workflow_warnings(model):
+def _workflow_warnings(model, n_jobs=1):
     """The warnings of one scripted trial of the workflows an experienced
     scikit-learn user runs: a Pipeline with a ColumnTransformer on a DataFrame,
-    GridSearchCV with metadata routing and n_jobs=2, CalibratedClassifierCV,
+    GridSearchCV with metadata routing and ``n_jobs``, CalibratedClassifierCV,
     TunedThresholdClassifierCV, StackingClassifier and DecisionBoundaryDisplay,
     on inseparable data (the common case)."""
     import warnings
@@ -267,7 +267,7 @@ def _workflow_warnings(model):
                 routed.set_fit_request(sample_weight=True)
                 routed.set_score_request(sample_weight=True)
             GridSearchCV(make_pipeline(columns, routed), {}, cv=StratifiedKFold(3),
-                         n_jobs=2, error_score="raise").fit(
+                         n_jobs=n_jobs, error_score="raise").fit(
                 frame, y, **({"sample_weight": np.ones(n)} if weighted else {})
             )  # fmt: skip
         CalibratedClassifierCV(make_pipeline(columns, model), cv=3).fit(frame, y)
@@ -284,16 +284,27 @@ def _workflow_warnings(model):
     return [f"{w.category.__name__}: {w.message}" for w in caught]
 
 
+WORKFLOW_MODELS = [FisherDiscriminant(), FisherDiscriminantCV(), HardMarginSVM(),
+                   Perceptron(random_state=0), PocketPerceptron(random_state=0),
+                   Adaline()]  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    "model",
-    [FisherDiscriminant(), FisherDiscriminantCV(), HardMarginSVM(),
-     Perceptron(random_state=0), PocketPerceptron(random_state=0), Adaline()],
-    ids=lambda model: type(model).__name__,
-)  # fmt: skip
+    "model", WORKFLOW_MODELS, ids=lambda model: type(model).__name__
+)
 def test_the_workflows_of_a_scikit_learn_user_raise_no_warning(model):
     """None of scikit-learn's own linear classifiers warns in this trial (the
     test below); neither may ours."""
     assert _workflow_warnings(model) == []
+
+
+@pytest.mark.slow  # joblib's worker processes: 5-9 s to start and import
+def test_the_workflows_raise_no_warning_in_joblibs_processes():
+    """The trial with GridSearchCV's ``n_jobs=2``: each model pickled to joblib's
+    worker processes, fitted and scored there with metadata routing, warns of
+    nothing either."""
+    for model in WORKFLOW_MODELS:
+        assert _workflow_warnings(model, n_jobs=2) == [], type(model).__name__
 
 
 def test_scikit_learn_s_own_classifiers_raise_no_warning_in_the_trial():

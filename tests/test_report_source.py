@@ -450,6 +450,7 @@ def test_a_bad_cell_in_a_late_block_is_named_and_a_stopped_pass_ends_its_thread(
     assert not [t for t in threading.enumerate() if t.name == "linsep-csv"]
 
 
+@pytest.mark.slow  # a process of its own: 3-5 s
 def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
     """The reader imports neither scikit-learn nor SciPy: the report imports
     them in a thread while the file is read (``ready`` waits for them); a
@@ -475,6 +476,7 @@ def test_the_file_is_read_before_scikit_learn_is_imported(tmp_path):
     assert done.stdout.split()[-1] == "False"
 
 
+@pytest.mark.slow  # processes of their own: 6-9 s
 def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
     """scikit-learn's import names scipy.stats (0.4-0.5 s to run), which a report
     that fits none of scikit-learn's models (separable classes, no
@@ -531,6 +533,7 @@ def test_scipy_stats_runs_only_where_the_report_uses_it(tmp_path):
     assert in_process.stdout.splitlines()[-4] == "True"  # imported as scikit-learn did
 
 
+@pytest.mark.slow  # a process of its own: 3-5 s
 def test_the_statistics_import_nothing_beside_the_report_thread(tmp_path):
     """Once ``STATISTICS_MODULES`` are in, the read makes the class statistics
     while the thread imports the rest: the main thread must import nothing then
@@ -764,6 +767,7 @@ sys.exit(_program(["report", path, "--target", "y"]))
 """
 
 
+@pytest.mark.slow  # processes of their own: 2 s
 def test_a_ctrl_c_lost_turned_or_blocked_still_ends_as_interrupted(tmp_path):
     """Found by review (2-3% of Ctrl-Cs in a report's first second): one landing
     in the import machinery was lost (the report printed, exit 0), became another
