@@ -8,7 +8,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .._working_set import DROP_ABOVE, grow, worst_violators
+from .._working_set import SOFT_DROP_ABOVE, grow, worst_violators
 from ..exceptions import SolverError
 from ._kkt import mark_if_far
 from ._result import Hyperplane, margin_result, warn_if_inexact
@@ -82,7 +82,7 @@ def soft_limit(two_class, working, tol, batch):
     candidates = margin_violators(lp_frame, tol, batch, every=False)
     total = attrgetter("total")  # the LP's optimum: grow's progress
     lp, working, rounds = grow(
-        working, least_hinge, candidates, drop_above=DROP_ABOVE,
+        working, least_hinge, candidates, drop_above=SOFT_DROP_ABOVE,
         affordable=affordable, progress=total,
     )  # fmt: skip
     if lp is None:
@@ -93,12 +93,12 @@ def soft_limit(two_class, working, tol, batch):
             # the balance's rounding), or by bands within the interior point's
             # price: the rounds, without a budget, decide.
             lp, working, more = grow(
-                working, least_hinge, candidates, drop_above=DROP_ABOVE,
+                working, least_hinge, candidates, drop_above=SOFT_DROP_ABOVE,
                 progress=total,
             )  # fmt: skip
             rounds += more
     violators = margin_violators(two_class, tol, batch)
-    solution, working, more = grow(working, solve, violators, drop_above=DROP_ABOVE)
+    solution, working, more = grow(working, solve, violators, drop_above=SOFT_DROP_ABOVE)
     return soft_result(two_class, working, solution, rounds + more, tol)
 
 
