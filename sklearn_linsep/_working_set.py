@@ -27,9 +27,10 @@ DROP_ABOVE = 0.2
 # The soft limit's rounds keep rows to a margin of 1 + SOFT_DROP_ABOVE: an LP on a
 # working set without the rows that held its last answer swings to another vertex,
 # violating most rows (1e5 x 50, 20 flips clustered: 15 000-65 000 of 1e5 a round
-# for 20 rounds; 27 rounds, 1.74 s, where 1.0 took 17 and 2.0 12). 1.0: the rounds'
-# eight flip placements of bench_exact_core.py --only routes took 0.5-1.0x their
-# time at 0.2 (2.0: to 1.4x, larger LPs; None: 9 rounds, 0.7-1.4x).
+# for 20 rounds; 27 rounds, 1.74 s, where 1.0 took 17 and 2.0 12). 1.0: the cost
+# model's route on the eight flip placements of bench_exact_core.py --only routes
+# took 0.25-0.91x its time at 0.2 (2.0: 0.17-1.32x, its larger LPs stopping the
+# rounds; rounds forced without dropping: 9 rounds, 0.55-1.25x).
 SOFT_DROP_ABOVE = 1.0
 # A round's optimum that rises by less than this share of the best so far is no
 # progress (grow's ``progress``): the least total hinge of 1 000 x 100 rows, three

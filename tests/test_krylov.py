@@ -217,6 +217,7 @@ def test_the_route_is_chosen_by_cost():
     assert not krylov_is_cheaper(dense.within.rows)
 
 
+@pytest.mark.slow  # 4-5 s: a memory bound under tracemalloc at p = 20 000
 def test_memory_stays_near_x():
     X, y = _documents(3000, 20000, seed=11, words=(20, 40))
     x_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes

@@ -98,7 +98,9 @@ def soft_limit(two_class, working, tol, batch):
             )  # fmt: skip
             rounds += more
     violators = margin_violators(two_class, tol, batch)
-    solution, working, more = grow(working, solve, violators, drop_above=SOFT_DROP_ABOVE)
+    solution, working, more = grow(
+        working, solve, violators, drop_above=SOFT_DROP_ABOVE
+    )
     return soft_result(two_class, working, solution, rounds + more, tol)
 
 
