@@ -405,6 +405,18 @@ def test_a_least_hinge_face_with_many_vertices_does_not_cycle():
 
 
 
+def _apart_from_a_plane(n, p, draws, seed):
+    """``(X, y)``: the first n of ``draws`` rows of N(0, I_p) at least 0.1 from the
+    plane u·x = 0.25 (the benchmarks' make_separable), y their side."""
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal(p)
+    u /= np.linalg.norm(u)
+    rows = rng.standard_normal((draws, p))
+    score = rows @ u - 0.25
+    X, score = rows[np.abs(score) >= 0.1][:n], score[np.abs(score) >= 0.1][:n]
+    return X, (score > 0).astype(int)
+
+
 def test_a_row_copied_into_the_other_class_is_fit_at_the_least_total_hinge():
     """400 x 100 separable rows (0.1 from the plane u·x = 0.25), one row copied with
     the other label: the least total hinge is 2 (the copies balance exactly, at
@@ -412,13 +424,7 @@ def test_a_row_copied_into_the_other_class_is_fit_at_the_least_total_hinge():
     failed the weak-duality check by 8e-12 and the fit raised SolverError (found by
     review; issue 56: duplicate rows across classes give an answer with its proof).
     The dual less entries at that noise is checked instead: the fit is proved."""
-    rng = np.random.default_rng(5)
-    u = rng.standard_normal(100)
-    u /= np.linalg.norm(u)
-    rows = rng.standard_normal((1100, 100))
-    score = rows @ u - 0.25
-    X, score = rows[np.abs(score) >= 0.1][:400], score[np.abs(score) >= 0.1][:400]
-    y = (score > 0).astype(int)
+    X, y = _apart_from_a_plane(400, 100, draws=1100, seed=5)
     i, j = np.random.default_rng(5).integers(0, 400, 2)
     X[j], y[j] = X[i], 1 - y[i]
     with pytest.warns(NotLinearlySeparableWarning):
@@ -920,13 +926,7 @@ def test_clustered_flips_end_their_least_hinge_rounds_without_swinging(monkeypat
     to 65 000 rows a round, for 27 rounds; kept to a margin of 2 (SOFT_DROP_ABOVE),
     17. The rounds run to the end here (the cost model would hand a swinging run
     to the interior point, at twice the time)."""
-    rng = np.random.default_rng(0)
-    u = rng.standard_normal(50)
-    u /= np.linalg.norm(u)
-    X = rng.standard_normal((200_000, 50))
-    s = X @ u - 0.25
-    X, s = X[np.abs(s) >= 0.1][:100_000], s[np.abs(s) >= 0.1][:100_000]
-    y = (s > 0).astype(int)
+    X, y = _apart_from_a_plane(100_000, 50, draws=200_000, seed=0)
     flipped = np.argsort(np.linalg.norm(X - X[0], axis=1))[:20]
     y[flipped] = 1 - y[flipped]
     monkeypatch.setattr(_soft, "rounds_budget", lambda *a, **k: lambda working: True)

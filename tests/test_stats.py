@@ -298,8 +298,8 @@ def test_from_data_refuses_unknown_labels_and_unsorted_classes():
 @pytest.mark.parametrize("chunk", [1, 7])
 def test_streaming_far_from_the_origin_equals_one_fit(offset, chunk):
     """Means of 1e8 with unit spread: plain means would round by ulp(1e8) at every
-    merge (200 merges of a row: 1e-6 of the spread, 1e4 times the tolerance); the
-    compensated means keep the chunked fit within 1e-10 of one fit."""
+    merge (200 merges of a row: up to 1e-6 of the spread, 1e4 times the tolerance);
+    the compensated means keep the chunked fit within 1e-10 of one fit."""
     from sklearn_linsep import FisherDiscriminant, SeparabilityAngle
 
     rng = np.random.RandomState(0)
