@@ -1075,13 +1075,17 @@ def test_the_interior_point_on_wide_rows_starts_in_float32_and_still_proves(
 
 @pytest.mark.parametrize("case", ["a constant feature", "inactive rows at 1e308"])
 def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_rows(
-    case,
+    case, monkeypatch
 ):
     """A feature that is 0 on every centred row (its unit in the refinement's
     check has a floor; no RuntimeWarning) and rows of weight 0 whose scores
     overflow (left out of the fused pass: 0 × inf) leave the soft limit's answer
-    HiGHS's least total hinge."""
-    X, y, _ = _noisy_soft_limit_rows(n=1500, p=260, seed=2)
+    HiGHS's least total hinge. 1 000 rows: the cost model's interior point (700
+    took the rounds)."""
+    X, y, _ = _noisy_soft_limit_rows(n=1000, p=260, seed=2)
+    ran, ipm = [], _soft.least_hinge_ipm
+    monkeypatch.setattr(_soft, "least_hinge_ipm",
+                        lambda *a, **k: ran.append(1) or ipm(*a, **k))  # fmt: skip
     weights = np.ones(len(y))
     with warnings.catch_warnings():
         if case == "a constant feature":
@@ -1091,6 +1095,7 @@ def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_ro
             weights[:3], X[:3] = 0.0, 1e308
             warnings.simplefilter("ignore", RuntimeWarning)
         model = HardMarginSVM().fit(X, y, sample_weight=weights)
+    assert ran  # the interior point answered
     active = weights > 0
     least = least_total_hinge(X[active], signs(y[active]))[0]
     assert model.hinge_violation_ == pytest.approx(least, rel=1e-9)
