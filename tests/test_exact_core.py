@@ -1095,7 +1095,7 @@ def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_ro
             weights[:3], X[:3] = 0.0, 1e308
             warnings.simplefilter("ignore", RuntimeWarning)
         model = HardMarginSVM().fit(X, y, sample_weight=weights)
-    assert ran  # the interior point answered
+    assert ran  # the interior point ran (its guess, then the crossover or bands)
     active = weights > 0
     least = least_total_hinge(X[active], signs(y[active]))[0]
     assert model.hinge_violation_ == pytest.approx(least, rel=1e-9)
