@@ -10,6 +10,21 @@ def pytest_itemcollected(item):
         item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture
+def count_calls(monkeypatch):
+    """``count_calls(owner, name)``: a list that gains an entry at each call of
+    ``owner.name``, which still runs (a spy, undone after the test)."""
+
+    def count(owner, name):
+        calls, real = [], getattr(owner, name)
+        monkeypatch.setattr(
+            owner, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs)
+        )
+        return calls
+
+    return count
+
+
 @pytest.fixture(scope="session")
 def dask_client():
     """A dask.distributed cluster of 2 worker processes, started inside the test

@@ -346,7 +346,7 @@ def test_soft_limits_of_the_corpus_match_the_reference(name, X, y):
 @pytest.mark.parametrize("weighting", ["none", "random", "some zero"])
 @pytest.mark.parametrize("n, p", [(2500, 4), (3000, 12)])
 def test_the_soft_limit_of_noisy_labels_matches_the_reference(
-    n, p, weighting, monkeypatch
+    n, p, weighting, count_calls
 ):
     # Labels mostly at random: thousands of rows inside their margin, the route
     # through the interior point over all samples (spied on to be sure).
@@ -358,11 +358,7 @@ def test_the_soft_limit_of_noisy_labels_matches_the_reference(
         "random": rng.uniform(0.1, 3, n),
         "some zero": np.where(rng.random(n) < 0.2, 0.0, 1.0),
     }[weighting]
-    calls = []
-    spy = _soft.least_hinge_ipm
-    monkeypatch.setattr(
-        _soft, "least_hinge_ipm", lambda *a, **k: calls.append(1) or spy(*a, **k)
-    )
+    calls = count_calls(_soft, "least_hinge_ipm")
     with pytest.warns(NotLinearlySeparableWarning):
         svm = HardMarginSVM(on_inseparable="warn").fit(X, y, sample_weight=weights)
     assert calls
@@ -791,18 +787,16 @@ def test_the_soft_limit_with_a_contradiction_and_features_far_apart():
 
 
 @pytest.mark.parametrize("route", ["rounds", "interior point"])
-def test_the_soft_limit_is_the_same_by_either_route(route, monkeypatch):
+def test_the_soft_limit_is_the_same_by_either_route(
+    route, monkeypatch, count_calls
+):
     """The cost model's switch forced each way (its interior point priced at
     nothing, or beyond any rounds): the same least total hinge and largest
     margin as HiGHS's LP on all rows and cvxpy's QP."""
     X, y = make_classification(
         n_samples=600, n_features=12, n_informative=6, flip_y=0.1, random_state=3
     )
-    calls = []
-    ipm = _soft._soft_limit_of_all
-    monkeypatch.setattr(
-        _soft, "_soft_limit_of_all", lambda *args: calls.append(1) or ipm(*args)
-    )
+    calls = count_calls(_soft, "_soft_limit_of_all")
     monkeypatch.setattr(
         _cost, "IPM_ITERATIONS", 0 if route == "interior point" else 10**9
     )
@@ -1075,7 +1069,7 @@ def test_the_interior_point_on_wide_rows_starts_in_float32_and_still_proves(
 
 @pytest.mark.parametrize("case", ["a constant feature", "inactive rows at 1e308"])
 def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_rows(
-    case, monkeypatch
+    case, count_calls
 ):
     """A feature that is 0 on every centred row (its unit in the refinement's
     check has a floor; no RuntimeWarning) and rows of weight 0 whose scores
@@ -1083,9 +1077,7 @@ def test_the_float32_interior_point_takes_constant_features_and_huge_inactive_ro
     HiGHS's least total hinge. 1 000 rows: the cost model's interior point (700
     took the rounds)."""
     X, y, _ = _noisy_soft_limit_rows(n=1000, p=260, seed=2)
-    ran, ipm = [], _soft.least_hinge_ipm
-    monkeypatch.setattr(_soft, "least_hinge_ipm",
-                        lambda *a, **k: ran.append(1) or ipm(*a, **k))  # fmt: skip
+    ran = count_calls(_soft, "least_hinge_ipm")
     weights = np.ones(len(y))
     with warnings.catch_warnings():
         if case == "a constant feature":

@@ -273,7 +273,9 @@ def test_the_float_start_by_column_generation_is_the_whole_lp_optimum(shift):
     assert reduced.min() >= -1e-9 * scale
 
 
-def test_a_finish_gives_up_its_exchange_search_after_a_few(monkeypatch):
+def test_a_finish_gives_up_its_exchange_search_after_a_few(
+    monkeypatch, count_calls
+):
     """Near-touching data whose nearest points' support holds no hyperplane:
     the finish's search over exchanges (a solve of the support per row in it)
     ran 25 times here and 54 times on 10 000 x 50 (2 s of a 2.3 s verdict). It
@@ -281,10 +283,7 @@ def test_a_finish_gives_up_its_exchange_search_after_a_few(monkeypatch):
     proved exactly."""
     from sklearn_linsep._margin._solvers import _active_set
 
-    searches = []
-    search = _active_set._best_exchange
-    monkeypatch.setattr(_active_set, "_best_exchange",
-                        lambda *a: searches.append(1) or search(*a))  # fmt: skip
+    searches = count_calls(_active_set, "_best_exchange")
     X, y = facet_case(True, n=300, p=20)
     X = _scaled_and_offset(X, np.random.default_rng(4))
     with warnings.catch_warnings():

@@ -1436,7 +1436,7 @@ def test_text_of_several_classes_answers_awkward_rows_with_proofs(case):
 
 
 def test_the_soft_limit_of_sparse_text_is_the_dense_one_and_refuses_past_limits(
-    monkeypatch,
+    monkeypatch, count_calls
 ):
     """The least-hinge LP and the face's QP read sparse rows uncentred (the same
     hinges and W in every translated frame): the soft limit equals the dense
@@ -1481,9 +1481,7 @@ def test_the_soft_limit_of_sparse_text_is_the_dense_one_and_refuses_past_limits(
     hinge = np.maximum(0.0, 1.0 - (own - scores.max(axis=1))).sum()
     assert lp.status == 0 and hinge == pytest.approx(lp.fun, rel=1e-7)
     monkeypatch.setattr(_working_set, "DENSE_FALLBACK_ENTRIES", 1000)
-    hinge_lp, lps = _multiclass.kesler_hinge_lp, []
-    monkeypatch.setattr(_multiclass, "kesler_hinge_lp",
-                        lambda *args: lps.append(1) or hinge_lp(*args))  # fmt: skip
+    lps = count_calls(_multiclass, "kesler_hinge_lp")
     with pytest.raises(SolverError, match="on_inseparable='raise'"):
         HardMarginSVM(multi_class="crammer_singer").fit(X, y)
     assert not lps  # its first working set is past the limit: refused at once

@@ -230,7 +230,7 @@ def _own_passes(X, c, weights):
 @pytest.mark.parametrize("layout", ["C", "F", "float32", "csr"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_problem_of_a_fit_takes_its_statistics_from_one_pass(
-    layout, weighted, monkeypatch
+    layout, weighted, count_calls
 ):
     """Two classes, one-vs-rest's tasks and the joint machine read the centre,
     the extremes and the class means of one pass over X (made once, at first
@@ -247,11 +247,7 @@ def test_every_problem_of_a_fit_takes_its_statistics_from_one_pass(
         "float32": X.astype(np.float32),
         "csr": sp.csr_matrix(X),
     }[layout]
-    passes = []
-    real = _memory.class_summaries
-    monkeypatch.setattr(
-        _memory, "class_summaries", lambda *a: passes.append(1) or real(*a)
-    )
+    passes = count_calls(_memory, "class_summaries")
     rows = seam.rows_of(data, y, weights, name="test")
     in_place = layout in ("C", "float32")
     dense = np.asarray(data.toarray() if sp.issparse(data) else data, dtype=float)
@@ -440,7 +436,7 @@ def test_centred_rows_are_made_in_a_copy_never_in_x(dtype):
             np.testing.assert_array_equal(X, before)
 
 
-def test_the_last_hyperplanes_margins_are_kept_not_recomputed():
+def test_the_last_hyperplanes_margins_are_kept_not_recomputed(count_calls):
     """The working-set loop's last look for violators and its optimality check ask
     for the margins of one hyperplane: one pass over X answers both (read-only,
     so that neither caller changes the other's); another hyperplane, or another
@@ -451,8 +447,7 @@ def test_the_last_hyperplanes_margins_are_kept_not_recomputed():
     X = rng.normal(size=(50, 4)) + 100.0
     c = np.where(rng.random(50) > 0.5, 1.0, -1.0)
     rows = ScaledRows(X, c)
-    passes, scores = [], rows.scores
-    rows.scores = lambda *args: passes.append(1) or scores(*args)
+    passes = count_calls(rows, "scores")
     coef = rng.normal(size=4)
     first = rows.margins(coef, 0.5)
     assert rows.margins(coef.copy(), 0.5) is first and len(passes) == 1
@@ -497,18 +492,12 @@ def test_non_finite_x_is_refused_by_the_first_pass(bad, layout, fit):
         _FITS[fit](X, y)
 
 
-def test_finite_x_is_proven_by_the_summary_pass(monkeypatch):
+def test_finite_x_is_proven_by_the_summary_pass(count_calls):
     """Finite X in C order is checked by no pass of its own (its class sums are
     finite); with rows of weight 0, which the pass does not read, X is checked."""
     from sklearn_linsep import _validation
 
-    checks = []
-    real = _validation._assert_all_finite
-    monkeypatch.setattr(
-        _validation,
-        "_assert_all_finite",
-        lambda *a, **k: checks.append(1) or real(*a, **k),
-    )
+    checks = count_calls(_validation, "_assert_all_finite")
     X, y = _iris()
     linear_separability(X, y)
     HardMarginSVM(on_inseparable="soft").fit(X, y)

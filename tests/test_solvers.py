@@ -592,7 +592,7 @@ def test_a_refinement_asked_by_exchanges_that_give_up_does_not_outlive_them(
     assert system.refine_next is False
 
 
-def test_a_held_system_that_met_a_dependent_row_pivots_at_once(monkeypatch):
+def test_a_held_system_that_met_a_dependent_row_pivots_at_once(count_calls):
     """A Cholesky in order that failed on a dependent row is not tried again by the
     same system: its next factor is pstrf's at once, keeping what pstrf keeps."""
     from scipy.linalg import lapack
@@ -603,10 +603,7 @@ def test_a_held_system_that_met_a_dependent_row_pivots_at_once(monkeypatch):
     system = _two_class_system(gram, c)
     first, _, _ = system.solve_two_class(np.arange(50))
     assert first.size == 49 and system.pivoting
-    in_order = []
-    potrf = lapack.dpotrf
-    monkeypatch.setattr(lapack, "dpotrf", lambda *a, **k: in_order.append(1) or
-                        potrf(*a, **k))  # fmt: skip
+    in_order = count_calls(lapack, "dpotrf")
     system.release()
     held = np.arange(1, 60)
     solved, beta, intercept = system.solve_two_class(held)

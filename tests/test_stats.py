@@ -721,7 +721,7 @@ def test_float32_data_in_a_subspace_get_the_float64_rank_from_a_float64_pass():
 
 @pytest.mark.parametrize("condition", [1e2, 1e8, 1e14])
 def test_the_cholesky_route_is_the_eigendecomposition_where_the_rank_is_clear(
-    condition, monkeypatch
+    condition, monkeypatch, count_calls
 ):
     """A full rank proved by Cholesky's bounds factors S(κ)⁻¹ as L⁻ᵀL⁻¹, the
     same solve as the eigendecomposition; near the cut (condition 1e14 at the
@@ -735,11 +735,7 @@ def test_the_cholesky_route_is_the_eigendecomposition_where_the_rank_is_clear(
     scale = np.geomspace(1e-3, 1e3, p)  # graded units: the cut is unit-free
     S = scale[:, None] * (basis * values) @ basis.T * scale[None, :]
     b = rng.standard_normal(p)
-    taken = []
-    proof = _covariance.full_rank_proof
-    monkeypatch.setattr(
-        _covariance, "full_rank_proof", lambda C: taken.append(1) or proof(C)
-    )
+    taken = count_calls(_covariance, "full_rank_proof")
     ours = _covariance.regularized_covariance(S, 0.5, n_samples=1000)
     monkeypatch.setattr(_covariance, "full_rank_proof", lambda C: None)
     reference = _covariance.regularized_covariance(S, 0.5, n_samples=1000)

@@ -118,18 +118,12 @@ def test_the_soft_limit_of_wide_sparse_rows_equals_the_dense_one(seed, monkeypat
 
 
 def test_the_sparse_lp_runs_only_where_the_gram_dual_finds_the_hulls_meeting(
-    monkeypatch,
+    count_calls,
 ):
     """The Gram dual decides first (every row held: wide rows are mostly support
     vectors); the sparse LP is asked for the certificate only where a working
     set's hulls meet."""
-    calls = []
-    spied = _hard.certificate_from_subset
-    monkeypatch.setattr(
-        _hard,
-        "certificate_from_subset",
-        lambda *args, **kwargs: calls.append(1) or spied(*args, **kwargs),
-    )
+    calls = count_calls(_hard, "certificate_from_subset")
     X, y = _documents(120, 600, 4)
     separable = HardMarginSVM().fit(X, y)
     assert separable.separable_ and not calls
