@@ -120,6 +120,46 @@ def test_rows_held_at_their_bound_move_to_the_right_hand_side():
     assert total_hinge_lp(Z[~wrong], c[~wrong], fixed=fixed).feasible is False
 
 
+@pytest.mark.parametrize("interior_status", [None, 4])
+def test_a_least_hinge_lp_of_thousands_of_columns_takes_the_interior_points_vertex(
+    monkeypatch, interior_status
+):
+    """From ``IPM_FROM_COLUMNS`` columns (rows with no margin: thousands of α at
+    their bound) HiGHS's interior point and crossover answer: a vertex (at most
+    p + 1 α strictly inside their bounds), the simplex's least total and
+    hyperplane, HiGHS's reference on the rows themselves. An interior point that
+    ends in any other status (4: numerical difficulties) hands over to the
+    simplex, which answers the same."""
+    from scipy import optimize
+
+    from sklearn_linsep._margin._solvers import _highs
+
+    Z, c = _noisy(_highs.IPM_FROM_COLUMNS + 500, 8, 2)
+    simplex = total_hinge_lp(Z, c)  # the simplex, as below the threshold
+    methods, linprog = [], optimize.linprog
+
+    def spy(*args, method, **kwargs):
+        methods.append(method)
+        result = linprog(*args, method=method, **kwargs)
+        if method == "highs-ipm" and interior_status is not None:
+            result.status = interior_status
+        return result
+
+    monkeypatch.setattr(_highs, "linprog", spy)
+    lp = total_hinge_lp(Z, c)
+    assert methods == ["highs-ipm"] + (["highs-ds"] if interior_status else [])
+    inside = (lp.dual > 1e-9) & (lp.dual < 1 - 1e-9)
+    assert np.count_nonzero(inside) <= Z.shape[1] + 1
+    assert lp.total == pytest.approx(simplex.total, rel=1e-12)
+    assert lp.total == pytest.approx(least_total_hinge(Z, c)[0], rel=1e-10)
+    hinge = np.maximum(0.0, 1.0 - c * (Z @ lp.coef + lp.intercept)).sum()
+    assert hinge == pytest.approx(lp.total, rel=1e-10)
+    # Below the threshold, the simplex alone.
+    methods.clear()
+    total_hinge_lp(Z[: _highs.IPM_FROM_COLUMNS - 1], c[: _highs.IPM_FROM_COLUMNS - 1])
+    assert methods == ["highs-ds"]
+
+
 def _face(Z, c):
     lp = total_hinge_lp(Z, c)
     return np.where(lp.dual <= 1e-12, 1, np.where(lp.dual >= 1 - 1e-9, -1, 0))
