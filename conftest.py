@@ -13,3 +13,19 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, each worker's BLAS and OpenMP get the CPUs divided
+    among the workers, as scikit-learn's own test suite does: two workers of two
+    BLAS threads each on two cores made the threads of one wait on the other's
+    (tests that need a thread count set it themselves)."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers is None:
+        return
+    import numpy  # noqa: F401 - their BLAS loaded, for the limit to reach it
+    import scipy.linalg  # noqa: F401
+    from joblib import cpu_count
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(max(1, cpu_count() // int(workers)))
