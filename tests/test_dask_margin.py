@@ -586,6 +586,24 @@ def _outcome(fit, box):
         box["error"] = error
 
 
+def test_the_rounds_pools_hold_a_share_of_their_blocks_within_the_budget():
+    """A block's pool per side: ``POOL_ROWS`` for blocks of up to 512 of them
+    (5e5 rows, where it was measured), a ``POOL_SHARE`` of larger blocks' rows (1e7
+    x 20 in blocks of 1e6: 1 024 a side missed rows near the support and cost a
+    third full pass; bench_scale.py), at least the seed, all blocks' within
+    ``POOL_BYTES``."""
+    from sklearn_linsep._rows._dask import _two_class
+
+    rows = _two_class.pool_rows_for
+    assert rows(0, 20, 20, 500_000) == _two_class.POOL_ROWS == rows(0, 20, 20)
+    assert rows(0, 20, 10, 1_000_000) == 1_000_000 // 512
+    assert rows(0, 20, 5, 2_000_000) == 2_000_000 // 512
+    assert rows(3000, 20, 10, 1_000_000) == 12_000  # four seeds
+    for p, blocks, block_rows in ((20, 10, 10**7), (768, 100, 10**6), (1000, 10**4, 10**5)):
+        assert rows(0, p, blocks, block_rows) * 16 * p * blocks <= _two_class.POOL_BYTES
+    assert rows(5000, 1000, 10**4, 10**5) == 5000  # never fewer than the seed
+
+
 def test_the_summary_s_early_pools_stay_within_their_budget_and_serve_two_classes():
     """Early pools of every block together within ``POOL_BYTES`` (16 bytes a value:
     a row and its copy), the more blocks and features the fewer rows; rows of three

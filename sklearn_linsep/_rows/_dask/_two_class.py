@@ -35,10 +35,19 @@ EARLY_POOL_ROWS = 8 * POOL_ROWS
 POOL_GROUP_BYTES = 1 << 25
 
 
-def pool_rows_for(size, n_features, n_blocks):
-    """Rows per side each block keeps in its pool for a seed of ``size`` rows."""
+# ... and at least this share of a block's rows: the rows near the support are a
+# share of a block, not a count (1e7 x 20 with a margin in blocks of 1e6 rows: 1 024
+# a side missed some, so a full pass found them and a third confirmed; 1 953 a
+# side, two passes, as blocks of 5e5 with 1 024).
+POOL_SHARE = 1 / 512
+
+
+def pool_rows_for(size, n_features, n_blocks, block_rows=0):
+    """Rows per side each block (of at most ``block_rows`` rows) keeps in its pool
+    for a seed of ``size`` rows."""
     budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
-    return int(max(size, min(max(4 * size, POOL_ROWS), budget)))
+    wanted = max(4 * size, POOL_ROWS, int(POOL_SHARE * block_rows))
+    return int(max(size, min(wanted, budget)))
 
 
 def early_pool_rows(n_features, n_blocks):
@@ -269,6 +278,7 @@ class DaskScaledRows:
         self.n_features = rows.n_features
         self._blocks = rows.blocks()
         self._offsets = rows.offsets[:-1]
+        self._block_rows = int(np.max(np.diff(rows.offsets), initial=0))
         self._fetched = rows.fetched  # shared by the problems of these rows
         self._side = class_sides(len(self.classes), positive, negative)
         # The summary's early pools serve the problem of the two classes of two.
@@ -369,7 +379,8 @@ class DaskScaledRows:
 
     def _pool_rows(self, size):
         """Rows per side each block keeps in its pool."""
-        return pool_rows_for(size, self.n_features, len(self._blocks))
+        return pool_rows_for(size, self.n_features, len(self._blocks),
+                             self._block_rows)  # fmt: skip
 
     def _grouped(self, pools):
         """The blocks' pools concatenated in groups of about
