@@ -16,10 +16,10 @@ if os.environ.get("CI"):
 
 
 def pytest_configure(config):
-    """Under pytest-xdist, each worker's BLAS and OpenMP get the CPUs divided
-    among the workers, as scikit-learn's own test suite does: two workers of two
-    BLAS threads each on two cores made the threads of one wait on the other's
-    (tests that need a thread count set it themselves)."""
+    """Under pytest-xdist, each worker's BLAS (numpy's and scipy's) gets the CPUs
+    divided among the workers, as scikit-learn's own test suite does: two workers
+    of two BLAS threads each on two cores made the threads of one wait on the
+    other's (tests that need a thread count set it themselves)."""
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if workers is None:
         return

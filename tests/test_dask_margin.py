@@ -602,6 +602,11 @@ def test_the_rounds_pools_hold_a_share_of_their_blocks_within_the_budget():
     for p, blocks, block_rows in ((20, 10, 10**7), (768, 100, 10**6), (1000, 10**4, 10**5)):
         assert rows(0, p, blocks, block_rows) * 16 * p * blocks <= _two_class.POOL_BYTES
     assert rows(5000, 1000, 10**4, 10**5) == 5000  # never fewer than the seed
+    # The summary's early pools hold the rounds' (the seed needs no pass of its
+    # own): dask's 128 MiB chunks of 3 float64 features are 5 592 405 rows.
+    for block_rows in (500_000, 5_592_405, 8_388_608):
+        early = _two_class.early_pool_rows(3, 4, block_rows)
+        assert early >= rows(512, 3, 4, block_rows)
 
 
 def test_the_summary_s_early_pools_stay_within_their_budget_and_serve_two_classes():

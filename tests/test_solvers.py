@@ -120,44 +120,46 @@ def test_rows_held_at_their_bound_move_to_the_right_hand_side():
     assert total_hinge_lp(Z[~wrong], c[~wrong], fixed=fixed).feasible is False
 
 
-@pytest.mark.parametrize("interior_status", [None, 4])
 def test_a_least_hinge_lp_of_thousands_of_columns_takes_the_interior_points_vertex(
-    monkeypatch, interior_status
+    monkeypatch,
 ):
-    """From ``IPM_FROM_COLUMNS`` columns (rows with no margin: thousands of α at
-    their bound) HiGHS's interior point and crossover answer: a vertex (at most
-    p + 1 α strictly inside their bounds), the simplex's least total and
-    hyperplane, HiGHS's reference on the rows themselves. An interior point that
-    ends in any other status (4: numerical difficulties) hands over to the
-    simplex, which answers the same."""
+    """From ``IPM_FROM_COLUMNS`` columns and ``IPM_ROWS_FROM`` equalities (p + 1)
+    HiGHS's interior point and crossover answer: a vertex (at most p + 1 α
+    strictly inside their bounds), the simplex's least total, HiGHS's reference on
+    the rows themselves, attained by its hyperplane. An interior point that ends
+    in any other status (4: numerical difficulties) hands over to the simplex,
+    which answers the same; below either threshold the simplex alone runs."""
     from scipy import optimize
 
     from sklearn_linsep._margin._solvers import _highs
 
-    Z, c = _noisy(_highs.IPM_FROM_COLUMNS + 500, 8, 2)
-    simplex = total_hinge_lp(Z, c)  # the simplex, as below the threshold
-    methods, linprog = [], optimize.linprog
+    Z, c = _noisy(_highs.IPM_FROM_COLUMNS + 100, _highs.IPM_ROWS_FROM, 2)
+    least = least_total_hinge(Z, c)[0]
+    methods, linprog, status = [], optimize.linprog, {}
 
     def spy(*args, method, **kwargs):
         methods.append(method)
         result = linprog(*args, method=method, **kwargs)
-        if method == "highs-ipm" and interior_status is not None:
-            result.status = interior_status
+        if method == "highs-ipm" and "ipm" in status:
+            result.status = status["ipm"]
         return result
 
     monkeypatch.setattr(_highs, "linprog", spy)
-    lp = total_hinge_lp(Z, c)
-    assert methods == ["highs-ipm"] + (["highs-ds"] if interior_status else [])
-    inside = (lp.dual > 1e-9) & (lp.dual < 1 - 1e-9)
-    assert np.count_nonzero(inside) <= Z.shape[1] + 1
-    assert lp.total == pytest.approx(simplex.total, rel=1e-12)
-    assert lp.total == pytest.approx(least_total_hinge(Z, c)[0], rel=1e-10)
-    hinge = np.maximum(0.0, 1.0 - c * (Z @ lp.coef + lp.intercept)).sum()
-    assert hinge == pytest.approx(lp.total, rel=1e-10)
-    # Below the threshold, the simplex alone.
+    for interior_status, ran in ((None, ["highs-ipm"]), (4, ["highs-ipm", "highs-ds"])):
+        methods.clear()
+        status.update({} if interior_status is None else {"ipm": interior_status})
+        lp = total_hinge_lp(Z, c)
+        assert methods == ran
+        inside = (lp.dual > 1e-9) & (lp.dual < 1 - 1e-9)
+        assert np.count_nonzero(inside) <= Z.shape[1] + 1
+        assert lp.total == pytest.approx(least, rel=1e-10)
+        hinge = np.maximum(0.0, 1.0 - c * (Z @ lp.coef + lp.intercept)).sum()
+        assert hinge == pytest.approx(lp.total, rel=1e-10)
+    status.clear()
     methods.clear()
     total_hinge_lp(Z[: _highs.IPM_FROM_COLUMNS - 1], c[: _highs.IPM_FROM_COLUMNS - 1])
-    assert methods == ["highs-ds"]
+    total_hinge_lp(Z[:, : _highs.IPM_ROWS_FROM - 2], c)  # p + 1 = IPM_ROWS_FROM - 1
+    assert methods == ["highs-ds", "highs-ds"]
 
 
 def _face(Z, c):

@@ -17,16 +17,20 @@ HIGHS = {0: Status.OPTIMAL, 2: Status.INFEASIBLE}
 LP_FEASIBILITY_TOLERANCE = 1e-10
 
 # The two-class least-hinge LP (p + 1 equalities, a column a row) goes to HiGHS's
-# interior point, with its crossover to a vertex, from this many columns where its
-# equalities are at most IPM_ROWS_AT_MOST: there the dual simplex's iterations cost
-# about a millisecond each, most of them flipping the bounds of the thousands of α
-# at their upper bound (labels through the data with no margin). 1e5 x 50, one BLAS
-# thread, simplex -> interior point (s): flips far from the boundary, 8 191 columns
-# 0.92 -> 0.74 and 6 565 0.64 -> 0.36; flips spread out 3 690 0.52 -> 0.29; flips
-# clustered 3 245 0.48 -> 0.22. Below it the simplex is as fast or faster: tall
-# 1e6 x 20, 2 136 columns 0.057 against 0.095 s; 20 flips with a margin, 2 039 0.21
-# against 0.24 s; pure noise, 2 347 0.14 against 0.16 s.
+# interior point, with its crossover to a vertex, from IPM_FROM_COLUMNS columns where
+# its equalities are IPM_ROWS_FROM to IPM_ROWS_AT_MOST: there the dual simplex's
+# iterations cost about a millisecond each, hundreds of them (727 at 8 191 columns).
+# One BLAS thread, the soft limit's rounds on 1e5 x 50 (bench_exact_core.py --only
+# routes), simplex -> interior point (s): labels with no margin, flips far from the
+# boundary, 8 191 columns 0.92 -> 0.74 and 6 565 0.64 -> 0.36; flips spread out 3 690
+# 0.52 -> 0.29; clustered 3 245 0.48 -> 0.22; with a margin, flips far, 4 452 columns:
+# the fit 1.86 -> 1.56 s. Not everywhere: on uniform rows with noisy labels a whole
+# fit took 1.09x at p = 50 (30 000 rows, one LP of 2 996), 1.00x at p = 60; whole-data
+# LPs of 3 000-8 000 uniform rows 1.4x at p = 50, 0.6-0.95x at p = 100. With fewer
+# equalities the simplex needs few iterations and wins: 1.5-2.3x at p = 20-40 (a
+# review's sweep), tall 1e6 x 20's 2 136 columns 0.057 against 0.095 s.
 IPM_FROM_COLUMNS = 2500
+IPM_ROWS_FROM = 48
 IPM_ROWS_AT_MOST = 128
 
 
@@ -102,7 +106,8 @@ def total_hinge_lp(Z, c, fit_intercept=True, weights=None, fixed=None):
     # are the same to rounding: to the bit on the benchmarks' data, 1e-14 apart on
     # weighted random ones (review). (The K-class LP keeps it: its moved by 1e-10.)
     bounds = np.column_stack([np.zeros(n), upper])
-    interior = n >= IPM_FROM_COLUMNS and A_eq.shape[0] <= IPM_ROWS_AT_MOST
+    interior = (n >= IPM_FROM_COLUMNS
+                and IPM_ROWS_FROM <= A_eq.shape[0] <= IPM_ROWS_AT_MOST)  # fmt: skip
     return _least_hinge("total hinge", split, fixed, presolve=False,
                         interior=interior, A_eq=A_eq, b_eq=right,
                         bounds=bounds)  # fmt: skip

@@ -147,7 +147,8 @@ class DaskRows:
             # Only the working-set methods need it, and they address rows by
             # index: refused before the pass, not after.
             self.require_known_chunks()
-            pool_rows = early_pool_rows(self.n_features, len(self.X.chunks[0]))
+            blocks = self.X.chunks[0]
+            pool_rows = early_pool_rows(self.n_features, len(blocks), max(blocks))
             self._summary, self.early_pools = class_summary(self, pool_rows)
             if len(self._summary.classes) != 2:  # the pools serve two classes only
                 self.early_pools = None

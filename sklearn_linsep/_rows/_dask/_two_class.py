@@ -21,7 +21,8 @@ from ..._working_set import (
 from ._tasks import fetched_field, fetched_rows, tree_reduce
 
 # The candidate rows each block keeps on its worker between passes, per side: at
-# least the seed's size, at most POOL_ROWS (or POOL_BYTES over all blocks).
+# least the seed's size, else four seeds, POOL_ROWS or a POOL_SHARE of the block's
+# rows, whichever is most, within POOL_BYTES over all blocks.
 POOL_ROWS = 1024
 POOL_BYTES = 1 << 28
 # A block's rows nearest its own classes' mid-hyperplane (the class summary's pools,
@@ -50,12 +51,13 @@ def pool_rows_for(size, n_features, n_blocks, block_rows=0):
     return int(max(size, min(wanted, budget)))
 
 
-def early_pool_rows(n_features, n_blocks):
-    """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``,
-    fewer where all blocks' would pass ``POOL_BYTES`` (a seed whose pools need more
-    makes its own pass)."""
+def early_pool_rows(n_features, n_blocks, block_rows=0):
+    """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``, or a
+    ``POOL_SHARE`` of a block of ``block_rows`` where that is more (the rounds'
+    pools come out of them), fewer where all blocks' would pass ``POOL_BYTES`` (a
+    seed whose pools need more makes its own pass)."""
     budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
-    return int(min(EARLY_POOL_ROWS, budget))
+    return int(min(max(EARLY_POOL_ROWS, int(POOL_SHARE * block_rows)), budget))
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -285,7 +287,8 @@ class DaskScaledRows:
         two = len(self.classes) == 2 and set(self._side) == {-1.0, 1.0}
         self._early = rows.early_pools if two else None
         rows.early_pools = None  # this problem's alone: freed on the workers with it
-        self._early_rows = early_pool_rows(self.n_features, len(self._blocks))
+        self._early_rows = early_pool_rows(self.n_features, len(self._blocks),
+                                           self._block_rows)  # fmt: skip
         # Shared with the equilibrated copy: pools of rows, and the numbers of the
         # last full pass keyed by its hyperplane and frame.
         self._passes = {"pools": None, "pool_rows": self._pool_rows(0), "last": None}
