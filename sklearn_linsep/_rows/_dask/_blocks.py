@@ -110,6 +110,11 @@ class DaskRows:
         """First row index of each block (known chunks only)."""
         return np.concatenate([[0], np.cumsum(self.X.chunks[0])]).astype(np.int64)
 
+    @property
+    def largest_block(self):
+        """Rows of the largest block (known chunks only): the pools' share."""
+        return int(max(self.X.chunks[0], default=0))
+
     def blocks(self):
         """Delayed ``(X_block, y_block, weight_block)`` per row block."""
         X_blocks = self.X.to_delayed(optimize_graph=False).ravel()
@@ -147,8 +152,8 @@ class DaskRows:
             # Only the working-set methods need it, and they address rows by
             # index: refused before the pass, not after.
             self.require_known_chunks()
-            blocks = self.X.chunks[0]
-            pool_rows = early_pool_rows(self.n_features, len(blocks), max(blocks))
+            pool_rows = early_pool_rows(self.n_features, len(self.X.chunks[0]),
+                                        self.largest_block)  # fmt: skip
             self._summary, self.early_pools = class_summary(self, pool_rows)
             if len(self._summary.classes) != 2:  # the pools serve two classes only
                 self.early_pools = None

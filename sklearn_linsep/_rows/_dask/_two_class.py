@@ -22,8 +22,12 @@ from ._tasks import fetched_field, fetched_rows, tree_reduce
 
 # The candidate rows each block keeps on its worker between passes, per side: at
 # least the seed's size, else four seeds, POOL_ROWS or a POOL_SHARE of the block's
-# rows, whichever is most, within POOL_BYTES over all blocks.
+# rows, whichever is most, within POOL_BYTES over all blocks. A share, as the rows
+# near the support are a share of a block, not a count: 1e7 x 20 with a margin in
+# blocks of 1e6 rows, 1 024 a side missed some, so a full pass found them and a
+# third confirmed; 1 953 a side, two passes, as blocks of 5e5 with 1 024.
 POOL_ROWS = 1024
+POOL_SHARE = 1 / 512
 POOL_BYTES = 1 << 28
 # A block's rows nearest its own classes' mid-hyperplane (the class summary's pools,
 # before the classes are known) share two thirds of the 1 024 nearest the whole
@@ -36,19 +40,17 @@ EARLY_POOL_ROWS = 8 * POOL_ROWS
 POOL_GROUP_BYTES = 1 << 25
 
 
-# ... and at least this share of a block's rows: the rows near the support are a
-# share of a block, not a count (1e7 x 20 with a margin in blocks of 1e6 rows: 1 024
-# a side missed some, so a full pass found them and a third confirmed; 1 953 a
-# side, two passes, as blocks of 5e5 with 1 024).
-POOL_SHARE = 1 / 512
+def _pool_budget(n_features, n_blocks):
+    """Rows per side a block's pool may hold for all blocks' to fit ``POOL_BYTES``
+    (16 bytes a value: a row and its copy)."""
+    return POOL_BYTES // (16 * n_features * max(n_blocks, 1))
 
 
 def pool_rows_for(size, n_features, n_blocks, block_rows=0):
     """Rows per side each block (of at most ``block_rows`` rows) keeps in its pool
     for a seed of ``size`` rows."""
-    budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
     wanted = max(4 * size, POOL_ROWS, int(POOL_SHARE * block_rows))
-    return int(max(size, min(wanted, budget)))
+    return int(max(size, min(wanted, _pool_budget(n_features, n_blocks))))
 
 
 def early_pool_rows(n_features, n_blocks, block_rows=0):
@@ -56,8 +58,8 @@ def early_pool_rows(n_features, n_blocks, block_rows=0):
     ``POOL_SHARE`` of a block of ``block_rows`` where that is more (the rounds'
     pools come out of them), fewer where all blocks' would pass ``POOL_BYTES`` (a
     seed whose pools need more makes its own pass)."""
-    budget = POOL_BYTES // (16 * n_features * max(n_blocks, 1))
-    return int(min(max(EARLY_POOL_ROWS, int(POOL_SHARE * block_rows)), budget))
+    wanted = max(EARLY_POOL_ROWS, int(POOL_SHARE * block_rows))
+    return int(min(wanted, _pool_budget(n_features, n_blocks)))
 
 
 def _block_problem(X, codes, sample_weight, classes, positive, negative):
@@ -280,7 +282,7 @@ class DaskScaledRows:
         self.n_features = rows.n_features
         self._blocks = rows.blocks()
         self._offsets = rows.offsets[:-1]
-        self._block_rows = int(np.max(np.diff(rows.offsets), initial=0))
+        self._block_rows = rows.largest_block
         self._fetched = rows.fetched  # shared by the problems of these rows
         self._side = class_sides(len(self.classes), positive, negative)
         # The summary's early pools serve the problem of the two classes of two.
