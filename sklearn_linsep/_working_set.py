@@ -353,11 +353,15 @@ def problem_rows(problem):
 
 
 def margin_limits(rows, threshold, slack=None):
-    """The least margin each of ``rows`` must reach: ``threshold``, less the
-    row's slack where ``slack = (sorted rows, values)`` gives one (the soft
-    limit's hinges; None: no slack)."""
+    """The least margin each of ``rows`` (indices, or a ``range`` of them with step
+    1) must reach: ``threshold``, less the row's slack where ``slack = (sorted
+    rows, values)`` gives one (the soft limit's hinges; None: no slack)."""
     limit = np.full(len(rows), float(threshold))
-    if slack is not None and len(slack[0]):
+    if slack is not None and len(slack[0]) and isinstance(rows, range):
+        # A block's rows: the few slack rows within it, not a search per row.
+        low, high = np.searchsorted(slack[0], [rows.start, rows.stop])
+        limit[slack[0][low:high] - rows.start] -= slack[1][low:high]
+    elif slack is not None and len(slack[0]):
         where = np.minimum(np.searchsorted(slack[0], rows), len(slack[0]) - 1)
         found = slack[0][where] == rows
         limit[found] -= slack[1][where[found]]
@@ -368,10 +372,11 @@ def worst_violators(violation, working, batch=None):
     """``(violated, inside)`` from one violation per sample (positive: violated):
     the ``batch`` worst samples outside ``working``, and the violations of the
     members of ``working``."""
-    violation = np.array(violation, dtype=float)
+    violation = np.asarray(violation, dtype=float)
     inside = violation[working]
-    violation[working] = -np.inf  # solved for already, to the solver's precision
     violated = np.flatnonzero(violation > 0)
+    # Solved for already, to the solver's precision (no copy of the violations).
+    violated = violated[~np.isin(violated, working)]
     if batch is not None and violated.size > batch:
         worst = np.argpartition(violation[violated], -batch)[-batch:]
         violated = violated[worst]

@@ -6,6 +6,7 @@ that there the block tasks really run in other processes and only what they retu
 travels.
 """
 
+import itertools
 import warnings
 
 import dask.array as da
@@ -313,6 +314,45 @@ def test_a_separable_fit_reads_the_blocks_two_or_three_times(monkeypatch):
     assert 1 <= counter.passes("_full_pass_block", blocks) <= 2
     assert counter.calls.get("_reduce_block", 0) == 0
     assert svm.n_iter_ > 1 and counter.calls["_pool_violators"] >= 1
+
+
+def _generated_blocks(X, y, blocks, made):
+    """X and y as a dask array of ``blocks`` blocks, each made by a task that counts
+    in ``made`` how often it runs (a never-persisted array: a pass makes it again)."""
+    import dask
+
+    def make(index, rows):
+        made[index] = made.get(index, 0) + 1
+        return X[rows], y[rows]
+
+    bounds = np.linspace(0, len(y), blocks + 1).astype(int)
+    parts = [dask.delayed(make, pure=True, nout=2)(i, slice(a, b))
+             for i, (a, b) in enumerate(itertools.pairwise(bounds))]  # fmt: skip
+    X_parts = [da.from_delayed(part[0], shape=(b - a, X.shape[1]), dtype=X.dtype)
+               for part, a, b in zip(parts, bounds[:-1], bounds[1:])]  # fmt: skip
+    y_parts = [da.from_delayed(part[1], shape=(b - a,), dtype=y.dtype)
+               for part, a, b in zip(parts, bounds[:-1], bounds[1:])]  # fmt: skip
+    return da.concatenate(X_parts), da.concatenate(y_parts), bounds
+
+
+@pytest.mark.parametrize("kept", [0, 3, 8])
+def test_blocks_kept_on_a_cluster_are_made_once(monkeypatch, kept):
+    # On a dask.distributed cluster the first blocks that fit in KEEP_SHARE of its
+    # memory (less the pools' budget) stay on the workers for the fit: its later
+    # passes read them, and make only the others again. The answer is the same.
+    from sklearn_linsep._rows._dask import _blocks
+
+    X, y = _separable(n=40_000, p=4, gap=0.05, seed=3)
+    made = {}
+    X_dask, y_dask, bounds = _generated_blocks(X, y, 8, made)
+    row_bytes = X.shape[1] * X.itemsize + y.itemsize
+    budget = int(bounds[kept] * row_bytes) + 1
+    memory = 0 if kept == 0 else (budget + _blocks.POOL_BYTES) / _blocks.KEEP_SHARE
+    monkeypatch.setattr(_blocks, "cluster_memory", lambda: memory)
+    svm = HardMarginSVM().fit(X_dask, y_dask)
+    assert svm.margin_ == pytest.approx(HardMarginSVM().fit(X, y).margin_, rel=1e-9)
+    assert all(made[index] == 1 for index in range(kept))
+    assert all(made[index] >= 2 for index in range(kept, 8))
 
 
 @pytest.mark.parametrize("cut", ["between the classes", "inside each class"])

@@ -31,7 +31,6 @@ CONNECT_SECONDS = 10  # an unreachable scheduler is said within this
 CODE = "__linsep_class__"  # the columns of class codes and row positions added
 POSITION = "__linsep_row__"  # on the cluster
 SMALL_CLASS = 10  # a class of fewer sampled rows comes whole
-KEEP_SHARE = 0.25  # of the workers' memory, the rows kept there between passes
 
 
 def connect(address):
@@ -106,7 +105,7 @@ def first_line(error):
     return said
 
 
-def read_on_cluster(path, args, client, log):
+def read_on_cluster(path, args, log):
     """``(table, verdicts)``: the :class:`~._read.Table` of a sample of the rows of
     PATH (with the class statistics of every row) and every pair's
     :func:`~sklearn_linsep.linear_separability` over every row (its certificate's
@@ -136,7 +135,7 @@ def read_on_cluster(path, args, client, log):
         usable = usable.dropna(subset=features)
     if args.missing == "mean":
         usable = usable.fillna(dict(zip(features, found.means, strict=True)))
-    X, y, where = _arrays(usable, target, features, found, class_of, client)
+    X, y, where = _arrays(usable, target, features, found, class_of)
     log(f"cluster: {X.shape[0]} rows; the class statistics and the exact verdict of "
         "every pair over all of them")  # fmt: skip
     statistics = _statistics(X, y, len(class_names))
@@ -266,7 +265,7 @@ def _positioned(frame, starts):
     return frame.map_partitions(positioned, meta=meta)
 
 
-def _arrays(usable, target, features, found, class_of, client):
+def _arrays(usable, target, features, found, class_of):
     """``(X, y, positions)``: dask arrays of the features, class codes and
     positions among the data rows of the rows with a class, with their blocks'
     lengths (one pass), kept on the workers where they take at most
@@ -285,9 +284,9 @@ def _arrays(usable, target, features, found, class_of, client):
     frame = usable.map_partitions(coded, meta=meta)
     frame = frame[frame[CODE] >= 0]
     values = frame.to_dask_array(lengths=True)
-    memory = sum(worker.get("memory_limit") or 0
-                 for worker in client.scheduler_info()["workers"].values())  # fmt: skip
-    if values.nbytes <= KEEP_SHARE * memory:
+    from .._rows._dask._tasks import KEEP_SHARE, cluster_memory
+
+    if values.nbytes <= KEEP_SHARE * cluster_memory():
         values = values.persist()
     codes, at = values[:, -2].astype(np.intp), values[:, -1].astype(np.int64)
     return values[:, :-2], codes, at

@@ -296,9 +296,9 @@ def _on_cluster(args, log):
                          "directory or a glob its workers can read.")  # fmt: skip
     from ._cluster import connect, first_line, read_on_cluster
 
-    with connect(args.scheduler) as client:
+    with connect(args.scheduler):  # the default of dask's computations inside
         try:
-            table, verdicts = read_on_cluster(args.path, args, client, log)
+            table, verdicts = read_on_cluster(args.path, args, log)
         except (TableError, ImportError):
             raise
         except Exception as error:  # noqa: BLE001 - a task's, raised by dask

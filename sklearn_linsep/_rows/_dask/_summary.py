@@ -94,12 +94,12 @@ def _early_pool(X, codes, w, summary, pool_rows):
     if len(labels) != 2 or not np.all(counts > 0):
         return None
     c = np.where(codes == 1, 1.0, -1.0)  # the larger label, as two classes order it
-    active = np.ones(X.shape[0], bool) if w is None else np.asarray(w) > 0
+    active = True if w is None else np.asarray(w) > 0
     means = summary.sums / counts[:, None]  # numpy's mean of the rows: the same bits
     direction, shift = seed_direction(means[1], means[0])
     local = nearest_per_side(c * (X @ direction + shift), c, active, pool_rows)
-    weights = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-    return local, X[local], labels[codes[local]], weights[local]
+    weights = np.ones(len(local)) if w is None else np.asarray(w, np.float64)[local]
+    return local, X[local], labels[codes[local]], weights
 
 
 def _merge(first, second):

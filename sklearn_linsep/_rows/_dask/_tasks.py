@@ -11,6 +11,11 @@ from ..._validation import (
     label_codes,
 )
 
+# The share of a dask.distributed cluster's memory (its workers' limits summed) that
+# rows read by a pass may fill, kept there for the passes after it: a block kept is
+# read from memory, not generated or read from its files again.
+KEEP_SHARE = 0.25
+
 
 def refuse_sparse_blocks(block, name):
     """A TypeError where a block of X (or a dask array's ``_meta``) is a sparse
@@ -77,3 +82,17 @@ def fetched_rows(fetched, indices, n_features):
     if len(indices) == 0:
         return np.empty((0, n_features))
     return fetched_field(fetched, indices, 0).reshape(len(indices), n_features)
+
+
+def cluster_memory():
+    """The bytes of memory of the dask.distributed cluster that this process's dask
+    computations go to (its workers' memory limits summed); 0 where they go to a
+    local scheduler, or a worker has no limit (nothing is kept then)."""
+    import dask.base
+
+    client = getattr(dask.base.get_scheduler(), "__self__", None)
+    info = getattr(client, "scheduler_info", None)
+    if info is None:
+        return 0
+    limits = [worker.get("memory_limit") or 0 for worker in info()["workers"].values()]
+    return sum(limits) if limits and all(limits) else 0

@@ -83,8 +83,10 @@ def _codes(y, classes):
 
 def _travelling(X, codes, c, weights, local, offset, values):
     """What a block sends to the client for the rows ``local``: their global
-    indices, values, rows, labels, weights and class codes."""
-    return (local + offset, values, X[local], c[local], weights[local], codes[local])
+    indices, values, rows, labels, weights (``weights`` empty: all 1) and class
+    codes."""
+    weights = weights[local] if weights.size else np.ones(len(local))
+    return (local + offset, values, X[local], c[local], weights, codes[local])
 
 
 def _seed_block(X, y, w, classes, positive, negative, offset, direction, shift, size):
@@ -170,13 +172,11 @@ def _full_pass_block(
     X, codes, weights, margins = _block_margins(
         X, y, w, classes, positive, negative, centre, coef / scale, intercept
     )
-    active = np.isfinite(margins)
-    least, total = _least_and_hinge(margins, weights, active)
+    least, total = _least_and_hinge(margins, weights)
     c = class_sides(len(classes), positive, negative)[codes]
-    weights = weights if weights.size else np.ones(X.shape[0])
-    nearest = nearest_per_side(margins, c, active, pool_rows)
+    nearest = nearest_per_side(margins, c, np.isfinite(margins), pool_rows)
     pool = _travelling(X, codes, c, weights, nearest, offset, margins[nearest])
-    limit = margin_limits(np.arange(X.shape[0]) + offset, threshold, slack)
+    limit = margin_limits(range(offset, offset + X.shape[0]), threshold, slack)
     violation = limit - margins  # -inf out of the problem
     mine = working[(working >= offset) & (working < offset + X.shape[0])] - offset
     local, _ = worst_violators(violation, mine, batch)
@@ -184,12 +184,14 @@ def _full_pass_block(
     return pool, violators, least, total
 
 
-def _least_and_hinge(margins, weights, active):
-    """The smallest margin of the ``active`` rows and their total hinge
-    ``Σ s_i max(0, 1 - margin_i)`` (``weights`` empty: all 1)."""
-    hinge = np.maximum(0.0, 1.0 - margins[active])
-    total = float(np.sum(hinge * weights[active] if weights.size else hinge))
-    return (float(margins[active].min()) if active.any() else np.inf), total
+def _least_and_hinge(margins, weights):
+    """The smallest margin of the rows of the problem and their total hinge
+    ``Σ s_i max(0, 1 - margin_i)`` (``weights`` empty: all 1); rows out of it have
+    margin ``+inf``: no hinge, and the least margin ``inf`` where none is in it."""
+    short = np.flatnonzero(margins < 1.0)  # the rows of a hinge: few, as a rule
+    hinge = 1.0 - margins[short]
+    total = float(np.sum(hinge * weights[short] if weights.size else hinge))
+    return float(margins.min(initial=np.inf)), total
 
 
 def _reduce_block(
@@ -200,7 +202,7 @@ def _reduce_block(
     _, _, weights, margins = _block_margins(
         X, y, w, classes, positive, negative, centre, coef / scale, intercept
     )
-    least, total = _least_and_hinge(margins, weights, np.isfinite(margins))
+    least, total = _least_and_hinge(margins, weights)
     return total if what == "total_hinge" else least
 
 
