@@ -10,16 +10,13 @@ from scipy.linalg import lapack, lstsq, lu_solve, qr, solve_triangular
 
 from ..._exact._frames import correctly_rounded_coordinates, splittable
 from ..._kesler import class_columns, kesler_matrix, pair_margins
+from ..._working_set import two_sided as _two_sided
 from .._result import Hyperplane, Status
 
 
 def on_and_outside_margin(margins, support, tol):
     """Every margin at least 1 - tol, and the support's within tol of 1."""
     return np.min(margins) >= 1 - tol and np.all(np.abs(margins[support] - 1) <= tol)
-
-
-def _two_sided(labels):
-    return np.any(labels > 0) and np.any(labels < 0)
 
 
 def _most_wrong_sign(alpha, sides=None):

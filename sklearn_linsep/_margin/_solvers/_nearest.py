@@ -15,6 +15,7 @@ import numpy as np
 from scipy.linalg import lapack, qr
 
 from ... import _kernels
+from ..._working_set import BATCH_FROM, hull_nearest_points
 from ...exceptions import SolverError
 from .._result import Hyperplane, Status
 from ._active_set import (
@@ -23,12 +24,6 @@ from ._active_set import (
     as_hull_weights,
     on_and_outside_margin,
 )
-
-# Rows join the kernel's steps in batches from this many features; fewer hold few
-# support vectors, and the scan for more rows costs what a product with all rows
-# costs (2e4 x 20: 13.0 ms against 10.8 one row a step; 2 000 x 30: equal).
-BATCH_FROM = 32
-
 
 # Where rows are not many more than their features (m <= GUESS_ROWS_PER_FEATURE q,
 # from BATCH_FROM features), a support of hundreds of rows is likely: a guess of it
@@ -52,13 +47,6 @@ GUESS_ROOM = 32
 # bench_svm.py's 1 000 x 500 723 rows, 22.6 / 28.5. Where it paid, at least 0.82 q.
 GUESS_PROBE = 2
 GUESS_PROBE_SHARE = 0.75
-
-
-def join_batch(q):
-    """The kernel's first batch on rows of ``q`` features: none below
-    ``BATCH_FROM``, at most q / 8 + 1 (digits' pairs, 64 features: 1.2x one row a
-    step at 16, 0.8x at 9), at most ``JOIN_BATCH``."""
-    return min(_kernels.JOIN_BATCH, q // 8 + 1) if q >= BATCH_FROM else 0
 
 
 @dataclass
@@ -92,27 +80,15 @@ def nearest_points(Z, c, start=None, tol=1e-12):
     if not _two_sided(c[weights > 0]) and _guess_suits(m, q):
         guess = support_guess(Z, c)
         weights = weights if guess is None else guess
-    if not _two_sided(c[weights > 0]):
-        positive, negative = np.flatnonzero(c > 0), np.flatnonzero(c < 0)
-        scores = Z @ (Z[positive].mean(axis=0) - Z[negative].mean(axis=0))
-        weights = np.zeros(m)
-        weights[positive[np.argmin(scores[positive])]] = 1.0
-        weights[negative[np.argmax(scores[negative])]] = 1.0
-    for side in (c > 0, c < 0):
-        weights[side] /= weights[side].sum()
-    max_iter = 50 * (m + q) + 100
-    workspace = _kernels.nearest_workspace(m, q)
-    direction, level_positive, level_negative, _, status = (
-        _kernels.nearest_points_kernel(
-            Z, c, weights, tol, max_iter, workspace, join_batch(q)
-        )
+    weights, direction, levels, status, max_iter = hull_nearest_points(
+        Z, c, weights, tol
     )
     if status == _kernels.NEAREST_ITERATIONS:
         raise SolverError(
             f"The nearest-points iteration did not converge in {max_iter} steps "
             f"({np.count_nonzero(weights)} points in its corral)."
         )
-    return NearestPoints(weights, direction, (level_positive, level_negative))
+    return NearestPoints(weights, direction, levels)
 
 
 def _guess_suits(m, q):

@@ -134,27 +134,20 @@ class DaskRows:
             blocks[index] = kept
         return blocks
 
-    def keep_blocks(self):
-        """Keep on a dask.distributed cluster's workers, for every pass of this
-        fit, the first blocks that fit in ``KEEP_SHARE`` of its memory less the
-        pools' ``POOL_BYTES`` (none on a local scheduler): the passes after the
-        first read them from memory, not generate them again (a never-persisted
-        1e7 x 20, 1.6 GB, is then read once, not twice). They go with these rows,
-        at the end of the fit."""
+    def blocks_to_keep(self):
+        """The first blocks that fit in ``KEEP_SHARE`` of a dask.distributed
+        cluster's memory less the pools' ``POOL_BYTES`` (none on a local
+        scheduler): the class summary's pass keeps them on their workers for every
+        pass of this fit after it (:func:`~._summary.class_summary`), which reads
+        them from memory, not generates them again. They go with these rows, at the
+        end of the fit."""
         budget = KEEP_SHARE * cluster_memory() - POOL_BYTES
-        if budget <= 0 or self._kept:
-            return
-        import dask
-
+        if budget <= 0:
+            return np.array([], dtype=np.intp)
         itemsizes = sum(array.dtype.itemsize for array in (self.y, self.sample_weight)
                         if array is not None)  # fmt: skip
         row_bytes = self.n_features * self.X.dtype.itemsize + itemsizes
-        fits = np.cumsum(np.asarray(self.X.chunks[0]) * row_bytes) <= budget
-        chosen = np.flatnonzero(fits)
-        if chosen.size:
-            blocks = self.blocks()
-            kept = dask.persist(*[blocks[i] for i in chosen], optimize_graph=False)
-            self._kept = dict(zip(chosen.tolist(), kept, strict=True))
+        return np.flatnonzero(np.cumsum(self.X.chunks[0]) * row_bytes <= budget)
 
     @property
     def dtype(self):
@@ -178,10 +171,11 @@ class DaskRows:
             # Only the working-set methods need it, and they address rows by
             # index: refused before the pass, not after.
             self.require_known_chunks()
-            self.keep_blocks()  # the working-set methods make two passes or more
             pool_rows = early_pool_rows(self.n_features, len(self.X.chunks[0]),
                                         self.largest_block)  # fmt: skip
-            self._summary, self.early_pools = class_summary(self, pool_rows)
+            self._summary, self.early_pools, self._kept = class_summary(
+                self, pool_rows, self.blocks_to_keep()
+            )
             if len(self._summary.classes) != 2:  # the pools serve two classes only
                 self.early_pools = None
         return self._summary

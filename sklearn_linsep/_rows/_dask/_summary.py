@@ -11,6 +11,7 @@ import numpy as np
 from ... import _kernels
 from ..._validation import check_labels
 from ..._working_set import nearest_per_side, seed_direction
+from ._bounds import REFINE_ROWS, block_bound, refined_plane
 from ._tasks import tree_reduce, validate_block
 
 
@@ -66,12 +67,14 @@ class ClassSummary:
         )
 
 
-def _block_summary(X, y, w, name, pool_rows=0):
+def _block_summary(X, y, w, name, pool_rows=0, keep=False):
     """A block's :class:`ClassSummary`, in one pass of a kernel
     (``_kernels.class_summaries``); with ``pool_rows``, also its early pool
-    (:func:`_early_pool`)."""
+    (:func:`_early_pool`) and, with ``keep``, the block itself ``(X, y, w)``,
+    validated, for the passes after this one (else None)."""
+    given_y, given_w = y, w
     X, codes, w, labels = validate_block(X, y, w, None, name)
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    validated, X = X, np.ascontiguousarray(X, dtype=np.float64)
     K, p = len(labels), X.shape[1]
     counts, sums = np.empty(K), np.empty((K, p))
     high, low = np.empty((K, p)), np.empty((K, p))
@@ -81,15 +84,17 @@ def _block_summary(X, y, w, name, pool_rows=0):
     if not pool_rows:
         return summary
     pool = _early_pool(X, codes, w, summary, pool_rows)
-    return summary, pool
+    return summary, pool, ((validated, given_y, given_w) if keep else None)
 
 
 def _early_pool(X, codes, w, summary, pool_rows):
-    """``(rows, X rows, labels, weights)``: of a block of two labels, the
-    ``pool_rows`` active rows of each nearest the hyperplane halfway between the
-    two's means in the block (the ``summary``'s; they stand for all rows' means:
-    the classes are not known yet); None for a block of another number of labels
-    (its rows are read by the full passes)."""
+    """``(rows, X rows, labels, weights, bound)``: of a block of two labels, the
+    ``pool_rows`` active rows of each nearest the block's own hyperplane (the
+    nearest points' of the hulls of the rows nearest the hyperplane halfway between
+    the two's means in the block, where those hulls are apart: see
+    :mod:`._bounds`), with the :class:`~._bounds.BlockBound` of the other rows;
+    None for a block of another number of labels (its rows are read by the full
+    passes)."""
     labels, counts = summary.classes, summary.counts
     if len(labels) != 2 or not np.all(counts > 0):
         return None
@@ -97,31 +102,49 @@ def _early_pool(X, codes, w, summary, pool_rows):
     active = True if w is None else np.asarray(w) > 0
     means = summary.sums / counts[:, None]  # numpy's mean of the rows: the same bits
     direction, shift = seed_direction(means[1], means[0])
-    local = nearest_per_side(c * (X @ direction + shift), c, active, pool_rows)
+    signed = c * (X @ direction + shift)
+    nearest = nearest_per_side(signed, c, active, min(pool_rows, REFINE_ROWS))
+    refined = refined_plane(X, c, nearest)
+    if refined is not None:
+        direction, shift = refined
+        signed = c * (X @ direction + shift)
+    local = nearest_per_side(signed, c, active, pool_rows)
+    bound = block_bound(signed, c, active, local, direction, shift,
+                        summary.high[::-1], summary.low[::-1])  # fmt: skip
     weights = np.ones(len(local)) if w is None else np.asarray(w, np.float64)[local]
-    return local, X[local], labels[codes[local]], weights
+    return local, X[local], labels[codes[local]], weights, bound
 
 
 def _merge(first, second):
     return first.merge(second)
 
 
-def class_summary(rows, pool_rows=0):
-    """``(summary, early pools)``: the :class:`ClassSummary` of a
+def class_summary(rows, pool_rows=0, keep=()):
+    """``(summary, early pools, kept)``: the :class:`ClassSummary` of a
     :class:`DaskRows`, its labels checked (two at least), in one pass merged in a
     tree; with ``pool_rows``, each block's early pool too, kept on its worker
-    (delayed, one per block), else None."""
+    (delayed, one per block), else None; ``kept``, the blocks of the indices
+    ``keep`` (with ``pool_rows``), kept on their workers as delayed ``(X, y, w)``
+    by block index."""
     import dask
 
     task = dask.delayed(_block_summary, pure=True)
-    parts = [task(X, y, w, rows.name, pool_rows) for X, y, w in rows.blocks()]
-    pools = None
+    chosen = set(np.asarray(keep).tolist()) if pool_rows else set()
+    parts = [task(X, y, w, rows.name, pool_rows, index in chosen)
+             for index, (X, y, w) in enumerate(rows.blocks())]  # fmt: skip
+    pools, blocks = None, {}
     if pool_rows:
-        parts = dask.persist(*parts)  # the pass once: its pools stay
+        parts = dask.persist(*parts)  # the pass once: its pools (and blocks) stay
         pick = dask.delayed(operator.getitem, pure=True)
-        parts, pools = [pick(part, 0) for part in parts], [
-            pick(part, 1) for part in parts
-        ]
-    summary = tree_reduce(parts, _merge).compute()
+        blocks = {index: pick(parts[index], 2) for index in sorted(chosen)}
+        pools = [pick(part, 1) for part in parts]
+        parts = [pick(part, 0) for part in parts]
+    is_kept = dask.delayed(operator.is_not, pure=True)
+    summary, kept = dask.compute(
+        tree_reduce(parts, _merge), [is_kept(block, None) for block in blocks.values()]
+    )
     summary.classes = check_labels(summary.classes, rows.name)
-    return summary, pools
+    kept = {index: tuple(pick(block, field) for field in range(3))
+            for (index, block), held in zip(blocks.items(), kept, strict=True)
+            if held}  # fmt: skip
+    return summary, pools, kept

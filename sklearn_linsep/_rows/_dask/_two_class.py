@@ -18,6 +18,7 @@ from ..._working_set import (
     spreads_uneven,
     worst_violators,
 )
+from ._bounds import least_margins
 from ._tasks import fetched_field, fetched_rows, tree_reduce
 
 # The candidate rows each block keeps on its worker between passes, per side: at
@@ -130,7 +131,7 @@ def _from_early_pool(
         empty = np.array([], dtype=np.intp)
         return (empty, np.array([]), np.empty((0, len(direction))), np.array([]),
                 np.array([]), empty)  # fmt: skip
-    rows, X, labels, weights = pool
+    rows, X, labels, weights, _ = pool
     codes = _codes(labels, classes)
     c = class_sides(len(classes), positive, negative)[codes]
     signed = c * (X @ direction + shift)
@@ -154,6 +155,33 @@ def _pool_violators(
         violation, np.flatnonzero(np.isin(indices, working)), batch
     )
     return tuple(field[local] for field in (indices, violation, X, c, weights, codes))
+
+
+def _early_pool_pass(
+    pool, offset, classes, positive, negative, centre, scale, coef, intercept,
+    threshold, working, slack, batch,
+):  # fmt: skip
+    """Of a block's early pool (kept on its worker), what :func:`_full_pass_block`
+    gives of the block's rows: its ``batch`` worst violators outside ``working``,
+    smallest margin and total hinge (the rows outside it are the block's bound's:
+    :meth:`DaskScaledRows._bounded_pass`)."""
+    rows, X, labels, weights, _ = pool
+    codes = _codes(labels, classes)
+    side = class_sides(len(classes), positive, negative)
+    margins = _margins(X, codes, side, weights, centre, coef / scale, intercept)
+    least, total = _least_and_hinge(margins, weights)
+    indices = rows + offset
+    violation = margin_limits(indices, threshold, slack) - margins
+    local, _ = worst_violators(
+        violation, np.flatnonzero(np.isin(indices, working)), batch
+    )
+    part = (indices, violation, X, side[codes], weights, codes)
+    return tuple(field[local] for field in part), least, total
+
+
+def _pool_bound(pool):
+    """An early pool's :class:`~._bounds.BlockBound` (None: a block without one)."""
+    return None if pool is None else pool[4]
 
 
 def _concatenated(*pools):
@@ -290,6 +318,8 @@ class DaskScaledRows:
         # The summary's early pools serve the problem of the two classes of two.
         two = len(self.classes) == 2 and set(self._side) == {-1.0, 1.0}
         self._early = rows.early_pools if two else None
+        # All of them, for the bounded passes (the seed's reading leaves _early).
+        self._bounded = {"pools": self._early, "bounds": None}
         rows.early_pools = None  # this problem's alone: freed on the workers with it
         self._early_rows = early_pool_rows(self.n_features, len(self._blocks),
                                            self._block_rows)  # fmt: skip
@@ -469,9 +499,13 @@ class DaskScaledRows:
 
     def _full_pass(self, frame):
         """Every block once: violators, smallest margin, total hinge, new pools
-        (kept on the workers, as the pass's other results until reduced)."""
+        (kept on the workers, as the pass's other results until reduced); no
+        block, where its early pool and bound answer for it (:meth:`_bounded_pass`)."""
         import dask
 
+        bounded = self._bounded_pass(frame)
+        if bounded is not None:
+            return bounded
         pool_rows = self._passes["pool_rows"]
         passes = dask.persist(
             *self._tasks(_full_pass_block, *frame, pool_rows, with_offset=True)
@@ -486,6 +520,44 @@ class DaskScaledRows:
             [part(result, 3) for result in passes],
         )
         coef, intercept = frame[2], frame[3]
+        self._passes["last"] = (self._key(coef, intercept), min(least), sum(total))
+        return self._receive(violators)
+
+    def _bounded_pass(self, frame):
+        """What :meth:`_full_pass` finds, from the early pools alone (no block is
+        read), where every block's :class:`~._bounds.BlockBound` proves that its
+        rows outside its pool have margins of at least 1, the threshold and the
+        pools' least: their violators, smallest margin and total hinge are then the
+        pools'. None where a block has no bound or its bound falls short."""
+        import dask
+
+        pools = self._bounded["pools"]
+        if pools is None:
+            return None
+        centre, scale, coef, intercept, threshold = frame[:5]
+        part = dask.delayed(operator.getitem, pure=True)
+        if self._bounded["bounds"] is None:
+            bound = dask.delayed(_pool_bound, pure=True)
+            self._bounded["bounds"] = dask.compute(*[bound(pool) for pool in pools])
+        # Margins c (w·x + b) of the block's sides: c = +1 is the larger label, whose
+        # sign in this problem is side[1] (the problem of the two labels).
+        sign = self._side[1]
+        lows = least_margins(self._bounded["bounds"], sign * (coef / scale),
+                             sign * intercept, centre)  # fmt: skip
+        need = max(float(threshold), 1.0)
+        if not np.all(lows >= need):
+            return None
+        task = dask.delayed(_early_pool_pass, pure=True)
+        passes = [task(pool, offset, self.classes, *self.sides, *frame)
+                  for pool, offset in zip(pools, self._offsets, strict=True)]  # fmt: skip
+        keep = partial(_keep_best, limit=frame[-1], per_side=False)
+        violators, least, total = dask.compute(
+            tree_reduce([part(result, 0) for result in passes], keep),
+            [part(result, 1) for result in passes],
+            [part(result, 2) for result in passes],
+        )
+        if not np.all(lows >= min(least)):  # a row outside may be the least
+            return None
         self._passes["last"] = (self._key(coef, intercept), min(least), sum(total))
         return self._receive(violators)
 
