@@ -428,6 +428,7 @@ def test_tiny_pools_change_the_passes_not_the_answer(monkeypatch, flip):
     y[:flip] = 1 - y[:flip]
     monkeypatch.setattr(_two_class, "POOL_ROWS", 1)
     monkeypatch.setattr(_two_class, "EARLY_POOL_ROWS", 1)
+    monkeypatch.setattr(_two_class, "OWN_POOL_ROWS", 0)
     counter = _PassCounter(monkeypatch)
     X_dask = da.from_array(X, chunks=(1000, 3))
     svm = HardMarginSVM(initial_size=2, batch=3).fit(X_dask, y)
@@ -705,7 +706,9 @@ def test_the_summary_s_early_pools_stay_within_their_budget_and_serve_two_classe
     for p, blocks in ((20, 40), (100, 200), (1000, 1000)):
         rows = _two_class.early_pool_rows(p, blocks)
         assert rows * 16 * p * blocks <= _two_class.POOL_BYTES
-    assert _two_class.early_pool_rows(20, 40) == _two_class.EARLY_POOL_ROWS
+    assert _two_class.early_pool_rows(20, 40) == (
+        _two_class.EARLY_POOL_ROWS + _two_class.OWN_POOL_ROWS
+    )
     X, y = _separable(n=3000, p=3, gap=0.1, seed=6)
     labels = np.where(X[:, 0] > 1, 2, y)
     three = rows_of(da.from_array(X, chunks=(500, 3)), labels, name="test")

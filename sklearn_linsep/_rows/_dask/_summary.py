@@ -11,7 +11,7 @@ import numpy as np
 from ... import _kernels
 from ..._validation import check_labels
 from ..._working_set import nearest_per_side, seed_direction
-from ._bounds import REFINE_ROWS, block_bound, refined_plane
+from ._bounds import OWN_POOL_ROWS, REFINE_ROWS, block_bound, refined_plane
 from ._tasks import tree_reduce, validate_block
 
 
@@ -105,10 +105,16 @@ def _early_pool(X, codes, w, summary, pool_rows):
     signed = c * (X @ direction + shift)
     nearest = nearest_per_side(signed, c, active, min(pool_rows, REFINE_ROWS))
     refined = refined_plane(X, c, nearest)
+    own = min(OWN_POOL_ROWS, pool_rows // 8)
+    local = nearest_per_side(signed, c, active, pool_rows - own)
     if refined is not None:
+        # Most of the pool nearest the means' hyperplane, as before: the seed's and
+        # the soft limit's candidates (a flipped label tilts the pool's own
+        # hyperplane: with half the pool nearest each, the soft limit took two full
+        # passes, not one); the rest nearest the pool's own, which the bound is of.
         direction, shift = refined
         signed = c * (X @ direction + shift)
-    local = nearest_per_side(signed, c, active, pool_rows)
+        local = np.union1d(local, nearest_per_side(signed, c, active, own))
     bound = block_bound(signed, c, active, local, direction, shift,
                         summary.high[::-1], summary.low[::-1])  # fmt: skip
     weights = np.ones(len(local)) if w is None else np.asarray(w, np.float64)[local]

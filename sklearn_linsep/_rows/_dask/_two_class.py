@@ -18,7 +18,7 @@ from ..._working_set import (
     spreads_uneven,
     worst_violators,
 )
-from ._bounds import least_margins
+from ._bounds import OWN_POOL_ROWS, least_margins
 from ._tasks import fetched_field, fetched_rows, tree_reduce
 
 # The candidate rows each block keeps on its worker between passes, per side: at
@@ -58,8 +58,9 @@ def early_pool_rows(n_features, n_blocks, block_rows=0):
     """Rows per side of the class summary's early pools: ``EARLY_POOL_ROWS``, or a
     ``POOL_SHARE`` of a block of ``block_rows`` where that is more (the rounds'
     pools come out of them), fewer where all blocks' would pass ``POOL_BYTES`` (a
-    seed whose pools need more makes its own pass)."""
-    wanted = max(EARLY_POOL_ROWS, int(POOL_SHARE * block_rows))
+    seed whose pools need more makes its own pass), and ``OWN_POOL_ROWS`` more
+    nearest the block's own hyperplane (its bound's, :mod:`._bounds`)."""
+    wanted = max(EARLY_POOL_ROWS, int(POOL_SHARE * block_rows)) + OWN_POOL_ROWS
     return int(min(wanted, _pool_budget(n_features, n_blocks)))
 
 
