@@ -103,10 +103,11 @@ def _early_pool(X, codes, w, summary, pool_rows):
     means = summary.sums / counts[:, None]  # numpy's mean of the rows: the same bits
     direction, shift = seed_direction(means[1], means[0])
     signed = c * (X @ direction + shift)
-    nearest = nearest_per_side(signed, c, active, min(pool_rows, REFINE_ROWS))
-    refined = refined_plane(X, c, nearest)
     own = min(OWN_POOL_ROWS, pool_rows // 8)
     local = nearest_per_side(signed, c, active, pool_rows - own)
+    # The nearest of these (a search among the pool's rows, not the block's).
+    nearest = local[nearest_per_side(signed[local], c[local], True, REFINE_ROWS)]
+    refined = refined_plane(X, c, nearest)
     if refined is not None:
         # Most of the pool nearest the means' hyperplane, as before: the seed's and
         # the soft limit's candidates (a flipped label tilts the pool's own
@@ -114,7 +115,10 @@ def _early_pool(X, codes, w, summary, pool_rows):
         # passes, not one); the rest nearest the pool's own, which the bound is of.
         direction, shift = refined
         signed = c * (X @ direction + shift)
-        local = np.union1d(local, nearest_per_side(signed, c, active, own))
+        chosen = np.zeros(len(c), dtype=bool)
+        chosen[local] = True
+        chosen[nearest_per_side(signed, c, active, own)] = True
+        local = np.flatnonzero(chosen)
     bound = block_bound(signed, c, active, local, direction, shift,
                         summary.high[::-1], summary.low[::-1])  # fmt: skip
     weights = np.ones(len(local)) if w is None else np.asarray(w, np.float64)[local]
