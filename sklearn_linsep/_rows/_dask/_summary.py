@@ -89,12 +89,13 @@ def _block_summary(X, y, w, name, pool_rows=0, keep=False):
 
 def _early_pool(X, codes, w, summary, pool_rows):
     """``(rows, X rows, labels, weights, bound)``: of a block of two labels, the
-    ``pool_rows`` active rows of each nearest the block's own hyperplane (the
-    nearest points' of the hulls of the rows nearest the hyperplane halfway between
-    the two's means in the block, where those hulls are apart: see
-    :mod:`._bounds`), with the :class:`~._bounds.BlockBound` of the other rows;
-    None for a block of another number of labels (its rows are read by the full
-    passes)."""
+    active rows of each side nearest the hyperplane halfway between the two's means
+    in the block (``pool_rows`` less ``own``; the means stand for all rows' means:
+    the classes are not known yet) and the ``own`` nearest the block's own
+    hyperplane (the nearest points' of the hulls of the first ones' nearest, where
+    those hulls are apart: see :mod:`._bounds`), with the
+    :class:`~._bounds.BlockBound` of the other rows; None for a block of another
+    number of labels (its rows are read by the full passes)."""
     labels, counts = summary.classes, summary.counts
     if len(labels) != 2 or not np.all(counts > 0):
         return None
@@ -146,15 +147,11 @@ def class_summary(rows, pool_rows=0, keep=()):
     if pool_rows:
         parts = dask.persist(*parts)  # the pass once: its pools (and blocks) stay
         pick = dask.delayed(operator.getitem, pure=True)
-        blocks = {index: pick(parts[index], 2) for index in sorted(chosen)}
+        for index in sorted(chosen):
+            block = pick(parts[index], 2)
+            blocks[index] = tuple(pick(block, field) for field in range(3))
         pools = [pick(part, 1) for part in parts]
         parts = [pick(part, 0) for part in parts]
-    is_kept = dask.delayed(operator.is_not, pure=True)
-    summary, kept = dask.compute(
-        tree_reduce(parts, _merge), [is_kept(block, None) for block in blocks.values()]
-    )
+    summary = tree_reduce(parts, _merge).compute()
     summary.classes = check_labels(summary.classes, rows.name)
-    kept = {index: tuple(pick(block, field) for field in range(3))
-            for (index, block), held in zip(blocks.items(), kept, strict=True)
-            if held}  # fmt: skip
-    return summary, pools, kept
+    return summary, pools, blocks
