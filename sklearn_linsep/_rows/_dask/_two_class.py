@@ -151,14 +151,10 @@ def _pool_violators(
     """The violators of a hyperplane among a block's pool of candidate rows
     (kept on its worker), as :func:`_full_pass_block` finds them in the block:
     the same margins, row by row, the ``batch`` worst outside ``working``."""
-    indices, _, X, c, weights, codes = pool
+    indices, _, X, _, weights, codes = pool
     side = class_sides(len(classes), positive, negative)
-    margins = _margins(X, codes, side, weights, centre, coef / scale, intercept)
-    violation = margin_limits(indices, threshold, slack) - margins
-    local, _ = worst_violators(
-        violation, np.flatnonzero(np.isin(indices, working)), batch
-    )
-    return tuple(field[local] for field in (indices, violation, X, c, weights, codes))
+    frame = (centre, scale, coef, intercept, threshold, working, slack, batch)
+    return _worst_in_pool(indices, X, codes, weights, side, *frame)[0]
 
 
 def _early_pool_pass(
@@ -170,17 +166,28 @@ def _early_pool_pass(
     smallest margin and total hinge (the rows outside it are the block's bound's:
     :meth:`DaskScaledRows._bounded_pass`)."""
     rows, X, labels, weights, _ = pool
-    codes = _codes(labels, classes)
     side = class_sides(len(classes), positive, negative)
+    frame = (centre, scale, coef, intercept, threshold, working, slack, batch)
+    worst, margins = _worst_in_pool(
+        rows + offset, X, _codes(labels, classes), weights, side, *frame
+    )
+    return worst, *_least_and_hinge(margins, weights)
+
+
+def _worst_in_pool(
+    indices, X, codes, weights, side, centre, scale, coef, intercept, threshold,
+    working, slack, batch,
+):  # fmt: skip
+    """``(rows sent, margins)``: of a pool's rows (global ``indices``), the
+    ``batch`` worst violators outside ``working`` as :func:`_travelling` sends
+    them, and every row's margin."""
     margins = _margins(X, codes, side, weights, centre, coef / scale, intercept)
-    least, total = _least_and_hinge(margins, weights)
-    indices = rows + offset
     violation = margin_limits(indices, threshold, slack) - margins
     local, _ = worst_violators(
         violation, np.flatnonzero(np.isin(indices, working)), batch
     )
     part = (indices, violation, X, side[codes], weights, codes)
-    return tuple(field[local] for field in part), least, total
+    return tuple(field[local] for field in part), margins
 
 
 def _pool_bound(pool):
